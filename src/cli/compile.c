@@ -1,0 +1,129 @@
+/* compile.c — `kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2]`. */
+#include "cli.h"
+#include "compiler/compile.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char compile_help[] =
+	"usage: kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2] [--dump-ir]\n"
+	"\n"
+	"Compile a kiln source file to a BPF ELF object with BTF, loadable by libbpf,\n"
+	"bpftool and iproute2. The output defaults to FILE.o beside the source.\n"
+	"\n"
+	"  -o OUT.o     write the object to OUT.o\n"
+	"  -O0 -O1 -O2  optimisation level (default -O2)\n"
+	"  --dump-ir    print the IR of every function to stderr\n";
+
+bool cli_is_lisp(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 5 && !strcmp(path + n - 5, ".lisp")) || (n > 4 && !strcmp(path + n - 4, ".lsp")) ||
+	       (n > 3 && !strcmp(path + n - 3, ".kl"));
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	for (size_t r; buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
+		n += r;
+		if (cap - n - 1 == 0) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	int err = ferror(f);
+	fclose(f);
+	if (!buf || err) {
+		free(buf);
+		errno = err ? EIO : ENOMEM;
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+	if (!text) {
+		fprintf(stderr, "kiln: cannot read %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	struct kl_source src = { path, text, len };
+	struct kl_arena arena = { 0 };
+	struct kl_diag diag = { 0 };
+	struct kl_comp c = { .a = &arena, .d = &diag, .src = &src };
+	c.opts.opt_level = opt_level;
+	c.opts.dump_ir = dump_ir;
+	int r = kl_compile(&c, out_path);
+	if (r)
+		kl_diag_print(&diag, stderr);
+	kl_arena_free(&arena);
+	free(text);
+	return r ? 1 : 0;
+}
+
+int cmd_compile(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL;
+	int opt = 2;
+	bool dump = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(compile_help, stdout);
+			return 0;
+		} else if (!strcmp(a, "-o")) {
+			if (++i >= argc) {
+				fprintf(stderr, "kiln compile: -o needs a file name\n");
+				return 2;
+			}
+			out = argv[i];
+		} else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
+			opt = a[2] - '0';
+		} else if (!strcmp(a, "--dump-ir")) {
+			dump = true;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "kiln compile: unknown option '%s'\n%s", a, compile_help);
+			return 2;
+		} else if (!in) {
+			in = a;
+		} else {
+			fprintf(stderr, "kiln compile: one source file at a time ('%s' and '%s')\n", in, a);
+			return 2;
+		}
+	}
+	if (!in) {
+		fprintf(stderr, "%s", compile_help);
+		return 2;
+	}
+	char *def = NULL;
+	if (!out) {
+		size_t n = strlen(in);
+		const char *dot = strrchr(in, '.');
+		size_t stem = dot && dot > strrchr(in, '/') ? (size_t)(dot - in) : n;
+		def = malloc(stem + 3);
+		if (!def)
+			return 1;
+		memcpy(def, in, stem);
+		strcpy(def + stem, ".o");
+		out = def;
+	}
+	int r = cli_compile_file(in, out, opt, dump);
+	free(def);
+	return r;
+}

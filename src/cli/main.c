@@ -1,0 +1,54 @@
+/* main.c — the kiln command line: subcommands in a table, git style. Only the CLI prints
+ * and exits; the compiler and the library return errors as values. */
+#include "cli.h"
+#include <stdio.h>
+#include <string.h>
+
+static const struct kl_cmd cmds[] = {
+	{ "compile", cmd_compile, "compile FILE.lisp to a BPF ELF object with BTF" },
+	{ "test-run", cmd_test_run, "run a program once or more with BPF_PROG_TEST_RUN and print its maps" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: kiln COMMAND [ARGS...]\n\nkiln compiles a Lisp to eBPF.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(out, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(out, "\n'kiln help COMMAND' or 'kiln COMMAND --help' describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version")) {
+		printf("kiln 0.1\n");
+		return 0;
+	}
+	bool help = !strcmp(name, "help");
+	if (help) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		name = argv[2];
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(cmds[i].name, name)) {
+			if (help) {
+				char *hargv[] = { argv[2], "--help", NULL };
+				return cmds[i].fn(2, hargv);
+			}
+			return cmds[i].fn(argc - 1, argv + 1);
+		}
+	fprintf(stderr, "kiln: unknown command '%s'\n", name);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,81 @@
+/* arena.c — bump allocation in large blocks; see arena.h for why. */
+#include "arena.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_MIN (64 * 1024)
+
+struct kl_arena_block {
+	struct kl_arena_block *next;
+	size_t used, cap;
+	_Alignas(16) unsigned char data[];
+};
+
+void *kl_arena_alloc(struct kl_arena *a, size_t size)
+{
+	size = (size + 15) & ~(size_t)15;
+	struct kl_arena_block *b = a->head;
+	if (!b || b->used + size > b->cap) {
+		size_t cap = size > BLOCK_MIN ? size : BLOCK_MIN;
+		b = malloc(sizeof(*b) + cap);
+		if (!b) {
+			fprintf(stderr, "kiln: out of memory\n");
+			abort();
+		}
+		b->used = 0;
+		b->cap = cap;
+		b->next = a->head;
+		a->head = b;
+	}
+	void *p = b->data + b->used;
+	b->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+char *kl_arena_strndup(struct kl_arena *a, const char *s, size_t n)
+{
+	char *p = kl_arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+char *kl_arena_strdup(struct kl_arena *a, const char *s)
+{
+	return kl_arena_strndup(a, s, strlen(s));
+}
+
+char *kl_arena_printf(struct kl_arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = kl_arena_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+void *kl_arena_grow(struct kl_arena *a, void *old, size_t old_size, size_t new_size)
+{
+	void *p = kl_arena_alloc(a, new_size);
+	if (old && old_size)
+		memcpy(p, old, old_size < new_size ? old_size : new_size);
+	return p;
+}
+
+void kl_arena_free(struct kl_arena *a)
+{
+	struct kl_arena_block *b = a->head;
+	while (b) {
+		struct kl_arena_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	a->head = NULL;
+}

@@ -1,0 +1,36 @@
+/* arena.h — one bump allocator per compilation: nodes, types and IR are never freed
+ * one by one; kl_arena_free releases everything at the end. */
+#ifndef KL_ARENA_H
+#define KL_ARENA_H
+#include <stddef.h>
+
+struct kl_arena_block;
+struct kl_arena {
+	struct kl_arena_block *head;
+};
+
+void *kl_arena_alloc(struct kl_arena *a, size_t size);       /* zeroed, 16-byte aligned */
+char *kl_arena_strdup(struct kl_arena *a, const char *s);
+char *kl_arena_strndup(struct kl_arena *a, const char *s, size_t n);
+char *kl_arena_printf(struct kl_arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Grow an arena-owned array (old contents copied; the old block is simply abandoned). */
+void *kl_arena_grow(struct kl_arena *a, void *old, size_t old_size, size_t new_size);
+void kl_arena_free(struct kl_arena *a);
+
+#define kl_arena_new(a, T) ((T *)kl_arena_alloc((a), sizeof(T)))
+#define kl_arena_array(a, T, n) ((T *)kl_arena_alloc((a), sizeof(T) * (size_t)(n)))
+
+/* A growable vector living in an arena: v.items, v.len, v.cap. */
+#define KL_VEC(T) struct { T *items; size_t len, cap; }
+#define kl_vec_push(a, v, x) do {                                                        \
+	if ((v)->len == (v)->cap) {                                                      \
+		size_t nc_ = (v)->cap ? (v)->cap * 2 : 8;                                \
+		(v)->items = kl_arena_grow((a), (v)->items, (v)->cap * sizeof(*(v)->items), \
+					   nc_ * sizeof(*(v)->items));                   \
+		(v)->cap = nc_;                                                          \
+	}                                                                                \
+	(v)->items[(v)->len++] = (x);                                                    \
+} while (0)
+
+#endif

@@ -1,0 +1,794 @@
+/* btf.c — the .BTF and .BTF.ext sections of a kiln object: types, maps in libbpf's
+ * BTF-defined shape, function prototypes, func_info and line_info, laid out as clang -g does. */
+#include "obj.h"
+#include <bpf/btf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A type already in the BTF. Anonymous types (pointers, arrays, ints) are keyed by their
+ * structure so that, as in clang's output, every `__uint(max_entries, 4)` shares one
+ * PTR->ARRAY pair; structs are keyed by the kl_type they describe. */
+enum memo_kind { MEMO_INT, MEMO_PTR, MEMO_ARRAY, MEMO_STRUCT, MEMO_FWD, MEMO_CTX };
+
+struct memo {
+	enum memo_kind kind;
+	const void *key;       /* INT/FWD/CTX: name; STRUCT: the kl_type */
+	uint32_t a, b;         /* PTR: target; ARRAY: elem, count */
+	int id;                /* -1 while a struct's members are being built */
+};
+
+struct bb {
+	const struct kl_obj *obj;
+	struct btf *btf;
+	char *err;
+	size_t errlen;
+	struct memo *memo;
+	size_t nmemo, capmemo;
+	int *map_struct;       /* per map: its anonymous definition STRUCT; -1 while building */
+	uint32_t *map_size;    /* per map: bytes of its block in .maps */
+	int *func_id;          /* per function: its BTF FUNC */
+	const char **line_at;  /* obj->source split in lines, 1-based */
+	uint32_t nlines;
+	char *scratch;         /* one source line or one mangled name, NUL-terminated */
+	size_t scratch_cap;
+};
+
+static int fail(struct bb *b, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct bb *b, int errnum, const char *fmt, ...)
+{
+	if (b->err && b->errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(b->err, b->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -errnum;
+}
+
+/* libbpf's btf__add_* return a negative errno on failure; keep the first cause. */
+static int check(struct bb *b, int id, const char *what)
+{
+	if (id < 0)
+		return fail(b, -id, "BTF: cannot add %s: %s", what, strerror(-id));
+	return id;
+}
+
+static char *scratch(struct bb *b, size_t n)
+{
+	if (n + 1 > b->scratch_cap) {
+		size_t cap = b->scratch_cap ? b->scratch_cap : 64;
+		while (cap < n + 1)
+			cap *= 2;
+		char *p = realloc(b->scratch, cap);
+		if (!p)
+			return NULL;
+		b->scratch = p;
+		b->scratch_cap = cap;
+	}
+	return b->scratch;
+}
+
+/* BTF names must be C identifiers: kiln's `src-ip` becomes `src_ip`, and so does anything
+ * else the kernel's name check would refuse. */
+static const char *mangle(struct bb *b, const char *name)
+{
+	if (!name || !name[0])
+		return NULL;
+	size_t n = strlen(name);
+	char *s = scratch(b, n + 1);
+	if (!s)
+		return NULL;
+	char *p = s;
+	if (name[0] >= '0' && name[0] <= '9')
+		*p++ = '_';
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_';
+		*p++ = ok ? c : '_';
+	}
+	*p = 0;
+	return s;
+}
+
+static struct memo *memo_find(struct bb *b, enum memo_kind kind, const void *key,
+			      uint32_t x, uint32_t y)
+{
+	for (size_t i = 0; i < b->nmemo; i++) {
+		struct memo *m = &b->memo[i];
+		if (m->kind != kind || m->a != x || m->b != y)
+			continue;
+		if (kind == MEMO_INT || kind == MEMO_FWD || kind == MEMO_CTX) {
+			if (!strcmp(m->key, key))
+				return m;
+		} else if (m->key == key) {
+			return m;
+		}
+	}
+	return NULL;
+}
+
+static int memo_add(struct bb *b, enum memo_kind kind, const void *key, uint32_t x,
+		    uint32_t y, int id)
+{
+	if (b->nmemo == b->capmemo) {
+		size_t cap = b->capmemo ? b->capmemo * 2 : 64;
+		struct memo *m = realloc(b->memo, cap * sizeof(*m));
+		if (!m)
+			return fail(b, ENOMEM, "out of memory");
+		b->memo = m;
+		b->capmemo = cap;
+	}
+	b->memo[b->nmemo++] = (struct memo){ kind, key, x, y, id };
+	return id;
+}
+
+/* `name` must outlive the build: a string literal or a name owned by obj. */
+static int int_id(struct bb *b, const char *name, uint32_t size, int encoding)
+{
+	struct memo *m = memo_find(b, MEMO_INT, name, 0, 0);
+	if (m)
+		return m->id;
+	int id = check(b, btf__add_int(b->btf, name, size, encoding), name);
+	return id < 0 ? id : memo_add(b, MEMO_INT, name, 0, 0, id);
+}
+
+static int ptr_id(struct bb *b, int target)
+{
+	struct memo *m = memo_find(b, MEMO_PTR, NULL, (uint32_t)target, 0);
+	if (m)
+		return m->id;
+	int id = check(b, btf__add_ptr(b->btf, target), "PTR");
+	return id < 0 ? id : memo_add(b, MEMO_PTR, NULL, (uint32_t)target, 0, id);
+}
+
+/* Array indices are clang's pseudo type; every ARRAY uses it. */
+static int array_id(struct bb *b, int elem, uint32_t count)
+{
+	struct memo *m = memo_find(b, MEMO_ARRAY, NULL, (uint32_t)elem, count);
+	if (m)
+		return m->id;
+	int index = int_id(b, "__ARRAY_SIZE_TYPE__", 4, 0);
+	if (index < 0)
+		return index;
+	int id = check(b, btf__add_array(b->btf, index, elem, count), "ARRAY");
+	return id < 0 ? id : memo_add(b, MEMO_ARRAY, NULL, (uint32_t)elem, count, id);
+}
+
+/* `key` names the struct for the memo and must outlive the build; `name` is its BTF name. */
+static int fwd_id(struct bb *b, const char *key, const char *name)
+{
+	struct memo *m = memo_find(b, MEMO_FWD, key, 0, 0);
+	if (m)
+		return m->id;
+	int id = check(b, btf__add_fwd(b->btf, name, BTF_FWD_STRUCT), "FWD");
+	return id < 0 ? id : memo_add(b, MEMO_FWD, key, 0, 0, id);
+}
+
+static int type_id(struct bb *b, const struct kl_type *t);
+
+static int struct_id(struct bb *b, const struct kl_type *t)
+{
+	struct memo *m = memo_find(b, MEMO_STRUCT, t, 0, 0);
+	if (m && m->id > 0)
+		return m->id;
+	if (m) {
+		/* A struct reached again through a pointer in its own members: as in C, the
+		 * inner mention is a forward declaration. */
+		if (!t->name)
+			return fail(b, EINVAL, "BTF: anonymous struct refers to itself");
+		return fwd_id(b, t->name, mangle(b, t->name));
+	}
+	size_t slot = b->nmemo;
+	int err = memo_add(b, MEMO_STRUCT, t, 0, 0, -1);
+	if (b->nmemo == slot)
+		return err;
+
+	/* Members' types first: libbpf appends fields to the type added last. */
+	int *ids = calloc(t->nfields ? t->nfields : 1, sizeof(*ids));
+	if (!ids)
+		return fail(b, ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		ids[i] = type_id(b, t->fields[i].type);
+		if (ids[i] < 0) {
+			err = ids[i];
+			goto out;
+		}
+	}
+	int id = check(b, btf__add_struct(b->btf, mangle(b, t->name), t->size), "STRUCT");
+	if (id < 0) {
+		err = id;
+		goto out;
+	}
+	for (uint32_t i = 0; i < t->nfields; i++) {
+		const struct kl_field *f = &t->fields[i];
+		err = check(b, btf__add_field(b->btf, mangle(b, f->name), ids[i],
+					      f->offset * 8, 0), "struct member");
+		if (err < 0)
+			goto out;
+	}
+	b->memo[slot].id = id;
+	err = id;
+out:
+	free(ids);
+	return err;
+}
+
+static const char *int_name(const struct kl_type *t)
+{
+	if (t->is_char)
+		return "char";
+	switch (t->size) {
+	case 1: return t->is_signed ? "__s8" : "__u8";
+	case 2: return t->is_signed ? "__s16" : "__u16";
+	case 4: return t->is_signed ? "__s32" : "__u32";
+	case 8: return t->is_signed ? "__s64" : "__u64";
+	}
+	return NULL;
+}
+
+/* NULL is void, BTF type 0. */
+static int type_id(struct bb *b, const struct kl_type *t)
+{
+	int id;
+	if (!t)
+		return 0;
+	switch (t->kind) {
+	case KL_T_INT: {
+		const char *name = int_name(t);
+		if (!name)
+			return fail(b, EINVAL, "BTF: no integer type of %u bytes", t->size);
+		/* clang describes plain char as signed; so does the seed layout */
+		return int_id(b, name, t->size, t->is_signed || t->is_char ? BTF_INT_SIGNED : 0);
+	}
+	case KL_T_PTR:
+		id = type_id(b, t->elem);
+		return id < 0 ? id : ptr_id(b, id);
+	case KL_T_ARRAY:
+		if (!t->elem)
+			return fail(b, EINVAL, "BTF: array without an element type");
+		id = type_id(b, t->elem);
+		return id < 0 ? id : array_id(b, id, t->count);
+	case KL_T_STRUCT:
+		return struct_id(b, t);
+	}
+	return fail(b, EINVAL, "BTF: unknown type kind %d", (int)t->kind);
+}
+
+/* libbpf reads a map attribute N from `int (*name)[N]`, i.e. __uint(name, N). */
+static int uint_attr(struct bb *b, uint32_t n)
+{
+	int i = int_id(b, "int", 4, BTF_INT_SIGNED);
+	int a = i < 0 ? i : array_id(b, i, n);
+	return a < 0 ? a : ptr_id(b, a);
+}
+
+struct member {
+	const char *name;
+	int type;
+};
+
+/* The anonymous struct of a BTF-defined map, members in the order libbpf needs (a
+ * map-in-map's `values` last). Its size is 8 per pointer member; `values` is zero-sized. */
+static int map_struct(struct bb *b, uint32_t idx, bool as_inner)
+{
+	const struct kl_map *map = &b->obj->maps[idx];
+	if (b->map_struct[idx] > 0)
+		return b->map_struct[idx];
+	if (b->map_struct[idx] < 0 || (as_inner && map->inner >= 0))
+		return fail(b, EINVAL, "map %s: inner maps cannot hold maps themselves",
+			    map->name);
+	b->map_struct[idx] = -1;
+
+	struct member mem[8];
+	int n = 0, values = 0, id;
+	mem[n++] = (struct member){ "type", uint_attr(b, map->type) };
+	if (map->key) {
+		if (map->sizes_only)
+			mem[n++] = (struct member){ "key_size", uint_attr(b, map->key->size) };
+		else if ((id = type_id(b, map->key)) >= 0)
+			mem[n++] = (struct member){ "key", ptr_id(b, id) };
+		else
+			return id;
+	}
+	if (map->value && map->inner < 0) {
+		if (map->sizes_only)
+			mem[n++] = (struct member){ "value_size", uint_attr(b, map->value->size) };
+		else if ((id = type_id(b, map->value)) >= 0)
+			mem[n++] = (struct member){ "value", ptr_id(b, id) };
+		else
+			return id;
+	}
+	mem[n++] = (struct member){ "max_entries", uint_attr(b, map->max_entries) };
+	if (map->map_flags)
+		mem[n++] = (struct member){ "map_flags", uint_attr(b, map->map_flags) };
+	if (map->pinning)
+		mem[n++] = (struct member){ "pinning", uint_attr(b, map->pinning) };
+	if (map->inner >= 0) {
+		/* __array(values, struct inner): a zero-length array of pointers to the
+		 * inner map's own definition */
+		if ((uint32_t)map->inner >= b->obj->nmaps)
+			return fail(b, EINVAL, "map %s: inner map index %d out of range",
+				    map->name, map->inner);
+		id = map_struct(b, (uint32_t)map->inner, true);
+		if (id < 0)
+			return id;
+		id = ptr_id(b, id);
+		values = id < 0 ? id : array_id(b, id, 0);
+	}
+	for (int i = 0; i < n; i++)
+		if (mem[i].type < 0)
+			return mem[i].type;
+	if (values < 0)
+		return values;
+
+	uint32_t size = 8 * (uint32_t)n;
+	int sid = check(b, btf__add_struct(b->btf, NULL, size), "map definition");
+	if (sid < 0)
+		return sid;
+	for (int i = 0; i < n; i++) {
+		int err = check(b, btf__add_field(b->btf, mem[i].name, mem[i].type, i * 64, 0),
+				"map definition member");
+		if (err < 0)
+			return err;
+	}
+	if (values) {
+		int err = check(b, btf__add_field(b->btf, "values", values, size * 8, 0),
+				"map definition member");
+		if (err < 0)
+			return err;
+	}
+	b->map_size[idx] = size;
+	return b->map_struct[idx] = sid;
+}
+
+/* struct xdp_md as the uapi header defines it: six __u32. */
+static int xdp_md_id(struct bb *b)
+{
+	static const char *const fields[] = { "data", "data_end", "data_meta",
+		"ingress_ifindex", "rx_queue_index", "egress_ifindex" };
+	struct memo *m = memo_find(b, MEMO_CTX, "xdp_md", 0, 0);
+	if (m)
+		return m->id;
+	int u32 = int_id(b, "__u32", 4, 0);
+	if (u32 < 0)
+		return u32;
+	int id = check(b, btf__add_struct(b->btf, "xdp_md", 24), "xdp_md");
+	for (uint32_t i = 0; id > 0 && i < 6; i++) {
+		int err = check(b, btf__add_field(b->btf, fields[i], u32, i * 32, 0), "xdp_md");
+		if (err < 0)
+			return err;
+	}
+	return id < 0 ? id : memo_add(b, MEMO_CTX, "xdp_md", 0, 0, id);
+}
+
+/* The type of a program's ctx argument. The kernel checks no layout for a main program's
+ * argument, so the big kernel structs are forward declarations. */
+static int ctx_type(struct bb *b, enum kl_ctx_btf ctx)
+{
+	int id;
+	switch (ctx) {
+	case KL_CTX_VOID:
+		return ptr_id(b, 0);
+	case KL_CTX_XDP_MD:
+		id = xdp_md_id(b);
+		break;
+	case KL_CTX_SK_BUFF:
+		id = fwd_id(b, "__sk_buff", "__sk_buff");
+		break;
+	case KL_CTX_U64_ARRAY:
+		id = int_id(b, "unsigned long long", 8, 0);
+		break;
+	case KL_CTX_PT_REGS:
+		id = fwd_id(b, "pt_regs", "pt_regs");
+		break;
+	default:
+		return fail(b, EINVAL, "BTF: unknown program context kind %d", (int)ctx);
+	}
+	return id < 0 ? id : ptr_id(b, id);
+}
+
+static int func_btf(struct bb *b, const struct kl_func *f)
+{
+	int proto, id;
+	if (f->section) {
+		int ret = int_id(b, "int", 4, BTF_INT_SIGNED);
+		int ctx = ret < 0 ? ret : ctx_type(b, f->ctx);
+		if (ctx < 0)
+			return ctx;
+		proto = check(b, btf__add_func_proto(b->btf, ret), "FUNC_PROTO");
+		if (proto < 0)
+			return proto;
+		id = check(b, btf__add_func_param(b->btf, "ctx", ctx), "FUNC_PROTO param");
+		if (id < 0)
+			return id;
+	} else {
+		static const char *const args[] = { "a0", "a1", "a2", "a3", "a4" };
+		if (f->nargs > 5)
+			return fail(b, EINVAL, "function %s: %u arguments, BPF allows 5",
+				    f->name, f->nargs);
+		int ret = int_id(b, "long", 8, BTF_INT_SIGNED);
+		if (ret < 0)
+			return ret;
+		proto = check(b, btf__add_func_proto(b->btf, ret), "FUNC_PROTO");
+		if (proto < 0)
+			return proto;
+		for (uint32_t i = 0; i < f->nargs; i++) {
+			id = check(b, btf__add_func_param(b->btf, args[i], ret), "FUNC_PROTO param");
+			if (id < 0)
+				return id;
+		}
+	}
+	/* A .text subprogram is static: the verifier then checks it in its caller's
+	 * context instead of as an independent global function. */
+	return check(b, btf__add_func(b->btf, f->name,
+				      f->section ? BTF_FUNC_GLOBAL : BTF_FUNC_STATIC, proto),
+		     "FUNC");
+}
+
+/* Code sections in file order: .text (subprograms) first, then each program section as
+ * it first appears. Functions sharing a section follow one another in obj order. This is
+ * where text_off is decided; elf.c places the code by it. */
+static int layout(struct bb *b, const char ***secs_out, uint32_t *nsecs_out)
+{
+	const struct kl_obj *obj = b->obj;
+	const char **secs = calloc(obj->nfuncs + 1, sizeof(*secs));
+	uint32_t *ends = calloc(obj->nfuncs + 1, sizeof(*ends));
+	uint32_t nsecs = 0;
+	if (!secs || !ends) {
+		free(secs);
+		free(ends);
+		return fail(b, ENOMEM, "out of memory");
+	}
+	for (uint32_t pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < obj->nfuncs; i++) {
+			struct kl_func *f = &obj->funcs[i];
+			const char *name = f->section ? f->section : ".text";
+			if ((pass == 0) != !f->section)
+				continue;
+			uint32_t s = 0;
+			while (s < nsecs && strcmp(secs[s], name))
+				s++;
+			if (s == nsecs)
+				secs[nsecs++] = name;
+			f->text_off = ends[s];
+			ends[s] += f->ninsns * 8;
+		}
+	}
+	free(ends);
+	*secs_out = secs;
+	*nsecs_out = nsecs;
+	return 0;
+}
+
+static bool is_identifier(const char *s)
+{
+	if (!s || !s[0] || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* Function and map names are ELF symbols as well as BTF names, and libbpf pairs a map's
+ * VAR with its symbol by name; so they are taken as the back end mangled them, and only
+ * checked here. */
+static int check_obj(struct bb *b)
+{
+	const struct kl_obj *obj = b->obj;
+	for (uint32_t i = 0; i < obj->nfuncs; i++) {
+		const struct kl_func *f = &obj->funcs[i];
+		if (!is_identifier(f->name))
+			return fail(b, EINVAL, "function #%u: \"%s\" is not a C identifier", i,
+				    f->name ? f->name : "");
+		if (!f->ninsns || !f->insns)
+			return fail(b, EINVAL, "function %s has no instructions", f->name);
+		if (f->section && (!f->section[0] || !strcmp(f->section, ".text")))
+			return fail(b, EINVAL, "program %s: section \"%s\" is reserved for "
+				    "subprograms", f->name, f->section);
+	}
+	for (uint32_t i = 0; i < obj->nmaps; i++)
+		if (!is_identifier(obj->maps[i].name) || !strcmp(obj->maps[i].name, "_license"))
+			return fail(b, EINVAL, "map #%u: \"%s\" is not a usable C identifier", i,
+				    obj->maps[i].name ? obj->maps[i].name : "");
+	if (!obj->license)
+		return fail(b, EINVAL, "object has no license");
+	return 0;
+}
+
+static int split_lines(struct bb *b)
+{
+	const char *src = b->obj->source;
+	if (!src)
+		return 0;
+	uint32_t n = 1;
+	for (const char *p = src; *p; p++)
+		n += *p == '\n';
+	b->line_at = calloc(n + 1, sizeof(*b->line_at));
+	if (!b->line_at)
+		return fail(b, ENOMEM, "out of memory");
+	b->line_at[1] = src;
+	b->nlines = 1;
+	for (const char *p = src; *p; p++)
+		if (*p == '\n')
+			b->line_at[++b->nlines] = p + 1;
+	return 0;
+}
+
+/* The string offset of source line `line`'s text, without its newline. */
+static int line_text(struct bb *b, uint32_t line)
+{
+	if (!line || line > b->nlines)
+		return 0;
+	const char *s = b->line_at[line];
+	size_t n = strcspn(s, "\n");
+	if (n && s[n - 1] == '\r')
+		n--;
+	char *t = scratch(b, n);
+	if (!t)
+		return fail(b, ENOMEM, "out of memory");
+	memcpy(t, s, n);
+	t[n] = 0;
+	return check(b, btf__add_str(b->btf, t), "line text");
+}
+
+/* A growable little-endian u32 stream for .BTF.ext. */
+struct words {
+	uint32_t *w;
+	size_t n, cap;
+};
+
+static int put(struct bb *b, struct words *v, uint32_t x)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		uint32_t *w = realloc(v->w, cap * sizeof(*w));
+		if (!w)
+			return fail(b, ENOMEM, "out of memory");
+		v->w = w;
+		v->cap = cap;
+	}
+	v->w[v->n++] = x;
+	return 0;
+}
+
+static uint32_t line_col(uint32_t line, uint32_t col)
+{
+	if (line > (1u << 22) - 1)
+		line = (1u << 22) - 1;
+	return line << 10 | (col > 1023 ? 1023 : col);
+}
+
+/* One line_info record per instruction that starts a new source position. The kernel
+ * wants one at each function's first instruction, offsets strictly increasing, and none
+ * on the second half of an ld_imm64. */
+static int func_lines(struct bb *b, const struct kl_func *f, uint32_t file_off,
+		      struct words *out, uint32_t *count)
+{
+	bool *second = calloc(f->ninsns, sizeof(*second));
+	if (!second)
+		return fail(b, ENOMEM, "out of memory");
+	for (uint32_t i = 0; i + 1 < f->ninsns; i++)
+		if (f->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+			second[++i] = true;
+
+	int err = 0;
+	int64_t prev = -1;
+	for (uint32_t k = 0; k <= f->nlines && !err; k++) {
+		uint32_t insn, line, col;
+		if (k == 0) {
+			/* the defprog/defun form, unless a record for insn 0 replaces it */
+			insn = 0, line = f->line, col = f->col;
+		} else {
+			const struct kl_line *l = &f->lines[k - 1];
+			insn = l->insn, line = l->line, col = l->col;
+			if (insn >= f->ninsns || second[insn] || (int64_t)insn < prev || !line)
+				continue;
+		}
+		int text = line_text(b, line);
+		if (text < 0) {
+			err = text;
+			break;
+		}
+		if ((int64_t)insn == prev)
+			out->n -= 4;    /* the innermost position of an instruction wins */
+		else
+			++*count;
+		prev = insn;
+		err = put(b, out, f->text_off + insn * 8);
+		err = err ? err : put(b, out, file_off);
+		err = err ? err : put(b, out, (uint32_t)text);
+		err = err ? err : put(b, out, line_col(line, col));
+	}
+	free(second);
+	return err;
+}
+
+/* .BTF.ext: func_info and line_info, each grouped by ELF section. */
+static int build_ext(struct bb *b, const char **secs, uint32_t nsecs, void **ext,
+		     uint32_t *ext_len)
+{
+	const struct kl_obj *obj = b->obj;
+	struct words fi = { 0 }, li = { 0 };
+	int file_off = check(b, btf__add_str(b->btf, obj->source_path ? obj->source_path : ""),
+			     "file name");
+	int err = file_off < 0 ? file_off : 0;
+
+	err = err ? err : put(b, &fi, 8);
+	err = err ? err : put(b, &li, 16);
+	for (uint32_t s = 0; s < nsecs && !err; s++) {
+		int name = check(b, btf__add_str(b->btf, secs[s]), "section name");
+		if (name < 0) {
+			err = name;
+			break;
+		}
+		size_t fhead = fi.n, lhead = li.n;
+		uint32_t nf = 0, nl = 0;
+		err = put(b, &fi, (uint32_t)name);
+		err = err ? err : put(b, &fi, 0);
+		err = err ? err : put(b, &li, (uint32_t)name);
+		err = err ? err : put(b, &li, 0);
+		for (uint32_t i = 0; i < obj->nfuncs && !err; i++) {
+			const struct kl_func *f = &obj->funcs[i];
+			if (strcmp(f->section ? f->section : ".text", secs[s]))
+				continue;
+			err = put(b, &fi, f->text_off);
+			err = err ? err : put(b, &fi, (uint32_t)b->func_id[i]);
+			nf++;
+			err = err ? err : func_lines(b, f, (uint32_t)file_off, &li, &nl);
+		}
+		if (err)
+			break;
+		fi.w[fhead + 1] = nf;
+		li.w[lhead + 1] = nl;
+	}
+
+	uint32_t flen = fi.n > 1 ? (uint32_t)(fi.n * 4) : 0;
+	uint32_t llen = li.n > 1 ? (uint32_t)(li.n * 4) : 0;
+	uint8_t *buf = NULL;
+	if (!err && !(buf = malloc(32 + flen + llen)))
+		err = fail(b, ENOMEM, "out of memory");
+	if (!err) {
+		struct {
+			uint16_t magic;
+			uint8_t version, flags;
+			uint32_t hdr_len;
+			uint32_t func_info_off, func_info_len;
+			uint32_t line_info_off, line_info_len;
+			uint32_t core_relo_off, core_relo_len;
+		} hdr = { 0xeB9F, 1, 0, 32, 0, flen, flen, llen, flen + llen, 0 };
+		_Static_assert(sizeof(hdr) == 32, ".BTF.ext header is 32 bytes");
+		memcpy(buf, &hdr, 32);
+		if (flen)
+			memcpy(buf + 32, fi.w, flen);
+		if (llen)
+			memcpy(buf + 32 + flen, li.w, llen);
+		*ext = buf;
+		*ext_len = 32 + flen + llen;
+	}
+	free(fi.w);
+	free(li.w);
+	return err;
+}
+
+static int build(struct bb *b, void **btf_out, uint32_t *btf_len, void **ext,
+		 uint32_t *ext_len)
+{
+	const struct kl_obj *obj = b->obj;
+	const char **secs = NULL;
+	uint32_t nsecs = 0;
+	int err = check_obj(b);
+	err = err ? err : layout(b, &secs, &nsecs);
+	err = err ? err : split_lines(b);
+	if (err)
+		goto out;
+
+	/* Types appear in the order clang writes them: maps, functions, the license, then
+	 * the data sections that list the variables. */
+	int *vars = calloc(obj->nmaps + 1, sizeof(*vars));
+	b->map_struct = calloc(obj->nmaps + 1, sizeof(*b->map_struct));
+	b->map_size = calloc(obj->nmaps + 1, sizeof(*b->map_size));
+	b->func_id = calloc(obj->nfuncs + 1, sizeof(*b->func_id));
+	if (!vars || !b->map_struct || !b->map_size || !b->func_id) {
+		free(vars);
+		err = fail(b, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < obj->nmaps && !err; i++) {
+		int sid = map_struct(b, i, false);
+		if (sid < 0)
+			err = sid;
+		else if ((vars[i] = check(b, btf__add_var(b->btf, obj->maps[i].name,
+							  BTF_VAR_GLOBAL_ALLOCATED, sid),
+					  "map VAR")) < 0)
+			err = vars[i];
+	}
+	for (uint32_t i = 0; i < obj->nfuncs && !err; i++)
+		if ((b->func_id[i] = func_btf(b, &obj->funcs[i])) < 0)
+			err = b->func_id[i];
+	for (uint32_t i = 0; i < obj->nstructs && !err; i++) {
+		const struct kl_type *t = obj->structs[i];
+		int id = t->kind == KL_T_STRUCT ? struct_id(b, t)
+			: fail(b, EINVAL, "structs[%u] is not a struct", i);
+		if (id < 0)
+			err = id;
+	}
+	uint32_t lic_len = (uint32_t)strlen(obj->license) + 1;
+	int lic = 0;
+	if (!err) {
+		int c = int_id(b, "char", 1, BTF_INT_SIGNED);
+		int a = c < 0 ? c : array_id(b, c, lic_len);
+		lic = a < 0 ? a : check(b, btf__add_var(b->btf, "_license",
+							BTF_VAR_GLOBAL_ALLOCATED, a), "_license");
+		if (lic < 0)
+			err = lic;
+	}
+	/* Size 0, as clang leaves it: libbpf fills in the section's size from the ELF and
+	 * sets each variable's offset from its symbol. The offsets here are already right. */
+	if (!err && obj->nmaps) {
+		err = check(b, btf__add_datasec(b->btf, ".maps", 0), "DATASEC .maps");
+		uint32_t off = 0;
+		for (uint32_t i = 0; i < obj->nmaps && err >= 0; i++) {
+			err = check(b, btf__add_datasec_var_info(b->btf, vars[i], off,
+								 b->map_size[i]), ".maps entry");
+			off += b->map_size[i];
+		}
+		err = err < 0 ? err : 0;
+	}
+	if (!err) {
+		err = check(b, btf__add_datasec(b->btf, "license", 0), "DATASEC license");
+		if (err >= 0)
+			err = check(b, btf__add_datasec_var_info(b->btf, lic, 0, lic_len),
+				    "license entry");
+		err = err < 0 ? err : 0;
+	}
+	free(vars);
+
+	/* .BTF.ext's strings live in .BTF, so it is built before .BTF is taken. */
+	err = err ? err : build_ext(b, secs, nsecs, ext, ext_len);
+	if (!err) {
+		uint32_t len = 0;
+		const void *raw = btf__raw_data(b->btf, &len);
+		void *copy = raw ? malloc(len) : NULL;
+		if (!copy) {
+			free(*ext);
+			*ext = NULL;
+			err = fail(b, ENOMEM, "BTF: cannot serialize");
+		} else {
+			memcpy(copy, raw, len);
+			*btf_out = copy;
+			*btf_len = len;
+		}
+	}
+out:
+	free(secs);
+	return err;
+}
+
+int kl_btf_build(const struct kl_obj *obj, void **btf, uint32_t *btf_len,
+		 void **ext, uint32_t *ext_len, char *err, size_t errlen)
+{
+	struct bb b = { .obj = obj, .err = err, .errlen = errlen };
+	*btf = *ext = NULL;
+	*btf_len = *ext_len = 0;
+	b.btf = btf__new_empty();
+	if (!b.btf)
+		return fail(&b, errno ? errno : ENOMEM, "BTF: cannot create: %s",
+			    strerror(errno ? errno : ENOMEM));
+	int rc = build(&b, btf, btf_len, ext, ext_len);
+	btf__free(b.btf);
+	free(b.memo);
+	free(b.map_struct);
+	free(b.map_size);
+	free(b.func_id);
+	free(b.line_at);
+	free(b.scratch);
+	return rc;
+}

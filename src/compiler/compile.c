@@ -1,0 +1,100 @@
+/* compile.c — the pipeline in one place: read, collect the top-level forms, lower each
+ * function to IR, allocate registers, emit instructions, write the ELF object with BTF. */
+#include "compile.h"
+#include "opt.h"
+#include <errno.h>
+#include <string.h>
+
+/* BPF has no recursion: find a cycle among defuns through their calls. */
+static int check_recursion(struct kl_comp *c, uint32_t fi, uint32_t *stack, uint32_t depth)
+{
+	struct kl_fundef *fd = &c->funs.items[fi];
+	if (fd->state == 2)
+		return 0;
+	if (fd->state == 1) {
+		const char *via = depth > 1 ? c->funs.items[stack[depth - 1]].name : fd->name;
+		return kl_error(c->d, fd->form->span, "function '%s' is recursive (through '%s'); BPF has no recursion",
+				fd->name, via);
+	}
+	fd->state = 1;
+	stack[depth] = fi;
+	const struct kl_ir_func *f = c->ir.items[fi];
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (f->ins[i].op == IR_CALLF && check_recursion(c, (uint32_t)f->ins[i].imm, stack, depth + 1))
+			return -1;
+	fd->state = 2;
+	return 0;
+}
+
+int kl_compile(struct kl_comp *c, const char *out_path)
+{
+	struct kl_node **forms;
+	uint32_t nforms;
+	if (kl_read(c->a, c->d, c->src, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
+		return -1;
+	if (!c->progs.len && !c->maps.len)
+		return kl_error(c->d, (struct kl_span){ c->src, 1, 1 }, "no defprog or defmap in this file");
+
+	for (size_t i = 0; i < c->funs.len; i++) {
+		struct kl_ir_func *f = kl_lower_fun(c, &c->funs.items[i]);
+		if (!f)
+			return -1;
+		kl_vec_push(c->a, &c->ir, f);
+	}
+	uint32_t *stack = kl_arena_array(c->a, uint32_t, c->funs.len + 1);
+	for (size_t i = 0; i < c->funs.len; i++)
+		if (check_recursion(c, (uint32_t)i, stack, 0))
+			return -1;
+	for (size_t i = 0; i < c->progs.len; i++) {
+		struct kl_ir_func *f = kl_lower_prog(c, &c->progs.items[i]);
+		if (!f)
+			return -1;
+		kl_vec_push(c->a, &c->ir, f);
+	}
+
+	uint32_t nf = (uint32_t)c->ir.len;
+	struct kl_func *funcs = kl_arena_array(c->a, struct kl_func, nf + 1);
+	for (uint32_t i = 0; i < nf; i++) {
+		struct kl_ir_func *f = c->ir.items[i];
+		struct kl_func *o = &funcs[i];
+		struct kl_alloc al;
+		kl_opt(c->a, f, c->opts.opt_level);
+		if (c->opts.dump_ir)
+			kl_ir_dump(f, stderr);
+		if (kl_regalloc(c->a, c->d, f, &al) || kl_emit(c, f, &al, o))
+			return -1;
+		o->line = f->span.line;
+		o->col = f->span.col;
+		o->name = kl_mangle(c->a, f->name);
+		if (i < c->funs.len) {
+			o->nargs = c->funs.items[i].nparams;
+		} else {
+			const struct kl_progdef *p = &c->progs.items[i - c->funs.len];
+			o->section = p->section;
+			o->ctx = p->pt->ctx;
+		}
+	}
+
+	struct kl_obj obj = {
+		.source_path = c->src->path,
+		.source = c->src->text,
+		.license = c->license,
+		.funcs = funcs,
+		.nfuncs = nf,
+	};
+	obj.nmaps = (uint32_t)c->maps.len;
+	obj.maps = kl_arena_array(c->a, struct kl_map, obj.nmaps + 1);
+	for (uint32_t i = 0; i < obj.nmaps; i++)
+		obj.maps[i] = c->maps.items[i].m;
+	obj.nstructs = (uint32_t)c->structs.len;
+	obj.structs = kl_arena_array(c->a, struct kl_type *, obj.nstructs + 1);
+	for (uint32_t i = 0; i < obj.nstructs; i++)
+		obj.structs[i] = c->structs.items[i].type;
+	if (!out_path)
+		return 0;
+	char err[256] = "";
+	int r = kl_elf_write(&obj, out_path, err, sizeof(err));
+	if (r)
+		return kl_error(c->d, (struct kl_span){ 0 }, "cannot write %s: %s", out_path, err[0] ? err : strerror(-r));
+	return 0;
+}

@@ -1,0 +1,100 @@
+/* compile.h — the compilation context shared by the front end (forms.c: top-level
+ * definitions and constant evaluation; lower.c: expressions to IR) and the driver. */
+#ifndef KL_COMPILE_H
+#define KL_COMPILE_H
+#include "arena.h"
+#include "diag.h"
+#include "ir.h"
+#include "obj.h"
+#include "reader.h"
+#include "tables.h"
+#include "types.h"
+
+struct kl_constdef {
+	const char *name;
+	int64_t value;
+};
+
+struct kl_mapdef {
+	const char *name;                 /* as written */
+	struct kl_span span;
+	const struct kl_map_type *mt;
+	uint32_t key_size, value_size;
+	struct kl_map m;                  /* what goes into the object */
+};
+
+struct kl_structdef {
+	const char *name;
+	struct kl_type *type;
+	bool event;                       /* defevent: fields named by keywords */
+};
+
+/* A struct accessor NAME-FIELD, found by its full name. */
+struct kl_accessor {
+	const char *name;
+	struct kl_type *st;
+	const struct kl_field *field;
+};
+
+struct kl_fundef {
+	const char *name;
+	struct kl_node *form;
+	struct kl_node *params;
+	uint32_t nparams;
+	uint32_t index;                   /* into the output funcs */
+	int state;                        /* recursion check: 0 new, 1 visiting, 2 done */
+};
+
+struct kl_progdef {
+	const char *name;
+	struct kl_node *form;
+	const struct kl_prog_type *pt;
+	const char *section;
+	uint32_t body_start;              /* index of the first body form in form->items */
+};
+
+struct kl_options {
+	int opt_level;                    /* 0: no optimisation passes */
+	bool dump_ir;
+};
+
+struct kl_comp {
+	struct kl_arena *a;
+	struct kl_diag *d;
+	const struct kl_source *src;
+	struct kl_options opts;
+	KL_VEC(struct kl_constdef) consts;
+	KL_VEC(struct kl_mapdef) maps;
+	KL_VEC(struct kl_structdef) structs;
+	KL_VEC(struct kl_accessor) accessors;
+	KL_VEC(struct kl_fundef) funs;
+	KL_VEC(struct kl_progdef) progs;
+	const char *license;
+	struct kl_span license_span;
+	KL_VEC(struct kl_ir_func *) ir;   /* lowered functions: defuns then programs */
+};
+
+/* forms.c */
+int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms);
+int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out);
+bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out);
+struct kl_mapdef *kl_map_lookup(struct kl_comp *c, const char *name);
+struct kl_structdef *kl_struct_lookup(struct kl_comp *c, const char *name);
+const struct kl_accessor *kl_accessor_lookup(struct kl_comp *c, const char *name);
+struct kl_fundef *kl_fun_lookup(struct kl_comp *c, const char *name);
+/* A type named by a node: u32, a defstruct name, (array T N). NULL with an error. */
+struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n);
+/* Names for the ELF and BTF: '-' and other non-identifier characters become '_'. */
+const char *kl_mangle(struct kl_arena *a, const char *name);
+
+/* lower.c */
+struct kl_ir_func *kl_lower_prog(struct kl_comp *c, struct kl_progdef *p);
+struct kl_ir_func *kl_lower_fun(struct kl_comp *c, struct kl_fundef *f);
+
+/* emit.c: allocated IR to instructions, relocations and line info. */
+int kl_emit(struct kl_comp *c, struct kl_ir_func *f, const struct kl_alloc *al, struct kl_func *out);
+
+/* compile.c: the whole pipeline, read -> collect -> lower -> regalloc -> emit -> ELF. */
+int kl_compile(struct kl_comp *c, const char *out_path);
+
+#endif

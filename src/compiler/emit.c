@@ -1,0 +1,353 @@
+/* emit.c — allocated IR to BPF instructions: two-address forms, spilled operands through
+ * the scratch registers, parallel moves for call arguments, jump offsets, relocations and
+ * one line-info record per source position. */
+#include "asm.h"
+#include "compile.h"
+#include <string.h>
+
+/* scratch registers for spilled operands of the instruction being emitted */
+#define S1 (e->al->scratch[e->idx][0])
+#define S2 (e->al->scratch[e->idx][1])
+
+struct em {
+	struct kl_comp *c;
+	const struct kl_ir_func *f;
+	const struct kl_alloc *al;
+	KL_VEC(struct bpf_insn) out;
+	KL_VEC(struct kl_reloc) relocs;
+	KL_VEC(struct kl_line) lines;
+	KL_VEC(uint32_t) fix_insn;     /* jumps to patch */
+	KL_VEC(uint32_t) fix_label;
+	uint32_t *label_pos;
+	uint32_t cur_line, cur_col;
+	struct kl_span span;
+	uint32_t idx;                  /* IR instruction being emitted */
+};
+
+static void put(struct em *e, struct bpf_insn i)
+{
+	if (e->span.line && e->span.line != e->cur_line) {
+		struct kl_line l = { (uint32_t)e->out.len, e->span.line, e->span.col };
+		kl_vec_push(e->c->a, &e->lines, l);
+		e->cur_line = e->span.line;
+		e->cur_col = e->span.col;
+	}
+	kl_vec_push(e->c->a, &e->out, i);
+}
+
+static int reg(struct em *e, kl_vreg v) { return e->al->reg[v]; }
+static int16_t spill_off(struct em *e, kl_vreg v) { return (int16_t)e->f->slots[e->al->spill[v]].fp_off; }
+
+/* A register holding v: its own, or `scratch` loaded from v's spill slot. */
+static uint8_t src(struct em *e, kl_vreg v, uint8_t scratch)
+{
+	int r = reg(e, v);
+	if (r >= 0)
+		return (uint8_t)r;
+	put(e, kl_ldx(8, scratch, KL_FP, spill_off(e, v)));
+	return scratch;
+}
+
+/* Where to compute v: its register or the first scratch. */
+static uint8_t dst(struct em *e, kl_vreg v) { return reg(e, v) >= 0 ? (uint8_t)reg(e, v) : S1; }
+
+static void finish(struct em *e, kl_vreg v, uint8_t r)
+{
+	if (reg(e, v) == -1)
+		put(e, kl_stx(8, KL_FP, r, spill_off(e, v)));
+}
+
+/* Put v's value into register r (r is about to be overwritten). */
+static void fetch_into(struct em *e, uint8_t r, kl_vreg v)
+{
+	int rv = reg(e, v);
+	if (rv == -1)
+		put(e, kl_ldx(8, r, KL_FP, spill_off(e, v)));
+	else if (rv != r)
+		put(e, kl_mov(r, (uint8_t)rv));
+}
+
+static void load_imm(struct em *e, uint8_t r, int64_t v)
+{
+	if (v >= INT32_MIN && v <= INT32_MAX) {
+		put(e, kl_alu64_imm(BPF_MOV, r, (int32_t)v));
+	} else if (v >= 0 && v <= UINT32_MAX) {
+		put(e, kl_alu32_imm(BPF_MOV, r, (int32_t)(uint32_t)v));  /* zero-extends */
+	} else {
+		put(e, kl_ld64_lo(r, (uint64_t)v));
+		put(e, kl_ld64_hi((uint64_t)v));
+	}
+}
+
+/* Moves src[k] -> dst[k] as if all at once; a cycle goes through a free register of r0-r5. */
+static void parallel_move(struct em *e, int8_t *srcs, int8_t *dsts, uint32_t n)
+{
+	bool done[10] = { 0 };
+	for (uint32_t left = n; left;) {
+		bool progress = false;
+		for (uint32_t k = 0; k < n; k++) {
+			if (done[k])
+				continue;
+			if (srcs[k] == dsts[k]) {
+				done[k] = true;
+				left--;
+				progress = true;
+				continue;
+			}
+			bool blocked = false;
+			for (uint32_t j = 0; j < n; j++)
+				if (!done[j] && j != k && srcs[j] == dsts[k])
+					blocked = true;
+			if (blocked)
+				continue;
+			put(e, kl_mov((uint8_t)dsts[k], (uint8_t)srcs[k]));
+			done[k] = true;
+			left--;
+			progress = true;
+		}
+		if (progress)
+			continue;
+		/* every pending move waits on another: break the cycle through a temporary */
+		uint32_t k = 0;
+		while (done[k])
+			k++;
+		int t = 0;
+		for (; t < 6; t++) {
+			bool busy = false;
+			for (uint32_t j = 0; j < n; j++)
+				if (!done[j] && srcs[j] == t)
+					busy = true;
+			if (!busy)
+				break;
+		}
+		int8_t old = srcs[k];
+		put(e, kl_mov((uint8_t)t, (uint8_t)old));
+		for (uint32_t j = 0; j < n; j++)
+			if (!done[j] && srcs[j] == old)
+				srcs[j] = (int8_t)t;
+	}
+}
+
+/* Arguments into r1..rn: register moves first, then loads of spilled ones. */
+static void place_args(struct em *e, const kl_vreg *args, uint32_t nargs)
+{
+	int8_t s[5], d[5];
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < nargs; k++)
+		if (reg(e, args[k]) >= 0) {
+			s[n] = (int8_t)reg(e, args[k]);
+			d[n++] = (int8_t)(k + 1);
+		}
+	parallel_move(e, s, d, n);
+	for (uint32_t k = 0; k < nargs; k++)
+		if (reg(e, args[k]) < 0)
+			put(e, kl_ldx(8, (uint8_t)(k + 1), KL_FP, spill_off(e, args[k])));
+}
+
+/* Base register and offset of a memory operand: a stack slot or a pointer register. */
+static uint8_t mem_base(struct em *e, const struct kl_ir_ins *i, int16_t *off, uint8_t scratch)
+{
+	if (!i->a) {
+		*off = (int16_t)(e->f->slots[i->slot].fp_off + i->off);
+		return KL_FP;
+	}
+	*off = (int16_t)i->off;
+	return src(e, i->a, scratch);
+}
+
+static void jump_to(struct em *e, struct bpf_insn j, uint32_t label)
+{
+	kl_vec_push(e->c->a, &e->fix_insn, (uint32_t)e->out.len);
+	kl_vec_push(e->c->a, &e->fix_label, label);
+	put(e, j);
+}
+
+/* Is `label` reached by falling through from instruction i (only labels in between)? */
+static bool falls_to(const struct kl_ir_func *f, uint32_t i, uint32_t label)
+{
+	for (uint32_t j = i + 1; j < f->nins && f->ins[j].op == IR_LABEL; j++)
+		if (f->ins[j].label == label)
+			return true;
+	return false;
+}
+
+static void emit_ins(struct em *e, uint32_t idx)
+{
+	const struct kl_ir_func *f = e->f;
+	const struct kl_ir_ins *i = &f->ins[idx];
+	bool dead = i->d && reg(e, i->d) == -2;
+	uint8_t rd, ra;
+	int16_t off;
+	switch (i->op) {
+	case IR_MOVI:
+		if (dead)
+			break;
+		rd = dst(e, i->d);
+		load_imm(e, rd, i->imm);
+		finish(e, i->d, rd);
+		break;
+	case IR_MOV:
+		if (dead)
+			break;
+		if (reg(e, i->d) == -1 && reg(e, i->a) >= 0) {
+			put(e, kl_stx(8, KL_FP, (uint8_t)reg(e, i->a), spill_off(e, i->d)));
+			break;
+		}
+		rd = dst(e, i->d);
+		fetch_into(e, rd, i->a);
+		finish(e, i->d, rd);
+		break;
+	case IR_ALU:
+		if (dead)
+			break;
+		rd = dst(e, i->d);
+		fetch_into(e, rd, i->a);
+		if (i->has_imm)
+			put(e, kl_alu64_imm(i->alu, rd, (int32_t)i->imm));
+		else
+			put(e, kl_alu64_reg(i->alu, rd, src(e, i->b, S2)));
+		finish(e, i->d, rd);
+		break;
+	case IR_ALU32:
+		if (dead)
+			break;
+		rd = dst(e, i->d);
+		put(e, kl_alu32_reg(BPF_MOV, rd, src(e, i->a, S2)));
+		finish(e, i->d, rd);
+		break;
+	case IR_NEG:
+	case IR_END:
+		if (dead)
+			break;
+		rd = dst(e, i->d);
+		fetch_into(e, rd, i->a);
+		put(e, i->op == IR_NEG ? kl_neg(rd) : kl_to_be(rd, i->size));
+		finish(e, i->d, rd);
+		break;
+	case IR_LOAD:
+		if (dead)
+			break;
+		ra = mem_base(e, i, &off, S2);
+		rd = dst(e, i->d);
+		put(e, kl_ldx(i->size, rd, ra, off));
+		finish(e, i->d, rd);
+		break;
+	case IR_STORE:
+		ra = mem_base(e, i, &off, S2);
+		if (i->has_imm)
+			put(e, kl_st(i->size, ra, off, (int32_t)i->imm));
+		else
+			put(e, kl_stx(i->size, ra, src(e, i->b, S1), off));
+		break;
+	case IR_XADD:
+		ra = mem_base(e, i, &off, S2);
+		put(e, kl_xadd(i->size, ra, src(e, i->b, S1), off));
+		break;
+	case IR_ADDR:
+		if (dead)
+			break;
+		rd = dst(e, i->d);
+		put(e, kl_mov(rd, KL_FP));
+		put(e, kl_alu64_imm(BPF_ADD, rd, f->slots[i->slot].fp_off + i->off));
+		finish(e, i->d, rd);
+		break;
+	case IR_LDMAP: {
+		if (dead)
+			break;
+		rd = dst(e, i->d);
+		struct kl_reloc r = { (uint32_t)e->out.len, KL_RELOC_MAP, (uint32_t)i->imm };
+		kl_vec_push(e->c->a, &e->relocs, r);
+		put(e, kl_ld64_lo(rd, 0));
+		put(e, kl_ld64_hi(0));
+		finish(e, i->d, rd);
+		break;
+	}
+	case IR_CALL:
+	case IR_CALLF:
+		place_args(e, i->args, i->nargs);
+		if (i->op == IR_CALLF) {
+			struct kl_reloc r = { (uint32_t)e->out.len, KL_RELOC_CALL, (uint32_t)i->imm };
+			kl_vec_push(e->c->a, &e->relocs, r);
+			put(e, kl_call_local());
+		} else {
+			put(e, kl_call_helper((int32_t)i->imm));
+		}
+		if (!dead && i->d) {
+			if (reg(e, i->d) == -1)
+				put(e, kl_stx(8, KL_FP, 0, spill_off(e, i->d)));
+			else if (reg(e, i->d) != 0)
+				put(e, kl_mov((uint8_t)reg(e, i->d), 0));
+		}
+		break;
+	case IR_JMP:
+		if (!falls_to(f, idx, i->label))
+			jump_to(e, kl_ja(), i->label);
+		break;
+	case IR_BR:
+		ra = src(e, i->a, S1);
+		if (i->has_imm)
+			jump_to(e, kl_jmp_imm(i->alu, ra, (int32_t)i->imm), i->label);
+		else
+			jump_to(e, kl_jmp_reg(i->alu, ra, src(e, i->b, S2)), i->label);
+		break;
+	case IR_LABEL:
+		e->label_pos[i->label] = (uint32_t)e->out.len;
+		break;
+	case IR_RET:
+		if (i->has_imm || !i->a)
+			load_imm(e, 0, i->has_imm ? i->imm : 0);
+		else
+			fetch_into(e, 0, i->a);
+		put(e, kl_exit());
+		break;
+	case IR_ENTRY: {
+		/* all entries together: incoming r1..r5 to their homes as one parallel move */
+		if (idx && f->ins[idx - 1].op == IR_ENTRY)
+			break;
+		int8_t s[5], d[5];
+		uint32_t n = 0;
+		for (uint32_t j = idx; j < f->nins && f->ins[j].op == IR_ENTRY; j++) {
+			const struct kl_ir_ins *en = &f->ins[j];
+			if (reg(e, en->d) == -1)
+				put(e, kl_stx(8, KL_FP, (uint8_t)(en->imm + 1), spill_off(e, en->d)));
+		}
+		for (uint32_t j = idx; j < f->nins && f->ins[j].op == IR_ENTRY; j++) {
+			const struct kl_ir_ins *en = &f->ins[j];
+			if (reg(e, en->d) >= 0) {
+				s[n] = (int8_t)(en->imm + 1);
+				d[n++] = (int8_t)reg(e, en->d);
+			}
+		}
+		parallel_move(e, s, d, n);
+		break;
+	}
+	}
+}
+
+int kl_emit(struct kl_comp *c, struct kl_ir_func *f, const struct kl_alloc *al, struct kl_func *out)
+{
+	struct em e = { .c = c, .f = f, .al = al };
+	e.label_pos = kl_arena_array(c->a, uint32_t, f->nlabels + 2);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		e.span = f->ins[i].span;
+		e.idx = i;
+		emit_ins(&e, i);
+	}
+	for (size_t k = 0; k < e.fix_insn.len; k++) {
+		int64_t delta = (int64_t)e.label_pos[e.fix_label.items[k]] - (int64_t)e.fix_insn.items[k] - 1;
+		if (delta < INT16_MIN || delta > INT16_MAX)
+			return kl_error(c->d, f->span, "'%s' is too large: a jump spans %lld instructions", f->name,
+					(long long)delta);
+		e.out.items[e.fix_insn.items[k]].off = (int16_t)delta;
+	}
+	if (e.out.len > 1000000)
+		return kl_error(c->d, f->span, "'%s' has %zu instructions; the kernel accepts at most 1000000",
+				f->name, e.out.len);
+	out->insns = e.out.items;
+	out->ninsns = (uint32_t)e.out.len;
+	out->relocs = e.relocs.items;
+	out->nrelocs = (uint32_t)e.relocs.len;
+	out->lines = e.lines.items;
+	out->nlines = (uint32_t)e.lines.len;
+	return 0;
+}

@@ -1,0 +1,503 @@
+/* forms.c — the top-level forms: defconstant, defmap, defstruct, defevent, defun and defprog
+ * are checked and recorded here, and compile-time constant expressions are evaluated. */
+#include "compile.h"
+#include <ctype.h>
+#include <string.h>
+
+const char *kl_mangle(struct kl_arena *a, const char *name)
+{
+	char *s = kl_arena_strdup(a, name);
+	for (char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			*p = '_';
+	return s;
+}
+
+static int form_error(struct kl_comp *c, const struct kl_node *n, const char *what)
+{
+	char buf[160];
+	kl_node_str(n, buf, sizeof(buf));
+	return kl_error(c->d, n->span, "%s: %s", what, buf);
+}
+
+bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out)
+{
+	for (size_t i = c->consts.len; i-- > 0;)
+		if (!strcmp(c->consts.items[i].name, name)) {
+			*out = c->consts.items[i].value;
+			return true;
+		}
+	return kl_constant_find(name, out);
+}
+
+struct kl_mapdef *kl_map_lookup(struct kl_comp *c, const char *name)
+{
+	for (size_t i = 0; i < c->maps.len; i++)
+		if (!strcmp(c->maps.items[i].name, name))
+			return &c->maps.items[i];
+	return NULL;
+}
+
+struct kl_structdef *kl_struct_lookup(struct kl_comp *c, const char *name)
+{
+	for (size_t i = 0; i < c->structs.len; i++)
+		if (!strcmp(c->structs.items[i].name, name))
+			return &c->structs.items[i];
+	return NULL;
+}
+
+const struct kl_accessor *kl_accessor_lookup(struct kl_comp *c, const char *name)
+{
+	for (size_t i = 0; i < c->accessors.len; i++)
+		if (!strcmp(c->accessors.items[i].name, name))
+			return &c->accessors.items[i];
+	return NULL;
+}
+
+struct kl_fundef *kl_fun_lookup(struct kl_comp *c, const char *name)
+{
+	for (size_t i = 0; i < c->funs.len; i++)
+		if (!strcmp(c->funs.items[i].name, name))
+			return &c->funs.items[i];
+	return NULL;
+}
+
+struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n)
+{
+	if (n->kind == KL_N_SYM || n->kind == KL_N_KEY) {
+		struct kl_type *t = kl_type_builtin(n->str);
+		if (t)
+			return t;
+		struct kl_structdef *s = kl_struct_lookup(c, n->str);
+		if (s)
+			return s->type;
+		kl_error(c->d, n->span, "unknown type '%s' (expected u8 u16 u32 u64 i8 i16 i32 i64 char ptr, "
+			 "a defstruct name or (array TYPE N))", n->str);
+		return NULL;
+	}
+	if (kl_head(n) && !strcmp(kl_head(n), "array") && n->nitems == 3) {
+		struct kl_type *elem = kl_type_parse(c, n->items[1]);
+		int64_t count;
+		if (!elem || kl_const_eval(c, n->items[2], &count))
+			return NULL;
+		if (count <= 0 || count > 65536) {
+			kl_error(c->d, n->items[2]->span, "array length %lld is out of range 1..65536", (long long)count);
+			return NULL;
+		}
+		return kl_type_array(c->a, elem, (uint32_t)count);
+	}
+	form_error(c, n, "not a type");
+	return NULL;
+}
+
+/* ---- constant expressions ---- */
+
+struct const_op {
+	const char *name;
+	int64_t (*fn)(int64_t, int64_t);
+	int64_t unit;       /* value for zero operands; fn applied left to right */
+	bool binary_only;
+};
+
+static int64_t c_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t c_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static int64_t c_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static int64_t c_div(int64_t a, int64_t b) { return b ? (int64_t)((uint64_t)a / (uint64_t)b) : 0; }
+static int64_t c_mod(int64_t a, int64_t b) { return b ? (int64_t)((uint64_t)a % (uint64_t)b) : a; }
+static int64_t c_and(int64_t a, int64_t b) { return a & b; }
+static int64_t c_or(int64_t a, int64_t b) { return a | b; }
+static int64_t c_xor(int64_t a, int64_t b) { return a ^ b; }
+static int64_t c_shl(int64_t a, int64_t b) { return (int64_t)((uint64_t)a << (b & 63)); }
+static int64_t c_shr(int64_t a, int64_t b) { return (int64_t)((uint64_t)a >> (b & 63)); }
+static int64_t c_sar(int64_t a, int64_t b) { return a >> (b & 63); }
+
+static const struct const_op const_ops[] = {
+	{ "+", c_add, 0, false }, { "-", c_sub, 0, false }, { "*", c_mul, 1, false },
+	{ "/", c_div, 0, true }, { "mod", c_mod, 0, true }, { "logand", c_and, -1, false },
+	{ "logior", c_or, 0, false }, { "logxor", c_xor, 0, false }, { "<<", c_shl, 0, true },
+	{ ">>", c_shr, 0, true }, { ">>>", c_sar, 0, true },
+};
+
+static const struct kl_field *event_field(struct kl_comp *c, const struct kl_node *ev,
+					  const struct kl_node *fn, struct kl_type **st)
+{
+	struct kl_structdef *s = ev->kind == KL_N_SYM ? kl_struct_lookup(c, ev->str) : NULL;
+	if (!s) {
+		form_error(c, ev, "not a defstruct or defevent name");
+		return NULL;
+	}
+	*st = s->type;
+	const struct kl_field *f = (fn->kind == KL_N_SYM || fn->kind == KL_N_KEY)
+					   ? kl_type_field(s->type, fn->str) : NULL;
+	if (!f)
+		form_error(c, fn, "no such field");
+	return f;
+}
+
+int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out)
+{
+	if (n->kind == KL_N_INT) {
+		*out = n->ival;
+		return 0;
+	}
+	if (n->kind == KL_N_SYM) {
+		if (kl_const_lookup(c, n->str, out))
+			return 0;
+		return kl_error(c->d, n->span, "'%s' is not a constant", n->str);
+	}
+	const char *h = kl_head(n);
+	if (!h)
+		return form_error(c, n, "not a constant expression");
+	for (size_t i = 0; i < sizeof(const_ops) / sizeof(const_ops[0]); i++) {
+		const struct const_op *op = &const_ops[i];
+		if (strcmp(op->name, h))
+			continue;
+		if (op->binary_only && n->nitems != 3)
+			return kl_error(c->d, n->span, "'%s' takes 2 arguments, got %u", h, n->nitems - 1);
+		int64_t acc = op->unit, v;
+		for (uint32_t k = 1; k < n->nitems; k++) {
+			if (kl_const_eval(c, n->items[k], &v))
+				return -1;
+			acc = k == 1 && (n->nitems > 2 || op->fn != c_sub) ? v : op->fn(acc, v);
+		}
+		*out = acc;
+		return 0;
+	}
+	if (!strcmp(h, "lognot") && n->nitems == 2) {
+		if (kl_const_eval(c, n->items[1], out))
+			return -1;
+		*out = ~*out;
+		return 0;
+	}
+	if ((!strcmp(h, "sizeof") || !strcmp(h, "event-size")) && n->nitems == 2) {
+		struct kl_type *t = kl_type_parse(c, n->items[1]);
+		if (!t)
+			return -1;
+		*out = t->size;
+		return 0;
+	}
+	if ((!strcmp(h, "offsetof") || !strcmp(h, "event-field-offset") ||
+	     !strcmp(h, "event-field-size")) && n->nitems == 3) {
+		struct kl_type *st;
+		const struct kl_field *f = event_field(c, n->items[1], n->items[2], &st);
+		if (!f)
+			return -1;
+		*out = !strcmp(h, "event-field-size") ? f->type->size : f->offset;
+		return 0;
+	}
+	return form_error(c, n, "not a constant expression");
+}
+
+/* ---- defmap ---- */
+
+static bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+static const char *const map_options[] = {
+	"type", "key-size", "value-size", "key", "value", "max-entries", "map-flags", "pinning",
+	"inner-map",
+};
+
+static int do_defmap(struct kl_comp *c, struct kl_node *n)
+{
+	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
+		return form_error(c, n, "defmap needs a name: (defmap NAME :type T :max-entries N ...)");
+	const char *name = n->items[1]->str;
+	if (kl_map_lookup(c, name))
+		return kl_error(c->d, n->items[1]->span, "map '%s' is defined twice", name);
+	struct kl_mapdef md = { .name = name, .span = n->span };
+	md.m.name = kl_mangle(c->a, name);
+	md.m.inner = -1;
+	if (strlen(md.m.name) > 15)
+		return kl_error(c->d, n->items[1]->span,
+				"map name '%s' is longer than the kernel's 15 characters", name);
+	const struct kl_node *opt[sizeof(map_options) / sizeof(map_options[0])] = { 0 };
+	if ((n->nitems - 2) % 2)
+		return form_error(c, n, "defmap options come in :keyword value pairs");
+	for (uint32_t i = 2; i + 1 < n->nitems; i += 2) {
+		struct kl_node *k = n->items[i];
+		size_t j;
+		for (j = 0; k->kind == KL_N_KEY && j < sizeof(map_options) / sizeof(map_options[0]); j++)
+			if (!strcmp(map_options[j], k->str))
+				break;
+		if (k->kind != KL_N_KEY || j == sizeof(map_options) / sizeof(map_options[0])) {
+			char buf[64];
+			kl_node_str(k, buf, sizeof(buf));
+			return kl_error(c->d, k->span, "unknown defmap option '%s' (expected :type, :key, :value, "
+					":key-size, :value-size, :max-entries, :map-flags or :pinning)", buf);
+		}
+		if (opt[j])
+			return kl_error(c->d, k->span, "defmap option ':%s' given twice", map_options[j]);
+		opt[j] = n->items[i + 1];
+	}
+	const struct kl_node *tn = opt[0], *ks = opt[1], *vs = opt[2], *kt = opt[3], *vt = opt[4],
+			     *me = opt[5], *fl = opt[6], *pin = opt[7], *inner = opt[8];
+	if (!tn)
+		return kl_error(c->d, n->span, "defmap '%s' needs :type", name);
+	if (tn->kind != KL_N_KEY || !(md.mt = kl_map_type_find(tn->str))) {
+		char buf[64];
+		kl_node_str(tn, buf, sizeof(buf));
+		return kl_error(c->d, tn->span, "unknown map type '%s' (expected :hash, :array, :percpu-hash, "
+				":percpu-array, :ringbuf, :prog-array, :lpm-trie, :lru-hash, ...)", buf);
+	}
+	if (!me)
+		return kl_error(c->d, n->span, "defmap '%s' needs :max-entries", name);
+	int64_t v;
+	if (kl_const_eval(c, me, &v))
+		return -1;
+	if (v <= 0 || v > UINT32_MAX)
+		return kl_error(c->d, me->span, ":max-entries %lld is out of range", (long long)v);
+	md.m.max_entries = (uint32_t)v;
+	if (fl) {
+		if (kl_const_eval(c, fl, &v))
+			return -1;
+		md.m.map_flags = (uint32_t)v;
+	}
+	if (pin) {
+		if (kl_is_key(pin, "by-name"))
+			md.m.pinning = 1;
+		else if (!kl_is_key(pin, "none"))
+			return form_error(c, pin, ":pinning must be :by-name or :none");
+	}
+	md.m.type = md.mt->map_type;
+	md.m.sizes_only = md.mt->sizes_only;
+	if (md.mt->no_key_value) {
+		const struct kl_node *bad = ks ? ks : vs ? vs : kt ? kt : vt;
+		if (bad)
+			return kl_error(c->d, bad->span, "a :%s map has no key or value; remove :key/:value options",
+					md.mt->keyword);
+		if (md.mt->map_type == BPF_MAP_TYPE_RINGBUF &&
+		    (!is_pow2(md.m.max_entries) || md.m.max_entries % 4096))
+			return kl_error(c->d, me->span, "ringbuf :max-entries %u must be a power of two and a "
+					"multiple of the page size (4096)", md.m.max_entries);
+	} else {
+		struct kl_type *t;
+		uint32_t sizes[2] = { 0, 0 };
+		const struct kl_node *sz[2] = { ks, vs }, *ty[2] = { kt, vt };
+		struct kl_type *types[2] = { NULL, NULL };
+		static const char *const what[2] = { "key", "value" };
+		for (int i = 0; i < 2; i++) {
+			if (ty[i]) {
+				if (!(t = kl_type_parse(c, ty[i])))
+					return -1;
+				types[i] = t;
+				sizes[i] = t->size;
+			}
+			if (sz[i]) {
+				if (kl_const_eval(c, sz[i], &v))
+					return -1;
+				if (v <= 0 || v > 65536)
+					return kl_error(c->d, sz[i]->span, ":%s-size %lld is out of range", what[i], (long long)v);
+				if (types[i] && (uint32_t)v != sizes[i])
+					return kl_error(c->d, sz[i]->span, ":%s-size %lld does not match the size %u of :%s",
+							what[i], (long long)v, sizes[i], what[i]);
+				sizes[i] = (uint32_t)v;
+			}
+			uint32_t need = i ? md.mt->value_size : md.mt->key_size;
+			if (!sizes[i] && need)
+				sizes[i] = need;
+			if (!sizes[i])
+				return kl_error(c->d, n->span, "defmap '%s' needs :%s or :%s-size", name, what[i], what[i]);
+			if (need && sizes[i] != need)
+				return kl_error(c->d, (sz[i] ? sz[i] : ty[i])->span,
+						"a :%s map's %s is %u bytes, not %u", md.mt->keyword, what[i], need, sizes[i]);
+			if (!types[i])
+				types[i] = kl_type_sized(c->a, sizes[i]);
+		}
+		md.key_size = sizes[0];
+		md.value_size = sizes[1];
+		md.m.key = types[0];
+		md.m.value = types[1];
+	}
+	if (md.mt->required_flags && (md.m.map_flags & md.mt->required_flags) != md.mt->required_flags)
+		return kl_error(c->d, fl ? fl->span : n->span, "a :%s map needs :map-flags %u (BPF_F_NO_PREALLOC)",
+				md.mt->keyword, md.mt->required_flags);
+	if (inner) {
+		struct kl_mapdef *im = inner->kind == KL_N_SYM ? kl_map_lookup(c, inner->str) : NULL;
+		if (!im)
+			return form_error(c, inner, ":inner-map must name a map defined before");
+		md.m.inner = (int)(im - c->maps.items);
+	} else if (md.m.type == BPF_MAP_TYPE_ARRAY_OF_MAPS || md.m.type == BPF_MAP_TYPE_HASH_OF_MAPS) {
+		return kl_error(c->d, n->span, "a :%s map needs :inner-map NAME (a map to use as the template)",
+				md.mt->keyword);
+	}
+	kl_vec_push(c->a, &c->maps, md);
+	return 0;
+}
+
+/* ---- defstruct / defevent ---- */
+
+static int add_struct(struct kl_comp *c, struct kl_node *n, struct kl_type *st, bool event)
+{
+	kl_type_layout(st);
+	struct kl_structdef sd = { st->name, st, event };
+	kl_vec_push(c->a, &c->structs, sd);
+	for (uint32_t i = 0; i < st->nfields; i++) {
+		struct kl_accessor acc = { kl_arena_printf(c->a, "%s-%s", st->name, st->fields[i].name), st,
+					   &st->fields[i] };
+		kl_vec_push(c->a, &c->accessors, acc);
+	}
+	return 0;
+}
+
+static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
+{
+	const char *form = event ? "defevent" : "defstruct";
+	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM)
+		return kl_error(c->d, n->span, "%s needs a name and at least one field", form);
+	const char *name = n->items[1]->str;
+	if (kl_struct_lookup(c, name) || kl_type_builtin(name))
+		return kl_error(c->d, n->items[1]->span, "type '%s' is defined twice", name);
+	struct kl_type *st = kl_arena_new(c->a, struct kl_type);
+	st->kind = KL_T_STRUCT;
+	st->name = name;
+	st->packed = event;
+	st->nfields = n->nitems - 2;
+	st->fields = kl_arena_array(c->a, struct kl_field, st->nfields);
+	for (uint32_t i = 0; i < st->nfields; i++) {
+		struct kl_node *f = n->items[i + 2];
+		/* defstruct: (FIELD TYPE); defevent: [:field :type] or [:field :type count] */
+		bool ok = f->kind == KL_N_LIST && (f->nitems == 2 || (event && f->nitems == 3)) &&
+			  (f->items[0]->kind == KL_N_SYM || f->items[0]->kind == KL_N_KEY);
+		if (!ok)
+			return kl_error(c->d, f->span, event ? "defevent field must be [:name :type] or [:name :type count]"
+							     : "defstruct field must be (NAME TYPE)");
+		const char *fname = f->items[0]->str;
+		for (uint32_t k = 0; k < i; k++)
+			if (!strcmp(st->fields[k].name, fname))
+				return kl_error(c->d, f->span, "field '%s' appears twice in %s", fname, name);
+		struct kl_type *t = kl_type_parse(c, f->items[1]);
+		if (!t)
+			return -1;
+		if (f->nitems == 3) {
+			int64_t cnt;
+			if (kl_const_eval(c, f->items[2], &cnt))
+				return -1;
+			if (cnt <= 0 || cnt > 65536)
+				return kl_error(c->d, f->items[2]->span, "field count %lld is out of range", (long long)cnt);
+			t = kl_type_array(c->a, t, (uint32_t)cnt);
+		}
+		st->fields[i].name = fname;
+		st->fields[i].type = t;
+	}
+	return add_struct(c, n, st, event);
+}
+
+/* ---- defun / defprog ---- */
+
+static int do_defun(struct kl_comp *c, struct kl_node *n)
+{
+	if (n->nitems < 4 || n->items[1]->kind != KL_N_SYM || n->items[2]->kind != KL_N_LIST)
+		return form_error(c, n, "defun needs a name, an argument list and a body: (defun NAME (ARGS...) BODY...)");
+	struct kl_node *params = n->items[2];
+	if (params->nitems > 5)
+		return kl_error(c->d, params->span, "defun '%s' has %u arguments; BPF functions take at most 5",
+				n->items[1]->str, params->nitems);
+	for (uint32_t i = 0; i < params->nitems; i++)
+		if (params->items[i]->kind != KL_N_SYM)
+			return form_error(c, params->items[i], "defun argument must be a symbol");
+	if (kl_fun_lookup(c, n->items[1]->str))
+		return kl_error(c->d, n->items[1]->span, "function '%s' is defined twice", n->items[1]->str);
+	struct kl_fundef f = { n->items[1]->str, n, params, params->nitems, 0, 0 };
+	kl_vec_push(c->a, &c->funs, f);
+	return 0;
+}
+
+static int do_defprog(struct kl_comp *c, struct kl_node *n)
+{
+	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM || n->items[2]->kind != KL_N_LIST)
+		return form_error(c, n, "defprog needs a name, options and a body: (defprog NAME (:type :xdp) BODY...)");
+	struct kl_progdef p = { .name = n->items[1]->str, .form = n, .body_start = 3 };
+	for (size_t i = 0; i < c->progs.len; i++)
+		if (!strcmp(c->progs.items[i].name, p.name))
+			return kl_error(c->d, n->items[1]->span, "program '%s' is defined twice", p.name);
+	struct kl_node *o = n->items[2];
+	const struct kl_node *type = NULL, *sec = NULL, *lic = NULL;
+	if (o->nitems % 2)
+		return form_error(c, o, "defprog options come in :keyword value pairs");
+	for (uint32_t i = 0; i + 1 < o->nitems; i += 2) {
+		if (kl_is_key(o->items[i], "type"))
+			type = o->items[i + 1];
+		else if (kl_is_key(o->items[i], "section"))
+			sec = o->items[i + 1];
+		else if (kl_is_key(o->items[i], "license"))
+			lic = o->items[i + 1];
+		else
+			return form_error(c, o->items[i], "unknown defprog option (expected :type, :section or :license)");
+	}
+	if (!type)
+		return kl_error(c->d, o->span, "defprog '%s' needs :type (:xdp, :tc, :tracepoint, ...)", p.name);
+	if (type->kind != KL_N_KEY || !(p.pt = kl_prog_type_find(type->str)))
+		return form_error(c, type, "unknown program type (expected :xdp :tc :socket-filter :tracepoint "
+				  ":raw-tracepoint :fentry :fexit :uprobe :uretprobe :cgroup-skb :perf-event :kprobe)");
+	if (sec) {
+		if (sec->kind != KL_N_STR || !sec->str[0])
+			return form_error(c, sec, ":section must be a non-empty string");
+		if (p.pt->section_prefix && strncmp(sec->str, p.pt->section_prefix, strlen(p.pt->section_prefix)) &&
+		    !(p.pt->section && !strcmp(sec->str, p.pt->section)))
+			return kl_error(c->d, sec->span, "section \"%s\" does not suit a :%s program (expected \"%s...\")",
+					sec->str, p.pt->keyword, p.pt->section_prefix);
+		p.section = sec->str;
+	} else if (!p.pt->section) {
+		return kl_error(c->d, o->span, "a :%s program needs :section \"%sTARGET\"", p.pt->keyword,
+				p.pt->section_prefix ? p.pt->section_prefix : "");
+	} else {
+		p.section = p.pt->section;
+	}
+	if (lic) {
+		if (lic->kind != KL_N_STR)
+			return form_error(c, lic, ":license must be a string");
+		if (c->license && strcmp(c->license, lic->str))
+			return kl_error(c->d, lic->span, "license \"%s\" differs from \"%s\" given at line %u",
+					lic->str, c->license, c->license_span.line);
+		c->license = lic->str;
+		c->license_span = lic->span;
+	}
+	kl_vec_push(c->a, &c->progs, p);
+	return 0;
+}
+
+static int do_defconstant(struct kl_comp *c, struct kl_node *n)
+{
+	if (n->nitems != 3 || n->items[1]->kind != KL_N_SYM)
+		return form_error(c, n, "defconstant needs a name and a value: (defconstant NAME EXPR)");
+	struct kl_constdef d = { n->items[1]->str, 0 };
+	if (kl_const_eval(c, n->items[2], &d.value))
+		return -1;
+	kl_vec_push(c->a, &c->consts, d);
+	return 0;
+}
+
+static int do_ignore(struct kl_comp *c, struct kl_node *n) { return 0; }
+
+static const struct {
+	const char *name;
+	int (*fn)(struct kl_comp *, struct kl_node *);
+} toplevel[] = {
+	{ "defconstant", do_defconstant }, { "defmap", do_defmap }, { "defun", do_defun },
+	{ "defprog", do_defprog }, { "in-package", do_ignore }, { "declaim", do_ignore },
+};
+
+int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)
+{
+	for (uint32_t i = 0; i < nforms; i++) {
+		struct kl_node *n = forms[i];
+		const char *h = kl_head(n);
+		if (!h)
+			return form_error(c, n, "expected a top-level form such as (defprog ...) or (defmap ...)");
+		int r = -2;
+		if (!strcmp(h, "defstruct"))
+			r = do_defstruct(c, n, false);
+		else if (!strcmp(h, "defevent"))
+			r = do_defstruct(c, n, true);
+		for (size_t k = 0; r == -2 && k < sizeof(toplevel) / sizeof(toplevel[0]); k++)
+			if (!strcmp(toplevel[k].name, h))
+				r = toplevel[k].fn(c, n);
+		if (r == -2)
+			return kl_error(c->d, n->span, "unknown top-level form '%s'", h);
+		if (r)
+			return -1;
+	}
+	if (!c->license)
+		c->license = "GPL";
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* ir.h — kiln's intermediate representation: a linear list of instructions over unlimited
+ * virtual registers per function, close to BPF (two operands or an immediate, explicit
+ * stack slots, helper calls), so register allocation and emission stay simple. */
+#ifndef KL_IR_H
+#define KL_IR_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arena.h"
+#include "diag.h"
+
+typedef uint32_t kl_vreg;        /* 0 means "none" */
+
+enum kl_ir_op {
+	IR_MOVI,    /* d = imm (any 64-bit value) */
+	IR_MOV,     /* d = a */
+	IR_ALU,     /* d = a <alu> (b or imm);  alu is BPF_ADD, BPF_SUB, ... BPF_ARSH */
+	IR_ALU32,   /* d = (u32)(a <alu> (b or imm)), zero-extended: only BPF_MOV (truncate) */
+	IR_NEG,     /* d = -a */
+	IR_END,     /* d = byte swap of a: size 16/32/64 (to big endian from the LE host) */
+	IR_LOAD,    /* d = *(size *)(base + off), zero-extended */
+	IR_STORE,   /* *(size *)(base + off) = b or imm */
+	IR_XADD,    /* lock *(size *)(base + off) += b */
+	IR_ADDR,    /* d = address of stack slot `slot` + off */
+	IR_LDMAP,   /* d = the map `imm` (ld_imm64 with a map relocation) */
+	IR_CALL,    /* d = helper imm(args...) */
+	IR_CALLF,   /* d = subprogram imm(args...) */
+	IR_JMP,     /* goto label */
+	IR_BR,      /* if (a <cond> b or imm) goto label; cond is BPF_JEQ, BPF_JGT, ... */
+	IR_LABEL,   /* label: */
+	IR_RET,     /* return a (or imm) */
+	IR_ENTRY,   /* d = incoming argument `imm` (0..4: r1..r5) at function entry */
+};
+
+struct kl_ir_ins {
+	uint8_t op;
+	uint8_t alu;          /* ALU: BPF_ADD...; BR: BPF_JEQ... */
+	uint8_t size;         /* LOAD/STORE/XADD: 1, 2, 4, 8; END: 16, 32, 64 */
+	bool has_imm;         /* second operand is imm instead of b */
+	kl_vreg d, a, b;
+	int64_t imm;
+	int32_t off;
+	uint32_t slot;        /* stack slot (1-based) for ADDR, or as base of LOAD/STORE when a==0 */
+	uint32_t label;
+	uint8_t nargs;
+	kl_vreg args[5];
+	struct kl_span span;
+};
+
+struct kl_slot {
+	uint32_t size, align;
+	int32_t fp_off;       /* negative offset from r10, assigned by the frame layout */
+};
+
+struct kl_ir_func {
+	const char *name;
+	struct kl_ir_ins *ins;
+	uint32_t nins, cap;
+	uint32_t nvregs;      /* vregs are 1..nvregs-1 */
+	uint32_t nlabels;
+	struct kl_slot *slots; /* index 0 unused */
+	uint32_t nslots, slotcap;
+	struct kl_span span;
+};
+
+/* After allocation: where each vreg lives. */
+struct kl_alloc {
+	int8_t *reg;          /* per vreg: 0..9, or -1 spilled */
+	uint32_t *spill;      /* per vreg: slot when spilled */
+	bool spill_mode;      /* r0 and r5 are reserved as scratch registers everywhere */
+	uint8_t (*scratch)[2]; /* per instruction: two registers free there, for spilled operands */
+	uint32_t frame;       /* bytes of stack used */
+};
+
+/* Register allocation onto r0-r9 with spills; lays out the stack frame. -1 with an error
+ * (512-byte stack limit) in d. */
+int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, struct kl_alloc *out);
+void kl_ir_dump(const struct kl_ir_func *f, FILE *out);
+
+#endif

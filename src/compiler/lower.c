@@ -1,0 +1,1601 @@
+/* lower.c — expressions to IR. Each special form is a row in a table; values are constants
+ * (folded on the way) or virtual registers; conditions lower straight to branches so the
+ * verifier sees the packet and null checks the program wrote. */
+#include "compile.h"
+#include <string.h>
+
+enum { V_CONST, V_REG };
+struct val {
+	int kind;
+	int64_t c;
+	kl_vreg r;
+	bool is_var;          /* the register of a mutable variable: copy before aliasing it */
+};
+
+struct binding {
+	const char *name;
+	struct val v;
+	bool mutable;
+};
+
+struct lw {
+	struct kl_comp *c;
+	struct kl_ir_func *f;
+	KL_VEC(struct binding) scope;
+	const struct kl_prog_type *pt;   /* NULL in a defun */
+	kl_vreg ctx;
+	struct kl_span span;             /* of the form being lowered, for line info */
+	uint32_t loop_depth;
+};
+
+typedef int (*form_fn)(struct lw *, struct kl_node *, struct val *);
+
+static int lower(struct lw *l, struct kl_node *n, struct val *out);
+
+/* ---- IR building ---- */
+
+static struct kl_ir_ins *emit(struct lw *l, uint8_t op)
+{
+	struct kl_ir_func *f = l->f;
+	if (f->nins == f->cap) {
+		uint32_t nc = f->cap ? f->cap * 2 : 64;
+		f->ins = kl_arena_grow(l->c->a, f->ins, f->cap * sizeof(*f->ins), nc * sizeof(*f->ins));
+		f->cap = nc;
+	}
+	struct kl_ir_ins *i = &f->ins[f->nins++];
+	memset(i, 0, sizeof(*i));
+	i->op = op;
+	i->span = l->span;
+	return i;
+}
+
+static kl_vreg vreg(struct lw *l) { return l->f->nvregs++; }
+static uint32_t label(struct lw *l) { return ++l->f->nlabels; }
+
+static void place(struct lw *l, uint32_t lab) { emit(l, IR_LABEL)->label = lab; }
+static void jump(struct lw *l, uint32_t lab) { emit(l, IR_JMP)->label = lab; }
+
+static uint32_t slot(struct lw *l, uint32_t size, uint32_t align)
+{
+	struct kl_ir_func *f = l->f;
+	if (f->nslots + 1 >= f->slotcap) {
+		uint32_t nc = f->slotcap ? f->slotcap * 2 : 16;
+		f->slots = kl_arena_grow(l->c->a, f->slots, f->slotcap * sizeof(*f->slots), nc * sizeof(*f->slots));
+		f->slotcap = nc;
+	}
+	uint32_t s = ++f->nslots;
+	f->slots[s] = (struct kl_slot){ size, align < 1 ? 1 : align, 0 };
+	return s;
+}
+
+static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+static struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false }; }
+static struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false }; }
+
+/* The value in a register (materialising a constant). */
+static kl_vreg reg_of(struct lw *l, struct val v)
+{
+	if (v.kind == V_REG)
+		return v.r;
+	struct kl_ir_ins *i = emit(l, IR_MOVI);
+	i->d = vreg(l);
+	i->imm = v.c;
+	return i->d;
+}
+
+/* A register the caller may overwrite. */
+static kl_vreg fresh_copy(struct lw *l, struct val v)
+{
+	if (v.kind == V_CONST)
+		return reg_of(l, v);
+	struct kl_ir_ins *i = emit(l, IR_MOV);
+	i->d = vreg(l);
+	i->a = v.r;
+	return i->d;
+}
+
+static void move_to(struct lw *l, kl_vreg d, struct val v)
+{
+	struct kl_ir_ins *i;
+	if (v.kind == V_CONST) {
+		i = emit(l, IR_MOVI);
+		i->imm = v.c;
+	} else {
+		if (v.r == d)
+			return;
+		i = emit(l, IR_MOV);
+		i->a = v.r;
+	}
+	i->d = d;
+}
+
+static kl_vreg alu(struct lw *l, uint8_t op, struct val a, struct val b)
+{
+	struct kl_ir_ins *i;
+	kl_vreg ra = reg_of(l, a);
+	i = emit(l, IR_ALU);
+	i->alu = op;
+	i->a = ra;
+	if (b.kind == V_CONST && fits32(b.c)) {
+		i->has_imm = true;
+		i->imm = b.c;
+	} else {
+		kl_vreg rb = reg_of(l, b);
+		i = &l->f->ins[l->f->nins - 1];   /* reg_of may have grown the array */
+		i->b = rb;
+	}
+	i->d = vreg(l);
+	return i->d;
+}
+
+static void branch(struct lw *l, uint8_t cond, struct val a, struct val b, uint32_t lab)
+{
+	kl_vreg ra = reg_of(l, a);
+	kl_vreg rb = 0;
+	if (!(b.kind == V_CONST && fits32(b.c)))
+		rb = reg_of(l, b);
+	struct kl_ir_ins *i = emit(l, IR_BR);
+	i->alu = cond;
+	i->a = ra;
+	i->label = lab;
+	if (rb)
+		i->b = rb;
+	else {
+		i->has_imm = true;
+		i->imm = b.c;
+	}
+}
+
+/* ---- errors ---- */
+
+static int err_form(struct lw *l, const struct kl_node *n, const char *fmt, const char *what)
+{
+	char buf[160];
+	kl_node_str(n, buf, sizeof(buf));
+	return kl_error(l->c->d, n->span, fmt, what, buf);
+}
+
+static int arity(struct lw *l, struct kl_node *n, uint32_t min, uint32_t max)
+{
+	uint32_t got = n->nitems - 1;
+	if (got >= min && got <= max)
+		return 0;
+	char buf[160];
+	kl_node_str(n, buf, sizeof(buf));
+	if (min == max)
+		return kl_error(l->c->d, n->span, "'%s' takes %u argument%s, got %u: %s", n->items[0]->str, min,
+				min == 1 ? "" : "s", got, buf);
+	if (max == UINT32_MAX)
+		return kl_error(l->c->d, n->span, "'%s' takes at least %u argument%s, got %u: %s", n->items[0]->str,
+				min, min == 1 ? "" : "s", got, buf);
+	return kl_error(l->c->d, n->span, "'%s' takes %u to %u arguments, got %u: %s", n->items[0]->str, min,
+			max, got, buf);
+}
+
+/* ---- scopes ---- */
+
+static struct binding *find_var(struct lw *l, const char *name)
+{
+	for (size_t i = l->scope.len; i-- > 0;)
+		if (!strcmp(l->scope.items[i].name, name))
+			return &l->scope.items[i];
+	return NULL;
+}
+
+/* Does body assign the variable `name` (setf/incf/decf of the bare symbol)? */
+static bool assigns(const struct kl_node *n, const char *name)
+{
+	if (n->kind != KL_N_LIST)
+		return false;
+	const char *h = kl_head(n);
+	if (h && (!strcmp(h, "setf") || !strcmp(h, "setq"))) {
+		for (uint32_t i = 1; i < n->nitems; i += 2)
+			if (kl_is_sym(n->items[i], name))
+				return true;
+	} else if (h && (!strcmp(h, "incf") || !strcmp(h, "decf")) && n->nitems > 1 &&
+		   kl_is_sym(n->items[1], name)) {
+		return true;
+	}
+	for (uint32_t i = 0; i < n->nitems; i++)
+		if (assigns(n->items[i], name))
+			return true;
+	return false;
+}
+
+static bool body_assigns(struct kl_node **body, uint32_t n, const char *name)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (assigns(body[i], name))
+			return true;
+	return false;
+}
+
+static void bind(struct lw *l, const char *name, struct val v, bool mutable)
+{
+	if (mutable) {
+		kl_vreg r = vreg(l);
+		move_to(l, r, v);
+		v = rval(r);
+		v.is_var = true;
+	} else if (v.is_var) {
+		v = rval(fresh_copy(l, v));
+	}
+	struct binding b = { name, v, mutable };
+	kl_vec_push(l->c->a, &l->scope, b);
+}
+
+static int lower_body(struct lw *l, struct kl_node **body, uint32_t n, struct val *out)
+{
+	*out = cval(0);
+	for (uint32_t i = 0; i < n; i++)
+		if (lower(l, body[i], out))
+			return -1;
+	return 0;
+}
+
+/* ---- conditions ---- */
+
+struct cmp_op { const char *name; uint8_t cond; };
+static const struct cmp_op cmp_ops[] = {
+	{ "=", BPF_JEQ }, { "/=", BPF_JNE }, { "<", BPF_JLT }, { "<=", BPF_JLE }, { ">", BPF_JGT },
+	{ ">=", BPF_JGE }, { "s<", BPF_JSLT }, { "s<=", BPF_JSLE }, { "s>", BPF_JSGT }, { "s>=", BPF_JSGE },
+	{ "==", BPF_JEQ }, { "!=", BPF_JNE },
+};
+
+static uint8_t invert(uint8_t c)
+{
+	static const uint8_t inv[][2] = {
+		{ BPF_JEQ, BPF_JNE }, { BPF_JGT, BPF_JLE }, { BPF_JGE, BPF_JLT },
+		{ BPF_JSGT, BPF_JSLE }, { BPF_JSGE, BPF_JSLT },
+	};
+	for (size_t i = 0; i < sizeof(inv) / sizeof(inv[0]); i++) {
+		if (inv[i][0] == c) return inv[i][1];
+		if (inv[i][1] == c) return inv[i][0];
+	}
+	return c;
+}
+
+/* The condition with its operands swapped: a < b is b > a. */
+static uint8_t swap_cond(uint8_t c)
+{
+	static const uint8_t sw[][2] = {
+		{ BPF_JGT, BPF_JLT }, { BPF_JGE, BPF_JLE }, { BPF_JSGT, BPF_JSLT }, { BPF_JSGE, BPF_JSLE },
+	};
+	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++) {
+		if (sw[i][0] == c) return sw[i][1];
+		if (sw[i][1] == c) return sw[i][0];
+	}
+	return c;
+}
+
+static bool cond_holds(uint8_t cond, int64_t a, int64_t b)
+{
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+	switch (cond) {
+	case BPF_JEQ: return a == b;
+	case BPF_JNE: return a != b;
+	case BPF_JLT: return ua < ub;
+	case BPF_JLE: return ua <= ub;
+	case BPF_JGT: return ua > ub;
+	case BPF_JGE: return ua >= ub;
+	case BPF_JSLT: return a < b;
+	case BPF_JSLE: return a <= b;
+	case BPF_JSGT: return a > b;
+	default: return a >= b;  /* BPF_JSGE */
+	}
+}
+
+static const struct cmp_op *find_cmp(const char *h)
+{
+	for (size_t i = 0; h && i < sizeof(cmp_ops) / sizeof(cmp_ops[0]); i++)
+		if (!strcmp(cmp_ops[i].name, h))
+			return &cmp_ops[i];
+	return NULL;
+}
+
+/* Jump to lab when the truth of n equals `when`; otherwise fall through. */
+static int lower_branch(struct lw *l, struct kl_node *n, uint32_t lab, bool when)
+{
+	const char *h = kl_head(n);
+	struct kl_span saved = l->span;
+	if (n->kind == KL_N_LIST)
+		l->span = n->span;
+	int r = 0;
+	const struct cmp_op *cmp = find_cmp(h);
+	if (h && !strcmp(h, "not") && n->nitems == 2) {
+		r = lower_branch(l, n->items[1], lab, !when);
+	} else if (h && (!strcmp(h, "and") || !strcmp(h, "or"))) {
+		bool is_and = h[0] == 'a';
+		if (n->nitems == 1) {
+			if (when == is_and)
+				jump(l, lab);
+		} else if (when != is_and) {
+			/* and/false, or/true: any operand decides */
+			for (uint32_t i = 1; i < n->nitems && !r; i++)
+				r = lower_branch(l, n->items[i], lab, when);
+		} else {
+			uint32_t skip = label(l);
+			for (uint32_t i = 1; i + 1 < n->nitems && !r; i++)
+				r = lower_branch(l, n->items[i], skip, !when);
+			if (!r)
+				r = lower_branch(l, n->items[n->nitems - 1], lab, when);
+			place(l, skip);
+		}
+	} else if (cmp && n->nitems == 3) {
+		struct val a, b;
+		if (lower(l, n->items[1], &a) || lower(l, n->items[2], &b)) {
+			r = -1;
+		} else {
+			uint8_t cond = when ? cmp->cond : invert(cmp->cond);
+			if (a.kind == V_CONST && b.kind == V_CONST) {
+				if (cond_holds(cond, a.c, b.c))
+					jump(l, lab);
+			} else if (a.kind == V_CONST) {
+				branch(l, swap_cond(cond), b, a, lab);
+			} else {
+				branch(l, cond, a, b, lab);
+			}
+		}
+	} else {
+		struct val v;
+		if (lower(l, n, &v))
+			r = -1;
+		else if (v.kind == V_CONST) {
+			if ((v.c != 0) == when)
+				jump(l, lab);
+		} else {
+			branch(l, when ? BPF_JNE : BPF_JEQ, v, cval(0), lab);
+		}
+	}
+	l->span = saved;
+	return r;
+}
+
+/* A condition as a 0/1 value. */
+static int bool_value(struct lw *l, struct kl_node *n, struct val *out)
+{
+	kl_vreg r = vreg(l);
+	uint32_t done = label(l);
+	move_to(l, r, cval(1));
+	if (lower_branch(l, n, done, true))
+		return -1;
+	move_to(l, r, cval(0));
+	place(l, done);
+	*out = rval(r);
+	return 0;
+}
+
+/* ---- control forms ---- */
+
+static int f_progn(struct lw *l, struct kl_node *n, struct val *out)
+{
+	return lower_body(l, n->items + 1, n->nitems - 1, out);
+}
+
+static int f_if(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 2, 3))
+		return -1;
+	uint32_t lelse = label(l), lend = label(l);
+	kl_vreg r = vreg(l);
+	struct val v;
+	if (lower_branch(l, n->items[1], lelse, false) || lower(l, n->items[2], &v))
+		return -1;
+	move_to(l, r, v);
+	jump(l, lend);
+	place(l, lelse);
+	if (n->nitems == 4) {
+		if (lower(l, n->items[3], &v))
+			return -1;
+	} else {
+		v = cval(0);
+	}
+	move_to(l, r, v);
+	place(l, lend);
+	*out = rval(r);
+	return 0;
+}
+
+static int when_unless(struct lw *l, struct kl_node *n, struct val *out, bool when)
+{
+	if (arity(l, n, 1, UINT32_MAX))
+		return -1;
+	uint32_t lskip = label(l);
+	kl_vreg r = vreg(l);
+	struct val v;
+	move_to(l, r, cval(0));
+	if (lower_branch(l, n->items[1], lskip, !when) || lower_body(l, n->items + 2, n->nitems - 2, &v))
+		return -1;
+	move_to(l, r, v);
+	place(l, lskip);
+	*out = rval(r);
+	return 0;
+}
+
+static int f_when(struct lw *l, struct kl_node *n, struct val *out) { return when_unless(l, n, out, true); }
+static int f_unless(struct lw *l, struct kl_node *n, struct val *out) { return when_unless(l, n, out, false); }
+
+static int f_cond(struct lw *l, struct kl_node *n, struct val *out)
+{
+	uint32_t lend = label(l);
+	kl_vreg r = vreg(l);
+	bool closed = false;
+	for (uint32_t i = 1; i < n->nitems; i++) {
+		struct kl_node *cl = n->items[i];
+		if (cl->kind != KL_N_LIST || cl->nitems < 1)
+			return err_form(l, cl, "%s clause must be (TEST BODY...): %s", "cond");
+		struct val v;
+		uint32_t lnext = label(l);
+		bool always = kl_is_sym(cl->items[0], "t") || kl_is_sym(cl->items[0], "else") ||
+			      kl_is_key(cl->items[0], "else");
+		if (!always && lower_branch(l, cl->items[0], lnext, false))
+			return -1;
+		if (cl->nitems == 1) {
+			if (lower(l, cl->items[0], &v))  /* (cond (x)) yields x */
+				return -1;
+		} else if (lower_body(l, cl->items + 1, cl->nitems - 1, &v)) {
+			return -1;
+		}
+		move_to(l, r, v);
+		jump(l, lend);
+		place(l, lnext);
+		if (always) {
+			closed = true;
+			break;
+		}
+	}
+	if (!closed)
+		move_to(l, r, cval(0));
+	place(l, lend);
+	*out = rval(r);
+	return 0;
+}
+
+static int f_andor(struct lw *l, struct kl_node *n, struct val *out)
+{
+	return bool_value(l, n, out);
+}
+
+static int f_not(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 1, 1))
+		return -1;
+	return bool_value(l, n, out);
+}
+
+static int f_return(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 0, 1))
+		return -1;
+	struct val v = cval(0);
+	if (n->nitems == 2 && lower(l, n->items[1], &v))
+		return -1;
+	struct kl_ir_ins *i = emit(l, IR_RET);
+	if (v.kind == V_CONST) {
+		i->has_imm = true;
+		i->imm = v.c;
+	} else {
+		i->a = v.r;
+	}
+	*out = cval(0);
+	return 0;
+}
+
+/* (let ((x e) ...) body) and let*: let evaluates every init before binding any. */
+static int let_common(struct lw *l, struct kl_node *n, struct val *out, bool sequential)
+{
+	if (arity(l, n, 1, UINT32_MAX))
+		return -1;
+	struct kl_node *bs = n->items[1];
+	if (bs->kind != KL_N_LIST)
+		return err_form(l, bs, "%s bindings must be a list ((NAME VALUE) ...): %s", n->items[0]->str);
+	size_t mark = l->scope.len;
+	struct val vals[64];
+	if (bs->nitems > 64)
+		return err_form(l, bs, "%s has too many bindings: %s", n->items[0]->str);
+	struct kl_node **body = n->items + 2;
+	uint32_t nbody = n->nitems - 2;
+	for (uint32_t i = 0; i < bs->nitems; i++) {
+		struct kl_node *b = bs->items[i];
+		struct kl_node *name = b->kind == KL_N_LIST ? (b->nitems ? b->items[0] : NULL) : b;
+		if (!name || name->kind != KL_N_SYM || (b->kind == KL_N_LIST && b->nitems > 2))
+			return err_form(l, b, "%s binding must be (NAME VALUE): %s", n->items[0]->str);
+		vals[i] = cval(0);
+		if (b->kind == KL_N_LIST && b->nitems == 2 && lower(l, b->items[1], &vals[i]))
+			return -1;
+		if (sequential)
+			bind(l, name->str, vals[i], body_assigns(body, nbody, name->str) ||
+				 body_assigns(bs->items + i + 1, bs->nitems - i - 1, name->str));
+	}
+	if (!sequential)
+		for (uint32_t i = 0; i < bs->nitems; i++) {
+			struct kl_node *b = bs->items[i];
+			const char *name = (b->kind == KL_N_LIST ? b->items[0] : b)->str;
+			bind(l, name, vals[i], body_assigns(body, nbody, name));
+		}
+	int r = lower_body(l, body, nbody, out);
+	if (!r && out->is_var)
+		*out = rval(fresh_copy(l, *out));
+	l->scope.len = mark;
+	return r;
+}
+
+static int f_let(struct lw *l, struct kl_node *n, struct val *out) { return let_common(l, n, out, false); }
+static int f_letstar(struct lw *l, struct kl_node *n, struct val *out) { return let_common(l, n, out, true); }
+
+/* (when-let ((x e)) body), (when-let (x e) body), if-let with an else form. */
+static int bind_test(struct lw *l, struct kl_node *n, struct val *out, bool has_else)
+{
+	if (arity(l, n, 1, has_else ? 3 : UINT32_MAX))
+		return -1;
+	struct kl_node *bs = n->items[1];
+	if (bs->kind == KL_N_LIST && bs->nitems == 1 && bs->items[0]->kind == KL_N_LIST)
+		bs = bs->items[0];
+	if (bs->kind != KL_N_LIST || bs->nitems != 2 || bs->items[0]->kind != KL_N_SYM)
+		return err_form(l, bs, "%s needs a binding (NAME VALUE): %s", n->items[0]->str);
+	struct val v;
+	if (lower(l, bs->items[1], &v))
+		return -1;
+	uint32_t lelse = label(l), lend = label(l);
+	kl_vreg r = vreg(l);
+	size_t mark = l->scope.len;
+	struct kl_node **body = n->items + 2;
+	uint32_t nbody = has_else ? 1 : n->nitems - 2;
+	if (has_else && n->nitems < 3)
+		nbody = 0;
+	bool mut = body_assigns(body, nbody, bs->items[0]->str);
+	bind(l, bs->items[0]->str, v, mut);
+	struct val bv = l->scope.items[l->scope.len - 1].v;
+	branch(l, BPF_JEQ, bv, cval(0), lelse);
+	if (lower_body(l, body, nbody, &v))
+		return -1;
+	l->scope.len = mark;
+	move_to(l, r, v);
+	jump(l, lend);
+	place(l, lelse);
+	v = cval(0);
+	if (has_else && n->nitems == 4 && lower(l, n->items[3], &v))
+		return -1;
+	move_to(l, r, v);
+	place(l, lend);
+	*out = rval(r);
+	return 0;
+}
+
+static int f_when_let(struct lw *l, struct kl_node *n, struct val *out) { return bind_test(l, n, out, false); }
+static int f_if_let(struct lw *l, struct kl_node *n, struct val *out) { return bind_test(l, n, out, true); }
+
+static int f_dotimes(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 1, UINT32_MAX))
+		return -1;
+	struct kl_node *spec = n->items[1];
+	if (spec->kind != KL_N_LIST || spec->nitems != 2 || spec->items[0]->kind != KL_N_SYM)
+		return err_form(l, spec, "%s needs (VAR COUNT): %s", "dotimes");
+	int64_t count;
+	if (kl_const_eval(l->c, spec->items[1], &count))
+		return -1;
+	if (count < 0 || count > 1 << 20)
+		return kl_error(l->c->d, spec->items[1]->span, "dotimes count %lld is out of range 0..1048576",
+				(long long)count);
+	size_t mark = l->scope.len;
+	bind(l, spec->items[0]->str, cval(0), true);
+	kl_vreg i = l->scope.items[l->scope.len - 1].v.r;
+	uint32_t top = label(l), end = label(l);
+	place(l, top);
+	branch(l, BPF_JGE, rval(i), cval(count), end);
+	struct val v;
+	l->loop_depth++;
+	if (lower_body(l, n->items + 2, n->nitems - 2, &v))
+		return -1;
+	l->loop_depth--;
+	struct kl_ir_ins *inc = emit(l, IR_ALU);
+	inc->alu = BPF_ADD;
+	inc->d = inc->a = i;
+	inc->has_imm = true;
+	inc->imm = 1;
+	jump(l, top);
+	place(l, end);
+	l->scope.len = mark;
+	*out = cval(0);
+	return 0;
+}
+
+/* (loop :while COND BODY...) */
+static int f_loop(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (n->nitems < 3 || !kl_is_key(n->items[1], "while"))
+		return err_form(l, n, "%s must be (loop :while COND BODY...): %s", "loop");
+	uint32_t top = label(l), end = label(l);
+	place(l, top);
+	if (lower_branch(l, n->items[2], end, false))
+		return -1;
+	struct val v;
+	l->loop_depth++;
+	if (lower_body(l, n->items + 3, n->nitems - 3, &v))
+		return -1;
+	l->loop_depth--;
+	jump(l, top);
+	place(l, end);
+	*out = cval(0);
+	return 0;
+}
+
+/* ---- arithmetic ---- */
+
+struct arith_op {
+	const char *name;
+	uint8_t alu;
+	bool commutative;
+	int64_t (*fold)(int64_t, int64_t);
+};
+
+static int64_t fadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static int64_t fsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static int64_t fmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static int64_t fdiv(int64_t a, int64_t b) { return b ? (int64_t)((uint64_t)a / (uint64_t)b) : 0; }
+static int64_t fmodu(int64_t a, int64_t b) { return b ? (int64_t)((uint64_t)a % (uint64_t)b) : a; }
+static int64_t fand(int64_t a, int64_t b) { return a & b; }
+static int64_t for_(int64_t a, int64_t b) { return a | b; }
+static int64_t fxor(int64_t a, int64_t b) { return a ^ b; }
+static int64_t fshl(int64_t a, int64_t b) { return (int64_t)((uint64_t)a << (b & 63)); }
+static int64_t fshr(int64_t a, int64_t b) { return (int64_t)((uint64_t)a >> (b & 63)); }
+static int64_t fsar(int64_t a, int64_t b) { return a >> (b & 63); }
+
+static const struct arith_op arith_ops[] = {
+	{ "+", BPF_ADD, true, fadd }, { "-", BPF_SUB, false, fsub }, { "*", BPF_MUL, true, fmul },
+	{ "/", BPF_DIV, false, fdiv }, { "mod", BPF_MOD, false, fmodu }, { "logand", BPF_AND, true, fand },
+	{ "logior", BPF_OR, true, for_ }, { "logxor", BPF_XOR, true, fxor }, { "<<", BPF_LSH, false, fshl },
+	{ ">>", BPF_RSH, false, fshr }, { ">>>", BPF_ARSH, false, fsar }, { "ash", BPF_LSH, false, fshl },
+	{ "rem", BPF_MOD, false, fmodu },
+};
+
+/* One binary step with folding and the identities that need no code. */
+static struct val arith2(struct lw *l, const struct arith_op *op, struct val a, struct val b)
+{
+	if (a.kind == V_CONST && b.kind == V_CONST)
+		return cval(op->fold(a.c, b.c));
+	if (a.kind == V_CONST && op->commutative) {
+		struct val t = a;
+		a = b;
+		b = t;
+	}
+	if (b.kind == V_CONST) {
+		int64_t k = b.c;
+		switch (op->alu) {
+		case BPF_ADD: case BPF_SUB: case BPF_OR: case BPF_XOR:
+			if (k == 0) return a;
+			break;
+		case BPF_MUL:
+			if (k == 1) return a;
+			if (k == 0) return cval(0);
+			break;
+		case BPF_DIV:
+			if (k == 0) return cval(0);        /* BPF: x / 0 = 0 */
+			if (k == 1) return a;
+			break;
+		case BPF_MOD:
+			if (k == 0) return a;              /* BPF: x % 0 = x */
+			break;
+		case BPF_AND:
+			if (k == 0) return cval(0);
+			if (k == -1) return a;
+			break;
+		case BPF_LSH: case BPF_RSH: case BPF_ARSH:
+			k &= 63;                           /* as the BPF machine masks */
+			if (k == 0) return a;
+			b = cval(k);
+			break;
+		}
+		/* x * 2^n and unsigned x / 2^n are shifts, as any compiler would do */
+		if ((op->alu == BPF_MUL || op->alu == BPF_DIV) && k > 0 && !(k & (k - 1))) {
+			int sh = __builtin_ctzll((uint64_t)k);
+			return rval(alu(l, op->alu == BPF_MUL ? BPF_LSH : BPF_RSH, a, cval(sh)));
+		}
+		if (op->alu == BPF_MOD && k > 0 && !(k & (k - 1)))
+			return rval(alu(l, BPF_AND, a, cval(k - 1)));
+		if (op->alu == BPF_SUB && fits32(-k))
+			return rval(alu(l, BPF_ADD, a, cval(-k)));
+	}
+	return rval(alu(l, op->alu, a, b));
+}
+
+static const struct arith_op *find_arith(const char *h)
+{
+	for (size_t i = 0; h && i < sizeof(arith_ops) / sizeof(arith_ops[0]); i++)
+		if (!strcmp(arith_ops[i].name, h))
+			return &arith_ops[i];
+	return NULL;
+}
+
+static int f_arith(struct lw *l, struct kl_node *n, struct val *out)
+{
+	const struct arith_op *op = find_arith(n->items[0]->str);
+	bool binary = op->alu == BPF_DIV || op->alu == BPF_MOD || op->alu == BPF_LSH ||
+		      op->alu == BPF_RSH || op->alu == BPF_ARSH;
+	if (arity(l, n, binary ? 2 : (op->alu == BPF_SUB ? 1 : 0), binary ? 2 : UINT32_MAX))
+		return -1;
+	if (n->nitems == 1) {
+		*out = cval(op->alu == BPF_MUL ? 1 : op->alu == BPF_AND ? -1 : 0);
+		return 0;
+	}
+	struct val acc;
+	if (lower(l, n->items[1], &acc))
+		return -1;
+	if (n->nitems == 2) {
+		if (op->alu == BPF_SUB) {
+			if (acc.kind == V_CONST) {
+				*out = cval(fsub(0, acc.c));
+				return 0;
+			}
+			struct kl_ir_ins *i = emit(l, IR_NEG);
+			i->a = acc.r;
+			i->d = vreg(l);
+			*out = rval(i->d);
+			return 0;
+		}
+		*out = acc;
+		return 0;
+	}
+	for (uint32_t k = 2; k < n->nitems; k++) {
+		struct val b;
+		if (lower(l, n->items[k], &b))
+			return -1;
+		acc = arith2(l, op, acc, b);
+	}
+	if (acc.is_var)
+		acc = rval(fresh_copy(l, acc));
+	*out = acc;
+	return 0;
+}
+
+static int f_lognot(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 1, 1) || lower(l, n->items[1], out))
+		return -1;
+	if (out->kind == V_CONST)
+		out->c = ~out->c;
+	else
+		*out = rval(alu(l, BPF_XOR, *out, cval(-1)));
+	return 0;
+}
+
+static int f_cmp(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 2, 2))
+		return -1;
+	return bool_value(l, n, out);
+}
+
+/* ---- casts and byte order ---- */
+
+static struct val truncate(struct lw *l, struct val v, uint32_t size, bool sign)
+{
+	if (size >= 8)
+		return v;
+	int bits = (int)size * 8;
+	if (v.kind == V_CONST) {
+		uint64_t m = (1ULL << bits) - 1, x = (uint64_t)v.c & m;
+		if (sign && (x >> (bits - 1)))
+			x |= ~m;
+		return cval((int64_t)x);
+	}
+	if (sign) {
+		kl_vreg r = alu(l, BPF_LSH, v, cval(64 - bits));
+		return rval(alu(l, BPF_ARSH, rval(r), cval(64 - bits)));
+	}
+	if (size == 4) {
+		struct kl_ir_ins *i = emit(l, IR_ALU32);
+		i->alu = BPF_MOV;
+		i->a = v.r;
+		i->d = vreg(l);
+		return rval(i->d);
+	}
+	return rval(alu(l, BPF_AND, v, cval((int64_t)((1ULL << bits) - 1))));
+}
+
+static int f_cast(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 2, 2))
+		return -1;
+	struct kl_type *t = n->items[1]->kind == KL_N_SYM ? kl_type_builtin(n->items[1]->str) : NULL;
+	if (!t || t->kind != KL_T_INT)
+		return err_form(l, n->items[1], "%s needs an integer type (u8 u16 u32 u64 i8 i16 i32 i64): %s", "cast");
+	if (lower(l, n->items[2], out))
+		return -1;
+	*out = truncate(l, *out, t->size, t->is_signed);
+	return 0;
+}
+
+struct swap_op { const char *name; uint8_t bits; };
+static const struct swap_op swap_ops[] = {
+	{ "ntohs", 16 }, { "htons", 16 }, { "ntohl", 32 }, { "htonl", 32 }, { "bswap16", 16 },
+	{ "bswap32", 32 }, { "bswap64", 64 }, { "ntohll", 64 }, { "htonll", 64 }, { "be64toh", 64 },
+};
+
+static int64_t swap_const(uint64_t v, int bits)
+{
+	uint64_t r = 0;
+	for (int i = 0; i < bits / 8; i++)
+		r = (r << 8) | ((v >> (8 * i)) & 0xff);
+	return (int64_t)r;
+}
+
+static int f_swap(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 1, 1) || lower(l, n->items[1], out))
+		return -1;
+	uint8_t bits = 64;
+	for (size_t i = 0; i < sizeof(swap_ops) / sizeof(swap_ops[0]); i++)
+		if (!strcmp(swap_ops[i].name, n->items[0]->str))
+			bits = swap_ops[i].bits;
+	if (out->kind == V_CONST) {
+		out->c = swap_const((uint64_t)out->c, bits);
+		return 0;
+	}
+	struct kl_ir_ins *i = emit(l, IR_END);
+	i->size = bits;
+	i->a = out->r;
+	i->d = vreg(l);
+	*out = rval(i->d);
+	return 0;
+}
+
+/* ---- memory ---- */
+
+/* d = *(size *)(base + off), with sign extension for signed types. */
+static struct val load_at(struct lw *l, struct val base, int64_t off, const struct kl_type *t)
+{
+	kl_vreg rb = reg_of(l, base);
+	if (off < INT16_MIN || off > INT16_MAX) {
+		rb = alu(l, BPF_ADD, rval(rb), cval(off));
+		off = 0;
+	}
+	struct kl_ir_ins *i = emit(l, IR_LOAD);
+	i->a = rb;
+	i->off = (int32_t)off;
+	i->size = (uint8_t)(t->kind == KL_T_INT ? t->size : 8);
+	i->d = vreg(l);
+	struct val v = rval(i->d);
+	if (t->kind == KL_T_INT && t->is_signed && t->size < 8)
+		v = truncate(l, v, t->size, true);
+	return v;
+}
+
+static void store_at(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v)
+{
+	kl_vreg rb = reg_of(l, base);
+	if (off < INT16_MIN || off > INT16_MAX) {
+		rb = alu(l, BPF_ADD, rval(rb), cval(off));
+		off = 0;
+	}
+	kl_vreg rv = 0;
+	/* BPF's ST stores a 32-bit immediate sign-extended; wider constants need a register */
+	if (!(v.kind == V_CONST && fits32(v.c)))
+		rv = reg_of(l, v);
+	struct kl_ir_ins *i = emit(l, IR_STORE);
+	i->a = rb;
+	i->off = (int32_t)off;
+	i->size = (uint8_t)size;
+	if (rv)
+		i->b = rv;
+	else {
+		i->has_imm = true;
+		i->imm = v.c;
+	}
+}
+
+/* Zero bytes [from, size) of a stack slot with the widest aligned stores. */
+static void zero_slot(struct lw *l, uint32_t s, uint32_t from, uint32_t size)
+{
+	for (uint32_t off = from; off < size;) {
+		uint32_t w = 8;
+		while (w > 1 && (off % w || off + w > size))
+			w /= 2;
+		struct kl_ir_ins *i = emit(l, IR_STORE);
+		i->slot = s;
+		i->off = (int32_t)off;
+		i->size = (uint8_t)w;
+		i->has_imm = true;
+		off += w;
+	}
+}
+
+/* Store v into a fresh stack slot of `size` bytes (the rest zeroed) and return the slot. */
+static uint32_t spill_value(struct lw *l, struct val v, uint32_t size)
+{
+	uint32_t s = slot(l, size, size >= 8 ? 8 : size);
+	uint32_t first = size >= 8 ? 8 : size;
+	if (first == 3 || first == 5 || first == 6 || first == 7) {
+		zero_slot(l, s, 0, size);
+		first = first >= 4 ? 4 : 2;
+	}
+	kl_vreg rv = 0;
+	if (!(v.kind == V_CONST && fits32(v.c)))
+		rv = reg_of(l, v);
+	struct kl_ir_ins *i = emit(l, IR_STORE);
+	i->slot = s;
+	i->size = (uint8_t)first;
+	if (rv)
+		i->b = rv;
+	else {
+		i->has_imm = true;
+		i->imm = v.c;
+	}
+	if (size > 8)
+		zero_slot(l, s, 8, size);
+	return s;
+}
+
+static kl_vreg slot_addr(struct lw *l, uint32_t s)
+{
+	struct kl_ir_ins *i = emit(l, IR_ADDR);
+	i->slot = s;
+	i->d = vreg(l);
+	return i->d;
+}
+
+static int mem_type(struct lw *l, struct kl_node *n, struct kl_type **t)
+{
+	*t = n->kind == KL_N_SYM || n->kind == KL_N_KEY ? kl_type_builtin(n->str) : NULL;
+	if (!*t)
+		return err_form(l, n, "%s needs a scalar type (u8 u16 u32 u64 i8 i16 i32 i64): %s", "load/store");
+	return 0;
+}
+
+/* PTR and OFFSET: a constant offset folds into the instruction. */
+static int address(struct lw *l, struct kl_node *pn, struct kl_node *on, struct val *base, int64_t *off)
+{
+	struct val o;
+	if (lower(l, pn, base) || (on && lower(l, on, &o)))
+		return -1;
+	*off = 0;
+	if (!on)
+		return 0;
+	if (o.kind == V_CONST)
+		*off = o.c;
+	else
+		*base = rval(alu(l, BPF_ADD, *base, o));
+	return 0;
+}
+
+static int f_load(struct lw *l, struct kl_node *n, struct val *out)
+{
+	struct kl_type *t;
+	struct val base;
+	int64_t off;
+	if (arity(l, n, 2, 3) || mem_type(l, n->items[1], &t) ||
+	    address(l, n->items[2], n->nitems == 4 ? n->items[3] : NULL, &base, &off))
+		return -1;
+	*out = load_at(l, base, off, t);
+	return 0;
+}
+
+static int f_store(struct lw *l, struct kl_node *n, struct val *out)
+{
+	struct kl_type *t;
+	struct val base, v;
+	int64_t off;
+	if (arity(l, n, 4, 4) || mem_type(l, n->items[1], &t) ||
+	    address(l, n->items[2], n->items[3], &base, &off) || lower(l, n->items[4], &v))
+		return -1;
+	store_at(l, base, off, t->size, v);
+	*out = cval(0);
+	return 0;
+}
+
+/* (stack-buffer SIZE), (make-stack BUF SIZE): a zeroed stack buffer's address. */
+static int f_stack_buffer(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 1, 2))
+		return -1;
+	int64_t size;
+	if (kl_const_eval(l->c, n->items[n->nitems - 1], &size))
+		return -1;
+	if (size <= 0 || size > 512)
+		return kl_error(l->c->d, n->items[n->nitems - 1]->span,
+				"stack buffer of %lld bytes does not fit the 512-byte BPF stack", (long long)size);
+	uint32_t s = slot(l, (uint32_t)size, 8);
+	zero_slot(l, s, 0, (uint32_t)size);
+	*out = rval(slot_addr(l, s));
+	return 0;
+}
+
+/* (ctx FIELD) */
+static int f_ctx(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 1, 1))
+		return -1;
+	struct kl_node *fn = n->items[1];
+	if (!l->pt)
+		return kl_error(l->c->d, n->span, "(ctx ...) is only available in a defprog; pass ctx to the function");
+	const char *name = fn->kind == KL_N_SYM || fn->kind == KL_N_KEY ? fn->str : "";
+	const struct kl_ctx_field *cf = l->pt->ctx_fields ? kl_ctx_field_find(l->pt->ctx_fields, name) : NULL;
+	if (!cf) {
+		if (!l->pt->ctx_fields)
+			return kl_error(l->c->d, fn->span, "a :%s program has no context fields by name; "
+					"use (load TYPE ctx OFFSET)", l->pt->keyword);
+		return kl_error(l->c->d, fn->span, "unknown context field '%s' for a :%s program (struct %s)",
+				name, l->pt->keyword, l->pt->ctx_fields);
+	}
+	struct kl_ir_ins *i = emit(l, IR_LOAD);
+	i->a = l->ctx;
+	i->off = cf->offset;
+	i->size = cf->size;
+	i->d = vreg(l);
+	*out = rval(i->d);
+	return 0;
+}
+
+/* ---- maps ---- */
+
+static struct kl_mapdef *map_arg(struct lw *l, struct kl_node *n)
+{
+	struct kl_mapdef *m = n->kind == KL_N_SYM ? kl_map_lookup(l->c, n->str) : NULL;
+	if (!m) {
+		char buf[128];
+		kl_node_str(n, buf, sizeof(buf));
+		kl_error(l->c->d, n->span, "unknown map '%s'", buf);
+	}
+	return m;
+}
+
+static kl_vreg map_ref(struct lw *l, struct kl_mapdef *m)
+{
+	struct kl_ir_ins *i = emit(l, IR_LDMAP);
+	i->imm = m - l->c->maps.items;
+	i->d = vreg(l);
+	return i->d;
+}
+
+/* A key or value argument: integers go to the stack at the map's size, wider ones are
+ * pointers. The address is taken only when the call is made, to keep registers free. */
+struct mop {
+	uint32_t slot;        /* 0: v is a pointer */
+	struct val v;
+};
+
+static int map_operand(struct lw *l, struct kl_node *n, uint32_t size, struct mop *out)
+{
+	if (lower(l, n, &out->v))
+		return -1;
+	out->slot = size > 8 ? 0 : spill_value(l, out->v, size);
+	return 0;
+}
+
+static kl_vreg mop_reg(struct lw *l, struct mop m)
+{
+	return m.slot ? slot_addr(l, m.slot) : reg_of(l, m.v);
+}
+
+static kl_vreg call(struct lw *l, uint32_t helper, kl_vreg *args, uint32_t nargs)
+{
+	struct kl_ir_ins *i = emit(l, IR_CALL);
+	i->imm = helper;
+	i->nargs = (uint8_t)nargs;
+	for (uint32_t k = 0; k < nargs; k++)
+		i->args[k] = args[k];
+	i->d = vreg(l);
+	return i->d;
+}
+
+static int lookup_ptr(struct lw *l, struct kl_node *mn, struct kl_node *kn, struct kl_mapdef **mp, kl_vreg *out,
+		      struct mop *keyp)
+{
+	struct kl_mapdef *m = map_arg(l, mn);
+	if (!m)
+		return -1;
+	if (m->mt->no_key_value)
+		return kl_error(l->c->d, mn->span, "map '%s' is a :%s map; it has no elements to look up",
+				m->name, m->mt->keyword);
+	struct mop key;
+	if (map_operand(l, kn, m->key_size, &key))
+		return -1;
+	kl_vreg args[2];
+	args[0] = map_ref(l, m);
+	args[1] = mop_reg(l, key);
+	*out = call(l, BPF_FUNC_map_lookup_elem, args, 2);
+	*mp = m;
+	if (keyp)
+		*keyp = key;
+	return 0;
+}
+
+static int f_map_lookup(struct lw *l, struct kl_node *n, struct val *out)
+{
+	struct kl_mapdef *m;
+	kl_vreg p;
+	if (arity(l, n, 2, 2) || lookup_ptr(l, n->items[1], n->items[2], &m, &p, NULL))
+		return -1;
+	*out = rval(p);
+	return 0;
+}
+
+static uint32_t value_width(const struct kl_mapdef *m)
+{
+	uint32_t s = m->value_size;
+	return s >= 8 ? 8 : s >= 4 ? 4 : s >= 2 ? 2 : 1;
+}
+
+static int f_getmap(struct lw *l, struct kl_node *n, struct val *out)
+{
+	struct kl_mapdef *m;
+	kl_vreg p;
+	if (arity(l, n, 2, 2) || lookup_ptr(l, n->items[1], n->items[2], &m, &p, NULL))
+		return -1;
+	kl_vreg r = vreg(l);
+	uint32_t lnull = label(l), lend = label(l);
+	branch(l, BPF_JEQ, rval(p), cval(0), lnull);
+	struct kl_ir_ins *i = emit(l, IR_LOAD);
+	i->a = p;
+	i->size = (uint8_t)value_width(m);
+	i->d = r;
+	jump(l, lend);
+	place(l, lnull);
+	move_to(l, r, cval(0));
+	place(l, lend);
+	*out = rval(r);
+	return 0;
+}
+
+static kl_vreg update_call(struct lw *l, struct kl_mapdef *m, struct mop key, struct mop value, struct val flags)
+{
+	kl_vreg args[4];
+	args[0] = map_ref(l, m);
+	args[1] = mop_reg(l, key);
+	args[2] = mop_reg(l, value);
+	args[3] = reg_of(l, flags);
+	return call(l, BPF_FUNC_map_update_elem, args, 4);
+}
+
+/* Update with VALUE from the node vn, or the integer *vv. */
+static int map_update(struct lw *l, struct kl_mapdef *m, struct kl_node *kn, struct kl_node *vn,
+		      struct val *vv, struct val flags, struct val *out)
+{
+	struct mop key, value;
+	if (map_operand(l, kn, m->key_size, &key))
+		return -1;
+	if (vn) {
+		if (map_operand(l, vn, m->value_size, &value))
+			return -1;
+	} else {
+		value.v = *vv;
+		value.slot = spill_value(l, *vv, m->value_size);
+	}
+	*out = rval(update_call(l, m, key, value, flags));
+	return 0;
+}
+
+static int f_map_update(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 3, 4))
+		return -1;
+	struct kl_mapdef *m = map_arg(l, n->items[1]);
+	struct val flags = cval(BPF_ANY);
+	if (!m)
+		return -1;
+	if (m->mt->no_key_value)
+		return kl_error(l->c->d, n->items[1]->span, "map '%s' is a :%s map; use its own helpers",
+				m->name, m->mt->keyword);
+	if (n->nitems == 5 && lower(l, n->items[4], &flags))
+		return -1;
+	return map_update(l, m, n->items[2], n->items[3], NULL, flags, out);
+}
+
+static int f_remmap(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 2, 2))
+		return -1;
+	struct kl_mapdef *m = map_arg(l, n->items[1]);
+	struct mop key;
+	if (!m || map_operand(l, n->items[2], m->key_size, &key))
+		return -1;
+	kl_vreg args[2];
+	args[0] = map_ref(l, m);
+	args[1] = mop_reg(l, key);
+	*out = rval(call(l, BPF_FUNC_map_delete_elem, args, 2));
+	return 0;
+}
+
+/* ---- places: setf, incf, decf ---- */
+
+/* incf/decf/atomic add on (getmap M K): add in place when present, insert when absent. */
+static int getmap_add(struct lw *l, struct kl_node *place_n, struct val delta, struct val *out)
+{
+	struct kl_mapdef *m;
+	kl_vreg p;
+	struct mop key;
+	if (arity(l, place_n, 2, 2) || lookup_ptr(l, place_n->items[1], place_n->items[2], &m, &p, &key))
+		return -1;
+	uint32_t lnull = label(l), lend = label(l);
+	uint32_t w = value_width(m);
+	branch(l, BPF_JEQ, rval(p), cval(0), lnull);
+	if (!m->mt->percpu && (w == 8 || w == 4)) {
+		kl_vreg d = reg_of(l, delta);
+		struct kl_ir_ins *i = emit(l, IR_XADD);
+		i->a = p;
+		i->b = d;
+		i->size = (uint8_t)w;
+	} else {
+		struct kl_ir_ins *i = emit(l, IR_LOAD);
+		i->a = p;
+		i->size = (uint8_t)w;
+		i->d = vreg(l);
+		kl_vreg sum = alu(l, BPF_ADD, rval(i->d), delta);
+		struct kl_ir_ins *s = emit(l, IR_STORE);
+		s->a = p;
+		s->b = sum;
+		s->size = (uint8_t)w;
+	}
+	jump(l, lend);
+	place(l, lnull);
+	struct mop value = { spill_value(l, delta, m->value_size), delta };
+	update_call(l, m, key, value, cval(BPF_NOEXIST));
+	place(l, lend);
+	*out = cval(0);
+	return 0;
+}
+
+static int assign(struct lw *l, struct kl_node *p, struct val v);
+
+/* Read the current value of a place (for incf/decf). */
+static int place_read(struct lw *l, struct kl_node *p, struct val *out)
+{
+	return lower(l, p, out);
+}
+
+static int f_setf(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if ((n->nitems - 1) % 2 || n->nitems < 3)
+		return err_form(l, n, "%s takes PLACE VALUE pairs: %s", n->items[0]->str);
+	*out = cval(0);
+	for (uint32_t i = 1; i + 1 < n->nitems; i += 2) {
+		struct val v;
+		if (lower(l, n->items[i + 1], &v) || assign(l, n->items[i], v))
+			return -1;
+		*out = v;
+	}
+	if (out->is_var)
+		*out = rval(fresh_copy(l, *out));
+	return 0;
+}
+
+static int f_incdec(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 1, 2))
+		return -1;
+	bool dec = !strcmp(n->items[0]->str, "decf");
+	struct val delta = cval(1), cur;
+	if (n->nitems == 3 && lower(l, n->items[2], &delta))
+		return -1;
+	struct kl_node *p = n->items[1];
+	if (kl_head(p) && !strcmp(kl_head(p), "getmap")) {
+		if (dec)
+			delta = delta.kind == V_CONST ? cval(fsub(0, delta.c)) : arith2(l, find_arith("-"), cval(0), delta);
+		return getmap_add(l, p, delta, out);
+	}
+	if (place_read(l, p, &cur))
+		return -1;
+	struct val nv = arith2(l, find_arith(dec ? "-" : "+"), cur, delta);
+	if (assign(l, p, nv))
+		return -1;
+	*out = nv.is_var ? rval(fresh_copy(l, nv)) : nv;
+	return 0;
+}
+
+static int assign(struct lw *l, struct kl_node *p, struct val v)
+{
+	if (p->kind == KL_N_SYM) {
+		struct binding *b = find_var(l, p->str);
+		if (!b)
+			return kl_error(l->c->d, p->span, "cannot assign '%s': it is not a variable", p->str);
+		if (!b->mutable)
+			return kl_error(l->c->d, p->span, "internal: variable '%s' was not marked mutable", p->str);
+		move_to(l, b->v.r, v);
+		return 0;
+	}
+	const char *h = kl_head(p);
+	if (h && !strcmp(h, "getmap")) {
+		if (arity(l, p, 2, 2))
+			return -1;
+		struct kl_mapdef *m = map_arg(l, p->items[1]);
+		struct val r;
+		if (!m)
+			return -1;
+		return map_update(l, m, p->items[2], NULL, &v, cval(BPF_ANY), &r);
+	}
+	if (h && !strcmp(h, "load")) {
+		struct kl_type *t;
+		struct val base;
+		int64_t off;
+		if (arity(l, p, 2, 3) || mem_type(l, p->items[1], &t) ||
+		    address(l, p->items[2], p->nitems == 4 ? p->items[3] : NULL, &base, &off))
+			return -1;
+		store_at(l, base, off, t->size, v);
+		return 0;
+	}
+	if (h && !strcmp(h, "ctx")) {
+		if (arity(l, p, 1, 1))
+			return -1;
+		const char *name = p->items[1]->kind == KL_N_SYM ? p->items[1]->str : "";
+		const struct kl_ctx_field *cf = l->pt && l->pt->ctx_fields ? kl_ctx_field_find(l->pt->ctx_fields, name) : NULL;
+		if (!cf || !cf->writable)
+			return kl_error(l->c->d, p->span, "context field '%s' cannot be written in a %s program",
+					name, l->pt ? l->pt->keyword : "defun");
+		store_at(l, rval(l->ctx), cf->offset, cf->size, v);
+		return 0;
+	}
+	const struct kl_accessor *acc = h ? kl_accessor_lookup(l->c, h) : NULL;
+	if (acc) {
+		if (arity(l, p, 1, 1))
+			return -1;
+		if (acc->field->type->kind != KL_T_INT && acc->field->type->kind != KL_T_PTR)
+			return kl_error(l->c->d, p->span, "field '%s' is not a scalar; assign its elements", acc->field->name);
+		struct val base;
+		if (lower(l, p->items[1], &base))
+			return -1;
+		store_at(l, base, acc->field->offset, acc->field->type->size, v);
+		return 0;
+	}
+	return err_form(l, p, "%s: not a place (a variable, (getmap M K), (load ...), (ctx F) or a struct accessor): %s",
+			"setf");
+}
+
+static int f_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out)
+{
+	if (arity(l, n, 1, 1))
+		return -1;
+	struct val base;
+	if (lower(l, n->items[1], &base))
+		return -1;
+	const struct kl_field *f = acc->field;
+	if (f->type->kind == KL_T_INT || f->type->kind == KL_T_PTR) {
+		*out = load_at(l, base, f->offset, f->type);
+		return 0;
+	}
+	/* arrays and nested structs: the field's address */
+	*out = f->offset ? rval(alu(l, BPF_ADD, base, cval(f->offset))) : base;
+	return 0;
+}
+
+/* ---- calls ---- */
+
+static int f_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, struct val *out)
+{
+	if (arity(l, n, h->nargs, h->nargs))
+		return -1;
+	kl_vreg args[5];
+	for (uint32_t k = 0; k < h->nargs; k++) {
+		struct kl_node *a = n->items[k + 1];
+		if (h->args[k] == KL_ARG_MAP) {
+			struct kl_mapdef *m = map_arg(l, a);
+			if (!m)
+				return -1;
+			args[k] = map_ref(l, m);
+			continue;
+		}
+		struct val v;
+		if (lower(l, a, &v))
+			return -1;
+		args[k] = reg_of(l, v);
+	}
+	*out = rval(call(l, h->id, args, h->nargs));
+	return 0;
+}
+
+static int f_funcall(struct lw *l, struct kl_node *n, struct kl_fundef *fd, struct val *out)
+{
+	if (arity(l, n, fd->nparams, fd->nparams))
+		return -1;
+	kl_vreg args[5];
+	for (uint32_t k = 0; k < fd->nparams; k++) {
+		struct val v;
+		if (lower(l, n->items[k + 1], &v))
+			return -1;
+		args[k] = reg_of(l, v);
+	}
+	struct kl_ir_ins *i = emit(l, IR_CALLF);
+	i->imm = fd - l->c->funs.items;
+	i->nargs = (uint8_t)fd->nparams;
+	memcpy(i->args, args, sizeof(kl_vreg) * fd->nparams);
+	i->d = vreg(l);
+	*out = rval(i->d);
+	return 0;
+}
+
+static int f_const_form(struct lw *l, struct kl_node *n, struct val *out)
+{
+	int64_t v;
+	if (kl_const_eval(l->c, n, &v))
+		return -1;
+	*out = cval(v);
+	return 0;
+}
+
+static int f_atomic_add(struct lw *l, struct kl_node *n, struct val *out)
+{
+	/* (atomic-add PTR VALUE [SIZE-TYPE]) */
+	if (arity(l, n, 2, 3))
+		return -1;
+	struct val p, v;
+	uint32_t size = 8;
+	if (n->nitems == 4) {
+		struct kl_type *t;
+		if (mem_type(l, n->items[3], &t))
+			return -1;
+		size = t->size;
+	}
+	if (size != 4 && size != 8)
+		return err_form(l, n, "%s works on u32 or u64: %s", "atomic-add");
+	if (lower(l, n->items[1], &p) || lower(l, n->items[2], &v))
+		return -1;
+	struct kl_ir_ins *i;
+	kl_vreg rp = reg_of(l, p), rv = reg_of(l, v);
+	i = emit(l, IR_XADD);
+	i->a = rp;
+	i->b = rv;
+	i->size = (uint8_t)size;
+	*out = cval(0);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	form_fn fn;
+} forms[] = {
+	{ "progn", f_progn }, { "if", f_if }, { "when", f_when }, { "unless", f_unless },
+	{ "cond", f_cond }, { "and", f_andor }, { "or", f_andor }, { "not", f_not },
+	{ "return", f_return }, { "let", f_let }, { "let*", f_letstar }, { "when-let", f_when_let },
+	{ "if-let", f_if_let }, { "dotimes", f_dotimes }, { "loop", f_loop }, { "setf", f_setf },
+	{ "setq", f_setf }, { "incf", f_incdec }, { "decf", f_incdec }, { "lognot", f_lognot },
+	{ "cast", f_cast }, { "load", f_load }, { "store", f_store }, { "ctx", f_ctx },
+	{ "getmap", f_getmap }, { "map-lookup", f_map_lookup }, { "map-update", f_map_update },
+	{ "remmap", f_remmap }, { "map-delete", f_remmap }, { "delmap", f_remmap },
+	{ "stack-buffer", f_stack_buffer }, { "make-stack", f_stack_buffer },
+	{ "sizeof", f_const_form }, { "offsetof", f_const_form }, { "event-size", f_const_form },
+	{ "event-field-offset", f_const_form }, { "event-field-size", f_const_form },
+	{ "atomic-add", f_atomic_add },
+};
+
+static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (n->nitems == 0)
+		return kl_error(l->c->d, n->span, "empty form '()' is not an expression");
+	struct kl_node *hd = n->items[0];
+	if (hd->kind != KL_N_SYM)
+		return err_form(l, n, "%s: a form must start with a symbol: %s", "syntax error");
+	const char *h = hd->str;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		if (!strcmp(forms[i].name, h))
+			return forms[i].fn(l, n, out);
+	if (find_arith(h))
+		return f_arith(l, n, out);
+	if (find_cmp(h))
+		return f_cmp(l, n, out);
+	for (size_t i = 0; i < sizeof(swap_ops) / sizeof(swap_ops[0]); i++)
+		if (!strcmp(swap_ops[i].name, h))
+			return f_swap(l, n, out);
+	const struct kl_accessor *acc = kl_accessor_lookup(l->c, h);
+	if (acc)
+		return f_accessor(l, n, acc, out);
+	struct kl_fundef *fd = kl_fun_lookup(l->c, h);
+	if (fd)
+		return f_funcall(l, n, fd, out);
+	const char *hn = !strncmp(h, "bpf-", 4) ? h + 4 : h;
+	const struct kl_helper *helper = kl_helper_find(hn);
+	if (helper)
+		return f_helper(l, n, helper, out);
+	char buf[160];
+	kl_node_str(n, buf, sizeof(buf));
+	return kl_error(l->c->d, hd->span, "unknown function or form '%s' in %s", h, buf);
+}
+
+static int lower(struct lw *l, struct kl_node *n, struct val *out)
+{
+	switch (n->kind) {
+	case KL_N_INT:
+		*out = cval(n->ival);
+		return 0;
+	case KL_N_SYM: {
+		struct binding *b = find_var(l, n->str);
+		if (b) {
+			*out = b->v;
+			return 0;
+		}
+		int64_t v;
+		if (!strcmp(n->str, "t")) {
+			*out = cval(1);
+			return 0;
+		}
+		if (!strcmp(n->str, "nil")) {
+			*out = cval(0);
+			return 0;
+		}
+		if (kl_const_lookup(l->c, n->str, &v)) {
+			*out = cval(v);
+			return 0;
+		}
+		if (kl_map_lookup(l->c, n->str))
+			return kl_error(l->c->d, n->span, "map '%s' used as a value; pass it to getmap, map-lookup "
+					"or a helper", n->str);
+		return kl_error(l->c->d, n->span, "unknown variable '%s'", n->str);
+	}
+	case KL_N_KEY:
+		return kl_error(l->c->d, n->span, "keyword ':%s' is not an expression here", n->str);
+	case KL_N_STR:
+		return kl_error(l->c->d, n->span, "string \"%s\" is not an expression here", n->str);
+	case KL_N_LIST: {
+		struct kl_span saved = l->span;
+		l->span = n->span;
+		int r = lower_list(l, n, out);
+		l->span = saved;
+		return r;
+	}
+	}
+	return -1;
+}
+
+/* ---- functions ---- */
+
+static struct kl_ir_func *new_func(struct lw *l, struct kl_comp *c, const char *name, struct kl_node *form)
+{
+	struct kl_ir_func *f = kl_arena_new(c->a, struct kl_ir_func);
+	f->name = name;
+	f->nvregs = 1;
+	f->span = form->span;
+	l->c = c;
+	l->f = f;
+	l->span = form->span;
+	return f;
+}
+
+static int finish(struct lw *l, struct val v)
+{
+	struct kl_ir_ins *i = emit(l, IR_RET);
+	if (v.kind == V_CONST) {
+		i->has_imm = true;
+		i->imm = v.c;
+	} else {
+		i->a = v.r;
+	}
+	return 0;
+}
+
+struct kl_ir_func *kl_lower_prog(struct kl_comp *c, struct kl_progdef *p)
+{
+	struct lw l = { 0 };
+	struct kl_ir_func *f = new_func(&l, c, p->name, p->form);
+	l.pt = p->pt;
+	struct kl_ir_ins *e = emit(&l, IR_ENTRY);
+	e->d = l.ctx = vreg(&l);
+	struct binding b = { "ctx", rval(l.ctx), false };
+	kl_vec_push(c->a, &l.scope, b);
+	struct val v;
+	if (lower_body(&l, p->form->items + p->body_start, p->form->nitems - p->body_start, &v) || finish(&l, v))
+		return NULL;
+	return f;
+}
+
+struct kl_ir_func *kl_lower_fun(struct kl_comp *c, struct kl_fundef *fd)
+{
+	struct lw l = { 0 };
+	struct kl_ir_func *f = new_func(&l, c, fd->name, fd->form);
+	struct kl_node **body = fd->form->items + 3;
+	uint32_t nbody = fd->form->nitems - 3;
+	for (uint32_t i = 0; i < fd->nparams; i++) {
+		struct kl_ir_ins *e = emit(&l, IR_ENTRY);
+		e->imm = i;
+		e->d = vreg(&l);
+		const char *name = fd->params->items[i]->str;
+		bool mut = body_assigns(body, nbody, name);
+		struct binding b = { name, rval(e->d), mut };
+		if (mut)
+			b.v.is_var = true;
+		kl_vec_push(c->a, &l.scope, b);
+	}
+	struct val v;
+	if (lower_body(&l, body, nbody, &v) || finish(&l, v))
+		return NULL;
+	return f;
+}

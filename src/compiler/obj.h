@@ -1,0 +1,84 @@
+/* obj.h — a compiled BPF object before it becomes an ELF file: programs and subprograms
+ * as encoded instructions with their relocations and source lines, maps, types, license.
+ * The back end fills it; elf.c and btf.c turn it into the file libbpf and bpftool read. */
+#ifndef KL_OBJ_H
+#define KL_OBJ_H
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "types.h"
+
+enum kl_reloc_kind {
+	KL_RELOC_MAP,  /* ld_imm64 (BPF_PSEUDO_MAP_FD) of maps[target]: R_BPF_64_64 */
+	KL_RELOC_CALL, /* call (BPF_PSEUDO_CALL) of funcs[target], a .text subprogram */
+};
+
+struct kl_reloc {
+	uint32_t insn;        /* index of the instruction in its function */
+	enum kl_reloc_kind kind;
+	uint32_t target;      /* index into obj->maps or obj->funcs */
+};
+
+struct kl_line {
+	uint32_t insn;        /* first instruction of this source position */
+	uint32_t line, col;   /* 1-based, in obj->source_path */
+};
+
+/* What the program's context argument is in its BTF FUNC_PROTO. */
+enum kl_ctx_btf {
+	KL_CTX_VOID,      /* void *ctx */
+	KL_CTX_XDP_MD,    /* struct xdp_md *ctx */
+	KL_CTX_SK_BUFF,   /* struct __sk_buff *ctx */
+	KL_CTX_U64_ARRAY, /* unsigned long long *ctx (fentry/fexit/raw tracepoints) */
+	KL_CTX_PT_REGS,   /* struct pt_regs *ctx (kprobe/uprobe) */
+};
+
+struct kl_func {
+	const char *name;      /* ELF/BTF name, already mangled (dashes -> underscores) */
+	const char *section;   /* program section ("xdp", "tc", ...); NULL: a .text subprogram */
+	enum kl_ctx_btf ctx;   /* programs only */
+	uint32_t nargs;        /* subprograms: number of u64 arguments (<= 5) */
+	uint32_t line, col;    /* where the defprog/defun starts */
+	struct bpf_insn *insns;
+	uint32_t ninsns;
+	struct kl_reloc *relocs;
+	uint32_t nrelocs;
+	struct kl_line *lines; /* sorted by insn */
+	uint32_t nlines;
+	uint32_t text_off;     /* filled by the ELF writer: byte offset within its section */
+};
+
+struct kl_map {
+	const char *name;      /* mangled */
+	uint32_t type;         /* enum bpf_map_type */
+	struct kl_type *key;   /* NULL when the map has no key (ringbuf) */
+	struct kl_type *value; /* NULL when the map has no value (ringbuf) */
+	bool sizes_only;       /* describe key/value as key_size/value_size (types the kernel
+				* cannot attach BTF to: prog-array, perf-event-array, ...) */
+	uint32_t max_entries;
+	uint32_t map_flags;
+	uint32_t pinning;      /* 0 none, 1 LIBBPF_PIN_BY_NAME */
+	int inner;             /* index of the inner map template for map-in-map, or -1 */
+};
+
+struct kl_obj {
+	const char *source_path;  /* for BTF line info */
+	const char *source;       /* the whole source text (line info carries line text) */
+	const char *license;
+	struct kl_func *funcs;
+	uint32_t nfuncs;
+	struct kl_map *maps;
+	uint32_t nmaps;
+	struct kl_type **structs; /* defstruct/defevent types to describe in BTF by name */
+	uint32_t nstructs;
+};
+
+/* Write obj as an ELF relocatable for EM_BPF at path. Returns 0, or -errno with a message
+ * in err (size errlen). */
+int kl_elf_write(const struct kl_obj *obj, const char *path, char *err, size_t errlen);
+
+/* Build the .BTF and .BTF.ext sections. Buffers are malloc'd; caller frees. */
+int kl_btf_build(const struct kl_obj *obj, void **btf, uint32_t *btf_len,
+		 void **ext, uint32_t *ext_len, char *err, size_t errlen);
+
+#endif

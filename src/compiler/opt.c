@@ -1,0 +1,95 @@
+/* opt.c — IR passes, each one small and switchable (-O0 runs none): dead code removal,
+ * and unreachable code after jumps and returns. */
+#include "opt.h"
+#include <string.h>
+
+static bool pure(uint8_t op)
+{
+	return op == IR_MOVI || op == IR_MOV || op == IR_ALU || op == IR_ALU32 || op == IR_NEG ||
+	       op == IR_END || op == IR_LOAD || op == IR_ADDR || op == IR_LDMAP;
+}
+
+static void count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta)
+{
+	switch (i->op) {
+	case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
+		uses[i->a] += (uint32_t)delta;
+		break;
+	case IR_ALU:
+		uses[i->a] += (uint32_t)delta;
+		if (!i->has_imm)
+			uses[i->b] += (uint32_t)delta;
+		break;
+	case IR_LOAD: case IR_STORE: case IR_XADD: case IR_BR: case IR_RET:
+		if (i->a)
+			uses[i->a] += (uint32_t)delta;
+		if (i->op != IR_LOAD && i->op != IR_RET && !i->has_imm && i->b)
+			uses[i->b] += (uint32_t)delta;
+		break;
+	case IR_CALL: case IR_CALLF:
+		for (uint32_t k = 0; k < i->nargs; k++)
+			uses[i->args[k]] += (uint32_t)delta;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Remove pure instructions whose result nobody reads, until none is left. */
+static void pass_dce(struct kl_arena *a, struct kl_ir_func *f)
+{
+	uint32_t *uses = kl_arena_array(a, uint32_t, f->nvregs);
+	for (uint32_t i = 0; i < f->nins; i++)
+		count_uses(&f->ins[i], uses, 1);
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t i = f->nins; i-- > 0;) {
+			struct kl_ir_ins *in = &f->ins[i];
+			if (pure(in->op) && in->d && !uses[in->d]) {
+				count_uses(in, uses, -1);
+				in->op = IR_LABEL;   /* a label nobody jumps to is a no-op */
+				in->label = 0;
+				changed = true;
+			}
+		}
+	}
+}
+
+/* Drop code that follows an unconditional jump or return up to the next label. */
+static void pass_unreachable(struct kl_ir_func *f)
+{
+	bool dead = false;
+	for (uint32_t i = 0; i < f->nins; i++) {
+		struct kl_ir_ins *in = &f->ins[i];
+		if (in->op == IR_LABEL && in->label) {
+			dead = false;
+			continue;
+		}
+		if (dead) {
+			in->op = IR_LABEL;
+			in->label = 0;
+			continue;
+		}
+		if (in->op == IR_JMP || in->op == IR_RET)
+			dead = true;
+	}
+}
+
+/* Compact away the no-op labels left by the passes. */
+static void compact(struct kl_ir_func *f)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (!(f->ins[i].op == IR_LABEL && f->ins[i].label == 0))
+			f->ins[n++] = f->ins[i];
+	f->nins = n;
+}
+
+void kl_opt(struct kl_arena *a, struct kl_ir_func *f, int level)
+{
+	if (level <= 0)
+		return;
+	pass_unreachable(f);
+	pass_dce(a, f);
+	compact(f);
+}

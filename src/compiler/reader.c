@@ -1,0 +1,348 @@
+/* reader.c — the tokenizer and list reader: source text becomes nodes with spans.
+ * Quote, backquote and comma read as (quote x), (quasiquote x), (unquote x), (unquote-splicing x). */
+#include "reader.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rd {
+	struct kl_arena *a;
+	struct kl_diag *d;
+	const struct kl_source *src;
+	const char *p, *end;
+	uint32_t line, col;
+};
+
+static struct kl_span here(struct rd *r)
+{
+	return (struct kl_span){ r->src, r->line, r->col };
+}
+
+static void adv(struct rd *r)
+{
+	if (*r->p == '\n') {
+		r->line++;
+		r->col = 1;
+	} else {
+		r->col++;
+	}
+	r->p++;
+}
+
+/* Skip blanks and comments; -1 on an unterminated block comment. */
+static int skip(struct rd *r)
+{
+	while (r->p < r->end) {
+		char c = *r->p;
+		if (isspace((unsigned char)c)) {
+			adv(r);
+		} else if (c == ';') {
+			while (r->p < r->end && *r->p != '\n')
+				adv(r);
+		} else if (c == '#' && r->p + 1 < r->end && r->p[1] == '|') {
+			struct kl_span start = here(r);
+			int depth = 0;
+			do {
+				if (r->p + 1 < r->end && r->p[0] == '#' && r->p[1] == '|') {
+					depth++;
+					adv(r);
+				} else if (r->p + 1 < r->end && r->p[0] == '|' && r->p[1] == '#') {
+					depth--;
+					adv(r);
+				}
+				adv(r);
+			} while (depth > 0 && r->p < r->end);
+			if (depth > 0)
+				return kl_error(r->d, start, "unterminated block comment '#|'");
+		} else {
+			break;
+		}
+	}
+	return 0;
+}
+
+static bool is_delim(char c)
+{
+	return isspace((unsigned char)c) || c == '(' || c == ')' || c == '[' || c == ']' ||
+	       c == '"' || c == ';' || c == '\'' || c == '`' || c == ',';
+}
+
+static struct kl_node *node(struct rd *r, enum kl_node_kind k, struct kl_span s)
+{
+	struct kl_node *n = kl_arena_new(r->a, struct kl_node);
+	n->kind = k;
+	n->span = s;
+	return n;
+}
+
+/* Parse an integer token in the given base; false if it is not one. */
+static bool parse_int(const char *s, int base, int64_t *out)
+{
+	bool neg = false;
+	if (*s == '-' || *s == '+') {
+		neg = *s == '-';
+		s++;
+	}
+	if (!*s)
+		return false;
+	char *e;
+	errno = 0;
+	unsigned long long v = strtoull(s, &e, base);
+	if (*e || errno || !isalnum((unsigned char)*s))
+		return false;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+static struct kl_node *read_form(struct rd *r);
+
+static struct kl_node *read_list(struct rd *r, char close)
+{
+	struct kl_span start = here(r);
+	adv(r);
+	KL_VEC(struct kl_node *) items = { 0 };
+	for (;;) {
+		if (skip(r))
+			return NULL;
+		if (r->p >= r->end) {
+			kl_error(r->d, start, "unbalanced '%c': no matching '%c' before the end of the file",
+				 close == ')' ? '(' : '[', close);
+			return NULL;
+		}
+		if (*r->p == ')' || *r->p == ']') {
+			if (*r->p != close) {
+				kl_error(r->d, here(r), "'%c' closes the '%c' opened at line %u, column %u",
+					 *r->p, close == ')' ? '(' : '[', start.line, start.col);
+				return NULL;
+			}
+			adv(r);
+			break;
+		}
+		struct kl_node *n = read_form(r);
+		if (!n)
+			return NULL;
+		kl_vec_push(r->a, &items, n);
+	}
+	struct kl_node *l = node(r, KL_N_LIST, start);
+	l->items = items.items;
+	l->nitems = (uint32_t)items.len;
+	l->vector = close == ']';
+	return l;
+}
+
+static struct kl_node *read_string(struct rd *r)
+{
+	struct kl_span start = here(r);
+	adv(r);
+	KL_VEC(char) buf = { 0 };
+	while (r->p < r->end && *r->p != '"') {
+		char c = *r->p;
+		if (c == '\\') {
+			adv(r);
+			if (r->p >= r->end)
+				break;
+			switch (*r->p) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case '0': c = '\0'; break;
+			case '\\': c = '\\'; break;
+			case '"': c = '"'; break;
+			default:
+				kl_error(r->d, here(r), "unknown escape '\\%c' in string", *r->p);
+				return NULL;
+			}
+		}
+		kl_vec_push(r->a, &buf, c);
+		adv(r);
+	}
+	if (r->p >= r->end) {
+		kl_error(r->d, start, "unterminated string");
+		return NULL;
+	}
+	adv(r);
+	kl_vec_push(r->a, &buf, '\0');
+	struct kl_node *n = node(r, KL_N_STR, start);
+	n->str = buf.items;
+	n->ival = (int64_t)buf.len - 1;
+	return n;
+}
+
+static struct kl_node *wrap(struct rd *r, const char *head, struct kl_span s)
+{
+	struct kl_node *inner = read_form(r);
+	if (!inner)
+		return NULL;
+	struct kl_node *h = node(r, KL_N_SYM, s);
+	h->str = head;
+	struct kl_node *l = node(r, KL_N_LIST, s);
+	l->items = kl_arena_array(r->a, struct kl_node *, 2);
+	l->items[0] = h;
+	l->items[1] = inner;
+	l->nitems = 2;
+	return l;
+}
+
+static const struct { const char *name; char c; } char_names[] = {
+	{ "space", ' ' }, { "newline", '\n' }, { "tab", '\t' }, { "nul", 0 }, { "null", 0 },
+	{ "return", '\r' }, { "linefeed", '\n' },
+};
+
+static struct kl_node *read_atom(struct rd *r)
+{
+	struct kl_span s = here(r);
+	const char *start = r->p;
+	/* #\c reads one character even if it is a delimiter */
+	if (r->p + 2 < r->end + 1 && r->p[0] == '#' && r->p + 1 < r->end && r->p[1] == '\\') {
+		adv(r);
+		adv(r);
+		if (r->p >= r->end) {
+			kl_error(r->d, s, "character literal '#\\' needs a character");
+			return NULL;
+		}
+		adv(r);
+		while (r->p < r->end && !is_delim(*r->p))
+			adv(r);
+	} else {
+		while (r->p < r->end && !is_delim(*r->p))
+			adv(r);
+	}
+	size_t len = (size_t)(r->p - start);
+	char *tok = kl_arena_strndup(r->a, start, len);
+	struct kl_node *n;
+	int64_t v;
+	if (tok[0] == '#' && len >= 3 && tok[1] == '\\') {
+		n = node(r, KL_N_INT, s);
+		if (len == 3) {
+			n->ival = (unsigned char)tok[2];
+			return n;
+		}
+		for (size_t i = 0; i < sizeof(char_names) / sizeof(char_names[0]); i++)
+			if (!strcasecmp(char_names[i].name, tok + 2)) {
+				n->ival = char_names[i].c;
+				return n;
+			}
+		kl_error(r->d, s, "unknown character name '%s'", tok);
+		return NULL;
+	}
+	if (tok[0] == '#' && len >= 2) {
+		int base = tok[1] == 'x' || tok[1] == 'X' ? 16 : tok[1] == 'b' || tok[1] == 'B' ? 2
+			 : tok[1] == 'o' || tok[1] == 'O' ? 8 : 0;
+		if (!base || !parse_int(tok + 2, base, &v)) {
+			kl_error(r->d, s, "malformed number '%s'", tok);
+			return NULL;
+		}
+		n = node(r, KL_N_INT, s);
+		n->ival = v;
+		return n;
+	}
+	if ((isdigit((unsigned char)tok[0]) ||
+	     ((tok[0] == '-' || tok[0] == '+') && isdigit((unsigned char)tok[1])))) {
+		bool hex = (tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X'));
+		if (!parse_int(hex ? tok + 2 : tok, hex ? 16 : 10, &v)) {
+			kl_error(r->d, s, "malformed number '%s'", tok);
+			return NULL;
+		}
+		n = node(r, KL_N_INT, s);
+		n->ival = v;
+		return n;
+	}
+	if (tok[0] == ':' && len > 1) {
+		n = node(r, KL_N_KEY, s);
+		n->str = tok + 1;
+		return n;
+	}
+	n = node(r, KL_N_SYM, s);
+	n->str = tok;
+	return n;
+}
+
+static struct kl_node *read_form(struct rd *r)
+{
+	if (skip(r))
+		return NULL;
+	struct kl_span s = here(r);
+	if (r->p >= r->end) {
+		kl_error(r->d, s, "unexpected end of file");
+		return NULL;
+	}
+	switch (*r->p) {
+	case '(': return read_list(r, ')');
+	case '[': return read_list(r, ']');
+	case ')':
+	case ']':
+		kl_error(r->d, s, "unbalanced '%c': no form is open here", *r->p);
+		return NULL;
+	case '"': return read_string(r);
+	case '\'': adv(r); return wrap(r, "quote", s);
+	case '`': adv(r); return wrap(r, "quasiquote", s);
+	case ',':
+		adv(r);
+		if (r->p < r->end && *r->p == '@') {
+			adv(r);
+			return wrap(r, "unquote-splicing", s);
+		}
+		return wrap(r, "unquote", s);
+	default: return read_atom(r);
+	}
+}
+
+int kl_read(struct kl_arena *a, struct kl_diag *d, const struct kl_source *src,
+	    struct kl_node ***forms, uint32_t *nforms)
+{
+	struct rd r = { a, d, src, src->text, src->text + src->len, 1, 1 };
+	KL_VEC(struct kl_node *) out = { 0 };
+	for (;;) {
+		if (skip(&r))
+			return -1;
+		if (r.p >= r.end)
+			break;
+		struct kl_node *n = read_form(&r);
+		if (!n)
+			return -1;
+		kl_vec_push(a, &out, n);
+	}
+	*forms = out.items;
+	*nforms = (uint32_t)out.len;
+	return 0;
+}
+
+static void put(char **p, char *end, const char *s)
+{
+	while (*s && *p < end)
+		*(*p)++ = *s++;
+}
+
+static void node_str(const struct kl_node *n, char **p, char *end, int depth)
+{
+	char tmp[32];
+	switch (n->kind) {
+	case KL_N_INT:
+		snprintf(tmp, sizeof(tmp), "%lld", (long long)n->ival);
+		put(p, end, tmp);
+		break;
+	case KL_N_SYM: put(p, end, n->str); break;
+	case KL_N_KEY: put(p, end, ":"); put(p, end, n->str); break;
+	case KL_N_STR: put(p, end, "\""); put(p, end, n->str); put(p, end, "\""); break;
+	case KL_N_LIST:
+		put(p, end, n->vector ? "[" : "(");
+		for (uint32_t i = 0; i < n->nitems; i++) {
+			if (i)
+				put(p, end, " ");
+			if (depth > 2 || i > 6) {
+				put(p, end, "...");
+				break;
+			}
+			node_str(n->items[i], p, end, depth + 1);
+		}
+		put(p, end, n->vector ? "]" : ")");
+		break;
+	}
+}
+
+void kl_node_str(const struct kl_node *n, char *buf, size_t size)
+{
+	char *p = buf, *end = buf + size - 1;
+	node_str(n, &p, end, 0);
+	*p = 0;
+}

@@ -1,0 +1,44 @@
+/* reader.h — kiln source text to nodes: integers, symbols, keywords, strings, lists and
+ * vectors, each with the span where it starts. */
+#ifndef KL_READER_H
+#define KL_READER_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "arena.h"
+#include "diag.h"
+
+enum kl_node_kind { KL_N_INT, KL_N_SYM, KL_N_KEY, KL_N_STR, KL_N_LIST };
+
+struct kl_node {
+	enum kl_node_kind kind;
+	bool vector;              /* LIST written as [ ... ] */
+	struct kl_span span;
+	int64_t ival;             /* INT */
+	const char *str;          /* SYM and KEY name (KEY without ':'), STR contents */
+	struct kl_node **items;   /* LIST */
+	uint32_t nitems;
+};
+
+/* Read every top-level form of src. Returns 0 and the forms, or -1 with an error in d. */
+int kl_read(struct kl_arena *a, struct kl_diag *d, const struct kl_source *src,
+	    struct kl_node ***forms, uint32_t *nforms);
+
+/* Print a node back as source text (for error messages), at most n bytes. */
+void kl_node_str(const struct kl_node *n, char *buf, size_t size);
+
+static inline bool kl_is_sym(const struct kl_node *n, const char *name)
+{
+	return n && n->kind == KL_N_SYM && !strcmp(n->str, name);
+}
+static inline bool kl_is_key(const struct kl_node *n, const char *name)
+{
+	return n && n->kind == KL_N_KEY && !strcmp(n->str, name);
+}
+/* The head symbol of a list form, or NULL. */
+static inline const char *kl_head(const struct kl_node *n)
+{
+	return n && n->kind == KL_N_LIST && n->nitems && n->items[0]->kind == KL_N_SYM
+		       ? n->items[0]->str : NULL;
+}
+#endif

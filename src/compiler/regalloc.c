@@ -1,0 +1,384 @@
+/* regalloc.c — liveness over the IR's basic blocks, then linear-scan allocation of virtual
+ * registers onto r0-r9: values live across a call go to r6-r9, hints put call arguments in
+ * r1-r5 and results in r0, and when registers run out whole intervals spill to the stack
+ * (r0 and r5 then become scratch registers). Finally the stack frame is laid out. */
+#include "ir.h"
+#include <linux/bpf.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ivl {
+	kl_vreg v;
+	uint32_t start, end;     /* positions: use of ins i at 2i, def at 2i+1 */
+	bool crosses_call;
+	int8_t hint_reg;         /* -1: none */
+	kl_vreg hint_vreg;       /* take this vreg's register if free */
+};
+
+struct use_def {
+	kl_vreg uses[6];
+	uint32_t nuses;
+	kl_vreg def;
+};
+
+static void ins_uses(const struct kl_ir_ins *i, struct use_def *u)
+{
+	u->nuses = 0;
+	u->def = 0;
+	switch (i->op) {
+	case IR_MOVI: case IR_ADDR: case IR_LDMAP: case IR_ENTRY:
+		u->def = i->d;
+		break;
+	case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
+		u->uses[u->nuses++] = i->a;
+		u->def = i->d;
+		break;
+	case IR_ALU:
+		u->uses[u->nuses++] = i->a;
+		if (!i->has_imm)
+			u->uses[u->nuses++] = i->b;
+		u->def = i->d;
+		break;
+	case IR_LOAD:
+		if (i->a)
+			u->uses[u->nuses++] = i->a;
+		u->def = i->d;
+		break;
+	case IR_STORE: case IR_XADD: case IR_BR:
+		if (i->a)
+			u->uses[u->nuses++] = i->a;
+		if (!i->has_imm && i->b)
+			u->uses[u->nuses++] = i->b;
+		break;
+	case IR_CALL: case IR_CALLF:
+		for (uint32_t k = 0; k < i->nargs; k++)
+			u->uses[u->nuses++] = i->args[k];
+		u->def = i->d;
+		break;
+	case IR_RET:
+		if (!i->has_imm && i->a)
+			u->uses[u->nuses++] = i->a;
+		break;
+	default:
+		break;
+	}
+}
+
+static bool ends_block(uint8_t op) { return op == IR_JMP || op == IR_BR || op == IR_RET; }
+
+typedef uint64_t word;
+#define WBITS 64
+static inline void bset(word *s, uint32_t i) { s[i / WBITS] |= (word)1 << (i % WBITS); }
+static inline void bclr(word *s, uint32_t i) { s[i / WBITS] &= ~((word)1 << (i % WBITS)); }
+static inline bool bget(const word *s, uint32_t i) { return s[i / WBITS] >> (i % WBITS) & 1; }
+
+struct block {
+	uint32_t first, last;    /* instruction range, inclusive */
+	uint32_t succ[2], nsucc;
+	word *use, *def, *in, *out;
+};
+
+static void touch(struct ivl *iv, bool *seen, kl_vreg v, uint32_t pos)
+{
+	seen[v] = true;
+	if (pos < iv[v].start)
+		iv[v].start = pos;
+	if (pos > iv[v].end)
+		iv[v].end = pos;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct ivl *x = *(struct ivl *const *)a, *y = *(struct ivl *const *)b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/* Linear scan; returns the number of spilled intervals. */
+static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mode, uint32_t nv)
+{
+	struct ivl *active[10] = { 0 };  /* by register */
+	uint32_t spills = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		struct ivl *iv = order[k];
+		for (int r = 0; r < 10; r++)
+			if (active[r] && active[r]->end < iv->start)
+				active[r] = NULL;
+		uint16_t allowed = iv->crosses_call ? 0x3c0 : 0x3ff;   /* r6-r9 or r0-r9 */
+		if (spill_mode)
+			allowed &= (uint16_t)~((1u << 0) | (1u << 5));
+		uint16_t free = 0;
+		for (int r = 0; r < 10; r++)
+			if ((allowed >> r & 1) && !active[r])
+				free |= (uint16_t)(1u << r);
+		int pick = -1;
+		if (iv->hint_vreg && iv->hint_vreg < nv && reg[iv->hint_vreg] >= 0 &&
+		    (free >> reg[iv->hint_vreg] & 1))
+			pick = reg[iv->hint_vreg];
+		else if (iv->hint_reg >= 0 && (free >> iv->hint_reg & 1))
+			pick = iv->hint_reg;
+		if (pick < 0) {
+			/* temporaries prefer caller-saved registers, keeping r6-r9 for values across calls */
+			static const int pref[] = { 1, 2, 3, 4, 5, 0, 6, 7, 8, 9 };
+			for (int q = 0; q < 10 && pick < 0; q++)
+				if (free >> pref[q] & 1)
+					pick = pref[q];
+		}
+		if (pick >= 0) {
+			reg[iv->v] = (int8_t)pick;
+			active[pick] = iv;
+			continue;
+		}
+		/* spill whichever of iv and the allowed active intervals ends last */
+		struct ivl *victim = iv;
+		for (int r = 0; r < 10; r++)
+			if ((allowed >> r & 1) && active[r] && active[r]->end > victim->end)
+				victim = active[r];
+		spills++;
+		if (victim != iv) {
+			int r = reg[victim->v];
+			reg[iv->v] = (int8_t)r;
+			active[r] = iv;
+		}
+		reg[victim->v] = -1;
+	}
+	return spills;
+}
+
+/* After a scan that spilled: give every instruction that touches a spilled vreg two
+ * registers that hold nothing live there. False if some instruction has none. */
+static bool find_scratch(const struct kl_ir_func *f, struct ivl **order, uint32_t norder,
+			 struct kl_alloc *out)
+{
+	uint32_t n = f->nins;
+	uint16_t *busy = calloc(n + 1, sizeof(uint16_t));
+	if (!busy)
+		return false;
+	for (uint32_t k = 0; k < norder; k++) {
+		const struct ivl *v = order[k];
+		int r = out->reg[v->v];
+		if (r < 0)
+			continue;
+		for (uint32_t p = v->start / 2; p <= v->end / 2 && p < n; p++)
+			busy[p] |= (uint16_t)(1u << r);
+	}
+	bool ok = true;
+	for (uint32_t i = 0; i < n && ok; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		struct use_def ud;
+		ins_uses(in, &ud);
+		bool touches = ud.def && out->reg[ud.def] < 0;
+		for (uint32_t k = 0; k < ud.nuses; k++)
+			touches |= out->reg[ud.uses[k]] < 0;
+		/* calls, entries and returns move spilled values straight to their fixed registers */
+		if (!touches || in->op == IR_CALL || in->op == IR_CALLF || in->op == IR_ENTRY || in->op == IR_RET)
+			continue;
+		uint16_t b = busy[i];
+		int got = 0;
+		static const int pref[] = { 0, 5, 4, 3, 2, 1, 6, 7, 8, 9 };
+		for (int q = 0; q < 10 && got < 2; q++)
+			if (!(b >> pref[q] & 1))
+				out->scratch[i][got++] = (uint8_t)pref[q];
+		ok = got == 2;
+	}
+	free(busy);
+	return ok;
+}
+
+int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, struct kl_alloc *out)
+{
+	uint32_t nv = f->nvregs, n = f->nins;
+	uint32_t words = (nv + WBITS - 1) / WBITS;
+
+	/* basic blocks */
+	uint32_t *label_block = kl_arena_array(a, uint32_t, f->nlabels + 2);
+	KL_VEC(struct block) blocks = { 0 };
+	for (uint32_t i = 0; i < n;) {
+		struct block b = { .first = i };
+		uint32_t j = i;
+		while (f->ins[j].op == IR_LABEL && j + 1 < n) {
+			label_block[f->ins[j].label] = (uint32_t)blocks.len;
+			j++;
+		}
+		if (f->ins[j].op == IR_LABEL)
+			label_block[f->ins[j].label] = (uint32_t)blocks.len;
+		while (j + 1 < n && !ends_block(f->ins[j].op) && f->ins[j + 1].op != IR_LABEL)
+			j++;
+		b.last = j;
+		kl_vec_push(a, &blocks, b);
+		i = j + 1;
+	}
+	uint32_t nb = (uint32_t)blocks.len;
+	for (uint32_t bi = 0; bi < nb; bi++) {
+		struct block *b = &blocks.items[bi];
+		const struct kl_ir_ins *t = &f->ins[b->last];
+		if (t->op == IR_JMP || t->op == IR_BR)
+			b->succ[b->nsucc++] = label_block[t->label];
+		if (t->op != IR_JMP && t->op != IR_RET && bi + 1 < nb)
+			b->succ[b->nsucc++] = bi + 1;
+		b->use = kl_arena_array(a, word, words);
+		b->def = kl_arena_array(a, word, words);
+		b->in = kl_arena_array(a, word, words);
+		b->out = kl_arena_array(a, word, words);
+		for (uint32_t i = b->first; i <= b->last; i++) {
+			struct use_def ud;
+			ins_uses(&f->ins[i], &ud);
+			for (uint32_t k = 0; k < ud.nuses; k++)
+				if (!bget(b->def, ud.uses[k]))
+					bset(b->use, ud.uses[k]);
+			if (ud.def)
+				bset(b->def, ud.def);
+		}
+	}
+	/* liveness to a fixed point, backwards */
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t bi = nb; bi-- > 0;) {
+			struct block *b = &blocks.items[bi];
+			for (uint32_t w = 0; w < words; w++) {
+				word o = 0;
+				for (uint32_t s = 0; s < b->nsucc; s++)
+					o |= blocks.items[b->succ[s]].in[w];
+				word in = b->use[w] | (o & ~b->def[w]);
+				if (o != b->out[w] || in != b->in[w]) {
+					b->out[w] = o;
+					b->in[w] = in;
+					changed = true;
+				}
+			}
+		}
+	}
+
+	/* intervals */
+	struct ivl *iv = kl_arena_array(a, struct ivl, nv);
+	bool *seen = kl_arena_array(a, bool, nv);
+	bool *used = kl_arena_array(a, bool, nv);
+	for (uint32_t v = 0; v < nv; v++) {
+		iv[v].v = v;
+		iv[v].start = UINT32_MAX;
+		iv[v].hint_reg = -1;
+	}
+	for (uint32_t bi = 0; bi < nb; bi++) {
+		struct block *b = &blocks.items[bi];
+		for (uint32_t v = 1; v < nv; v++) {
+			if (bget(b->in, v))
+				touch(iv, seen, v, 2 * b->first);
+			if (bget(b->out, v))
+				touch(iv, seen, v, 2 * b->last + 1);
+		}
+	}
+	KL_VEC(uint32_t) calls = { 0 };
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		struct use_def ud;
+		ins_uses(in, &ud);
+		for (uint32_t k = 0; k < ud.nuses; k++) {
+			/* ALU's second operand stays live through the def, so the result never takes its
+			 * register and the two-address form d = a; d op= b stays correct */
+			bool second = in->op == IR_ALU && k == 1;
+			touch(iv, seen, ud.uses[k], 2 * i + (second ? 1 : 0));
+			used[ud.uses[k]] = true;
+		}
+		if (ud.def)
+			touch(iv, seen, ud.def, 2 * i + 1);
+		if (in->op == IR_CALL || in->op == IR_CALLF) {
+			kl_vec_push(a, &calls, i);
+			for (uint32_t k = 0; k < in->nargs; k++)
+				iv[in->args[k]].hint_reg = (int8_t)(k + 1);
+			if (iv[in->d].hint_reg < 0)
+				iv[in->d].hint_reg = 0;
+		} else if (in->op == IR_ENTRY) {
+			iv[in->d].hint_reg = (int8_t)(in->imm + 1);
+		} else if (in->op == IR_RET && !in->has_imm && in->a) {
+			iv[in->a].hint_reg = 0;
+		} else if ((in->op == IR_MOV || in->op == IR_ALU || in->op == IR_NEG || in->op == IR_END ||
+			    in->op == IR_ALU32) && in->d) {
+			iv[in->d].hint_vreg = in->a;
+		}
+	}
+	/* a call clobbers r0-r5: intervals live across one need r6-r9 */
+	struct ivl **order = kl_arena_array(a, struct ivl *, nv);
+	uint32_t norder = 0;
+	for (uint32_t v = 1; v < nv; v++) {
+		if (!seen[v])
+			continue;
+		for (size_t k = 0; k < calls.len; k++) {
+			uint32_t p = 2 * calls.items[k];
+			if (iv[v].start < p && iv[v].end > p + 1) {
+				iv[v].crosses_call = true;
+				break;
+			}
+		}
+		order[norder++] = &iv[v];
+	}
+	qsort(order, norder, sizeof(*order), cmp_start);
+
+	out->reg = kl_arena_array(a, int8_t, nv);
+	out->spill = kl_arena_array(a, uint32_t, nv);
+	out->scratch = kl_arena_alloc(a, sizeof(*out->scratch) * (n + 1));
+	out->spill_mode = false;
+	for (uint32_t i = 0; i < n; i++)
+		out->scratch[i][0] = 0, out->scratch[i][1] = 5;
+	if (scan(order, norder, out->reg, false, nv) && !find_scratch(f, order, norder, out)) {
+		/* some instruction with spilled operands has no two free registers: reserve
+		 * r0 and r5 everywhere and allocate again */
+		out->spill_mode = true;
+		memset(out->reg, 0, nv);
+		scan(order, norder, out->reg, true, nv);
+		for (uint32_t i = 0; i < n; i++)
+			out->scratch[i][0] = 0, out->scratch[i][1] = 5;
+	}
+	/* vregs defined but never read: their defining instruction is dead */
+	for (uint32_t v = 1; v < nv; v++)
+		if (seen[v] && !used[v])
+			out->reg[v] = -2;
+
+	/* spill slots, then the frame */
+	for (uint32_t v = 1; v < nv; v++) {
+		if (!seen[v] || out->reg[v] != -1)
+			continue;
+		if (f->nslots + 1 >= f->slotcap) {
+			uint32_t nc = f->slotcap ? f->slotcap * 2 : 16;
+			f->slots = kl_arena_grow(a, f->slots, f->slotcap * sizeof(*f->slots), nc * sizeof(*f->slots));
+			f->slotcap = nc;
+		}
+		out->spill[v] = ++f->nslots;
+		f->slots[f->nslots] = (struct kl_slot){ 8, 8, 0 };
+	}
+	uint32_t off = 0;
+	for (uint32_t s = 1; s <= f->nslots; s++) {
+		struct kl_slot *sl = &f->slots[s];
+		off += sl->size;
+		off = (off + sl->align - 1) / sl->align * sl->align;
+		sl->fp_off = -(int32_t)off;
+	}
+	out->frame = off;
+	if (off > 512)
+		return kl_error(d, f->span, "'%s' needs %u bytes of stack; BPF allows 512 (use a per-CPU array "
+				"map as scratch space for large buffers)", f->name, off);
+	return 0;
+}
+
+static const char *const op_names[] = {
+	"movi", "mov", "alu", "alu32", "neg", "end", "load", "store", "xadd", "addr", "ldmap",
+	"call", "callf", "jmp", "br", "label", "ret", "entry",
+};
+
+void kl_ir_dump(const struct kl_ir_func *f, FILE *out)
+{
+	fprintf(out, "func %s (%u vregs)\n", f->name, f->nvregs);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		if (in->op == IR_LABEL) {
+			fprintf(out, "L%u:\n", in->label);
+			continue;
+		}
+		fprintf(out, "  %-5s d=v%u a=v%u b=v%u imm=%lld off=%d slot=%u L%u sz=%u op=%#x",
+			op_names[in->op], in->d, in->a, in->b, (long long)in->imm, in->off, in->slot, in->label,
+			in->size, in->alu);
+		for (uint32_t k = 0; k < in->nargs; k++)
+			fprintf(out, " v%u", in->args[k]);
+		fprintf(out, "  ; %u:%u\n", in->span.line, in->span.col);
+	}
+}

@@ -1,0 +1,438 @@
+/* tables.c — the rows behind tables.h: what kiln knows about the kernel, as data. Numbers come
+ * from the uapi headers (offsetof, enum and macro names), never retyped by hand. */
+#include <stddef.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <linux/bpf.h>
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/pkt_cls.h>
+#include "tables.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+/* Sorted by id: tools/gen-helpers.sh writes helpers.inc in __BPF_FUNC_MAPPER order. */
+static const struct kl_helper helpers[] = {
+#include "helpers.inc"
+};
+
+/* Other spellings users reach for. A leading "bpf-" is also accepted on any helper name. */
+static const struct { const char *alias, *name; } helper_aliases[] = {
+	{ "printk", "trace-printk" },                 /* libbpf's bpf_printk() */
+	{ "smp-processor-id", "get-smp-processor-id" },
+	{ "prandom-u32", "get-prandom-u32" },
+};
+
+/* Helpers whose rows are variadic (gen-helpers.sh marks them so in helpers.inc and says so
+ * when it runs): how many of their arguments a call must give. */
+static const struct { uint32_t id; uint8_t fixed; } helper_variadic[] = {
+	{ BPF_FUNC_trace_printk, 2 },         /* fmt, fmt_size, then up to 3 values */
+};
+
+static const struct kl_helper *helper_by_name(const char *name)
+{
+	for (size_t i = 0; i < COUNT(helpers); i++)
+		if (strcmp(helpers[i].name, name) == 0)
+			return &helpers[i];
+	return NULL;
+}
+
+const struct kl_helper *kl_helper_find(const char *name)
+{
+	const struct kl_helper *h;
+
+	if (strncmp(name, "bpf-", 4) == 0)
+		name += 4;
+	if ((h = helper_by_name(name)))
+		return h;
+	for (size_t i = 0; i < COUNT(helper_aliases); i++)
+		if (strcmp(helper_aliases[i].alias, name) == 0)
+			return helper_by_name(helper_aliases[i].name);
+	return NULL;
+}
+
+const struct kl_helper *kl_helper_by_id(uint32_t id)
+{
+	size_t lo = 0, hi = COUNT(helpers);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (helpers[mid].id == id)
+			return &helpers[mid];
+		if (helpers[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+uint32_t kl_helper_count(void)
+{
+	return COUNT(helpers);
+}
+
+uint8_t kl_helper_min_args(const struct kl_helper *h)
+{
+	for (size_t i = 0; i < COUNT(helper_variadic); i++)
+		if (helper_variadic[i].id == h->id)
+			return helper_variadic[i].fixed;
+	return h->nargs;
+}
+
+/* ---- program types ----------------------------------------------------------------------- */
+
+/* section: libbpf's section name when the user gives none (section_defs in libbpf.c); NULL
+ * where the kernel needs a target (a tracepoint, a function) that only the user can name. */
+static const struct kl_prog_type prog_types[] = {
+	{ "xdp",            BPF_PROG_TYPE_XDP,            "xdp",                "xdp",
+	  KL_CTX_XDP_MD,    "xdp_md" },
+	{ "tc",             BPF_PROG_TYPE_SCHED_CLS,      "tc",                 "tc",
+	  KL_CTX_SK_BUFF,   "__sk_buff" },
+	{ "socket-filter",  BPF_PROG_TYPE_SOCKET_FILTER,  "socket",             "socket",
+	  KL_CTX_SK_BUFF,   "__sk_buff" },
+	{ "cgroup-skb",     BPF_PROG_TYPE_CGROUP_SKB,     "cgroup_skb/ingress", "cgroup_skb/",
+	  KL_CTX_SK_BUFF,   "__sk_buff" },
+	{ "tracepoint",     BPF_PROG_TYPE_TRACEPOINT,     NULL,                 "tracepoint/",
+	  KL_CTX_VOID,      NULL },
+	{ "raw-tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, NULL,                 "raw_tracepoint/",
+	  KL_CTX_U64_ARRAY, NULL },
+	{ "tp-btf",         BPF_PROG_TYPE_TRACING,        NULL,                 "tp_btf/",
+	  KL_CTX_U64_ARRAY, NULL },
+	{ "fentry",         BPF_PROG_TYPE_TRACING,        NULL,                 "fentry/",
+	  KL_CTX_U64_ARRAY, NULL },
+	{ "fexit",          BPF_PROG_TYPE_TRACING,        NULL,                 "fexit/",
+	  KL_CTX_U64_ARRAY, NULL },
+	{ "lsm",            BPF_PROG_TYPE_LSM,            NULL,                 "lsm/",
+	  KL_CTX_U64_ARRAY, NULL },
+	{ "kprobe",         BPF_PROG_TYPE_KPROBE,         NULL,                 "kprobe/",
+	  KL_CTX_PT_REGS,   NULL },
+	{ "kretprobe",      BPF_PROG_TYPE_KPROBE,         NULL,                 "kretprobe/",
+	  KL_CTX_PT_REGS,   NULL },
+	{ "uprobe",         BPF_PROG_TYPE_KPROBE,         "uprobe",             "uprobe",
+	  KL_CTX_PT_REGS,   NULL },
+	{ "uretprobe",      BPF_PROG_TYPE_KPROBE,         "uretprobe",          "uretprobe",
+	  KL_CTX_PT_REGS,   NULL },
+	{ "perf-event",     BPF_PROG_TYPE_PERF_EVENT,     "perf_event",         "perf_event",
+	  KL_CTX_VOID,      NULL },
+};
+
+const struct kl_prog_type *kl_prog_type_find(const char *keyword)
+{
+	for (size_t i = 0; i < COUNT(prog_types); i++)
+		if (strcmp(prog_types[i].keyword, keyword) == 0)
+			return &prog_types[i];
+	return NULL;
+}
+
+/* A :section is only useful if libbpf, reading it back, picks the program type the user asked
+ * for; otherwise the object loads as something else or not at all. So a section must match
+ * one of its type's patterns below, which are libbpf's section_defs entries for that type,
+ * written the way libbpf writes them:
+ *   "name"   exactly name
+ *   "name+"  name alone, or name/TARGET (uprobe: "uprobe" attaches by hand, "uprobe/BIN:FN" auto)
+ *   "name/"  name/TARGET; libbpf would take an empty TARGET, kiln does not, since these types
+ *            cannot load (fentry, lsm...) or attach (kprobe, tracepoint...) without one.
+ * TARGET is never empty. section_prefix in the rows is the pattern quoted in diagnostics.
+ * Sleepable (".s") and multi-attach variants are left out: kiln emits neither. "tc/ingress",
+ * "tc/egress" and "tcx/..." need libbpf >= 1.3 (tcx links); older libbpf only knows "tc". */
+static const struct { const char *keyword, *pattern; } section_patterns[] = {
+	{ "xdp", "xdp" },
+	{ "xdp", "xdp.frags" },
+	{ "xdp", "xdp/devmap" },
+	{ "xdp", "xdp/cpumap" },
+	{ "xdp", "xdp.frags/devmap" },
+	{ "xdp", "xdp.frags/cpumap" },
+	{ "tc", "tc" },
+	{ "tc", "classifier" },
+	{ "tc", "tc/ingress" },
+	{ "tc", "tc/egress" },
+	{ "tc", "tcx/ingress" },
+	{ "tc", "tcx/egress" },
+	{ "socket-filter", "socket" },
+	{ "cgroup-skb", "cgroup_skb/ingress" },
+	{ "cgroup-skb", "cgroup_skb/egress" },
+	{ "cgroup-skb", "cgroup/skb" },
+	{ "tracepoint", "tracepoint/" },
+	{ "tracepoint", "tp/" },
+	{ "raw-tracepoint", "raw_tracepoint/" },
+	{ "raw-tracepoint", "raw_tp/" },
+	{ "tp-btf", "tp_btf/" },
+	{ "fentry", "fentry/" },
+	{ "fexit", "fexit/" },
+	{ "lsm", "lsm/" },
+	{ "kprobe", "kprobe/" },
+	{ "kretprobe", "kretprobe/" },
+	{ "uprobe", "uprobe+" },
+	{ "uretprobe", "uretprobe+" },
+	{ "perf-event", "perf_event" },
+};
+
+static bool section_matches(const char *pattern, const char *section)
+{
+	size_t len = strlen(pattern);
+
+	if (pattern[len - 1] == '/')
+		return strncmp(section, pattern, len) == 0 && section[len] != '\0';
+	if (pattern[len - 1] == '+') {
+		len--;
+		if (strncmp(section, pattern, len) != 0)
+			return false;
+		return section[len] == '\0' || (section[len] == '/' && section[len + 1] != '\0');
+	}
+	return strcmp(section, pattern) == 0;
+}
+
+bool kl_prog_type_section_ok(const struct kl_prog_type *pt, const char *section)
+{
+	for (size_t i = 0; i < COUNT(section_patterns); i++)
+		if (strcmp(section_patterns[i].keyword, pt->keyword) == 0 &&
+		    section_matches(section_patterns[i].pattern, section))
+			return true;
+	return false;
+}
+
+/* ---- map types --------------------------------------------------------------------------- */
+
+/* sizes_only: the kernel refuses BTF key/value types for maps whose values are fds, ids or
+ * stack traces (map_check_no_btf), so those describe key_size/value_size only. A required size
+ * is what the kernel insists on (an array index is a u32, a prog-array value an fd). Queue,
+ * stack and bloom-filter maps (a value but no key) have no row: the struct cannot say so. */
+static const struct kl_map_type map_types[] = {
+	/* keyword            map_type                         sizes no_kv key val flags  percpu */
+	{ "hash",             BPF_MAP_TYPE_HASH,               false, false, 0, 0, 0, false },
+	{ "array",            BPF_MAP_TYPE_ARRAY,              false, false, 4, 0, 0, false },
+	{ "percpu-hash",      BPF_MAP_TYPE_PERCPU_HASH,        false, false, 0, 0, 0, true },
+	{ "percpu-array",     BPF_MAP_TYPE_PERCPU_ARRAY,       false, false, 4, 0, 0, true },
+	{ "lru-hash",         BPF_MAP_TYPE_LRU_HASH,           false, false, 0, 0, 0, false },
+	{ "lru-percpu-hash",  BPF_MAP_TYPE_LRU_PERCPU_HASH,    false, false, 0, 0, 0, true },
+	{ "lpm-trie",         BPF_MAP_TYPE_LPM_TRIE,           false, false, 0, 0,
+	  BPF_F_NO_PREALLOC, false },
+	{ "ringbuf",          BPF_MAP_TYPE_RINGBUF,            false, true,  0, 0, 0, false },
+	{ "user-ringbuf",     BPF_MAP_TYPE_USER_RINGBUF,       false, true,  0, 0, 0, false },
+	{ "prog-array",       BPF_MAP_TYPE_PROG_ARRAY,         true,  false, 4, 4, 0, false },
+	{ "perf-event-array", BPF_MAP_TYPE_PERF_EVENT_ARRAY,   true,  false, 4, 4, 0, false },
+	{ "stack-trace",      BPF_MAP_TYPE_STACK_TRACE,        true,  false, 4, 0, 0, false },
+	{ "cgroup-array",     BPF_MAP_TYPE_CGROUP_ARRAY,       true,  false, 4, 4, 0, false },
+	{ "array-of-maps",    BPF_MAP_TYPE_ARRAY_OF_MAPS,      true,  false, 4, 4, 0, false },
+	{ "hash-of-maps",     BPF_MAP_TYPE_HASH_OF_MAPS,       true,  false, 0, 4, 0, false },
+	{ "devmap",           BPF_MAP_TYPE_DEVMAP,             true,  false, 4, 0, 0, false },
+	{ "devmap-hash",      BPF_MAP_TYPE_DEVMAP_HASH,        true,  false, 4, 0, 0, false },
+	{ "cpumap",           BPF_MAP_TYPE_CPUMAP,             true,  false, 4, 0, 0, false },
+	{ "xskmap",           BPF_MAP_TYPE_XSKMAP,             true,  false, 4, 4, 0, false },
+	{ "sockmap",          BPF_MAP_TYPE_SOCKMAP,            true,  false, 4, 0, 0, false },
+	{ "sockhash",         BPF_MAP_TYPE_SOCKHASH,           true,  false, 0, 0, 0, false },
+	/* local storage: the key is an fd (4 bytes), the value needs BTF, and preallocation
+	 * makes no sense for per-object storage */
+	{ "sk-storage",       BPF_MAP_TYPE_SK_STORAGE,         false, false, 4, 0,
+	  BPF_F_NO_PREALLOC, false },
+	{ "task-storage",     BPF_MAP_TYPE_TASK_STORAGE,       false, false, 4, 0,
+	  BPF_F_NO_PREALLOC, false },
+	{ "inode-storage",    BPF_MAP_TYPE_INODE_STORAGE,      false, false, 4, 0,
+	  BPF_F_NO_PREALLOC, false },
+};
+
+const struct kl_map_type *kl_map_type_find(const char *keyword)
+{
+	for (size_t i = 0; i < COUNT(map_types); i++)
+		if (strcmp(map_types[i].keyword, keyword) == 0)
+			return &map_types[i];
+	return NULL;
+}
+
+const struct kl_map_type *kl_map_type_by_id(uint32_t map_type)
+{
+	for (size_t i = 0; i < COUNT(map_types); i++)
+		if (map_types[i].map_type == map_type)
+			return &map_types[i];
+	return NULL;
+}
+
+/* ---- context fields ---------------------------------------------------------------------- */
+
+#define MEMBER_SIZE(type, member) sizeof(((type *)0)->member)
+/* One row per field: offset and load size straight from the uapi struct. */
+#define XDP(name, member, ptr) \
+	{ "xdp_md", name, offsetof(struct xdp_md, member), \
+	  MEMBER_SIZE(struct xdp_md, member), false, ptr }
+#define SKB(name, member, wr, ptr) \
+	{ "__sk_buff", name, offsetof(struct __sk_buff, member), \
+	  MEMBER_SIZE(struct __sk_buff, member), wr, ptr }
+
+/* Writable follows the kernel's tc rules (tc_cls_act_is_valid_access): mark, priority,
+ * tc_index, tc_classid, queue_mapping, tstamp and cb[]. The same set serves socket-filter and
+ * cgroup-skb, which allow less (socket filters may write only cb[], neither reads data or
+ * tc_classid; only cgroup-skb and sk_skb read family..local_port); the verifier has the last
+ * word there. flow_keys and sk are pointers to kernel objects kiln does not model. */
+static const struct kl_ctx_field ctx_fields[] = {
+	XDP("data",            data,            true),
+	XDP("data-end",        data_end,        true),
+	XDP("data-meta",       data_meta,       true),
+	XDP("ingress-ifindex", ingress_ifindex, false),
+	XDP("rx-queue-index",  rx_queue_index,  false),
+	XDP("egress-ifindex",  egress_ifindex,  false),
+
+	SKB("len",             len,             false, false),
+	SKB("pkt-type",        pkt_type,        false, false),
+	SKB("mark",            mark,            true,  false),
+	SKB("queue-mapping",   queue_mapping,   true,  false),
+	SKB("protocol",        protocol,        false, false),
+	SKB("vlan-present",    vlan_present,    false, false),
+	SKB("vlan-tci",        vlan_tci,        false, false),
+	SKB("vlan-proto",      vlan_proto,      false, false),
+	SKB("priority",        priority,        true,  false),
+	SKB("ingress-ifindex", ingress_ifindex, false, false),
+	SKB("ifindex",         ifindex,         false, false),
+	SKB("tc-index",        tc_index,        true,  false),
+	SKB("cb0",             cb[0],           true,  false),
+	SKB("cb1",             cb[1],           true,  false),
+	SKB("cb2",             cb[2],           true,  false),
+	SKB("cb3",             cb[3],           true,  false),
+	SKB("cb4",             cb[4],           true,  false),
+	SKB("hash",            hash,            false, false),
+	SKB("tc-classid",      tc_classid,      true,  false),
+	SKB("data",            data,            false, true),
+	SKB("data-end",        data_end,        false, true),
+	SKB("napi-id",         napi_id,         false, false),
+	SKB("family",          family,          false, false),
+	SKB("remote-ip4",      remote_ip4,      false, false),
+	SKB("local-ip4",       local_ip4,       false, false),
+	SKB("remote-ip6-0",    remote_ip6[0],   false, false),
+	SKB("remote-ip6-1",    remote_ip6[1],   false, false),
+	SKB("remote-ip6-2",    remote_ip6[2],   false, false),
+	SKB("remote-ip6-3",    remote_ip6[3],   false, false),
+	SKB("local-ip6-0",     local_ip6[0],    false, false),
+	SKB("local-ip6-1",     local_ip6[1],    false, false),
+	SKB("local-ip6-2",     local_ip6[2],    false, false),
+	SKB("local-ip6-3",     local_ip6[3],    false, false),
+	SKB("remote-port",     remote_port,     false, false),
+	SKB("local-port",      local_port,      false, false),
+	SKB("data-meta",       data_meta,       false, true),
+	SKB("tstamp",          tstamp,          true,  false),
+	SKB("wire-len",        wire_len,        false, false),
+	SKB("gso-segs",        gso_segs,        false, false),
+	SKB("gso-size",        gso_size,        false, false),
+	SKB("tstamp-type",     tstamp_type,     false, false), /* set with skb-set-tstamp */
+	SKB("hwtstamp",        hwtstamp,        false, false),
+};
+
+const struct kl_ctx_field *kl_ctx_field_find(const char *set, const char *name)
+{
+	for (size_t i = 0; i < COUNT(ctx_fields); i++)
+		if (strcmp(ctx_fields[i].set, set) == 0 && strcmp(ctx_fields[i].name, name) == 0)
+			return &ctx_fields[i];
+	return NULL;
+}
+
+/* ---- constants --------------------------------------------------------------------------- */
+
+/* Spelled as in C, valued by the header that defines them. */
+#define K(name) { #name, (int64_t)(name) }
+static const struct { const char *name; int64_t value; } constants[] = {
+	/* program return codes */
+	K(XDP_ABORTED), K(XDP_DROP), K(XDP_PASS), K(XDP_TX), K(XDP_REDIRECT),
+	K(TC_ACT_UNSPEC), K(TC_ACT_OK), K(TC_ACT_RECLASSIFY), K(TC_ACT_SHOT), K(TC_ACT_PIPE),
+	K(TC_ACT_STOLEN), K(TC_ACT_QUEUED), K(TC_ACT_REPEAT), K(TC_ACT_REDIRECT), K(TC_ACT_TRAP),
+	K(SK_DROP), K(SK_PASS),
+
+	/* map-update-elem flags */
+	K(BPF_ANY), K(BPF_NOEXIST), K(BPF_EXIST), K(BPF_F_LOCK),
+
+	/* map creation flags (:flags) */
+	K(BPF_F_NO_PREALLOC), K(BPF_F_NO_COMMON_LRU), K(BPF_F_NUMA_NODE), K(BPF_F_RDONLY),
+	K(BPF_F_WRONLY), K(BPF_F_STACK_BUILD_ID), K(BPF_F_ZERO_SEED), K(BPF_F_RDONLY_PROG),
+	K(BPF_F_WRONLY_PROG), K(BPF_F_CLONE), K(BPF_F_MMAPABLE), K(BPF_F_PRESERVE_ELEMS),
+	K(BPF_F_INNER_MAP),
+
+	/* perf-event-output, perf-event-read, skb-output */
+	K(BPF_F_INDEX_MASK), K(BPF_F_CURRENT_CPU), K(BPF_F_CTXLEN_MASK),
+
+	/* get-stackid, get-stack */
+	K(BPF_F_SKIP_FIELD_MASK), K(BPF_F_USER_STACK), K(BPF_F_FAST_STACK_CMP),
+	K(BPF_F_REUSE_STACKID), K(BPF_F_USER_BUILD_ID),
+
+	/* ringbuf-output/-submit/-discard, ringbuf-query */
+	K(BPF_RB_NO_WAKEUP), K(BPF_RB_FORCE_WAKEUP),
+	K(BPF_RB_AVAIL_DATA), K(BPF_RB_RING_SIZE), K(BPF_RB_CONS_POS), K(BPF_RB_PROD_POS),
+
+	/* redirect, redirect-map, clone-redirect */
+	K(BPF_F_INGRESS), K(BPF_F_BROADCAST), K(BPF_F_EXCLUDE_INGRESS),
+
+	/* skb-store-bytes, l3/l4-csum-replace, csum-level */
+	K(BPF_F_RECOMPUTE_CSUM), K(BPF_F_INVALIDATE_HASH), K(BPF_F_HDR_FIELD_MASK),
+	K(BPF_F_PSEUDO_HDR), K(BPF_F_MARK_MANGLED_0), K(BPF_F_MARK_ENFORCE),
+	K(BPF_CSUM_LEVEL_QUERY), K(BPF_CSUM_LEVEL_INC), K(BPF_CSUM_LEVEL_DEC),
+	K(BPF_CSUM_LEVEL_RESET),
+
+	/* skb-adjust-room, skb-load-bytes-relative */
+	K(BPF_ADJ_ROOM_NET), K(BPF_ADJ_ROOM_MAC),
+	K(BPF_F_ADJ_ROOM_FIXED_GSO), K(BPF_F_ADJ_ROOM_ENCAP_L3_IPV4),
+	K(BPF_F_ADJ_ROOM_ENCAP_L3_IPV6), K(BPF_F_ADJ_ROOM_ENCAP_L4_GRE),
+	K(BPF_F_ADJ_ROOM_ENCAP_L4_UDP), K(BPF_F_ADJ_ROOM_NO_CSUM_RESET),
+	K(BPF_F_ADJ_ROOM_ENCAP_L2_ETH),
+	K(BPF_HDR_START_MAC), K(BPF_HDR_START_NET),
+
+	/* skb-get/set-tunnel-key */
+	K(BPF_F_TUNINFO_IPV6), K(BPF_F_ZERO_CSUM_TX), K(BPF_F_DONT_FRAGMENT), K(BPF_F_SEQ_NUMBER),
+
+	/* sk-lookup-tcp/-udp, sk-assign */
+	K(BPF_F_CURRENT_NETNS), K(BPF_SK_LOOKUP_F_REPLACE), K(BPF_SK_LOOKUP_F_NO_REUSEPORT),
+
+	/* sk/task/inode-storage-get */
+	K(BPF_LOCAL_STORAGE_GET_F_CREATE), K(BPF_SK_STORAGE_GET_F_CREATE),
+
+	/* fib-lookup, check-mtu */
+	K(BPF_FIB_LOOKUP_DIRECT), K(BPF_FIB_LOOKUP_OUTPUT),
+	K(BPF_FIB_LKUP_RET_SUCCESS), K(BPF_FIB_LKUP_RET_BLACKHOLE),
+	K(BPF_FIB_LKUP_RET_UNREACHABLE), K(BPF_FIB_LKUP_RET_PROHIBIT),
+	K(BPF_FIB_LKUP_RET_NOT_FWDED), K(BPF_FIB_LKUP_RET_FWD_DISABLED),
+	K(BPF_FIB_LKUP_RET_UNSUPP_LWT), K(BPF_FIB_LKUP_RET_NO_NEIGH),
+	K(BPF_FIB_LKUP_RET_FRAG_NEEDED),
+	K(BPF_MTU_CHK_SEGS), K(BPF_MTU_CHK_RET_SUCCESS), K(BPF_MTU_CHK_RET_FRAG_NEEDED),
+	K(BPF_MTU_CHK_RET_SEGS_TOOBIG),
+
+	/* read-branch-records */
+	K(BPF_F_GET_BRANCH_RECORDS_SIZE),
+
+	/* Ethernet */
+	K(ETH_ALEN), K(ETH_HLEN), K(ETH_P_ALL), K(ETH_P_IP), K(ETH_P_IPV6), K(ETH_P_ARP),
+	K(ETH_P_8021Q), K(ETH_P_8021AD), K(ETH_P_MPLS_UC), K(ETH_P_MPLS_MC), K(ETH_P_TEB),
+	K(ETH_P_LLDP), K(ETH_P_PPP_SES),
+
+	/* __sk_buff pkt-type */
+	K(PACKET_HOST), K(PACKET_BROADCAST), K(PACKET_MULTICAST), K(PACKET_OTHERHOST),
+	K(PACKET_OUTGOING),
+
+	/* __sk_buff family */
+	K(AF_UNSPEC), K(AF_INET), K(AF_INET6),
+
+	/* IP protocols and ICMP types */
+	K(IPPROTO_IP), K(IPPROTO_ICMP), K(IPPROTO_IGMP), K(IPPROTO_IPIP), K(IPPROTO_TCP),
+	K(IPPROTO_UDP), K(IPPROTO_IPV6), K(IPPROTO_GRE), K(IPPROTO_ESP), K(IPPROTO_AH),
+	K(IPPROTO_ICMPV6), K(IPPROTO_SCTP), K(IPPROTO_UDPLITE), K(IPPROTO_MPLS), K(IPPROTO_RAW),
+	K(ICMP_ECHOREPLY), K(ICMP_DEST_UNREACH), K(ICMP_ECHO), K(ICMP_TIME_EXCEEDED),
+	K(ICMPV6_DEST_UNREACH), K(ICMPV6_PKT_TOOBIG), K(ICMPV6_TIME_EXCEED),
+	K(ICMPV6_ECHO_REQUEST), K(ICMPV6_ECHO_REPLY),
+
+	/* send-signal, send-signal-thread */
+	K(SIGHUP), K(SIGINT), K(SIGKILL), K(SIGUSR1), K(SIGUSR2), K(SIGTERM), K(SIGSTOP),
+	K(SIGCONT),
+};
+#undef K
+
+bool kl_constant_find(const char *name, int64_t *value)
+{
+	for (size_t i = 0; i < COUNT(constants); i++)
+		if (strcmp(constants[i].name, name) == 0) {
+			*value = constants[i].value;
+			return true;
+		}
+	return false;
+}

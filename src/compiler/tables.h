@@ -1,0 +1,71 @@
+/* tables.h — what kiln knows about the kernel, as data: helpers, program types, map types,
+ * context fields and uapi constants. Adding one is adding a row in tables.c. */
+#ifndef KL_TABLES_H
+#define KL_TABLES_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "obj.h"
+
+/* How a helper argument is passed. */
+enum kl_arg_kind {
+	KL_ARG_NONE = 0,
+	KL_ARG_SCALAR,   /* an integer */
+	KL_ARG_PTR,      /* a pointer (stack buffer, map value, packet, ctx...) */
+	KL_ARG_MAP,      /* a map: the argument must name a defmap; ld_imm64 map fd */
+	KL_ARG_CTX,      /* the program context */
+};
+
+struct kl_helper {
+	const char *name;            /* kiln name: "map-lookup-elem" (bpf_ removed, - for _) */
+	uint32_t id;                 /* BPF_FUNC_* */
+	bool ret_ptr;                /* returns a pointer (maybe NULL) rather than a scalar */
+	uint8_t nargs;
+	enum kl_arg_kind args[5];
+};
+const struct kl_helper *kl_helper_find(const char *name);
+const struct kl_helper *kl_helper_by_id(uint32_t id);
+uint32_t kl_helper_count(void);
+/* How many arguments a call must pass at least: nargs, except for a variadic helper
+ * (trace-printk), whose row lists the BPF maximum of 5 and which needs only its fixed ones. */
+uint8_t kl_helper_min_args(const struct kl_helper *h);
+
+struct kl_prog_type {
+	const char *keyword;         /* "xdp" for :xdp */
+	uint32_t prog_type;          /* enum bpf_prog_type */
+	const char *section;         /* libbpf's default section; NULL: :section is required */
+	const char *section_prefix;  /* a given :section must start with this ("tracepoint/") */
+	enum kl_ctx_btf ctx;         /* BTF of the context argument */
+	const char *ctx_fields;      /* name of the context field set for (ctx FIELD), or NULL */
+};
+const struct kl_prog_type *kl_prog_type_find(const char *keyword);
+/* Whether a :section given to a program of this type names the same program type to libbpf;
+ * the rules are with the rows in tables.c. */
+bool kl_prog_type_section_ok(const struct kl_prog_type *pt, const char *section);
+
+struct kl_map_type {
+	const char *keyword;         /* "hash" for :hash */
+	uint32_t map_type;           /* enum bpf_map_type */
+	bool sizes_only;             /* BTF key_size/value_size instead of key/value types */
+	bool no_key_value;           /* ringbuf: neither key nor value */
+	uint8_t key_size;            /* required key size, 0 = any */
+	uint8_t value_size;          /* required value size, 0 = any */
+	uint32_t required_flags;     /* e.g. BPF_F_NO_PREALLOC for lpm-trie */
+	bool percpu;
+};
+const struct kl_map_type *kl_map_type_find(const char *keyword);
+const struct kl_map_type *kl_map_type_by_id(uint32_t map_type);
+
+struct kl_ctx_field {
+	const char *set;             /* "xdp_md", "__sk_buff", ... */
+	const char *name;            /* kiln name: "data-end" */
+	uint16_t offset;
+	uint8_t size;                /* load size in bytes */
+	bool writable;
+	bool is_pointer;             /* data/data-end/data-meta: the kernel turns it into a pointer */
+};
+const struct kl_ctx_field *kl_ctx_field_find(const char *set, const char *name);
+
+/* uapi constants usable as symbols: XDP_PASS, TC_ACT_SHOT, BPF_ANY, BPF_F_CURRENT_CPU... */
+bool kl_constant_find(const char *name, int64_t *value);
+
+#endif

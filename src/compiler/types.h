@@ -1,0 +1,46 @@
+/* types.h — the data types of kiln programs (integers, arrays, structs laid out as C does,
+ * packed defevent records) shared by the front end and the BTF writer. */
+#ifndef KL_TYPES_H
+#define KL_TYPES_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "arena.h"
+
+enum kl_type_kind {
+	KL_T_INT,    /* size 1/2/4/8, is_signed */
+	KL_T_PTR,    /* 8 bytes; elem may be NULL (void *) */
+	KL_T_ARRAY,  /* elem[count] */
+	KL_T_STRUCT, /* defstruct (C layout) or defevent (packed) */
+};
+
+struct kl_field {
+	const char *name;      /* as written in the source, e.g. "src-ip" */
+	struct kl_type *type;
+	uint32_t offset;       /* bytes */
+};
+
+struct kl_type {
+	enum kl_type_kind kind;
+	const char *name;      /* "u32", "i8", "char" for INT; struct name; NULL otherwise */
+	uint32_t size, align;
+	bool is_signed;        /* INT */
+	bool is_char;          /* INT: the "char" type (BTF encoding CHAR) */
+	bool packed;           /* STRUCT from defevent */
+	struct kl_type *elem;  /* PTR, ARRAY */
+	uint32_t count;        /* ARRAY */
+	struct kl_field *fields;
+	uint32_t nfields;
+	int btf_id;            /* memo for the BTF writer; 0 = not yet emitted */
+};
+
+/* The built-in scalar types: u8 u16 u32 u64 i8 i16 i32 i64 char ptr. NULL if unknown. */
+struct kl_type *kl_type_builtin(const char *name);
+struct kl_type *kl_type_array(struct kl_arena *a, struct kl_type *elem, uint32_t count);
+/* A sized blob for maps declared with :key-size/:value-size only: u8/u16/u32/u64 for 1, 2,
+ * 4, 8 bytes, else (array u8 N). */
+struct kl_type *kl_type_sized(struct kl_arena *a, uint32_t size);
+/* Lay out fields (offsets, size, align) in C order; packed for defevent. */
+void kl_type_layout(struct kl_type *st);
+const struct kl_field *kl_type_field(const struct kl_type *st, const char *name);
+
+#endif
