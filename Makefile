@@ -42,6 +42,7 @@ $(BUILD)/tests/%: tests/harness/%.c
 
 test-bins: $(UNIT_BINS) $(TOOL_BINS)
 
+$(BUILD)/compiler/tables.o: src/compiler/helpers.inc
 $(BUILD)/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<

@@ -498,6 +498,16 @@ static int check_obj(struct bb *b)
 		if (!is_identifier(obj->maps[i].name) || !strcmp(obj->maps[i].name, "_license"))
 			return fail(b, EINVAL, "map #%u: \"%s\" is not a usable C identifier", i,
 				    obj->maps[i].name ? obj->maps[i].name : "");
+	/* kiln's mangling maps both `a-b` and `a_b` to a_b; two such symbols would pair
+	 * one BTF entry with the other's code or map */
+	for (uint32_t i = 0; i < obj->nfuncs; i++)
+		for (uint32_t j = 0; j < i; j++)
+			if (!strcmp(obj->funcs[i].name, obj->funcs[j].name))
+				return fail(b, EINVAL, "two functions are named %s", obj->funcs[i].name);
+	for (uint32_t i = 0; i < obj->nmaps; i++)
+		for (uint32_t j = 0; j < i; j++)
+			if (!strcmp(obj->maps[i].name, obj->maps[j].name))
+				return fail(b, EINVAL, "two maps are named %s", obj->maps[i].name);
 	if (!obj->license)
 		return fail(b, EINVAL, "object has no license");
 	return 0;

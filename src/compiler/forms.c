@@ -428,14 +428,15 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 		return kl_error(c->d, o->span, "defprog '%s' needs :type (:xdp, :tc, :tracepoint, ...)", p.name);
 	if (type->kind != KL_N_KEY || !(p.pt = kl_prog_type_find(type->str)))
 		return form_error(c, type, "unknown program type (expected :xdp :tc :socket-filter :tracepoint "
-				  ":raw-tracepoint :fentry :fexit :uprobe :uretprobe :cgroup-skb :perf-event :kprobe)");
+				  ":raw-tracepoint :tp-btf :fentry :fexit :lsm :uprobe :uretprobe :cgroup-skb :perf-event "
+				  ":kprobe :kretprobe)");
 	if (sec) {
 		if (sec->kind != KL_N_STR || !sec->str[0])
 			return form_error(c, sec, ":section must be a non-empty string");
-		if (p.pt->section_prefix && strncmp(sec->str, p.pt->section_prefix, strlen(p.pt->section_prefix)) &&
-		    !(p.pt->section && !strcmp(sec->str, p.pt->section)))
+		if (!kl_prog_type_section_ok(p.pt, sec->str))
 			return kl_error(c->d, sec->span, "section \"%s\" does not suit a :%s program (expected \"%s...\")",
-					sec->str, p.pt->keyword, p.pt->section_prefix);
+					sec->str, p.pt->keyword,
+					p.pt->section_prefix ? p.pt->section_prefix : p.pt->section);
 		p.section = sec->str;
 	} else if (!p.pt->section) {
 		return kl_error(c->d, o->span, "a :%s program needs :section \"%sTARGET\"", p.pt->keyword,

@@ -1363,10 +1363,11 @@ static int f_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor 
 
 static int f_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, struct val *out)
 {
-	if (arity(l, n, h->nargs, h->nargs))
+	uint32_t nargs = n->nitems - 1;
+	if (arity(l, n, kl_helper_min_args(h), h->nargs))
 		return -1;
 	kl_vreg args[5];
-	for (uint32_t k = 0; k < h->nargs; k++) {
+	for (uint32_t k = 0; k < nargs; k++) {
 		struct kl_node *a = n->items[k + 1];
 		if (h->args[k] == KL_ARG_MAP) {
 			struct kl_mapdef *m = map_arg(l, a);
@@ -1380,7 +1381,7 @@ static int f_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, 
 			return -1;
 		args[k] = reg_of(l, v);
 	}
-	*out = rval(call(l, h->id, args, h->nargs));
+	*out = rval(call(l, h->id, args, nargs));
 	return 0;
 }
 

@@ -1,0 +1,35 @@
+;; arith — + - * / mod and unary - on 64-bit unsigned values read from the packet.
+;; Proves: every value is 64 bits wide whatever width it was loaded with (b*b of a u32 keeps
+;; all 64 bits, b - a wraps at 2^64), variadic + and -, unary minus as two's complement,
+;; unsigned / and mod by packet-controlled non-zero divisors (div-zero covers zero),
+;; setf with several getmap place/value pairs, and a cast u32 return value.
+(defmap results :type :array :key u32 :value u64 :max-entries 16)
+(defmap sums :type :array :key u32 :value u64 :max-entries 4)
+
+(defprog arith (:type :xdp)
+  (let ((data (ctx data))
+        (data-end (ctx data-end)))
+    (when (> (+ data 34) data-end)
+      (return XDP_PASS))
+    (let* ((a (load u64 data 0))
+           (b (load u32 data 8))
+           (c (load u16 data 12))
+           (d (load u8 data 23))
+           (e (load u32 data 26))
+           (divisor (logior d 1)))
+      (setf (getmap results 0) (+ a b c d)
+            (getmap results 1) (- b a)
+            (getmap results 2) (* a e)
+            (getmap results 3) (* b b)
+            (getmap results 4) (/ a divisor)
+            (getmap results 5) (mod a divisor)
+            (getmap results 6) (- a)
+            (getmap results 7) (- (* c 1000) (* d 77) 5)
+            (getmap results 8) (+ (* a 3) (/ e 7) (mod b 10))
+            (getmap results 9) (/ (- 0 e) (+ c 1))
+            (getmap results 10) (* (- d) (- e)))
+      (incf (getmap sums 0) (* a b))
+      (incf (getmap sums 1) (- c d))
+      (incf (getmap sums 2) (/ e divisor))
+      (incf (getmap sums 3) (mod (* a 7) (+ e 1)))
+      (cast u32 (+ (mod a 1000) (* d 1000000))))))
