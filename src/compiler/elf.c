@@ -456,6 +456,9 @@ static int build(struct writer *w)
 	if (err)
 		return err;
 	number_sections(w);
+	if (w->symtab_shndx >= SHN_LORESERVE)
+		return fail(w, E2BIG, "%u sections is more than ELF can number simply",
+			    w->symtab_shndx);
 	err = make_symbols(w);
 	if (err)
 		return err;
