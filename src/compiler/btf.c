@@ -621,7 +621,8 @@ static int func_lines(struct bb *b, const struct kl_func *f, uint32_t file_off,
 	return err;
 }
 
-/* .BTF.ext: func_info and line_info, each grouped by ELF section. */
+/* .BTF.ext: func_info and line_info, each grouped by ELF section; none (NULL, 0) for an
+ * object without functions. */
 static int build_ext(struct bb *b, const char **secs, uint32_t nsecs, void **ext,
 		     uint32_t *ext_len)
 {
@@ -663,6 +664,8 @@ static int build_ext(struct bb *b, const char **secs, uint32_t nsecs, void **ext
 	uint32_t flen = fi.n > 1 ? (uint32_t)(fi.n * 4) : 0;
 	uint32_t llen = li.n > 1 ? (uint32_t)(li.n * 4) : 0;
 	uint8_t *buf = NULL;
+	if (!err && !flen && !llen)
+		goto out;       /* no functions: libbpf refuses a .BTF.ext without records */
 	if (!err && !(buf = malloc(32 + flen + llen)))
 		err = fail(b, ENOMEM, "out of memory");
 	if (!err) {
@@ -683,6 +686,7 @@ static int build_ext(struct bb *b, const char **secs, uint32_t nsecs, void **ext
 		*ext = buf;
 		*ext_len = 32 + flen + llen;
 	}
+out:
 	free(fi.w);
 	free(li.w);
 	return err;

@@ -207,7 +207,8 @@ static void number_sections(struct writer *w)
 		w->maps_shndx = n++;
 	w->license_shndx = n++;
 	w->btf_shndx = n++;
-	w->ext_shndx = n++;
+	if (w->ext_len)
+		w->ext_shndx = n++;
 	w->symtab_shndx = n++;
 }
 
@@ -410,7 +411,7 @@ static int write_elf(struct writer *w, int fd)
 	if (!err)
 		err = add_section(w, elf, ".BTF", SHT_PROGBITS, 0, w->btf, w->btf_len, 4,
 				  ELF_T_BYTE, 0, 0, 0, w->btf_shndx);
-	if (!err)
+	if (!err && w->ext_len)
 		err = add_section(w, elf, ".BTF.ext", SHT_PROGBITS, 0, w->ext, w->ext_len, 4,
 				  ELF_T_BYTE, 0, 0, 0, w->ext_shndx);
 	if (!err)

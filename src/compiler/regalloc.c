@@ -69,7 +69,6 @@ static bool ends_block(uint8_t op) { return op == IR_JMP || op == IR_BR || op ==
 typedef uint64_t word;
 #define WBITS 64
 static inline void bset(word *s, uint32_t i) { s[i / WBITS] |= (word)1 << (i % WBITS); }
-static inline void bclr(word *s, uint32_t i) { s[i / WBITS] &= ~((word)1 << (i % WBITS)); }
 static inline bool bget(const word *s, uint32_t i) { return s[i / WBITS] >> (i % WBITS) & 1; }
 
 struct block {
