@@ -549,7 +549,8 @@ static int line_text(struct bb *b, uint32_t line)
 	return check(b, btf__add_str(b->btf, t), "line text");
 }
 
-/* A growable little-endian u32 stream for .BTF.ext. */
+/* A growable u32 stream for .BTF.ext, in host order like the BTF libbpf writes (kiln
+ * targets little-endian BPF from little-endian hosts). */
 struct words {
 	uint32_t *w;
 	size_t n, cap;

@@ -112,18 +112,16 @@ static void move_to(struct lw *l, kl_vreg d, struct val v)
 
 static kl_vreg alu(struct lw *l, uint8_t op, struct val a, struct val b)
 {
-	struct kl_ir_ins *i;
 	kl_vreg ra = reg_of(l, a);
-	i = emit(l, IR_ALU);
+	kl_vreg rb = b.kind == V_CONST && fits32(b.c) ? 0 : reg_of(l, b);
+	struct kl_ir_ins *i = emit(l, IR_ALU);
 	i->alu = op;
 	i->a = ra;
-	if (b.kind == V_CONST && fits32(b.c)) {
+	if (rb) {
+		i->b = rb;
+	} else {
 		i->has_imm = true;
 		i->imm = b.c;
-	} else {
-		kl_vreg rb = reg_of(l, b);
-		i = &l->f->ins[l->f->nins - 1];   /* reg_of may have grown the array */
-		i->b = rb;
 	}
 	i->d = vreg(l);
 	return i->d;

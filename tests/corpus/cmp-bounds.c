@@ -51,10 +51,11 @@ int cmp_bounds(struct xdp_md *ctx)
 
 	if (data + 40 > data_end)
 		return XDP_PASS;
-	for (__u32 i = 0; i < 5; i++) {
+	for (int i = 0; i < 5; i++) {
+		__u32 k = i;
 		__u64 v = *(__u64 *)(data + i * 8);
 
-		bpf_map_update_elem(&vals, &i, &v, BPF_ANY);
+		bpf_map_update_elem(&vals, &k, &v, BPF_ANY);
 	}
 	for (__u32 i = 0; i < 5; i++) {
 		for (__u32 j = 0; j < 5; j++) {

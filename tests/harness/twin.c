@@ -91,35 +91,35 @@ static size_t liblog_len, liblog_cap;
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char line[4096];
+	char *line = NULL;
 	int n;
 
 	if (level == LIBBPF_DEBUG && !opt.verbose)
 		return 0;
-	n = vsnprintf(line, sizeof(line), fmt, ap);
+	/* One call can carry a whole verifier log: no fixed-size line buffer. */
+	n = vasprintf(&line, fmt, ap);
 	if (n < 0)
 		return 0;
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
 	if (opt.verbose)
 		fputs(line, stderr);
-	if (level == LIBBPF_DEBUG)
-		return n;
-	if (liblog_len + n + 1 > liblog_cap) {
+	if (level != LIBBPF_DEBUG && liblog_len + n + 1 > liblog_cap) {
 		size_t cap = liblog_cap ? liblog_cap * 2 : 65536;
 		char *p;
 
 		while (cap < liblog_len + n + 1)
 			cap *= 2;
 		p = realloc(liblog, cap);
-		if (!p)
-			return n;
-		liblog = p;
-		liblog_cap = cap;
+		if (p) {
+			liblog = p;
+			liblog_cap = cap;
+		}
 	}
-	memcpy(liblog + liblog_len, line, n);
-	liblog_len += n;
-	liblog[liblog_len] = 0;
+	if (level != LIBBPF_DEBUG && liblog_len + n + 1 <= liblog_cap) {
+		memcpy(liblog + liblog_len, line, n);
+		liblog_len += n;
+		liblog[liblog_len] = 0;
+	}
+	free(line);
 	return n;
 }
 
@@ -427,6 +427,22 @@ static void close_side(int s)
 	sd->npinned = 0;
 }
 
+/* The verifier's reason is at the end of its log, which can be very long: show the tail. */
+static void print_tail(const char *log, int lines)
+{
+	const char *p = log + strlen(log);
+	int n = 0;
+
+	while (p > log && n <= lines)
+		if (*--p == '\n')
+			n++;
+	if (p > log) {
+		printf("  ... (%s log truncated; -v shows all of it)\n", "libbpf");
+		p++;
+	}
+	printf("%s", p);
+}
+
 static int load_side(int s)
 {
 	int err;
@@ -448,7 +464,7 @@ static int load_side(int s)
 			bpf_object__load(sides[s].obj);
 	}
 	if (liblog_len)
-		printf("%s", liblog);
+		print_tail(liblog, 100);
 	return -1;
 }
 
