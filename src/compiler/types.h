@@ -24,7 +24,7 @@ struct kl_type {
 	const char *name;      /* "u32", "i8", "char" for INT; struct name; NULL otherwise */
 	uint32_t size, align;
 	bool is_signed;        /* INT */
-	bool is_char;          /* INT: the "char" type (BTF encoding CHAR) */
+	bool is_char;          /* INT: the "char" type (BTF INT "char", signed, as clang emits) */
 	bool packed;           /* STRUCT from defevent */
 	struct kl_type *elem;  /* PTR, ARRAY */
 	uint32_t count;        /* ARRAY */

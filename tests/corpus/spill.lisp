@@ -1,0 +1,45 @@
+;; spill — far more live values than BPF has registers, kept alive across helper calls.
+;; Proves: register allocation and spilling: 16 values from the packet are all live across
+;; a map lookup, a ktime-get-ns call and a map update (helpers clobber r0-r5, and only r6-r9
+;; survive them), then 8 more derived values join them across another call, and a 5-argument
+;; defun is called with all of them still live. Every value feeds the results, weighted so
+;; that swapping any two would show.
+(defmap results :type :array :key u32 :value u64 :max-entries 8)
+
+(defun weigh5 (a b c d e)
+  (+ a (* b 3) (* c 5) (* d 7) (* e 11)))
+
+(defprog spill (:type :xdp)
+  (let ((data (ctx data))
+        (data-end (ctx data-end)))
+    (when (> (+ data 40) data-end)
+      (return XDP_PASS))
+    (let* ((v0 (load u64 data 0))   (v1 (load u64 data 2))
+           (v2 (load u64 data 4))   (v3 (load u64 data 6))
+           (v4 (load u64 data 8))   (v5 (load u64 data 10))
+           (v6 (load u64 data 12))  (v7 (load u64 data 14))
+           (v8 (load u64 data 16))  (v9 (load u64 data 18))
+           (v10 (load u64 data 20)) (v11 (load u64 data 22))
+           (v12 (load u64 data 24)) (v13 (load u64 data 26))
+           (v14 (load u64 data 28)) (v15 (load u64 data 30))
+           (old (getmap results 0))
+           (now (ktime-get-ns)))
+      (setf (getmap results 7) (if (> now 0) 1 0))
+      (let ((sum1 (+ (* v0 1) (* v1 2) (* v2 3) (* v3 4) (* v4 5) (* v5 6) (* v6 7) (* v7 8)
+                     (* v8 9) (* v9 10) (* v10 11) (* v11 12) (* v12 13) (* v13 14)
+                     (* v14 15) (* v15 16))))
+        (setf (getmap results 0) (+ old sum1))
+        (let* ((w0 (logxor v0 v15)) (w1 (logxor v1 v14)) (w2 (logxor v2 v13))
+               (w3 (logxor v3 v12)) (w4 (logxor v4 v11)) (w5 (logxor v5 v10))
+               (w6 (logxor v6 v9)) (w7 (logxor v7 v8))
+               (prev (getmap results 1)))
+          (setf (getmap results 1)
+                (+ prev (* w0 17) (* w1 19) (* w2 23) (* w3 29) (* w4 31) (* w5 37)
+                   (* w6 41) (* w7 43)))
+          (incf (getmap results 2)
+                (+ (weigh5 v0 v1 v2 v3 v4) (weigh5 v5 v6 v7 v8 v9)
+                   (weigh5 v10 v11 v12 v13 v14) (weigh5 v15 w0 w1 w2 w3)
+                   (weigh5 w4 w5 w6 w7 sum1)))
+          (incf (getmap results 3)
+                (- (+ v0 v2 v4 v6 v8 v10 v12 v14) (+ v1 v3 v5 v7 v9 v11 v13 v15)))
+          (cast u32 (logxor sum1 (+ w0 w1 w2 w3 w4 w5 w6 w7))))))))
