@@ -1,0 +1,38 @@
+;; loop-bytes — bounded loops over packet bytes, each access bounds-checked.
+;; Proves: (dotimes (i 16) ...) with a constant bound and (dotimes (i words) ...) with a
+;; defconstant bound, the loop variable used in pointer arithmetic that the verifier must
+;; follow, a bounds check inside the loop body (short frames stop contributing part-way),
+;; incf/decf of variables with and without a delta, and mod/shift of the loop index.
+(defconstant words 8)
+(defmap results :type :array :key u32 :value u64 :max-entries 8)
+
+(defprog loop-bytes (:type :xdp)
+  (let ((data (ctx data))
+        (data-end (ctx data-end))
+        (sum 0)
+        (mixed 0)
+        (zeros 0)
+        (seen 0)
+        (budget 1000))
+    (dotimes (i 16)
+      (let ((p (+ data (+ 14 i))))
+        (when (<= (+ p 1) data-end)
+          (let ((b (load u8 p 0)))
+            (incf sum b)
+            (setf mixed (logxor mixed (<< b (mod i 8))))
+            (when (= b 0)
+              (incf zeros))
+            (decf budget b)
+            (incf seen)))))
+    (let ((wsum 0))
+      (dotimes (i words)
+        (when (<= (+ data (* (+ i 1) 2)) data-end)
+          (incf wsum (* (load u16 data (* i 2)) (+ i 1)))))
+      (incf (getmap results 0) sum)
+      (incf (getmap results 1) mixed)
+      (incf (getmap results 2) zeros)
+      (incf (getmap results 3) seen)
+      (incf (getmap results 4) budget)
+      (incf (getmap results 5) wsum)
+      (decf (getmap results 6))
+      (cast u32 (+ sum (<< seen 16) (<< zeros 24))))))
