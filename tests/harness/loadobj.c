@@ -1,6 +1,7 @@
 /* loadobj.c — test tool: open and load an object with libbpf, as any libbpf user would,
- * and check that every program reached the kernel with its BTF func and line info.
- * Prints one line per program; exits 1 on any failure. */
+ * and check that every program (or only --prog NAME) reached the kernel with its BTF func
+ * and line info. Prints one line per program; exits 1 on failure, 3 when the kernel
+ * refused with EPERM (a locked-down kernel refusing a tracing program). */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -15,8 +16,11 @@ static int print(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 int main(int argc, char **argv)
 {
-	if (argc != 2) {
-		fprintf(stderr, "usage: loadobj OBJ.o\n");
+	const char *only = NULL;
+	if (argc == 4 && !strcmp(argv[2], "--prog"))
+		only = argv[3];
+	else if (argc != 2) {
+		fprintf(stderr, "usage: loadobj OBJ.o [--prog NAME]\n");
 		return 2;
 	}
 	libbpf_set_print(print);
@@ -26,13 +30,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int rc = 0;
-	if (bpf_object__load(obj)) {
-		fprintf(stderr, "load %s: %s\n", argv[1], strerror(errno));
-		bpf_object__close(obj);
-		return 1;
-	}
 	struct bpf_program *p;
+	bpf_object__for_each_program(p, obj)
+		if (only && strcmp(only, bpf_program__name(p)))
+			bpf_program__set_autoload(p, false);
+	if (bpf_object__load(obj)) {
+		int err = errno;
+		fprintf(stderr, "load %s: %s\n", argv[1], strerror(err));
+		bpf_object__close(obj);
+		return err == EPERM ? 3 : 1;
+	}
 	bpf_object__for_each_program(p, obj) {
+		if (!bpf_program__autoload(p))
+			continue;
 		struct bpf_prog_info info = { 0 };
 		__u32 len = sizeof(info);
 		if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len)) {
