@@ -1,5 +1,5 @@
 /* opt.c — IR passes, each one small and switchable (-O0 runs none): dead code removal,
- * and unreachable code after jumps and returns. */
+ * unreachable code after jumps and returns, and copies into variables coalesced. */
 #include "opt.h"
 #include <string.h>
 
@@ -55,6 +55,31 @@ static void pass_dce(struct kl_arena *a, struct kl_ir_func *f)
 	}
 }
 
+/* `t = ...; x = t` with t read only there becomes `x = ...`: variables updated in place
+ * (incf, setf of a computed value) cost one instruction, not three. */
+static void pass_coalesce(struct kl_arena *a, struct kl_ir_func *f)
+{
+	uint32_t *uses = kl_arena_array(a, uint32_t, f->nvregs);
+	uint32_t *defs = kl_arena_array(a, uint32_t, f->nvregs);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		count_uses(&f->ins[i], uses, 1);
+		if (f->ins[i].d && f->ins[i].op != IR_LABEL)
+			defs[f->ins[i].d]++;
+	}
+	for (uint32_t i = 1; i < f->nins; i++) {
+		struct kl_ir_ins *mv = &f->ins[i], *def = &f->ins[i - 1];
+		if (mv->op != IR_MOV || mv->a == mv->d || def->d != mv->a || def->op == IR_LABEL ||
+		    def->op == IR_ENTRY || uses[mv->a] != 1 || defs[mv->a] != 1)
+			continue;
+		/* two-address ALU: the result must not overwrite its second operand first */
+		if (def->op == IR_ALU && !def->has_imm && def->b == mv->d)
+			continue;
+		def->d = mv->d;
+		mv->op = IR_LABEL;
+		mv->label = 0;
+	}
+}
+
 /* Drop code that follows an unconditional jump or return up to the next label. */
 static void pass_unreachable(struct kl_ir_func *f)
 {
@@ -91,5 +116,7 @@ void kl_opt(struct kl_arena *a, struct kl_ir_func *f, int level)
 		return;
 	pass_unreachable(f);
 	pass_dce(a, f);
+	compact(f);
+	pass_coalesce(a, f);
 	compact(f);
 }

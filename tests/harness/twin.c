@@ -933,6 +933,7 @@ int main(int argc, char **argv)
 			opt.inputs[opt.ninputs++] = extra[i];
 	}
 
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	libbpf_set_print(libbpf_print);
 	stay_on_one_cpu();
 	if (load_side(0) || load_side(1)) {
