@@ -49,6 +49,9 @@ struct kl_ir_ins {
 struct kl_slot {
 	uint32_t size, align;
 	int32_t fp_off;       /* negative offset from r10, assigned by the frame layout */
+	bool temp;            /* only live between the instructions that name it (a map key or
+				* value, a spill), so slots whose lives do not overlap share bytes */
+	uint32_t first, last; /* for temp slots: instruction range, filled by the allocator */
 };
 
 struct kl_ir_func {

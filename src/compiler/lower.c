@@ -64,7 +64,7 @@ static uint32_t slot(struct lw *l, uint32_t size, uint32_t align)
 		f->slotcap = nc;
 	}
 	uint32_t s = ++f->nslots;
-	f->slots[s] = (struct kl_slot){ size, align < 1 ? 1 : align, 0 };
+	f->slots[s] = (struct kl_slot){ .size = size, .align = align < 1 ? 1 : align };
 	return s;
 }
 
@@ -904,6 +904,7 @@ static void zero_slot(struct lw *l, uint32_t s, uint32_t from, uint32_t size)
 static uint32_t spill_value(struct lw *l, struct val v, uint32_t size)
 {
 	uint32_t s = slot(l, size, size >= 8 ? 8 : size);
+	l->f->slots[s].temp = true;
 	uint32_t first = size >= 8 ? 8 : size;
 	if (first == 3 || first == 5 || first == 6 || first == 7) {
 		zero_slot(l, s, 0, size);

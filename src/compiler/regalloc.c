@@ -185,6 +185,74 @@ static bool find_scratch(const struct kl_ir_func *f, struct ivl **order, uint32_
 	return ok;
 }
 
+/* Stack frame: fixed slots first, then temporary slots packed so that two whose
+ * instruction ranges do not overlap share the same bytes. Returns the frame size. */
+static uint32_t layout_frame(struct kl_arena *a, struct kl_ir_func *f, uint32_t nlow)
+{
+	/* ranges of the lowering's temporaries come from the instructions naming them; spill
+	 * slots (after nlow) already carry their vreg's range */
+	for (uint32_t s = 1; s <= nlow; s++)
+		if (f->slots[s].temp) {
+			f->slots[s].first = UINT32_MAX;
+			f->slots[s].last = 0;
+		}
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		bool names = in->op == IR_ADDR ||
+			     ((in->op == IR_STORE || in->op == IR_LOAD) && !in->a && in->slot);
+		if (!names)
+			continue;
+		struct kl_slot *sl = &f->slots[in->slot];
+		if (!sl->temp)
+			continue;
+		if (sl->first == UINT32_MAX || i < sl->first)
+			sl->first = i;
+		if (i > sl->last)
+			sl->last = i;
+	}
+	uint32_t off = 0;
+	for (uint32_t s = 1; s <= f->nslots; s++) {
+		struct kl_slot *sl = &f->slots[s];
+		if (sl->temp)
+			continue;
+		off += sl->size;
+		off = (off + sl->align - 1) / sl->align * sl->align;
+		sl->fp_off = -(int32_t)off;
+	}
+	/* regions of the frame that temporaries take turns in */
+	struct region { int32_t fp_off; uint32_t size, align, busy_until; bool used; };
+	struct region *rg = kl_arena_array(a, struct region, f->nslots + 1);
+	uint32_t nrg = 0;
+	uint32_t *order = kl_arena_array(a, uint32_t, f->nslots + 1);
+	uint32_t nt = 0;
+	for (uint32_t s = 1; s <= f->nslots; s++)
+		if (f->slots[s].temp && f->slots[s].first != UINT32_MAX)
+			order[nt++] = s;
+	/* by first instruction (insertion sort: few slots) */
+	for (uint32_t i = 1; i < nt; i++)
+		for (uint32_t j = i; j > 0 && f->slots[order[j]].first < f->slots[order[j - 1]].first; j--) {
+			uint32_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (uint32_t k = 0; k < nt; k++) {
+		struct kl_slot *sl = &f->slots[order[k]];
+		struct region *r = NULL;
+		for (uint32_t q = 0; q < nrg && !r; q++)
+			if (rg[q].size == sl->size && rg[q].align >= sl->align && rg[q].busy_until < sl->first)
+				r = &rg[q];
+		if (!r) {
+			r = &rg[nrg++];
+			off += sl->size;
+			off = (off + sl->align - 1) / sl->align * sl->align;
+			*r = (struct region){ -(int32_t)off, sl->size, sl->align, 0, true };
+		}
+		r->busy_until = sl->last;
+		sl->fp_off = r->fp_off;
+	}
+	return off;
+}
+
 int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, struct kl_alloc *out)
 {
 	uint32_t nv = f->nvregs, n = f->nins;
@@ -334,6 +402,7 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 			out->reg[v] = -2;
 
 	/* spill slots, then the frame */
+	uint32_t nlow = f->nslots;
 	for (uint32_t v = 1; v < nv; v++) {
 		if (!seen[v] || out->reg[v] != -1)
 			continue;
@@ -343,15 +412,9 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 			f->slotcap = nc;
 		}
 		out->spill[v] = ++f->nslots;
-		f->slots[f->nslots] = (struct kl_slot){ 8, 8, 0 };
+		f->slots[f->nslots] = (struct kl_slot){ 8, 8, 0, true, iv[v].start / 2, iv[v].end / 2 };
 	}
-	uint32_t off = 0;
-	for (uint32_t s = 1; s <= f->nslots; s++) {
-		struct kl_slot *sl = &f->slots[s];
-		off += sl->size;
-		off = (off + sl->align - 1) / sl->align * sl->align;
-		sl->fp_off = -(int32_t)off;
-	}
+	uint32_t off = layout_frame(a, f, nlow);
 	out->frame = off;
 	if (off > 512)
 		return kl_error(d, f->span, "'%s' needs %u bytes of stack; BPF allows 512 (use a per-CPU array "

@@ -5,6 +5,7 @@
 ;; accessors as setf/incf places (several pairs in one setf), a struct-keyed :hash map
 ;; looked up with a pointer key, if-let and when-let on map-lookup, map-update of a stack
 ;; struct with BPF_NOEXIST, and getmap on a struct value (its first 8 bytes: packets).
+;; twin-args: --repeat 2
 (defstruct eth-hdr
   (dst (array u8 6))
   (src (array u8 6))
