@@ -522,30 +522,42 @@ static int let_common(struct lw *l, struct kl_node *n, struct val *out, bool seq
 static int f_let(struct lw *l, struct kl_node *n, struct val *out) { return let_common(l, n, out, false); }
 static int f_letstar(struct lw *l, struct kl_node *n, struct val *out) { return let_common(l, n, out, true); }
 
-/* (when-let ((x e)) body), (when-let (x e) body), if-let with an else form. */
+/* (when-let ((x e) ...) body), (when-let (x e) body), and if-let with an else form. The
+ * bindings go in order, each seeing the ones before it, and stop at the first 0: later
+ * values are not computed (so a lookup can depend on the pointer an earlier one found). */
 static int bind_test(struct lw *l, struct kl_node *n, struct val *out, bool has_else)
 {
 	if (arity(l, n, 1, has_else ? 3 : UINT32_MAX))
 		return -1;
 	struct kl_node *bs = n->items[1];
-	if (bs->kind == KL_N_LIST && bs->nitems == 1 && bs->items[0]->kind == KL_N_LIST)
-		bs = bs->items[0];
-	if (bs->kind != KL_N_LIST || bs->nitems != 2 || bs->items[0]->kind != KL_N_SYM)
-		return err_form(l, bs, "%s needs a binding (NAME VALUE): %s", n->items[0]->str);
-	struct val v;
-	if (lower(l, bs->items[1], &v))
-		return -1;
+	struct kl_node *one[1];
+	struct kl_node **list = bs->items;
+	uint32_t nb = bs->kind == KL_N_LIST ? bs->nitems : 0;
+	if (bs->kind == KL_N_LIST && bs->nitems == 2 && bs->items[0]->kind == KL_N_SYM) {
+		one[0] = bs;     /* the single-binding form (x e) */
+		list = one;
+		nb = 1;
+	}
+	if (!nb || nb > 16)
+		return err_form(l, bs, "%s needs bindings ((NAME VALUE) ...): %s", n->items[0]->str);
+	for (uint32_t i = 0; i < nb; i++)
+		if (list[i]->kind != KL_N_LIST || list[i]->nitems != 2 || list[i]->items[0]->kind != KL_N_SYM)
+			return err_form(l, list[i], "%s binding must be (NAME VALUE): %s", n->items[0]->str);
 	uint32_t lelse = label(l), lend = label(l);
 	kl_vreg r = vreg(l);
 	size_t mark = l->scope.len;
 	struct kl_node **body = n->items + 2;
-	uint32_t nbody = has_else ? 1 : n->nitems - 2;
-	if (has_else && n->nitems < 3)
-		nbody = 0;
-	bool mut = body_assigns(body, nbody, bs->items[0]->str);
-	bind(l, bs->items[0]->str, v, mut);
-	struct val bv = l->scope.items[l->scope.len - 1].v;
-	branch(l, BPF_JEQ, bv, cval(0), lelse);
+	uint32_t nbody = has_else ? (n->nitems >= 3 ? 1 : 0) : n->nitems - 2;
+	for (uint32_t i = 0; i < nb; i++) {
+		const char *name = list[i]->items[0]->str;
+		struct val bv;
+		if (lower(l, list[i]->items[1], &bv))
+			return -1;
+		bind(l, name, bv, body_assigns(body, nbody, name) ||
+			 body_assigns(list + i + 1, nb - i - 1, name));
+		branch(l, BPF_JEQ, l->scope.items[l->scope.len - 1].v, cval(0), lelse);
+	}
+	struct val v;
 	if (lower_body(l, body, nbody, &v))
 		return -1;
 	l->scope.len = mark;
