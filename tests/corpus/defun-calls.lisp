@@ -49,7 +49,6 @@
       (incf (getmap results 3) (sub4 d c b a))
       (incf (getmap results 4) (mix5 a b c d e))
       (incf (getmap results 5) (mix-fold e d c b a))
-      (incf (getmap (+ 6 (logand (popcount8 (load u8 data 19)) 3)) results) 0)
       (incf (getmap results (+ 6 (logand (popcount8 (load u8 data 19)) 3))))
       (when (is-odd (load u8 data 18))
         (incf (getmap results 10)))
