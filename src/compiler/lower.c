@@ -10,6 +10,7 @@ struct val {
 	int64_t c;
 	kl_vreg r;
 	bool is_var;          /* the register of a mutable variable: copy before aliasing it */
+	bool is_ptr;          /* known to be a pointer (stack buffer, map value, packet...) */
 };
 
 struct binding {
@@ -70,8 +71,9 @@ static uint32_t slot(struct lw *l, uint32_t size, uint32_t align)
 
 static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
-static struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false }; }
-static struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false }; }
+static struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false, false }; }
+static struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, false }; }
+static struct val pval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, true }; }
 
 /* The value in a register (materialising a constant). */
 static kl_vreg reg_of(struct lw *l, struct val v)
@@ -211,6 +213,7 @@ static bool body_assigns(struct kl_node **body, uint32_t n, const char *name)
 
 static void bind(struct lw *l, const char *name, struct val v, bool mutable)
 {
+	bool ptr = v.is_ptr;
 	if (mutable) {
 		kl_vreg r = vreg(l);
 		move_to(l, r, v);
@@ -219,6 +222,7 @@ static void bind(struct lw *l, const char *name, struct val v, bool mutable)
 	} else if (v.is_var) {
 		v = rval(fresh_copy(l, v));
 	}
+	v.is_ptr = ptr;
 	struct binding b = { name, v, mutable };
 	kl_vec_push(l->c->a, &l->scope, b);
 }
@@ -752,7 +756,10 @@ static int f_arith(struct lw *l, struct kl_node *n, struct val *out)
 		struct val b;
 		if (lower(l, n->items[k], &b))
 			return -1;
+		/* pointer plus or minus an integer is still a pointer */
+		bool ptr = (op->alu == BPF_ADD && (acc.is_ptr || b.is_ptr)) || (op->alu == BPF_SUB && acc.is_ptr && !b.is_ptr);
 		acc = arith2(l, op, acc, b);
+		acc.is_ptr = ptr;
 	}
 	if (acc.is_var)
 		acc = rval(fresh_copy(l, acc));
@@ -868,6 +875,7 @@ static struct val load_at(struct lw *l, struct val base, int64_t off, const stru
 	i->size = (uint8_t)(t->kind == KL_T_INT ? t->size : 8);
 	i->d = vreg(l);
 	struct val v = rval(i->d);
+	v.is_ptr = t->kind == KL_T_PTR;
 	if (t->kind == KL_T_INT && t->is_signed && t->size < 8)
 		v = truncate(l, v, t->size, true);
 	return v;
@@ -1009,7 +1017,7 @@ static int f_stack_buffer(struct lw *l, struct kl_node *n, struct val *out)
 				"stack buffer of %lld bytes does not fit the 512-byte BPF stack", (long long)size);
 	uint32_t s = slot(l, (uint32_t)size, 8);
 	zero_slot(l, s, 0, (uint32_t)size);
-	*out = rval(slot_addr(l, s));
+	*out = pval(slot_addr(l, s));
 	return 0;
 }
 
@@ -1036,6 +1044,7 @@ static int f_ctx(struct lw *l, struct kl_node *n, struct val *out)
 	i->size = cf->size;
 	i->d = vreg(l);
 	*out = rval(i->d);
+	out->is_ptr = cf->is_pointer;
 	return 0;
 }
 
@@ -1071,7 +1080,7 @@ static int map_operand(struct lw *l, struct kl_node *n, uint32_t size, struct mo
 {
 	if (lower(l, n, &out->v))
 		return -1;
-	out->slot = size > 8 ? 0 : spill_value(l, out->v, size);
+	out->slot = size > 8 || out->v.is_ptr ? 0 : spill_value(l, out->v, size);
 	return 0;
 }
 
@@ -1119,7 +1128,7 @@ static int f_map_lookup(struct lw *l, struct kl_node *n, struct val *out)
 	kl_vreg p;
 	if (arity(l, n, 2, 2) || lookup_ptr(l, n->items[1], n->items[2], &m, &p, NULL))
 		return -1;
-	*out = rval(p);
+	*out = pval(p);
 	return 0;
 }
 
@@ -1366,7 +1375,8 @@ static int f_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor 
 		return 0;
 	}
 	/* arrays and nested structs: the field's address */
-	*out = f->offset ? rval(alu(l, BPF_ADD, base, cval(f->offset))) : base;
+	*out = f->offset ? pval(alu(l, BPF_ADD, base, cval(f->offset))) : base;
+	out->is_ptr = true;
 	return 0;
 }
 

@@ -33,7 +33,7 @@ static void usage(FILE *f)
 		"  --no-default-inputs  only the --input packets\n"
 		"  --repeat N           run each input N times (default 1), comparing after each run\n"
 		"  --stats              print STATS lines: instruction and verifier 'processed' counts\n"
-		"  -v                   say what was run and compared\n"
+		"  -v                   say what was run and compared (-vv: libbpf's debug log too)\n"
 		"Default inputs: ipv4-tcp-syn, ipv4-udp-dns, ipv4-icmp-echo, ipv6-tcp-syn, arp-request,\n"
 		"runt-10, ones-64, eth-only-14, ipv4-tcp-1500.\n"
 		"Exit status: 0 identical, 1 a difference or a load/run failure, 2 bad usage.\n");
@@ -52,7 +52,7 @@ static struct {
 	bool defaults;
 	int repeat;
 	bool stats;
-	bool verbose;
+	int verbose;                  /* 1: what was run; 2: libbpf's debug output too */
 } opt = { .defaults = true, .repeat = 1 };
 
 static const char *side_name[2] = { "kiln", "clang" };
@@ -94,7 +94,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	char *line = NULL;
 	int n;
 
-	if (level == LIBBPF_DEBUG && !opt.verbose)
+	if (level == LIBBPF_DEBUG && opt.verbose < 2)
 		return 0;
 	/* One call can carry a whole verifier log: no fixed-size line buffer. */
 	n = vasprintf(&line, fmt, ap);
@@ -905,7 +905,9 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--stats")) {
 			opt.stats = true;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			opt.verbose = true;
+			opt.verbose++;
+		} else if (!strcmp(a, "-vv")) {
+			opt.verbose += 2;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "twin: unknown option %s\n", a);
 			usage(stderr);
