@@ -77,6 +77,8 @@ struct kl_comp {
 /* forms.c */
 int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms);
 int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out);
+/* a <alu> b with the BPF machine's semantics (x/0 = 0, x%0 = x, shift counts masked). */
+int64_t kl_fold(uint8_t alu, int64_t a, int64_t b);
 bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out);
 struct kl_mapdef *kl_map_lookup(struct kl_comp *c, const char *name);
 struct kl_structdef *kl_struct_lookup(struct kl_comp *c, const char *name);

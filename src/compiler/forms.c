@@ -92,30 +92,36 @@ struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n)
 
 /* ---- constant expressions ---- */
 
+int64_t kl_fold(uint8_t alu, int64_t a, int64_t b)
+{
+	uint64_t x = (uint64_t)a, y = (uint64_t)b;
+	switch (alu) {
+	case BPF_ADD: return (int64_t)(x + y);
+	case BPF_SUB: return (int64_t)(x - y);
+	case BPF_MUL: return (int64_t)(x * y);
+	case BPF_DIV: return y ? (int64_t)(x / y) : 0;       /* as the BPF machine divides */
+	case BPF_MOD: return y ? (int64_t)(x % y) : a;
+	case BPF_AND: return a & b;
+	case BPF_OR: return a | b;
+	case BPF_XOR: return a ^ b;
+	case BPF_LSH: return (int64_t)(x << (y & 63));       /* shift counts masked to 0..63 */
+	case BPF_RSH: return (int64_t)(x >> (y & 63));
+	default: return a >> (y & 63);                       /* BPF_ARSH */
+	}
+}
+
 struct const_op {
 	const char *name;
-	int64_t (*fn)(int64_t, int64_t);
-	int64_t unit;       /* value for zero operands; fn applied left to right */
+	uint8_t alu;
+	int64_t unit;       /* value for zero operands; folded left to right */
 	bool binary_only;
 };
 
-static int64_t c_add(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
-static int64_t c_sub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
-static int64_t c_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
-static int64_t c_div(int64_t a, int64_t b) { return b ? (int64_t)((uint64_t)a / (uint64_t)b) : 0; }
-static int64_t c_mod(int64_t a, int64_t b) { return b ? (int64_t)((uint64_t)a % (uint64_t)b) : a; }
-static int64_t c_and(int64_t a, int64_t b) { return a & b; }
-static int64_t c_or(int64_t a, int64_t b) { return a | b; }
-static int64_t c_xor(int64_t a, int64_t b) { return a ^ b; }
-static int64_t c_shl(int64_t a, int64_t b) { return (int64_t)((uint64_t)a << (b & 63)); }
-static int64_t c_shr(int64_t a, int64_t b) { return (int64_t)((uint64_t)a >> (b & 63)); }
-static int64_t c_sar(int64_t a, int64_t b) { return a >> (b & 63); }
-
 static const struct const_op const_ops[] = {
-	{ "+", c_add, 0, false }, { "-", c_sub, 0, false }, { "*", c_mul, 1, false },
-	{ "/", c_div, 0, true }, { "mod", c_mod, 0, true }, { "logand", c_and, -1, false },
-	{ "logior", c_or, 0, false }, { "logxor", c_xor, 0, false }, { "<<", c_shl, 0, true },
-	{ ">>", c_shr, 0, true }, { ">>>", c_sar, 0, true },
+	{ "+", BPF_ADD, 0, false }, { "-", BPF_SUB, 0, false }, { "*", BPF_MUL, 1, false },
+	{ "/", BPF_DIV, 0, true }, { "mod", BPF_MOD, 0, true }, { "logand", BPF_AND, -1, false },
+	{ "logior", BPF_OR, 0, false }, { "logxor", BPF_XOR, 0, false }, { "<<", BPF_LSH, 0, true },
+	{ ">>", BPF_RSH, 0, true }, { ">>>", BPF_ARSH, 0, true },
 };
 
 static const struct kl_field *event_field(struct kl_comp *c, const struct kl_node *ev,
@@ -158,7 +164,7 @@ int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out)
 		for (uint32_t k = 1; k < n->nitems; k++) {
 			if (kl_const_eval(c, n->items[k], &v))
 				return -1;
-			acc = k == 1 && (n->nitems > 2 || op->fn != c_sub) ? v : op->fn(acc, v);
+			acc = k == 1 && (n->nitems > 2 || op->alu != BPF_SUB) ? v : kl_fold(op->alu, acc, v);
 		}
 		*out = acc;
 		return 0;

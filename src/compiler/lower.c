@@ -642,34 +642,20 @@ struct arith_op {
 	const char *name;
 	uint8_t alu;
 	bool commutative;
-	int64_t (*fold)(int64_t, int64_t);
 };
 
-static int64_t fadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
-static int64_t fsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
-static int64_t fmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
-static int64_t fdiv(int64_t a, int64_t b) { return b ? (int64_t)((uint64_t)a / (uint64_t)b) : 0; }
-static int64_t fmodu(int64_t a, int64_t b) { return b ? (int64_t)((uint64_t)a % (uint64_t)b) : a; }
-static int64_t fand(int64_t a, int64_t b) { return a & b; }
-static int64_t for_(int64_t a, int64_t b) { return a | b; }
-static int64_t fxor(int64_t a, int64_t b) { return a ^ b; }
-static int64_t fshl(int64_t a, int64_t b) { return (int64_t)((uint64_t)a << (b & 63)); }
-static int64_t fshr(int64_t a, int64_t b) { return (int64_t)((uint64_t)a >> (b & 63)); }
-static int64_t fsar(int64_t a, int64_t b) { return a >> (b & 63); }
-
 static const struct arith_op arith_ops[] = {
-	{ "+", BPF_ADD, true, fadd }, { "-", BPF_SUB, false, fsub }, { "*", BPF_MUL, true, fmul },
-	{ "/", BPF_DIV, false, fdiv }, { "mod", BPF_MOD, false, fmodu }, { "logand", BPF_AND, true, fand },
-	{ "logior", BPF_OR, true, for_ }, { "logxor", BPF_XOR, true, fxor }, { "<<", BPF_LSH, false, fshl },
-	{ ">>", BPF_RSH, false, fshr }, { ">>>", BPF_ARSH, false, fsar }, { "ash", BPF_LSH, false, fshl },
-	{ "rem", BPF_MOD, false, fmodu },
+	{ "+", BPF_ADD, true }, { "-", BPF_SUB, false }, { "*", BPF_MUL, true }, { "/", BPF_DIV, false },
+	{ "mod", BPF_MOD, false }, { "logand", BPF_AND, true }, { "logior", BPF_OR, true },
+	{ "logxor", BPF_XOR, true }, { "<<", BPF_LSH, false }, { ">>", BPF_RSH, false },
+	{ ">>>", BPF_ARSH, false }, { "ash", BPF_LSH, false }, { "rem", BPF_MOD, false },
 };
 
 /* One binary step with folding and the identities that need no code. */
 static struct val arith2(struct lw *l, const struct arith_op *op, struct val a, struct val b)
 {
 	if (a.kind == V_CONST && b.kind == V_CONST)
-		return cval(op->fold(a.c, b.c));
+		return cval(kl_fold(op->alu, a.c, b.c));
 	if (a.kind == V_CONST && op->commutative) {
 		struct val t = a;
 		a = b;
@@ -740,7 +726,7 @@ static int f_arith(struct lw *l, struct kl_node *n, struct val *out)
 	if (n->nitems == 2) {
 		if (op->alu == BPF_SUB) {
 			if (acc.kind == V_CONST) {
-				*out = cval(fsub(0, acc.c));
+				*out = cval(kl_fold(BPF_SUB, 0, acc.c));
 				return 0;
 			}
 			struct kl_ir_ins *i = emit(l, IR_NEG);
@@ -881,6 +867,23 @@ static struct val load_at(struct lw *l, struct val base, int64_t off, const stru
 	return v;
 }
 
+/* *(size *)(base or stack slot + off) = v; a constant that fits 32 bits is the immediate. */
+static void store_to(struct lw *l, kl_vreg base, uint32_t slot, int32_t off, uint32_t size, struct val v)
+{
+	kl_vreg rv = v.kind == V_CONST && fits32(v.c) ? 0 : reg_of(l, v);
+	struct kl_ir_ins *i = emit(l, IR_STORE);
+	i->a = base;
+	i->slot = slot;
+	i->off = off;
+	i->size = (uint8_t)size;
+	if (rv) {
+		i->b = rv;
+	} else {
+		i->has_imm = true;
+		i->imm = v.c;
+	}
+}
+
 static void store_at(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v)
 {
 	kl_vreg rb = reg_of(l, base);
@@ -888,20 +891,7 @@ static void store_at(struct lw *l, struct val base, int64_t off, uint32_t size, 
 		rb = alu(l, BPF_ADD, rval(rb), cval(off));
 		off = 0;
 	}
-	kl_vreg rv = 0;
-	/* BPF's ST stores a 32-bit immediate sign-extended; wider constants need a register */
-	if (!(v.kind == V_CONST && fits32(v.c)))
-		rv = reg_of(l, v);
-	struct kl_ir_ins *i = emit(l, IR_STORE);
-	i->a = rb;
-	i->off = (int32_t)off;
-	i->size = (uint8_t)size;
-	if (rv)
-		i->b = rv;
-	else {
-		i->has_imm = true;
-		i->imm = v.c;
-	}
+	store_to(l, rb, 0, (int32_t)off, size, v);
 }
 
 /* Zero bytes [from, size) of a stack slot with the widest aligned stores. */
@@ -911,11 +901,7 @@ static void zero_slot(struct lw *l, uint32_t s, uint32_t from, uint32_t size)
 		uint32_t w = 8;
 		while (w > 1 && (off % w || off + w > size))
 			w /= 2;
-		struct kl_ir_ins *i = emit(l, IR_STORE);
-		i->slot = s;
-		i->off = (int32_t)off;
-		i->size = (uint8_t)w;
-		i->has_imm = true;
+		store_to(l, 0, s, (int32_t)off, w, cval(0));
 		off += w;
 	}
 }
@@ -930,18 +916,7 @@ static uint32_t spill_value(struct lw *l, struct val v, uint32_t size)
 		zero_slot(l, s, 0, size);
 		first = first >= 4 ? 4 : 2;
 	}
-	kl_vreg rv = 0;
-	if (!(v.kind == V_CONST && fits32(v.c)))
-		rv = reg_of(l, v);
-	struct kl_ir_ins *i = emit(l, IR_STORE);
-	i->slot = s;
-	i->size = (uint8_t)first;
-	if (rv)
-		i->b = rv;
-	else {
-		i->has_imm = true;
-		i->imm = v.c;
-	}
+	store_to(l, 0, s, 0, first, v);
 	if (size > 8)
 		zero_slot(l, s, 8, size);
 	return s;
@@ -1292,7 +1267,7 @@ static int f_incdec(struct lw *l, struct kl_node *n, struct val *out)
 	struct kl_node *p = n->items[1];
 	if (kl_head(p) && !strcmp(kl_head(p), "getmap")) {
 		if (dec)
-			delta = delta.kind == V_CONST ? cval(fsub(0, delta.c)) : arith2(l, find_arith("-"), cval(0), delta);
+			delta = delta.kind == V_CONST ? cval(kl_fold(BPF_SUB, 0, delta.c)) : arith2(l, find_arith("-"), cval(0), delta);
 		return getmap_add(l, p, delta, out);
 	}
 	if (place_read(l, p, &cur))
@@ -1462,10 +1437,55 @@ static int f_atomic_add(struct lw *l, struct kl_node *n, struct val *out)
 	return 0;
 }
 
+/* (with-event (e EVENT RINGBUF) BODY...): reserve a record, run BODY with e pointing at
+ * it, submit it; when the ring buffer is full the body is skipped. */
+static int f_with_event(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 1, UINT32_MAX))
+		return -1;
+	struct kl_node *spec = n->items[1];
+	if (spec->kind != KL_N_LIST || spec->nitems != 3 || spec->items[0]->kind != KL_N_SYM)
+		return err_form(l, spec, "%s needs (VAR EVENT RINGBUF): %s", "with-event");
+	int64_t size;
+	struct kl_node sz = { .kind = KL_N_LIST, .span = spec->span };
+	struct kl_node head = { .kind = KL_N_SYM, .span = spec->span, .str = "sizeof" };
+	struct kl_node *items[2] = { &head, spec->items[1] };
+	sz.items = items;
+	sz.nitems = 2;
+	if (kl_const_eval(l->c, &sz, &size))
+		return -1;
+	struct kl_mapdef *m = map_arg(l, spec->items[2]);
+	if (!m)
+		return -1;
+	if (m->m.type != BPF_MAP_TYPE_RINGBUF)
+		return kl_error(l->c->d, spec->items[2]->span, "with-event needs a :ringbuf map; '%s' is a :%s map",
+				m->name, m->mt->keyword);
+	kl_vreg args[3];
+	args[0] = map_ref(l, m);
+	args[1] = reg_of(l, cval(size));
+	args[2] = reg_of(l, cval(0));
+	kl_vreg rec = call(l, BPF_FUNC_ringbuf_reserve, args, 3);
+	uint32_t lskip = label(l);
+	branch(l, BPF_JEQ, rval(rec), cval(0), lskip);
+	size_t mark = l->scope.len;
+	bind(l, spec->items[0]->str, pval(rec), false);
+	struct val v;
+	if (lower_body(l, n->items + 2, n->nitems - 2, &v))
+		return -1;
+	l->scope.len = mark;
+	args[0] = rec;
+	args[1] = reg_of(l, cval(0));
+	call(l, BPF_FUNC_ringbuf_submit, args, 2);
+	place(l, lskip);
+	*out = cval(0);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	form_fn fn;
 } forms[] = {
+	{ "with-event", f_with_event },
 	{ "progn", f_progn }, { "if", f_if }, { "when", f_when }, { "unless", f_unless },
 	{ "cond", f_cond }, { "and", f_andor }, { "or", f_andor }, { "not", f_not },
 	{ "return", f_return }, { "let", f_let }, { "let*", f_letstar }, { "when-let", f_when_let },

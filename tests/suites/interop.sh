@@ -18,7 +18,7 @@ for src in "$ROOT"/examples/*.lisp "$ROOT"/tests/corpus/*.lisp; do
 	fi
 	# each (defmap NAME ...) is a VAR of an anonymous struct with type and max_entries, in .maps
 	btf=$(bpftool btf dump file "$obj" 2>&1) || { echo "FAIL interop/$name: bpftool btf dump: $btf"; continue; }
-	maps=$(grep -o '(defmap [^ )]*' "$src" | awk '{print $2}' | tr - _)
+	maps=$(sed 's/;.*//' "$src" | grep -o '(defmap [^ )]*' | awk '{print $2}' | tr - _)
 	bad=""
 	for m in $maps; do
 		grep -q "^\[[0-9]*\] VAR '$m' type_id=[0-9]*, linkage=global" <<<"$btf" || bad="$bad no VAR '$m';"
