@@ -18,7 +18,8 @@ for src in "$ROOT"/examples/*.lisp "$ROOT"/tests/corpus/*.lisp; do
 	fi
 	# each (defmap NAME ...) is a VAR of an anonymous struct with type and max_entries, in .maps
 	btf=$(bpftool btf dump file "$obj" 2>&1) || { echo "FAIL interop/$name: bpftool btf dump: $btf"; continue; }
-	maps=$(sed 's/;.*//' "$src" | grep -o '(defmap [^ )]*' | awk '{print $2}' | tr - _)
+	# the defmap names, comments (; and #| |#) removed first
+	maps=$(perl -0pe 's/#\|.*?\|#//gs; s/;[^\n]*//g' "$src" | grep -o '(defmap [^ )]*' | awk '{print $2}' | tr - _)
 	bad=""
 	for m in $maps; do
 		grep -q "^\[[0-9]*\] VAR '$m' type_id=[0-9]*, linkage=global" <<<"$btf" || bad="$bad no VAR '$m';"
