@@ -32,6 +32,8 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 	uint32_t nforms;
 	if (kl_read(c->a, c->d, c->src, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
 		return -1;
+	if (!c->license)
+		c->license = "GPL";
 	if (!c->progs.len && !c->maps.len)
 		return kl_error(c->d, (struct kl_span){ c->src, 1, 1 }, "no defprog or defmap in this file");
 

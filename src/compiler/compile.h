@@ -72,6 +72,7 @@ struct kl_comp {
 	const char *license;
 	struct kl_span license_span;
 	KL_VEC(struct kl_ir_func *) ir;   /* lowered functions: defuns then programs */
+	struct { void *items; size_t len, cap; } macros;  /* expand.c's macro table */
 };
 
 /* forms.c */

@@ -1,6 +1,7 @@
 /* forms.c — the top-level forms: defconstant, defmap, defstruct, defevent, defun and defprog
  * are checked and recorded here, and compile-time constant expressions are evaluated. */
 #include "compile.h"
+#include "expand.h"
 #include <ctype.h>
 #include <string.h>
 
@@ -492,7 +493,20 @@ int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)
 		if (!h)
 			return form_error(c, n, "expected a top-level form such as (defprog ...) or (defmap ...)");
 		int r = -2;
-		if (!strcmp(h, "defstruct"))
+		if (kl_macro_is(c, h)) {
+			/* a macro may expand into one top-level form or a progn of several */
+			struct kl_node *x = kl_macro_expand(c, n);
+			if (!x)
+				return -1;
+			if (kl_head(x) && !strcmp(kl_head(x), "progn"))
+				r = kl_forms_collect(c, x->items + 1, x->nitems - 1);
+			else
+				r = kl_forms_collect(c, &x, 1);
+		} else if (!strcmp(h, "defmacro"))
+			r = kl_macro_define(c, n);
+		else if (!strcmp(h, "progn"))
+			r = kl_forms_collect(c, n->items + 1, n->nitems - 1);
+		else if (!strcmp(h, "defstruct"))
 			r = do_defstruct(c, n, false);
 		else if (!strcmp(h, "defevent"))
 			r = do_defstruct(c, n, true);
@@ -504,7 +518,5 @@ int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)
 		if (r)
 			return -1;
 	}
-	if (!c->license)
-		c->license = "GPL";
 	return 0;
 }

@@ -2,6 +2,7 @@
  * (folded on the way) or virtual registers; conditions lower straight to branches so the
  * verifier sees the packet and null checks the program wrote. */
 #include "compile.h"
+#include "expand.h"
 #include <string.h>
 
 enum { V_CONST, V_REG };
@@ -183,12 +184,22 @@ static struct binding *find_var(struct lw *l, const char *name)
 	return NULL;
 }
 
-/* Does body assign the variable `name` (setf/incf/decf of the bare symbol)? */
-static bool assigns(const struct kl_node *n, const char *name)
+/* Does body assign the variable `name` (setf/incf/decf of the bare symbol)? Macro calls
+ * are looked at through their expansion. */
+static bool assigns(struct kl_comp *c, struct kl_node *n, const char *name)
 {
 	if (n->kind != KL_N_LIST)
 		return false;
 	const char *h = kl_head(n);
+	if (kl_macro_is(c, h)) {
+		int errors = c->d->nerrors;
+		struct kl_node *x = kl_macro_expand(c, n);
+		if (!x) {
+			c->d->nerrors = errors;   /* reported again when the form itself is lowered */
+			return false;
+		}
+		return assigns(c, x, name);
+	}
 	if (h && (!strcmp(h, "setf") || !strcmp(h, "setq"))) {
 		for (uint32_t i = 1; i < n->nitems; i += 2)
 			if (kl_is_sym(n->items[i], name))
@@ -198,15 +209,15 @@ static bool assigns(const struct kl_node *n, const char *name)
 		return true;
 	}
 	for (uint32_t i = 0; i < n->nitems; i++)
-		if (assigns(n->items[i], name))
+		if (assigns(c, n->items[i], name))
 			return true;
 	return false;
 }
 
-static bool body_assigns(struct kl_node **body, uint32_t n, const char *name)
+static bool body_assigns(struct lw *l, struct kl_node **body, uint32_t n, const char *name)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (assigns(body[i], name))
+		if (assigns(l->c, body[i], name))
 			return true;
 	return false;
 }
@@ -507,14 +518,14 @@ static int let_common(struct lw *l, struct kl_node *n, struct val *out, bool seq
 		if (b->kind == KL_N_LIST && b->nitems == 2 && lower(l, b->items[1], &vals[i]))
 			return -1;
 		if (sequential)
-			bind(l, name->str, vals[i], body_assigns(body, nbody, name->str) ||
-				 body_assigns(bs->items + i + 1, bs->nitems - i - 1, name->str));
+			bind(l, name->str, vals[i], body_assigns(l, body, nbody, name->str) ||
+				 body_assigns(l, bs->items + i + 1, bs->nitems - i - 1, name->str));
 	}
 	if (!sequential)
 		for (uint32_t i = 0; i < bs->nitems; i++) {
 			struct kl_node *b = bs->items[i];
 			const char *name = (b->kind == KL_N_LIST ? b->items[0] : b)->str;
-			bind(l, name, vals[i], body_assigns(body, nbody, name));
+			bind(l, name, vals[i], body_assigns(l, body, nbody, name));
 		}
 	int r = lower_body(l, body, nbody, out);
 	if (!r && out->is_var)
@@ -557,8 +568,8 @@ static int bind_test(struct lw *l, struct kl_node *n, struct val *out, bool has_
 		struct val bv;
 		if (lower(l, list[i]->items[1], &bv))
 			return -1;
-		bind(l, name, bv, body_assigns(body, nbody, name) ||
-			 body_assigns(list + i + 1, nb - i - 1, name));
+		bind(l, name, bv, body_assigns(l, body, nbody, name) ||
+			 body_assigns(l, list + i + 1, nb - i - 1, name));
 		branch(l, BPF_JEQ, l->scope.items[l->scope.len - 1].v, cval(0), lelse);
 	}
 	struct val v;
@@ -1508,6 +1519,14 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	if (hd->kind != KL_N_SYM)
 		return err_form(l, n, "%s: a form must start with a symbol: %s", "syntax error");
 	const char *h = hd->str;
+	if (kl_macro_is(l->c, h)) {
+		struct kl_node *x = kl_macro_expand(l->c, n);
+		return x ? lower(l, x, out) : -1;
+	}
+	if (!strcmp(h, "declare")) {       /* declarations change nothing yet */
+		*out = cval(0);
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
 		if (!strcmp(forms[i].name, h))
 			return forms[i].fn(l, n, out);
@@ -1630,7 +1649,7 @@ struct kl_ir_func *kl_lower_fun(struct kl_comp *c, struct kl_fundef *fd)
 		e->imm = i;
 		e->d = vreg(&l);
 		const char *name = fd->params->items[i]->str;
-		bool mut = body_assigns(body, nbody, name);
+		bool mut = body_assigns(&l, body, nbody, name);
 		struct binding b = { name, rval(e->d), mut };
 		if (mut)
 			b.v.is_var = true;

@@ -1,0 +1,17 @@
+/* expand.h — defmacro: macros are Lisp functions run at compile time over the program's
+ * own forms, by a small evaluator (lists, symbols, strings, integers, closures). */
+#ifndef KL_EXPAND_H
+#define KL_EXPAND_H
+#include "reader.h"
+
+struct kl_comp;
+
+/* Record (defmacro NAME LAMBDA-LIST BODY...). */
+int kl_macro_define(struct kl_comp *c, struct kl_node *form);
+/* Is `name` a macro? */
+bool kl_macro_is(struct kl_comp *c, const char *name);
+/* Expand the macro call n once; NULL with an error. Nodes the expansion builds take the
+ * call's span, so errors in expanded code point at the call. */
+struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n);
+
+#endif
