@@ -3,6 +3,8 @@
  * verifier sees the packet and null checks the program wrote. */
 #include "compile.h"
 #include "expand.h"
+#include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 enum { V_CONST, V_REG };
@@ -25,6 +27,7 @@ struct lw {
 	struct kl_ir_func *f;
 	KL_VEC(struct binding) scope;
 	const struct kl_prog_type *pt;   /* NULL in a defun */
+	const char *section;             /* the program's section */
 	kl_vreg ctx;
 	struct kl_span span;             /* of the form being lowered, for line info */
 	uint32_t loop_depth;
@@ -1007,6 +1010,54 @@ static int f_stack_buffer(struct lw *l, struct kl_node *n, struct val *out)
 	return 0;
 }
 
+/* A tracepoint's field, from its format file in tracefs: offset, size, signedness. */
+static int tracepoint_field(struct lw *l, struct kl_node *fn, const char *name, struct kl_field *out, bool *sign)
+{
+	const char *sec = l->section;
+	const char *tp = strchr(sec, '/');
+	static const char *const roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
+	FILE *f = NULL;
+	char path[512];
+	for (size_t i = 0; !f && tp && i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s/format", roots[i], tp + 1);
+		f = fopen(path, "r");
+	}
+	if (!f)
+		return kl_error(l->c->d, fn->span, "cannot read the format of tracepoint '%s' (is tracefs mounted at "
+				"/sys/kernel/tracing?)", tp ? tp + 1 : sec);
+	const char *want = kl_mangle(l->c->a, name);
+	char line[512];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *field = strstr(line, "field:"), *semi = field ? strchr(field, ';') : NULL;
+		if (!semi)
+			continue;
+		*semi = 0;
+		char *end = semi;
+		while (end > field && end[-1] == ']')     /* char comm[16] */
+			while (end > field && *--end != '[')
+				;
+		char *start = end;
+		while (start > field && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
+			start--;
+		if ((size_t)(end - start) != strlen(want) || strncmp(start, want, strlen(want)))
+			continue;
+		unsigned off, size;
+		int sg;
+		char *rest = semi + 1;
+		if (sscanf(rest, " offset:%u; size:%u; signed:%d;", &off, &size, &sg) != 3)
+			continue;
+		out->offset = off;
+		out->type = kl_type_builtin(size == 1 ? "u8" : size == 2 ? "u16" : size == 4 ? "u32" : "u64");
+		*sign = sg && size < 8 && (end == semi);
+		found = size == 1 || size == 2 || size == 4 || size == 8;
+	}
+	fclose(f);
+	if (!found)
+		return kl_error(l->c->d, fn->span, "tracepoint '%s' has no scalar field '%s' (see %s)", tp + 1, name, path);
+	return 0;
+}
+
 /* (ctx FIELD) */
 static int f_ctx(struct lw *l, struct kl_node *n, struct val *out)
 {
@@ -1016,6 +1067,16 @@ static int f_ctx(struct lw *l, struct kl_node *n, struct val *out)
 	if (!l->pt)
 		return kl_error(l->c->d, n->span, "(ctx ...) is only available in a defprog; pass ctx to the function");
 	const char *name = fn->kind == KL_N_SYM || fn->kind == KL_N_KEY ? fn->str : "";
+	if (l->pt->prog_type == BPF_PROG_TYPE_TRACEPOINT) {
+		struct kl_field tf = { 0 };
+		bool sign = false;
+		if (tracepoint_field(l, fn, name, &tf, &sign))
+			return -1;
+		struct kl_type t = *tf.type;
+		t.is_signed = sign;
+		*out = load_at(l, rval(l->ctx), tf.offset, &t);
+		return 0;
+	}
 	const struct kl_ctx_field *cf = l->pt->ctx_fields ? kl_ctx_field_find(l->pt->ctx_fields, name) : NULL;
 	if (!cf) {
 		if (!l->pt->ctx_fields)
@@ -1628,6 +1689,7 @@ struct kl_ir_func *kl_lower_prog(struct kl_comp *c, struct kl_progdef *p)
 	struct lw l = { 0 };
 	struct kl_ir_func *f = new_func(&l, c, p->name, p->form);
 	l.pt = p->pt;
+	l.section = p->section;
 	struct kl_ir_ins *e = emit(&l, IR_ENTRY);
 	e->d = l.ctx = vreg(&l);
 	struct binding b = { "ctx", rval(l.ctx), false };

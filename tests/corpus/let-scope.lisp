@@ -39,7 +39,7 @@
                             (let ((l12 (+ l11 l1 l2 l3 l4 l5 l6 l7 l8 l9 l10 a)))
                               (setf b (+ b 1))
                               (setf (getmap results 5) l12)
-                              (setf (getmap results 6) (+ l6 l7)))))))))))))
+                              (setf (getmap results 6) (+ l6 l7))))))))))))))
       (setf (getmap results 7) b)
       (setf (getmap results 8) (progn 1 2 (+ a b)))
       (cast u32 (+ a (* b 256))))))
