@@ -18,3 +18,6 @@
 (defprog on-cgroup-egress (:type :cgroup-skb :section "cgroup_skb/egress") (hit 10) 1)
 (defprog on-perf-event (:type :perf-event) (hit 11))
 (defprog on-kprobe (:type :kprobe :section "kprobe/do_nanosleep") (hit 12))
+;; tracepoint fields by name, read from the tracepoint's format in tracefs at compile time
+(defprog on-exec (:type :tracepoint :section "tracepoint/sched/sched_process_exec")
+  (hit (logand (+ (ctx pid) (ctx old-pid) (ctx common-pid)) 15)))

@@ -17,6 +17,7 @@ declare -A want_sec=(
 	[on_raw_tp]=raw_tracepoint/sys_enter [on_fentry]=fentry/do_nanosleep [on_fexit]=fexit/do_nanosleep
 	[on_uprobe]=uprobe [on_uretprobe]=uretprobe [on_cgroup_skb]=cgroup_skb/ingress
 	[on_cgroup_egress]=cgroup_skb/egress [on_perf_event]=perf_event [on_kprobe]=kprobe/do_nanosleep
+	[on_exec]=tracepoint/sched/sched_process_exec
 )
 secs=$(llvm-readelf -S "$obj" 2>/dev/null || readelf -S "$obj")
 for prog in "${!want_sec[@]}"; do
