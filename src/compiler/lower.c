@@ -1055,6 +1055,9 @@ static int tracepoint_field(struct lw *l, struct kl_node *fn, const char *name, 
 	fclose(f);
 	if (!found)
 		return kl_error(l->c->d, fn->span, "tracepoint '%s' has no scalar field '%s' (see %s)", tp + 1, name, path);
+	if (out->offset < 8)
+		return kl_error(l->c->d, fn->span, "tracepoint field '%s' is one of the common fields the kernel does not "
+				"let BPF programs read; use (get-current-pid-tgid) and friends", name);
 	return 0;
 }
 

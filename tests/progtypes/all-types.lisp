@@ -20,4 +20,4 @@
 (defprog on-kprobe (:type :kprobe :section "kprobe/do_nanosleep") (hit 12))
 ;; tracepoint fields by name, read from the tracepoint's format in tracefs at compile time
 (defprog on-exec (:type :tracepoint :section "tracepoint/sched/sched_process_exec")
-  (hit (logand (+ (ctx pid) (ctx old-pid) (ctx common-pid)) 15)))
+  (hit (logand (+ (ctx pid) (ctx old-pid)) 15)))
