@@ -1,0 +1,2 @@
+;; expect: tests/errors/bad-number.lisp:2:19: error: malformed number '#xZZ'
+(defconstant mask #xZZ)

@@ -1,0 +1,2 @@
+;; expect: tests/errors/ringbuf-not-page.lisp:2:44: error: ringbuf :max-entries 1024 must be a power of two and a multiple of the page size (4096)
+(defmap events :type :ringbuf :max-entries 1024)

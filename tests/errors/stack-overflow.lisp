@@ -1,0 +1,7 @@
+;; expect: tests/errors/stack-overflow.lisp:2:1: error: 'big' needs 576 bytes of stack; BPF allows 512 (use a per-CPU array map as scratch space for large buffers)
+(defprog big (:type :xdp)
+  (let ((a (stack-buffer 256))
+        (b (stack-buffer 256))
+        (c (stack-buffer 64)))
+    (store u8 a 0 1) (store u8 b 0 2) (store u8 c 0 3)
+    XDP_PASS))
