@@ -180,8 +180,7 @@ static int destructure(struct ev *e, struct kl_node *params, struct kl_node *arg
 		} else if (mode == REST) {
 			*env = bind(e, *env, p->str, list_of(e, args->items + ai, args->nitems - ai));
 			had_rest = true;
-			mode = REQ;  /* only &key may follow */
-			ai = ai;     /* &key still reads the same tail */
+			mode = REQ;  /* only &key may follow; it reads the same tail */
 		} else {
 			const char *name = p->kind == KL_N_LIST ? p->items[0]->str : p->str;
 			struct kl_node *v = NULL;
