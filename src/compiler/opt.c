@@ -80,24 +80,39 @@ static void pass_coalesce(struct kl_arena *a, struct kl_ir_func *f)
 	}
 }
 
-/* Drop code that follows an unconditional jump or return up to the next label. */
-static void pass_unreachable(struct kl_ir_func *f)
+/* Drop instructions no path from the entry reaches (the verifier rejects them): what
+ * follows a return, the arm of an `if` whose condition folded to a constant, ... */
+static void pass_unreachable(struct kl_arena *a, struct kl_ir_func *f)
 {
-	bool dead = false;
-	for (uint32_t i = 0; i < f->nins; i++) {
-		struct kl_ir_ins *in = &f->ins[i];
-		if (in->op == IR_LABEL && in->label) {
-			dead = false;
-			continue;
+	uint32_t *at = kl_arena_array(a, uint32_t, f->nlabels + 2);
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (f->ins[i].op == IR_LABEL && f->ins[i].label)
+			at[f->ins[i].label] = i;
+	bool *live = kl_arena_array(a, bool, f->nins + 1);
+	uint32_t *stack = kl_arena_array(a, uint32_t, f->nins + 1);
+	uint32_t sp = 0;
+	if (f->nins)
+		stack[sp++] = 0;
+	while (sp) {
+		uint32_t i = stack[--sp];
+		while (i < f->nins && !live[i]) {
+			live[i] = true;
+			const struct kl_ir_ins *in = &f->ins[i];
+			if (in->op == IR_JMP || in->op == IR_BR) {
+				uint32_t t = at[in->label];
+				if (!live[t])
+					stack[sp++] = t;
+			}
+			if (in->op == IR_JMP || in->op == IR_RET)
+				break;
+			i++;
 		}
-		if (dead) {
-			in->op = IR_LABEL;
-			in->label = 0;
-			continue;
-		}
-		if (in->op == IR_JMP || in->op == IR_RET)
-			dead = true;
 	}
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (!live[i]) {
+			f->ins[i].op = IR_LABEL;
+			f->ins[i].label = 0;
+		}
 }
 
 /* Compact away the no-op labels left by the passes. */
@@ -112,9 +127,11 @@ static void compact(struct kl_ir_func *f)
 
 void kl_opt(struct kl_arena *a, struct kl_ir_func *f, int level)
 {
+	/* not an optimisation: the kernel refuses unreachable instructions, so this runs at -O0 too */
+	pass_unreachable(a, f);
+	compact(f);
 	if (level <= 0)
 		return;
-	pass_unreachable(f);
 	pass_dce(a, f);
 	compact(f);
 	pass_coalesce(a, f);
