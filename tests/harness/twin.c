@@ -389,7 +389,7 @@ static int open_side(int s, bool stats)
 	sd->obj = bpf_object__open_file(opt.path[s], NULL);
 	if (!sd->obj) {
 		err = -errno;
-		printf("FAIL: cannot open %s object %s: %s\n", side_name[s], opt.path[s], strerror(-err));
+		printf("cannot open %s object %s: %s\n", side_name[s], opt.path[s], strerror(-err));
 		return err;
 	}
 	/* Maps pinned by name would be shared by the two objects (and left behind): the twins
@@ -455,7 +455,7 @@ static int load_side(int s)
 	err = bpf_object__load(sides[s].obj);
 	if (!err)
 		return 0;
-	printf("FAIL: %s object %s does not load: %s\n", side_name[s], opt.path[s], strerror(-err));
+	printf("%s object %s does not load: %s\n", side_name[s], opt.path[s], strerror(-err));
 	if (opt.stats) {
 		/* A stats-level log says nothing about why: load again for the verifier's own words. */
 		close_side(s);
@@ -950,7 +950,7 @@ int main(int argc, char **argv)
 	close_side(0);
 	close_side(1);
 	if (ndiffs) {
-		printf("FAIL: %d difference%s between %s and %s\n", ndiffs, ndiffs == 1 ? "" : "s",
+		printf("twin: %d difference%s between %s and %s\n", ndiffs, ndiffs == 1 ? "" : "s",
 		       opt.path[0], opt.path[1]);
 		rc = 1;
 	} else {

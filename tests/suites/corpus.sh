@@ -15,14 +15,14 @@ MULTIARCH=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
 CLANG_FLAGS=(-O2 -g -target bpf "-I/usr/include/$MULTIARCH" -c)
 mkdir -p "$OUT"
 
-# The kernel side needs bpffs for nothing here (twin pins nothing), but root and bpf() yes.
+# twin needs root and bpf(), not bpffs: it pins nothing.
 fails=0
 
 fail() {           # name, first line, details...
 	local name=$1 why=$2
 	shift 2
 	echo "FAIL corpus/$name: $why"
-	[ $# -gt 0 ] && printf '%s\n' "$@" | head -40 | sed 's/^/    /'
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed '/^$/d' | head -40 | sed 's/^/    /'
 	fails=$((fails + 1))
 }
 
