@@ -63,6 +63,7 @@ int main(int argc, char **argv)
 		       bpf_map__name(m), libbpf_bpf_map_type_str(bpf_map__type(m)), bpf_map__key_size(m),
 		       bpf_map__value_size(m), bpf_map__max_entries(m), bpf_map__btf_key_type_id(m),
 		       bpf_map__btf_value_type_id(m));
+	bpf_object__unpin_maps(obj, NULL);   /* maps pinned :by-name leave nothing behind */
 	bpf_object__close(obj);
 	return rc;
 }

@@ -38,12 +38,15 @@ for src in "$ROOT"/examples/*.lisp "$ROOT"/tests/corpus/*.lisp; do
 		echo "PASS interop/$name-btf"
 	fi
 	rm -rf "$pin"
+	before=$(ls /sys/fs/bpf)
 	if err=$(bpftool prog loadall "$obj" "$pin" 2>&1); then
 		echo "PASS interop/$name-bpftool-loadall"
 	else
 		echo "FAIL interop/$name-bpftool-loadall: $(echo "$err" | grep -v '^libbpf: -- ' | tail -3 | tr '\n' ' ')"
 	fi
 	rm -rf "$pin"
+	# maps with :pinning :by-name were pinned by libbpf under /sys/fs/bpf: remove them
+	for p in $(comm -13 <(sort <<<"$before") <(ls /sys/fs/bpf | sort)); do rm -f "/sys/fs/bpf/$p"; done
 	if err=$("$BUILD/tests/loadobj" "$obj" 2>&1); then
 		echo "PASS interop/$name-libbpf-load"
 	else
