@@ -68,6 +68,16 @@ run_test() {
 	else
 		fail "$name" "$(printf '%s\n' "$out" | head -1)" "$(printf '%s\n' "$out" | tail -n +2)"
 	fi
+	# the same semantics with the optimizer's passes off
+	local k0=$OUT/$name.kiln-O0.o
+	if ! out=$(timeout 60 "$KILN" compile -O0 "$lisp" -o "$k0" 2>&1); then
+		fail "$name-O0" "kiln compile -O0 failed: $(printf '%s\n' "$out" | head -1)"
+	# shellcheck disable=SC2046
+	elif out=$(timeout 300 "$TWIN" "$k0" "$cobj" $(twin_args "$lisp") 2>&1); then
+		echo "PASS corpus/$name-O0"
+	else
+		fail "$name-O0" "$(printf '%s\n' "$out" | head -1)" "$(printf '%s\n' "$out" | tail -n +2)"
+	fi
 }
 
 if [ $# -gt 0 ]; then
