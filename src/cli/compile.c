@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char compile_help[] =
 	"usage: kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2] [--dump-ir]\n"
@@ -25,6 +26,11 @@ bool cli_is_lisp(const char *path)
 
 static char *read_file(const char *path, size_t *len)
 {
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return NULL;
+	}
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;

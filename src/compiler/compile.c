@@ -26,6 +26,21 @@ static int check_recursion(struct kl_comp *c, uint32_t fi, uint32_t *stack, uint
 	return 0;
 }
 
+/* Stack of f and the deepest chain of functions it calls, each frame rounded up to 32
+ * bytes as the kernel counts them. */
+static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t fi)
+{
+	const struct kl_ir_func *f = c->ir.items[fi];
+	uint32_t deepest = 0;
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (f->ins[i].op == IR_CALLF) {
+			uint32_t d = chain_stack(c, frame, (uint32_t)f->ins[i].imm);
+			if (d > deepest)
+				deepest = d;
+		}
+	return ((frame[fi] ? frame[fi] : 1) + 31) / 32 * 32 + deepest;
+}
+
 int kl_compile(struct kl_comp *c, const char *out_path)
 {
 	struct kl_node **forms;
@@ -56,6 +71,7 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 
 	uint32_t nf = (uint32_t)c->ir.len;
 	struct kl_func *funcs = kl_arena_array(c->a, struct kl_func, nf + 1);
+	uint32_t *frame = kl_arena_array(c->a, uint32_t, nf + 1);
 	for (uint32_t i = 0; i < nf; i++) {
 		struct kl_ir_func *f = c->ir.items[i];
 		struct kl_func *o = &funcs[i];
@@ -65,6 +81,7 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 			kl_ir_dump(f, stderr);
 		if (kl_regalloc(c->a, c->d, f, &al) || kl_emit(c, f, &al, o))
 			return -1;
+		frame[i] = al.frame;
 		o->line = f->span.line;
 		o->col = f->span.col;
 		o->name = kl_mangle(c->a, f->name);
@@ -75,6 +92,14 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 			o->section = p->section;
 			o->ctx = p->pt->ctx;
 		}
+	}
+
+	/* the kernel limits the stack of a program and all the functions it calls together */
+	for (uint32_t i = (uint32_t)c->funs.len; i < nf; i++) {
+		uint32_t need = chain_stack(c, frame, i);
+		if (need > 512)
+			return kl_error(c->d, c->ir.items[i]->span, "'%s' needs %u bytes of stack; BPF allows 512 (use a "
+					"per-CPU array map as scratch space for large buffers)", c->ir.items[i]->name, need);
 	}
 
 	struct kl_obj obj = {
@@ -97,6 +122,12 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 	char err[256] = "";
 	int r = kl_elf_write(&obj, out_path, err, sizeof(err));
 	if (r)
-		return kl_error(c->d, (struct kl_span){ 0 }, "cannot write %s: %s", out_path, err[0] ? err : strerror(-r));
+	{
+		/* the writer's message may already start with the path */
+		size_t n = strlen(out_path);
+		const char *why = !err[0] ? strerror(-r) : !strncmp(err, out_path, n) && !strncmp(err + n, ": ", 2)
+			? err + n + 2 : err;
+		return kl_error(c->d, (struct kl_span){ 0 }, "cannot write %s: %s", out_path, why);
+	}
 	return 0;
 }

@@ -73,6 +73,7 @@ struct kl_comp {
 	struct kl_span license_span;
 	KL_VEC(struct kl_ir_func *) ir;   /* lowered functions: defuns then programs */
 	struct { void *items; size_t len, cap; } macros;  /* expand.c's macro table */
+	uint32_t expansions;              /* macro expansions open now (nested) */
 };
 
 /* forms.c */

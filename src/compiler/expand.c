@@ -725,6 +725,11 @@ bool kl_macro_is(struct kl_comp *c, const char *name) { return name && find(c, n
 struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n)
 {
 	struct macro *m = find(c, kl_head(n));
+	if (c->expansions >= KL_MAX_EXPANSIONS) {
+		kl_error(c->d, n->span, "macro '%s' expands without end (more than %d nested expansions)", m->name,
+			 KL_MAX_EXPANSIONS);
+		return NULL;
+	}
 	struct ev e = { c, n->span, 0 };
 	struct env *env = NULL;
 	struct kl_node *args = list_of(&e, n->items + 1, n->nitems - 1);

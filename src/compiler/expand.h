@@ -6,6 +6,9 @@
 
 struct kl_comp;
 
+/* Expansions nested in one another (an expansion that contains another macro call, ...). */
+#define KL_MAX_EXPANSIONS 1000
+
 /* Record (defmacro NAME LAMBDA-LIST BODY...). */
 int kl_macro_define(struct kl_comp *c, struct kl_node *form);
 /* Is `name` a macro? */

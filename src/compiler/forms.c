@@ -498,10 +498,12 @@ int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)
 			struct kl_node *x = kl_macro_expand(c, n);
 			if (!x)
 				return -1;
+			c->expansions++;
 			if (kl_head(x) && !strcmp(kl_head(x), "progn"))
 				r = kl_forms_collect(c, x->items + 1, x->nitems - 1);
 			else
 				r = kl_forms_collect(c, &x, 1);
+			c->expansions--;
 		} else if (!strcmp(h, "defmacro"))
 			r = kl_macro_define(c, n);
 		else if (!strcmp(h, "progn"))

@@ -201,7 +201,10 @@ static bool assigns(struct kl_comp *c, struct kl_node *n, const char *name)
 			c->d->nerrors = errors;   /* reported again when the form itself is lowered */
 			return false;
 		}
-		return assigns(c, x, name);
+		c->expansions++;
+		bool r = assigns(c, x, name);
+		c->expansions--;
+		return r;
 	}
 	if (h && (!strcmp(h, "setf") || !strcmp(h, "setq"))) {
 		for (uint32_t i = 1; i < n->nitems; i += 2)
@@ -1003,7 +1006,8 @@ static int f_stack_buffer(struct lw *l, struct kl_node *n, struct val *out)
 		return -1;
 	if (size <= 0 || size > 512)
 		return kl_error(l->c->d, n->items[n->nitems - 1]->span,
-				"stack buffer of %lld bytes does not fit the 512-byte BPF stack", (long long)size);
+				"stack buffer of %lld bytes in '%s' does not fit the 512-byte BPF stack", (long long)size,
+				l->f->name);
 	uint32_t s = slot(l, (uint32_t)size, 8);
 	zero_slot(l, s, 0, (uint32_t)size);
 	*out = pval(slot_addr(l, s));
@@ -1130,7 +1134,10 @@ static int map_operand(struct lw *l, struct kl_node *n, uint32_t size, struct mo
 {
 	if (lower(l, n, &out->v))
 		return -1;
-	out->slot = size > 8 || out->v.is_ptr ? 0 : spill_value(l, out->v, size);
+	/* a wide key given as a computed value is taken as its address (a pointer this pass
+	 * cannot see as one, a defun argument say); a constant is stored, zero-extended */
+	bool ptr = out->v.is_ptr || (size > 8 && out->v.kind == V_REG);
+	out->slot = ptr ? 0 : spill_value(l, out->v, size);
 	return 0;
 }
 
@@ -1307,7 +1314,7 @@ static int getmap_add(struct lw *l, struct kl_node *place_n, struct val delta, s
 	return 0;
 }
 
-static int assign(struct lw *l, struct kl_node *p, struct val v);
+static int assign(struct lw *l, struct kl_node *p, struct val v, const char *what);
 
 /* Read the current value of a place (for incf/decf). */
 static int place_read(struct lw *l, struct kl_node *p, struct val *out)
@@ -1322,7 +1329,7 @@ static int f_setf(struct lw *l, struct kl_node *n, struct val *out)
 	*out = cval(0);
 	for (uint32_t i = 1; i + 1 < n->nitems; i += 2) {
 		struct val v;
-		if (lower(l, n->items[i + 1], &v) || assign(l, n->items[i], v))
+		if (lower(l, n->items[i + 1], &v) || assign(l, n->items[i], v, n->items[0]->str))
 			return -1;
 		*out = v;
 	}
@@ -1348,13 +1355,14 @@ static int f_incdec(struct lw *l, struct kl_node *n, struct val *out)
 	if (place_read(l, p, &cur))
 		return -1;
 	struct val nv = arith2(l, find_arith(dec ? "-" : "+"), cur, delta);
-	if (assign(l, p, nv))
+	if (assign(l, p, nv, n->items[0]->str))
 		return -1;
 	*out = nv.is_var ? rval(fresh_copy(l, nv)) : nv;
 	return 0;
 }
 
-static int assign(struct lw *l, struct kl_node *p, struct val v)
+/* Store v into the place p; `what` names the form (setf, incf, decf) in errors. */
+static int assign(struct lw *l, struct kl_node *p, struct val v, const char *what)
 {
 	if (p->kind == KL_N_SYM) {
 		struct binding *b = find_var(l, p->str);
@@ -1390,9 +1398,14 @@ static int assign(struct lw *l, struct kl_node *p, struct val v)
 			return -1;
 		const char *name = p->items[1]->kind == KL_N_SYM ? p->items[1]->str : "";
 		const struct kl_ctx_field *cf = l->pt && l->pt->ctx_fields ? kl_ctx_field_find(l->pt->ctx_fields, name) : NULL;
+		if (!l->pt)
+			return kl_error(l->c->d, p->span, "(ctx ...) is only available in a defprog; pass ctx to the function");
+		if (!cf && l->pt->ctx_fields)
+			return kl_error(l->c->d, p->items[1]->span, "unknown context field '%s' for a :%s program (struct %s)",
+					name, l->pt->keyword, l->pt->ctx_fields);
 		if (!cf || !cf->writable)
-			return kl_error(l->c->d, p->span, "context field '%s' cannot be written in a %s program",
-					name, l->pt ? l->pt->keyword : "defun");
+			return kl_error(l->c->d, p->span, "context field '%s' cannot be written in a :%s program",
+					name, l->pt->keyword);
 		store_at(l, rval(l->ctx), cf->offset, cf->size, v);
 		return 0;
 	}
@@ -1409,7 +1422,7 @@ static int assign(struct lw *l, struct kl_node *p, struct val v)
 		return 0;
 	}
 	return err_form(l, p, "%s: not a place (a variable, (getmap M K), (load ...), (ctx F) or a struct accessor): %s",
-			"setf");
+			what);
 }
 
 static int f_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out)
@@ -1585,7 +1598,12 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	const char *h = hd->str;
 	if (kl_macro_is(l->c, h)) {
 		struct kl_node *x = kl_macro_expand(l->c, n);
-		return x ? lower(l, x, out) : -1;
+		if (!x)
+			return -1;
+		l->c->expansions++;
+		int r = lower(l, x, out);
+		l->c->expansions--;
+		return r;
 	}
 	if (!strcmp(h, "declare")) {       /* declarations change nothing yet */
 		*out = cval(0);

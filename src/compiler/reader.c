@@ -12,7 +12,10 @@ struct rd {
 	const struct kl_source *src;
 	const char *p, *end;
 	uint32_t line, col;
+	uint32_t depth;           /* lists open now: bounded so deep input cannot exhaust the stack */
 };
+
+#define MAX_DEPTH 1000
 
 static struct kl_span here(struct rd *r)
 {
@@ -100,6 +103,10 @@ static struct kl_node *read_form(struct rd *r);
 static struct kl_node *read_list(struct rd *r, char close)
 {
 	struct kl_span start = here(r);
+	if (++r->depth > MAX_DEPTH) {
+		kl_error(r->d, start, "forms nest deeper than %d levels", MAX_DEPTH);
+		return NULL;
+	}
 	adv(r);
 	KL_VEC(struct kl_node *) items = { 0 };
 	for (;;) {
@@ -117,6 +124,7 @@ static struct kl_node *read_list(struct rd *r, char close)
 				return NULL;
 			}
 			adv(r);
+			r->depth--;
 			break;
 		}
 		struct kl_node *n = read_form(r);
@@ -170,7 +178,12 @@ static struct kl_node *read_string(struct rd *r)
 
 static struct kl_node *wrap(struct rd *r, const char *head, struct kl_span s)
 {
+	if (++r->depth > MAX_DEPTH) {
+		kl_error(r->d, s, "forms nest deeper than %d levels", MAX_DEPTH);
+		return NULL;
+	}
 	struct kl_node *inner = read_form(r);
+	r->depth--;
 	if (!inner)
 		return NULL;
 	struct kl_node *h = node(r, KL_N_SYM, s);
@@ -290,7 +303,7 @@ static struct kl_node *read_form(struct rd *r)
 int kl_read(struct kl_arena *a, struct kl_diag *d, const struct kl_source *src,
 	    struct kl_node ***forms, uint32_t *nforms)
 {
-	struct rd r = { a, d, src, src->text, src->text + src->len, 1, 1 };
+	struct rd r = { a, d, src, src->text, src->text + src->len, 1, 1, 0 };
 	KL_VEC(struct kl_node *) out = { 0 };
 	for (;;) {
 		if (skip(&r))

@@ -1,3 +1,5 @@
-;; expect: tests/errors/stack-buffer-huge.lisp:3:17: error: stack buffer of 1024 bytes does not fit the 512-byte BPF stack
-(defprog p (:type :xdp)
-  (stack-buffer 1024))
+;; expect: tests/errors/stack-buffer-huge.lisp:3:28: error: stack buffer of 600 bytes in 'copy-pkt' does not fit the 512-byte BPF stack
+(defprog copy-pkt (:type :xdp)
+  (let ((buf (stack-buffer 600)))
+    (store u8 buf 0 (load u8 (ctx data) 0))
+    XDP_PASS))

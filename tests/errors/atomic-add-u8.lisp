@@ -1,0 +1,6 @@
+;; expect: tests/errors/atomic-add-u8.lisp:5:5: error: atomic-add works on u32 or u64: (atomic-add v 1 u8)
+(defmap hits :type :array :key u32 :value u64 :max-entries 1)
+(defprog p (:type :xdp)
+  (when-let (v (map-lookup hits 0))
+    (atomic-add v 1 u8))
+  XDP_PASS)

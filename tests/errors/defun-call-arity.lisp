@@ -1,0 +1,5 @@
+;; expect: tests/errors/defun-call-arity.lisp:5:7: error: 'in-range' takes 3 arguments, got 2: (in-range (ctx ingress-ifindex) 10)
+(defun in-range (x lo hi)
+  (and (>= x lo) (< x hi)))
+(defprog p (:type :xdp)
+  (if (in-range (ctx ingress-ifindex) 10) XDP_PASS XDP_DROP))

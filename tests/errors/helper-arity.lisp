@@ -1,0 +1,5 @@
+;; expect: tests/errors/helper-arity.lisp:4:5: error: 'get-current-comm' takes 2 arguments, got 1: (get-current-comm comm)
+(defprog p (:type :xdp)
+  (let ((comm (stack-buffer 16)))
+    (get-current-comm comm)
+    XDP_PASS))

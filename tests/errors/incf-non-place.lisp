@@ -1,0 +1,5 @@
+;; expect: tests/errors/incf-non-place.lisp:4:11: error: incf: not a place (a variable, (getmap M K), (load ...), (ctx F) or a struct accessor): (+ n 1)
+(defprog p (:type :xdp)
+  (let ((n 0))
+    (incf (+ n 1))
+    n))

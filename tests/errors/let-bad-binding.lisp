@@ -1,0 +1,5 @@
+;; expect: tests/errors/let-bad-binding.lisp:4:9: error: let binding must be (NAME VALUE): (42 (ctx data-end))
+(defprog p (:type :xdp)
+  (let ((data (ctx data))
+        (42 (ctx data-end)))
+    XDP_PASS))
