@@ -62,15 +62,7 @@ static void jump(struct lw *l, uint32_t lab) { emit(l, IR_JMP)->label = lab; }
 
 static uint32_t slot(struct lw *l, uint32_t size, uint32_t align)
 {
-	struct kl_ir_func *f = l->f;
-	if (f->nslots + 1 >= f->slotcap) {
-		uint32_t nc = f->slotcap ? f->slotcap * 2 : 16;
-		f->slots = kl_arena_grow(l->c->a, f->slots, f->slotcap * sizeof(*f->slots), nc * sizeof(*f->slots));
-		f->slotcap = nc;
-	}
-	uint32_t s = ++f->nslots;
-	f->slots[s] = (struct kl_slot){ .size = size, .align = align < 1 ? 1 : align };
-	return s;
+	return kl_ir_slot(l->c->a, l->f, size, align);
 }
 
 static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
@@ -1316,12 +1308,6 @@ static int getmap_add(struct lw *l, struct kl_node *place_n, struct val delta, s
 
 static int assign(struct lw *l, struct kl_node *p, struct val v, const char *what);
 
-/* Read the current value of a place (for incf/decf). */
-static int place_read(struct lw *l, struct kl_node *p, struct val *out)
-{
-	return lower(l, p, out);
-}
-
 static int f_setf(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if ((n->nitems - 1) % 2 || n->nitems < 3)
@@ -1352,7 +1338,7 @@ static int f_incdec(struct lw *l, struct kl_node *n, struct val *out)
 			delta = delta.kind == V_CONST ? cval(kl_fold(BPF_SUB, 0, delta.c)) : arith2(l, find_arith("-"), cval(0), delta);
 		return getmap_add(l, p, delta, out);
 	}
-	if (place_read(l, p, &cur))
+	if (lower(l, p, &cur))   /* the place's current value */
 		return -1;
 	struct val nv = arith2(l, find_arith(dec ? "-" : "+"), cur, delta);
 	if (assign(l, p, nv, n->items[0]->str))
@@ -1534,14 +1520,10 @@ static int f_with_event(struct lw *l, struct kl_node *n, struct val *out)
 	struct kl_node *spec = n->items[1];
 	if (spec->kind != KL_N_LIST || spec->nitems != 3 || spec->items[0]->kind != KL_N_SYM)
 		return err_form(l, spec, "%s needs (VAR EVENT RINGBUF): %s", "with-event");
-	int64_t size;
-	struct kl_node sz = { .kind = KL_N_LIST, .span = spec->span };
-	struct kl_node head = { .kind = KL_N_SYM, .span = spec->span, .str = "sizeof" };
-	struct kl_node *items[2] = { &head, spec->items[1] };
-	sz.items = items;
-	sz.nitems = 2;
-	if (kl_const_eval(l->c, &sz, &size))
+	struct kl_type *ev = kl_type_parse(l->c, spec->items[1]);
+	if (!ev)
 		return -1;
+	int64_t size = ev->size;
 	struct kl_mapdef *m = map_arg(l, spec->items[2]);
 	if (!m)
 		return -1;

@@ -406,13 +406,11 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 	for (uint32_t v = 1; v < nv; v++) {
 		if (!seen[v] || out->reg[v] != -1)
 			continue;
-		if (f->nslots + 1 >= f->slotcap) {
-			uint32_t nc = f->slotcap ? f->slotcap * 2 : 16;
-			f->slots = kl_arena_grow(a, f->slots, f->slotcap * sizeof(*f->slots), nc * sizeof(*f->slots));
-			f->slotcap = nc;
-		}
-		out->spill[v] = ++f->nslots;
-		f->slots[f->nslots] = (struct kl_slot){ 8, 8, 0, true, iv[v].start / 2, iv[v].end / 2 };
+		uint32_t s = kl_ir_slot(a, f, 8, 8);
+		f->slots[s].temp = true;
+		f->slots[s].first = iv[v].start / 2;
+		f->slots[s].last = iv[v].end / 2;
+		out->spill[v] = s;
 	}
 	uint32_t off = layout_frame(a, f, nlow);
 	out->frame = off;
@@ -420,6 +418,18 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 		return kl_error(d, f->span, "'%s' needs %u bytes of stack; BPF allows 512 (use a per-CPU array "
 				"map as scratch space for large buffers)", f->name, off);
 	return 0;
+}
+
+uint32_t kl_ir_slot(struct kl_arena *a, struct kl_ir_func *f, uint32_t size, uint32_t align)
+{
+	if (f->nslots + 1 >= f->slotcap) {
+		uint32_t nc = f->slotcap ? f->slotcap * 2 : 16;
+		f->slots = kl_arena_grow(a, f->slots, f->slotcap * sizeof(*f->slots), nc * sizeof(*f->slots));
+		f->slotcap = nc;
+	}
+	uint32_t s = ++f->nslots;
+	f->slots[s] = (struct kl_slot){ .size = size, .align = align < 1 ? 1 : align };
+	return s;
 }
 
 static const char *const op_names[] = {
