@@ -8,7 +8,7 @@ LDLIBS  := -lbpf -lelf -lz
 BUILD   := build
 COMPILER_SRC := $(wildcard src/compiler/*.c)
 CLI_SRC      := $(wildcard src/cli/*.c)
-COMPILER_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(COMPILER_SRC))
+COMPILER_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(COMPILER_SRC)) $(BUILD)/gen/prelude.o
 CLI_OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CLI_SRC))
 UNIT_SRC      := $(wildcard tests/unit/test_*.c)
 UNIT_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
@@ -43,6 +43,16 @@ $(BUILD)/tests/%: tests/harness/%.c
 test-bins: $(UNIT_BINS) $(TOOL_BINS)
 
 $(BUILD)/compiler/tables.o: src/compiler/helpers.inc
+
+# The prelude (src/compiler/prelude.lisp) is compiled into the binary as a C string.
+$(BUILD)/gen/prelude.c: src/compiler/prelude.lisp
+	@mkdir -p $(dir $@)
+	{ echo '/* generated from src/compiler/prelude.lisp by the Makefile */'; \
+	  echo 'const char kl_prelude_text[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@
+$(BUILD)/gen/prelude.o: $(BUILD)/gen/prelude.c
+	$(CC) $(CFLAGS) -c -o $@ $<
 $(BUILD)/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<

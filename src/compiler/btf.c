@@ -200,7 +200,8 @@ static int struct_id(struct bb *b, const struct kl_type *t)
 			goto out;
 		}
 	}
-	int id = check(b, btf__add_struct(b->btf, mangle(b, t->name), t->size), "STRUCT");
+	int id = t->is_union ? check(b, btf__add_union(b->btf, mangle(b, t->name), t->size), "UNION")
+			     : check(b, btf__add_struct(b->btf, mangle(b, t->name), t->size), "STRUCT");
 	if (id < 0) {
 		err = id;
 		goto out;

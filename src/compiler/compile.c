@@ -41,11 +41,23 @@ static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t f
 	return ((frame[fi] ? frame[fi] : 1) + 31) / 32 * 32 + deepest;
 }
 
-int kl_compile(struct kl_comp *c, const char *out_path)
+/* The prelude's macros and constants, then the program's (which may redefine them). */
+int kl_compile_front(struct kl_comp *c)
 {
+	static struct kl_source prelude = { "<prelude>", kl_prelude_text, 0 };
+	prelude.len = strlen(kl_prelude_text);
 	struct kl_node **forms;
 	uint32_t nforms;
+	if (kl_read(c->a, c->d, &prelude, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
+		return -1;
 	if (kl_read(c->a, c->d, c->src, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
+		return -1;
+	return 0;
+}
+
+int kl_compile(struct kl_comp *c, const char *out_path)
+{
+	if (kl_compile_front(c))
 		return -1;
 	if (!c->license)
 		c->license = "GPL";

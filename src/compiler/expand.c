@@ -3,6 +3,8 @@
  * functions macro bodies use. Values are reader nodes; nil is the empty list. */
 #include "expand.h"
 #include "compile.h"
+#include "tracefs.h"
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +26,7 @@ struct macro {
 struct ev {
 	struct kl_comp *c;
 	struct kl_span call;        /* the macro call being expanded */
+	const struct macro *m;      /* the macro */
 	int depth;
 };
 
@@ -87,8 +90,13 @@ static struct kl_node *fail(struct ev *e, const struct kl_node *at, const char *
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	kl_error(e->c->d, e->call, "in macro expansion: %s (at line %u, column %u)", msg,
-		 at ? at->span.line : 0, at ? at->span.col : 0);
+	/* the call site carries the error; the text names the macro and where in its
+	 * definition (or in the code it was given) evaluation stopped */
+	const struct kl_span *d = e->m ? &e->m->form->span : NULL;
+	const struct kl_span *w = at ? &at->span : d;
+	kl_error(e->c->d, e->call, "in macro '%s' (defined at %s:%u): %s (at %s:%u:%u)", e->m ? e->m->name : "?",
+		 d && d->src ? d->src->path : "?", d ? d->line : 0, msg, w && w->src ? w->src->path : "?",
+		 w ? w->line : 0, w ? w->col : 0);
 	return NULL;
 }
 
@@ -457,6 +465,75 @@ static struct kl_node *b_error(struct ev *e, struct kl_node **a, uint32_t n, str
 	return fail(e, call, "%s", m ? m->str : n ? text_of(e, a[0]) : "error");
 }
 
+static struct kl_node *b_member(struct ev *e, struct kl_node **a, uint32_t n, struct kl_node *call)
+{
+	struct kl_node *l = as_list(e, a[1], "member");
+	if (!l)
+		return NULL;
+	for (uint32_t i = 0; i < l->nitems; i++)
+		if (equal(a[0], l->items[i]))
+			return list_of(e, l->items + i, l->nitems - i);
+	return nil(e);
+}
+
+static struct kl_node *b_case(struct ev *e, struct kl_node **a, uint32_t n, struct kl_node *call)
+{
+	bool up = !strcmp(call->items[0]->str, "string-upcase");
+	char *t = kl_arena_strdup(e->c->a, text_of(e, a[0]));
+	for (char *p = t; *p; p++)
+		*p = (char)(up ? toupper((unsigned char)*p) : tolower((unsigned char)*p));
+	struct kl_node *s = mk(e, KL_N_STR);
+	s->str = t;
+	return s;
+}
+
+/* (%tracepoint-fields EVENT [NAMES]): the fields of tracepoint EVENT (a symbol or string
+ * such as sched/sched-switch, dashes for underscores) as a list of (NAME OFFSET SIZE SIGNED
+ * COUNT), NAME with dashes; all but the common_* fields, or those NAMES in their order. This
+ * is what deftracepoint in the prelude is built on. */
+static struct kl_node *b_tracepoint_fields(struct ev *e, struct kl_node **a, uint32_t n, struct kl_node *call)
+{
+	char *event = kl_arena_strdup(e->c->a, text_of(e, a[0]));
+	for (char *p = event; *p; p++)   /* sched/sched-switch is sched/sched_switch */
+		if (*p == '-')
+			*p = '_';
+	struct kl_tp_field *fs;
+	uint32_t nf;
+	char path[512];
+	if (kl_tracepoint_format(e->c->a, event, &fs, &nf, path, sizeof(path)))
+		return fail(e, a[0], "cannot read tracepoint format %s (is tracefs mounted, does the tracepoint exist?)",
+			    path);
+	struct kl_node *want = n > 1 ? as_list(e, a[1], "%tracepoint-fields") : NULL;
+	if (n > 1 && !want)
+		return NULL;
+	KL_VEC(struct kl_node *) out = { 0 };
+	uint32_t nw = want && want->nitems ? want->nitems : nf;
+	for (uint32_t k = 0; k < nw; k++) {
+		const struct kl_tp_field *f = NULL;
+		if (want && want->nitems) {
+			const char *w = kl_mangle(e->c->a, text_of(e, want->items[k]));
+			for (uint32_t i = 0; i < nf && !f; i++)
+				if (!strcmp(fs[i].name, w))
+					f = &fs[i];
+			if (!f)
+				return fail(e, want->items[k], "tracepoint %s has no field '%s' (see %s)", text_of(e, a[0]),
+					    text_of(e, want->items[k]), path);
+		} else {
+			f = &fs[k];
+			if (!strncmp(f->name, "common_", 7))
+				continue;
+		}
+		char *name = kl_arena_strdup(e->c->a, f->name);
+		for (char *p = name; *p; p++)
+			if (*p == '_')
+				*p = '-';
+		struct kl_node *row[5] = { sym(e, name), num(e, f->offset), num(e, f->size), truth(e, f->is_signed),
+					   num(e, f->count) };
+		kl_vec_push(e->c->a, &out, list_of(e, row, 5));
+	}
+	return list_of(e, out.items, (uint32_t)out.len);
+}
+
 static const struct {
 	const char *name;
 	builtin_fn fn;
@@ -478,6 +555,8 @@ static const struct {
 	{ "equal", b_equal, 2, 2 }, { "gensym", b_gensym, 0, 1 }, { "intern", b_intern, 1, 2 },
 	{ "symbol-name", b_string, 1, 1 }, { "string", b_string, 1, 1 },
 	{ "concatenate", b_concatenate, 1, 64 }, { "format", b_format, 2, 64 }, { "error", b_error, 0, 64 },
+	{ "member", b_member, 2, 2 }, { "string-upcase", b_case, 1, 1 }, { "string-downcase", b_case, 1, 1 },
+	{ "%tracepoint-fields", b_tracepoint_fields, 1, 2 },
 };
 
 /* ---- evaluation ---- */
@@ -655,6 +734,29 @@ static struct kl_node *ev(struct ev *e, struct kl_node *x, struct env *env)
 				fail(e, x, "lambda needs a parameter list");
 			else
 				r = make_closure(e, x, env);
+		} else if (!strcmp(h, "destructuring-bind")) {
+			/* (destructuring-bind LAMBDA-LIST EXPR BODY...) */
+			struct kl_node *v = x->nitems >= 3 && x->items[1]->kind == KL_N_LIST ? ev(e, x->items[2], env) : NULL;
+			struct env *nenv = env;
+			if (x->nitems < 3 || x->items[1]->kind != KL_N_LIST)
+				fail(e, x, "destructuring-bind needs a lambda list and a value");
+			else if (v && (v = as_list(e, v, "destructuring-bind")) && !destructure(e, x->items[1], v, &nenv))
+				r = run_body(e, x->items + 3, x->nitems - 3, nenv);
+		} else if (!strcmp(h, "dolist")) {
+			/* (dolist (VAR LIST [RESULT]) BODY...) */
+			struct kl_node *spec = x->nitems >= 2 ? x->items[1] : NULL;
+			if (!spec || spec->kind != KL_N_LIST || spec->nitems < 2 || spec->items[0]->kind != KL_N_SYM) {
+				fail(e, x, "dolist needs (VAR LIST [RESULT])");
+				break;
+			}
+			struct kl_node *lst = ev(e, spec->items[1], env);
+			if (!lst || !(lst = as_list(e, lst, "dolist")))
+				break;
+			bool ok = true;
+			for (uint32_t i = 0; i < lst->nitems && ok; i++)
+				ok = run_body(e, x->items + 2, x->nitems - 2, bind(e, env, spec->items[0]->str, lst->items[i])) != NULL;
+			if (ok)
+				r = spec->nitems > 2 ? ev(e, spec->items[2], bind(e, env, spec->items[0]->str, nil(e))) : nil(e);
 		} else if (!strcmp(h, "function")) {
 			r = x->items[1]->kind == KL_N_LIST ? ev(e, x->items[1], env) : x->items[1];
 		} else {
@@ -730,7 +832,7 @@ struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n)
 			 KL_MAX_EXPANSIONS);
 		return NULL;
 	}
-	struct ev e = { c, n->span, 0 };
+	struct ev e = { c, n->span, m, 0 };
 	struct env *env = NULL;
 	struct kl_node *args = list_of(&e, n->items + 1, n->nitems - 1);
 	if (destructure(&e, m->params, args, &env))

@@ -201,7 +201,7 @@ static bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
 static const char *const map_options[] = {
 	"type", "key-size", "value-size", "key", "value", "max-entries", "map-flags", "pinning",
-	"inner-map",
+	"inner-map", "value-type",
 };
 
 static int do_defmap(struct kl_comp *c, struct kl_node *n)
@@ -214,9 +214,8 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 	struct kl_mapdef md = { .name = name, .span = n->span };
 	md.m.name = kl_mangle(c->a, name);
 	md.m.inner = -1;
-	if (strlen(md.m.name) > 15)
-		return kl_error(c->d, n->items[1]->span,
-				"map name '%s' is longer than the kernel's 15 characters", name);
+	/* a name longer than the kernel's 15 characters is fine: libbpf and kiln's loader give the
+	 * kernel its first 15, and everything else (BTF, pins) uses the whole name */
 	const struct kl_node *opt[sizeof(map_options) / sizeof(map_options[0])] = { 0 };
 	if ((n->nitems - 2) % 2)
 		return form_error(c, n, "defmap options come in :keyword value pairs");
@@ -230,7 +229,7 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 			char buf[64];
 			kl_node_str(k, buf, sizeof(buf));
 			return kl_error(c->d, k->span, "unknown defmap option '%s' (expected :type, :key, :value, "
-					":key-size, :value-size, :max-entries, :map-flags or :pinning)", buf);
+					":key-size, :value-size, :value-type, :max-entries, :map-flags, :pinning or :inner-map)", buf);
 		}
 		if (opt[j])
 			return kl_error(c->d, k->span, "defmap option ':%s' given twice", map_options[j]);
@@ -238,6 +237,11 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 	}
 	const struct kl_node *tn = opt[0], *ks = opt[1], *vs = opt[2], *kt = opt[3], *vt = opt[4],
 			     *me = opt[5], *fl = opt[6], *pin = opt[7], *inner = opt[8];
+	if (opt[9]) {   /* Whistler's :value-type STRUCT is :value STRUCT */
+		if (vt)
+			return kl_error(c->d, opt[9]->span, "give :value or :value-type, not both");
+		vt = opt[9];
+	}
 	if (!tn)
 		return kl_error(c->d, n->span, "defmap '%s' needs :type", name);
 	if (tn->kind != KL_N_KEY || !(md.mt = kl_map_type_find(tn->str))) {
@@ -389,6 +393,40 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 	return add_struct(c, n, st, event);
 }
 
+/* (defunion NAME MEMBER...): MEMBER is a defstruct name (Whistler's form: the union of
+ * existing structs) or a field (FIELD TYPE). Every member is at offset 0; (make-NAME) is a
+ * buffer the size of the largest, and (NAME-MEMBER p) gives a member (a struct member's
+ * address, for its own accessors). */
+static int do_defunion(struct kl_comp *c, struct kl_node *n)
+{
+	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM)
+		return kl_error(c->d, n->span, "defunion needs a name and at least one member");
+	const char *name = n->items[1]->str;
+	if (kl_struct_lookup(c, name) || kl_type_builtin(name))
+		return kl_error(c->d, n->items[1]->span, "type '%s' is defined twice", name);
+	struct kl_type *st = kl_arena_new(c->a, struct kl_type);
+	st->kind = KL_T_STRUCT;
+	st->name = name;
+	st->is_union = true;
+	st->nfields = n->nitems - 2;
+	st->fields = kl_arena_array(c->a, struct kl_field, st->nfields);
+	for (uint32_t i = 0; i < st->nfields; i++) {
+		struct kl_node *f = n->items[i + 2];
+		bool named = f->kind == KL_N_LIST && f->nitems == 2 && f->items[0]->kind == KL_N_SYM;
+		if (f->kind != KL_N_SYM && !named)
+			return kl_error(c->d, f->span, "defunion member must be a defstruct name or (NAME TYPE)");
+		struct kl_type *t = kl_type_parse(c, named ? f->items[1] : f);
+		if (!t)
+			return -1;
+		st->fields[i].name = named ? f->items[0]->str : f->str;
+		st->fields[i].type = t;
+		for (uint32_t k = 0; k < i; k++)
+			if (!strcmp(st->fields[k].name, st->fields[i].name))
+				return kl_error(c->d, f->span, "member '%s' appears twice in %s", st->fields[i].name, name);
+	}
+	return add_struct(c, n, st, false);
+}
+
 /* ---- defun / defprog ---- */
 
 static int do_defun(struct kl_comp *c, struct kl_node *n)
@@ -431,9 +469,9 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 		else
 			return form_error(c, o->items[i], "unknown defprog option (expected :type, :section or :license)");
 	}
-	if (!type)
-		return kl_error(c->d, o->span, "defprog '%s' needs :type (:xdp, :tc, :tracepoint, ...)", p.name);
-	if (type->kind != KL_N_KEY || !(p.pt = kl_prog_type_find(type->str)))
+	if (!type)   /* as in Whistler, a program is XDP unless it says otherwise */
+		p.pt = kl_prog_type_find("xdp");
+	else if (type->kind != KL_N_KEY || !(p.pt = kl_prog_type_find(type->str)))
 		return form_error(c, type, "unknown program type (expected :xdp :tc :socket-filter :tracepoint "
 				  ":raw-tracepoint :tp-btf :fentry :fexit :lsm :uprobe :uretprobe :cgroup-skb :perf-event "
 				  ":kprobe :kretprobe)");
@@ -512,6 +550,8 @@ int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)
 			r = do_defstruct(c, n, false);
 		else if (!strcmp(h, "defevent"))
 			r = do_defstruct(c, n, true);
+		else if (!strcmp(h, "defunion"))
+			r = do_defunion(c, n);
 		for (size_t k = 0; r == -2 && k < sizeof(toplevel) / sizeof(toplevel[0]); k++)
 			if (!strcmp(toplevel[k].name, h))
 				r = toplevel[k].fn(c, n);

@@ -3,7 +3,9 @@
  * verifier sees the packet and null checks the program wrote. */
 #include "compile.h"
 #include "expand.h"
+#include "tracefs.h"
 #include <ctype.h>
+#include <linux/pkt_cls.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@ struct binding {
 	const char *name;
 	struct val v;
 	bool mutable;
+	const struct kl_type *type;   /* declared integer type: values are truncated to it */
 };
 
 struct lw {
@@ -220,8 +223,14 @@ static bool body_assigns(struct lw *l, struct kl_node **body, uint32_t n, const 
 	return false;
 }
 
-static void bind(struct lw *l, const char *name, struct val v, bool mutable)
+static struct val truncate(struct lw *l, struct val v, uint32_t size, bool sign);
+
+static void bind_typed(struct lw *l, const char *name, struct val v, bool mutable, const struct kl_type *t)
 {
+	if (t && t->kind == KL_T_INT && t->size < 8)
+		v = truncate(l, v, t->size, t->is_signed);
+	else if (t && t->kind == KL_T_PTR)
+		v.is_ptr = true;
 	bool ptr = v.is_ptr;
 	if (mutable) {
 		kl_vreg r = vreg(l);
@@ -232,8 +241,13 @@ static void bind(struct lw *l, const char *name, struct val v, bool mutable)
 		v = rval(fresh_copy(l, v));
 	}
 	v.is_ptr = ptr;
-	struct binding b = { name, v, mutable };
+	struct binding b = { name, v, mutable, t };
 	kl_vec_push(l->c->a, &l->scope, b);
+}
+
+static void bind(struct lw *l, const char *name, struct val v, bool mutable)
+{
+	bind_typed(l, name, v, mutable, NULL);
 }
 
 static int lower_body(struct lw *l, struct kl_node **body, uint32_t n, struct val *out)
@@ -493,38 +507,110 @@ static int f_return(struct lw *l, struct kl_node *n, struct val *out)
 	return 0;
 }
 
+/* One binding of let, let*, when-let or if-let: NAME, (NAME), (NAME VALUE), (NAME TYPE) or
+ * (NAME TYPE VALUE). TYPE (u8 .. i64, ptr) gives the variable a width: its value is truncated
+ * to the type when bound and whenever it is assigned, as a C variable of that type would be. */
+struct bspec {
+	const char *name;
+	struct kl_node *init;        /* NULL: 0 */
+	const struct kl_type *type;  /* NULL: 64 bits */
+};
+
+static const struct kl_type *var_type(const struct kl_node *n)
+{
+	const struct kl_type *t = n->kind == KL_N_SYM ? kl_type_builtin(n->str) : NULL;
+	return t && (t->kind == KL_T_INT || t->kind == KL_T_PTR) ? t : NULL;
+}
+
+static int binding_spec(struct lw *l, const char *form, struct kl_node *b, struct bspec *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (b->kind == KL_N_SYM) {
+		out->name = b->str;
+		return 0;
+	}
+	if (b->kind != KL_N_LIST || !b->nitems || b->items[0]->kind != KL_N_SYM || b->nitems > 3)
+		return err_form(l, b, "%s binding must be (NAME VALUE) or (NAME TYPE VALUE): %s", form);
+	out->name = b->items[0]->str;
+	if (b->nitems == 3) {
+		if (!(out->type = var_type(b->items[1])))
+			return err_form(l, b->items[1], "%s binding type must be u8 u16 u32 u64 i8 i16 i32 i64 or ptr: %s",
+					form);
+		out->init = b->items[2];
+	} else if (b->nitems == 2) {
+		out->type = find_var(l, b->items[1]->str ? b->items[1]->str : "") ? NULL : var_type(b->items[1]);
+		if (!out->type)
+			out->init = b->items[1];
+	}
+	return 0;
+}
+
+/* (declare (type TYPE VAR...) ...) forms opening a body: the types go to the matching
+ * bindings; other declarations (ignore, ignorable, optimize...) mean nothing here. Returns
+ * how many body forms were declarations. */
+static int declarations(struct lw *l, struct kl_node **body, uint32_t nbody, struct bspec *specs, uint32_t nspecs,
+			uint32_t *ndecl)
+{
+	*ndecl = 0;
+	for (; *ndecl < nbody && kl_head(body[*ndecl]) && !strcmp(kl_head(body[*ndecl]), "declare"); (*ndecl)++) {
+		struct kl_node *d = body[*ndecl];
+		for (uint32_t k = 1; k < d->nitems; k++) {
+			struct kl_node *spec = d->items[k];
+			if (!kl_head(spec) || strcmp(kl_head(spec), "type"))
+				continue;
+			const struct kl_type *t = spec->nitems >= 2 ? var_type(spec->items[1]) : NULL;
+			if (!t)
+				return err_form(l, spec, "%s needs (type TYPE VAR...) with TYPE u8 .. i64 or ptr: %s",
+						"declare");
+			for (uint32_t v = 2; v < spec->nitems; v++) {
+				uint32_t j;
+				for (j = 0; j < nspecs; j++)
+					if (kl_is_sym(spec->items[v], specs[j].name)) {
+						specs[j].type = t;
+						break;
+					}
+				if (j == nspecs)
+					return err_form(l, spec->items[v], "%s names a variable this form does not bind: %s",
+							"declare");
+			}
+		}
+	}
+	return 0;
+}
+
 /* (let ((x e) ...) body) and let*: let evaluates every init before binding any. */
 static int let_common(struct lw *l, struct kl_node *n, struct val *out, bool sequential)
 {
 	if (arity(l, n, 1, UINT32_MAX))
 		return -1;
+	const char *form = n->items[0]->str;
 	struct kl_node *bs = n->items[1];
 	if (bs->kind != KL_N_LIST)
-		return err_form(l, bs, "%s bindings must be a list ((NAME VALUE) ...): %s", n->items[0]->str);
+		return err_form(l, bs, "%s bindings must be a list ((NAME VALUE) ...): %s", form);
 	size_t mark = l->scope.len;
 	struct val vals[64];
+	struct bspec specs[64];
 	if (bs->nitems > 64)
-		return err_form(l, bs, "%s has too many bindings: %s", n->items[0]->str);
-	struct kl_node **body = n->items + 2;
-	uint32_t nbody = n->nitems - 2;
+		return err_form(l, bs, "%s has too many bindings: %s", form);
+	for (uint32_t i = 0; i < bs->nitems; i++)
+		if (binding_spec(l, form, bs->items[i], &specs[i]))
+			return -1;
+	uint32_t ndecl;
+	if (declarations(l, n->items + 2, n->nitems - 2, specs, bs->nitems, &ndecl))
+		return -1;
+	struct kl_node **body = n->items + 2 + ndecl;
+	uint32_t nbody = n->nitems - 2 - ndecl;
 	for (uint32_t i = 0; i < bs->nitems; i++) {
-		struct kl_node *b = bs->items[i];
-		struct kl_node *name = b->kind == KL_N_LIST ? (b->nitems ? b->items[0] : NULL) : b;
-		if (!name || name->kind != KL_N_SYM || (b->kind == KL_N_LIST && b->nitems > 2))
-			return err_form(l, b, "%s binding must be (NAME VALUE): %s", n->items[0]->str);
 		vals[i] = cval(0);
-		if (b->kind == KL_N_LIST && b->nitems == 2 && lower(l, b->items[1], &vals[i]))
+		if (specs[i].init && lower(l, specs[i].init, &vals[i]))
 			return -1;
 		if (sequential)
-			bind(l, name->str, vals[i], body_assigns(l, body, nbody, name->str) ||
-				 body_assigns(l, bs->items + i + 1, bs->nitems - i - 1, name->str));
+			bind_typed(l, specs[i].name, vals[i], body_assigns(l, body, nbody, specs[i].name) ||
+				   body_assigns(l, bs->items + i + 1, bs->nitems - i - 1, specs[i].name), specs[i].type);
 	}
 	if (!sequential)
-		for (uint32_t i = 0; i < bs->nitems; i++) {
-			struct kl_node *b = bs->items[i];
-			const char *name = (b->kind == KL_N_LIST ? b->items[0] : b)->str;
-			bind(l, name, vals[i], body_assigns(l, body, nbody, name));
-		}
+		for (uint32_t i = 0; i < bs->nitems; i++)
+			bind_typed(l, specs[i].name, vals[i], body_assigns(l, body, nbody, specs[i].name), specs[i].type);
 	int r = lower_body(l, body, nbody, out);
 	if (!r && out->is_var)
 		*out = rval(fresh_copy(l, *out));
@@ -542,32 +628,40 @@ static int bind_test(struct lw *l, struct kl_node *n, struct val *out, bool has_
 {
 	if (arity(l, n, 1, has_else ? 3 : UINT32_MAX))
 		return -1;
+	const char *form = n->items[0]->str;
 	struct kl_node *bs = n->items[1];
 	struct kl_node *one[1];
 	struct kl_node **list = bs->items;
 	uint32_t nb = bs->kind == KL_N_LIST ? bs->nitems : 0;
-	if (bs->kind == KL_N_LIST && bs->nitems == 2 && bs->items[0]->kind == KL_N_SYM) {
-		one[0] = bs;     /* the single-binding form (x e) */
+	/* the single-binding forms (x e) and (x TYPE e) */
+	if (bs->kind == KL_N_LIST && (bs->nitems == 2 || bs->nitems == 3) && bs->items[0]->kind == KL_N_SYM) {
+		one[0] = bs;
 		list = one;
 		nb = 1;
 	}
 	if (!nb || nb > 16)
-		return err_form(l, bs, "%s needs bindings ((NAME VALUE) ...): %s", n->items[0]->str);
-	for (uint32_t i = 0; i < nb; i++)
-		if (list[i]->kind != KL_N_LIST || list[i]->nitems != 2 || list[i]->items[0]->kind != KL_N_SYM)
-			return err_form(l, list[i], "%s binding must be (NAME VALUE): %s", n->items[0]->str);
+		return err_form(l, bs, "%s needs bindings ((NAME VALUE) ...): %s", form);
+	struct bspec specs[16];
+	for (uint32_t i = 0; i < nb; i++) {
+		if (list[i]->kind != KL_N_LIST || list[i]->nitems < 2)
+			return err_form(l, list[i], "%s binding must be (NAME VALUE) or (NAME TYPE VALUE): %s", form);
+		if (binding_spec(l, form, list[i], &specs[i]))
+			return -1;
+	}
 	uint32_t lelse = label(l), lend = label(l);
 	kl_vreg r = vreg(l);
 	size_t mark = l->scope.len;
-	struct kl_node **body = n->items + 2;
-	uint32_t nbody = has_else ? (n->nitems >= 3 ? 1 : 0) : n->nitems - 2;
+	uint32_t ndecl = 0;
+	if (!has_else && declarations(l, n->items + 2, n->nitems - 2, specs, nb, &ndecl))
+		return -1;
+	struct kl_node **body = n->items + 2 + ndecl;
+	uint32_t nbody = has_else ? (n->nitems >= 3 ? 1 : 0) : n->nitems - 2 - ndecl;
 	for (uint32_t i = 0; i < nb; i++) {
-		const char *name = list[i]->items[0]->str;
-		struct val bv;
-		if (lower(l, list[i]->items[1], &bv))
+		struct val bv = cval(0);
+		if (specs[i].init && lower(l, specs[i].init, &bv))
 			return -1;
-		bind(l, name, bv, body_assigns(l, body, nbody, name) ||
-			 body_assigns(l, list + i + 1, nb - i - 1, name));
+		bind_typed(l, specs[i].name, bv, body_assigns(l, body, nbody, specs[i].name) ||
+			   body_assigns(l, list + i + 1, nb - i - 1, specs[i].name), specs[i].type);
 		branch(l, BPF_JEQ, l->scope.items[l->scope.len - 1].v, cval(0), lelse);
 	}
 	struct val v;
@@ -657,7 +751,7 @@ static const struct arith_op arith_ops[] = {
 	{ "+", BPF_ADD, true }, { "-", BPF_SUB, false }, { "*", BPF_MUL, true }, { "/", BPF_DIV, false },
 	{ "mod", BPF_MOD, false }, { "logand", BPF_AND, true }, { "logior", BPF_OR, true },
 	{ "logxor", BPF_XOR, true }, { "<<", BPF_LSH, false }, { ">>", BPF_RSH, false },
-	{ ">>>", BPF_ARSH, false }, { "ash", BPF_LSH, false }, { "rem", BPF_MOD, false },
+	{ ">>>", BPF_ARSH, false }, { "rem", BPF_MOD, false },
 };
 
 /* One binary step with folding and the identities that need no code. */
@@ -1009,89 +1103,166 @@ static int f_stack_buffer(struct lw *l, struct kl_node *n, struct val *out)
 /* A tracepoint's field, from its format file in tracefs: offset, size, signedness. */
 static int tracepoint_field(struct lw *l, struct kl_node *fn, const char *name, struct kl_field *out, bool *sign)
 {
-	const char *sec = l->section;
-	const char *tp = strchr(sec, '/');
-	static const char *const roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
-	FILE *f = NULL;
+	const char *tp = strchr(l->section, '/');
 	char path[512];
-	for (size_t i = 0; !f && tp && i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s/format", roots[i], tp + 1);
-		f = fopen(path, "r");
-	}
-	if (!f)
+	struct kl_tp_field *fs;
+	uint32_t nf;
+	if (!tp || kl_tracepoint_format(l->c->a, tp + 1, &fs, &nf, path, sizeof(path)))
 		return kl_error(l->c->d, fn->span, "cannot read the format of tracepoint '%s' (is tracefs mounted at "
-				"/sys/kernel/tracing?)", tp ? tp + 1 : sec);
+				"/sys/kernel/tracing?)", tp ? tp + 1 : l->section);
 	const char *want = kl_mangle(l->c->a, name);
-	char line[512];
-	bool found = false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *field = strstr(line, "field:"), *semi = field ? strchr(field, ';') : NULL;
-		if (!semi)
+	for (uint32_t i = 0; i < nf; i++) {
+		const struct kl_tp_field *f = &fs[i];
+		if (strcmp(f->name, want) || f->count || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
 			continue;
-		*semi = 0;
-		char *end = semi;
-		while (end > field && end[-1] == ']')     /* char comm[16] */
-			while (end > field && *--end != '[')
-				;
-		char *start = end;
-		while (start > field && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
-			start--;
-		if ((size_t)(end - start) != strlen(want) || strncmp(start, want, strlen(want)))
-			continue;
-		unsigned off, size;
-		int sg;
-		char *rest = semi + 1;
-		if (sscanf(rest, " offset:%u; size:%u; signed:%d;", &off, &size, &sg) != 3)
-			continue;
-		out->offset = off;
-		out->type = kl_type_builtin(size == 1 ? "u8" : size == 2 ? "u16" : size == 4 ? "u32" : "u64");
-		*sign = sg && size < 8 && (end == semi);
-		found = size == 1 || size == 2 || size == 4 || size == 8;
+		if (f->offset < 8)
+			return kl_error(l->c->d, fn->span, "tracepoint field '%s' is one of the common fields the kernel "
+					"does not let BPF programs read; use (get-current-pid-tgid) and friends", name);
+		out->offset = f->offset;
+		out->type = kl_type_builtin(f->size == 1 ? "u8" : f->size == 2 ? "u16" : f->size == 4 ? "u32" : "u64");
+		*sign = f->is_signed && f->size < 8;
+		return 0;
 	}
-	fclose(f);
-	if (!found)
-		return kl_error(l->c->d, fn->span, "tracepoint '%s' has no scalar field '%s' (see %s)", tp + 1, name, path);
-	if (out->offset < 8)
-		return kl_error(l->c->d, fn->span, "tracepoint field '%s' is one of the common fields the kernel does not "
-				"let BPF programs read; use (get-current-pid-tgid) and friends", name);
-	return 0;
+	return kl_error(l->c->d, fn->span, "tracepoint '%s' has no scalar field '%s' (see %s)", tp + 1, name, path);
 }
 
-/* (ctx FIELD) */
-static int f_ctx(struct lw *l, struct kl_node *n, struct val *out)
+/* Where (ctx ...) reads or writes: (ctx FIELD), (ctx FIELD INDEX) for an array field such
+ * as remote-ip6 (the row "remote-ip6-2"), or (ctx TYPE OFFSET), Whistler's raw form. */
+struct ctx_ref {
+	int32_t off;
+	struct kl_type type;
+	const struct kl_ctx_field *cf;     /* NULL for a raw offset or a tracepoint field */
+};
+
+static int ctx_resolve(struct lw *l, struct kl_node *n, uint32_t nargs, struct ctx_ref *out)
 {
-	if (arity(l, n, 1, 1))
-		return -1;
-	struct kl_node *fn = n->items[1];
+	struct kl_node **a = n->items + 1;
+	memset(out, 0, sizeof(*out));
 	if (!l->pt)
 		return kl_error(l->c->d, n->span, "(ctx ...) is only available in a defprog; pass ctx to the function");
-	const char *name = fn->kind == KL_N_SYM || fn->kind == KL_N_KEY ? fn->str : "";
+	const struct kl_type *raw = a[0]->kind == KL_N_SYM ? kl_type_builtin(a[0]->str) : NULL;
+	if (raw && raw->kind == KL_T_INT) {
+		int64_t off;
+		if (nargs != 2)
+			return err_form(l, n, "%s takes TYPE OFFSET: %s", "(ctx TYPE OFFSET)");
+		if (kl_const_eval(l->c, a[1], &off))
+			return -1;
+		if (off < 0 || off > 4096 || off % raw->size)
+			return kl_error(l->c->d, a[1]->span, "context offset %lld is not an aligned offset for a %s",
+					(long long)off, raw->name);
+		out->off = (int32_t)off;
+		out->type = *raw;
+		/* a raw read of data/data-end is the same pointer as by name */
+		if (l->pt->ctx_fields)
+			out->cf = kl_ctx_field_at(l->pt->ctx_fields, (uint16_t)off, raw->size);
+		return 0;
+	}
+	const char *name = a[0]->kind == KL_N_SYM || a[0]->kind == KL_N_KEY ? a[0]->str : "";
+	if (nargs == 2) {
+		int64_t idx;
+		if (kl_const_eval(l->c, a[1], &idx))
+			return -1;
+		name = kl_arena_printf(l->c->a, "%s-%lld", name, (long long)idx);
+	} else if (nargs != 1) {
+		return err_form(l, n, "%s takes FIELD, FIELD INDEX or TYPE OFFSET: %s", "ctx");
+	}
 	if (l->pt->prog_type == BPF_PROG_TYPE_TRACEPOINT) {
 		struct kl_field tf = { 0 };
 		bool sign = false;
-		if (tracepoint_field(l, fn, name, &tf, &sign))
+		if (tracepoint_field(l, a[0], name, &tf, &sign))
 			return -1;
-		struct kl_type t = *tf.type;
-		t.is_signed = sign;
-		*out = load_at(l, rval(l->ctx), tf.offset, &t);
+		out->off = (int32_t)tf.offset;
+		out->type = *tf.type;
+		out->type.is_signed = sign;
 		return 0;
 	}
 	const struct kl_ctx_field *cf = l->pt->ctx_fields ? kl_ctx_field_find(l->pt->ctx_fields, name) : NULL;
 	if (!cf) {
 		if (!l->pt->ctx_fields)
-			return kl_error(l->c->d, fn->span, "a :%s program has no context fields by name; "
-					"use (load TYPE ctx OFFSET)", l->pt->keyword);
-		return kl_error(l->c->d, fn->span, "unknown context field '%s' for a :%s program (struct %s)",
-				name, l->pt->keyword, l->pt->ctx_fields);
+			return kl_error(l->c->d, a[0]->span, "a :%s program has no context fields by name; "
+					"use (ctx TYPE OFFSET)", l->pt->keyword);
+		return kl_error(l->c->d, a[0]->span, "unknown context field '%s' for a :%s program (struct %s: %s)",
+				name, l->pt->keyword, l->pt->ctx_fields, kl_ctx_field_names(l->c->a, l->pt->ctx_fields));
 	}
-	struct kl_ir_ins *i = emit(l, IR_LOAD);
-	i->a = l->ctx;
-	i->off = cf->offset;
-	i->size = cf->size;
-	i->d = vreg(l);
-	*out = rval(i->d);
-	out->is_ptr = cf->is_pointer;
+	out->cf = cf;
+	out->off = cf->offset;
+	out->type = *kl_type_builtin(cf->size == 1 ? "u8" : cf->size == 2 ? "u16" : cf->size == 4 ? "u32" : "u64");
 	return 0;
+}
+
+/* (ctx FIELD), (ctx FIELD INDEX), (ctx TYPE OFFSET) */
+static int f_ctx(struct lw *l, struct kl_node *n, struct val *out)
+{
+	struct ctx_ref r;
+	if (arity(l, n, 1, 2) || ctx_resolve(l, n, n->nitems - 1, &r))
+		return -1;
+	*out = load_at(l, rval(l->ctx), r.off, &r.type);
+	out->is_ptr = r.cf && r.cf->is_pointer;
+	return 0;
+}
+
+/* (ctx-load TYPE OFFSET): Whistler's older spelling of (ctx TYPE OFFSET) */
+static int f_ctx_load(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 2, 2))
+		return -1;
+	return f_ctx(l, n, out);
+}
+
+/* (setf (ctx ...) V) */
+static int ctx_store(struct lw *l, struct kl_node *p, struct val v)
+{
+	struct ctx_ref r;
+	if (arity(l, p, 1, 2) || ctx_resolve(l, p, p->nitems - 1, &r))
+		return -1;
+	if (r.cf && !r.cf->writable)
+		return kl_error(l->c->d, p->span, "context field '%s' cannot be written in a :%s program",
+				r.cf->name, l->pt->keyword);
+	store_at(l, rval(l->ctx), r.off, r.type.size, v);
+	return 0;
+}
+
+/* (ctx-store TYPE OFFSET V) */
+static int f_ctx_store(struct lw *l, struct kl_node *n, struct val *out)
+{
+	struct val v;
+	if (arity(l, n, 3, 3) || lower(l, n->items[3], &v))
+		return -1;
+	struct kl_node place = *n;
+	place.nitems = 3;
+	*out = cval(0);
+	return ctx_store(l, &place, v);
+}
+
+/* (ctx-ptr): the context pointer itself, for helpers that take it */
+static int f_ctx_ptr(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 0, 0))
+		return -1;
+	if (!l->pt)
+		return kl_error(l->c->d, n->span, "(ctx-ptr) is only available in a defprog; pass ctx to the function");
+	*out = pval(l->ctx);
+	return 0;
+}
+
+/* (pass-action): the return value that lets a packet through in this program type. The
+ * packet library returns it when a packet is too short for the headers it parses. */
+static int f_pass_action(struct lw *l, struct kl_node *n, struct val *out)
+{
+	static const struct { uint32_t type; int64_t v; } pass[] = {
+		{ BPF_PROG_TYPE_XDP, XDP_PASS }, { BPF_PROG_TYPE_SCHED_CLS, TC_ACT_OK },
+		{ BPF_PROG_TYPE_SCHED_ACT, TC_ACT_OK }, { BPF_PROG_TYPE_CGROUP_SKB, 1 },
+		{ BPF_PROG_TYPE_SK_SKB, SK_PASS }, { BPF_PROG_TYPE_SOCKET_FILTER, -1 },
+	};
+	if (arity(l, n, 0, 0))
+		return -1;
+	for (size_t i = 0; l->pt && i < sizeof(pass) / sizeof(pass[0]); i++)
+		if (pass[i].type == l->pt->prog_type) {
+			*out = cval(pass[i].v);
+			return 0;
+		}
+	return kl_error(l->c->d, n->span, "(pass-action) needs a packet program (xdp, tc, socket-filter, cgroup-skb); "
+			"this is %s", l->pt ? l->pt->keyword : "a defun");
 }
 
 /* ---- maps ---- */
@@ -1122,13 +1293,22 @@ struct mop {
 	struct val v;
 };
 
-static int map_operand(struct lw *l, struct kl_node *n, uint32_t size, struct mop *out)
+/* The -ptr forms (map-lookup-ptr, map-update-ptr, map-delete-ptr) take keys and values by
+ * address whatever they look like. */
+static bool ptr_form(const struct kl_node *n)
+{
+	const char *h = kl_head(n);
+	size_t k = h ? strlen(h) : 0;
+	return k > 4 && !strcmp(h + k - 4, "-ptr");
+}
+
+static int map_operand(struct lw *l, struct kl_node *n, uint32_t size, bool by_ptr, struct mop *out)
 {
 	if (lower(l, n, &out->v))
 		return -1;
 	/* a wide key given as a computed value is taken as its address (a pointer this pass
 	 * cannot see as one, a defun argument say); a constant is stored, zero-extended */
-	bool ptr = out->v.is_ptr || (size > 8 && out->v.kind == V_REG);
+	bool ptr = by_ptr || out->v.is_ptr || (size > 8 && out->v.kind == V_REG);
 	out->slot = ptr ? 0 : spill_value(l, out->v, size);
 	return 0;
 }
@@ -1149,9 +1329,10 @@ static kl_vreg call(struct lw *l, uint32_t helper, kl_vreg *args, uint32_t nargs
 	return i->d;
 }
 
-static int lookup_ptr(struct lw *l, struct kl_node *mn, struct kl_node *kn, struct kl_mapdef **mp, kl_vreg *out,
-		      struct mop *keyp)
+static int lookup_ptr(struct lw *l, struct kl_node *mn, struct kl_node *kn, bool by_ptr, struct kl_mapdef **mp,
+		      kl_vreg *out, struct mop *keyp)
 {
+
 	struct kl_mapdef *m = map_arg(l, mn);
 	if (!m)
 		return -1;
@@ -1159,7 +1340,7 @@ static int lookup_ptr(struct lw *l, struct kl_node *mn, struct kl_node *kn, stru
 		return kl_error(l->c->d, mn->span, "map '%s' is a :%s map; it has no elements to look up",
 				m->name, m->mt->keyword);
 	struct mop key;
-	if (map_operand(l, kn, m->key_size, &key))
+	if (map_operand(l, kn, m->key_size, by_ptr, &key))
 		return -1;
 	kl_vreg args[2];
 	args[0] = map_ref(l, m);
@@ -1175,7 +1356,7 @@ static int f_map_lookup(struct lw *l, struct kl_node *n, struct val *out)
 {
 	struct kl_mapdef *m;
 	kl_vreg p;
-	if (arity(l, n, 2, 2) || lookup_ptr(l, n->items[1], n->items[2], &m, &p, NULL))
+	if (arity(l, n, 2, 2) || lookup_ptr(l, n->items[1], n->items[2], ptr_form(n), &m, &p, NULL))
 		return -1;
 	*out = pval(p);
 	return 0;
@@ -1191,8 +1372,13 @@ static int f_getmap(struct lw *l, struct kl_node *n, struct val *out)
 {
 	struct kl_mapdef *m;
 	kl_vreg p;
-	if (arity(l, n, 2, 2) || lookup_ptr(l, n->items[1], n->items[2], &m, &p, NULL))
+	if (arity(l, n, 2, 2) || lookup_ptr(l, n->items[1], n->items[2], false, &m, &p, NULL))
 		return -1;
+	/* a map of structs gives the value's address, for the struct's accessors */
+	if (m->m.value && m->m.value->kind == KL_T_STRUCT) {
+		*out = pval(p);
+		return 0;
+	}
 	kl_vreg r = vreg(l);
 	uint32_t lnull = label(l), lend = label(l);
 	branch(l, BPF_JEQ, rval(p), cval(0), lnull);
@@ -1220,17 +1406,19 @@ static kl_vreg update_call(struct lw *l, struct kl_mapdef *m, struct mop key, st
 
 /* Update with VALUE from the node vn, or the integer *vv. */
 static int map_update(struct lw *l, struct kl_mapdef *m, struct kl_node *kn, struct kl_node *vn,
-		      struct val *vv, struct val flags, struct val *out)
+		      struct val *vv, struct val flags, bool by_ptr, struct val *out)
 {
 	struct mop key, value;
-	if (map_operand(l, kn, m->key_size, &key))
+	if (map_operand(l, kn, m->key_size, by_ptr, &key))
 		return -1;
 	if (vn) {
-		if (map_operand(l, vn, m->value_size, &value))
+		if (map_operand(l, vn, m->value_size, by_ptr, &value))
 			return -1;
 	} else {
 		value.v = *vv;
-		value.slot = spill_value(l, *vv, m->value_size);
+		/* (setf (getmap M K) p) of a struct-valued map copies the struct p points at */
+		bool ptr = vv->is_ptr || (m->value_size > 8 && vv->kind == V_REG);
+		value.slot = ptr ? 0 : spill_value(l, *vv, m->value_size);
 	}
 	*out = rval(update_call(l, m, key, value, flags));
 	return 0;
@@ -1249,7 +1437,7 @@ static int f_map_update(struct lw *l, struct kl_node *n, struct val *out)
 				m->name, m->mt->keyword);
 	if (n->nitems == 5 && lower(l, n->items[4], &flags))
 		return -1;
-	return map_update(l, m, n->items[2], n->items[3], NULL, flags, out);
+	return map_update(l, m, n->items[2], n->items[3], NULL, flags, ptr_form(n), out);
 }
 
 static int f_remmap(struct lw *l, struct kl_node *n, struct val *out)
@@ -1258,7 +1446,7 @@ static int f_remmap(struct lw *l, struct kl_node *n, struct val *out)
 		return -1;
 	struct kl_mapdef *m = map_arg(l, n->items[1]);
 	struct mop key;
-	if (!m || map_operand(l, n->items[2], m->key_size, &key))
+	if (!m || map_operand(l, n->items[2], m->key_size, ptr_form(n), &key))
 		return -1;
 	kl_vreg args[2];
 	args[0] = map_ref(l, m);
@@ -1269,13 +1457,14 @@ static int f_remmap(struct lw *l, struct kl_node *n, struct val *out)
 
 /* ---- places: setf, incf, decf ---- */
 
-/* incf/decf/atomic add on (getmap M K): add in place when present, insert when absent. */
+/* incf/decf/atomic add on (getmap M K): add in place when present, insert when a hash map
+ * lacks the key. */
 static int getmap_add(struct lw *l, struct kl_node *place_n, struct val delta, struct val *out)
 {
 	struct kl_mapdef *m;
 	kl_vreg p;
 	struct mop key;
-	if (arity(l, place_n, 2, 2) || lookup_ptr(l, place_n->items[1], place_n->items[2], &m, &p, &key))
+	if (arity(l, place_n, 2, 2) || lookup_ptr(l, place_n->items[1], place_n->items[2], false, &m, &p, &key))
 		return -1;
 	uint32_t lnull = label(l), lend = label(l);
 	uint32_t w = value_width(m);
@@ -1297,16 +1486,24 @@ static int getmap_add(struct lw *l, struct kl_node *place_n, struct val delta, s
 		s->b = sum;
 		s->size = (uint8_t)w;
 	}
-	jump(l, lend);
-	place(l, lnull);
-	struct mop value = { spill_value(l, delta, m->value_size), delta };
-	update_call(l, m, key, value, cval(BPF_NOEXIST));
+	/* an array has every key below max-entries and no other: nothing to insert */
+	bool array = m->m.type == BPF_MAP_TYPE_ARRAY || m->m.type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	if (!array) {
+		jump(l, lend);
+		place(l, lnull);
+		struct mop value = { spill_value(l, delta, m->value_size), delta };
+		update_call(l, m, key, value, cval(BPF_NOEXIST));
+	} else {
+		place(l, lnull);
+	}
 	place(l, lend);
 	*out = cval(0);
 	return 0;
 }
 
 static int assign(struct lw *l, struct kl_node *p, struct val v, const char *what);
+static int field_ref(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *base, int64_t *off,
+		     const struct kl_type **t);
 
 static int f_setf(struct lw *l, struct kl_node *n, struct val *out)
 {
@@ -1356,6 +1553,8 @@ static int assign(struct lw *l, struct kl_node *p, struct val v, const char *wha
 			return kl_error(l->c->d, p->span, "cannot assign '%s': it is not a variable", p->str);
 		if (!b->mutable)
 			return kl_error(l->c->d, p->span, "internal: variable '%s' was not marked mutable", p->str);
+		if (b->type && b->type->kind == KL_T_INT && b->type->size < 8)
+			v = truncate(l, v, b->type->size, b->type->is_signed);
 		move_to(l, b->v.r, v);
 		return 0;
 	}
@@ -1367,7 +1566,7 @@ static int assign(struct lw *l, struct kl_node *p, struct val v, const char *wha
 		struct val r;
 		if (!m)
 			return -1;
-		return map_update(l, m, p->items[2], NULL, &v, cval(BPF_ANY), &r);
+		return map_update(l, m, p->items[2], NULL, &v, cval(BPF_ANY), false, &r);
 	}
 	if (h && !strcmp(h, "load")) {
 		struct kl_type *t;
@@ -1379,50 +1578,96 @@ static int assign(struct lw *l, struct kl_node *p, struct val v, const char *wha
 		store_at(l, base, off, t->size, v);
 		return 0;
 	}
-	if (h && !strcmp(h, "ctx")) {
-		if (arity(l, p, 1, 1))
-			return -1;
-		const char *name = p->items[1]->kind == KL_N_SYM ? p->items[1]->str : "";
-		const struct kl_ctx_field *cf = l->pt && l->pt->ctx_fields ? kl_ctx_field_find(l->pt->ctx_fields, name) : NULL;
-		if (!l->pt)
-			return kl_error(l->c->d, p->span, "(ctx ...) is only available in a defprog; pass ctx to the function");
-		if (!cf && l->pt->ctx_fields)
-			return kl_error(l->c->d, p->items[1]->span, "unknown context field '%s' for a :%s program (struct %s)",
-					name, l->pt->keyword, l->pt->ctx_fields);
-		if (!cf || !cf->writable)
-			return kl_error(l->c->d, p->span, "context field '%s' cannot be written in a :%s program",
-					name, l->pt->keyword);
-		store_at(l, rval(l->ctx), cf->offset, cf->size, v);
-		return 0;
-	}
+	if (h && !strcmp(h, "ctx"))
+		return ctx_store(l, p, v);
 	const struct kl_accessor *acc = h ? kl_accessor_lookup(l->c, h) : NULL;
 	if (acc) {
-		if (arity(l, p, 1, 1))
-			return -1;
-		if (acc->field->type->kind != KL_T_INT && acc->field->type->kind != KL_T_PTR)
-			return kl_error(l->c->d, p->span, "field '%s' is not a scalar; assign its elements", acc->field->name);
 		struct val base;
-		if (lower(l, p->items[1], &base))
+		int64_t off;
+		const struct kl_type *t;
+		if (field_ref(l, p, acc, &base, &off, &t))
 			return -1;
-		store_at(l, base, acc->field->offset, acc->field->type->size, v);
+		if (t->kind != KL_T_INT && t->kind != KL_T_PTR)
+			return kl_error(l->c->d, p->span, "field '%s' is not a scalar; assign its elements: (setf (%s p INDEX) v)",
+					acc->field->name, acc->name);
+		store_at(l, base, off, t->size, v);
 		return 0;
 	}
 	return err_form(l, p, "%s: not a place (a variable, (getmap M K), (load ...), (ctx F) or a struct accessor): %s",
 			what);
 }
 
+/* The address and type of (S-FIELD p) or, for an array field, (S-FIELD p INDEX): a constant
+ * index folds into the offset, a computed one is scaled and added (the verifier checks it). */
+static int field_ref(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *base, int64_t *off,
+		     const struct kl_type **t)
+{
+	const struct kl_field *f = acc->field;
+	bool array = f->type->kind == KL_T_ARRAY;
+	if (arity(l, n, 1, array ? 2 : 1) || lower(l, n->items[1], base))
+		return -1;
+	*off = f->offset;
+	*t = f->type;
+	if (n->nitems == 3) {
+		struct val ix;
+		if (lower(l, n->items[2], &ix))
+			return -1;
+		*t = f->type->elem;
+		if (ix.kind == V_CONST) {
+			if (ix.c < 0 || (uint64_t)ix.c >= f->type->count)
+				return kl_error(l->c->d, n->items[2]->span, "index %lld is outside %s (%u elements)",
+						(long long)ix.c, acc->name, f->type->count);
+			*off += ix.c * (*t)->size;
+		} else {
+			struct val scaled = arith2(l, find_arith("*"), ix, cval((*t)->size));
+			*base = rval(alu(l, BPF_ADD, *base, scaled));
+		}
+	}
+	return 0;
+}
+
+/* (S-FIELD-ptr p): the address of a field, to hand to a helper */
+static int f_field_ptr(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out)
+{
+	if (arity(l, n, 1, 1) || lower(l, n->items[1], out))
+		return -1;
+	if (acc->field->offset)
+		*out = rval(alu(l, BPF_ADD, *out, cval(acc->field->offset)));
+	out->is_ptr = true;
+	return 0;
+}
+
+/* (struct-alloc SIZE) and (make-S): a zeroed stack buffer, 8-byte aligned */
+static int stack_alloc(struct lw *l, struct kl_node *at, int64_t size, struct val *out)
+{
+	if (size <= 0 || size > 512)
+		return kl_error(l->c->d, at->span, "stack buffer of %lld bytes in '%s' does not fit the 512-byte BPF stack",
+				(long long)size, l->f->name);
+	uint32_t s = slot(l, (uint32_t)size, 8);
+	zero_slot(l, s, 0, (uint32_t)size);
+	*out = pval(slot_addr(l, s));
+	return 0;
+}
+
+static int f_make_struct(struct lw *l, struct kl_node *n, struct kl_structdef *sd, struct val *out)
+{
+	if (arity(l, n, 0, 0))
+		return -1;
+	return stack_alloc(l, n, sd->type->size, out);
+}
+
 static int f_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out)
 {
-	if (arity(l, n, 1, 1))
-		return -1;
 	struct val base;
-	if (lower(l, n->items[1], &base))
+	int64_t off;
+	const struct kl_type *t;
+	if (field_ref(l, n, acc, &base, &off, &t))
 		return -1;
-	const struct kl_field *f = acc->field;
-	if (f->type->kind == KL_T_INT || f->type->kind == KL_T_PTR) {
-		*out = load_at(l, base, f->offset, f->type);
+	if (t->kind == KL_T_INT || t->kind == KL_T_PTR) {
+		*out = load_at(l, base, off, t);
 		return 0;
 	}
+	const struct kl_field *f = acc->field;
 	/* arrays and nested structs: the field's address */
 	*out = f->offset ? pval(alu(l, BPF_ADD, base, cval(f->offset))) : base;
 	out->is_ptr = true;
@@ -1452,6 +1697,7 @@ static int f_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, 
 		args[k] = reg_of(l, v);
 	}
 	*out = rval(call(l, h->id, args, nargs));
+	out->is_ptr = h->ret_ptr;
 	return 0;
 }
 
@@ -1484,31 +1730,211 @@ static int f_const_form(struct lw *l, struct kl_node *n, struct val *out)
 	return 0;
 }
 
+/* (atomic-add PTR OFFSET VALUE [TYPE]), Whistler's form: lock *(TYPE *)(PTR + OFFSET) += VALUE,
+ * TYPE u64 by default. kiln's shorter (atomic-add PTR VALUE [TYPE]) is also accepted: a third
+ * argument that names a type marks that form. */
 static int f_atomic_add(struct lw *l, struct kl_node *n, struct val *out)
 {
-	/* (atomic-add PTR VALUE [SIZE-TYPE]) */
-	if (arity(l, n, 2, 3))
+	if (arity(l, n, 2, 4))
 		return -1;
-	struct val p, v;
-	uint32_t size = 8;
-	if (n->nitems == 4) {
-		struct kl_type *t;
-		if (mem_type(l, n->items[3], &t))
-			return -1;
-		size = t->size;
-	}
+	bool whistler = n->nitems == 5 || (n->nitems == 4 && !kl_type_builtin(n->items[3]->kind == KL_N_SYM ?
+										   n->items[3]->str : ""));
+	struct kl_node *pn = n->items[1], *on = whistler ? n->items[2] : NULL;
+	struct kl_node *vn = n->items[whistler ? 3 : 2];
+	struct kl_node *tn = n->nitems == (whistler ? 5u : 4u) ? n->items[n->nitems - 1] : NULL;
+	struct kl_type *t = NULL;
+	if (tn && mem_type(l, tn, &t))
+		return -1;
+	uint32_t size = t ? t->size : 8;
 	if (size != 4 && size != 8)
 		return err_form(l, n, "%s works on u32 or u64: %s", "atomic-add");
-	if (lower(l, n->items[1], &p) || lower(l, n->items[2], &v))
+	struct val base, v;
+	int64_t off;
+	if (address(l, pn, on, &base, &off) || lower(l, vn, &v))
 		return -1;
-	struct kl_ir_ins *i;
-	kl_vreg rp = reg_of(l, p), rv = reg_of(l, v);
-	i = emit(l, IR_XADD);
-	i->a = rp;
+	if (off % size)
+		return kl_error(l->c->d, on->span, "atomic-add offset %lld is not a multiple of %u", (long long)off, size);
+	kl_vreg rb = reg_of(l, base), rv = reg_of(l, v);
+	if (off < INT16_MIN || off > INT16_MAX) {
+		rb = alu(l, BPF_ADD, rval(rb), cval(off));
+		off = 0;
+	}
+	struct kl_ir_ins *i = emit(l, IR_XADD);
+	i->a = rb;
+	i->off = (int32_t)off;
 	i->b = rv;
 	i->size = (uint8_t)size;
 	*out = cval(0);
 	return 0;
+}
+
+/* (tail-call MAP INDEX): jump to the program at INDEX of a :prog-array map with this
+ * program's context; when the slot is empty execution goes on after the form. The helper's
+ * own three-argument form (tail-call CTX MAP INDEX) works too. */
+static int f_tail_call(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 2, 3))
+		return -1;
+	bool own = n->nitems == 3;
+	struct kl_mapdef *m = map_arg(l, n->items[own ? 1 : 2]);
+	if (!m)
+		return -1;
+	if (m->m.type != BPF_MAP_TYPE_PROG_ARRAY)
+		return kl_error(l->c->d, n->items[own ? 1 : 2]->span, "tail-call needs a :prog-array map; '%s' is a :%s map",
+				m->name, m->mt->keyword);
+	if (own && !l->pt)
+		return kl_error(l->c->d, n->span, "(tail-call MAP INDEX) needs the program's context: in a defun "
+				"write (tail-call ctx MAP INDEX)");
+	struct val c = pval(l->ctx), ix;
+	if ((!own && lower(l, n->items[1], &c)) || lower(l, n->items[own ? 2 : 3], &ix))
+		return -1;
+	kl_vreg args[3];
+	args[0] = reg_of(l, c);
+	args[1] = map_ref(l, m);
+	args[2] = reg_of(l, ix);
+	*out = rval(call(l, BPF_FUNC_tail_call, args, 3));
+	return 0;
+}
+
+/* (stack-addr VAR): the address of a stack copy of VAR's current value (8 bytes), for
+ * helpers that want a pointer to a scalar. Variables live in registers: a write through the
+ * pointer does not change VAR. */
+static int f_stack_addr(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 1, 1))
+		return -1;
+	struct val v;
+	if (lower(l, n->items[1], &v))
+		return -1;
+	*out = pval(slot_addr(l, spill_value(l, v, 8)));
+	return 0;
+}
+
+/* (log2 X): floor(log2(X)) over 64 bits, 0 for 0 and 1 — a binary search of six steps */
+static int f_log2(struct lw *l, struct kl_node *n, struct val *out)
+{
+	struct val x;
+	if (arity(l, n, 1, 1) || lower(l, n->items[1], &x))
+		return -1;
+	if (x.kind == V_CONST) {
+		*out = cval(x.c ? 63 - __builtin_clzll((uint64_t)x.c) : 0);
+		return 0;
+	}
+	kl_vreg w = fresh_copy(l, x), r = vreg(l);
+	move_to(l, r, cval(0));
+	for (int sh = 32; sh >= 1; sh /= 2) {
+		uint32_t skip = label(l);
+		if (sh == 32)   /* 2^32 does not fit an immediate: test the high half instead */
+			branch(l, BPF_JEQ, rval(alu(l, BPF_RSH, rval(w), cval(32))), cval(0), skip);
+		else
+			branch(l, BPF_JLT, rval(w), cval((int64_t)1 << sh), skip);
+		struct kl_ir_ins *i = emit(l, IR_ALU);
+		i->alu = BPF_RSH;
+		i->d = i->a = w;
+		i->has_imm = true;
+		i->imm = sh;
+		i = emit(l, IR_ALU);
+		i->alu = BPF_ADD;
+		i->d = i->a = r;
+		i->has_imm = true;
+		i->imm = sh;
+		place(l, skip);
+	}
+	*out = rval(r);
+	return 0;
+}
+
+/* The widest access (8, 4, 2, 1 bytes) at offsets a and b that stays within n bytes and keeps
+ * both aligned (stack and map values are 8-byte aligned; the verifier wants aligned stack
+ * accesses). */
+static uint32_t widest(int64_t a, int64_t b, int64_t n)
+{
+	uint32_t w = 8;
+	while (w > 1 && ((a % w) || (b % w) || n < w))
+		w /= 2;
+	return w;
+}
+
+static int const_arg(struct lw *l, struct kl_node *n, const char *what, int64_t lo, int64_t hi, int64_t *v)
+{
+	if (kl_const_eval(l->c, n, v))
+		return -1;
+	if (*v < lo || *v > hi)
+		return kl_error(l->c->d, n->span, "%s %lld is out of range %lld..%lld", what, (long long)*v,
+				(long long)lo, (long long)hi);
+	return 0;
+}
+
+/* (memset PTR OFFSET VALUE NBYTES): NBYTES bytes of VALUE's low byte from PTR + OFFSET, with
+ * the widest stores; OFFSET and NBYTES are constants. */
+static int f_memset(struct lw *l, struct kl_node *n, struct val *out)
+{
+	struct val base, v;
+	int64_t off, len;
+	if (arity(l, n, 4, 4) || lower(l, n->items[1], &base) ||
+	    const_arg(l, n->items[2], "memset offset", 0, 65535, &off) || lower(l, n->items[3], &v) ||
+	    const_arg(l, n->items[4], "memset length", 0, 65536, &len))
+		return -1;
+	if (v.kind == V_CONST) {
+		v = cval((int64_t)((uint64_t)(v.c & 0xff) * 0x0101010101010101ULL));
+		if (!fits32(v.c))
+			v = rval(reg_of(l, v));
+	} else {
+		v = rval(alu(l, BPF_MUL, rval(alu(l, BPF_AND, v, cval(0xff))), rval(reg_of(l, cval(0x0101010101010101LL)))));
+	}
+	kl_vreg rb = reg_of(l, base);
+	for (int64_t at = 0; at < len;) {
+		uint32_t w = widest(off + at, 0, len - at);
+		store_at(l, rval(rb), off + at, w, v);
+		at += w;
+	}
+	*out = cval(0);
+	return 0;
+}
+
+/* (memcpy DST DST-OFFSET SRC SRC-OFFSET NBYTES), offsets and NBYTES constants: the widest
+ * loads and stores both alignments allow. */
+static int f_memcpy(struct lw *l, struct kl_node *n, struct val *out)
+{
+	struct val dst, src;
+	int64_t doff, soff, len;
+	if (arity(l, n, 5, 5) || lower(l, n->items[1], &dst) ||
+	    const_arg(l, n->items[2], "memcpy offset", 0, 65535, &doff) || lower(l, n->items[3], &src) ||
+	    const_arg(l, n->items[4], "memcpy offset", 0, 65535, &soff) ||
+	    const_arg(l, n->items[5], "memcpy length", 0, 65536, &len))
+		return -1;
+	kl_vreg rd = reg_of(l, dst), rs = reg_of(l, src);
+	for (int64_t at = 0; at < len;) {
+		uint32_t w = widest(doff + at, soff + at, len - at);
+		struct val v = load_at(l, rval(rs), soff + at, kl_type_builtin(w == 8 ? "u64" : w == 4 ? "u32" : w == 2 ? "u16" : "u8"));
+		store_at(l, rval(rd), doff + at, w, v);
+		at += w;
+	}
+	*out = cval(0);
+	return 0;
+}
+
+/* (ash X N) with a constant N: X << N, or X >> -N when N is negative (logical, as the
+ * values are unsigned) */
+static int f_ash(struct lw *l, struct kl_node *n, struct val *out)
+{
+	struct val x;
+	int64_t k;
+	if (arity(l, n, 2, 2) || lower(l, n->items[1], &x) || const_arg(l, n->items[2], "ash count", -63, 63, &k))
+		return -1;
+	*out = arith2(l, find_arith(k < 0 ? ">>" : "<<"), x, cval(k < 0 ? -k : k));
+	if (out->is_var)
+		*out = rval(fresh_copy(l, *out));
+	return 0;
+}
+
+/* (struct-alloc SIZE) */
+static int f_struct_alloc(struct lw *l, struct kl_node *n, struct val *out)
+{
+	int64_t size;
+	if (arity(l, n, 1, 1) || kl_const_eval(l->c, n->items[1], &size))
+		return -1;
+	return stack_alloc(l, n->items[1], size, out);
 }
 
 /* (with-event (e EVENT RINGBUF) BODY...): reserve a record, run BODY with e pointing at
@@ -1567,7 +1993,11 @@ static const struct {
 	{ "stack-buffer", f_stack_buffer }, { "make-stack", f_stack_buffer },
 	{ "sizeof", f_const_form }, { "offsetof", f_const_form }, { "event-size", f_const_form },
 	{ "event-field-offset", f_const_form }, { "event-field-size", f_const_form },
-	{ "atomic-add", f_atomic_add },
+	{ "atomic-add", f_atomic_add }, { "tail-call", f_tail_call }, { "stack-addr", f_stack_addr },
+	{ "log2", f_log2 }, { "memset", f_memset }, { "memcpy", f_memcpy }, { "ash", f_ash },
+	{ "struct-alloc", f_struct_alloc }, { "ctx-load", f_ctx_load }, { "ctx-store", f_ctx_store },
+	{ "ctx-ptr", f_ctx_ptr }, { "pass-action", f_pass_action }, { "map-lookup-ptr", f_map_lookup },
+	{ "map-update-ptr", f_map_update }, { "map-delete-ptr", f_remmap },
 };
 
 static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
@@ -1587,7 +2017,7 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 		l->c->expansions--;
 		return r;
 	}
-	if (!strcmp(h, "declare")) {       /* declarations change nothing yet */
+	if (!strcmp(h, "declare")) {       /* only meaningful at the start of a binding form's body */
 		*out = cval(0);
 		return 0;
 	}
@@ -1604,6 +2034,13 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	const struct kl_accessor *acc = kl_accessor_lookup(l->c, h);
 	if (acc)
 		return f_accessor(l, n, acc, out);
+	size_t hl = strlen(h);
+	if (hl > 4 && !strcmp(h + hl - 4, "-ptr") &&
+	    (acc = kl_accessor_lookup(l->c, kl_arena_strndup(l->c->a, h, hl - 4))))
+		return f_field_ptr(l, n, acc, out);
+	struct kl_structdef *sd = !strncmp(h, "make-", 5) ? kl_struct_lookup(l->c, h + 5) : NULL;
+	if (sd)
+		return f_make_struct(l, n, sd, out);
 	struct kl_fundef *fd = kl_fun_lookup(l->c, h);
 	if (fd)
 		return f_funcall(l, n, fd, out);
@@ -1695,7 +2132,7 @@ struct kl_ir_func *kl_lower_prog(struct kl_comp *c, struct kl_progdef *p)
 	l.section = p->section;
 	struct kl_ir_ins *e = emit(&l, IR_ENTRY);
 	e->d = l.ctx = vreg(&l);
-	struct binding b = { "ctx", rval(l.ctx), false };
+	struct binding b = { "ctx", rval(l.ctx), false, NULL };
 	kl_vec_push(c->a, &l.scope, b);
 	struct val v;
 	if (lower_body(&l, p->form->items + p->body_start, p->form->nitems - p->body_start, &v) || finish(&l, v))
@@ -1715,7 +2152,7 @@ struct kl_ir_func *kl_lower_fun(struct kl_comp *c, struct kl_fundef *fd)
 		e->d = vreg(&l);
 		const char *name = fd->params->items[i]->str;
 		bool mut = body_assigns(&l, body, nbody, name);
-		struct binding b = { name, rval(e->d), mut };
+		struct binding b = { name, rval(e->d), mut, NULL };
 		if (mut)
 			b.v.is_var = true;
 		kl_vec_push(c->a, &l.scope, b);

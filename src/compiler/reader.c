@@ -238,6 +238,12 @@ static struct kl_node *read_atom(struct rd *r)
 		kl_error(r->d, s, "unknown character name '%s'", tok);
 		return NULL;
 	}
+	if (tok[0] == '#' && tok[1] == ':' && len > 2) {
+		/* #:name, an uninterned symbol in Common Lisp: (in-package #:whistler) */
+		n = node(r, KL_N_SYM, s);
+		n->str = tok + 2;
+		return n;
+	}
 	if (tok[0] == '#' && len >= 2) {
 		int base = tok[1] == 'x' || tok[1] == 'X' ? 16 : tok[1] == 'b' || tok[1] == 'B' ? 2
 			 : tok[1] == 'o' || tok[1] == 'O' ? 8 : 0;
@@ -288,6 +294,13 @@ static struct kl_node *read_form(struct rd *r)
 		return NULL;
 	case '"': return read_string(r);
 	case '\'': adv(r); return wrap(r, "quote", s);
+	case '#':
+		if (r->p + 1 < r->end && r->p[1] == '\'') {   /* #'f is (function f) */
+			adv(r);
+			adv(r);
+			return wrap(r, "function", s);
+		}
+		return read_atom(r);
 	case '`': adv(r); return wrap(r, "quasiquote", s);
 	case ',':
 		adv(r);

@@ -436,3 +436,28 @@ bool kl_constant_find(const char *name, int64_t *value)
 		}
 	return false;
 }
+
+const struct kl_ctx_field *kl_ctx_field_at(const char *set, uint16_t offset, uint8_t size)
+{
+	for (size_t i = 0; i < COUNT(ctx_fields); i++)
+		if (!strcmp(ctx_fields[i].set, set) && ctx_fields[i].offset == offset && ctx_fields[i].size == size)
+			return &ctx_fields[i];
+	return NULL;
+}
+
+const char *kl_ctx_field_names(struct kl_arena *a, const char *set)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < COUNT(ctx_fields); i++)
+		if (!strcmp(ctx_fields[i].set, set))
+			len += strlen(ctx_fields[i].name) + 1;
+	char *out = kl_arena_alloc(a, len), *p = out;
+	*p = 0;
+	for (size_t i = 0; i < COUNT(ctx_fields); i++)
+		if (!strcmp(ctx_fields[i].set, set)) {
+			if (p != out)
+				*p++ = ' ';
+			p = stpcpy(p, ctx_fields[i].name);
+		}
+	return out;
+}

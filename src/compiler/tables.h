@@ -4,6 +4,7 @@
 #define KL_TABLES_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "arena.h"
 #include "obj.h"
 
 /* How a helper argument is passed. */
@@ -64,6 +65,10 @@ struct kl_ctx_field {
 	bool is_pointer;             /* data/data-end/data-meta: the kernel turns it into a pointer */
 };
 const struct kl_ctx_field *kl_ctx_field_find(const char *set, const char *name);
+/* The field at a byte offset with that load size, or NULL. */
+const struct kl_ctx_field *kl_ctx_field_at(const char *set, uint16_t offset, uint8_t size);
+/* The field names of a set, space-separated, for error messages. */
+const char *kl_ctx_field_names(struct kl_arena *a, const char *set);
 
 /* uapi constants usable as symbols: XDP_PASS, TC_ACT_SHOT, BPF_ANY, BPF_F_CURRENT_CPU... */
 bool kl_constant_find(const char *name, int64_t *value);

@@ -59,9 +59,15 @@ void kl_type_layout(struct kl_type *st)
 	for (uint32_t i = 0; i < st->nfields; i++) {
 		struct kl_type *ft = st->fields[i].type;
 		uint32_t fa = st->packed ? 1 : ft->align;
-		off = (off + fa - 1) / fa * fa;
-		st->fields[i].offset = off;
-		off += ft->size;
+		if (st->is_union) {
+			st->fields[i].offset = 0;
+			if (ft->size > off)
+				off = ft->size;
+		} else {
+			off = (off + fa - 1) / fa * fa;
+			st->fields[i].offset = off;
+			off += ft->size;
+		}
 		if (fa > align)
 			align = fa;
 	}

@@ -26,6 +26,7 @@ struct kl_type {
 	bool is_signed;        /* INT */
 	bool is_char;          /* INT: the "char" type (BTF INT "char", signed, as clang emits) */
 	bool packed;           /* STRUCT from defevent */
+	bool is_union;         /* STRUCT from defunion: every field at offset 0 */
 	struct kl_type *elem;  /* PTR, ARRAY */
 	uint32_t count;        /* ARRAY */
 	struct kl_field *fields;
@@ -39,7 +40,7 @@ struct kl_type *kl_type_array(struct kl_arena *a, struct kl_type *elem, uint32_t
 /* A sized blob for maps declared with :key-size/:value-size only: u8/u16/u32/u64 for 1, 2,
  * 4, 8 bytes, else (array u8 N). */
 struct kl_type *kl_type_sized(struct kl_arena *a, uint32_t size);
-/* Lay out fields (offsets, size, align) in C order; packed for defevent. */
+/* Lay out fields (offsets, size, align) in C order; packed for defevent; all at 0 for a union. */
 void kl_type_layout(struct kl_type *st);
 const struct kl_field *kl_type_field(const struct kl_type *st, const char *name);
 

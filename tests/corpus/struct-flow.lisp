@@ -4,7 +4,7 @@
 ;; offsetof, accessors as values on a stack buffer, a map value and a packet pointer,
 ;; accessors as setf/incf places (several pairs in one setf), a struct-keyed :hash map
 ;; looked up with a pointer key, if-let and when-let on map-lookup, map-update of a stack
-;; struct with BPF_NOEXIST, and getmap on a struct value (its first 8 bytes: packets).
+;; struct with BPF_NOEXIST, and getmap on a struct-valued map (the value's address, or 0).
 ;; twin-args: --repeat 2
 (defstruct eth-hdr
   (dst (array u8 6))
@@ -75,6 +75,6 @@
             (getmap results 7) (offsetof pkt-summary ttl)
             (getmap results 8) (offsetof pkt-summary len)
             (getmap results 9) (offsetof eth-hdr proto))
-      (incf (getmap results 10) (getmap flows key))
+      (incf (getmap results 10) (if-let (st (getmap flows key)) (flow-stats-packets st) 0))
       (incf (getmap results 11) (+ (flow-key-sport key) (flow-key-saddr key)))
       (flow-key-dport key))))

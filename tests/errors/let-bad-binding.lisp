@@ -1,4 +1,4 @@
-;; expect: tests/errors/let-bad-binding.lisp:4:9: error: let binding must be (NAME VALUE): (42 (ctx data-end))
+;; expect: tests/errors/let-bad-binding.lisp:4:9: error: let binding must be (NAME VALUE) or (NAME TYPE VALUE): (42 (ctx data-end))
 (defprog p (:type :xdp)
   (let ((data (ctx data))
         (42 (ctx data-end)))

@@ -1,4 +1,4 @@
-;; expect: tests/errors/macro-arity.lisp:4:3: error: in macro expansion: too many arguments (at line 4, column 12)
+;; expect: tests/errors/macro-arity.lisp:4:3: error: in macro 'twice' (defined at tests/errors/macro-arity.lisp:2): too many arguments (at tests/errors/macro-arity.lisp:4:12)
 (defmacro twice (x) `(+ ,x ,x))
 (defprog p (:type :xdp)
   (twice 1 2))

@@ -1,4 +1,4 @@
-;; expect: tests/errors/setf-array-field.lisp:5:11: error: field 'comm' is not a scalar; assign its elements
+;; expect: tests/errors/setf-array-field.lisp:5:11: error: field 'comm' is not a scalar; assign its elements: (setf (event-comm p INDEX) v)
 (defstruct event (pid u32) (comm (array char 16)))
 (defprog p (:type :xdp)
   (let ((e (stack-buffer 20)))
