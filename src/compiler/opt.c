@@ -1,5 +1,6 @@
 /* opt.c — IR passes, each one small: unreachable code after jumps and returns, dead code
- * and branch threading (at every level: the verifier needs them), then copies into
+ * and branch threading (at every level: the verifier needs them), then constant offsets
+ * folded into loads and stores, byte swaps moved into compared constants, and copies into
  * variables coalesced. */
 #include "opt.h"
 #include <linux/bpf.h>
@@ -79,6 +80,86 @@ static void pass_coalesce(struct kl_arena *a, struct kl_ir_func *f)
 		def->d = mv->d;
 		mv->op = IR_LABEL;
 		mv->label = 0;
+	}
+}
+
+/* Where each vreg is defined: how many times, and the instruction of the last one. */
+static void find_defs(struct kl_arena *a, const struct kl_ir_func *f, uint32_t **defs, uint32_t **def_at)
+{
+	*defs = kl_arena_array(a, uint32_t, f->nvregs);
+	*def_at = kl_arena_array(a, uint32_t, f->nvregs);
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (f->ins[i].d && f->ins[i].op != IR_LABEL) {
+			(*defs)[f->ins[i].d]++;
+			(*def_at)[f->ins[i].d] = i;
+		}
+}
+
+/* `p = q + K` used as the base of loads, stores and further `+ K2`: those use q with the
+ * offset folded in, so `ip = data + 14; (load u8 ip 9)` is one load at data + 23 and p
+ * usually dies. Only single-definition vregs: their value is the same at every use. */
+static void pass_fold_offsets(struct kl_arena *a, struct kl_ir_func *f)
+{
+	uint32_t *defs, *def_at;
+	find_defs(a, f, &defs, &def_at);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		struct kl_ir_ins *in = &f->ins[i];
+		bool mem = in->op == IR_LOAD || in->op == IR_STORE || in->op == IR_XADD;
+		bool add = in->op == IR_ALU && in->alu == BPF_ADD && in->has_imm;
+		kl_vreg p = in->a;
+		if ((!mem && !add) || !p || defs[p] != 1)
+			continue;
+		const struct kl_ir_ins *def = &f->ins[def_at[p]];
+		if (def->op != IR_ALU || def->alu != BPF_ADD || !def->has_imm || !def->a || defs[def->a] != 1 ||
+		    def_at[p] >= i)
+			continue;
+		int64_t k = (mem ? in->off : in->imm) + def->imm;
+		if (mem ? (k < INT16_MIN || k > INT16_MAX) : (k < INT32_MIN || k > INT32_MAX))
+			continue;
+		in->a = def->a;
+		if (mem)
+			in->off = (int32_t)k;
+		else
+			in->imm = k;
+	}
+}
+
+static uint64_t bswap(uint64_t v, int bits)
+{
+	uint64_t r = 0;
+	for (int i = 0; i < bits / 8; i++)
+		r = (r << 8) | ((v >> (8 * i)) & 0xff);
+	return r;
+}
+
+/* `x = ntohs(load16 p); if x == K` becomes `if load16 p == htons(K)`: the swap moves into
+ * the constant. Equality only (byte order does not keep < and >), and only when x is read
+ * by that test alone and comes straight from a load of the swap's width. */
+static void pass_swap_cmp(struct kl_arena *a, struct kl_ir_func *f)
+{
+	uint32_t *defs, *def_at;
+	uint32_t *uses = kl_arena_array(a, uint32_t, f->nvregs);
+	find_defs(a, f, &defs, &def_at);
+	for (uint32_t i = 0; i < f->nins; i++)
+		count_uses(&f->ins[i], uses, 1);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		struct kl_ir_ins *br = &f->ins[i];
+		if (br->op != IR_BR || !br->has_imm || (br->alu != BPF_JEQ && br->alu != BPF_JNE))
+			continue;
+		kl_vreg x = br->a;
+		if (!x || defs[x] != 1 || uses[x] != 1)
+			continue;
+		const struct kl_ir_ins *sw = &f->ins[def_at[x]];
+		if (sw->op != IR_END || (sw->size != 16 && sw->size != 32) || !sw->a || defs[sw->a] != 1)
+			continue;
+		const struct kl_ir_ins *ld = &f->ins[def_at[sw->a]];
+		if (ld->op != IR_LOAD || ld->size * 8 != sw->size)
+			continue;
+		uint64_t k = (uint64_t)br->imm, mask = sw->size == 16 ? 0xffff : 0xffffffff;
+		if (k > mask || bswap(k, sw->size) > INT32_MAX)
+			continue;
+		br->a = sw->a;
+		br->imm = (int64_t)bswap(k, sw->size);
 	}
 }
 
@@ -220,6 +301,10 @@ void kl_opt(struct kl_arena *a, struct kl_ir_func *f, int level)
 	compact(f);
 	if (level <= 0)
 		return;
+	pass_fold_offsets(a, f);
+	pass_swap_cmp(a, f);
+	pass_dce(a, f);
+	compact(f);
 	pass_coalesce(a, f);
 	compact(f);
 }
