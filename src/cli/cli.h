@@ -12,6 +12,7 @@ struct kl_cmd {
 
 int cmd_compile(int argc, char **argv);
 int cmd_test_run(int argc, char **argv);
+int cmd_prelude(int argc, char **argv);
 
 /* Compile a .lisp file to out_path (a temporary object when out_path is NULL is not
  * supported: callers choose a path). Prints errors; returns 0 or 1. */

@@ -7,6 +7,7 @@
 static const struct kl_cmd cmds[] = {
 	{ "compile", cmd_compile, "compile FILE.lisp to a BPF ELF object with BTF" },
 	{ "test-run", cmd_test_run, "run a program once or more with BPF_PROG_TEST_RUN and print its maps" },
+	{ "prelude", cmd_prelude, "print the prelude of macros (packet library, case, ...) programs use" },
 };
 
 static void usage(FILE *out)

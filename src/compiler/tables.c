@@ -150,6 +150,9 @@ static const struct { const char *keyword, *pattern; } section_patterns[] = {
 	{ "xdp", "xdp/cpumap" },
 	{ "xdp", "xdp.frags/devmap" },
 	{ "xdp", "xdp.frags/cpumap" },
+	/* Whistler names tail-call targets "xdp/NAME" (multi-prog.lisp: "xdp/ipv4"); libbpf does
+	 * not know the section, so a loader must be told the type (bpftool: `type xdp`) */
+	{ "xdp", "xdp/" },
 	{ "tc", "tc" },
 	{ "tc", "classifier" },
 	{ "tc", "tc/ingress" },
