@@ -1676,10 +1676,22 @@ static int f_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor 
 
 /* ---- calls ---- */
 
+/* Helpers whose last argument is a flags word that may be left out (0), as Whistler allows:
+ * (ringbuf-reserve MAP SIZE), (ringbuf-submit P). */
+static const uint32_t flags_optional[] = {
+	BPF_FUNC_ringbuf_reserve, BPF_FUNC_ringbuf_submit, BPF_FUNC_ringbuf_discard, BPF_FUNC_ringbuf_output,
+};
+
 static int f_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, struct val *out)
 {
-	uint32_t nargs = n->nitems - 1;
-	if (arity(l, n, kl_helper_min_args(h), h->nargs))
+	uint32_t nargs = n->nitems - 1, min = kl_helper_min_args(h);
+	bool pad = false;
+	for (size_t i = 0; i < sizeof(flags_optional) / sizeof(flags_optional[0]); i++)
+		if (flags_optional[i] == h->id && nargs == (uint32_t)h->nargs - 1) {
+			min = nargs;
+			pad = true;
+		}
+	if (arity(l, n, min, h->nargs))
 		return -1;
 	kl_vreg args[5];
 	for (uint32_t k = 0; k < nargs; k++) {
@@ -1696,6 +1708,8 @@ static int f_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, 
 			return -1;
 		args[k] = reg_of(l, v);
 	}
+	if (pad)
+		args[nargs++] = reg_of(l, cval(0));
 	*out = rval(call(l, h->id, args, nargs));
 	out->is_ptr = h->ret_ptr;
 	return 0;

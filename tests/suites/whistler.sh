@@ -3,8 +3,23 @@
 # of its examples/ folder compiles unchanged with `kiln compile`, and `bpftool prog loadall`
 # loads every program of it. Whistler's files are not part of kiln; they are read from a
 # checkout ($WHISTLER_DIR, or the fetched mirror), and without one the suite says SKIP.
-# bench/whistler.sh does the work and prints the instruction counts.
+# bench/whistler.sh does the work and prints the instruction counts. Before that, kiln's own
+# programs in tests/whistler/ load.
 set -u
+# kiln's own programs in Whistler's dialect: the tracing forms, loaded into the kernel
+mkdir -p "$BUILD/tests/whistler"
+for f in "$ROOT"/tests/whistler/*.lisp; do
+	name=$(basename "$f" .lisp)
+	obj="$BUILD/tests/whistler/$name.o"
+	if ! err=$("$KILN" compile "$f" -o "$obj" 2>&1); then
+		echo "FAIL whistler/$name: $err"
+	elif ! err=$("$BUILD/tests/loadobj" "$obj" 2>&1); then
+		echo "FAIL whistler/$name: $(tail -3 <<<"$err" | tr '\n' ' ')"
+	else
+		echo "PASS whistler/$name ($(grep -c insns <<<"$err") programs loaded)"
+	fi
+done
+
 src=${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}
 out=$(bash "$ROOT/bench/whistler.sh" "$src" 2>&1); rc=$?
 if [ $rc -eq 2 ]; then
