@@ -197,7 +197,8 @@ static void check_prog_types(void)
 		size_t n = strlen(pt->section_prefix);
 		snprintf(sec, sizeof sec, "%s%sfoo", pt->section_prefix,
 			 n && pt->section_prefix[n - 1] == '/' ? "" : "/");
-		bool want_ok = strcmp(want[i].keyword, "xdp") && strcmp(want[i].keyword, "tc") &&
+		/* xdp/NAME is accepted: Whistler names tail-call targets so */
+		bool want_ok = strcmp(want[i].keyword, "tc") &&
 			       strcmp(want[i].keyword, "socket-filter") &&
 			       strcmp(want[i].keyword, "cgroup-skb") &&
 			       strcmp(want[i].keyword, "perf-event");
@@ -230,7 +231,8 @@ static void check_prog_types(void)
 		{ "xdp", "xdp", true },
 		{ "xdp", "xdp.frags", true },
 		{ "xdp", "xdp/devmap", true },
-		{ "xdp", "xdp/foo", false },
+		{ "xdp", "xdp/ipv4", true },             /* Whistler's tail-call targets */
+		{ "xdp", "xdp/", false },
 		{ "xdp", "xdpfoo", false },
 		{ "tc", "tc", true },
 		{ "tc", "classifier", true },
