@@ -20,6 +20,22 @@ for f in "$ROOT"/tests/whistler/*.lisp; do
 	fi
 done
 
+# a real event: the shell's kill(own pid, 0), seen through deftracepoint's fields and
+# fill-process-info (pid, uid, comm "sh")
+obj="$BUILD/tests/whistler/trigger-kill.o"
+if out=$("$BUILD/tests/trigger" "$obj" seen sh -c 'kill -0 $$' 2>&1); then
+	child=$(awk '$1 == "child" { print $2 }' <<<"$out")
+	got=$(awk '$1 ~ /^seen/ { printf "%s ", $2 }' <<<"$out")
+	want="$child $child $(id -u) $((0x6873)) 1 "
+	if [ "$got" = "$want" ]; then
+		echo "PASS whistler/trigger-kill-event (tracepoint fields and process info of pid $child)"
+	else
+		echo "FAIL whistler/trigger-kill-event: seen '$got', expected '$want'"
+	fi
+else
+	echo "FAIL whistler/trigger-kill-event: $(tail -3 <<<"$out" | tr '\n' ' ')"
+fi
+
 src=${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}
 out=$(bash "$ROOT/bench/whistler.sh" "$src" 2>&1); rc=$?
 if [ $rc -eq 2 ]; then
