@@ -469,16 +469,17 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 		else
 			return form_error(c, o->items[i], "unknown defprog option (expected :type, :section or :license)");
 	}
+	const char *sec_str = sec && sec->kind == KL_N_STR ? sec->str : NULL;
+	bool sec_ok = true;
 	if (!type)   /* as in Whistler, a program is XDP unless it says otherwise */
-		p.pt = kl_prog_type_find("xdp");
-	else if (type->kind != KL_N_KEY || !(p.pt = kl_prog_type_find(type->str)))
-		return form_error(c, type, "unknown program type (expected :xdp :tc :socket-filter :tracepoint "
-				  ":raw-tracepoint :tp-btf :fentry :fexit :lsm :uprobe :uretprobe :cgroup-skb :perf-event "
-				  ":kprobe :kretprobe)");
+		p.pt = kl_prog_type_resolve("xdp", sec_str, &sec_ok);
+	else if (type->kind != KL_N_KEY || !(p.pt = kl_prog_type_resolve(type->str, sec_str, &sec_ok)))
+		return form_error(c, type, kl_arena_printf(c->a, "unknown program type (expected %s)",
+							   kl_prog_type_names(c->a)));
 	if (sec) {
 		if (sec->kind != KL_N_STR || !sec->str[0])
 			return form_error(c, sec, ":section must be a non-empty string");
-		if (!kl_prog_type_section_ok(p.pt, sec->str))
+		if (!sec_ok)
 			return kl_error(c->d, sec->span, "section \"%s\" does not suit a :%s program (expected \"%s...\")",
 					sec->str, p.pt->keyword,
 					p.pt->section_prefix ? p.pt->section_prefix : p.pt->section);

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 #include <linux/if_ether.h>
@@ -90,7 +91,8 @@ uint8_t kl_helper_min_args(const struct kl_helper *h)
 /* ---- program types ----------------------------------------------------------------------- */
 
 /* section: libbpf's section name when the user gives none (section_defs in libbpf.c); NULL
- * where the kernel needs a target (a tracepoint, a function) that only the user can name. */
+ * where the kernel needs a target (a tracepoint, a function) that only the user can name, and
+ * for cgroup-sock-addr, whose section is its hook (connect4, sendmsg6...) and has no default. */
 static const struct kl_prog_type prog_types[] = {
 	{ "xdp",            BPF_PROG_TYPE_XDP,            "xdp",                "xdp",
 	  KL_CTX_XDP_MD,    "xdp_md" },
@@ -121,7 +123,15 @@ static const struct kl_prog_type prog_types[] = {
 	{ "uretprobe",      BPF_PROG_TYPE_KPROBE,         "uretprobe",          "uretprobe",
 	  KL_CTX_PT_REGS,   NULL },
 	{ "perf-event",     BPF_PROG_TYPE_PERF_EVENT,     "perf_event",         "perf_event",
-	  KL_CTX_VOID,      NULL },
+	  KL_CTX_VOID,      "bpf_perf_event_data" },
+	{ "sk-lookup",      BPF_PROG_TYPE_SK_LOOKUP,      "sk_lookup",          "sk_lookup",
+	  KL_CTX_VOID,      "bpf_sk_lookup" },
+	{ "cgroup-sock",    BPF_PROG_TYPE_CGROUP_SOCK,    "cgroup/sock",        "cgroup/sock",
+	  KL_CTX_VOID,      "bpf_sock" },
+	{ "cgroup-sock-addr", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, NULL,             "cgroup/",
+	  KL_CTX_VOID,      "bpf_sock_addr" },
+	{ "sock-ops",       BPF_PROG_TYPE_SOCK_OPS,       "sockops",            "sockops",
+	  KL_CTX_VOID,      "bpf_sock_ops" },
 };
 
 const struct kl_prog_type *kl_prog_type_find(const char *keyword)
@@ -176,6 +186,34 @@ static const struct { const char *keyword, *pattern; } section_patterns[] = {
 	{ "uprobe", "uprobe+" },
 	{ "uretprobe", "uretprobe+" },
 	{ "perf-event", "perf_event" },
+	{ "sk-lookup", "sk_lookup" },
+	{ "cgroup-sock", "cgroup/sock" },
+	{ "cgroup-sock", "cgroup/sock_create" },
+	{ "cgroup-sock", "cgroup/sock_release" },
+	{ "cgroup-sock", "cgroup/post_bind4" },
+	{ "cgroup-sock", "cgroup/post_bind6" },
+	/* the attach point is in the name; the unix-socket ones need libbpf >= 1.4 */
+	{ "cgroup-sock-addr", "cgroup/bind4" },
+	{ "cgroup-sock-addr", "cgroup/bind6" },
+	{ "cgroup-sock-addr", "cgroup/connect4" },
+	{ "cgroup-sock-addr", "cgroup/connect6" },
+	{ "cgroup-sock-addr", "cgroup/sendmsg4" },
+	{ "cgroup-sock-addr", "cgroup/sendmsg6" },
+	{ "cgroup-sock-addr", "cgroup/recvmsg4" },
+	{ "cgroup-sock-addr", "cgroup/recvmsg6" },
+	{ "cgroup-sock-addr", "cgroup/getpeername4" },
+	{ "cgroup-sock-addr", "cgroup/getpeername6" },
+	{ "cgroup-sock-addr", "cgroup/getsockname4" },
+	{ "cgroup-sock-addr", "cgroup/getsockname6" },
+	{ "sock-ops", "sockops" },
+};
+
+/* A keyword that, with a given section, means another program type. Whistler's :cgroup-sock
+ * is the bpf_sock_ops context, and its sockops programs say (:type :cgroup-sock :section
+ * "sockops"); libbpf takes the program type from the section, so such a program is sock-ops
+ * (context fields and all) rather than an error. */
+static const struct { const char *keyword, *section, *as; } prog_type_aliases[] = {
+	{ "cgroup-sock", "sockops", "sock-ops" },
 };
 
 static bool section_matches(const char *pattern, const char *section)
@@ -200,6 +238,38 @@ bool kl_prog_type_section_ok(const struct kl_prog_type *pt, const char *section)
 		    section_matches(section_patterns[i].pattern, section))
 			return true;
 	return false;
+}
+
+const struct kl_prog_type *kl_prog_type_resolve(const char *keyword, const char *section,
+						bool *section_ok)
+{
+	const struct kl_prog_type *pt = kl_prog_type_find(keyword);
+
+	*section_ok = true;
+	if (!pt || !section)
+		return pt;
+	for (size_t i = 0; i < COUNT(prog_type_aliases); i++)
+		if (!strcmp(prog_type_aliases[i].keyword, keyword) &&
+		    !strcmp(prog_type_aliases[i].section, section))
+			return kl_prog_type_find(prog_type_aliases[i].as);
+	*section_ok = kl_prog_type_section_ok(pt, section);
+	return pt;
+}
+
+const char *kl_prog_type_names(struct kl_arena *a)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < COUNT(prog_types); i++)
+		len += strlen(prog_types[i].keyword) + 2;
+	char *out = kl_arena_alloc(a, len), *p = out;
+	*p = 0;
+	for (size_t i = 0; i < COUNT(prog_types); i++) {
+		if (p != out)
+			*p++ = ' ';
+		*p++ = ':';
+		p = stpcpy(p, prog_types[i].keyword);
+	}
+	return out;
 }
 
 /* ---- map types --------------------------------------------------------------------------- */
@@ -268,6 +338,13 @@ const struct kl_map_type *kl_map_type_by_id(uint32_t map_type)
 #define SKB(name, member, wr, ptr) \
 	{ "__sk_buff", name, offsetof(struct __sk_buff, member), \
 	  MEMBER_SIZE(struct __sk_buff, member), wr, ptr }
+#define FIELD(set, name, member, wr, ptr) \
+	{ #set, name, offsetof(struct set, member), MEMBER_SIZE(struct set, member), wr, ptr }
+#define LOOKUP(name, member, ptr)   FIELD(bpf_sk_lookup, name, member, false, ptr)
+#define SOCK(name, member, wr)      FIELD(bpf_sock, name, member, wr, false)
+#define ADDR(name, member, wr, ptr) FIELD(bpf_sock_addr, name, member, wr, ptr)
+#define OPS(name, member, wr, ptr)  FIELD(bpf_sock_ops, name, member, wr, ptr)
+#define PERF(name, member)          FIELD(bpf_perf_event_data, name, member, false, false)
 
 /* Writable follows the kernel's tc rules (tc_cls_act_is_valid_access): mark, priority,
  * tc_index, tc_classid, queue_mapping, tstamp and cb[]. The same set serves socket-filter and
@@ -324,6 +401,156 @@ static const struct kl_ctx_field ctx_fields[] = {
 	SKB("gso-size",        gso_size,        false, false),
 	SKB("tstamp-type",     tstamp_type,     false, false), /* set with skb-set-tstamp */
 	SKB("hwtstamp",        hwtstamp,        false, false),
+
+	/* sk_lookup_is_valid_access: all read-only. sk is the socket already selected (or NULL);
+	 * remote_port is a __be16 followed by padding, read as 2 bytes (a 4-byte load of it is
+	 * also allowed, for old programs). */
+	LOOKUP("sk",              sk,              true),
+	LOOKUP("family",          family,          false),
+	LOOKUP("protocol",        protocol,        false),
+	LOOKUP("remote-ip4",      remote_ip4,      false),
+	LOOKUP("remote-ip6-0",    remote_ip6[0],   false),
+	LOOKUP("remote-ip6-1",    remote_ip6[1],   false),
+	LOOKUP("remote-ip6-2",    remote_ip6[2],   false),
+	LOOKUP("remote-ip6-3",    remote_ip6[3],   false),
+	LOOKUP("remote-port",     remote_port,     false),
+	LOOKUP("local-ip4",       local_ip4,       false),
+	LOOKUP("local-ip6-0",     local_ip6[0],    false),
+	LOOKUP("local-ip6-1",     local_ip6[1],    false),
+	LOOKUP("local-ip6-2",     local_ip6[2],    false),
+	LOOKUP("local-ip6-3",     local_ip6[3],    false),
+	LOOKUP("local-port",      local_port,      false),
+	LOOKUP("ingress-ifindex", ingress_ifindex, false),
+
+	/* cgroup-sock (sock_filter_is_valid_access): bound_dev_if, mark and priority are
+	 * readable and writable in sock_create/sock_release only, src_* readable in post_bind
+	 * only; the verifier checks which section the program is in. */
+	SOCK("bound-dev-if",     bound_dev_if,     true),
+	SOCK("family",           family,           false),
+	SOCK("type",             type,             false),
+	SOCK("protocol",         protocol,         false),
+	SOCK("mark",             mark,             true),
+	SOCK("priority",         priority,         true),
+	SOCK("src-ip4",          src_ip4,          false),
+	SOCK("src-ip6-0",        src_ip6[0],       false),
+	SOCK("src-ip6-1",        src_ip6[1],       false),
+	SOCK("src-ip6-2",        src_ip6[2],       false),
+	SOCK("src-ip6-3",        src_ip6[3],       false),
+	SOCK("src-port",         src_port,         false),
+	SOCK("dst-port",         dst_port,         false),
+	SOCK("dst-ip4",          dst_ip4,          false),
+	SOCK("dst-ip6-0",        dst_ip6[0],       false),
+	SOCK("dst-ip6-1",        dst_ip6[1],       false),
+	SOCK("dst-ip6-2",        dst_ip6[2],       false),
+	SOCK("dst-ip6-3",        dst_ip6[3],       false),
+	SOCK("state",            state,            false),
+	SOCK("rx-queue-mapping", rx_queue_mapping, false),
+
+	/* sock_addr_is_valid_access: the addresses and port can be rewritten (4-byte stores);
+	 * user-ip4 exists for the *4 sections, user-ip6 for the *6 ones, msg-src-* for sendmsg
+	 * only, which the verifier checks. */
+	ADDR("user-family",   user_family,    false, false),
+	ADDR("user-ip4",      user_ip4,       true,  false),
+	ADDR("user-ip6-0",    user_ip6[0],    true,  false),
+	ADDR("user-ip6-1",    user_ip6[1],    true,  false),
+	ADDR("user-ip6-2",    user_ip6[2],    true,  false),
+	ADDR("user-ip6-3",    user_ip6[3],    true,  false),
+	ADDR("user-port",     user_port,      true,  false),
+	ADDR("family",        family,         false, false),
+	ADDR("type",          type,           false, false),
+	ADDR("protocol",      protocol,       false, false),
+	ADDR("msg-src-ip4",   msg_src_ip4,    true,  false),
+	ADDR("msg-src-ip6-0", msg_src_ip6[0], true,  false),
+	ADDR("msg-src-ip6-1", msg_src_ip6[1], true,  false),
+	ADDR("msg-src-ip6-2", msg_src_ip6[2], true,  false),
+	ADDR("msg-src-ip6-3", msg_src_ip6[3], true,  false),
+	ADDR("sk",            sk,             false, true),
+
+	/* sock_ops_is_valid_access: only reply (the first word of the args/reply union) and
+	 * sk_txhash can be written. reply comes before args-0, its alias, so that a store by
+	 * offset, (setf (ctx u32 4) v), finds the writable row. */
+	OPS("op",                    op,                    false, false),
+	OPS("reply",                 reply,                 true,  false),
+	OPS("replylong-0",           replylong[0],          true,  false),
+	OPS("replylong-1",           replylong[1],          false, false),
+	OPS("replylong-2",           replylong[2],          false, false),
+	OPS("replylong-3",           replylong[3],          false, false),
+	OPS("args-0",                args[0],               false, false),
+	OPS("args-1",                args[1],               false, false),
+	OPS("args-2",                args[2],               false, false),
+	OPS("args-3",                args[3],               false, false),
+	OPS("family",                family,                false, false),
+	OPS("remote-ip4",            remote_ip4,            false, false),
+	OPS("local-ip4",             local_ip4,             false, false),
+	OPS("remote-ip6-0",          remote_ip6[0],         false, false),
+	OPS("remote-ip6-1",          remote_ip6[1],         false, false),
+	OPS("remote-ip6-2",          remote_ip6[2],         false, false),
+	OPS("remote-ip6-3",          remote_ip6[3],         false, false),
+	OPS("local-ip6-0",           local_ip6[0],          false, false),
+	OPS("local-ip6-1",           local_ip6[1],          false, false),
+	OPS("local-ip6-2",           local_ip6[2],          false, false),
+	OPS("local-ip6-3",           local_ip6[3],          false, false),
+	OPS("remote-port",           remote_port,           false, false),
+	OPS("local-port",            local_port,            false, false),
+	OPS("is-fullsock",           is_fullsock,           false, false),
+	OPS("snd-cwnd",              snd_cwnd,              false, false),
+	OPS("srtt-us",               srtt_us,               false, false),
+	OPS("bpf-sock-ops-cb-flags", bpf_sock_ops_cb_flags, false, false),
+	OPS("state",                 state,                 false, false),
+	OPS("rtt-min",               rtt_min,               false, false),
+	OPS("snd-ssthresh",          snd_ssthresh,          false, false),
+	OPS("rcv-nxt",               rcv_nxt,               false, false),
+	OPS("snd-nxt",               snd_nxt,               false, false),
+	OPS("snd-una",               snd_una,               false, false),
+	OPS("mss-cache",             mss_cache,             false, false),
+	OPS("ecn-flags",             ecn_flags,             false, false),
+	OPS("rate-delivered",        rate_delivered,        false, false),
+	OPS("rate-interval-us",      rate_interval_us,      false, false),
+	OPS("packets-out",           packets_out,           false, false),
+	OPS("retrans-out",           retrans_out,           false, false),
+	OPS("total-retrans",         total_retrans,         false, false),
+	OPS("segs-in",               segs_in,               false, false),
+	OPS("data-segs-in",          data_segs_in,          false, false),
+	OPS("segs-out",              segs_out,              false, false),
+	OPS("data-segs-out",         data_segs_out,         false, false),
+	OPS("lost-out",              lost_out,              false, false),
+	OPS("sacked-out",            sacked_out,            false, false),
+	OPS("sk-txhash",             sk_txhash,             true,  false),
+	OPS("bytes-received",        bytes_received,        false, false),
+	OPS("bytes-acked",           bytes_acked,           false, false),
+	OPS("sk",                    sk,                    false, true),
+	OPS("skb-data",              skb_data,              false, true),
+	OPS("skb-data-end",          skb_data_end,          false, true),
+	OPS("skb-len",               skb_len,               false, false),
+	OPS("skb-tcp-flags",         skb_tcp_flags,         false, false),
+
+	/* pe_prog_is_valid_access: read-only; regs is the user-visible pt_regs of the
+	 * architecture, named here for x86-64 as the kernel names its members. */
+	PERF("sample-period", sample_period),
+	PERF("addr",          addr),
+#if defined(__x86_64__)
+	PERF("regs-r15",      regs.r15),
+	PERF("regs-r14",      regs.r14),
+	PERF("regs-r13",      regs.r13),
+	PERF("regs-r12",      regs.r12),
+	PERF("regs-bp",       regs.rbp),
+	PERF("regs-bx",       regs.rbx),
+	PERF("regs-r11",      regs.r11),
+	PERF("regs-r10",      regs.r10),
+	PERF("regs-r9",       regs.r9),
+	PERF("regs-r8",       regs.r8),
+	PERF("regs-ax",       regs.rax),
+	PERF("regs-cx",       regs.rcx),
+	PERF("regs-dx",       regs.rdx),
+	PERF("regs-si",       regs.rsi),
+	PERF("regs-di",       regs.rdi),
+	PERF("regs-orig-ax",  regs.orig_rax),
+	PERF("regs-ip",       regs.rip),
+	PERF("regs-cs",       regs.cs),
+	PERF("regs-flags",    regs.eflags),
+	PERF("regs-sp",       regs.rsp),
+	PERF("regs-ss",       regs.ss),
+#endif
 };
 
 const struct kl_ctx_field *kl_ctx_field_find(const char *set, const char *name)
@@ -344,6 +571,22 @@ static const struct { const char *name; int64_t value; } constants[] = {
 	K(TC_ACT_UNSPEC), K(TC_ACT_OK), K(TC_ACT_RECLASSIFY), K(TC_ACT_SHOT), K(TC_ACT_PIPE),
 	K(TC_ACT_STOLEN), K(TC_ACT_QUEUED), K(TC_ACT_REPEAT), K(TC_ACT_REDIRECT), K(TC_ACT_TRAP),
 	K(SK_DROP), K(SK_PASS),
+
+	/* sock-ops: (ctx op), (ctx state), sock-ops-cb-flags-set */
+	K(BPF_SOCK_OPS_VOID), K(BPF_SOCK_OPS_TIMEOUT_INIT), K(BPF_SOCK_OPS_RWND_INIT),
+	K(BPF_SOCK_OPS_TCP_CONNECT_CB), K(BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB),
+	K(BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB), K(BPF_SOCK_OPS_NEEDS_ECN),
+	K(BPF_SOCK_OPS_BASE_RTT), K(BPF_SOCK_OPS_RTO_CB), K(BPF_SOCK_OPS_RETRANS_CB),
+	K(BPF_SOCK_OPS_STATE_CB), K(BPF_SOCK_OPS_TCP_LISTEN_CB), K(BPF_SOCK_OPS_RTT_CB),
+	K(BPF_SOCK_OPS_PARSE_HDR_OPT_CB), K(BPF_SOCK_OPS_HDR_OPT_LEN_CB),
+	K(BPF_SOCK_OPS_WRITE_HDR_OPT_CB),
+	K(BPF_SOCK_OPS_RTO_CB_FLAG), K(BPF_SOCK_OPS_RETRANS_CB_FLAG),
+	K(BPF_SOCK_OPS_STATE_CB_FLAG), K(BPF_SOCK_OPS_RTT_CB_FLAG),
+	K(BPF_SOCK_OPS_PARSE_ALL_HDR_OPT_CB_FLAG), K(BPF_SOCK_OPS_PARSE_UNKNOWN_HDR_OPT_CB_FLAG),
+	K(BPF_SOCK_OPS_WRITE_HDR_OPT_CB_FLAG), K(BPF_SOCK_OPS_ALL_CB_FLAGS),
+	K(BPF_TCP_ESTABLISHED), K(BPF_TCP_SYN_SENT), K(BPF_TCP_SYN_RECV), K(BPF_TCP_FIN_WAIT1),
+	K(BPF_TCP_FIN_WAIT2), K(BPF_TCP_TIME_WAIT), K(BPF_TCP_CLOSE), K(BPF_TCP_CLOSE_WAIT),
+	K(BPF_TCP_LAST_ACK), K(BPF_TCP_LISTEN), K(BPF_TCP_CLOSING), K(BPF_TCP_NEW_SYN_RECV),
 
 	/* map-update-elem flags */
 	K(BPF_ANY), K(BPF_NOEXIST), K(BPF_EXIST), K(BPF_F_LOCK),
@@ -413,8 +656,9 @@ static const struct { const char *name; int64_t value; } constants[] = {
 	K(PACKET_HOST), K(PACKET_BROADCAST), K(PACKET_MULTICAST), K(PACKET_OTHERHOST),
 	K(PACKET_OUTGOING),
 
-	/* __sk_buff family */
-	K(AF_UNSPEC), K(AF_INET), K(AF_INET6),
+	/* __sk_buff, bpf_sock, bpf_sock_addr family and type */
+	K(AF_UNSPEC), K(AF_INET), K(AF_INET6), K(AF_UNIX),
+	K(SOCK_STREAM), K(SOCK_DGRAM), K(SOCK_RAW),
 
 	/* IP protocols and ICMP types */
 	K(IPPROTO_IP), K(IPPROTO_ICMP), K(IPPROTO_IGMP), K(IPPROTO_IPIP), K(IPPROTO_TCP),

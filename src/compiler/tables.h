@@ -42,6 +42,13 @@ const struct kl_prog_type *kl_prog_type_find(const char *keyword);
 /* Whether a :section given to a program of this type names the same program type to libbpf;
  * the rules are with the rows in tables.c. */
 bool kl_prog_type_section_ok(const struct kl_prog_type *pt, const char *section);
+/* The type a defprog compiles as, from its :type keyword and :section (NULL if none): NULL for
+ * an unknown keyword; a keyword may mean another type with a given section (the aliases in
+ * tables.c). *section_ok is false when the section does not suit the keyword's type. */
+const struct kl_prog_type *kl_prog_type_resolve(const char *keyword, const char *section,
+						bool *section_ok);
+/* The program type keywords, ":xdp :tc ...", for error messages. */
+const char *kl_prog_type_names(struct kl_arena *a);
 
 struct kl_map_type {
 	const char *keyword;         /* "hash" for :hash */

@@ -1,7 +1,7 @@
 ;;; all-types.lisp — one program of every type the compiler core supports, each with
 ;;; libbpf's section name; tests/suites/progtypes.sh loads them all into the kernel.
 
-(defmap hits :type :percpu-array :key u32 :value u64 :max-entries 16)
+(defmap hits :type :percpu-array :key u32 :value u64 :max-entries 32)
 
 (defun hit (i) (incf (getmap hits i)) 0)
 
@@ -16,8 +16,43 @@
 (defprog on-uretprobe (:type :uretprobe) (hit 8))
 (defprog on-cgroup-skb (:type :cgroup-skb) (hit 9) 1)
 (defprog on-cgroup-egress (:type :cgroup-skb :section "cgroup_skb/egress") (hit 10) 1)
-(defprog on-perf-event (:type :perf-event) (hit 11))
+(defprog on-perf-event (:type :perf-event) (hit 11) (when (> (ctx sample-period) 0) (hit 16)))
 (defprog on-kprobe (:type :kprobe :section "kprobe/do_nanosleep") (hit 12))
 ;; tracepoint fields by name, read from the tracepoint's format in tracefs at compile time
 (defprog on-exec (:type :tracepoint :section "tracepoint/sched/sched_process_exec")
   (hit (logand (+ (ctx pid) (ctx old-pid)) 15)))
+;; the program types beyond the core, each reading its context by field name
+(defprog on-lsm (:type :lsm :section "lsm/file_open") (hit 17) 0)
+;; SK_DROP for a TCP lookup 10.0.0.1:12345 -> 10.0.0.2:8080 and SK_PASS otherwise: progtypes.sh
+;; runs it with BPF_PROG_TEST_RUN (remote-port is in network order, local-port in host order)
+(defprog on-sk-lookup (:type :sk-lookup)
+  (hit 18)
+  (if (and (= (ctx family) AF_INET) (= (ctx protocol) IPPROTO_TCP)
+           (= (ctx remote-ip4) (htonl #x0a000001)) (= (ctx remote-port) (htons 12345))
+           (= (ctx local-ip4) (htonl #x0a000002)) (= (ctx local-port) 8080))
+      SK_DROP
+      SK_PASS))
+(defprog on-cgroup-sock (:type :cgroup-sock)
+  (when (= (ctx family) AF_INET6) (hit 19))
+  (setf (ctx mark) 7)
+  1)
+(defprog on-post-bind4 (:type :cgroup-sock :section "cgroup/post_bind4")
+  (when (= (ctx src-port) 22) (hit 20))
+  1)
+(defprog on-connect4 (:type :cgroup-sock-addr :section "cgroup/connect4")
+  (when (= (ctx user-port) (htons 80))
+    (hit 21)
+    (setf (ctx user-port) (htons 8080)))
+  1)
+(defprog on-sendmsg6 (:type :cgroup-sock-addr :section "cgroup/sendmsg6")
+  (setf (ctx msg-src-ip6 3) (ctx user-ip6 3))
+  1)
+(defprog on-sock-ops (:type :sock-ops)
+  (when (= (ctx op) BPF_SOCK_OPS_TCP_CONNECT_CB) (hit 22))
+  (setf (ctx reply) 0)
+  1)
+;; Whistler's spelling of a sockops program: :cgroup-sock with section "sockops" is sock-ops
+(defprog on-whistler-sockops (:type :cgroup-sock :section "sockops")
+  (when (and (= (ctx family) AF_INET) (= (ctx op) BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB))
+    (hit (+ 23 (logand (ctx local-port) 7))))
+  0)

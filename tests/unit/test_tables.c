@@ -167,7 +167,13 @@ static void check_prog_types(void)
 		{ "kprobe", BPF_PROG_TYPE_KPROBE, NULL, KL_CTX_PT_REGS, NULL },
 		{ "uprobe", BPF_PROG_TYPE_KPROBE, "uprobe", KL_CTX_PT_REGS, NULL },
 		{ "uretprobe", BPF_PROG_TYPE_KPROBE, "uretprobe", KL_CTX_PT_REGS, NULL },
-		{ "perf-event", BPF_PROG_TYPE_PERF_EVENT, "perf_event", KL_CTX_VOID, NULL },
+		{ "perf-event", BPF_PROG_TYPE_PERF_EVENT, "perf_event", KL_CTX_VOID,
+		  "bpf_perf_event_data" },
+		{ "sk-lookup", BPF_PROG_TYPE_SK_LOOKUP, "sk_lookup", KL_CTX_VOID, "bpf_sk_lookup" },
+		{ "cgroup-sock", BPF_PROG_TYPE_CGROUP_SOCK, "cgroup/sock", KL_CTX_VOID, "bpf_sock" },
+		{ "cgroup-sock-addr", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, NULL, KL_CTX_VOID,
+		  "bpf_sock_addr" },
+		{ "sock-ops", BPF_PROG_TYPE_SOCK_OPS, "sockops", KL_CTX_VOID, "bpf_sock_ops" },
 	};
 	char name[96];
 
@@ -201,7 +207,11 @@ static void check_prog_types(void)
 		bool want_ok = strcmp(want[i].keyword, "tc") &&
 			       strcmp(want[i].keyword, "socket-filter") &&
 			       strcmp(want[i].keyword, "cgroup-skb") &&
-			       strcmp(want[i].keyword, "perf-event");
+			       strcmp(want[i].keyword, "perf-event") &&
+			       strcmp(want[i].keyword, "sk-lookup") &&
+			       strcmp(want[i].keyword, "cgroup-sock") &&
+			       strcmp(want[i].keyword, "cgroup-sock-addr") &&
+			       strcmp(want[i].keyword, "sock-ops");
 		CHECK(name, kl_prog_type_section_ok(pt, sec) == want_ok, "%s %s", sec,
 		      want_ok ? "rejected" : "accepted");
 	}
@@ -244,6 +254,19 @@ static void check_prog_types(void)
 		{ "socket-filter", "socket", true },
 		{ "socket-filter", "socket/1", false },
 		{ "perf-event", "perf_event", true },
+		{ "sk-lookup", "sk_lookup", true },
+		{ "sk-lookup", "sk_lookup/x", false },
+		{ "cgroup-sock", "cgroup/sock", true },
+		{ "cgroup-sock", "cgroup/sock_release", true },
+		{ "cgroup-sock", "cgroup/post_bind6", true },
+		{ "cgroup-sock", "cgroup/connect4", false },
+		{ "cgroup-sock", "sockops", false },             /* an alias, not its own section */
+		{ "cgroup-sock-addr", "cgroup/connect4", true },
+		{ "cgroup-sock-addr", "cgroup/getsockname6", true },
+		{ "cgroup-sock-addr", "cgroup/sock", false },
+		{ "cgroup-sock-addr", "cgroup/connect", false },
+		{ "sock-ops", "sockops", true },
+		{ "sock-ops", "sockops/x", false },
 	};
 	for (size_t i = 0; i < COUNT(sections); i++) {
 		const struct kl_prog_type *pt = kl_prog_type_find(sections[i].keyword);
@@ -251,6 +274,29 @@ static void check_prog_types(void)
 			 sections[i].ok ? "accepts" : "rejects", sections[i].section);
 		CHECK(name, pt && kl_prog_type_section_ok(pt, sections[i].section) == sections[i].ok,
 		      "wrong answer");
+	}
+
+	/* What a defprog compiles as: Whistler's (:type :cgroup-sock :section "sockops") is a
+	 * sock-ops program; any other pairing is the keyword's own type, suited or not. */
+	static const struct { const char *keyword, *section, *as; bool ok; } resolve[] = {
+		{ "cgroup-sock", "sockops", "sock-ops", true },
+		{ "cgroup-sock", "cgroup/sock_create", "cgroup-sock", true },
+		{ "cgroup-sock", NULL, "cgroup-sock", true },
+		{ "cgroup-sock", "sk_lookup", "cgroup-sock", false },
+		{ "sock-ops", "cgroup/sock", "sock-ops", false },
+		{ "xdp", NULL, "xdp", true },
+		{ "tc", "xdp", "tc", false },
+		{ "no-such-type", "sockops", NULL, true },
+	};
+	for (size_t i = 0; i < COUNT(resolve); i++) {
+		bool ok = !resolve[i].ok;
+		const struct kl_prog_type *pt = kl_prog_type_resolve(resolve[i].keyword,
+								     resolve[i].section, &ok);
+		snprintf(name, sizeof name, "resolve :%s %s", resolve[i].keyword,
+			 resolve[i].section ? resolve[i].section : "(no section)");
+		bool as_ok = resolve[i].as ? pt && !strcmp(pt->keyword, resolve[i].as) : !pt;
+		CHECK(name, as_ok && (!pt || ok == resolve[i].ok), "got %s, section %s",
+		      pt ? pt->keyword : "NULL", ok ? "ok" : "refused");
 	}
 }
 
@@ -333,6 +379,39 @@ static void check_ctx_fields(void)
 		{ "__sk_buff", "wire-len", 160, 4, false, false },
 		{ "__sk_buff", "gso-size", 176, 4, false, false },
 		{ "__sk_buff", "hwtstamp", 184, 8, false, false },
+		{ "bpf_sk_lookup", "sk", 0, 8, false, true },
+		{ "bpf_sk_lookup", "family", 8, 4, false, false },
+		{ "bpf_sk_lookup", "remote-port", 36, 2, false, false },
+		{ "bpf_sk_lookup", "local-port", 60, 4, false, false },
+		{ "bpf_sk_lookup", "ingress-ifindex", 64, 4, false, false },
+		{ "bpf_sock", "bound-dev-if", 0, 4, true, false },
+		{ "bpf_sock", "mark", 16, 4, true, false },
+		{ "bpf_sock", "priority", 20, 4, true, false },
+		{ "bpf_sock", "src-port", 44, 4, false, false },
+		{ "bpf_sock", "dst-port", 48, 2, false, false },
+		{ "bpf_sock", "rx-queue-mapping", 76, 4, false, false },
+		{ "bpf_sock_addr", "user-family", 0, 4, false, false },
+		{ "bpf_sock_addr", "user-ip4", 4, 4, true, false },
+		{ "bpf_sock_addr", "user-ip6-3", 20, 4, true, false },
+		{ "bpf_sock_addr", "user-port", 24, 4, true, false },
+		{ "bpf_sock_addr", "protocol", 36, 4, false, false },
+		{ "bpf_sock_addr", "msg-src-ip6-3", 56, 4, true, false },
+		{ "bpf_sock_addr", "sk", 64, 8, false, true },
+		{ "bpf_sock_ops", "op", 0, 4, false, false },
+		{ "bpf_sock_ops", "reply", 4, 4, true, false },
+		{ "bpf_sock_ops", "args-0", 4, 4, false, false },
+		{ "bpf_sock_ops", "replylong-1", 8, 4, false, false },
+		{ "bpf_sock_ops", "local-port", 68, 4, false, false },
+		{ "bpf_sock_ops", "sk-txhash", 164, 4, true, false },
+		{ "bpf_sock_ops", "bytes-acked", 176, 8, false, false },
+		{ "bpf_sock_ops", "sk", 184, 8, false, true },
+		{ "bpf_sock_ops", "skb-data", 192, 8, false, true },
+		{ "bpf_sock_ops", "skb-tcp-flags", 212, 4, false, false },
+		{ "bpf_perf_event_data", "sample-period", 168, 8, false, false },
+		{ "bpf_perf_event_data", "addr", 176, 8, false, false },
+#if defined(__x86_64__)
+		{ "bpf_perf_event_data", "regs-ip", 128, 8, false, false },
+#endif
 	};
 	char name[96];
 
@@ -362,6 +441,10 @@ static void check_ctx_fields(void)
 	CHECK("ctx xdp_md last field ends the struct",
 	      f && f->offset + f->size == sizeof(struct xdp_md), "ends at %u of %zu",
 	      f ? f->offset + f->size : 0, sizeof(struct xdp_md));
+	/* A store by offset finds the writable alias: reply, not args-0. */
+	f = kl_ctx_field_at("bpf_sock_ops", 4, 4);
+	CHECK("ctx bpf_sock_ops offset 4 is reply", f && !strcmp(f->name, "reply"), "%s",
+	      f ? f->name : "NULL");
 }
 
 static void check_constants(void)
@@ -381,6 +464,9 @@ static void check_constants(void)
 		{ "IPPROTO_ICMP", 1 }, { "IPPROTO_TCP", 6 }, { "IPPROTO_UDP", 17 },
 		{ "IPPROTO_ICMPV6", 58 }, { "BPF_F_CURRENT_NETNS", -1 },
 		{ "BPF_F_CTXLEN_MASK", 0xfffffLL << 32 }, { "SIGKILL", 9 },
+		{ "BPF_SOCK_OPS_TCP_CONNECT_CB", 3 }, { "BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB", 4 },
+		{ "BPF_SOCK_OPS_STATE_CB_FLAG", 4 }, { "BPF_TCP_LISTEN", 10 },
+		{ "SOCK_STREAM", 1 }, { "SOCK_DGRAM", 2 }, { "AF_INET6", 10 },
 	};
 	char name[96];
 	int64_t v;
