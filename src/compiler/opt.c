@@ -1,7 +1,7 @@
 /* opt.c — IR passes, each one small: unreachable code after jumps and returns, dead code
  * and branch threading (at every level: the verifier needs them), then constant offsets
- * folded into loads and stores, byte swaps moved into compared constants, and copies into
- * variables coalesced. */
+ * folded into loads and stores, byte swaps moved into compared constants, copies into
+ * variables coalesced, and equal constant returns merged. */
 #include "opt.h"
 #include <linux/bpf.h>
 #include <string.h>
@@ -277,6 +277,33 @@ static void pass_thread(struct kl_arena *a, struct kl_ir_func *f)
 	}
 }
 
+/* `return K` in several places: all but the last become jumps to it (a jump is one
+ * instruction, `r0 = K; exit` two). */
+static void pass_merge_returns(struct kl_arena *a, struct kl_ir_func *f)
+{
+	for (uint32_t i = f->nins; i-- > 0;) {
+		struct kl_ir_ins *last = &f->ins[i];
+		if (last->op != IR_RET || !last->has_imm)
+			continue;
+		int64_t k = last->imm;
+		uint32_t label = 0;
+		for (uint32_t j = 0; j < i; j++) {
+			struct kl_ir_ins *r = &f->ins[j];
+			if (r->op != IR_RET || !r->has_imm || r->imm != k)
+				continue;
+			if (!label) {
+				label = ++f->nlabels;
+				insert_label(a, f, i, label);   /* shifts the last return to i + 1 */
+				r = &f->ins[j];
+				i++;
+			}
+			r->op = IR_JMP;
+			r->has_imm = false;
+			r->label = label;
+		}
+	}
+}
+
 /* Compact away the no-op labels left by the passes. */
 static void compact(struct kl_ir_func *f)
 {
@@ -307,4 +334,5 @@ void kl_opt(struct kl_arena *a, struct kl_ir_func *f, int level)
 	compact(f);
 	pass_coalesce(a, f);
 	compact(f);
+	pass_merge_returns(a, f);
 }
