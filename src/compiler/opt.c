@@ -304,6 +304,32 @@ static void pass_merge_returns(struct kl_arena *a, struct kl_ir_func *f)
 	}
 }
 
+/* `if C goto L1; goto L2; L1:` is `if !C goto L2`. */
+static void pass_branch_over_jump(struct kl_ir_func *f)
+{
+	static const uint8_t inv[][2] = {
+		{ BPF_JEQ, BPF_JNE }, { BPF_JGT, BPF_JLE }, { BPF_JGE, BPF_JLT },
+		{ BPF_JSGT, BPF_JSLE }, { BPF_JSGE, BPF_JSLT },
+	};
+	for (uint32_t i = 0; i + 2 < f->nins; i++) {
+		struct kl_ir_ins *br = &f->ins[i], *j = &f->ins[i + 1];
+		if (br->op != IR_BR || j->op != IR_JMP)
+			continue;
+		bool lands = false;
+		for (uint32_t k = i + 2; k < f->nins && f->ins[k].op == IR_LABEL && !lands; k++)
+			lands = f->ins[k].label == br->label;
+		uint8_t c = 0;
+		for (size_t k = 0; k < sizeof(inv) / sizeof(inv[0]); k++)
+			c = inv[k][0] == br->alu ? inv[k][1] : inv[k][1] == br->alu ? inv[k][0] : c;
+		if (!lands || !c)
+			continue;
+		br->alu = c;
+		br->label = j->label;
+		j->op = IR_LABEL;
+		j->label = 0;
+	}
+}
+
 /* Compact away the no-op labels left by the passes. */
 static void compact(struct kl_ir_func *f)
 {
@@ -335,4 +361,6 @@ void kl_opt(struct kl_arena *a, struct kl_ir_func *f, int level)
 	pass_coalesce(a, f);
 	compact(f);
 	pass_merge_returns(a, f);
+	pass_branch_over_jump(f);
+	compact(f);
 }
