@@ -350,20 +350,34 @@ static int add_struct(struct kl_comp *c, struct kl_node *n, struct kl_type *st, 
 	return 0;
 }
 
-static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
+/* A new struct type named by (FORM NAME MEMBER...), its fields still to fill; NULL with an
+ * error when the name is missing or taken. */
+static struct kl_type *new_struct(struct kl_comp *c, struct kl_node *n, const char *form)
 {
-	const char *form = event ? "defevent" : "defstruct";
-	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM)
-		return kl_error(c->d, n->span, "%s needs a name and at least one field", form);
+	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM) {
+		kl_error(c->d, n->span, "%s needs a name and at least one member", form);
+		return NULL;
+	}
 	const char *name = n->items[1]->str;
-	if (kl_struct_lookup(c, name) || kl_type_builtin(name))
-		return kl_error(c->d, n->items[1]->span, "type '%s' is defined twice", name);
+	if (kl_struct_lookup(c, name) || kl_type_builtin(name)) {
+		kl_error(c->d, n->items[1]->span, "type '%s' is defined twice", name);
+		return NULL;
+	}
 	struct kl_type *st = kl_arena_new(c->a, struct kl_type);
 	st->kind = KL_T_STRUCT;
 	st->name = name;
-	st->packed = event;
 	st->nfields = n->nitems - 2;
 	st->fields = kl_arena_array(c->a, struct kl_field, st->nfields);
+	return st;
+}
+
+static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
+{
+	struct kl_type *st = new_struct(c, n, event ? "defevent" : "defstruct");
+	if (!st)
+		return -1;
+	const char *name = st->name;
+	st->packed = event;
 	for (uint32_t i = 0; i < st->nfields; i++) {
 		struct kl_node *f = n->items[i + 2];
 		/* defstruct: (FIELD TYPE); defevent: [:field :type] or [:field :type count] */
@@ -399,17 +413,11 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
  * address, for its own accessors). */
 static int do_defunion(struct kl_comp *c, struct kl_node *n)
 {
-	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM)
-		return kl_error(c->d, n->span, "defunion needs a name and at least one member");
-	const char *name = n->items[1]->str;
-	if (kl_struct_lookup(c, name) || kl_type_builtin(name))
-		return kl_error(c->d, n->items[1]->span, "type '%s' is defined twice", name);
-	struct kl_type *st = kl_arena_new(c->a, struct kl_type);
-	st->kind = KL_T_STRUCT;
-	st->name = name;
+	struct kl_type *st = new_struct(c, n, "defunion");
+	if (!st)
+		return -1;
+	const char *name = st->name;
 	st->is_union = true;
-	st->nfields = n->nitems - 2;
-	st->fields = kl_arena_array(c->a, struct kl_field, st->nfields);
 	for (uint32_t i = 0; i < st->nfields; i++) {
 		struct kl_node *f = n->items[i + 2];
 		bool named = f->kind == KL_N_LIST && f->nitems == 2 && f->items[0]->kind == KL_N_SYM;

@@ -950,14 +950,22 @@ static int f_swap(struct lw *l, struct kl_node *n, struct val *out)
 
 /* ---- memory ---- */
 
+/* The base register of an access at base + *off; an offset beyond the instruction's 16 bits
+ * is added to the base first (and *off becomes 0). */
+static kl_vreg access_base(struct lw *l, struct val base, int64_t *off)
+{
+	kl_vreg rb = reg_of(l, base);
+	if (*off < INT16_MIN || *off > INT16_MAX) {
+		rb = alu(l, BPF_ADD, rval(rb), cval(*off));
+		*off = 0;
+	}
+	return rb;
+}
+
 /* d = *(size *)(base + off), with sign extension for signed types. */
 static struct val load_at(struct lw *l, struct val base, int64_t off, const struct kl_type *t)
 {
-	kl_vreg rb = reg_of(l, base);
-	if (off < INT16_MIN || off > INT16_MAX) {
-		rb = alu(l, BPF_ADD, rval(rb), cval(off));
-		off = 0;
-	}
+	kl_vreg rb = access_base(l, base, &off);
 	struct kl_ir_ins *i = emit(l, IR_LOAD);
 	i->a = rb;
 	i->off = (int32_t)off;
@@ -989,11 +997,7 @@ static void store_to(struct lw *l, kl_vreg base, uint32_t slot, int32_t off, uin
 
 static void store_at(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v)
 {
-	kl_vreg rb = reg_of(l, base);
-	if (off < INT16_MIN || off > INT16_MAX) {
-		rb = alu(l, BPF_ADD, rval(rb), cval(off));
-		off = 0;
-	}
+	kl_vreg rb = access_base(l, base, &off);
 	store_to(l, rb, 0, (int32_t)off, size, v);
 }
 
@@ -1768,11 +1772,7 @@ static int f_atomic_add(struct lw *l, struct kl_node *n, struct val *out)
 		return -1;
 	if (off % size)
 		return kl_error(l->c->d, on->span, "atomic-add offset %lld is not a multiple of %u", (long long)off, size);
-	kl_vreg rb = reg_of(l, base), rv = reg_of(l, v);
-	if (off < INT16_MIN || off > INT16_MAX) {
-		rb = alu(l, BPF_ADD, rval(rb), cval(off));
-		off = 0;
-	}
+	kl_vreg rv = reg_of(l, v), rb = access_base(l, base, &off);
 	struct kl_ir_ins *i = emit(l, IR_XADD);
 	i->a = rb;
 	i->off = (int32_t)off;
