@@ -1,0 +1,53 @@
+;; wh-maps — Whistler's map, struct and ring buffer forms.
+;; Proves: make-S (zeroed), a :value-type map whose getmap is the value's address (0 when
+;; absent), atomic-add at offsets 0 and 8 of it, map-update-ptr / map-lookup-ptr /
+;; map-delete-ptr with a struct key, a 16-byte key passed by pointer automatically to
+;; getmap/incf/delmap, defunion of two structs read through both members, sizeof of a union,
+;; S-field-ptr, with-ringbuf and ringbuf-output (counted; the ring is not compared),
+;; tail-call into an empty prog-array slot (falls through), setmap.
+(in-package #:whistler)
+(defstruct fkey (saddr u32) (daddr u32) (sport u16) (dport u16) (proto u8))
+(defstruct fval (pkts u64) (bytes u64))
+(defstruct hdr4 (b (array u8 20)))
+(defunion anyhdr fkey hdr4)
+(defmap flows :type :hash :key fkey :value-type fval :max-entries 64)
+(defmap seen :type :hash :key-size 16 :value-size 8 :max-entries 64)
+(defmap jt :type :prog-array :key-size 4 :value-size 4 :max-entries 4)
+(defmap events :type :ringbuf :max-entries 4096)
+(defmap results :type :array :key-size 4 :value-size 8 :max-entries 16)
+
+(defprog wh-maps (:type :xdp)
+  (let ((k (make-fkey))
+        (u (make-anyhdr)))
+    (when-let ((ip (parse-ipv4 (xdp-data) (xdp-data-end))))
+      (setf (fkey-saddr k) (ipv4-src-addr ip)
+            (fkey-daddr k) (ipv4-dst-addr ip)
+            (fkey-proto k) (ipv4-protocol ip))
+      (if-let (v (getmap flows k))
+        (progn (atomic-add v 0 1)
+               (atomic-add v 8 (ipv4-total-len ip)))
+        (let ((nv (make-fval)))
+          (setf (fval-pkts nv) 1
+                (fval-bytes nv) (ipv4-total-len ip))
+          (map-update-ptr flows k nv 0)))
+      (when-let ((p (map-lookup-ptr flows k)))
+        (incf (getmap results 0) (+ (fval-pkts p) (fval-bytes p))))
+      (incf (getmap seen k))
+      (incf (getmap results 1) (getmap seen k))
+      (when (= (ipv4-protocol ip) +ip-proto-udp+)
+        (map-delete-ptr flows k)
+        (delmap seen k))
+      (memcpy (anyhdr-hdr4 u) 0 ip 0 20)
+      (incf (getmap results 2) (fkey-daddr (anyhdr-fkey u)))
+      (incf (getmap results 3) (sizeof anyhdr))
+      (incf (getmap results 4) (- (fkey-dport-ptr k) k)))
+    (with-ringbuf (e events 16)
+      (store u64 e 0 1)
+      (store u64 e 8 2)
+      (incf (getmap results 5)))
+    (ringbuf-output events k (sizeof fkey) 0)
+    (incf (getmap results 6))
+    (tail-call jt 1)
+    (incf (getmap results 7))
+    (setmap results 8 (+ (getmap results 8) 3))
+    XDP_PASS))
