@@ -16,6 +16,7 @@ struct val {
 	kl_vreg r;
 	bool is_var;          /* the register of a mutable variable: copy before aliasing it */
 	bool is_ptr;          /* known to be a pointer (stack buffer, map value, packet...) */
+	uint8_t misalign;     /* a pointer this many bytes past an 8-aligned address (0..7) */
 };
 
 struct binding {
@@ -70,9 +71,9 @@ static uint32_t slot(struct lw *l, uint32_t size, uint32_t align)
 
 static bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
-static struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false, false }; }
-static struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, false }; }
-static struct val pval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, true }; }
+static struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false, false, 0 }; }
+static struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, false, 0 }; }
+static struct val pval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, true, 0 }; }
 
 /* The value in a register (materialising a constant). */
 static kl_vreg reg_of(struct lw *l, struct val v)
@@ -232,6 +233,7 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 	else if (t && t->kind == KL_T_PTR)
 		v.is_ptr = true;
 	bool ptr = v.is_ptr;
+	uint8_t mis = v.misalign;
 	if (mutable) {
 		kl_vreg r = vreg(l);
 		move_to(l, r, v);
@@ -241,6 +243,7 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 		v = rval(fresh_copy(l, v));
 	}
 	v.is_ptr = ptr;
+	v.misalign = mis;
 	struct binding b = { name, v, mutable, t };
 	kl_vec_push(l->c->a, &l->scope, b);
 }
@@ -408,6 +411,7 @@ static int f_if(struct lw *l, struct kl_node *n, struct val *out)
 	if (lower_branch(l, n->items[1], lelse, false) || lower(l, n->items[2], &v))
 		return -1;
 	move_to(l, r, v);
+	bool ptr = v.is_ptr;
 	jump(l, lend);
 	place(l, lelse);
 	if (n->nitems == 4) {
@@ -419,6 +423,7 @@ static int f_if(struct lw *l, struct kl_node *n, struct val *out)
 	move_to(l, r, v);
 	place(l, lend);
 	*out = rval(r);
+	out->is_ptr = ptr && v.is_ptr;   /* (if c key-a key-b) of two struct keys is still a pointer */
 	return 0;
 }
 
@@ -847,8 +852,13 @@ static int f_arith(struct lw *l, struct kl_node *n, struct val *out)
 			return -1;
 		/* pointer plus or minus an integer is still a pointer */
 		bool ptr = (op->alu == BPF_ADD && (acc.is_ptr || b.is_ptr)) || (op->alu == BPF_SUB && acc.is_ptr && !b.is_ptr);
+		/* p + K keeps track of p's alignment, for memset and memcpy */
+		uint8_t mis = acc.is_ptr && b.kind == V_CONST && (op->alu == BPF_ADD || op->alu == BPF_SUB)
+				      ? (uint8_t)((acc.misalign + (op->alu == BPF_ADD ? b.c : -b.c)) & 7)
+				      : b.is_ptr && acc.kind == V_CONST ? (uint8_t)((b.misalign + acc.c) & 7) : 0;
 		acc = arith2(l, op, acc, b);
 		acc.is_ptr = ptr;
+		acc.misalign = ptr ? mis : 0;
 	}
 	if (acc.is_var)
 		acc = rval(fresh_copy(l, acc));
@@ -1505,7 +1515,7 @@ static int getmap_add(struct lw *l, struct kl_node *place_n, struct val delta, s
 	return 0;
 }
 
-static int assign(struct lw *l, struct kl_node *p, struct val v, const char *what);
+static int assign(struct lw *l, struct kl_node *p, struct val *v, const char *what);
 static int field_ref(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *base, int64_t *off,
 		     const struct kl_type **t);
 
@@ -1516,7 +1526,7 @@ static int f_setf(struct lw *l, struct kl_node *n, struct val *out)
 	*out = cval(0);
 	for (uint32_t i = 1; i + 1 < n->nitems; i += 2) {
 		struct val v;
-		if (lower(l, n->items[i + 1], &v) || assign(l, n->items[i], v, n->items[0]->str))
+		if (lower(l, n->items[i + 1], &v) || assign(l, n->items[i], &v, n->items[0]->str))
 			return -1;
 		*out = v;
 	}
@@ -1542,15 +1552,17 @@ static int f_incdec(struct lw *l, struct kl_node *n, struct val *out)
 	if (lower(l, p, &cur))   /* the place's current value */
 		return -1;
 	struct val nv = arith2(l, find_arith(dec ? "-" : "+"), cur, delta);
-	if (assign(l, p, nv, n->items[0]->str))
+	if (assign(l, p, &nv, n->items[0]->str))
 		return -1;
 	*out = nv.is_var ? rval(fresh_copy(l, nv)) : nv;
 	return 0;
 }
 
 /* Store v into the place p; `what` names the form (setf, incf, decf) in errors. */
-static int assign(struct lw *l, struct kl_node *p, struct val v, const char *what)
+/* The form's value becomes what was stored (a typed variable's truncated value). */
+static int assign(struct lw *l, struct kl_node *p, struct val *vp, const char *what)
 {
+	struct val v = *vp;
 	if (p->kind == KL_N_SYM) {
 		struct binding *b = find_var(l, p->str);
 		if (!b)
@@ -1558,7 +1570,7 @@ static int assign(struct lw *l, struct kl_node *p, struct val v, const char *wha
 		if (!b->mutable)
 			return kl_error(l->c->d, p->span, "internal: variable '%s' was not marked mutable", p->str);
 		if (b->type && b->type->kind == KL_T_INT && b->type->size < 8)
-			v = truncate(l, v, b->type->size, b->type->is_signed);
+			*vp = v = truncate(l, v, b->type->size, b->type->is_signed);
 		move_to(l, b->v.r, v);
 		return 0;
 	}
@@ -1635,9 +1647,11 @@ static int f_field_ptr(struct lw *l, struct kl_node *n, const struct kl_accessor
 {
 	if (arity(l, n, 1, 1) || lower(l, n->items[1], out))
 		return -1;
+	uint8_t mis = (uint8_t)((out->misalign + acc->field->offset) & 7);
 	if (acc->field->offset)
 		*out = rval(alu(l, BPF_ADD, *out, cval(acc->field->offset)));
 	out->is_ptr = true;
+	out->misalign = mis;
 	return 0;
 }
 
@@ -1671,10 +1685,11 @@ static int f_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor 
 		*out = load_at(l, base, off, t);
 		return 0;
 	}
-	const struct kl_field *f = acc->field;
-	/* arrays and nested structs: the field's address */
-	*out = f->offset ? pval(alu(l, BPF_ADD, base, cval(f->offset))) : base;
+	/* arrays and nested structs (an element of an array of structs too): the address */
+	uint8_t mis = (uint8_t)((base.misalign + off) & 7);
+	*out = off ? pval(alu(l, BPF_ADD, base, cval(off))) : base;
 	out->is_ptr = true;
+	out->misalign = mis;
 	return 0;
 }
 
@@ -1820,7 +1835,10 @@ static int f_stack_addr(struct lw *l, struct kl_node *n, struct val *out)
 	struct val v;
 	if (lower(l, n->items[1], &v))
 		return -1;
-	*out = pval(slot_addr(l, spill_value(l, v, 8)));
+	/* a slot of its own, not a temporary: the pointer may be kept and used much later */
+	uint32_t s = slot(l, 8, 8);
+	store_to(l, 0, s, 0, 8, v);
+	*out = pval(slot_addr(l, s));
 	return 0;
 }
 
@@ -1859,8 +1877,8 @@ static int f_log2(struct lw *l, struct kl_node *n, struct val *out)
 }
 
 /* The widest access (8, 4, 2, 1 bytes) at offsets a and b that stays within n bytes and keeps
- * both aligned (stack and map values are 8-byte aligned; the verifier wants aligned stack
- * accesses). */
+ * both aligned: a and b count from 8-aligned addresses (a pointer's misalign is added in), as
+ * the verifier wants aligned stack accesses. */
 static uint32_t widest(int64_t a, int64_t b, int64_t n)
 {
 	uint32_t w = 8;
@@ -1898,7 +1916,7 @@ static int f_memset(struct lw *l, struct kl_node *n, struct val *out)
 	}
 	kl_vreg rb = reg_of(l, base);
 	for (int64_t at = 0; at < len;) {
-		uint32_t w = widest(off + at, 0, len - at);
+		uint32_t w = widest(base.misalign + off + at, 0, len - at);
 		store_at(l, rval(rb), off + at, w, v);
 		at += w;
 	}
@@ -1919,7 +1937,7 @@ static int f_memcpy(struct lw *l, struct kl_node *n, struct val *out)
 		return -1;
 	kl_vreg rd = reg_of(l, dst), rs = reg_of(l, src);
 	for (int64_t at = 0; at < len;) {
-		uint32_t w = widest(doff + at, soff + at, len - at);
+		uint32_t w = widest(dst.misalign + doff + at, src.misalign + soff + at, len - at);
 		struct val v = load_at(l, rval(rs), soff + at, kl_type_builtin(w == 8 ? "u64" : w == 4 ? "u32" : w == 2 ? "u16" : "u8"));
 		store_at(l, rval(rd), doff + at, w, v);
 		at += w;
