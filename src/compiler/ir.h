@@ -74,6 +74,12 @@ struct kl_alloc {
 	uint32_t frame;       /* bytes of stack used */
 };
 
+/* The branch condition that holds exactly when `cond` does not (BPF_JEQ <-> BPF_JNE, ...);
+ * 0 for one without an opposite (BPF_JSET). */
+uint8_t kl_cond_invert(uint8_t cond);
+/* The low `bits` (16, 32, 64) of v with their bytes reversed: ntohs and friends. */
+uint64_t kl_bswap(uint64_t v, int bits);
+
 /* A new stack slot of f (1-based index). */
 uint32_t kl_ir_slot(struct kl_arena *a, struct kl_ir_func *f, uint32_t size, uint32_t align);
 

@@ -129,6 +129,16 @@ static kl_vreg alu(struct lw *l, uint8_t op, struct val a, struct val b)
 	return i->d;
 }
 
+/* r = r <op> imm, in place (a loop counter, an accumulator) */
+static void alu_in_place(struct lw *l, uint8_t op, kl_vreg r, int64_t imm)
+{
+	struct kl_ir_ins *i = emit(l, IR_ALU);
+	i->alu = op;
+	i->d = i->a = r;
+	i->has_imm = true;
+	i->imm = imm;
+}
+
 static void branch(struct lw *l, uint8_t cond, struct val a, struct val b, uint32_t lab)
 {
 	kl_vreg ra = reg_of(l, a);
@@ -271,19 +281,6 @@ static const struct cmp_op cmp_ops[] = {
 	{ "==", BPF_JEQ }, { "!=", BPF_JNE },
 };
 
-static uint8_t invert(uint8_t c)
-{
-	static const uint8_t inv[][2] = {
-		{ BPF_JEQ, BPF_JNE }, { BPF_JGT, BPF_JLE }, { BPF_JGE, BPF_JLT },
-		{ BPF_JSGT, BPF_JSLE }, { BPF_JSGE, BPF_JSLT },
-	};
-	for (size_t i = 0; i < sizeof(inv) / sizeof(inv[0]); i++) {
-		if (inv[i][0] == c) return inv[i][1];
-		if (inv[i][1] == c) return inv[i][0];
-	}
-	return c;
-}
-
 /* The condition with its operands swapped: a < b is b > a. */
 static uint8_t swap_cond(uint8_t c)
 {
@@ -355,7 +352,7 @@ static int lower_branch(struct lw *l, struct kl_node *n, uint32_t lab, bool when
 		if (lower(l, n->items[1], &a) || lower(l, n->items[2], &b)) {
 			r = -1;
 		} else {
-			uint8_t cond = when ? cmp->cond : invert(cmp->cond);
+			uint8_t cond = when ? cmp->cond : kl_cond_invert(cmp->cond);
 			if (a.kind == V_CONST && b.kind == V_CONST) {
 				if (cond_holds(cond, a.c, b.c))
 					jump(l, lab);
@@ -712,11 +709,7 @@ static int f_dotimes(struct lw *l, struct kl_node *n, struct val *out)
 	if (lower_body(l, n->items + 2, n->nitems - 2, &v))
 		return -1;
 	l->loop_depth--;
-	struct kl_ir_ins *inc = emit(l, IR_ALU);
-	inc->alu = BPF_ADD;
-	inc->d = inc->a = i;
-	inc->has_imm = true;
-	inc->imm = 1;
+	alu_in_place(l, BPF_ADD, i, 1);
 	jump(l, top);
 	place(l, end);
 	l->scope.len = mark;
@@ -930,14 +923,6 @@ static const struct swap_op swap_ops[] = {
 	{ "bswap32", 32 }, { "bswap64", 64 }, { "ntohll", 64 }, { "htonll", 64 }, { "be64toh", 64 },
 };
 
-static int64_t swap_const(uint64_t v, int bits)
-{
-	uint64_t r = 0;
-	for (int i = 0; i < bits / 8; i++)
-		r = (r << 8) | ((v >> (8 * i)) & 0xff);
-	return (int64_t)r;
-}
-
 static int f_swap(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (arity(l, n, 1, 1) || lower(l, n->items[1], out))
@@ -947,7 +932,7 @@ static int f_swap(struct lw *l, struct kl_node *n, struct val *out)
 		if (!strcmp(swap_ops[i].name, n->items[0]->str))
 			bits = swap_ops[i].bits;
 	if (out->kind == V_CONST) {
-		out->c = swap_const((uint64_t)out->c, bits);
+		out->c = (int64_t)kl_bswap((uint64_t)out->c, bits);
 		return 0;
 	}
 	struct kl_ir_ins *i = emit(l, IR_END);
@@ -1096,22 +1081,26 @@ static int f_store(struct lw *l, struct kl_node *n, struct val *out)
 	return 0;
 }
 
-/* (stack-buffer SIZE), (make-stack BUF SIZE): a zeroed stack buffer's address. */
-static int f_stack_buffer(struct lw *l, struct kl_node *n, struct val *out)
+/* A zeroed stack buffer, 8-byte aligned: (stack-buffer SIZE), (make-stack BUF SIZE),
+ * (struct-alloc SIZE) and (make-S). */
+static int stack_alloc(struct lw *l, struct kl_node *at, int64_t size, struct val *out)
 {
-	if (arity(l, n, 1, 2))
-		return -1;
-	int64_t size;
-	if (kl_const_eval(l->c, n->items[n->nitems - 1], &size))
-		return -1;
 	if (size <= 0 || size > 512)
-		return kl_error(l->c->d, n->items[n->nitems - 1]->span,
-				"stack buffer of %lld bytes in '%s' does not fit the 512-byte BPF stack", (long long)size,
-				l->f->name);
+		return kl_error(l->c->d, at->span, "stack buffer of %lld bytes in '%s' does not fit the 512-byte BPF stack",
+				(long long)size, l->f->name);
 	uint32_t s = slot(l, (uint32_t)size, 8);
 	zero_slot(l, s, 0, (uint32_t)size);
 	*out = pval(slot_addr(l, s));
 	return 0;
+}
+
+static int f_stack_buffer(struct lw *l, struct kl_node *n, struct val *out)
+{
+	int64_t size;
+	if (arity(l, n, 1, !strcmp(n->items[0]->str, "struct-alloc") ? 1 : 2) ||
+	    kl_const_eval(l->c, n->items[n->nitems - 1], &size))
+		return -1;
+	return stack_alloc(l, n->items[n->nitems - 1], size, out);
 }
 
 /* A tracepoint's field, from its format file in tracefs: offset, size, signedness. */
@@ -1133,7 +1122,7 @@ static int tracepoint_field(struct lw *l, struct kl_node *fn, const char *name, 
 			return kl_error(l->c->d, fn->span, "tracepoint field '%s' is one of the common fields the kernel "
 					"does not let BPF programs read; use (get-current-pid-tgid) and friends", name);
 		out->offset = f->offset;
-		out->type = kl_type_builtin(f->size == 1 ? "u8" : f->size == 2 ? "u16" : f->size == 4 ? "u32" : "u64");
+		out->type = kl_type_sized(l->c->a, f->size);
 		*sign = f->is_signed && f->size < 8;
 		return 0;
 	}
@@ -1200,7 +1189,7 @@ static int ctx_resolve(struct lw *l, struct kl_node *n, uint32_t nargs, struct c
 	}
 	out->cf = cf;
 	out->off = cf->offset;
-	out->type = *kl_type_builtin(cf->size == 1 ? "u8" : cf->size == 2 ? "u16" : cf->size == 4 ? "u32" : "u64");
+	out->type = *kl_type_sized(l->c->a, cf->size);
 	return 0;
 }
 
@@ -1642,28 +1631,22 @@ static int field_ref(struct lw *l, struct kl_node *n, const struct kl_accessor *
 	return 0;
 }
 
+/* The pointer base + off, knowing its alignment. */
+static struct val ptr_plus(struct lw *l, struct val base, int64_t off)
+{
+	struct val p = off ? pval(alu(l, BPF_ADD, base, cval(off))) : base;
+	p.is_ptr = true;
+	p.misalign = (uint8_t)((base.misalign + off) & 7);
+	return p;
+}
+
 /* (S-FIELD-ptr p): the address of a field, to hand to a helper */
 static int f_field_ptr(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out)
 {
-	if (arity(l, n, 1, 1) || lower(l, n->items[1], out))
+	struct val base;
+	if (arity(l, n, 1, 1) || lower(l, n->items[1], &base))
 		return -1;
-	uint8_t mis = (uint8_t)((out->misalign + acc->field->offset) & 7);
-	if (acc->field->offset)
-		*out = rval(alu(l, BPF_ADD, *out, cval(acc->field->offset)));
-	out->is_ptr = true;
-	out->misalign = mis;
-	return 0;
-}
-
-/* (struct-alloc SIZE) and (make-S): a zeroed stack buffer, 8-byte aligned */
-static int stack_alloc(struct lw *l, struct kl_node *at, int64_t size, struct val *out)
-{
-	if (size <= 0 || size > 512)
-		return kl_error(l->c->d, at->span, "stack buffer of %lld bytes in '%s' does not fit the 512-byte BPF stack",
-				(long long)size, l->f->name);
-	uint32_t s = slot(l, (uint32_t)size, 8);
-	zero_slot(l, s, 0, (uint32_t)size);
-	*out = pval(slot_addr(l, s));
+	*out = ptr_plus(l, base, acc->field->offset);
 	return 0;
 }
 
@@ -1686,10 +1669,7 @@ static int f_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor 
 		return 0;
 	}
 	/* arrays and nested structs (an element of an array of structs too): the address */
-	uint8_t mis = (uint8_t)((base.misalign + off) & 7);
-	*out = off ? pval(alu(l, BPF_ADD, base, cval(off))) : base;
-	out->is_ptr = true;
-	out->misalign = mis;
+	*out = ptr_plus(l, base, off);
 	return 0;
 }
 
@@ -1860,16 +1840,8 @@ static int f_log2(struct lw *l, struct kl_node *n, struct val *out)
 			branch(l, BPF_JEQ, rval(alu(l, BPF_RSH, rval(w), cval(32))), cval(0), skip);
 		else
 			branch(l, BPF_JLT, rval(w), cval((int64_t)1 << sh), skip);
-		struct kl_ir_ins *i = emit(l, IR_ALU);
-		i->alu = BPF_RSH;
-		i->d = i->a = w;
-		i->has_imm = true;
-		i->imm = sh;
-		i = emit(l, IR_ALU);
-		i->alu = BPF_ADD;
-		i->d = i->a = r;
-		i->has_imm = true;
-		i->imm = sh;
+		alu_in_place(l, BPF_RSH, w, sh);
+		alu_in_place(l, BPF_ADD, r, sh);
 		place(l, skip);
 	}
 	*out = rval(r);
@@ -1938,7 +1910,7 @@ static int f_memcpy(struct lw *l, struct kl_node *n, struct val *out)
 	kl_vreg rd = reg_of(l, dst), rs = reg_of(l, src);
 	for (int64_t at = 0; at < len;) {
 		uint32_t w = widest(dst.misalign + doff + at, src.misalign + soff + at, len - at);
-		struct val v = load_at(l, rval(rs), soff + at, kl_type_builtin(w == 8 ? "u64" : w == 4 ? "u32" : w == 2 ? "u16" : "u8"));
+		struct val v = load_at(l, rval(rs), soff + at, kl_type_sized(l->c->a, w));
 		store_at(l, rval(rd), doff + at, w, v);
 		at += w;
 	}
@@ -1958,15 +1930,6 @@ static int f_ash(struct lw *l, struct kl_node *n, struct val *out)
 	if (out->is_var)
 		*out = rval(fresh_copy(l, *out));
 	return 0;
-}
-
-/* (struct-alloc SIZE) */
-static int f_struct_alloc(struct lw *l, struct kl_node *n, struct val *out)
-{
-	int64_t size;
-	if (arity(l, n, 1, 1) || kl_const_eval(l->c, n->items[1], &size))
-		return -1;
-	return stack_alloc(l, n->items[1], size, out);
 }
 
 /* (with-event (e EVENT RINGBUF) BODY...): reserve a record, run BODY with e pointing at
@@ -2027,7 +1990,7 @@ static const struct {
 	{ "event-field-offset", f_const_form }, { "event-field-size", f_const_form },
 	{ "atomic-add", f_atomic_add }, { "tail-call", f_tail_call }, { "stack-addr", f_stack_addr },
 	{ "log2", f_log2 }, { "memset", f_memset }, { "memcpy", f_memcpy }, { "ash", f_ash },
-	{ "struct-alloc", f_struct_alloc }, { "ctx-load", f_ctx_load }, { "ctx-store", f_ctx_store },
+	{ "struct-alloc", f_stack_buffer }, { "ctx-load", f_ctx_load }, { "ctx-store", f_ctx_store },
 	{ "ctx-ptr", f_ctx_ptr }, { "pass-action", f_pass_action }, { "map-lookup-ptr", f_map_lookup },
 	{ "map-update-ptr", f_map_update }, { "map-delete-ptr", f_remmap },
 };

@@ -6,6 +6,27 @@
 #include <linux/bpf.h>
 #include <string.h>
 
+uint8_t kl_cond_invert(uint8_t cond)
+{
+	static const uint8_t inv[][2] = {
+		{ BPF_JEQ, BPF_JNE }, { BPF_JGT, BPF_JLE }, { BPF_JGE, BPF_JLT },
+		{ BPF_JSGT, BPF_JSLE }, { BPF_JSGE, BPF_JSLT },
+	};
+	for (size_t i = 0; i < sizeof(inv) / sizeof(inv[0]); i++) {
+		if (inv[i][0] == cond) return inv[i][1];
+		if (inv[i][1] == cond) return inv[i][0];
+	}
+	return 0;
+}
+
+uint64_t kl_bswap(uint64_t v, int bits)
+{
+	uint64_t r = 0;
+	for (int i = 0; i < bits / 8; i++)
+		r = (r << 8) | ((v >> (8 * i)) & 0xff);
+	return r;
+}
+
 static bool pure(uint8_t op)
 {
 	return op == IR_MOVI || op == IR_MOV || op == IR_ALU || op == IR_ALU32 || op == IR_NEG ||
@@ -58,17 +79,26 @@ static void pass_dce(struct kl_arena *a, struct kl_ir_func *f)
 	}
 }
 
+/* Where each vreg is defined: how many times, and the instruction of the last one. */
+static void find_defs(struct kl_arena *a, const struct kl_ir_func *f, uint32_t **defs, uint32_t **def_at)
+{
+	*defs = kl_arena_array(a, uint32_t, f->nvregs);
+	*def_at = kl_arena_array(a, uint32_t, f->nvregs);
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (f->ins[i].d && f->ins[i].op != IR_LABEL) {
+			(*defs)[f->ins[i].d]++;
+			(*def_at)[f->ins[i].d] = i;
+		}
+}
+
 /* `t = ...; x = t` with t read only there becomes `x = ...`: variables updated in place
  * (incf, setf of a computed value) cost one instruction, not three. */
 static void pass_coalesce(struct kl_arena *a, struct kl_ir_func *f)
 {
-	uint32_t *uses = kl_arena_array(a, uint32_t, f->nvregs);
-	uint32_t *defs = kl_arena_array(a, uint32_t, f->nvregs);
-	for (uint32_t i = 0; i < f->nins; i++) {
+	uint32_t *uses = kl_arena_array(a, uint32_t, f->nvregs), *defs, *def_at;
+	find_defs(a, f, &defs, &def_at);
+	for (uint32_t i = 0; i < f->nins; i++)
 		count_uses(&f->ins[i], uses, 1);
-		if (f->ins[i].d && f->ins[i].op != IR_LABEL)
-			defs[f->ins[i].d]++;
-	}
 	for (uint32_t i = 1; i < f->nins; i++) {
 		struct kl_ir_ins *mv = &f->ins[i], *def = &f->ins[i - 1];
 		if (mv->op != IR_MOV || mv->a == mv->d || def->d != mv->a || def->op == IR_LABEL ||
@@ -81,18 +111,6 @@ static void pass_coalesce(struct kl_arena *a, struct kl_ir_func *f)
 		mv->op = IR_LABEL;
 		mv->label = 0;
 	}
-}
-
-/* Where each vreg is defined: how many times, and the instruction of the last one. */
-static void find_defs(struct kl_arena *a, const struct kl_ir_func *f, uint32_t **defs, uint32_t **def_at)
-{
-	*defs = kl_arena_array(a, uint32_t, f->nvregs);
-	*def_at = kl_arena_array(a, uint32_t, f->nvregs);
-	for (uint32_t i = 0; i < f->nins; i++)
-		if (f->ins[i].d && f->ins[i].op != IR_LABEL) {
-			(*defs)[f->ins[i].d]++;
-			(*def_at)[f->ins[i].d] = i;
-		}
 }
 
 /* `p = q + K` used as the base of loads, stores and further `+ K2`: those use q with the
@@ -124,14 +142,6 @@ static void pass_fold_offsets(struct kl_arena *a, struct kl_ir_func *f)
 	}
 }
 
-static uint64_t bswap(uint64_t v, int bits)
-{
-	uint64_t r = 0;
-	for (int i = 0; i < bits / 8; i++)
-		r = (r << 8) | ((v >> (8 * i)) & 0xff);
-	return r;
-}
-
 /* `x = ntohs(load16 p); if x == K` becomes `if load16 p == htons(K)`: the swap moves into
  * the constant. Equality only (byte order does not keep < and >), and only when x is read
  * by that test alone and comes straight from a load of the swap's width. */
@@ -156,10 +166,10 @@ static void pass_swap_cmp(struct kl_arena *a, struct kl_ir_func *f)
 		if (ld->op != IR_LOAD || ld->size * 8 != sw->size)
 			continue;
 		uint64_t k = (uint64_t)br->imm, mask = sw->size == 16 ? 0xffff : 0xffffffff;
-		if (k > mask || bswap(k, sw->size) > INT32_MAX)
+		if (k > mask || kl_bswap(k, sw->size) > INT32_MAX)
 			continue;
 		br->a = sw->a;
-		br->imm = (int64_t)bswap(k, sw->size);
+		br->imm = (int64_t)kl_bswap(k, sw->size);
 	}
 }
 
@@ -235,7 +245,9 @@ static void insert_label(struct kl_arena *a, struct kl_ir_func *f, uint32_t at, 
 
 static void pass_thread(struct kl_arena *a, struct kl_ir_func *f)
 {
-	for (int round = 0; round < 8; round++) {
+	/* a round ends early only when a label was inserted (positions moved); a bound on the
+	 * rounds keeps a cycle of branches to each other from spinning */
+	for (uint32_t round = 0; round <= f->nins; round++) {
 		bool changed = false;
 		uint32_t *at = kl_arena_array(a, uint32_t, f->nlabels + 2);
 		for (uint32_t i = 0; i < f->nins; i++)
@@ -258,19 +270,16 @@ static void pass_thread(struct kl_arena *a, struct kl_ir_func *f)
 			unsigned m1 = rel_mask(b1->alu, &f1), m2 = rel_mask(b2->alu, &f2);
 			if (!m1 || !m2 || (f1 && f2 && f1 != f2))
 				continue;
-			if (!(m1 & ~m2)) {                 /* taken implies taken */
-				if (b1->label == b2->label)
-					continue;
+			if (!(m1 & ~m2) && b1->label != b2->label) {      /* taken implies taken */
 				b1->label = b2->label;
-			} else if (!(m1 & m2)) {           /* taken implies not taken */
+				changed = true;
+			} else if (!(m1 & m2)) {                          /* taken implies not taken */
 				uint32_t l = ++f->nlabels;
 				b1->label = l;
 				insert_label(a, f, t + 1, l);
-			} else {
-				continue;
+				changed = true;
+				break;
 			}
-			changed = true;
-			break;   /* positions moved: recompute */
 		}
 		if (!changed)
 			return;
@@ -307,10 +316,6 @@ static void pass_merge_returns(struct kl_arena *a, struct kl_ir_func *f)
 /* `if C goto L1; goto L2; L1:` is `if !C goto L2`. */
 static void pass_branch_over_jump(struct kl_ir_func *f)
 {
-	static const uint8_t inv[][2] = {
-		{ BPF_JEQ, BPF_JNE }, { BPF_JGT, BPF_JLE }, { BPF_JGE, BPF_JLT },
-		{ BPF_JSGT, BPF_JSLE }, { BPF_JSGE, BPF_JSLT },
-	};
 	for (uint32_t i = 0; i + 2 < f->nins; i++) {
 		struct kl_ir_ins *br = &f->ins[i], *j = &f->ins[i + 1];
 		if (br->op != IR_BR || j->op != IR_JMP)
@@ -318,9 +323,7 @@ static void pass_branch_over_jump(struct kl_ir_func *f)
 		bool lands = false;
 		for (uint32_t k = i + 2; k < f->nins && f->ins[k].op == IR_LABEL && !lands; k++)
 			lands = f->ins[k].label == br->label;
-		uint8_t c = 0;
-		for (size_t k = 0; k < sizeof(inv) / sizeof(inv[0]); k++)
-			c = inv[k][0] == br->alu ? inv[k][1] : inv[k][1] == br->alu ? inv[k][0] : c;
+		uint8_t c = kl_cond_invert(br->alu);
 		if (!lands || !c)
 			continue;
 		br->alu = c;
