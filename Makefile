@@ -3,12 +3,19 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc
-LDLIBS  := -lbpf -lelf -lz
+LDLIBS  := -lbpf -lelf -lz -lpthread
 
 BUILD   := build
+PREFIX  ?= /usr/local
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+VERSION := 0.1.0
 COMPILER_SRC := $(wildcard src/compiler/*.c)
+LIB_SRC      := $(wildcard src/lib/*.c)
 CLI_SRC      := $(wildcard src/cli/*.c)
 COMPILER_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(COMPILER_SRC)) $(BUILD)/gen/prelude.o
+LIB_OBJS      := $(COMPILER_OBJS) $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC))
+PIC_OBJS      := $(patsubst $(BUILD)/%.o,$(BUILD)/pic/%.o,$(LIB_OBJS))
 CLI_OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CLI_SRC))
 UNIT_SRC      := $(wildcard tests/unit/test_*.c)
 UNIT_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
@@ -16,23 +23,51 @@ TOOL_SRC      := $(wildcard tests/harness/*.c)
 TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 
 # Debian packages kiln needs: libbpf/libelf/zlib to build and load, bpftool for the
-# interop tests, clang/llvm only to build the tests' reference twins.
-DEB_PKGS := gcc make libbpf-dev libelf-dev zlib1g-dev bpftool clang llvm iproute2
+# interop tests, clang/llvm only to build the tests' reference twins, iproute2 for the
+# veth pairs and network namespaces of the attach tests.
+DEB_PKGS := gcc make libbpf-dev libelf-dev zlib1g-dev bpftool clang llvm iproute2 pkg-config
 
-.PHONY: all deps run test clean examples test-bins
-all: kiln
+.PHONY: all deps run test clean examples test-bins install uninstall lib
+all: kiln lib
 
 kiln: $(BUILD)/kiln
 	ln -sf $(BUILD)/kiln kiln
 
-$(BUILD)/kiln: $(CLI_OBJS) $(BUILD)/libkilnc.a
+lib: $(BUILD)/libkiln.a $(BUILD)/libkiln.so $(BUILD)/kiln.pc
+
+$(BUILD)/kiln: $(CLI_OBJS) $(BUILD)/libkiln.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-# The compiler as a library, for the CLI and the unit tests.
-$(BUILD)/libkilnc.a: $(COMPILER_OBJS)
+# libkiln: the compiler and the runtime (maps, pinning, objects, attach, info, test-run).
+# The CLI and the tests link the static library; `make install` installs both, with the
+# shared library exporting only the kiln_* API (src/lib/libkiln.map).
+$(BUILD)/libkiln.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libkilnc.a
+$(BUILD)/libkiln.so: $(PIC_OBJS) src/lib/libkiln.map
+	$(CC) $(CFLAGS) -shared -fPIC -Wl,-soname,libkiln.so.0 -Wl,--version-script=src/lib/libkiln.map \
+		-o $@ $(PIC_OBJS) $(LDLIBS)
+
+$(BUILD)/kiln.pc: Makefile
+	@mkdir -p $(dir $@)
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: kiln\nDescription: %s\nVersion: %s\nRequires.private: libbpf libelf zlib\nLibs: -L$${libdir} -lkiln\nLibs.private: -lpthread\nCflags: -I$${includedir}\n' \
+		'$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' 'a Lisp that compiles to eBPF, and its runtime' '$(VERSION)' > $@
+
+install: lib kiln
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/kiln
+	install -m 755 $(BUILD)/kiln $(DESTDIR)$(PREFIX)/bin/kiln
+	install -m 644 $(BUILD)/libkiln.a $(DESTDIR)$(LIBDIR)/libkiln.a
+	install -m 755 $(BUILD)/libkiln.so $(DESTDIR)$(LIBDIR)/libkiln.so.$(VERSION)
+	ln -sf libkiln.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libkiln.so.0
+	ln -sf libkiln.so.0 $(DESTDIR)$(LIBDIR)/libkiln.so
+	install -m 644 include/kiln/*.h $(DESTDIR)$(INCDIR)/kiln/
+	install -m 644 $(BUILD)/kiln.pc $(DESTDIR)$(LIBDIR)/pkgconfig/kiln.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/kiln $(DESTDIR)$(LIBDIR)/libkiln.* $(DESTDIR)$(LIBDIR)/pkgconfig/kiln.pc
+	rm -rf $(DESTDIR)$(INCDIR)/kiln
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libkiln.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -40,7 +75,7 @@ $(BUILD)/tests/%: tests/harness/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-test-bins: $(UNIT_BINS) $(TOOL_BINS)
+test-bins: $(UNIT_BINS) $(TOOL_BINS) lib
 
 $(BUILD)/compiler/tables.o: src/compiler/helpers.inc
 
@@ -56,6 +91,12 @@ $(BUILD)/gen/prelude.o: $(BUILD)/gen/prelude.c
 $(BUILD)/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+$(BUILD)/pic/gen/prelude.o: $(BUILD)/gen/prelude.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+$(BUILD)/pic/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \

@@ -129,9 +129,14 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 	obj.structs = kl_arena_array(c->a, struct kl_type *, obj.nstructs + 1);
 	for (uint32_t i = 0; i < obj.nstructs; i++)
 		obj.structs[i] = c->structs.items[i].type;
+	char err[256] = "";
+	if (c->opts.write_fd) {
+		if (kl_elf_write_fd(&obj, c->opts.out_fd, err, sizeof(err)))
+			return kl_error(c->d, (struct kl_span){ 0 }, "cannot write the object: %s", err);
+		return 0;
+	}
 	if (!out_path)
 		return 0;
-	char err[256] = "";
 	int r = kl_elf_write(&obj, out_path, err, sizeof(err));
 	if (r)
 	{

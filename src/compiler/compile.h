@@ -56,6 +56,8 @@ struct kl_progdef {
 struct kl_options {
 	int opt_level;                    /* 0: no optimisation passes */
 	bool dump_ir;
+	bool write_fd;                    /* write the object to out_fd instead of a path */
+	int out_fd;
 };
 
 struct kl_comp {

@@ -467,6 +467,25 @@ static int build(struct writer *w)
 	return 0;
 }
 
+static void writer_free(struct writer *w)
+{
+	for (uint32_t s = 0; w->secs && s < w->nsecs; s++) {
+		free(w->secs[s].code);
+		free(w->secs[s].rels);
+		free(w->secs[s].rel_name);
+	}
+	free(w->secs);
+	free(w->syms);
+	free(w->str.buf);
+	free(w->func_sym);
+	free(w->map_sym);
+	free(w->map_off);
+	free(w->map_size);
+	free(w->btf);
+	free(w->ext);
+	memset(w, 0, sizeof(*w));
+}
+
 int kl_elf_write(const struct kl_obj *obj, const char *path, char *err, size_t errlen)
 {
 	struct writer w = { .obj = obj, .err = err, .errlen = errlen };
@@ -500,20 +519,19 @@ int kl_elf_write(const struct kl_obj *obj, const char *path, char *err, size_t e
 	if (rc && fd >= 0)
 		unlink(tmp);
 
+	writer_free(&w);
 	free(tmp);
-	for (uint32_t s = 0; w.secs && s < w.nsecs; s++) {
-		free(w.secs[s].code);
-		free(w.secs[s].rels);
-		free(w.secs[s].rel_name);
-	}
-	free(w.secs);
-	free(w.syms);
-	free(w.str.buf);
-	free(w.func_sym);
-	free(w.map_sym);
-	free(w.map_off);
-	free(w.map_size);
-	free(w.btf);
-	free(w.ext);
+	return rc;
+}
+
+int kl_elf_write_fd(const struct kl_obj *obj, int fd, char *err, size_t errlen)
+{
+	struct writer w = { .obj = obj, .err = err, .errlen = errlen };
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return fail(&w, EIO, "libelf: %s", elf_errmsg(-1));
+	int rc = build(&w);
+	if (!rc)
+		rc = write_elf(&w, fd);
+	writer_free(&w);
 	return rc;
 }

@@ -1,0 +1,23 @@
+/* kiln/error.h — how libkiln reports failure. Every call returns 0 (or a count, or an fd)
+ * on success and a negative errno on failure; the library never prints and never exits. */
+#ifndef KILN_ERROR_H
+#define KILN_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The message of the last failed libkiln call in this thread, one line, naming what failed,
+ * on which object, and the kernel's errno text, e.g.
+ *   "bpf(BPF_MAP_CREATE) for map 'counts': Operation not permitted"
+ * It is kept per thread (like errno) until the next failure; "" when nothing failed yet. */
+const char *kiln_errmsg(void);
+
+/* The verifier's log (or libbpf's) that goes with the last failure, if there was one:
+ * several lines, "" otherwise. Valid until the next failure in this thread. */
+const char *kiln_errlog(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

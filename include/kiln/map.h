@@ -1,0 +1,132 @@
+/* kiln/map.h — BPF maps from C: create, open (pinned path, id, name), lookup, update,
+ * delete, key iteration, batches, per-CPU values, a dump that survives concurrent deletes,
+ * and map info. The C counterpart of Cilium's pkg/bpf map API, on libbpf 1.1. */
+#ifndef KILN_MAP_H
+#define KILN_MAP_H
+#include <linux/bpf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kiln_map;
+
+/* What to create. sz is sizeof(struct kiln_map_spec) (extensible, as libbpf's opts). */
+struct kiln_map_spec {
+	size_t sz;
+	const char *name;             /* optional; the kernel keeps the first 15 characters */
+	enum bpf_map_type type;
+	uint32_t key_size, value_size, max_entries;
+	uint32_t flags;               /* BPF_F_NO_PREALLOC, BPF_F_RDONLY_PROG, ... */
+	int inner_map_fd;             /* array-of-maps / hash-of-maps: a template map; else 0 */
+	uint32_t numa_node;           /* with BPF_F_NUMA_NODE */
+	uint64_t map_extra;           /* bloom filter hashes, ... */
+	int btf_fd;                   /* optional BTF for key and value */
+	uint32_t btf_key_type_id, btf_value_type_id;
+};
+
+struct kiln_map_info {
+	enum bpf_map_type type;
+	uint32_t id;
+	uint32_t key_size, value_size, max_entries, flags;
+	char name[16];
+	uint32_t btf_id, btf_key_type_id, btf_value_type_id;
+	uint64_t map_extra;
+};
+
+/* Create a map. On success *out owns a new fd. */
+int kiln_map_create(const struct kiln_map_spec *spec, struct kiln_map **out);
+/* Open an existing map: pinned on bpffs, by kernel id, by name (the 15 characters the kernel
+ * keeps; -ENOENT if none, -ENOTUNIQ if several maps have the name), or from an fd (dup'd). */
+int kiln_map_open_pinned(const char *path, struct kiln_map **out);
+int kiln_map_open_id(uint32_t id, struct kiln_map **out);
+int kiln_map_open_name(const char *name, struct kiln_map **out);
+int kiln_map_open_fd(int fd, struct kiln_map **out);
+/* Close the map (its fd, unless the map belongs to a kiln_object). NULL is fine. */
+void kiln_map_close(struct kiln_map *m);
+
+int kiln_map_fd(const struct kiln_map *m);
+const char *kiln_map_name(const struct kiln_map *m);
+/* Type, sizes, flags, id, name and BTF ids, as the kernel reports them. */
+const struct kiln_map_info *kiln_map_info(const struct kiln_map *m);
+/* Re-read the info from the kernel (e.g. after the fd was given to another object). */
+int kiln_map_info_refresh(struct kiln_map *m);
+
+/* Per-CPU maps hold one value per possible CPU, each rounded up to 8 bytes: the buffer
+ * lookup fills and update reads is kiln_map_value_buf_size() bytes, value i at
+ * i * kiln_map_value_stride(). For other maps both are the value size. */
+bool kiln_map_is_percpu(const struct kiln_map *m);
+size_t kiln_map_value_stride(const struct kiln_map *m);
+size_t kiln_map_value_buf_size(const struct kiln_map *m);
+int kiln_num_possible_cpus(void);
+
+/* -ENOENT when the key is absent (not an error to report: kiln_errmsg() still says so). */
+int kiln_map_lookup(struct kiln_map *m, const void *key, void *value);
+/* flags: BPF_ANY, BPF_NOEXIST (-EEXIST if present), BPF_EXIST (-ENOENT if absent),
+ * optionally | BPF_F_LOCK. */
+int kiln_map_update(struct kiln_map *m, const void *key, const void *value, uint64_t flags);
+int kiln_map_delete(struct kiln_map *m, const void *key);
+/* The key after key (NULL: the first key) into next; -ENOENT after the last. */
+int kiln_map_next_key(struct kiln_map *m, const void *key, void *next);
+int kiln_map_lookup_and_delete(struct kiln_map *m, const void *key, void *value);
+
+/* Batches: *count entries in, *count done out. Where the kernel has no batch operation for
+ * the map type (or none at all) these fall back to one syscall per key, transparently; a
+ * failure part-way leaves *count at the number done. */
+int kiln_map_update_batch(struct kiln_map *m, const void *keys, const void *values,
+			  uint32_t *count, uint64_t flags);
+int kiln_map_delete_batch(struct kiln_map *m, const void *keys, uint32_t *count);
+
+/* Reading a whole map in batches: kiln_map_iter_next hands out up to `batch` entries at a
+ * time (keys packed at key_size, values at kiln_map_value_buf_size()), valid until the next
+ * call; it returns the number of entries (> 0), 0 at the end, or a negative errno. Uses
+ * BPF_MAP_LOOKUP_BATCH, or next-key + lookup where the kernel lacks it. */
+struct kiln_map_iter;
+int kiln_map_iter_new(struct kiln_map *m, uint32_t batch, struct kiln_map_iter **out);
+int kiln_map_iter_next(struct kiln_map_iter *it, const void **keys, const void **values);
+bool kiln_map_iter_batched(const struct kiln_map_iter *it);  /* kernel batches in use */
+void kiln_map_iter_free(struct kiln_map_iter *it);
+
+/* A dump that survives entries being deleted while it runs (pkg/bpf's DumpReliably): when
+ * the current key vanishes it resumes from the previous one, and when both are gone it starts
+ * again from the first key, counting each case. Entries may then be seen twice, never lost
+ * unless deleted. The callback returns 0 to go on, anything else to stop (returned). */
+typedef int (*kiln_map_dump_fn)(const void *key, const void *value, void *ctx);
+
+struct kiln_map_dump_stats {
+	uint64_t started_ns, finished_ns;  /* CLOCK_MONOTONIC */
+	uint32_t entries;                  /* callbacks made */
+	uint32_t lookups;                  /* next-key + lookup rounds */
+	uint32_t lookup_failed;            /* a key vanished between next-key and lookup */
+	uint32_t prev_key_unavailable;     /* ...and the key before it too */
+	uint32_t key_fallback;             /* resumed from the previous key */
+	uint32_t interrupted;              /* started again from the first key */
+	uint32_t max_entries;
+	bool completed;
+};
+
+struct kiln_map_dump_opts {
+	size_t sz;
+	bool batch;                        /* use kernel batches (no restart bookkeeping needed) */
+	uint32_t batch_size;               /* default 4096 */
+	uint32_t max_restarts;             /* default 16; then -EBUSY */
+};
+
+int kiln_map_dump(struct kiln_map *m, kiln_map_dump_fn fn, void *ctx,
+		  const struct kiln_map_dump_opts *opts, struct kiln_map_dump_stats *stats);
+
+/* Kernel-wide iteration over loaded maps by id: *next after id (0 = first); -ENOENT at end. */
+int kiln_map_next_id(uint32_t id, uint32_t *next);
+
+/* Map types by name: "hash", "percpu_array", "lru_hash" ... (libbpf's names, also accepting
+ * kiln's "percpu-array" spelling); -1 for an unknown name. And back. */
+int kiln_map_type_from_name(const char *name);
+const char *kiln_map_type_name(enum bpf_map_type type);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,46 @@
+/* kiln/pin.h — bpffs: check-or-mount, pin, get, unpin, and a map opened if pinned and
+ * compatible, else created and pinned (pkg/bpf's OpenOrCreateMap). */
+#ifndef KILN_PIN_H
+#define KILN_PIN_H
+#include <stdbool.h>
+#include "map.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KILN_BPFFS_ROOT "/sys/fs/bpf"
+
+/* 0 if root (NULL: /sys/fs/bpf) is a bpffs, after mounting one there if it was not (creating
+ * the directory); -ENOTDIR/-EPERM/... otherwise. Never mounts over another filesystem type
+ * that is already mounted at root: -EBUSY. */
+int kiln_bpffs_check_or_mount(const char *root);
+/* Whether path lies on a bpffs. */
+bool kiln_bpffs_is(const char *path);
+
+/* Pin fd at path, creating missing parent directories (on bpffs). */
+int kiln_pin(int fd, const char *path);
+/* The object pinned at path: an fd (>= 0, the caller closes it) or a negative errno. */
+int kiln_pin_get(const char *path);
+/* Remove the pin (the object lives on while something else holds it). */
+int kiln_unpin(const char *path);
+/* Remove a directory tree of pins (what `kiln unload` does). */
+int kiln_unpin_tree(const char *dir);
+
+int kiln_map_pin(struct kiln_map *m, const char *path);
+
+enum {
+	KILN_MAP_RECREATE = 1 << 0,   /* an incompatible pinned map is replaced, not an error */
+};
+
+/* Open the map pinned at path if its type, key/value sizes, max entries and flags match
+ * spec; if nothing is pinned there, create it and pin it. An incompatible pin is -EEXIST
+ * with a message naming both shapes, unless KILN_MAP_RECREATE: then it is unpinned and a
+ * new map created and pinned. *created (optional) tells which happened. */
+int kiln_map_open_or_create(const char *path, const struct kiln_map_spec *spec, unsigned flags,
+			    struct kiln_map **out, bool *created);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

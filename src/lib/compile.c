@@ -1,0 +1,102 @@
+/* compile.c — the compiler inside libkiln: a kiln source compiled to an ELF image in memory
+ * (a memfd), so kiln_object_open() takes .lisp files as well as objects. */
+#define _GNU_SOURCE
+#include "compiler/compile.h"
+#include "fail.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int kl_is_source_path(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 5 && !strcmp(path + n - 5, ".lisp")) || (n > 4 && !strcmp(path + n - 4, ".lsp")) ||
+	       (n > 3 && !strcmp(path + n - 3, ".kl"));
+}
+
+static char *slurp(int fd, size_t *len)
+{
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap);
+	for (ssize_t r; buf;) {
+		if (n + 1 >= cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (buf)
+		buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return kl_fail(errno, "cannot read %s", path);
+	size_t len;
+	char *text = slurp(fileno(f), &len);
+	int rerr = errno;
+	fclose(f);
+	if (!text)
+		return kl_fail(rerr ? rerr : ENOMEM, "cannot read %s", path);
+	int fd = memfd_create("kiln-object", MFD_CLOEXEC);
+	if (fd < 0) {
+		free(text);
+		return kl_fail(errno, "memfd_create for compiling %s", path);
+	}
+	struct kl_source src = { path, text, len };
+	struct kl_arena arena = { 0 };
+	struct kl_diag diag = { 0 };
+	struct kl_comp c = { .a = &arena, .d = &diag, .src = &src };
+	c.opts.opt_level = opt_level;
+	c.opts.write_fd = true;
+	c.opts.out_fd = fd;
+	int rc = 0;
+	if (kl_compile(&c, NULL)) {
+		/* The compiler's diagnostic (file:line:col, the line, a caret) as the message. */
+		char *msg = NULL;
+		size_t mlen = 0;
+		FILE *m = open_memstream(&msg, &mlen);
+		if (m) {
+			kl_diag_print(&diag, m);
+			fclose(m);
+		}
+		while (mlen && msg[mlen - 1] == '\n')
+			msg[--mlen] = 0;
+		char *nl = msg ? strchr(msg, '\n') : NULL;
+		if (nl)
+			*nl = 0;
+		rc = kl_fail_msg(EINVAL, "%s", msg ? msg : "compile error");
+		if (nl && msg) {
+			*nl = '\n';
+			kl_fail_log(msg, mlen);
+		}
+		free(msg);
+	} else if (lseek(fd, 0, SEEK_SET) < 0 || !(*elf = slurp(fd, size))) {
+		rc = kl_fail(errno ? errno : ENOMEM, "reading back the object compiled from %s", path);
+	}
+	kl_arena_free(&arena);
+	free(text);
+	close(fd);
+	return rc;
+}

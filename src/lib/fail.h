@@ -1,0 +1,26 @@
+/* fail.h — libkiln's private way to fail: record a one-line message (and optionally a log)
+ * for kiln_errmsg()/kiln_errlog() in this thread, and return the negative errno. */
+#ifndef KL_LIB_FAIL_H
+#define KL_LIB_FAIL_H
+#include <stddef.h>
+
+/* "<what>: <strerror(err)>"; err may be given positive or negative. Returns -|err|. */
+int kl_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with a message that is complete as given (no errno text appended). */
+int kl_fail_msg(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Attach a log (verifier or libbpf output) to the failure just recorded. */
+void kl_fail_log(const char *log, size_t len);
+
+/* libbpf's warnings of this thread since the last kl_libbpf_capture_reset(), captured (not
+ * printed) once any libkiln object call has installed the capture. */
+void kl_libbpf_capture_install(void);
+void kl_libbpf_capture_reset(void);
+const char *kl_libbpf_captured(void);
+
+/* Compile a kiln source file in memory (compiler glue): a malloc'd ELF image, or -EINVAL
+ * with the compiler's "file:line:col: error: ..." message recorded. */
+int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size);
+/* Whether a path names a kiln source (.lisp, .lsp, .kl). */
+int kl_is_source_path(const char *path);
+
+#endif
