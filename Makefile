@@ -33,7 +33,7 @@ all: kiln lib
 kiln: $(BUILD)/kiln
 	ln -sf $(BUILD)/kiln kiln
 
-lib: $(BUILD)/libkiln.a $(BUILD)/libkiln.so $(BUILD)/kiln.pc
+lib: $(BUILD)/libkiln.a $(BUILD)/libkiln.so
 
 $(BUILD)/kiln: $(CLI_OBJS) $(BUILD)/libkiln.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
@@ -48,11 +48,6 @@ $(BUILD)/libkiln.so: $(PIC_OBJS) src/lib/libkiln.map
 	$(CC) $(CFLAGS) -shared -fPIC -Wl,-soname,libkiln.so.0 -Wl,--version-script=src/lib/libkiln.map \
 		-o $@ $(PIC_OBJS) $(LDLIBS)
 
-$(BUILD)/kiln.pc: Makefile
-	@mkdir -p $(dir $@)
-	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: kiln\nDescription: %s\nVersion: %s\nRequires.private: libbpf libelf zlib\nLibs: -L$${libdir} -lkiln\nLibs.private: -lpthread\nCflags: -I$${includedir}\n' \
-		'$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' 'a Lisp that compiles to eBPF, and its runtime' '$(VERSION)' > $@
-
 install: lib kiln
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/kiln
 	install -m 755 $(BUILD)/kiln $(DESTDIR)$(PREFIX)/bin/kiln
@@ -61,7 +56,9 @@ install: lib kiln
 	ln -sf libkiln.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libkiln.so.0
 	ln -sf libkiln.so.0 $(DESTDIR)$(LIBDIR)/libkiln.so
 	install -m 644 include/kiln/*.h $(DESTDIR)$(INCDIR)/kiln/
-	install -m 644 $(BUILD)/kiln.pc $(DESTDIR)$(LIBDIR)/pkgconfig/kiln.pc
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: kiln\nDescription: %s\nVersion: %s\nRequires.private: libbpf libelf zlib\nLibs: -L$${libdir} -lkiln\nLibs.private: -lpthread\nCflags: -I$${includedir}\n' \
+		'$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' 'a Lisp that compiles to eBPF, and its runtime' '$(VERSION)' \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/kiln.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kiln $(DESTDIR)$(LIBDIR)/libkiln.* $(DESTDIR)$(LIBDIR)/pkgconfig/kiln.pc

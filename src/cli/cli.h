@@ -2,7 +2,10 @@
  * subcommand name) and returns the exit status: 0 ok, 1 error, 2 bad usage. */
 #ifndef KL_CLI_H
 #define KL_CLI_H
+#include <kiln/kiln.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 
 struct kl_cmd {
 	const char *name;
@@ -13,10 +16,58 @@ struct kl_cmd {
 int cmd_compile(int argc, char **argv);
 int cmd_test_run(int argc, char **argv);
 int cmd_prelude(int argc, char **argv);
+int cmd_map(int argc, char **argv);
+int cmd_prog(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_load(int argc, char **argv);
+int cmd_unload(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* Compile a .lisp file to out_path (a temporary object when out_path is NULL is not
  * supported: callers choose a path). Prints errors; returns 0 or 1. */
 int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir);
 bool cli_is_lisp(const char *path);
+
+/* show.c: keys and values in and out. */
+struct btf;
+void cli_json_str(FILE *out, const char *s, size_t n);
+/* data decoded by BTF type_id when given and of the right size, else an integer (1, 2, 4 or
+ * 8 bytes) or hex; text for people or JSON. */
+void cli_show(FILE *out, const struct btf *btf, uint32_t type_id, const void *data, size_t size, bool json);
+/* An integer (decimal, 0x hex, negative) into size bytes, little-endian; for sizes over 8,
+ * 0x followed by exactly 2*size hex digits gives the bytes in order. -EINVAL/-ERANGE. */
+int cli_parse_value(const char *s, void *out, size_t size);
+
+/* maps.c: "PATH" (pinned), "id:N" or "name:NAME". Prints the error. */
+int cli_map_open_target(const char *cmd, const char *target, struct kiln_map **out);
+/* Every entry of m: "KEY => VALUE" lines under a heading, or JSON lines
+ * {"map":NAME,"key":...,"value":...}. Arrays list only their non-zero slots unless all. */
+int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all);
+
+/* One-line error from the library's last failure: "kiln CMD: message". */
+void cli_fail(const char *cmd);
+/* Open (compiling a kiln source in memory) an object; prints the error. */
+int cli_object_open(const char *cmd, const char *path, const struct kiln_object_opts *opts,
+		    struct kiln_object **out);
+/* Load it; on a verifier rejection prints the message, the source line the log points at
+ * and the tail of the log. */
+int cli_object_load(const char *cmd, struct kiln_object *obj, const char *path);
+/* From a verifier log: "FILE:LINE: the verifier refused this line: REASON" and, with tail,
+ * the end of the log. */
+int cli_verifier_report(FILE *out, const char *log, bool tail);
+/* load.c: attaching every program of a loaded object by its section, and pinning it. */
+struct cli_attach {
+	const char *iface, *cgroup;
+	bool egress;                      /* bare "tc" sections: egress rather than ingress */
+};
+/* links[] has one slot per program (NULL where a program has no hook). On failure every
+ * link made is destroyed again and the error printed. */
+int cli_attach_all(const char *cmd, struct kiln_object *obj, const struct cli_attach *a,
+		   struct kiln_link **links, bool quiet);
+/* Maps at DIR/maps/NAME, programs at DIR/progs/NAME, links (if given) at DIR/links/NAME;
+ * all or nothing. */
+int cli_pin_all(const char *cmd, struct kiln_object *obj, const char *dir, struct kiln_link **links);
+/* Seconds as in --duration: "5", "1.5", "2s", "100ms". */
+int cli_parse_duration(const char *s, double *secs);
 
 #endif

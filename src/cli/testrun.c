@@ -1,10 +1,7 @@
 /* testrun.c — `kiln test-run`: load an object (compiling a .lisp first), run its programs
  * with BPF_PROG_TEST_RUN on a packet, print the verdict and the maps. */
 #include "cli.h"
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,26 +9,12 @@
 
 static const char test_run_help[] =
 	"usage: kiln test-run FILE.lisp|OBJ.o [--prog NAME] [--data HEX | --data-sample NAME]\n"
-	"                     [--repeat N] [--map NAME]...\n"
+	"                     [--ctx HEX] [--repeat N] [--map NAME]... [--json]\n"
 	"\n"
 	"Load the object, run each program (or only --prog) with BPF_PROG_TEST_RUN on a\n"
 	"packet, and print its return value, the time per run and the maps (or only --map).\n"
+	"--ctx gives the context struct in (e.g. a struct __sk_buff for tc programs).\n"
 	"Samples: ipv4-tcp-syn (default), ipv4-udp, arp.\n";
-
-static char libbpf_log[16384];
-static size_t libbpf_log_len;
-
-static int capture(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG || libbpf_log_len >= sizeof(libbpf_log) - 1)
-		return 0;
-	int n = vsnprintf(libbpf_log + libbpf_log_len, sizeof(libbpf_log) - libbpf_log_len, fmt, ap);
-	if (n > 0)
-		libbpf_log_len += (size_t)n;
-	if (libbpf_log_len >= sizeof(libbpf_log))
-		libbpf_log_len = sizeof(libbpf_log) - 1;
-	return 0;
-}
 
 /* Ethernet + IPv4 + TCP SYN 10.0.0.1:12345 -> 10.0.0.2:80, and friends. */
 static size_t sample_packet(const char *name, uint8_t *p, size_t cap)
@@ -90,72 +73,6 @@ static int parse_hex(const char *s, uint8_t *out, size_t cap, size_t *len)
 	return 0;
 }
 
-static void print_bytes(const uint8_t *p, size_t n)
-{
-	if (n <= 8) {
-		uint64_t v = 0;
-		memcpy(&v, p, n);
-		printf("%llu", (unsigned long long)v);
-		return;
-	}
-	printf("0x");
-	for (size_t i = 0; i < n; i++)
-		printf("%02x", p[i]);
-}
-
-static void dump_map(struct bpf_map *m)
-{
-	enum bpf_map_type t = bpf_map__type(m);
-	int fd = bpf_map__fd(m);
-	uint32_t ks = bpf_map__key_size(m), vs = bpf_map__value_size(m);
-	bool percpu = t == BPF_MAP_TYPE_PERCPU_ARRAY || t == BPF_MAP_TYPE_PERCPU_HASH ||
-		      t == BPF_MAP_TYPE_LRU_PERCPU_HASH;
-	printf("map %s:\n", bpf_map__name(m));
-	if (t == BPF_MAP_TYPE_RINGBUF || t == BPF_MAP_TYPE_PROG_ARRAY || t == BPF_MAP_TYPE_PERF_EVENT_ARRAY ||
-	    t == BPF_MAP_TYPE_STACK_TRACE || !ks) {
-		printf("  (not listed: %s map)\n", libbpf_bpf_map_type_str(t));
-		return;
-	}
-	int ncpu = percpu ? libbpf_num_possible_cpus() : 1;
-	size_t stride = percpu ? (vs + 7) / 8 * 8 : vs;
-	uint8_t *key = calloc(1, ks), *next = calloc(1, ks), *val = calloc((size_t)ncpu, stride);
-	bool first = true, any = false;
-	while (key && next && val && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
-		first = false;
-		memcpy(key, next, ks);
-		if (bpf_map_lookup_elem(fd, key, val))
-			continue;
-		bool zero = true;
-		for (size_t i = 0; i < stride * (size_t)ncpu; i++)
-			zero &= !val[i];
-		if (zero && (t == BPF_MAP_TYPE_ARRAY || t == BPF_MAP_TYPE_PERCPU_ARRAY))
-			continue;   /* arrays list their non-zero slots */
-		any = true;
-		printf("  ");
-		print_bytes(key, ks);
-		printf(" => ");
-		if (!percpu) {
-			print_bytes(val, vs);
-		} else {
-			uint64_t sum = 0;
-			printf("[");
-			for (int c = 0; c < ncpu; c++) {
-				uint64_t v = 0;
-				memcpy(&v, val + (size_t)c * stride, vs < 8 ? vs : 8);
-				sum += v;
-				printf("%s%llu", c ? " " : "", (unsigned long long)v);
-			}
-			printf("] sum %llu", (unsigned long long)sum);
-		}
-		printf("\n");
-	}
-	if (!any)
-		printf("  (empty)\n");
-	free(key);
-	free(next);
-	free(val);
-}
-
 static const char *verdict(enum bpf_prog_type t, uint32_t r)
 {
 	static const char *const xdp[] = { "XDP_ABORTED", "XDP_DROP", "XDP_PASS", "XDP_TX", "XDP_REDIRECT" };
@@ -168,9 +85,11 @@ static const char *verdict(enum bpf_prog_type t, uint32_t r)
 
 int cmd_test_run(int argc, char **argv)
 {
-	const char *file = NULL, *prog_name = NULL, *data_hex = NULL, *sample = "ipv4-tcp-syn";
+	const char *file = NULL, *prog_name = NULL, *data_hex = NULL, *ctx_hex = NULL, *sample = "ipv4-tcp-syn";
 	const char *maps[32];
-	int nmaps = 0, repeat = 1;
+	int nmaps = 0;
+	long repeat = 1;
+	bool json = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -181,12 +100,16 @@ int cmd_test_run(int argc, char **argv)
 			prog_name = v, i++;
 		} else if (!strcmp(a, "--data") && v) {
 			data_hex = v, i++;
+		} else if (!strcmp(a, "--ctx") && v) {
+			ctx_hex = v, i++;
 		} else if (!strcmp(a, "--data-sample") && v) {
 			sample = v, i++;
 		} else if (!strcmp(a, "--repeat") && v) {
-			repeat = atoi(v), i++;
+			repeat = atol(v), i++;
 		} else if (!strcmp(a, "--map") && v && nmaps < 32) {
 			maps[nmaps++] = v, i++;
+		} else if (!strcmp(a, "--json")) {
+			json = true;
 		} else if (a[0] == '-') {
 			fprintf(stderr, "kiln test-run: unknown or incomplete option '%s'\n%s", a, test_run_help);
 			return 2;
@@ -194,12 +117,12 @@ int cmd_test_run(int argc, char **argv)
 			file = a;
 		}
 	}
-	if (!file || repeat < 1) {
+	if (!file || repeat < 1 || repeat > UINT32_MAX) {
 		fputs(test_run_help, stderr);
 		return 2;
 	}
-	uint8_t pkt[2048];
-	size_t len;
+	uint8_t pkt[2048], ctx[1024];
+	size_t len, ctx_len = 0;
 	if (data_hex) {
 		if (parse_hex(data_hex, pkt, sizeof(pkt), &len)) {
 			fprintf(stderr, "kiln test-run: --data is not hex bytes\n");
@@ -209,67 +132,65 @@ int cmd_test_run(int argc, char **argv)
 		fprintf(stderr, "kiln test-run: unknown sample '%s'\n", sample);
 		return 2;
 	}
+	if (ctx_hex && parse_hex(ctx_hex, ctx, sizeof(ctx), &ctx_len)) {
+		fprintf(stderr, "kiln test-run: --ctx is not hex bytes\n");
+		return 2;
+	}
 
-	char tmp[] = "/tmp/kiln-XXXXXX.o";
-	const char *obj_path = file;
-	if (cli_is_lisp(file)) {
-		int fd = mkstemps(tmp, 2);
-		if (fd < 0) {
-			perror("kiln test-run: temporary file");
-			return 1;
-		}
-		close(fd);
-		if (cli_compile_file(file, tmp, 2, false)) {
-			unlink(tmp);
-			return 1;
-		}
-		obj_path = tmp;
-	}
-	libbpf_set_print(capture);
+	struct kiln_object *obj;
+	struct kiln_object_opts oo = { .sz = sizeof(oo) };
+	if (cli_object_open("test-run", file, &oo, &obj))
+		return 1;
 	int rc = 1;
-	struct bpf_object *obj = bpf_object__open_file(obj_path, NULL);
-	if (!obj) {
-		fprintf(stderr, "kiln test-run: cannot open %s: %s\n%s", obj_path, strerror(errno), libbpf_log);
+	if (cli_object_load("test-run", obj, file))
 		goto out;
-	}
-	if (bpf_object__load(obj)) {
-		fprintf(stderr, "kiln test-run: the kernel rejected %s: %s\n%s", file, strerror(errno), libbpf_log);
-		goto out;
-	}
-	struct bpf_program *p;
 	bool ran = false;
-	bpf_object__for_each_program(p, obj) {
-		if (prog_name && strcmp(prog_name, bpf_program__name(p)))
+	for (size_t i = 0; i < kiln_object_prog_count(obj); i++) {
+		struct kiln_prog *p = kiln_object_prog(obj, i);
+		if (prog_name && strcmp(prog_name, kiln_prog_name(p)))
 			continue;
-		uint8_t out_buf[4096];
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = (uint32_t)len,
-			    .data_out = out_buf, .data_size_out = sizeof(out_buf), .repeat = repeat);
-		int err = bpf_prog_test_run_opts(bpf_program__fd(p), &o);
+		uint8_t out_buf[4096], ctx_out[1024];
+		struct kiln_test_run r = { .sz = sizeof(r), .data_in = pkt, .data_size_in = (uint32_t)len,
+					   .data_out = out_buf, .data_size_out = sizeof(out_buf),
+					   .repeat = (uint32_t)repeat };
+		if (ctx_len) {
+			r.ctx_in = ctx, r.ctx_size_in = (uint32_t)ctx_len;
+			r.ctx_out = ctx_out, r.ctx_size_out = sizeof(ctx_out);
+		}
 		ran = true;
-		if (err) {
-			fprintf(stderr, "kiln test-run: %s: BPF_PROG_TEST_RUN failed: %s\n", bpf_program__name(p),
-				strerror(errno));
+		if (kiln_prog_test_run(kiln_prog_fd(p), &r)) {
+			cli_fail("test-run");
 			goto out;
 		}
-		printf("prog %s: retval %d %s, %u ns per run over %d run%s\n", bpf_program__name(p), (int)o.retval,
-		       verdict(bpf_program__type(p), o.retval), o.duration, repeat, repeat == 1 ? "" : "s");
+		if (json) {
+			printf("{\"prog\":");
+			cli_json_str(stdout, kiln_prog_name(p), 256);
+			printf(",\"retval\":%d,\"verdict\":\"%s\",\"duration_ns\":%u,\"repeat\":%ld,\"data_out\":\"0x",
+			       (int)r.retval, verdict(kiln_prog_type(p), r.retval), r.duration, repeat);
+			for (uint32_t k = 0; k < r.data_size_out && k < sizeof(out_buf); k++)
+				printf("%02x", out_buf[k]);
+			printf("\"}\n");
+		} else {
+			printf("prog %s: retval %d %s, %u ns per run over %ld run%s\n", kiln_prog_name(p), (int)r.retval,
+			       verdict(kiln_prog_type(p), r.retval), r.duration, repeat, repeat == 1 ? "" : "s");
+		}
 	}
 	if (!ran) {
 		fprintf(stderr, "kiln test-run: no program %s%s\n", prog_name ? "named " : "", prog_name ? prog_name : "");
 		goto out;
 	}
-	struct bpf_map *m;
-	bpf_object__for_each_map(m, obj) {
+	for (size_t i = 0; i < kiln_object_map_count(obj); i++) {
+		struct kiln_map *m = kiln_object_map(obj, i);
 		bool want = !nmaps;
-		for (int i = 0; i < nmaps; i++)
-			want |= !strcmp(maps[i], bpf_map__name(m));
-		if (want)
-			dump_map(m);
+		for (int k = 0; k < nmaps; k++)
+			want |= !strcmp(maps[k], kiln_map_name(m));
+		if (want && cli_map_print(stdout, m, json, false)) {
+			cli_fail("test-run");
+			goto out;
+		}
 	}
 	rc = 0;
 out:
-	bpf_object__close(obj);
-	if (obj_path == tmp)
-		unlink(tmp);
+	kiln_object_close(obj);
 	return rc;
 }

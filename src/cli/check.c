@@ -1,0 +1,125 @@
+/* check.c — `kiln check FILE.lisp|OBJ.o`: load every program into the kernel, one at a time,
+ * and unload it: the verdict, instruction and "processed" counts, or where it was refused. */
+#include "cli.h"
+#include <bpf/libbpf.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char check_help[] =
+	"usage: kiln check FILE.lisp|OBJ.o [--json] [--log]\n"
+	"\n"
+	"Load each program of the object into the kernel on its own and unload it again. Prints\n"
+	"the verifier's verdict, the object's instruction count, the kernel's translated count and\n"
+	"the verifier's \"processed\" count. On a rejection it names the source line the verifier's\n"
+	"log points at and prints the end of the log (all of it with --log). Exit status 1 if any\n"
+	"program was refused.\n";
+
+struct verdict {
+	bool ok;
+	size_t insns;
+	struct kiln_prog_info info;
+	char *error, *log;
+};
+
+/* Load only program `index` of a fresh open of the object. */
+static int check_one(const char *path, size_t index, struct verdict *v)
+{
+	struct kiln_object *obj;
+	struct kiln_object_opts o = { .sz = sizeof(o) };
+	if (kiln_object_open(path, &o, &obj)) {
+		v->error = strdup(kiln_errmsg());
+		return -1;
+	}
+	for (size_t i = 0; i < kiln_object_prog_count(obj); i++)
+		bpf_program__set_autoload(kiln_prog_libbpf(kiln_object_prog(obj, i)), i == index);
+	struct kiln_prog *p = kiln_object_prog(obj, index);
+	v->insns = kiln_prog_insn_count(p);
+	if (kiln_object_load(obj)) {
+		v->error = strdup(kiln_errmsg());
+		v->log = strdup(kiln_object_log(obj));
+	} else if (kiln_prog_info_fd(kiln_prog_fd(p), &v->info)) {
+		v->error = strdup(kiln_errmsg());
+	} else {
+		v->ok = true;
+	}
+	kiln_object_close(obj);
+	return 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	const char *file = NULL;
+	bool json = false, full_log = false;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(check_help, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--log")) {
+			full_log = true;
+		} else if (argv[i][0] == '-' || file) {
+			fprintf(stderr, "kiln check: unexpected '%s'\n%s", argv[i], check_help);
+			return 2;
+		} else {
+			file = argv[i];
+		}
+	}
+	if (!file) {
+		fputs(check_help, stderr);
+		return 2;
+	}
+	/* Opened once to list the programs (and to report a compile error once). */
+	struct kiln_object *obj;
+	struct kiln_object_opts o = { .sz = sizeof(o) };
+	if (cli_object_open("check", file, &o, &obj))
+		return 1;
+	size_t n = kiln_object_prog_count(obj);
+	char **names = calloc(n + 1, sizeof(*names));
+	for (size_t i = 0; names && i < n; i++)
+		names[i] = strdup(kiln_prog_name(kiln_object_prog(obj, i)));
+	kiln_object_close(obj);
+	if (!names) {
+		fprintf(stderr, "kiln check: out of memory\n");
+		return 1;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct verdict v = { 0 };
+		check_one(file, i, &v);
+		if (!v.ok)
+			rc = 1;
+		if (json) {
+			printf("{\"prog\":");
+			cli_json_str(stdout, names[i], 256);
+			printf(",\"verdict\":\"%s\",\"insns\":%zu", v.ok ? "accepted" : "rejected", v.insns);
+			if (v.ok)
+				printf(",\"xlated_insns\":%u,\"processed\":%u,\"jited_bytes\":%u", v.info.xlated_insns,
+				       v.info.verified_insns, v.info.jited_bytes);
+			if (v.error) {
+				printf(",\"error\":");
+				cli_json_str(stdout, v.error, strlen(v.error));
+			}
+			if (v.log && *v.log) {
+				printf(",\"log\":");
+				cli_json_str(stdout, v.log, strlen(v.log));
+			}
+			printf("}\n");
+		} else if (v.ok) {
+			printf("%-24s accepted  %5zu insns, %5u after the verifier, %6u processed\n", names[i], v.insns,
+			       v.info.xlated_insns, v.info.verified_insns);
+		} else {
+			printf("%-24s REJECTED  %s\n", names[i], v.error ? v.error : "?");
+			if (v.log && *v.log) {
+				if (full_log)
+					printf("%s", v.log);
+				cli_verifier_report(stdout, v.log, !full_log);
+			}
+		}
+		free(v.error);
+		free(v.log);
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}

@@ -1,0 +1,673 @@
+/* disasm.c — `kiln disasm OBJ.o|FILE.lisp`: the instructions of every program and function
+ * of a BPF object, interleaved with the source lines its .BTF.ext line info names. */
+#include "cli.h"
+#include "insn.h"
+#include "lib/fail.h"
+#include <bpf/btf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef EM_BPF
+#define EM_BPF 247
+#endif
+
+static const char disasm_help[] =
+	"usage: kiln disasm OBJ.o|FILE.lisp [--prog NAME] [--json] [-O0|-O1|-O2]\n"
+	"\n"
+	"Print the instructions of each program (and each function of .text) of a BPF ELF\n"
+	"object, kiln's or clang's, with the source line of each taken from the object's line\n"
+	"info: `; TEXT @ FILE:LINE` before the first instruction of a line. A kiln source is\n"
+	"compiled first (at -O2 unless told otherwise).\n"
+	"\n"
+	"  --prog NAME  only the program or function NAME\n"
+	"  --json       one object per program: {\"prog\",\"section\",\"subprog\",\"insn_count\",\n"
+	"               \"insns\":[{\"off\",\"text\",\"line\",\"col\",\"file\",\"src\"}]}\n"
+	"  -O0 -O1 -O2  optimisation level for a kiln source\n";
+
+struct rel {                    /* one relocation of a code section */
+	uint64_t off;           /* byte offset of the instruction */
+	GElf_Sym sym;
+	const char *name;       /* the symbol's name, or its section's for a section symbol */
+};
+
+struct linfo {                  /* one .BTF.ext line_info record */
+	uint32_t off, file, text, line_col;
+};
+
+struct sec {                    /* an executable section */
+	size_t idx;
+	const char *name;
+	struct bpf_insn *insns;
+	size_t n;               /* 8-byte slots */
+	struct rel *rels;
+	size_t nrels;
+	struct linfo *lines;
+	size_t nlines;
+};
+
+struct func {                   /* a program (FUNC symbol) or .text function */
+	const char *name;
+	struct sec *sec;
+	size_t start, end;      /* slots [start, end) of sec */
+};
+
+struct label {                  /* a NOTYPE symbol in code: clang's LBB0_2 */
+	size_t sec, slot;
+	const char *name;
+};
+
+struct obj {
+	const char *path;
+	Elf *elf;
+	size_t shstrndx, symstr, nsyms;
+	Elf_Data *syms;
+	struct btf *btf;
+	struct sec *secs;
+	size_t nsecs;
+	struct func *funcs;
+	size_t nfuncs;
+	struct label *labels;
+	size_t nlabels;
+	bool bad;               /* something was wrong (and said) though the code printed */
+};
+
+static int fail(const struct obj *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(const struct obj *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "kiln disasm: %s: ", o->path);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	return 1;
+}
+
+/* A problem in an object that does not stop disassembly: said once, and the exit status 1. */
+static void warn(struct obj *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct obj *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "kiln disasm: %s: warning: ", o->path);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	o->bad = true;
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return NULL;
+	}
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 16, n = 0, r;
+	char *buf = malloc(cap);
+	while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += r;
+		char *nb = n == cap ? realloc(buf, cap *= 2) : buf;
+		if (!nb)
+			free(buf);
+		buf = nb;
+	}
+	int err = !buf ? ENOMEM : ferror(f) ? EIO : 0;
+	fclose(f);
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+static const char *sec_name(const struct obj *o, size_t idx)
+{
+	Elf_Scn *scn = elf_getscn(o->elf, idx);
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return NULL;
+	return elf_strptr(o->elf, o->shstrndx, sh.sh_name);
+}
+
+static struct sec *find_sec(const struct obj *o, size_t idx)
+{
+	for (size_t i = 0; i < o->nsecs; i++)
+		if (o->secs[i].idx == idx)
+			return &o->secs[i];
+	return NULL;
+}
+
+static const struct func *func_at(const struct obj *o, size_t secidx, int64_t slot)
+{
+	for (size_t i = 0; i < o->nfuncs; i++)
+		if (o->funcs[i].sec->idx == secidx && (int64_t)o->funcs[i].start == slot)
+			return &o->funcs[i];
+	return NULL;
+}
+
+static int cmp_label(const void *a, const void *b)
+{
+	const struct label *x = a, *y = b;
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+static int cmp_rel(const void *a, const void *b)
+{
+	const struct rel *x = a, *y = b;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	if (x->sec != y->sec)
+		return x->sec->idx < y->sec->idx ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static const struct rel *rel_at(const struct sec *s, size_t slot)
+{
+	struct rel key = { .off = (uint64_t)slot * 8 };
+	return s->nrels ? bsearch(&key, s->rels, s->nrels, sizeof(key), cmp_rel) : NULL;
+}
+
+/* The relocations of code section s: what its ld_imm64s and calls refer to. */
+static int read_rels(struct obj *o, struct sec *s, Elf_Scn *rscn, const GElf_Shdr *rsh)
+{
+	Elf_Data *d = elf_getdata(rscn, NULL);
+	size_t n = rsh->sh_entsize ? rsh->sh_size / rsh->sh_entsize : 0;
+	if (!d || !n)
+		return 0;
+	s->rels = calloc(n, sizeof(*s->rels));
+	if (!s->rels)
+		return fail(o, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		GElf_Rel r;
+		struct rel *x = &s->rels[s->nrels];
+		if (!gelf_getrel(d, (int)i, &r) || ELF64_R_SYM(r.r_info) >= o->nsyms ||
+		    !gelf_getsym(o->syms, (int)ELF64_R_SYM(r.r_info), &x->sym))
+			return fail(o, "relocation %zu of %s is malformed", i, s->name);
+		x->off = r.r_offset;
+		x->name = elf_strptr(o->elf, o->symstr, x->sym.st_name);
+		if (GELF_ST_TYPE(x->sym.st_info) == STT_SECTION || !x->name || !*x->name)
+			x->name = sec_name(o, x->sym.st_shndx);
+		if (!x->name)
+			x->name = "?";
+		s->nrels++;
+	}
+	qsort(s->rels, s->nrels, sizeof(*s->rels), cmp_rel);
+	return 0;
+}
+
+/* Programs and functions: the FUNC symbols of code sections, each to its size or to the next
+ * one; a section without any (a stripped object) is one block named after the section.
+ * Named NOTYPE symbols there are labels, for jump targets. */
+static int find_funcs(struct obj *o)
+{
+	o->funcs = calloc(o->nsyms + o->nsecs + 1, sizeof(*o->funcs));
+	o->labels = calloc(o->nsyms + 1, sizeof(*o->labels));
+	if (!o->funcs || !o->labels)
+		return fail(o, "out of memory");
+	for (size_t i = 0; i < o->nsyms; i++) {
+		GElf_Sym sym;
+		struct sec *s;
+		if (!gelf_getsym(o->syms, (int)i, &sym) || !(s = find_sec(o, sym.st_shndx)) ||
+		    sym.st_value % 8 || sym.st_value / 8 >= s->n)
+			continue;
+		const char *name = elf_strptr(o->elf, o->symstr, sym.st_name);
+		if (GELF_ST_TYPE(sym.st_info) == STT_NOTYPE && name && *name)
+			o->labels[o->nlabels++] = (struct label){ s->idx, sym.st_value / 8, name };
+		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+			continue;
+		size_t start = sym.st_value / 8, end = sym.st_size ? start + (sym.st_size + 7) / 8 : 0;
+		o->funcs[o->nfuncs++] = (struct func){ name && *name ? name : s->name, s, start,
+						       end > s->n ? s->n : end };
+	}
+	for (size_t i = 0; i < o->nsecs; i++) {
+		bool any = false;
+		for (size_t k = 0; k < o->nfuncs; k++)
+			any |= o->funcs[k].sec == &o->secs[i];
+		if (!any)
+			o->funcs[o->nfuncs++] = (struct func){ o->secs[i].name, &o->secs[i], 0, o->secs[i].n };
+	}
+	qsort(o->funcs, o->nfuncs, sizeof(*o->funcs), cmp_func);
+	qsort(o->labels, o->nlabels, sizeof(*o->labels), cmp_label);
+	for (size_t i = 0; i < o->nfuncs; i++) {
+		struct func *f = &o->funcs[i];
+		if (!f->end)       /* no size: up to the next function of the section */
+			f->end = i + 1 < o->nfuncs && o->funcs[i + 1].sec == f->sec ? o->funcs[i + 1].start : f->sec->n;
+	}
+	return 0;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);       /* .BTF.ext is in the object's byte order: little-endian here */
+	return v;
+}
+
+/* The line_info of .BTF.ext (func_info and CO-RE relocations are not needed to print code):
+ * a header, then rec_size and per section {sec_name_off, num_info, records}. Problems are
+ * warnings: the code prints without source lines. */
+static void read_lines(struct obj *o, const uint8_t *p, size_t n)
+{
+	if (n < 24 || (rd32(p) & 0xffff) != 0xeB9F) {
+		warn(o, ".BTF.ext has no valid header; no source lines");
+		return;
+	}
+	uint32_t hdr_len = rd32(p + 4), off = rd32(p + 16), len = rd32(p + 20);
+	if (hdr_len < 24 || (uint64_t)hdr_len + off + len > n || (len && len < 4)) {
+		warn(o, ".BTF.ext line info lies outside the section; no source lines");
+		return;
+	}
+	if (!len)
+		return;
+	const uint8_t *q = p + hdr_len + off, *end = q + len;
+	uint32_t rec = rd32(q);
+	if (rec < 16) {
+		warn(o, ".BTF.ext line info records of %u bytes (at least 16); no source lines", rec);
+		return;
+	}
+	for (q += 4; q + 8 <= end;) {
+		uint32_t name_off = rd32(q), num = rd32(q + 4);
+		q += 8;
+		if ((uint64_t)num * rec > (uint64_t)(end - q)) {
+			warn(o, ".BTF.ext line info of a section runs past its end");
+			return;
+		}
+		const char *name = btf__name_by_offset(o->btf, name_off);
+		struct sec *s = NULL;
+		for (size_t i = 0; name && i < o->nsecs && !s; i++)
+			if (!strcmp(o->secs[i].name, name))
+				s = &o->secs[i];
+		if (!s) {
+			warn(o, ".BTF.ext has line info for %s, which is no code section", name ? name : "?");
+		} else if (s->lines) {
+			warn(o, ".BTF.ext has line info for %s twice", s->name);
+		} else if (num && !(s->lines = calloc(num, sizeof(*s->lines)))) {
+			warn(o, "out of memory");
+			return;
+		} else {
+			/* what the kernel would refuse, reported once per kind and section; no record
+			 * may point into the second half of an ld_imm64 */
+			bool order = false, place = false, strs = false;
+			uint8_t *second = calloc(s->n + 1, 1);
+			for (size_t i = 0; second && i + 1 < s->n; i++)
+				if (s->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+					second[++i] = 1;
+			for (uint32_t k = 0; k < num; k++) {
+				const uint8_t *r = q + (size_t)k * rec;
+				struct linfo l = { rd32(r), rd32(r + 4), rd32(r + 8), rd32(r + 12) };
+				if (k && l.off <= s->lines[k - 1].off && !order)
+					order = true, warn(o, "%s: line info not in increasing instruction order "
+							 "(byte %u after %u)", s->name, l.off, s->lines[k - 1].off);
+				if ((l.off % 8 || l.off / 8 >= s->n || (second && second[l.off / 8])) && !place)
+					place = true, warn(o, "%s: line info at byte %u, which starts no instruction",
+							   s->name, l.off);
+				if ((!btf__name_by_offset(o->btf, l.file) || !btf__name_by_offset(o->btf, l.text)) &&
+				    !strs)
+					strs = true, warn(o, "%s: line info names strings outside .BTF", s->name);
+				s->lines[k] = l;
+			}
+			free(second);
+			s->nlines = num;
+		}
+		q += (size_t)num * rec;
+	}
+}
+
+static int open_obj(struct obj *o, const char *img, size_t size)
+{
+	if (size < 4 || memcmp(img, ELFMAG, SELFMAG))
+		return fail(o, "not an ELF object");
+	o->elf = elf_memory((char *)img, size);
+	GElf_Ehdr eh;
+	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF || !gelf_getehdr(o->elf, &eh))
+		return fail(o, "not a valid ELF object (%s)", elf_errmsg(-1));
+	if (eh.e_machine != EM_BPF)
+		return fail(o, "not a BPF object (ELF machine %u)", eh.e_machine);
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+		return fail(o, "only 64-bit little-endian BPF objects are supported");
+	size_t nscn;
+	if (elf_getshdrstrndx(o->elf, &o->shstrndx) || elf_getshdrnum(o->elf, &nscn))
+		return fail(o, "malformed section headers (%s)", elf_errmsg(-1));
+	o->secs = calloc(nscn + 1, sizeof(*o->secs));
+	if (!o->secs)
+		return fail(o, "out of memory");
+
+	Elf_Data *btf = NULL, *ext = NULL;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(o->elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(o->elf, o->shstrndx, sh.sh_name)))
+			return fail(o, "malformed section header (%s)", elf_errmsg(-1));
+		if (sh.sh_type == SHT_SYMTAB) {
+			o->syms = elf_getdata(scn, NULL);
+			o->symstr = sh.sh_link;
+			o->nsyms = sh.sh_entsize && o->syms ? sh.sh_size / sh.sh_entsize : 0;
+		} else if (sh.sh_type == SHT_PROGBITS && !strcmp(name, ".BTF")) {
+			btf = elf_getdata(scn, NULL);
+		} else if (sh.sh_type == SHT_PROGBITS && !strcmp(name, ".BTF.ext")) {
+			ext = elf_getdata(scn, NULL);
+		} else if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) && sh.sh_size) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			struct sec *s = &o->secs[o->nsecs];
+			if (!d || d->d_size != sh.sh_size)
+				return fail(o, "section %s cannot be read (%s)", name, elf_errmsg(-1));
+			if (sh.sh_size % 8)
+				warn(o, "section %s is %llu bytes, not a whole number of instructions", name,
+				     (unsigned long long)sh.sh_size);
+			s->idx = elf_ndxscn(scn);
+			s->name = name;
+			s->n = sh.sh_size / 8;
+			if (!(s->insns = malloc(s->n * 8 + 8)))
+				return fail(o, "out of memory");
+			memcpy(s->insns, d->d_buf, s->n * 8);     /* aligned copies of the slots */
+			o->nsecs++;
+		}
+	}
+	if (!o->nsecs)
+		return fail(o, "no BPF instructions in it (no executable section)");
+	for (Elf_Scn *scn = NULL; o->syms && (scn = elf_nextscn(o->elf, scn));) {
+		GElf_Shdr sh;
+		struct sec *s;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_REL && (s = find_sec(o, sh.sh_info)) &&
+		    read_rels(o, s, scn, &sh))
+			return 1;
+	}
+	if (find_funcs(o))
+		return 1;
+	if (btf && !(o->btf = btf__new(btf->d_buf, (uint32_t)btf->d_size)))
+		warn(o, ".BTF cannot be parsed (%s); no source lines", strerror(errno));
+	if (o->btf && ext)
+		read_lines(o, ext->d_buf, ext->d_size);
+	return 0;
+}
+
+static void close_obj(struct obj *o)
+{
+	for (size_t i = 0; i < o->nsecs; i++) {
+		free(o->secs[i].insns);
+		free(o->secs[i].rels);
+		free(o->secs[i].lines);
+	}
+	free(o->secs);
+	free(o->funcs);
+	free(o->labels);
+	btf__free(o->btf);
+	if (o->elf)
+		elf_end(o->elf);
+}
+
+/* What an ld_imm64 with a relocation loads: a map of .maps by its name, a global in a data
+ * section (libbpf turns the section into an array map), an extern, or a function. */
+static const char *imm64_ref(const struct obj *o, const struct rel *r, const struct bpf_insn *in,
+			     char *buf, size_t len)
+{
+	size_t shndx = r->sym.st_shndx;
+	const char *sec = shndx != SHN_UNDEF && shndx < SHN_LORESERVE ? sec_name(o, shndx) : NULL;
+	bool named = GELF_ST_TYPE(r->sym.st_info) != STT_SECTION;
+	if (shndx == SHN_UNDEF) {
+		snprintf(buf, len, "extern[%s]", r->name);
+	} else if (sec && (!strcmp(sec, ".maps") || !strncmp(sec, "maps", 4))) {
+		if (named)
+			snprintf(buf, len, "map[%s]", r->name);
+		else
+			snprintf(buf, len, "map[%s+%llu]", sec, (unsigned long long)r->sym.st_value);
+	} else if (find_sec(o, shndx)) {
+		/* a callback's address (BPF_PSEUDO_FUNC): imm is a byte offset from the symbol */
+		const struct func *f = func_at(o, shndx, ((int64_t)r->sym.st_value + in->imm) / 8);
+		snprintf(buf, len, "func[%s]", f ? f->name : r->name);
+	} else {
+		unsigned long long off = r->sym.st_value + (uint32_t)in->imm;
+		int k = snprintf(buf, len, "map[%s][0]+%llu", sec ? sec : "?", off);
+		if (named && k > 0 && (size_t)k < len)
+			snprintf(buf + k, len - (size_t)k, " <%s>", r->name);
+	}
+	return buf;
+}
+
+/* The function a BPF-to-BPF call reaches: through its relocation (symbol + imm + 1, as libbpf
+ * computes it) or, without one, pc-relative within the section. */
+static const char *call_target(const struct obj *o, const struct sec *s, size_t slot,
+			       const struct bpf_insn *in, const struct rel *r)
+{
+	if (in->src_reg == BPF_PSEUDO_KFUNC_CALL)
+		return r ? r->name : NULL;
+	if (in->src_reg != BPF_PSEUDO_CALL || BPF_SRC(in->code) != BPF_K)
+		return NULL;
+	const struct func *f = r ? func_at(o, r->sym.st_shndx, (int64_t)(r->sym.st_value / 8) + in->imm + 1)
+				 : func_at(o, s->idx, (int64_t)slot + in->imm + 1);
+	return f ? f->name : r ? r->name : NULL;
+}
+
+/* A JSON string; UTF-8 passes through (source lines may hold any), invalid bytes become
+ * U+FFFD so that the output always parses. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 && p[0] < 0xf0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||   /* overlong, surrogate */
+	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))     /* overlong, > U+10FFFF */
+		return 0;
+	return n;
+}
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = 1;
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\u%04x", *p);
+		else if (*p < 0x80)
+			fputc(*p, out);
+		else if ((n = utf8_len(p)))
+			fwrite(p, 1, n, out);
+		else
+			n = 1, fputs("\\ufffd", out);
+		p += n;
+	}
+	fputc('"', out);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* A line's text as the verifier prints it: without the indentation and the newline. */
+static void trim(const char *s, char *buf, size_t len)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strcspn(s, "\r\n");
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+}
+
+/* The label or function at instruction pc of the function being printed (kl_insn_env.label). */
+static const char *label_at(const void *arg, long pc)
+{
+	const struct obj *o = ((const struct obj *const *)arg)[0];
+	const struct func *f = ((const struct func *const *)arg)[1];
+	if (pc < 0)
+		return NULL;
+	struct label key = { f->sec->idx, f->start + (size_t)pc, NULL };
+	const struct label *l = o->nlabels ? bsearch(&key, o->labels, o->nlabels, sizeof(key), cmp_label) : NULL;
+	return l ? l->name : NULL;
+}
+
+static void print_func(struct obj *o, const struct func *f, bool json)
+{
+	const struct sec *s = f->sec;
+	bool sub = !strcmp(s->name, ".text");
+	size_t width = 1;
+	for (size_t n = f->end - f->start; n >= 10; n /= 10)
+		width++;
+	if (json) {
+		printf("{\"prog\":");
+		json_str(stdout, f->name);
+		printf(",\"section\":");
+		json_str(stdout, s->name);
+		printf(",\"subprog\":%s,\"insn_count\":%zu,\"insns\":[", sub ? "true" : "false", f->end - f->start);
+	} else {
+		printf("%s %s (section %s, %zu insns)\n", sub ? "func" : "prog", f->name, s->name, f->end - f->start);
+	}
+
+	/* the records of this function: from the first at or after its start */
+	size_t k = 0;
+	while (k < s->nlines && s->lines[k].off < f->start * 8)
+		k++;
+	if (s->nlines && (k == s->nlines || s->lines[k].off != f->start * 8))
+		warn(o, "%s: no line info at its first instruction", f->name);
+	const struct linfo *cur = NULL, *shown = NULL;
+	for (size_t i = f->start; i < f->end;) {
+		const struct linfo *now = NULL;
+		for (; k < s->nlines && s->lines[k].off <= i * 8; k++)
+			if (s->lines[k].off == i * 8)
+				now = &s->lines[k];
+		const char *file = NULL, *text = NULL;
+		char src[512];
+		if (now)       /* line 0: code the compiler made up (clang), no source line */
+			cur = now->line_col >> 10 ? now : NULL, shown = cur ? shown : NULL;
+		if (cur) {
+			file = btf__name_by_offset(o->btf, cur->file);
+			text = btf__name_by_offset(o->btf, cur->text);
+			trim(text ? text : "", src, sizeof(src));
+		}
+		if (now && cur && !json && file &&
+		    (!shown || shown->file != now->file || shown->line_col >> 10 != now->line_col >> 10)) {
+			printf(";%s%s @ %s:%u\n", src[0] ? " " : "", src, base_name(file), now->line_col >> 10);
+			shown = now;
+		}
+
+		char buf[256], ref[160];
+		const struct bpf_insn *in = &s->insns[i];
+		const struct rel *r = rel_at(s, i);
+		const void *label_arg[2] = { o, f };
+		struct kl_insn_env env = { .pc = (long)(i - f->start), .label = label_at, .label_arg = label_arg };
+		if (r && in->code == (BPF_LD | BPF_IMM | BPF_DW))
+			env.imm64_ref = imm64_ref(o, r, in, ref, sizeof(ref));
+		if (BPF_CLASS(in->code) == BPF_JMP && BPF_OP(in->code) == BPF_CALL)
+			env.call_target = call_target(o, s, i, in, r);
+		int w = kl_insn_format(in, f->end - i, &env, buf, sizeof(buf));
+		if (json) {
+			printf("%s{\"off\":%zu,\"text\":", i > f->start ? "," : "", i - f->start);
+			json_str(stdout, buf);
+			if (cur && file) {
+				printf(",\"line\":%u,\"col\":%u,\"file\":", cur->line_col >> 10, cur->line_col & 0x3ff);
+				json_str(stdout, file);
+				printf(",\"src\":");
+				json_str(stdout, src);
+			}
+			printf("}");
+		} else {
+			printf("  %*zu: %s\n", (int)width, i - f->start, buf);
+		}
+		i += (size_t)w;
+	}
+	printf(json ? "]}\n" : "\n");
+}
+
+int cmd_disasm(int argc, char **argv)
+{
+	const char *path = NULL, *only = NULL;
+	bool json = false;
+	int opt = 2;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(disasm_help, stdout);
+			return 0;
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--prog")) {
+			if (++i >= argc) {
+				fprintf(stderr, "kiln disasm: --prog needs a name\n");
+				return 2;
+			}
+			only = argv[i];
+		} else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
+			opt = a[2] - '0';
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "kiln disasm: unknown option '%s'\n%s", a, disasm_help);
+			return 2;
+		} else if (!path) {
+			path = a;
+		} else {
+			fprintf(stderr, "kiln disasm: one file at a time ('%s' and '%s')\n", path, a);
+			return 2;
+		}
+	}
+	if (!path) {
+		fputs(disasm_help, stderr);
+		return 2;
+	}
+
+	void *img = NULL;
+	size_t size = 0;
+	if (kl_is_source_path(path)) {
+		if (kl_compile_to_mem(path, opt, &img, &size)) {
+			/* a compile error is complete as the compiler prints it (file:line:col, caret) */
+			if (*kiln_errlog())
+				fprintf(stderr, "%s\n", kiln_errlog());
+			else
+				fprintf(stderr, "kiln disasm: %s\n", kiln_errmsg());
+			return 1;
+		}
+	} else if (!(img = read_all(path, &size))) {
+		fprintf(stderr, "kiln disasm: cannot read %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+
+	struct obj o = { .path = path };
+	int rc = 1;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		fail(&o, "libelf is too old");
+		goto out;
+	}
+	if (open_obj(&o, img, size))
+		goto out;
+	bool found = false;
+	for (size_t i = 0; i < o.nfuncs; i++) {
+		if (only && strcmp(only, o.funcs[i].name))
+			continue;
+		found = true;
+		print_func(&o, &o.funcs[i], json);
+	}
+	if (only && !found)
+		fail(&o, "no program or function named %s", only);
+	else
+		rc = o.bad ? 1 : 0;
+out:
+	fflush(stdout);
+	close_obj(&o);
+	free(img);
+	return rc;
+}

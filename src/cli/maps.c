@@ -1,0 +1,297 @@
+/* maps.c — `kiln map dump|get|set|delete|list`: maps by pinned path, id or name, keys and
+ * values as integers or hex in, decoded by BTF out, as text or JSON lines. */
+#include "cli.h"
+#include <bpf/btf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char map_help[] =
+	"usage: kiln map dump TARGET [--json] [--all]\n"
+	"       kiln map get TARGET KEY [--json]\n"
+	"       kiln map set TARGET KEY VALUE [--any|--noexist|--exist]\n"
+	"       kiln map delete TARGET KEY\n"
+	"       kiln map list [--json]\n"
+	"\n"
+	"TARGET is a pinned path (/sys/fs/bpf/...), id:N or name:NAME. Keys and values are\n"
+	"integers (decimal, 0x hex, negative) or, when wider than 8 bytes, 0x and every byte in\n"
+	"hex. Output is decoded by the map's BTF when it has one; per-CPU maps show one value per\n"
+	"possible CPU, and `set` writes the value to every CPU. dump lists every entry (arrays:\n"
+	"their non-zero slots, or all with --all).\n";
+
+void cli_fail(const char *cmd)
+{
+	fprintf(stderr, "kiln %s: %s\n", cmd, kiln_errmsg());
+}
+
+int cli_map_open_target(const char *cmd, const char *target, struct kiln_map **out)
+{
+	int err;
+	if (!strncmp(target, "id:", 3)) {
+		char *end;
+		unsigned long id = strtoul(target + 3, &end, 10);
+		if (!target[3] || *end || id > UINT32_MAX) {
+			fprintf(stderr, "kiln %s: '%s' is not id:NUMBER\n", cmd, target);
+			return -EINVAL;
+		}
+		err = kiln_map_open_id((uint32_t)id, out);
+	} else if (!strncmp(target, "name:", 5)) {
+		err = kiln_map_open_name(target + 5, out);
+	} else {
+		err = kiln_map_open_pinned(target, out);
+	}
+	if (err)
+		cli_fail(cmd);
+	return err;
+}
+
+static struct btf *map_btf(const struct kiln_map_info *info)
+{
+	if (!info->btf_id)
+		return NULL;
+	struct btf *btf = btf__load_from_kernel_by_id(info->btf_id);
+	return btf;   /* libbpf 1.x: NULL on failure */
+}
+
+/* The value of one entry: plain, or per CPU as a list. */
+static void show_value(FILE *out, const struct kiln_map *m, const struct btf *btf, const uint8_t *v, bool json)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	if (!kiln_map_is_percpu(m)) {
+		cli_show(out, btf, info->btf_value_type_id, v, info->value_size, json);
+		return;
+	}
+	size_t stride = kiln_map_value_stride(m);
+	int ncpu = (int)(kiln_map_value_buf_size(m) / stride);
+	fputc('[', out);
+	for (int c = 0; c < ncpu; c++) {
+		if (c)
+			fputs(json ? "," : " ", out);
+		cli_show(out, btf, info->btf_value_type_id, v + (size_t)c * stride, info->value_size, json);
+	}
+	fputc(']', out);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+struct print_ctx {
+	FILE *out;
+	struct kiln_map *m;
+	struct btf *btf;
+	bool json, skip_zero;
+	uint32_t shown;
+};
+
+static int print_entry(const void *key, const void *value, void *arg)
+{
+	struct print_ctx *pc = arg;
+	const struct kiln_map_info *info = kiln_map_info(pc->m);
+	if (pc->skip_zero && all_zero(value, kiln_map_value_buf_size(pc->m)))
+		return 0;
+	pc->shown++;
+	if (pc->json) {
+		fputs("{\"map\":", pc->out);
+		cli_json_str(pc->out, kiln_map_name(pc->m), 64);
+		fputs(",\"key\":", pc->out);
+		cli_show(pc->out, pc->btf, info->btf_key_type_id, key, info->key_size, true);
+		fputs(",\"value\":", pc->out);
+		show_value(pc->out, pc->m, pc->btf, value, true);
+		fputs("}\n", pc->out);
+	} else {
+		fputs("  ", pc->out);
+		cli_show(pc->out, pc->btf, info->btf_key_type_id, key, info->key_size, false);
+		fputs(" => ", pc->out);
+		show_value(pc->out, pc->m, pc->btf, value, false);
+		fputc('\n', pc->out);
+	}
+	return 0;
+}
+
+/* Map types whose entries are not data to list. */
+static bool listable(enum bpf_map_type t, uint32_t key_size)
+{
+	static const enum bpf_map_type opaque[] = {
+		BPF_MAP_TYPE_RINGBUF, BPF_MAP_TYPE_PROG_ARRAY, BPF_MAP_TYPE_PERF_EVENT_ARRAY,
+		BPF_MAP_TYPE_ARRAY_OF_MAPS, BPF_MAP_TYPE_HASH_OF_MAPS, BPF_MAP_TYPE_CGROUP_ARRAY,
+		BPF_MAP_TYPE_DEVMAP, BPF_MAP_TYPE_CPUMAP, BPF_MAP_TYPE_XSKMAP, BPF_MAP_TYPE_SOCKMAP,
+		BPF_MAP_TYPE_SOCKHASH, BPF_MAP_TYPE_USER_RINGBUF,
+	};
+	for (size_t i = 0; i < sizeof(opaque) / sizeof(opaque[0]); i++)
+		if (opaque[i] == t)
+			return false;
+	return key_size > 0;
+}
+
+int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	bool array = info->type == BPF_MAP_TYPE_ARRAY || info->type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	if (!json)
+		fprintf(out, "map %s (%s, id %u, key %u, value %u, max %u):\n", kiln_map_name(m),
+			kiln_map_type_name(info->type), info->id, info->key_size, info->value_size,
+			info->max_entries);
+	if (!listable(info->type, info->key_size)) {
+		if (!json)
+			fprintf(out, "  (a %s map: entries are not listed)\n", kiln_map_type_name(info->type));
+		return 0;
+	}
+	struct print_ctx pc = { out, m, map_btf(info), json, array && !all, 0 };
+	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
+	int err = kiln_map_dump(m, print_entry, &pc, &o, NULL);
+	btf__free(pc.btf);
+	if (err < 0)
+		return err;
+	if (!json && !pc.shown)
+		fprintf(out, "  (empty)\n");
+	return 0;
+}
+
+static int parse_arg(const char *what, const char *s, void *buf, size_t size)
+{
+	int err = cli_parse_value(s, buf, size);
+	if (err)
+		fprintf(stderr, "kiln map: %s '%s' is not %s\n", what, s,
+			err == -ERANGE ? "in range for its size" :
+			size > 8 ? "an integer or 0x with two hex digits per byte" : "an integer");
+	return err;
+}
+
+static int map_list(bool json)
+{
+	uint32_t id = 0;
+	int err;
+	if (!json)
+		printf("%6s  %-16s %-16s %5s %6s %8s %6s\n", "id", "name", "type", "key", "value", "max", "flags");
+	while (!(err = kiln_map_next_id(id, &id))) {
+		struct kiln_map *m;
+		if (kiln_map_open_id(id, &m))
+			continue;   /* freed meanwhile */
+		const struct kiln_map_info *i = kiln_map_info(m);
+		if (json) {
+			printf("{\"id\":%u,\"name\":", i->id);
+			cli_json_str(stdout, i->name, sizeof(i->name));
+			printf(",\"type\":\"%s\",\"key_size\":%u,\"value_size\":%u,\"max_entries\":%u,"
+			       "\"flags\":%u,\"btf_id\":%u}\n", kiln_map_type_name(i->type), i->key_size,
+			       i->value_size, i->max_entries, i->flags, i->btf_id);
+		} else {
+			printf("%6u  %-16s %-16s %5u %6u %8u 0x%-4x\n", i->id, i->name, kiln_map_type_name(i->type),
+			       i->key_size, i->value_size, i->max_entries, i->flags);
+		}
+		kiln_map_close(m);
+	}
+	if (err != -ENOENT) {
+		cli_fail("map list");
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_map(int argc, char **argv)
+{
+	const char *pos[4] = { 0 };
+	int npos = 0;
+	bool json = false, all = false;
+	uint64_t flags = BPF_ANY;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(map_help, stdout);
+			return 0;
+		} else if (!strcmp(a, "--json")) {
+			json = true;
+		} else if (!strcmp(a, "--all")) {
+			all = true;
+		} else if (!strcmp(a, "--any")) {
+			flags = BPF_ANY;
+		} else if (!strcmp(a, "--noexist")) {
+			flags = BPF_NOEXIST;
+		} else if (!strcmp(a, "--exist")) {
+			flags = BPF_EXIST;
+		} else if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9')) {
+			fprintf(stderr, "kiln map: unknown option '%s'\n%s", a, map_help);
+			return 2;
+		} else if (npos < 4) {
+			pos[npos++] = a;
+		} else {
+			fprintf(stderr, "kiln map: too many arguments\n%s", map_help);
+			return 2;
+		}
+	}
+	static const struct { const char *verb; int nargs; } verbs[] = {
+		{ "list", 0 }, { "dump", 1 }, { "get", 2 }, { "delete", 2 }, { "set", 3 },
+	};
+	int v = -1;
+	for (int i = 0; npos && i < (int)(sizeof(verbs) / sizeof(verbs[0])); i++)
+		if (!strcmp(pos[0], verbs[i].verb))
+			v = i;
+	if (v < 0 || npos - 1 != verbs[v].nargs) {
+		if (v < 0 && npos)
+			fprintf(stderr, "kiln map: unknown subcommand '%s'\n", pos[0]);
+		fputs(map_help, stderr);
+		return 2;
+	}
+	if (v == 0)
+		return map_list(json);
+
+	struct kiln_map *m;
+	if (cli_map_open_target("map", pos[1], &m))
+		return 1;
+	const struct kiln_map_info *info = kiln_map_info(m);
+	int rc = 1;
+	uint8_t *key = calloc(1, info->key_size ? info->key_size : 1);
+	uint8_t *val = calloc(1, kiln_map_value_buf_size(m) + 8);
+	if (!key || !val) {
+		fprintf(stderr, "kiln map: out of memory\n");
+		goto out;
+	}
+	if (v == 1) {
+		if (cli_map_print(stdout, m, json, all))
+			cli_fail("map dump");
+		else
+			rc = 0;
+		goto out;
+	}
+	if (parse_arg("key", pos[2], key, info->key_size)) {
+		rc = 2;
+		goto out;
+	}
+	if (v == 2) {
+		if (kiln_map_lookup(m, key, val)) {
+			cli_fail("map get");
+			goto out;
+		}
+		struct btf *btf = map_btf(info);
+		struct print_ctx pc = { stdout, m, btf, json, false, 0 };
+		print_entry(key, val, &pc);
+		btf__free(btf);
+		rc = 0;
+	} else if (v == 3) {
+		if (kiln_map_delete(m, key))
+			cli_fail("map delete");
+		else
+			rc = 0;
+	} else {
+		if (parse_arg("value", pos[3], val, info->value_size)) {
+			rc = 2;
+			goto out;
+		}
+		size_t stride = kiln_map_value_stride(m);
+		for (size_t off = stride; kiln_map_is_percpu(m) && off < kiln_map_value_buf_size(m); off += stride)
+			memcpy(val + off, val, info->value_size);
+		if (kiln_map_update(m, key, val, flags))
+			cli_fail("map set");
+		else
+			rc = 0;
+	}
+out:
+	free(key);
+	free(val);
+	kiln_map_close(m);
+	return rc;
+}

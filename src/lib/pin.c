@@ -1,0 +1,335 @@
+/* pin.c — bpffs (kiln/pin.h): mount it where missing, pin with parent directories, unpin trees,
+ * and pkg/bpf's OpenOrCreateMap: reuse a compatible pinned map, else create and pin one. */
+#define _GNU_SOURCE
+#include "kiln/pin.h"
+#include "fail.h"
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+
+bool kiln_bpffs_is(const char *path)
+{
+	struct statfs sf;
+	return path && !statfs(path, &sf) && (unsigned long)sf.f_type == BPF_FS_MAGIC;
+}
+
+/* Whether dir is the root of a mount: another device than its parent's, or the kernel says so
+ * (a bind mount of the same filesystem). */
+static bool is_mount_root(const char *dir)
+{
+	char parent[PATH_MAX];
+	struct stat a, b;
+	if (snprintf(parent, sizeof(parent), "%s/..", dir) >= (int)sizeof(parent))
+		return false;
+	if (stat(dir, &a) || stat(parent, &b))
+		return false;
+	if (a.st_dev != b.st_dev || a.st_ino == b.st_ino)
+		return true;
+#ifdef STATX_ATTR_MOUNT_ROOT
+	struct statx sx;
+	if (!statx(AT_FDCWD, dir, 0, 0, &sx) && (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+		return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
+#endif
+	return false;
+}
+
+/* mkdir -p of path's first len characters. */
+static int mkdirs(const char *path, size_t len)
+{
+	char buf[PATH_MAX];
+	if (len >= sizeof(buf))
+		return kl_fail(-ENAMETOOLONG, "mkdir %.*s", (int)len, path);
+	memcpy(buf, path, len);
+	buf[len] = 0;
+	for (char *p = buf + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return kl_fail(errno, "mkdir %s", buf);
+		if (!c)
+			break;
+		*p = c;
+	}
+	struct stat st;
+	if (stat(buf, &st))
+		return kl_fail(errno, "stat %s", buf);
+	if (!S_ISDIR(st.st_mode))
+		return kl_fail(-ENOTDIR, "mkdir %s", buf);
+	return 0;
+}
+
+int kiln_bpffs_check_or_mount(const char *root)
+{
+	struct stat st;
+	if (!root)
+		root = KILN_BPFFS_ROOT;
+	if (stat(root, &st)) {
+		if (errno != ENOENT)
+			return kl_fail(errno, "stat %s", root);
+		int err = mkdirs(root, strlen(root));
+		if (err)
+			return err;
+	} else if (!S_ISDIR(st.st_mode)) {
+		return kl_fail(-ENOTDIR, "bpffs at %s", root);
+	}
+	if (kiln_bpffs_is(root))
+		return 0;
+	if (is_mount_root(root)) {
+		struct statfs sf;
+		unsigned long magic = statfs(root, &sf) ? 0 : (unsigned long)sf.f_type;
+		return kl_fail_msg(-EBUSY, "bpffs at %s: another filesystem (magic %#lx) is mounted "
+				   "there; not mounting over it", root, magic);
+	}
+	if (mount("bpf", root, "bpf", 0, "mode=0700"))
+		return kl_fail(errno, "mount(bpf) at %s", root);
+	if (!kiln_bpffs_is(root))
+		return kl_fail_msg(-ENODEV, "mount(bpf) at %s succeeded but no bpffs is there", root);
+	return 0;
+}
+
+/* The deepest existing ancestor of path must be on bpffs before directories are made for a
+ * pin: bpf(BPF_OBJ_PIN) would refuse anyway, after mkdir -p had littered another fs. */
+static int check_parent_on_bpffs(const char *path, size_t dirlen)
+{
+	char buf[PATH_MAX];
+	if (dirlen >= sizeof(buf))
+		return kl_fail(-ENAMETOOLONG, "pin %s", path);
+	memcpy(buf, path, dirlen);
+	buf[dirlen] = 0;
+	for (;;) {
+		struct stat st;
+		if (!buf[0] || !stat(buf, &st))
+			break;
+		char *slash = strrchr(buf, '/');
+		if (!slash)
+			buf[0] = 0;
+		else if (slash == buf)
+			slash[1] = 0;
+		else
+			*slash = 0;
+	}
+	const char *dir = buf[0] ? buf : ".";
+	if (!kiln_bpffs_is(dir))
+		return kl_fail_msg(-EINVAL, "pin %s: %s is not on a bpffs (mount one with "
+				   "kiln_bpffs_check_or_mount)", path, dir);
+	return 0;
+}
+
+static int pin_fd(int fd, const char *path, const char *what)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash && slash != path) {
+		size_t dirlen = (size_t)(slash - path);
+		int err = check_parent_on_bpffs(path, dirlen);
+		if (!err)
+			err = mkdirs(path, dirlen);
+		if (err)
+			return err;
+	} else if (!kiln_bpffs_is(slash ? "/" : ".")) {
+		return kl_fail_msg(-EINVAL, "pin %s: not on a bpffs", path);
+	}
+	int err = bpf_obj_pin(fd, path);
+	if (err)
+		return kl_fail(err, "bpf(BPF_OBJ_PIN) of %s at %s", what, path);
+	return 0;
+}
+
+int kiln_pin(int fd, const char *path)
+{
+	char what[32];
+	snprintf(what, sizeof(what), "fd %d", fd);
+	return pin_fd(fd, path, what);
+}
+
+int kiln_map_pin(struct kiln_map *m, const char *path)
+{
+	char what[64];
+	snprintf(what, sizeof(what), "map '%s'", kiln_map_name(m));
+	return pin_fd(kiln_map_fd(m), path, what);
+}
+
+int kiln_pin_get(const char *path)
+{
+	int fd = bpf_obj_get(path);
+	if (fd < 0)
+		return kl_fail(fd, "bpf(BPF_OBJ_GET) of %s", path);
+	return fd;
+}
+
+int kiln_unpin(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st))
+		return kl_fail(errno, "unpin %s", path);
+	if (!kiln_bpffs_is(path))
+		return kl_fail_msg(-EINVAL, "unpin %s: not on a bpffs, not removing it", path);
+	if (S_ISDIR(st.st_mode))
+		return kl_fail_msg(-EISDIR, "unpin %s: a directory (kiln_unpin_tree removes those)", path);
+	if (unlink(path))
+		return kl_fail(errno, "unpin %s", path);
+	return 0;
+}
+
+/* Empty the directory open as dfd (path for messages), depth-first, staying on its device. */
+static int unpin_dir(int dfd, const char *path, dev_t dev)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		int err = kl_fail(errno, "open directory %s", path);
+		close(dfd);
+		return err;
+	}
+	int err = 0;
+	struct dirent *e;
+	while (!err && (errno = 0, e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char sub[PATH_MAX];
+		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+			err = kl_fail(errno, "unpin %s", sub);
+			break;
+		}
+		if (st.st_dev != dev) {
+			err = kl_fail_msg(-EXDEV, "unpin %s: another filesystem is mounted there", sub);
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			int sfd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sfd < 0)
+				err = kl_fail(errno, "open directory %s", sub);
+			else if (!(err = unpin_dir(sfd, sub, dev)) &&
+				 unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR))
+				err = kl_fail(errno, "rmdir %s", sub);
+		} else if (unlinkat(dirfd(d), e->d_name, 0)) {
+			err = kl_fail(errno, "unpin %s", sub);
+		}
+	}
+	if (!err && errno)
+		err = kl_fail(errno, "read directory %s", path);
+	closedir(d);
+	return err;
+}
+
+int kiln_unpin_tree(const char *dir)
+{
+	struct stat st;
+	if (lstat(dir, &st))
+		return kl_fail(errno, "unpin %s", dir);
+	if (!kiln_bpffs_is(dir))
+		return kl_fail_msg(-EINVAL, "unpin %s: not on a bpffs, not removing it", dir);
+	if (!S_ISDIR(st.st_mode))
+		return kiln_unpin(dir);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return kl_fail(errno, "open directory %s", dir);
+	int err = unpin_dir(dfd, dir, st.st_dev);
+	/* a bpffs root is emptied, not removed: it is a mount point */
+	if (!err && !is_mount_root(dir) && rmdir(dir))
+		err = kl_fail(errno, "rmdir %s", dir);
+	return err;
+}
+
+/* ---- open or create ---------------------------------------------------------------------- */
+
+static void shape(char *buf, size_t size, enum bpf_map_type type, uint32_t key, uint32_t value,
+		  uint32_t max, uint32_t flags)
+{
+	snprintf(buf, size, "%s key %u value %u max %u flags %#x", kiln_map_type_name(type), key,
+		 value, max, flags);
+}
+
+static int create_and_pin(const char *path, const struct kiln_map_spec *spec, struct kiln_map **out)
+{
+	struct kiln_map *m;
+	int err = kiln_map_create(spec, &m);
+	if (err)
+		return err;
+	if ((err = kiln_map_pin(m, path))) {
+		kiln_map_close(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
+/* Swap in a new map for an incompatible pin: pinned beside it first and renamed over it, so
+ * the path never names nothing, and the old map stays if the new one cannot be made. */
+static int replace_pin(const char *path, const struct kiln_map_spec *spec, struct kiln_map **out)
+{
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof(tmp), "%s.kiln-new.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return kl_fail(-ENAMETOOLONG, "replace pinned map %s", path);
+	struct kiln_map *m;
+	int err = create_and_pin(tmp, spec, &m);
+	if (err)
+		return err;
+	if (rename(tmp, path)) {
+		err = kl_fail(errno, "replace pinned map %s (rename from %s)", path, tmp);
+		unlink(tmp);
+		kiln_map_close(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
+int kiln_map_open_or_create(const char *path, const struct kiln_map_spec *spec, unsigned flags,
+			    struct kiln_map **out, bool *created)
+{
+	*out = NULL;
+	if (created)
+		*created = false;
+	if (!spec || spec->sz < offsetof(struct kiln_map_spec, flags))
+		return kl_fail_msg(-EINVAL, "open or create %s: spec->sz is not set", path);
+	uint32_t want_flags = spec->sz > offsetof(struct kiln_map_spec, flags) ? spec->flags : 0;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct kiln_map *m;
+		int err = kiln_map_open_pinned(path, &m);
+		if (err == -ENOENT) {
+			err = create_and_pin(path, spec, out);
+			if (err == -EEXIST)
+				continue; /* someone else pinned one meanwhile: open theirs */
+			if (!err && created)
+				*created = true;
+			return err;
+		}
+		if (err)
+			return err;
+		const struct kiln_map_info *i = kiln_map_info(m);
+		if (i->type == spec->type && i->key_size == spec->key_size &&
+		    i->value_size == spec->value_size && i->max_entries == spec->max_entries &&
+		    i->flags == want_flags) {
+			*out = m;
+			return 0;
+		}
+		char have[96], want[96];
+		shape(have, sizeof(have), i->type, i->key_size, i->value_size, i->max_entries, i->flags);
+		shape(want, sizeof(want), spec->type, spec->key_size, spec->value_size,
+		      spec->max_entries, want_flags);
+		kiln_map_close(m);
+		if (!(flags & KILN_MAP_RECREATE))
+			return kl_fail_msg(-EEXIST, "pinned map %s is %s, want %s", path, have, want);
+		err = replace_pin(path, spec, out);
+		if (!err && created)
+			*created = true;
+		return err;
+	}
+	return kl_fail_msg(-EEXIST, "open or create %s: the pin keeps changing under us", path);
+}

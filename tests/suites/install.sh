@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# install.sh — libkiln as a C user gets it: `make install` into a temporary prefix, then a C
+# program built with pkg-config against the shared library and against the static one
+# compiles a kiln source, runs it in the kernel and reads its map. The shared library exports
+# only kiln_* symbols.
+set -u
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+if ! o=$(make -s -C "$ROOT" install PREFIX="$dest" BUILD="$BUILD" 2>&1); then
+	echo "FAIL install/make-install: $(tail -3 <<<"$o")"
+	exit 0
+fi
+for f in bin/kiln lib/libkiln.a lib/libkiln.so lib/pkgconfig/kiln.pc include/kiln/kiln.h include/kiln/map.h; do
+	[ -e "$dest/$f" ] || { echo "FAIL install/files: no $f"; exit 0; }
+done
+echo "PASS install/files"
+export PKG_CONFIG_PATH="$dest/lib/pkgconfig"
+bad=$(nm -D --defined-only "$dest/lib/libkiln.so" | awk '$2 == "T" && $3 !~ /^kiln_/ {print $3}' | head -3)
+n=$(nm -D --defined-only "$dest/lib/libkiln.so" | awk '$2 == "T" && $3 ~ /^kiln_/' | wc -l)
+if [ -z "$bad" ] && [ "$n" -ge 50 ]; then echo "PASS install/exports"
+else echo "FAIL install/exports: $n kiln_ symbols, others: $bad"; fi
+for kind in shared static; do
+	flags=$(pkg-config --cflags --libs kiln) && [ $kind = static ] && flags="-static-libgcc $(pkg-config --cflags kiln) $dest/lib/libkiln.a $(pkg-config --static --libs kiln | sed 's/-lkiln//')"
+	if ! o=$(cc -std=gnu11 -Wall -Wextra -o "$dest/xdp-verdicts-$kind" "$ROOT/examples/c/xdp-verdicts.c" $flags 2>&1); then
+		echo "FAIL install/build-$kind: $o"; continue
+	fi
+	o=$(cd "$ROOT" && LD_LIBRARY_PATH="$dest/lib" "$dest/xdp-verdicts-$kind" 2>&1)
+	if grep -q '^port 23: verdict 1$' <<<"$o" && grep -q '^port 80: verdict 2$' <<<"$o" &&
+		grep -q '^verdicts\[1\] = 1$' <<<"$o" && grep -q '^verdicts\[2\] = 2$' <<<"$o"; then
+		echo "PASS install/run-$kind"
+	else
+		echo "FAIL install/run-$kind: $o"
+	fi
+done
+if [ $(ldd "$dest/xdp-verdicts-shared" | grep -c libkiln) -eq 1 ] && [ $(ldd "$dest/xdp-verdicts-static" | grep -c libkiln) -eq 0 ]; then
+	echo "PASS install/linkage"
+else
+	echo "FAIL install/linkage: $(ldd "$dest/xdp-verdicts-shared" "$dest/xdp-verdicts-static" | grep -i kiln)"
+fi
