@@ -46,6 +46,8 @@ void kiln_object_close(struct kiln_object *obj);
 const char *kiln_object_name(const struct kiln_object *obj);
 size_t kiln_object_prog_count(const struct kiln_object *obj);
 struct kiln_prog *kiln_object_prog(const struct kiln_object *obj, size_t i);
+/* Programs and maps by name as the object has it; a kiln source's dashed name ("proto-count")
+ * finds the object's "proto_count" too. NULL if none. */
 struct kiln_prog *kiln_object_find_prog(const struct kiln_object *obj, const char *name);
 size_t kiln_object_map_count(const struct kiln_object *obj);
 /* The object's maps (valid after open; fds after load). Owned by the object: do not close. */
@@ -98,10 +100,11 @@ struct kiln_attach_opts {
 /* Attach p at its hook. Tracepoint, raw tracepoint, tracing and uprobe sections that name
  * their target need no options; xdp and tc need an interface, cgroup programs a cgroup. */
 int kiln_prog_attach(struct kiln_prog *p, const struct kiln_attach_opts *opts, struct kiln_link **out);
-/* Pin a link on bpffs so the attachment outlives the process (-EOPNOTSUPP for a legacy tc
- * filter, which is no link: it stays in the qdisc until detached). */
+/* Pin a link on bpffs so the attachment outlives the process, creating missing directories
+ * (-EOPNOTSUPP for a legacy tc filter, which is no link: it stays in the qdisc until
+ * detached). */
 int kiln_link_pin(struct kiln_link *l, const char *path);
-/* Detach now (idempotent). */
+/* Detach now (idempotent); a pinned link is unpinned too. */
 int kiln_link_detach(struct kiln_link *l);
 /* Free the link: detaches unless it is pinned (a pinned link stays attached). NULL ok. */
 void kiln_link_destroy(struct kiln_link *l);

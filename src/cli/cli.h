@@ -16,6 +16,7 @@ struct kl_cmd {
 int cmd_compile(int argc, char **argv);
 int cmd_test_run(int argc, char **argv);
 int cmd_prelude(int argc, char **argv);
+int cmd_disasm(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_prog(int argc, char **argv);
 int cmd_check(int argc, char **argv);

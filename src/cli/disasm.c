@@ -511,7 +511,8 @@ static void trim(const char *s, char *buf, size_t len)
 	buf[n] = 0;
 }
 
-/* The label or function at instruction pc of the function being printed (kl_insn_env.label). */
+/* The label at instruction pc of the function being printed (kl_insn_env.label); arg is
+ * { obj, func }. */
 static const char *label_at(const void *arg, long pc)
 {
 	const struct obj *o = ((const struct obj *const *)arg)[0];
@@ -553,9 +554,14 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 			if (s->lines[k].off == i * 8)
 				now = &s->lines[k];
 		const char *file = NULL, *text = NULL;
-		char src[512];
-		if (now)       /* line 0: code the compiler made up (clang), no source line */
-			cur = now->line_col >> 10 ? now : NULL, shown = cur ? shown : NULL;
+		char src[1024];
+		if (now && !(now->line_col >> 10)) {
+			/* line 0: code the compiler made up (clang does), from no source line; the
+			 * line after it is shown again */
+			cur = shown = NULL;
+		} else if (now) {
+			cur = now;
+		}
 		if (cur) {
 			file = btf__name_by_offset(o->btf, cur->file);
 			text = btf__name_by_offset(o->btf, cur->text);

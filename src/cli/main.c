@@ -7,6 +7,7 @@
 static const struct kl_cmd cmds[] = {
 	{ "compile", cmd_compile, "compile FILE.lisp to a BPF ELF object with BTF" },
 	{ "test-run", cmd_test_run, "run a program once or more with BPF_PROG_TEST_RUN and print its maps" },
+	{ "disasm", cmd_disasm, "print the instructions of each program with their source lines" },
 	{ "check", cmd_check, "load each program into the kernel and unload it: verdict, counts, where it was refused" },
 	{ "run", cmd_run, "load, attach every program, stream its events; Ctrl-C detaches and prints the maps" },
 	{ "load", cmd_load, "load and pin an object under bpffs (and attach it), for other tools" },

@@ -19,7 +19,7 @@ void cli_json_str(FILE *out, const char *s, size_t n)
 			fputs("\\n", out);
 		else if (c == '\t')
 			fputs("\\t", out);
-		else if (c < 0x20 || c >= 0x7f)
+		else if (c < 0x20 || c == 0x7f)   /* bytes >= 0x80 pass: UTF-8 text stays text */
 			fprintf(out, "\\u%04x", c);
 		else
 			fputc(c, out);

@@ -824,6 +824,35 @@ static struct macro *find(struct kl_comp *c, const char *name)
 
 bool kl_macro_is(struct kl_comp *c, const char *name) { return name && find(c, name); }
 
+/* Code a macro from another file (the prelude) produces is given the call's position, so
+ * line info, verifier logs and errors point into the user's file, not at prelude lines under
+ * the user's file name. Nodes are copied, not changed: the macro's body is shared by calls. */
+static struct kl_node *respan(struct kl_arena *a, struct kl_node *x, const struct kl_span *call, int depth)
+{
+	if (!x || depth > 200)
+		return x;
+	bool foreign = x->span.src != call->src;
+	struct kl_node **items = x->items;
+	for (uint32_t i = 0; x->kind == KL_N_LIST && i < x->nitems; i++) {
+		struct kl_node *y = respan(a, x->items[i], call, depth + 1);
+		if (y == x->items[i])
+			continue;
+		if (items == x->items) {
+			items = kl_arena_array(a, struct kl_node *, x->nitems);
+			memcpy(items, x->items, sizeof(*items) * x->nitems);
+		}
+		items[i] = y;
+	}
+	if (!foreign && items == x->items)
+		return x;
+	struct kl_node *copy = kl_arena_new(a, struct kl_node);
+	*copy = *x;
+	copy->items = items;
+	if (foreign)
+		copy->span = *call;
+	return copy;
+}
+
 struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n)
 {
 	struct macro *m = find(c, kl_head(n));
@@ -840,5 +869,7 @@ struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n)
 	struct kl_node *r = run_body(&e, m->body, m->nbody, env);
 	if (!r && !c->d->nerrors)
 		kl_error(c->d, n->span, "macro '%s' failed to expand", m->name);
+	if (r && m->form->span.src != n->span.src)
+		r = respan(c->a, r, &n->span, 0);
 	return r;
 }

@@ -525,6 +525,7 @@ int kiln_map_delete_batch(struct kiln_map *m, const void *keys, uint32_t *count)
 
 struct walk {
 	struct kiln_map *m;
+	unsigned char *keys;        /* the three key buffers below, which trade places */
 	unsigned char *cur, *nxt, *prev;
 	bool started, at_end, have_prev, cur_reported, cur_is_prev;
 	bool index_like;
@@ -562,8 +563,8 @@ static int walk_init(struct walk *w, struct kiln_map *m, uint32_t max_restarts,
 	w->max_restarts = max_restarts;
 	w->index_like = next_key_is_index(m->info.type);
 	size_t ks = m->info.key_size ? m->info.key_size : 1;
-	w->cur = malloc(3 * ks);
-	if (!w->cur)
+	w->keys = w->cur = malloc(3 * ks);
+	if (!w->keys)
 		return kl_fail(-ENOMEM, "dump of %s", m->label);
 	w->nxt = w->cur + ks;
 	w->prev = w->nxt + ks;
@@ -572,7 +573,7 @@ static int walk_init(struct walk *w, struct kiln_map *m, uint32_t max_restarts,
 
 static void walk_free(struct walk *w)
 {
-	free(w->cur);
+	free(w->keys);
 }
 
 static void swap_keys(unsigned char **a, unsigned char **b)

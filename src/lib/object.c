@@ -15,6 +15,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,13 +170,29 @@ static int copy_opts(void *dst, size_t dst_size, const void *src, const char *wh
 	return 0;
 }
 
-/* The first line of libbpf's captured warnings, without its "libbpf: " prefix and without
- * the errno text libbpf appended (the message adds its own). "" if libbpf said nothing. */
+/* libbpf's own error codes (4000 and up) are no errnos: what they stand for, as an errno. */
+static int plain_errno(int err)
+{
+	err = err < 0 ? -err : err;
+	return err >= __LIBBPF_ERRNO__START ? EINVAL : err;
+}
+
+/* The line of libbpf's captured warnings that says what failed (the first with "failed" in
+ * it, else the first), without its "libbpf: " prefix and the errno text libbpf appended (the
+ * message adds its own). "" if libbpf said nothing. */
 static void libbpf_reason(char *out, size_t len, int err)
 {
-	const char *s = kl_libbpf_captured();
-	while (*s == '\n')
-		s++;
+	const char *all = kl_libbpf_captured(), *s = NULL;
+	for (const char *l = all; *l; l += strcspn(l, "\n"), l += *l == '\n') {
+		size_t n = strcspn(l, "\n");
+		const char *f = memmem(l, n, "failed", 6);
+		if (f && !memmem(l, n, "failed to load object", 21)) {
+			s = l;
+			break;
+		}
+	}
+	for (s = s ? s : all; *s == '\n'; s++)
+		;
 	if (!strncmp(s, "libbpf: ", 8))
 		s += 8;
 	size_t n = strcspn(s, "\n");
@@ -183,7 +200,11 @@ static void libbpf_reason(char *out, size_t len, int err)
 		n = len - 1;
 	memcpy(out, s, n);
 	out[n] = 0;
-	char *e = err ? strstr(out, strerror(err < 0 ? -err : err)) : NULL;
+	char errtext[128];
+	snprintf(errtext, sizeof(errtext), "%s", strerror(plain_errno(err)));
+	char *e = err ? strstr(out, errtext) : NULL;
+	if (!e && err && !libbpf_strerror(err < 0 ? err : -err, errtext, sizeof(errtext)))
+		e = strstr(out, errtext);
 	if (e)
 		*e = 0;
 	n = strlen(out);
@@ -199,7 +220,14 @@ static int fail_libbpf(int err, const char *what)
 	libbpf_reason(reason, sizeof(reason), err);
 	char captured[8192];
 	snprintf(captured, sizeof(captured), "%s", kl_libbpf_captured());
-	int r = reason[0] ? kl_fail(err, "%s: %s", what, reason) : kl_fail(err, "%s", what);
+	int r;
+	if (plain_errno(err) != (err < 0 ? -err : err)) {
+		char text[128];
+		libbpf_strerror(err < 0 ? err : -err, text, sizeof(text));
+		r = kl_fail_msg(EINVAL, "%s%s%s: %s", what, reason[0] ? ": " : "", reason, text);
+	} else {
+		r = reason[0] ? kl_fail(err, "%s: %s", what, reason) : kl_fail(err, "%s", what);
+	}
 	if (captured[0])
 		kl_fail_log(captured, strlen(captured));
 	return r;
@@ -258,6 +286,20 @@ static int read_file(const char *path, void **data, size_t *size)
 	}
 	*data = buf;
 	*size = n;
+	return 0;
+}
+
+static int read_sysfs(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, len - 1);
+	int err = n < 0 ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	buf[n] = 0;
 	return 0;
 }
 
@@ -373,6 +415,20 @@ int kiln_object_open(const char *path, const struct kiln_object_opts *opts, stru
 	return err;
 }
 
+/* A locked-down kernel refuses some program types to root too: say so with the EPERM. */
+static const char *lockdown_hint(void)
+{
+	static _Thread_local char hint[64];
+	char buf[128];
+	hint[0] = 0;
+	if (read_sysfs("/sys/kernel/security/lockdown", buf, sizeof(buf)) || strstr(buf, "[none]"))
+		return hint;
+	char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
+	if (close)
+		snprintf(hint, sizeof(hint), " (the kernel is locked down: %.*s)", (int)(close - open - 1), open + 1);
+	return hint;
+}
+
 /* The program libbpf blames in its warnings of a failed load ("prog 'NAME': ..."). */
 static struct kiln_prog *blamed_prog(struct kiln_object *obj)
 {
@@ -398,7 +454,7 @@ static int load_failed(struct kiln_object *obj, int err, const char *shared_log)
 	if (p && log && log[0]) {
 		obj->log = strdup(log);
 		int r;
-		if (err == -ENOSPC && obj->log_level)
+		if (err == -ENOSPC)
 			r = kl_fail(err, "load program '%s' of %s: its verifier log outgrew log_size (%zu bytes)",
 				    bpf_program__name(p->bp), obj->name, obj->log_size);
 		else
@@ -407,12 +463,24 @@ static int load_failed(struct kiln_object *obj, int err, const char *shared_log)
 		kl_fail_log(log, strlen(log));
 		return r;
 	}
-	char what[PATH_MAX + 64];
-	if (p)
-		snprintf(what, sizeof(what), "load program '%s' of %s", bpf_program__name(p->bp), obj->name);
-	else
+	if (!p) {
+		char what[PATH_MAX + 64];
 		snprintf(what, sizeof(what), "load %s", obj->name);
-	return fail_libbpf(err, what);
+		return fail_libbpf(err, what);
+	}
+	/* libbpf's line names the program again: keep what follows, or say which syscall */
+	char reason[512], pfx[160], captured[8192];
+	libbpf_reason(reason, sizeof(reason), err);
+	snprintf(captured, sizeof(captured), "%s", kl_libbpf_captured());
+	int n = snprintf(pfx, sizeof(pfx), "prog '%s': ", bpf_program__name(p->bp));
+	const char *why = !strncmp(reason, pfx, (size_t)n) ? reason + n : reason;
+	if (!strncmp(why, "BPF program load failed", 23))
+		why = "bpf(BPF_PROG_LOAD)";
+	int r = kl_fail(err, "load program '%s' of %s: %s%s", bpf_program__name(p->bp), obj->name, why,
+			err == -EPERM ? lockdown_hint() : "");
+	if (captured[0])
+		kl_fail_log(captured, strlen(captured));
+	return r;
 }
 
 /* With log_level > 0: every program's log, each under its name when there are several. */
@@ -446,7 +514,6 @@ int kiln_object_load(struct kiln_object *obj)
 		return kl_fail_msg(EINVAL, "kiln_object_load: no object");
 	if (obj->load_tried)
 		return kl_fail_msg(EINVAL, "load %s: an object loads once (open it again)", obj->name);
-	obj->load_tried = true;
 	free(obj->log);
 	obj->log = NULL;
 
@@ -473,6 +540,7 @@ int kiln_object_load(struct kiln_object *obj)
 	}
 
 	kl_libbpf_capture_reset();
+	obj->load_tried = true;
 	err = bpf_object__load(obj->bo);
 	if (err) {
 		err = load_failed(obj, err, shared);
@@ -701,7 +769,7 @@ static int tc_filter_count(int ifindex, uint32_t parent)
 			count = n < 0 ? -errno : -EIO;
 			goto out;
 		}
-		int left = (int)n;
+		unsigned int left = (unsigned int)n;
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
 			if (h->nlmsg_type == NLMSG_DONE)
 				goto out;
@@ -718,10 +786,60 @@ out:
 	return count;
 }
 
-/* Remove the clsact qdisc we added, once no filter (ours or anyone's) is left in it. */
-static void tc_hook_release(struct kiln_link *l)
+/* The clsact qdiscs this process added, with how many of our filters hang in each: the last
+ * of them to go removes the qdisc, if no one else's filter went in meanwhile. */
+static struct clsact_added {
+	int ifindex, filters;
+} *clsacts;
+static size_t nclsacts;
+static pthread_mutex_t clsact_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct clsact_added *clsact_find(int ifindex)
+{
+	for (size_t i = 0; i < nclsacts; i++)
+		if (clsacts[i].ifindex == ifindex)
+			return &clsacts[i];
+	return NULL;
+}
+
+/* A filter of ours goes into the clsact qdisc of ifindex; created: we just added the qdisc.
+ * Whether the link shares in removing it. */
+static bool clsact_hold(int ifindex, bool created)
+{
+	pthread_mutex_lock(&clsact_lock);
+	struct clsact_added *c = clsact_find(ifindex);
+	if (c && created)
+		c->filters = 0;         /* the qdisc we added went, and this is a new one */
+	if (!c && created) {
+		struct clsact_added *n = realloc(clsacts, (nclsacts + 1) * sizeof(*n));
+		if (n) {
+			clsacts = n;
+			c = &clsacts[nclsacts++];
+			*c = (struct clsact_added){ ifindex, 0 };
+		}
+	}
+	if (c)
+		c->filters++;
+	pthread_mutex_unlock(&clsact_lock);
+	return c != NULL;
+}
+
+static void clsact_release(struct kiln_link *l)
 {
 	if (!l->hook_created)
+		return;
+	l->hook_created = false;
+	pthread_mutex_lock(&clsact_lock);
+	struct clsact_added *c = clsact_find(l->hook.ifindex);
+	bool last = c && --c->filters <= 0;
+	if (last)
+		*c = clsacts[--nclsacts];
+	if (last && !nclsacts) {
+		free(clsacts);
+		clsacts = NULL;
+	}
+	pthread_mutex_unlock(&clsact_lock);
+	if (!last)
 		return;
 	int in = tc_filter_count(l->hook.ifindex, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS));
 	int eg = tc_filter_count(l->hook.ifindex, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS));
@@ -730,7 +848,6 @@ static void tc_hook_release(struct kiln_link *l)
 		h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
 		bpf_tc_hook_destroy(&h);
 	}
-	l->hook_created = false;
 }
 
 static int attach_tc_legacy(struct attach_ctx *c, int ifindex, const char *ifname, int dir)
@@ -743,10 +860,10 @@ static int attach_tc_legacy(struct attach_ctx *c, int ifindex, const char *ifnam
 	int err = bpf_tc_hook_create(&l->hook);
 	if (err && err != -EEXIST)
 		return attach_fail(c, err, true, "add a clsact qdisc to %s", ifname);
-	l->hook_created = !err;
+	l->hook_created = clsact_hold(ifindex, !err);
 	LIBBPF_OPTS(bpf_tc_opts, to, .prog_fd = c->prog_fd);
 	if ((err = bpf_tc_attach(&l->hook, &to))) {
-		tc_hook_release(l);
+		clsact_release(l);
 		return attach_fail(c, err, true, "add a tc %s filter on %s", dname, ifname);
 	}
 	l->tc_legacy = true;
@@ -784,20 +901,6 @@ static int attach_tc(struct attach_ctx *c)
 					   fd == -EINVAL ? " (tcx links need kernel 6.6)" : "");
 	}
 	return attach_tc_legacy(c, ifindex, ifname, dir);
-}
-
-static int read_sysfs(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = read(fd, buf, len - 1);
-	int err = n < 0 ? -errno : 0;
-	close(fd);
-	if (err)
-		return err;
-	buf[n] = 0;
-	return 0;
 }
 
 /* A perf event made into a BPF link. The link keeps the event, so our perf fd goes at once
@@ -1109,7 +1212,7 @@ int kiln_link_detach(struct kiln_link *l)
 			err = 0;
 		if (err)
 			return fail_libbpf(err, l->desc);
-		tc_hook_release(l);
+		clsact_release(l);
 	} else {
 		if (l->pin_path && unlink(l->pin_path) && errno != ENOENT)
 			err = kl_fail(errno, "detach %s: unpin %s", l->desc, l->pin_path);

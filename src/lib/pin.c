@@ -218,6 +218,10 @@ static int unpin_dir(int dfd, const char *path, dev_t dev)
 				 unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR))
 				err = kl_fail(errno, "rmdir %s", sub);
 		} else if (unlinkat(dirfd(d), e->d_name, 0)) {
+			/* a bpffs root holds the kernel's preloaded iterators (maps.debug,
+			 * progs.debug), which cannot go: dotted names are the kernel's own */
+			if (errno == EPERM && strchr(e->d_name, '.'))
+				continue;
 			err = kl_fail(errno, "unpin %s", sub);
 		}
 	}
@@ -274,7 +278,8 @@ static int create_and_pin(const char *path, const struct kiln_map_spec *spec, st
 static int replace_pin(const char *path, const struct kiln_map_spec *spec, struct kiln_map **out)
 {
 	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s.kiln-new.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+	/* no '.': bpffs keeps dotted names for itself (EPERM) */
+	if (snprintf(tmp, sizeof(tmp), "%s~kiln-new-%d", path, (int)getpid()) >= (int)sizeof(tmp))
 		return kl_fail(-ENAMETOOLONG, "replace pinned map %s", path);
 	struct kiln_map *m;
 	int err = create_and_pin(tmp, spec, &m);
