@@ -81,9 +81,10 @@ int kiln_map_update_batch(struct kiln_map *m, const void *keys, const void *valu
 int kiln_map_delete_batch(struct kiln_map *m, const void *keys, uint32_t *count);
 
 /* Reading a whole map in batches: kiln_map_iter_next hands out up to `batch` entries at a
- * time (keys packed at key_size, values at kiln_map_value_buf_size()), valid until the next
- * call; it returns the number of entries (> 0), 0 at the end, or a negative errno. Uses
- * BPF_MAP_LOOKUP_BATCH, or next-key + lookup where the kernel lacks it. */
+ * time (0: 4096; keys packed at key_size, values at kiln_map_value_buf_size()), valid until
+ * the next call; it returns the number of entries (> 0), 0 at the end, or a negative errno.
+ * Uses BPF_MAP_LOOKUP_BATCH, or where the kernel lacks it (prog, perf-event, cgroup arrays,
+ * stack traces) the key walk of kiln_map_dump. */
 struct kiln_map_iter;
 int kiln_map_iter_new(struct kiln_map *m, uint32_t batch, struct kiln_map_iter **out);
 int kiln_map_iter_next(struct kiln_map_iter *it, const void **keys, const void **values);
@@ -99,7 +100,7 @@ typedef int (*kiln_map_dump_fn)(const void *key, const void *value, void *ctx);
 struct kiln_map_dump_stats {
 	uint64_t started_ns, finished_ns;  /* CLOCK_MONOTONIC */
 	uint32_t entries;                  /* callbacks made */
-	uint32_t lookups;                  /* next-key + lookup rounds */
+	uint32_t lookups;                  /* next-key + lookup rounds (batched: batch calls) */
 	uint32_t lookup_failed;            /* a key vanished between next-key and lookup */
 	uint32_t prev_key_unavailable;     /* ...and the key before it too */
 	uint32_t key_fallback;             /* resumed from the previous key */
@@ -110,7 +111,8 @@ struct kiln_map_dump_stats {
 
 struct kiln_map_dump_opts {
 	size_t sz;
-	bool batch;                        /* use kernel batches (no restart bookkeeping needed) */
+	bool batch;                        /* use kernel batches (no restart bookkeeping needed);
+					    * per key where the map type has none */
 	uint32_t batch_size;               /* default 4096 */
 	uint32_t max_restarts;             /* default 16; then -EBUSY */
 };
@@ -122,7 +124,8 @@ int kiln_map_dump(struct kiln_map *m, kiln_map_dump_fn fn, void *ctx,
 int kiln_map_next_id(uint32_t id, uint32_t *next);
 
 /* Map types by name: "hash", "percpu_array", "lru_hash" ... (libbpf's names, also accepting
- * kiln's "percpu-array" spelling); -1 for an unknown name. And back. */
+ * kiln's "percpu-array" spelling); -1 for an unknown name. And back ("unknown" for a type
+ * this libbpf has no name for). */
 int kiln_map_type_from_name(const char *name);
 const char *kiln_map_type_name(enum bpf_map_type type);
 

@@ -18,13 +18,16 @@ int kiln_bpffs_check_or_mount(const char *root);
 /* Whether path lies on a bpffs. */
 bool kiln_bpffs_is(const char *path);
 
-/* Pin fd at path, creating missing parent directories (on bpffs). */
+/* Pin fd at path, creating missing parent directories (on bpffs: a path elsewhere is -EINVAL
+ * before any directory is made). bpffs refuses names with a '.' (-EPERM). */
 int kiln_pin(int fd, const char *path);
 /* The object pinned at path: an fd (>= 0, the caller closes it) or a negative errno. */
 int kiln_pin_get(const char *path);
-/* Remove the pin (the object lives on while something else holds it). */
+/* Remove the pin (the object lives on while something else holds it). Only on bpffs, and not
+ * a directory (-EINVAL, -EISDIR). */
 int kiln_unpin(const char *path);
-/* Remove a directory tree of pins (what `kiln unload` does). */
+/* Remove a directory tree of pins (what `kiln unload` does), depth-first; only on bpffs. A
+ * bpffs root is emptied but stays, as do the kernel's own maps.debug and progs.debug there. */
 int kiln_unpin_tree(const char *dir);
 
 int kiln_map_pin(struct kiln_map *m, const char *path);

@@ -881,6 +881,10 @@ int kiln_map_dump(struct kiln_map *m, kiln_map_dump_fn fn, void *ctx,
 		stats = &local;
 	memset(stats, 0, sizeof(*stats));
 	stats->started_ns = now_ns();
+	if (!fn) {
+		stats->finished_ns = stats->started_ns;
+		return kl_fail_msg(-EINVAL, "dump of %s: no callback", m->label);
+	}
 	if (opts)
 		memcpy(&o, opts, opts->sz && opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	if (!o.batch_size)

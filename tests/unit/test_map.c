@@ -889,6 +889,8 @@ static void concurrent_dump(bool batch)
 
 static int stop_at_10(const void *key, const void *value, void *c)
 {
+	(void)key;
+	(void)value;
 	return ++*(int *)c == 10 ? 77 : 0;
 }
 
@@ -964,6 +966,28 @@ static void test_dump(void)
 	CHECK("dump with too many restarts is -EBUSY", err == -EBUSY && !st.completed && st.interrupted == 3 &&
 	      has(kiln_errmsg(), "kl_dump_cb") && has(kiln_errmsg(), "restarts"), "%d interrupted %u %s", err,
 	      st.interrupted, kiln_errmsg());
+
+	/* an empty map: nothing, completed, both ways */
+	struct kiln_map *e = mk("kl_dump_empty", BPF_MAP_TYPE_HASH, 4, 8, 16, 0);
+	if (e) {
+		int calls = 0;
+		struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
+		err = kiln_map_dump(e, stop_at_10, &calls, NULL, &st);
+		CHECK("dump: an empty map, per key", !err && !calls && st.completed && !st.entries, "%d %s", err,
+		      kiln_errmsg());
+		err = kiln_map_dump(e, stop_at_10, &calls, &o, &st);
+		CHECK("dump: an empty map, batched", !err && !calls && st.completed && !st.entries, "%d %s", err,
+		      kiln_errmsg());
+		struct kiln_map_iter *it;
+		const void *ks, *vs;
+		err = kiln_map_iter_new(e, 8, &it);
+		CHECK("iter: an empty map ends at once", !err && kiln_map_iter_next(it, &ks, &vs) == 0, "%d %s", err,
+		      kiln_errmsg());
+		kiln_map_iter_free(it);
+		err = kiln_map_dump(e, NULL, NULL, NULL, NULL);
+		CHECK("dump: no callback is -EINVAL", err == -EINVAL, "%d", err);
+		kiln_map_close(e);
+	}
 
 	/* the callback stops the dump */
 	struct kiln_map *m = mk("kl_dump_stop", BPF_MAP_TYPE_ARRAY, 4, 8, 100, 0);

@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -131,6 +132,45 @@ static void cleanup(void)
 		if (system(cmd)) {
 			/* ditto */
 		}
+	}
+}
+
+/* What an earlier run that died left behind: everything here is named after its pid. */
+static bool stale(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	if (strncmp(name, prefix, n) || !name[n])
+		return false;
+	char *end;
+	long pid = strtol(name + n, &end, 10);
+	return pid > 0 && (!*end || *end == '-') && pid != getpid() && kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+static void sweep_stale(void)
+{
+	DIR *d = opendir("/var/run/netns");
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (stale(e->d_name, "kiln-obj-"))
+			sh("ip netns del '%s' >/dev/null 2>&1", e->d_name);
+	if (d)
+		closedir(d);
+	static const char *const dirs[] = { "/sys/fs/bpf", "/tmp" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		if (!(d = opendir(dirs[i])))
+			continue;
+		for (struct dirent *e; (e = readdir(d));)
+			if (stale(e->d_name, "kiln-test-object-"))
+				sh("rm -rf '%s/%s'", dirs[i], e->d_name);
+		closedir(d);
+	}
+	if (cg_mount[0] && (d = opendir(cg_mount))) {
+		char path[PATH_MAX];
+		for (struct dirent *e; (e = readdir(d));)
+			if (stale(e->d_name, "kiln-test-object-")) {
+				snprintf(path, sizeof(path), "%s/%s", cg_mount, e->d_name);
+				rmdir(path);
+			}
+		closedir(d);
 	}
 }
 
@@ -435,8 +475,8 @@ static void test_pinning(const char *dir)
 {
 	char path[PATH_MAX], pin[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/tests/lib/obj-pinned.lisp", dir);
-	snprintf(pin_dir, sizeof(pin_dir), "/sys/fs/bpf/kiln-test-object-XXXXXX");
-	if (!mkdtemp(pin_dir)) {
+	snprintf(pin_dir, sizeof(pin_dir), "/sys/fs/bpf/kiln-test-object-%d", getpid());
+	if (mkdir(pin_dir, 0700)) {
 		CHECK("pin: temp dir on bpffs", false, "%s", strerror(errno));
 		pin_dir[0] = 0;
 		return;
@@ -618,7 +658,8 @@ static void test_net(struct kiln_object *obj)
 	if ((lin = attach(obj, "count_tc_in", &o, "tc legacy on an existing clsact"))) {
 		kiln_link_destroy(lin);
 		snprintf(cmd, sizeof(cmd), "tc qdisc show dev %s", veth_a);
-		const char *q = sh_out(cmd);
+		char q[4096];
+		snprintf(q, sizeof(q), "%s", sh_out(cmd));
 		snprintf(cmd, sizeof(cmd), "tc filter show dev %s ingress", veth_a);
 		CHECK("tc legacy: someone else's clsact stays, our filter goes", strstr(q, "clsact") &&
 		      !strstr(sh_out(cmd), "count_tc_in"), "%s", q);
@@ -651,7 +692,7 @@ static void call_target(int n)
 		uprobe_calls += kiln_test_uprobe_target(i) > 0;
 }
 
-static void test_uprobes(struct kiln_object *obj, const char *dir)
+static void test_uprobes(struct kiln_object *obj)
 {
 	struct kiln_attach_opts o = { .sz = sizeof(o), .binary = exe, .symbol = "kiln_test_uprobe_target",
 				      .pid = getpid() };
@@ -705,7 +746,6 @@ static void test_uprobes(struct kiln_object *obj, const char *dir)
 		kiln_link_destroy(l);
 	}
 	kiln_object_close(so);
-	(void)dir;
 }
 
 /* A cgroup v2 hierarchy: the mounted one, or one mounted here for the test. */
@@ -769,6 +809,7 @@ static void test_cgroup(struct kiln_object *obj)
 		CHECK("cgroup: a cgroup v2 hierarchy", false, "none mounted and mounting one failed: %s", strerror(errno));
 		return;
 	}
+	sweep_stale();
 	snprintf(cg_dir, sizeof(cg_dir), "%s/kiln-test-object-%d", cg_mount, getpid());
 	if (mkdir(cg_dir, 0755) && errno != EEXIST) {
 		CHECK("cgroup: mkdir", false, "%s: %s", cg_dir, strerror(errno));
@@ -967,14 +1008,15 @@ int main(void)
 		return 1;
 	}
 	int fds_before = count_fds();
-	snprintf(tmp, sizeof(tmp), "/tmp/kiln-test-object-XXXXXX");
+	snprintf(tmp, sizeof(tmp), "/tmp/kiln-test-object-%d-XXXXXX", pid);
 	if (!mkdtemp(tmp)) {
 		printf("FAIL test_object: mkdtemp: %s\n", strerror(errno));
 		return 1;
 	}
 	atexit(cleanup);
-	/* leftovers of a run that died with these names */
+	/* leftovers of runs that died */
 	sh("ip netns del %s >/dev/null 2>&1; ip link del %s >/dev/null 2>&1", netns, veth_a);
+	sweep_stale();
 
 	/* the objects: kiln's compiler through the binary, clang for the libbpf-style ones */
 	char src[PATH_MAX], obj_path[PATH_MAX], clang_ok[PATH_MAX], clang_bad[PATH_MAX];
@@ -1003,7 +1045,7 @@ int main(void)
 	if (obj) {
 		test_net(obj);
 		test_tracing(obj);
-		test_uprobes(obj, src_root);
+		test_uprobes(obj);
 		test_cgroup(obj);
 		test_link_pin(obj);
 		test_test_run(obj);

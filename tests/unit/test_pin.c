@@ -163,6 +163,10 @@ static void test_pin(void)
 	err = kiln_pin(kiln_map_fd(m), P(1, "%s/kl_top", root));
 	CHECK("pin: directly under the root", !err && pinned_id(pathbuf[1]) == id, "%d %s", err, kiln_errmsg());
 
+	err = kiln_pin(kiln_map_fd(m), P(1, "%s/kl.dotted", root));
+	CHECK("pin: bpffs keeps dotted names for itself", err == -EPERM && has(kiln_errmsg(), "kl.dotted"),
+	      "%d %s", err, kiln_errmsg());
+
 	/* somewhere that is no bpffs: refused before any directory is made */
 	err = kiln_pin(kiln_map_fd(m), P(1, "%s/notbpf/x/pin", top));
 	CHECK("pin: off bpffs is refused, no directories made", err == -EINVAL && !exists(P(2, "%s/notbpf", top)) &&
