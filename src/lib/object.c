@@ -1018,7 +1018,7 @@ static int attach_uprobe(struct attach_ctx *c)
 		split_func(colon + 1, func, sizeof(func), &off);
 	}
 	const char *binary = c->o.binary ? c->o.binary : bin[0] ? bin : NULL;
-	const char *symbol = c->o.symbol ? c->o.symbol : c->o.binary ? NULL : func[0] ? func : NULL;
+	const char *symbol = c->o.symbol ? c->o.symbol : func[0] ? func : NULL;
 	off += c->o.offset;
 	if (!binary)
 		return attach_fail(c, EINVAL, false, "%s needs a binary and a symbol (options, or section %s/BINARY:FUNC)",
