@@ -50,22 +50,13 @@ int cmd_check(int argc, char **argv)
 {
 	const char *file = NULL;
 	bool json = false, full_log = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(check_help, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "--log")) {
-			full_log = true;
-		} else if (argv[i][0] == '-' || file) {
-			fprintf(stderr, "kiln check: unexpected '%s'\n%s", argv[i], check_help);
-			return 2;
-		} else {
-			file = argv[i];
-		}
-	}
-	if (!file) {
+	const struct cli_opt opts[] = {
+		{ "--json", CLI_FLAG, &json, NULL }, { "--log", CLI_FLAG, &full_log, NULL }, { 0 },
+	};
+	int npos, r = cli_parse("check", check_help, argc, argv, opts, &file, 1, &npos);
+	if (r != CLI_OK)
+		return r;
+	if (!npos) {
 		fputs(check_help, stderr);
 		return 2;
 	}

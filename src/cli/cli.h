@@ -24,6 +24,26 @@ int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 
+/* args.c: options as a table. name may list spellings: "--quiet|-q"; CLI_OLEVEL takes
+ * -O0, -O1, -O2 into an int. arg names a value in messages ("a name"). */
+enum cli_opt_kind { CLI_FLAG, CLI_STR, CLI_LIST, CLI_OLEVEL };
+struct cli_opt {
+	const char *name;
+	enum cli_opt_kind kind;
+	void *dst;                        /* bool *, const char **, struct cli_list *, int * */
+	const char *arg;
+};
+struct cli_list {
+	const char *items[32];
+	int n;
+};
+enum { CLI_OK = -1, CLI_HELP = 0, CLI_USAGE = 2 };
+/* Options into their destinations and up to maxpos positional arguments into pos. Returns
+ * CLI_OK to go on, or the exit status: CLI_HELP after printing help, CLI_USAGE after a
+ * message. Arguments like "-5" are positional (map keys and values). */
+int cli_parse(const char *cmd, const char *help, int argc, char **argv, const struct cli_opt *opts,
+	      const char **pos, int maxpos, int *npos);
+
 /* Compile a .lisp file to out_path (a temporary object when out_path is NULL is not
  * supported: callers choose a path). Prints errors; returns 0 or 1. */
 int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir);

@@ -88,35 +88,23 @@ int cmd_compile(int argc, char **argv)
 	const char *in = NULL, *out = NULL;
 	int opt = 2;
 	bool dump = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(compile_help, stdout);
-			return 0;
-		} else if (!strcmp(a, "-o")) {
-			if (++i >= argc) {
-				fprintf(stderr, "kiln compile: -o needs a file name\n");
-				return 2;
-			}
-			out = argv[i];
-		} else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
-			opt = a[2] - '0';
-		} else if (!strcmp(a, "--dump-ir")) {
-			dump = true;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "kiln compile: unknown option '%s'\n%s", a, compile_help);
-			return 2;
-		} else if (!in) {
-			in = a;
-		} else {
-			fprintf(stderr, "kiln compile: one source file at a time ('%s' and '%s')\n", in, a);
-			return 2;
-		}
+	const struct cli_opt opts[] = {
+		{ "-o", CLI_STR, &out, "a file name" }, { "-O", CLI_OLEVEL, &opt, NULL },
+		{ "--dump-ir", CLI_FLAG, &dump, NULL }, { 0 },
+	};
+	const char *pos[2];
+	int npos, r = cli_parse("compile", compile_help, argc, argv, opts, pos, 2, &npos);
+	if (r != CLI_OK)
+		return r;
+	if (npos == 2) {
+		fprintf(stderr, "kiln compile: one source file at a time ('%s' and '%s')\n", pos[0], pos[1]);
+		return 2;
 	}
-	if (!in) {
+	if (!npos) {
 		fprintf(stderr, "%s", compile_help);
 		return 2;
 	}
+	in = pos[0];
 	char *def = NULL;
 	if (!out) {
 		size_t n = strlen(in);
@@ -129,7 +117,7 @@ int cmd_compile(int argc, char **argv)
 		strcpy(def + stem, ".o");
 		out = def;
 	}
-	int r = cli_compile_file(in, out, opt, dump);
+	r = cli_compile_file(in, out, opt, dump);
 	free(def);
 	return r;
 }

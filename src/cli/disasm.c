@@ -606,35 +606,23 @@ int cmd_disasm(int argc, char **argv)
 	const char *path = NULL, *only = NULL;
 	bool json = false;
 	int opt = 2;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(disasm_help, stdout);
-			return 0;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--prog")) {
-			if (++i >= argc) {
-				fprintf(stderr, "kiln disasm: --prog needs a name\n");
-				return 2;
-			}
-			only = argv[i];
-		} else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2")) {
-			opt = a[2] - '0';
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "kiln disasm: unknown option '%s'\n%s", a, disasm_help);
-			return 2;
-		} else if (!path) {
-			path = a;
-		} else {
-			fprintf(stderr, "kiln disasm: one file at a time ('%s' and '%s')\n", path, a);
-			return 2;
-		}
+	const struct cli_opt opts[] = {
+		{ "--json", CLI_FLAG, &json, NULL }, { "--prog", CLI_STR, &only, "a name" },
+		{ "-O", CLI_OLEVEL, &opt, NULL }, { 0 },
+	};
+	const char *pos[2];
+	int npos, r = cli_parse("disasm", disasm_help, argc, argv, opts, pos, 2, &npos);
+	if (r != CLI_OK)
+		return r;
+	if (npos == 2) {
+		fprintf(stderr, "kiln disasm: one file at a time ('%s' and '%s')\n", pos[0], pos[1]);
+		return 2;
 	}
-	if (!path) {
+	if (!npos) {
 		fputs(disasm_help, stderr);
 		return 2;
 	}
+	path = pos[0];
 
 	void *img = NULL;
 	size_t size = 0;

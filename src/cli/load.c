@@ -142,28 +142,14 @@ int cmd_load(int argc, char **argv)
 	const char *file = NULL, *dir = NULL;
 	struct cli_attach a = { 0 };
 	bool attach = false;
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-			fputs(load_help, stdout);
-			return 0;
-		} else if (!strcmp(s, "--pin") && v) {
-			dir = v, i++;
-		} else if (!strcmp(s, "--iface") && v) {
-			a.iface = v, i++;
-		} else if (!strcmp(s, "--cgroup") && v) {
-			a.cgroup = v, i++;
-		} else if (!strcmp(s, "--egress")) {
-			a.egress = true;
-		} else if (!strcmp(s, "--attach")) {
-			attach = true;
-		} else if (s[0] == '-' || file) {
-			fprintf(stderr, "kiln load: unexpected '%s'\n%s", s, load_help);
-			return 2;
-		} else {
-			file = s;
-		}
-	}
+	const struct cli_opt opts[] = {
+		{ "--pin", CLI_STR, &dir, "a directory" }, { "--iface", CLI_STR, &a.iface, "an interface" },
+		{ "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" }, { "--egress", CLI_FLAG, &a.egress, NULL },
+		{ "--attach", CLI_FLAG, &attach, NULL }, { 0 },
+	};
+	int npos, r = cli_parse("load", load_help, argc, argv, opts, &file, 1, &npos);
+	if (r != CLI_OK)
+		return r;
 	if (!file || !dir) {
 		fputs(load_help, stderr);
 		return 2;
@@ -196,17 +182,9 @@ out:
 int cmd_unload(int argc, char **argv)
 {
 	const char *dir = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(unload_help, stdout);
-			return 0;
-		} else if (argv[i][0] == '-' || dir) {
-			fprintf(stderr, "kiln unload: unexpected '%s'\n%s", argv[i], unload_help);
-			return 2;
-		} else {
-			dir = argv[i];
-		}
-	}
+	int npos, r = cli_parse("unload", unload_help, argc, argv, NULL, &dir, 1, &npos);
+	if (r != CLI_OK)
+		return r;
 	if (!dir) {
 		fputs(unload_help, stderr);
 		return 2;

@@ -195,34 +195,20 @@ static int map_list(bool json)
 int cmd_map(int argc, char **argv)
 {
 	const char *pos[4] = { 0 };
-	int npos = 0;
-	bool json = false, all = false;
-	uint64_t flags = BPF_ANY;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(map_help, stdout);
-			return 0;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (!strcmp(a, "--all")) {
-			all = true;
-		} else if (!strcmp(a, "--any")) {
-			flags = BPF_ANY;
-		} else if (!strcmp(a, "--noexist")) {
-			flags = BPF_NOEXIST;
-		} else if (!strcmp(a, "--exist")) {
-			flags = BPF_EXIST;
-		} else if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9')) {
-			fprintf(stderr, "kiln map: unknown option '%s'\n%s", a, map_help);
-			return 2;
-		} else if (npos < 4) {
-			pos[npos++] = a;
-		} else {
-			fprintf(stderr, "kiln map: too many arguments\n%s", map_help);
-			return 2;
-		}
+	bool json = false, all = false, noexist = false, exist = false, any = false;
+	const struct cli_opt opts[] = {
+		{ "--json", CLI_FLAG, &json, NULL }, { "--all", CLI_FLAG, &all, NULL },
+		{ "--any", CLI_FLAG, &any, NULL }, { "--noexist", CLI_FLAG, &noexist, NULL },
+		{ "--exist", CLI_FLAG, &exist, NULL }, { 0 },
+	};
+	int npos, r = cli_parse("map", map_help, argc, argv, opts, pos, 4, &npos);
+	if (r != CLI_OK)
+		return r;
+	if (any + noexist + exist > 1) {
+		fprintf(stderr, "kiln map: one of --any, --noexist, --exist\n");
+		return 2;
 	}
+	uint64_t flags = noexist ? BPF_NOEXIST : exist ? BPF_EXIST : BPF_ANY;
 	static const struct { const char *verb; int nargs; } verbs[] = {
 		{ "list", 0 }, { "dump", 1 }, { "get", 2 }, { "delete", 2 }, { "set", 3 },
 	};

@@ -40,21 +40,15 @@ static void print_info(const struct kiln_prog_info *i, bool json)
 
 int cmd_prog(int argc, char **argv)
 {
-	bool json = false, list = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(prog_help, stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = true;
-		} else if (!strcmp(argv[i], "list") && !list) {
-			list = true;
-		} else {
-			fprintf(stderr, "kiln prog: unexpected '%s'\n%s", argv[i], prog_help);
-			return 2;
-		}
-	}
-	if (!list) {
+	bool json = false;
+	const char *verb = NULL;
+	const struct cli_opt opts[] = { { "--json", CLI_FLAG, &json, NULL }, { 0 } };
+	int npos, r = cli_parse("prog", prog_help, argc, argv, opts, &verb, 1, &npos);
+	if (r != CLI_OK)
+		return r;
+	if (!verb || strcmp(verb, "list")) {
+		if (verb)
+			fprintf(stderr, "kiln prog: unknown subcommand '%s'\n", verb);
 		fputs(prog_help, stderr);
 		return 2;
 	}

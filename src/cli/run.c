@@ -84,42 +84,25 @@ static double now(void)
 
 int cmd_run(int argc, char **argv)
 {
-	const char *file = NULL, *pin = NULL;
+	const char *file = NULL, *pin = NULL, *dur = NULL;
 	struct cli_attach a = { 0 };
 	bool json = false, quiet = false;
 	double duration = -1;
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-			fputs(run_help, stdout);
-			return 0;
-		} else if (!strcmp(s, "--duration") && v) {
-			if (cli_parse_duration(v, &duration)) {
-				fprintf(stderr, "kiln run: --duration '%s' is not a number of seconds\n", v);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(s, "--pin") && v) {
-			pin = v, i++;
-		} else if (!strcmp(s, "--iface") && v) {
-			a.iface = v, i++;
-		} else if (!strcmp(s, "--cgroup") && v) {
-			a.cgroup = v, i++;
-		} else if (!strcmp(s, "--egress")) {
-			a.egress = true;
-		} else if (!strcmp(s, "--json")) {
-			json = true;
-		} else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
-			quiet = true;
-		} else if (s[0] == '-' || file) {
-			fprintf(stderr, "kiln run: unexpected '%s'\n%s", s, run_help);
-			return 2;
-		} else {
-			file = s;
-		}
-	}
+	const struct cli_opt opts[] = {
+		{ "--duration", CLI_STR, &dur, "a number of seconds" }, { "--pin", CLI_STR, &pin, "a directory" },
+		{ "--iface", CLI_STR, &a.iface, "an interface" }, { "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" },
+		{ "--egress", CLI_FLAG, &a.egress, NULL }, { "--json", CLI_FLAG, &json, NULL },
+		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { 0 },
+	};
+	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
+	if (r != CLI_OK)
+		return r;
 	if (!file) {
 		fputs(run_help, stderr);
+		return 2;
+	}
+	if (dur && cli_parse_duration(dur, &duration)) {
+		fprintf(stderr, "kiln run: --duration '%s' is not a number of seconds\n", dur);
 		return 2;
 	}
 	/* From here on a signal only sets a flag: cleanup always runs. */

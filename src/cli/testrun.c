@@ -86,38 +86,21 @@ static const char *verdict(enum bpf_prog_type t, uint32_t r)
 int cmd_test_run(int argc, char **argv)
 {
 	const char *file = NULL, *prog_name = NULL, *data_hex = NULL, *ctx_hex = NULL, *sample = "ipv4-tcp-syn";
-	const char *maps[32];
-	int nmaps = 0;
-	long repeat = 1;
+	const char *repeat_s = "1";
+	struct cli_list maps = { .n = 0 };
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(test_run_help, stdout);
-			return 0;
-		} else if (!strcmp(a, "--prog") && v) {
-			prog_name = v, i++;
-		} else if (!strcmp(a, "--data") && v) {
-			data_hex = v, i++;
-		} else if (!strcmp(a, "--ctx") && v) {
-			ctx_hex = v, i++;
-		} else if (!strcmp(a, "--data-sample") && v) {
-			sample = v, i++;
-		} else if (!strcmp(a, "--repeat") && v) {
-			repeat = atol(v), i++;
-		} else if (!strcmp(a, "--map") && v && nmaps < 32) {
-			maps[nmaps++] = v, i++;
-		} else if (!strcmp(a, "--json")) {
-			json = true;
-		} else if (a[0] == '-') {
-			fprintf(stderr, "kiln test-run: unknown or incomplete option '%s'\n%s", a, test_run_help);
-			return 2;
-		} else {
-			file = a;
-		}
-	}
-	if (!file || repeat < 1 || repeat > UINT32_MAX) {
+	const struct cli_opt opts[] = {
+		{ "--prog", CLI_STR, &prog_name, "a program name" }, { "--data", CLI_STR, &data_hex, "hex bytes" },
+		{ "--ctx", CLI_STR, &ctx_hex, "hex bytes" }, { "--data-sample", CLI_STR, &sample, "a sample name" },
+		{ "--repeat", CLI_STR, &repeat_s, "a count" }, { "--map", CLI_LIST, &maps, "a map name" },
+		{ "--json", CLI_FLAG, &json, NULL }, { 0 },
+	};
+	int npos, r = cli_parse("test-run", test_run_help, argc, argv, opts, &file, 1, &npos);
+	if (r != CLI_OK)
+		return r;
+	char *end;
+	long repeat = strtol(repeat_s, &end, 10);
+	if (!file || *end || repeat < 1 || repeat > UINT32_MAX) {
 		fputs(test_run_help, stderr);
 		return 2;
 	}
@@ -181,9 +164,9 @@ int cmd_test_run(int argc, char **argv)
 	}
 	for (size_t i = 0; i < kiln_object_map_count(obj); i++) {
 		struct kiln_map *m = kiln_object_map(obj, i);
-		bool want = !nmaps;
-		for (int k = 0; k < nmaps; k++)
-			want |= !strcmp(maps[k], kiln_map_name(m));
+		bool want = !maps.n;
+		for (int k = 0; k < maps.n; k++)
+			want |= !strcmp(maps.items[k], kiln_map_name(m));
 		if (want && cli_map_print(stdout, m, json, false)) {
 			cli_fail("test-run");
 			goto out;
