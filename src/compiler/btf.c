@@ -170,6 +170,7 @@ static int fwd_id(struct bb *b, const char *key, const char *name)
 	return id < 0 ? id : memo_add(b, MEMO_FWD, key, 0, 0, id);
 }
 
+
 static int type_id(struct bb *b, const struct kl_type *t);
 
 static int struct_id(struct bb *b, const struct kl_type *t)
@@ -233,12 +234,30 @@ static const char *int_name(const struct kl_type *t)
 	return NULL;
 }
 
+
+/* A typedef'd builtin (ipv4_addr...): the typedef over the plain type, once per object. */
+static int typedef_id(struct bb *b, const struct kl_type *t)
+{
+	struct memo *m = memo_find(b, MEMO_INT, t->typedef_name, 1, 0);
+	if (m)
+		return m->id;
+	struct kl_type plain = *t;
+	plain.typedef_name = NULL;
+	int base = type_id(b, &plain);
+	if (base < 0)
+		return base;
+	int id = check(b, btf__add_typedef(b->btf, t->typedef_name, base), t->typedef_name);
+	return id < 0 ? id : memo_add(b, MEMO_INT, t->typedef_name, 1, 0, id);
+}
+
 /* NULL is void, BTF type 0. */
 static int type_id(struct bb *b, const struct kl_type *t)
 {
 	int id;
 	if (!t)
 		return 0;
+	if (t->typedef_name)
+		return typedef_id(b, t);
 	switch (t->kind) {
 	case KL_T_INT: {
 		const char *name = int_name(t);
@@ -259,6 +278,22 @@ static int type_id(struct bb *b, const struct kl_type *t)
 		return struct_id(b, t);
 	}
 	return fail(b, EINVAL, "BTF: unknown type kind %d", (int)t->kind);
+}
+
+/* Which layout a ring or perf buffer carries, for user space: a decl tag on the map's VAR,
+ * as clang writes for __attribute__((btf_decl_tag("kiln.event:NAME"))). The layout's own
+ * STRUCT is emitted with the other structs. */
+static int event_tag(struct bb *b, int var, const struct kl_type *ev)
+{
+	const char *name = mangle(b, ev->name);
+	size_t n = strlen(name) + sizeof("kiln.event:");
+	char *tag = malloc(n);
+	if (!tag)
+		return fail(b, ENOMEM, "out of memory");
+	snprintf(tag, n, "kiln.event:%s", name);
+	int id = check(b, btf__add_decl_tag(b->btf, tag, var, -1), "DECL_TAG");
+	free(tag);
+	return id < 0 ? id : 0;
 }
 
 /* libbpf reads a map attribute N from `int (*name)[N]`, i.e. __uint(name, N). */
@@ -725,6 +760,8 @@ static int build(struct bb *b, void **btf_out, uint32_t *btf_len, void **ext,
 							  BTF_VAR_GLOBAL_ALLOCATED, sid),
 					  "map VAR")) < 0)
 			err = vars[i];
+		else if (obj->maps[i].event)
+			err = event_tag(b, vars[i], obj->maps[i].event);
 	}
 	for (uint32_t i = 0; i < obj->nfuncs && !err; i++)
 		if ((b->func_id[i] = func_btf(b, &obj->funcs[i])) < 0)

@@ -52,7 +52,7 @@ int kl_compile_front(struct kl_comp *c)
 		return -1;
 	if (kl_read(c->a, c->d, c->src, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
 		return -1;
-	return 0;
+	return kl_add_drop_counters(c);
 }
 
 int kl_compile(struct kl_comp *c, const char *out_path)

@@ -21,6 +21,7 @@ struct kl_mapdef {
 	const struct kl_map_type *mt;
 	uint32_t key_size, value_size;
 	struct kl_map m;                  /* what goes into the object */
+	bool count_drops;                 /* ringbuf written by with-event: has NAME-drops */
 };
 
 struct kl_structdef {
@@ -80,6 +81,8 @@ struct kl_comp {
 
 /* forms.c */
 int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms);
+/* After collecting: a NAME-drops counter map for every ring buffer with-event writes to. */
+int kl_add_drop_counters(struct kl_comp *c);
 int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out);
 /* a <alu> b with the BPF machine's semantics (x/0 = 0, x%0 = x, shift counts masked). */
 int64_t kl_fold(uint8_t alu, int64_t a, int64_t b);

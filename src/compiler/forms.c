@@ -72,7 +72,7 @@ struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n)
 		struct kl_structdef *s = kl_struct_lookup(c, n->str);
 		if (s)
 			return s->type;
-		kl_error(c->d, n->span, "unknown type '%s' (expected u8 u16 u32 u64 i8 i16 i32 i64 char ptr, "
+		kl_error(c->d, n->span, "unknown type '%s' (expected u8 u16 u32 u64 i8 i16 i32 i64 char ptr ipv4 ipv6 kstack ustack, "
 			 "a defstruct name or (array TYPE N))", n->str);
 		return NULL;
 	}
@@ -201,7 +201,7 @@ static bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
 static const char *const map_options[] = {
 	"type", "key-size", "value-size", "key", "value", "max-entries", "map-flags", "pinning",
-	"inner-map", "value-type",
+	"inner-map", "value-type", "event",
 };
 
 static int do_defmap(struct kl_comp *c, struct kl_node *n)
@@ -229,7 +229,7 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 			char buf[64];
 			kl_node_str(k, buf, sizeof(buf));
 			return kl_error(c->d, k->span, "unknown defmap option '%s' (expected :type, :key, :value, "
-					":key-size, :value-size, :value-type, :max-entries, :map-flags, :pinning or :inner-map)", buf);
+					":key-size, :value-size, :value-type, :max-entries, :map-flags, :pinning, :inner-map or :event)", buf);
 		}
 		if (opt[j])
 			return kl_error(c->d, k->span, "defmap option ':%s' given twice", map_options[j]);
@@ -331,7 +331,60 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 		return kl_error(c->d, n->span, "a :%s map needs :inner-map NAME (a map to use as the template)",
 				md.mt->keyword);
 	}
+	if (opt[10]) {
+		if (md.m.type != BPF_MAP_TYPE_RINGBUF && md.m.type != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
+			return kl_error(c->d, opt[10]->span, ":event is for :ringbuf and :perf-event-array maps, "
+					"whose records it describes");
+		struct kl_structdef *sd = opt[10]->kind == KL_N_SYM ? kl_struct_lookup(c, opt[10]->str) : NULL;
+		if (!sd)
+			return form_error(c, opt[10], ":event must name a defevent or defstruct defined before");
+		md.m.event = sd->type;
+	}
 	kl_vec_push(c->a, &c->maps, md);
+	return 0;
+}
+
+/* A ring buffer that with-event writes to gets a counter of the records it could not take,
+ * NAME-drops (an :array of one u64), incremented when a reserve fails; readers report it.
+ * Found by looking for (with-event (VAR EVENT RING) ...) in the program's forms as written. */
+static void find_event_rings(struct kl_comp *c, const struct kl_node *n, int depth)
+{
+	if (n->kind != KL_N_LIST || depth > 256)
+		return;
+	const char *h = kl_head(n);
+	if (h && !strcmp(h, "with-event") && n->nitems >= 2 && n->items[1]->kind == KL_N_LIST &&
+	    n->items[1]->nitems == 3 && n->items[1]->items[2]->kind == KL_N_SYM) {
+		struct kl_mapdef *m = kl_map_lookup(c, n->items[1]->items[2]->str);
+		if (m && m->m.type == BPF_MAP_TYPE_RINGBUF)
+			m->count_drops = true;
+	}
+	for (uint32_t i = 0; i < n->nitems; i++)
+		find_event_rings(c, n->items[i], depth + 1);
+}
+
+int kl_add_drop_counters(struct kl_comp *c)
+{
+	for (size_t i = 0; i < c->progs.len; i++)
+		find_event_rings(c, c->progs.items[i].form, 0);
+	for (size_t i = 0; i < c->funs.len; i++)
+		find_event_rings(c, c->funs.items[i].form, 0);
+	size_t n = c->maps.len;
+	for (size_t i = 0; i < n; i++) {
+		if (!c->maps.items[i].count_drops)
+			continue;
+		const char *name = kl_arena_printf(c->a, "%s-drops", c->maps.items[i].name);
+		if (kl_map_lookup(c, name))
+			continue;   /* the user's own */
+		struct kl_mapdef md = { .name = name, .span = c->maps.items[i].span,
+					.mt = kl_map_type_find("array"), .key_size = 4, .value_size = 8 };
+		md.m.name = kl_mangle(c->a, name);
+		md.m.type = BPF_MAP_TYPE_ARRAY;
+		md.m.key = kl_type_builtin("u32");
+		md.m.value = kl_type_builtin("u64");
+		md.m.max_entries = 1;
+		md.m.inner = -1;
+		kl_vec_push(c->a, &c->maps, md);
+	}
 	return 0;
 }
 

@@ -35,6 +35,8 @@ struct lw {
 	kl_vreg ctx;
 	struct kl_span span;             /* of the form being lowered, for line info */
 	uint32_t loop_depth;
+	struct { kl_vreg rec; uint32_t done; } events[8];  /* with-event records open, innermost last */
+	uint32_t nevents;
 };
 
 typedef int (*form_fn)(struct lw *, struct kl_node *, struct val *);
@@ -1932,8 +1934,25 @@ static int f_ash(struct lw *l, struct kl_node *n, struct val *out)
 	return 0;
 }
 
+/* A form built by the compiler itself, placed where `at` is. */
+static struct kl_node *synth(struct lw *l, const struct kl_node *at, enum kl_node_kind kind, const char *str,
+			     int64_t ival, uint32_t nitems)
+{
+	struct kl_node *n = kl_arena_new(l->c->a, struct kl_node);
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->span = at->span;
+	n->str = str;
+	n->ival = ival;
+	n->nitems = nitems;
+	n->items = nitems ? kl_arena_array(l->c->a, struct kl_node *, nitems) : NULL;
+	return n;
+}
+
 /* (with-event (e EVENT RINGBUF) BODY...): reserve a record, run BODY with e pointing at
- * it, submit it; when the ring buffer is full the body is skipped. */
+ * it, submit it. (discard-event) in BODY throws the record away instead. When the ring
+ * buffer is full the body is skipped and RINGBUF-drops (made by kl_add_drop_counters)
+ * counts the lost record. The ring buffer's records are described as EVENT in the BTF. */
 static int f_with_event(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (arity(l, n, 1, UINT32_MAX))
@@ -1951,23 +1970,60 @@ static int f_with_event(struct lw *l, struct kl_node *n, struct val *out)
 	if (m->m.type != BPF_MAP_TYPE_RINGBUF)
 		return kl_error(l->c->d, spec->items[2]->span, "with-event needs a :ringbuf map; '%s' is a :%s map",
 				m->name, m->mt->keyword);
+	if (l->nevents == sizeof(l->events) / sizeof(l->events[0]))
+		return err_form(l, n, "%s nests too deeply: %s", "with-event");
+	if (!m->m.event && ev->kind == KL_T_STRUCT)
+		m->m.event = ev;
+	const char *drops = m->count_drops ? kl_arena_printf(l->c->a, "%s-drops", m->name) : NULL;
 	kl_vreg args[3];
 	args[0] = map_ref(l, m);
 	args[1] = reg_of(l, cval(size));
 	args[2] = reg_of(l, cval(0));
 	kl_vreg rec = call(l, BPF_FUNC_ringbuf_reserve, args, 3);
-	uint32_t lskip = label(l);
-	branch(l, BPF_JEQ, rval(rec), cval(0), lskip);
+	uint32_t lfull = label(l), ldone = label(l);
+	branch(l, BPF_JEQ, rval(rec), cval(0), lfull);
 	size_t mark = l->scope.len;
 	bind(l, spec->items[0]->str, pval(rec), false);
+	l->events[l->nevents].rec = rec;
+	l->events[l->nevents++].done = ldone;
 	struct val v;
-	if (lower_body(l, n->items + 2, n->nitems - 2, &v))
+	int err = lower_body(l, n->items + 2, n->nitems - 2, &v);
+	l->nevents--;
+	if (err)
 		return -1;
 	l->scope.len = mark;
 	args[0] = rec;
 	args[1] = reg_of(l, cval(0));
 	call(l, BPF_FUNC_ringbuf_submit, args, 2);
-	place(l, lskip);
+	jump(l, ldone);
+	place(l, lfull);
+	if (drops && kl_map_lookup(l->c, drops)) {
+		/* (incf (getmap RING-drops 0)) */
+		struct kl_node *get = synth(l, n, KL_N_LIST, NULL, 0, 3);
+		get->items[0] = synth(l, n, KL_N_SYM, "getmap", 0, 0);
+		get->items[1] = synth(l, n, KL_N_SYM, drops, 0, 0);
+		get->items[2] = synth(l, n, KL_N_INT, NULL, 0, 0);
+		struct kl_node *inc = synth(l, n, KL_N_LIST, NULL, 0, 2);
+		inc->items[0] = synth(l, n, KL_N_SYM, "incf", 0, 0);
+		inc->items[1] = get;
+		if (lower(l, inc, &v))
+			return -1;
+	}
+	place(l, ldone);
+	*out = cval(0);
+	return 0;
+}
+
+/* (discard-event): inside with-event, throw the record away and leave the with-event. */
+static int f_discard_event(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (arity(l, n, 0, 0))
+		return -1;
+	if (!l->nevents)
+		return err_form(l, n, "%s is only meaningful inside with-event: %s", "discard-event");
+	kl_vreg args[2] = { l->events[l->nevents - 1].rec, reg_of(l, cval(0)) };
+	call(l, BPF_FUNC_ringbuf_discard, args, 2);
+	jump(l, l->events[l->nevents - 1].done);
 	*out = cval(0);
 	return 0;
 }
@@ -1977,6 +2033,7 @@ static const struct {
 	form_fn fn;
 } forms[] = {
 	{ "with-event", f_with_event },
+	{ "discard-event", f_discard_event },
 	{ "progn", f_progn }, { "if", f_if }, { "when", f_when }, { "unless", f_unless },
 	{ "cond", f_cond }, { "and", f_andor }, { "or", f_andor }, { "not", f_not },
 	{ "return", f_return }, { "let", f_let }, { "let*", f_letstar }, { "when-let", f_when_let },

@@ -59,6 +59,8 @@ struct kl_map {
 	uint32_t map_flags;
 	uint32_t pinning;      /* 0 none, 1 LIBBPF_PIN_BY_NAME */
 	int inner;             /* index of the inner map template for map-in-map, or -1 */
+	const struct kl_type *event; /* ringbuf/perf-event-array: the layout of its records, told
+				      * to user space by a BTF decl tag "kiln.event:NAME" */
 };
 
 struct kl_obj {

@@ -14,6 +14,13 @@ static struct kl_type builtins[] = {
 	{ .kind = KL_T_INT, .name = "i64", .size = 8, .align = 8, .is_signed = true },
 	{ .kind = KL_T_INT, .name = "char", .size = 1, .align = 1, .is_signed = true, .is_char = true },
 	{ .kind = KL_T_PTR, .name = "ptr", .size = 8, .align = 8 },
+	{ .kind = KL_T_INT, .name = "ipv4", .size = 4, .align = 4, .typedef_name = "ipv4_addr" },
+	{ .kind = KL_T_INT, .name = "kstack", .size = 4, .align = 4, .is_signed = true,
+	  .typedef_name = "kstack_id" },
+	{ .kind = KL_T_INT, .name = "ustack", .size = 4, .align = 4, .is_signed = true,
+	  .typedef_name = "ustack_id" },
+	{ .kind = KL_T_ARRAY, .name = "ipv6", .size = 16, .align = 1, .elem = &builtins[0], .count = 16,
+	  .typedef_name = "ipv6_addr" },
 };
 
 struct kl_type *kl_type_builtin(const char *name)

@@ -31,10 +31,14 @@ struct kl_type {
 	uint32_t count;        /* ARRAY */
 	struct kl_field *fields;
 	uint32_t nfields;
+	const char *typedef_name; /* BTF TYPEDEF over the type (ipv4_addr, kstack_id...), so
+				   * user space knows how to print the field */
 	int btf_id;            /* memo for the BTF writer; 0 = not yet emitted */
 };
 
-/* The built-in scalar types: u8 u16 u32 u64 i8 i16 i32 i64 char ptr. NULL if unknown. */
+/* The built-in scalar types: u8 u16 u32 u64 i8 i16 i32 i64 char ptr, and the ones that
+ * tell user space how to print a field: ipv4 (u32 in network order), ipv6 (16 bytes), kstack
+ * and ustack (i32 stack ids from get-stackid). NULL if unknown. */
 struct kl_type *kl_type_builtin(const char *name);
 struct kl_type *kl_type_array(struct kl_arena *a, struct kl_type *elem, uint32_t count);
 /* A sized blob for maps declared with :key-size/:value-size only: u8/u16/u32/u64 for 1, 2,

@@ -29,6 +29,14 @@ struct {
 	__uint(max_entries, 1);
 } last_event SEC(".maps");
 
+/* kiln counts the records with-event could not reserve in events_drops */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} events_drops SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
@@ -90,6 +98,11 @@ int conn_events(struct xdp_md *ctx)
 		e->protocol = ip[9];
 		add(6, 1);
 		bpf_ringbuf_submit(e, 0);
+	} else {
+		__u32 zero = 0;
+		__u64 *d = bpf_map_lookup_elem(&events_drops, &zero);
+		if (d)
+			__sync_fetch_and_add(d, 1);
 	}
 	return XDP_PASS;
 }

@@ -20,6 +20,8 @@ for src in "$ROOT"/examples/*.lisp "$ROOT"/tests/corpus/*.lisp; do
 	btf=$(bpftool btf dump file "$obj" 2>&1) || { echo "FAIL interop/$name: bpftool btf dump: $btf"; continue; }
 	# the defmap names, comments (; and #| |#) removed first
 	maps=$(perl -0pe 's/#\|.*?\|#//gs; s/;[^\n]*//g' "$src" | grep -o '(defmap [^ )]*' | awk '{print $2}' | tr - _)
+	# and the drop counter kiln adds for each ring buffer with-event writes to
+	maps="$maps $(perl -0pe 's/;[^\n]*//g' "$src" | grep -oE '\(with-event \([^ ]+ [^ ]+ [^ )]+\)' | awk '{print $4}' | tr -d ')' | sort -u | tr - _ | sed 's/$/_drops/')"
 	bad=""
 	for m in $maps; do
 		grep -q "^\[[0-9]*\] VAR '$m' type_id=[0-9]*, linkage=global" <<<"$btf" || bad="$bad no VAR '$m';"
