@@ -120,7 +120,7 @@ static bool listable(enum bpf_map_type t, uint32_t key_size)
 		BPF_MAP_TYPE_RINGBUF, BPF_MAP_TYPE_PROG_ARRAY, BPF_MAP_TYPE_PERF_EVENT_ARRAY,
 		BPF_MAP_TYPE_ARRAY_OF_MAPS, BPF_MAP_TYPE_HASH_OF_MAPS, BPF_MAP_TYPE_CGROUP_ARRAY,
 		BPF_MAP_TYPE_DEVMAP, BPF_MAP_TYPE_CPUMAP, BPF_MAP_TYPE_XSKMAP, BPF_MAP_TYPE_SOCKMAP,
-		BPF_MAP_TYPE_SOCKHASH, BPF_MAP_TYPE_USER_RINGBUF,
+		BPF_MAP_TYPE_SOCKHASH, BPF_MAP_TYPE_USER_RINGBUF, BPF_MAP_TYPE_STACK_TRACE,
 	};
 	for (size_t i = 0; i < sizeof(opaque) / sizeof(opaque[0]); i++)
 		if (opaque[i] == t)
@@ -138,7 +138,8 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 			info->max_entries);
 	if (!listable(info->type, info->key_size)) {
 		if (!json)
-			fprintf(out, "  (a %s map: entries are not listed)\n", kiln_map_type_name(info->type));
+			fprintf(out, "  (a %s map: entries are not listed%s)\n", kiln_map_type_name(info->type),
+				info->type == BPF_MAP_TYPE_STACK_TRACE ? "; `kiln stack MAP ID` prints one" : "");
 		return 0;
 	}
 	struct print_ctx pc = { out, m, map_btf(info), json, array && !all, 0 };
