@@ -112,7 +112,11 @@ examples: kiln
 run: deps
 	$(MAKE) --no-print-directory kiln
 	@$(MAKE) --no-print-directory examples
-	./kiln test-run examples/xdp-count.lisp --data-sample ipv4-tcp-syn --repeat 3
+	@mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+	@echo "kiln: examples/execsnoop.lisp, live for 3 seconds, while make starts a few processes"
+	@./kiln run examples/execsnoop.lisp --duration 3 & kiln=$$!; sleep 1; \
+		for c in "uname -r" "ls /" "date" "/no/such/program"; do sh -c "$$c" >/dev/null 2>&1; done; \
+		wait $$kiln
 
 test: deps
 	$(MAKE) --no-print-directory kiln test-bins
