@@ -1,0 +1,5 @@
+;; expect: tests/errors/discard-outside.lisp:4:3: error: discard-event is only meaningful inside with-event: (discard-event)
+(defmap events :type :ringbuf :max-entries 4096)
+(defprog p (:type :xdp)
+  (discard-event)
+  XDP_PASS)
