@@ -24,8 +24,8 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 
 # Debian packages kiln needs: libbpf/libelf/zlib to build and load, bpftool for the
 # interop tests, clang/llvm only to build the tests' reference twins, iproute2 for the
-# veth pairs and network namespaces of the attach tests.
-DEB_PKGS := gcc make libbpf-dev libelf-dev zlib1g-dev bpftool clang llvm iproute2 pkg-config
+# veth pairs and network namespaces of the attach tests, ping (iputils-ping) to send packets
+DEB_PKGS := gcc make libbpf-dev libelf-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config
 
 .PHONY: all deps run test clean examples test-bins install uninstall lib
 all: kiln lib

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# examples.sh — the examples as the tools they are, run live with `kiln run --json` while the
+# test makes what they watch happen: execsnoop sees a process the test spawns (its pid, comm
+# and file, and the failing exec's -ENOENT), opensnoop an open of a path only this test uses,
+# syscall-latency a 30 ms nanosleep with a symbolized stack, xdp-count and tc-bytes the pings
+# over a veth pair into a network namespace the test owns.
+set -u
+out="$BUILD/tests/examples"
+mkdir -p "$out"
+ns=kex$$
+trap 'ip netns del $ns 2>/dev/null; ip link del kx$$a 2>/dev/null; rm -f /tmp/kiln-opensnoop-$$' EXIT
+spawn="$BUILD/tests/spawn"
+pass() { echo "PASS examples/$1"; }
+fail() { echo "FAIL examples/$1: $2"; }
+
+# live EXAMPLE SECONDS ARGS...: kiln run in the background (pid in $k), once it is running
+live() {
+	local ex=$1 secs=$2; shift 2
+	"$KILN" run "examples/$ex.lisp" --duration "$secs" --json "$@" >"$out/$ex.json" 2>"$out/$ex.err" &
+	k=$!
+	for _ in $(seq 50); do grep -q running "$out/$ex.err" && break; sleep 0.1; done
+}
+
+# ---- execsnoop: a spawned /bin/true with its pid and comm; a missing program's ENOENT --------
+live execsnoop 3
+pid=$("$spawn" /bin/true)
+"$spawn" /no/such/program-$$ >/dev/null 2>&1
+wait $k
+if grep -q "\"event\":\"exec_event\",\"pid\":$pid,.*\"ret\":0,\"comm\":\"true\",\"filename\":\"/bin/true\"" "$out/execsnoop.json"; then
+	pass execsnoop
+else
+	fail execsnoop "no exec of /bin/true as pid $pid in $(head -c 600 "$out/execsnoop.json")"
+fi
+if grep -q "\"ret\":-2,.*\"filename\":\"/no/such/program-$$\"" "$out/execsnoop.json"; then pass execsnoop-enoent
+else fail execsnoop-enoent "no failed exec of /no/such/program-$$"; fi
+
+# ---- opensnoop: the open of a path only this run uses, with its pid ---------------------------
+live opensnoop 3
+pid=$("$spawn" sh -c "exec 3>/tmp/kiln-opensnoop-$$")
+wait $k
+if grep -q "\"pid\":$pid,.*\"path\":\"/tmp/kiln-opensnoop-$$\"" "$out/opensnoop.json"; then pass opensnoop
+else fail opensnoop "no open of /tmp/kiln-opensnoop-$$ by $pid: $(grep -c . "$out/opensnoop.json") lines"; fi
+
+# ---- syscall-latency: a 30 ms sleep is a slow call, with its stack; the histogram fills ----------
+live syscall-latency 3
+pid=$("$spawn" sleep 0.03)
+wait $k
+if grep -q "\"event\":\"slow_call\",\"pid\":$pid,.*\"comm\":\"sleep\"" "$out/syscall-latency.json"; then pass syscall-latency-event
+else fail syscall-latency-event "no slow call of sleep ($pid)"; fi
+if grep "\"pid\":$pid," "$out/syscall-latency.json" | grep -q '"kstack":\["[a-z_]'; then pass syscall-latency-kstack
+else fail syscall-latency-kstack "no symbolized kernel stack for $pid"; fi
+if grep -q '"map":"latency_log2_us","key":[0-9]*,"value":[1-9]' "$out/syscall-latency.json"; then pass syscall-latency-histogram
+else fail syscall-latency-histogram "empty histogram"; fi
+
+# ---- xdp-count and tc-bytes on a veth whose peer is in a netns --------------------------------
+net=10.202.$(($$ % 200))
+ip netns add $ns && ip link add kx$$a type veth peer name kx$$b && ip link set kx$$b netns $ns &&
+	ip addr add $net.1/24 dev kx$$a && ip link set kx$$a up &&
+	ip -n $ns addr add $net.2/24 dev kx$$b && ip -n $ns link set kx$$b up
+live xdp-count 2.5 --iface kx$$a
+ip netns exec $ns ping -c 4 -i 0.2 -W 1 $net.1 >/dev/null 2>&1
+wait $k
+icmp=$(grep -o '"map":"proto_count","key":1,"value":\[[0-9,]*\]' "$out/xdp-count.json" | grep -o '\[.*\]' | tr -d '[]' | tr , '\n' | awk '{s+=$1} END {print s+0}')
+if [ "$icmp" -ge 4 ]; then pass xdp-count; else fail xdp-count "ICMP count $icmp, expected >= 4"; fi
+live tc-bytes 2.5 --iface kx$$a
+ip netns exec $ns ping -c 4 -i 0.2 -W 1 $net.1 >/dev/null 2>&1
+wait $k
+pk=$(grep -o '"map":"egress_bytes","key":1,"value":\[.*\]' "$out/tc-bytes.json" | grep -o '"packets":[0-9]*' | cut -d: -f2 | awk '{s+=$1} END {print s+0}')
+if [ "$pk" -ge 4 ]; then pass tc-bytes; else fail tc-bytes "ICMP replies counted on egress: $pk, expected >= 4"; fi
