@@ -128,3 +128,10 @@ expect run-tc-counted test "${t:-0}" -ge 3
 expect run-net-detached test -z "$(ip link show kc$$a | grep -o 'xdp')" -a "$(links)" -eq "$before"
 o=$("$KILN" run tests/cli/counters.lisp --duration 0.1 2>&1); rc=$?
 expect run-needs-iface test $rc -eq 1 -a -n "$(grep 'needs --iface IF' <<<"$o")" -a "$(links)" -eq "$before"
+
+# ---- test-run --ctx: a struct __sk_buff in, its mark comes back as the program's return value ---
+ctx="$(printf '00%.0s' $(seq 8))2a000000$(printf '00%.0s' $(seq 180))"
+o=$("$KILN" test-run tests/cli/ctx-mark.lisp --ctx "$ctx" --json 2>&1)
+expect test-run-ctx grep -q '^{"prog":"ret_mark","retval":42,' <<<"$o"
+o=$("$KILN" test-run tests/cli/ctx-mark.lisp --ctx zz 2>&1); rc=$?
+expect test-run-ctx-bad test $rc -eq 2 -a -n "$(grep 'not hex bytes' <<<"$o")"
