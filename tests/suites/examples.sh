@@ -73,7 +73,7 @@ ip netns exec $ns ping -c 4 -i 0.2 -W 1 $net.1 >/dev/null 2>&1
 wait $k
 icmp=$(grep -o '"map":"proto_count","key":1,"value":\[[0-9,]*\]' "$out/xdp-count.json" | grep -o '\[.*\]' | tr -d '[]' | tr , '\n' | awk '{s+=$1} END {print s+0}')
 if [ "$icmp" -ge 4 ]; then pass xdp-count; else fail xdp-count "ICMP count $icmp, expected >= 4"; fi
-live tc-bytes 2.5 --iface kx$$a
+live tc-bytes 2.5 --iface kx$$a --egress
 ip netns exec $ns ping -c 4 -i 0.2 -W 1 $net.1 >/dev/null 2>&1
 wait $k
 pk=$(grep -o '"map":"egress_bytes","key":1,"value":\[.*\]' "$out/tc-bytes.json" | grep -o '"packets":[0-9]*' | cut -d: -f2 | awk '{s+=$1} END {print s+0}')
