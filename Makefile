@@ -3,7 +3,7 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc
-LDLIBS  := -lbpf -lelf -lz -lpthread
+LDLIBS  := -lbpf -lelf -ldw -lz -lpthread
 
 BUILD   := build
 PREFIX  ?= /usr/local
@@ -24,8 +24,9 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 
 # Debian packages kiln needs: libbpf/libelf/zlib to build and load, bpftool for the
 # interop tests, clang/llvm only to build the tests' reference twins, iproute2 for the
-# veth pairs and network namespaces of the attach tests, ping (iputils-ping) to send packets
-DEB_PKGS := gcc make libbpf-dev libelf-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config
+# veth pairs and network namespaces of the attach tests, ping (iputils-ping) to send packets,
+# libdw (libdw-dev) for the file:line of user stack frames from DWARF
+DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config
 
 .PHONY: all deps run test clean examples test-bins install uninstall lib
 all: kiln lib
@@ -56,7 +57,7 @@ install: lib kiln
 	ln -sf libkiln.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libkiln.so.0
 	ln -sf libkiln.so.0 $(DESTDIR)$(LIBDIR)/libkiln.so
 	install -m 644 include/kiln/*.h $(DESTDIR)$(INCDIR)/kiln/
-	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: kiln\nDescription: %s\nVersion: %s\nRequires.private: libbpf libelf zlib\nLibs: -L$${libdir} -lkiln\nLibs.private: -lpthread\nCflags: -I$${includedir}\n' \
+	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: kiln\nDescription: %s\nVersion: %s\nRequires.private: libbpf libelf zlib\nLibs: -L$${libdir} -lkiln\nLibs.private: -ldw -lpthread\nCflags: -I$${includedir}\n' \
 		'$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' 'a Lisp that compiles to eBPF, and its runtime' '$(VERSION)' \
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/kiln.pc
 
@@ -67,6 +68,9 @@ uninstall:
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libkiln.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# test_stack walks its own user stack through the kernel: it needs frame pointers
+$(BUILD)/tests/unit/test_stack: private CFLAGS += -fno-omit-frame-pointer
 
 $(BUILD)/tests/%: tests/harness/%.c
 	@mkdir -p $(dir $@)

@@ -7,4 +7,5 @@
 #include "object.h"
 #include "pin.h"
 #include "prog.h"
+#include "stack.h"
 #endif

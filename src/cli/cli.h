@@ -19,6 +19,7 @@ int cmd_prelude(int argc, char **argv);
 int cmd_disasm(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_prog(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
