@@ -48,7 +48,6 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, const st
 /* Compile a .lisp file to out_path (a temporary object when out_path is NULL is not
  * supported: callers choose a path). Prints errors; returns 0 or 1. */
 int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir);
-bool cli_is_lisp(const char *path);
 
 /* show.c: keys and values in and out. */
 struct btf;

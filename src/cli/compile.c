@@ -17,13 +17,6 @@ static const char compile_help[] =
 	"  -O0 -O1 -O2  optimisation level (default -O2)\n"
 	"  --dump-ir    print the IR of every function to stderr\n";
 
-bool cli_is_lisp(const char *path)
-{
-	size_t n = strlen(path);
-	return (n > 5 && !strcmp(path + n - 5, ".lisp")) || (n > 4 && !strcmp(path + n - 4, ".lsp")) ||
-	       (n > 3 && !strcmp(path + n - 3, ".kl"));
-}
-
 static char *read_file(const char *path, size_t *len)
 {
 	struct stat st;

@@ -455,44 +455,6 @@ static const char *call_target(const struct obj *o, const struct sec *s, size_t 
 	return f ? f->name : r ? r->name : NULL;
 }
 
-/* A JSON string; UTF-8 passes through (source lines may hold any), invalid bytes become
- * U+FFFD so that the output always parses. */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 && p[0] < 0xf0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||   /* overlong, surrogate */
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))     /* overlong, > U+10FFFF */
-		return 0;
-	return n;
-}
-
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)s; *p;) {
-		size_t n = 1;
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\t')
-			fputs("\\t", out);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else if (*p < 0x80)
-			fputc(*p, out);
-		else if ((n = utf8_len(p)))
-			fwrite(p, 1, n, out);
-		else
-			n = 1, fputs("\\ufffd", out);
-		p += n;
-	}
-	fputc('"', out);
-}
-
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -533,9 +495,9 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 		width++;
 	if (json) {
 		printf("{\"prog\":");
-		json_str(stdout, f->name);
+		cli_json_str(stdout, f->name, strlen(f->name));
 		printf(",\"section\":");
-		json_str(stdout, s->name);
+		cli_json_str(stdout, s->name, strlen(s->name));
 		printf(",\"subprog\":%s,\"insn_count\":%zu,\"insns\":[", sub ? "true" : "false", f->end - f->start);
 	} else {
 		printf("%s %s (section %s, %zu insns)\n", sub ? "func" : "prog", f->name, s->name, f->end - f->start);
@@ -585,12 +547,12 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 		int w = kl_insn_format(in, f->end - i, &env, buf, sizeof(buf));
 		if (json) {
 			printf("%s{\"off\":%zu,\"text\":", i > f->start ? "," : "", i - f->start);
-			json_str(stdout, buf);
+			cli_json_str(stdout, buf, strlen(buf));
 			if (cur && file) {
 				printf(",\"line\":%u,\"col\":%u,\"file\":", cur->line_col >> 10, cur->line_col & 0x3ff);
-				json_str(stdout, file);
+				cli_json_str(stdout, file, strlen(file));
 				printf(",\"src\":");
-				json_str(stdout, src);
+				cli_json_str(stdout, src, strlen(src));
 			}
 			printf("}");
 		} else {

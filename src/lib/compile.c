@@ -18,7 +18,7 @@ int kl_is_source_path(const char *path)
 	       (n > 3 && !strcmp(path + n - 3, ".kl"));
 }
 
-static char *slurp(int fd, size_t *len)
+char *kl_read_all(int fd, size_t *len)
 {
 	size_t cap = 8192, n = 0;
 	char *buf = malloc(cap);
@@ -54,7 +54,7 @@ int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 	if (!f)
 		return kl_fail(errno, "cannot read %s", path);
 	size_t len;
-	char *text = slurp(fileno(f), &len);
+	char *text = kl_read_all(fileno(f), &len);
 	int rerr = errno;
 	fclose(f);
 	if (!text)
@@ -92,7 +92,7 @@ int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 			kl_fail_log(msg, mlen);
 		}
 		free(msg);
-	} else if (lseek(fd, 0, SEEK_SET) < 0 || !(*elf = slurp(fd, size))) {
+	} else if (lseek(fd, 0, SEEK_SET) < 0 || !(*elf = kl_read_all(fd, size))) {
 		rc = kl_fail(errno ? errno : ENOMEM, "reading back the object compiled from %s", path);
 	}
 	kl_arena_free(&arena);

@@ -253,40 +253,11 @@ static int read_file(const char *path, void **data, size_t *size)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap);
-	int err = 0;
-	while (buf) {
-		if (n == cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-		}
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			break;
-		}
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
+	errno = 0;
+	*data = kl_read_all(fd, size);
+	int err = *data ? 0 : -(errno ? errno : ENOMEM);
 	close(fd);
-	if (!buf)
-		return -ENOMEM;
-	if (err) {
-		free(buf);
-		return err;
-	}
-	*data = buf;
-	*size = n;
-	return 0;
+	return err;
 }
 
 static int read_sysfs(const char *path, char *buf, size_t len)

@@ -2,6 +2,7 @@
  * for tests/run to count. */
 #ifndef KL_CHECK_H
 #define KL_CHECK_H
+#include <dirent.h>
 #include <stdio.h>
 
 static int check_failures;
@@ -16,6 +17,18 @@ static int check_failures;
 		check_failures++;                                              \
 	}                                                                      \
 } while (0)
+
+/* Open file descriptors of this process, for the tests that check nothing leaks one. */
+static inline int check_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return d ? n : -1;
+}
 
 #define CHECK_DONE() (check_failures ? 1 : 0)
 #endif

@@ -40,18 +40,6 @@ static bool has(const char *s, const char *sub)
 	return s && strstr(s, sub);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* ---- what the map values point at: a program, inner maps, a perf event, a cgroup -------- */
 
 struct fds {
@@ -1137,7 +1125,7 @@ int main(void)
 		return 0;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	int fds_before = count_fds();
+	int fds_before = check_open_fds();
 	struct fds f;
 	fds_open(&f);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -1149,7 +1137,7 @@ int main(void)
 	test_open();
 	test_errors();
 	fds_close(&f);
-	int fds_after = count_fds();
+	int fds_after = check_open_fds();
 	CHECK("no fd leaks", fds_before == fds_after, "%d fds before, %d after", fds_before, fds_after);
 	return CHECK_DONE();
 }

@@ -69,17 +69,6 @@ static char *sh_out(const char *cmd)
 	return buf;
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-	for (struct dirent *e; d && (e = readdir(d));)
-		n += e->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static void msleep(int ms)
 {
 	nanosleep(&(struct timespec){ ms / 1000, (long)(ms % 1000) * 1000000L }, NULL);
@@ -1007,7 +996,7 @@ int main(void)
 		printf("FAIL test_object: needs root (the tests load programs into the kernel)\n");
 		return 1;
 	}
-	int fds_before = count_fds();
+	int fds_before = check_open_fds();
 	snprintf(tmp, sizeof(tmp), "/tmp/kiln-test-object-%d-XXXXXX", pid);
 	if (!mkdtemp(tmp)) {
 		printf("FAIL test_object: mkdtemp: %s\n", strerror(errno));
@@ -1059,7 +1048,7 @@ int main(void)
 
 	cleanup();
 	tmp[0] = pin_dir[0] = cg_dir[0] = 0;
-	int fds_after = count_fds();
+	int fds_after = check_open_fds();
 	CHECK("no fd leaks", fds_after == fds_before, "%d fds before, %d after", fds_before, fds_after);
 	return CHECK_DONE();
 }

@@ -43,18 +43,6 @@ static bool exists(const char *path)
 	return !lstat(path, &st);
 }
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-	if (!d)
-		return -1;
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 static uint32_t fd_id(int fd)
 {
 	struct bpf_map_info mi;
@@ -315,7 +303,7 @@ int main(void)
 		return 0;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	int fds_before = count_fds();
+	int fds_before = check_open_fds();
 	snprintf(top, sizeof(top), "/tmp/kl_pin.XXXXXX");
 	if (!mkdtemp(top)) {
 		CHECK("mkdtemp", 0, "%s", strerror(errno));
@@ -334,7 +322,7 @@ int main(void)
 	memcpy(was, top, sizeof(top));
 	cleanup();
 	CHECK("cleanup: nothing left in /tmp", !exists(was), "left %s", was);
-	int fds_after = count_fds();
+	int fds_after = check_open_fds();
 	CHECK("no fd leaks", fds_before == fds_after, "%d fds before, %d after", fds_before, fds_after);
 	return CHECK_DONE();
 }

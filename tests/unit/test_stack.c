@@ -20,17 +20,6 @@
 static const char *src_root = ".";
 static char *kallsyms;            /* the text of /proc/kallsyms */
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-	for (struct dirent *e; d && (e = readdir(d));)
-		n += e->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -285,7 +274,7 @@ int main(void)
 		printf("FAIL test_stack: needs root (the tests load programs into the kernel)\n");
 		return 1;
 	}
-	int fds_before = count_fds();
+	int fds_before = check_open_fds();
 	kallsyms = slurp("/proc/kallsyms");
 	CHECK("read /proc/kallsyms", kallsyms != NULL, "%s", strerror(errno));
 	if (!kallsyms)
@@ -359,7 +348,7 @@ int main(void)
 		kiln_syms_free(s);
 	}
 	free(kallsyms);
-	int fds_after = count_fds();
+	int fds_after = check_open_fds();
 	CHECK("no fd leaked", fds_after == fds_before, "%d fds before, %d after", fds_before, fds_after);
 	return CHECK_DONE();
 }
