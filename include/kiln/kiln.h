@@ -1,11 +1,14 @@
 /* kiln/kiln.h — all of libkiln: maps, pinning, objects and attachment, program info and
- * test runs. Link with `pkg-config --libs kiln` (-lkiln). */
+ * test runs, event layouts and readers, stack traces. Link with `pkg-config --libs kiln` (-lkiln). */
 #ifndef KILN_KILN_H
 #define KILN_KILN_H
 #include "error.h"
+#include "event.h"
 #include "map.h"
+#include "perf.h"
 #include "object.h"
 #include "pin.h"
 #include "prog.h"
+#include "ringbuf.h"
 #include "stack.h"
 #endif

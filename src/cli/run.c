@@ -27,52 +27,155 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* One ring or perf buffer map being streamed: its records decode by the layout the map names
+ * (BTF decl tag kiln.event:NAME), else by the only struct of the record's size, else print as
+ * hex. */
 struct stream {
-	const char *map;
-	bool json;
-	unsigned long records;
+	struct kiln_map *map;
+	const struct kiln_event *ev;
+	bool tagged;
 };
 
-static void print_record(struct stream *s, int cpu, const void *data, size_t size)
+struct streams {
+	struct stream *s;
+	size_t n;
+	struct kiln_events *evs;
+	struct kiln_event_fmt fmt;
+};
+
+static void print_raw(const struct kiln_record *rec, bool json)
 {
-	const uint8_t *p = data;
-	s->records++;
-	if (s->json) {
+	const uint8_t *p = rec->data;
+	if (json) {
 		printf("{\"map\":");
-		cli_json_str(stdout, s->map, 256);
-		if (cpu >= 0)
-			printf(",\"cpu\":%d", cpu);
-		printf(",\"size\":%zu,\"data\":\"0x", size);
-		for (size_t i = 0; i < size; i++)
+		cli_json_str(stdout, kiln_map_name(rec->map), 256);
+		if (rec->cpu >= 0)
+			printf(",\"cpu\":%d", rec->cpu);
+		printf(",\"size\":%zu,\"data\":\"0x", rec->size);
+		for (size_t i = 0; i < rec->size; i++)
 			printf("%02x", p[i]);
 		printf("\"}\n");
 	} else {
-		printf("%s", s->map);
-		if (cpu >= 0)
-			printf(" cpu %d", cpu);
-		printf(": %zu bytes:", size);
-		for (size_t i = 0; i < size; i++)
+		printf("%s", kiln_map_name(rec->map));
+		if (rec->cpu >= 0)
+			printf(" cpu %d", rec->cpu);
+		printf(": %zu bytes:", rec->size);
+		for (size_t i = 0; i < rec->size; i++)
 			printf("%s%02x", i % 4 ? "" : " ", p[i]);
 		printf("\n");
 	}
-	fflush(stdout);
 }
 
-static int on_ring_record(void *ctx, void *data, size_t size)
+/* The layout of an untagged map's record: a struct of its size (perf records come padded so
+ * that size + 4 is a multiple of 8). */
+static const struct kiln_event *guess_layout(struct kiln_events *evs, const struct kiln_record *rec)
 {
-	print_record(ctx, -1, data, size);
+	const struct kiln_event *ev = NULL;
+	for (size_t pad = 0; !ev && pad < (rec->cpu >= 0 ? 8 : 1) && pad <= rec->size; pad++)
+		ev = kiln_events_for_size(evs, rec->size - pad);
+	return ev;
+}
+
+static int on_record(void *ctx, const struct kiln_record *rec)
+{
+	struct streams *ss = ctx;
+	struct stream *st = NULL;
+	for (size_t i = 0; i < ss->n && !st; i++)
+		if (ss->s[i].map == rec->map)
+			st = &ss->s[i];
+	const struct kiln_event *ev = st ? st->ev : NULL;
+	if (!ev && st && !st->tagged && ss->evs)
+		ev = guess_layout(ss->evs, rec);
+	ss->fmt.cpu = rec->cpu;
+	if (!ev || kiln_event_print(stdout, ev, rec->data, rec->size, &ss->fmt))
+		print_raw(rec, ss->fmt.json);
+	fflush(stdout);
 	return 0;
 }
 
-static void on_perf_record(void *ctx, int cpu, void *data, __u32 size)
+static void on_lost(void *ctx, struct kiln_map *map, int cpu, uint64_t n)
 {
-	print_record(ctx, cpu, data, size);
+	fprintf(stderr, "kiln run: %s lost %llu records on cpu %d\n", kiln_map_name(map), (unsigned long long)n, cpu);
 }
 
-static void on_perf_lost(void *ctx, int cpu, __u64 n)
+/* Every ring and perf buffer of the object in one reader, with its layout and the stack map
+ * and symbolizer its stack-id fields need. 0, or 1 after printing the error. */
+static int streams_open(struct kiln_object *obj, bool json, struct streams *ss, struct kiln_reader **rd)
 {
-	struct stream *s = ctx;
-	fprintf(stderr, "kiln run: %s lost %llu records on cpu %d\n", s->map, (unsigned long long)n, cpu);
+	size_t nmaps = kiln_object_map_count(obj);
+	ss->fmt = (struct kiln_event_fmt){ .sz = sizeof(ss->fmt), .json = json, .cpu = -1 };
+	if (!(ss->s = calloc(nmaps + 1, sizeof(*ss->s)))) {
+		fprintf(stderr, "kiln run: out of memory\n");
+		return 1;
+	}
+	if (kiln_events_from_object(obj, &ss->evs))
+		ss->evs = NULL;   /* no BTF: records print as hex */
+	for (size_t i = 0; i < nmaps; i++) {
+		struct kiln_map *m = kiln_object_map(obj, i);
+		enum bpf_map_type t = kiln_map_info(m)->type;
+		if (t == BPF_MAP_TYPE_STACK_TRACE && !ss->fmt.stacks)
+			ss->fmt.stacks = m;
+		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
+			continue;
+		struct stream *st = &ss->s[ss->n++];
+		st->map = m;
+		st->ev = ss->evs ? kiln_events_for_map(ss->evs, kiln_map_name(m)) : NULL;
+		st->tagged = st->ev != NULL;
+	}
+	if (ss->fmt.stacks && kiln_syms_new(&ss->fmt.syms)) {
+		cli_fail("run");
+		return 1;
+	}
+	if (!ss->n)
+		return 0;
+	struct kiln_perf_opts po = { .sz = sizeof(po), .lost = on_lost };
+	if (kiln_reader_new(rd) || kiln_reader_add_object(*rd, obj, on_record, ss, &po)) {
+		cli_fail("run");
+		return 1;
+	}
+	return 0;
+}
+
+/* Records, perf buffers' lost records and ring buffers' drops per map, at exit. */
+static void streams_report(struct kiln_reader *rd, bool json)
+{
+	for (size_t i = 0; rd && i < kiln_reader_map_count(rd); i++) {
+		struct kiln_map *m = kiln_reader_map(rd, i);
+		struct kiln_reader_stats st;
+		if (kiln_reader_stats(rd, m, &st))
+			continue;
+		if (json) {
+			printf("{\"map\":");
+			cli_json_str(stdout, kiln_map_name(m), 256);
+			printf(",\"records\":%llu,\"lost\":%llu,\"drops\":%llu}\n", (unsigned long long)st.records,
+			       (unsigned long long)st.lost, (unsigned long long)st.drops);
+		} else {
+			printf("%s: records=%llu lost=%llu drops=%llu\n", kiln_map_name(m),
+			       (unsigned long long)st.records, (unsigned long long)st.lost, (unsigned long long)st.drops);
+		}
+	}
+}
+
+static void streams_close(struct streams *ss, struct kiln_reader *rd)
+{
+	kiln_reader_free(rd);
+	kiln_syms_free(ss->fmt.syms);
+	kiln_events_free(ss->evs);
+	free(ss->s);
+}
+
+/* Whether m is the drop counter of a ring buffer in the reader (reported with it). */
+static bool is_drop_counter(struct kiln_reader *rd, struct kiln_map *m)
+{
+	const char *name = kiln_map_name(m);
+	size_t n = strlen(name);
+	for (size_t i = 0; rd && i < kiln_reader_map_count(rd); i++) {
+		const char *r = kiln_map_name(kiln_reader_map(rd, i));
+		size_t k = strlen(r);
+		if (n == k + 6 && !strncmp(name, r, k) && !strcmp(name + k, "_drops"))
+			return true;
+	}
+	return false;
 }
 
 static double now(void)
@@ -118,10 +221,9 @@ int cmd_run(int argc, char **argv)
 	int rc = 1;
 	size_t nprogs = kiln_object_prog_count(obj), nmaps = kiln_object_map_count(obj);
 	struct kiln_link **links = calloc(nprogs + 1, sizeof(*links));
-	struct stream *streams = calloc(nmaps + 1, sizeof(*streams));
-	struct perf_buffer **perfs = calloc(nmaps + 1, sizeof(*perfs));
-	struct ring_buffer *rb = NULL;
-	if (!links || !streams || !perfs) {
+	struct streams ss = { 0 };
+	struct kiln_reader *rd = NULL;
+	if (!links) {
 		fprintf(stderr, "kiln run: out of memory\n");
 		goto out;
 	}
@@ -129,25 +231,8 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (pin && cli_pin_all("run", obj, pin, links))
 		goto out;
-	for (size_t i = 0; i < nmaps; i++) {
-		struct kiln_map *m = kiln_object_map(obj, i);
-		enum bpf_map_type t = kiln_map_info(m)->type;
-		streams[i] = (struct stream){ kiln_map_name(m), json, 0 };
-		int err = 0;
-		if (t == BPF_MAP_TYPE_RINGBUF && !rb) {
-			rb = ring_buffer__new(kiln_map_fd(m), on_ring_record, &streams[i], NULL);
-			err = rb ? 0 : -errno;
-		} else if (t == BPF_MAP_TYPE_RINGBUF) {
-			err = ring_buffer__add(rb, kiln_map_fd(m), on_ring_record, &streams[i]);
-		} else if (t == BPF_MAP_TYPE_PERF_EVENT_ARRAY) {
-			perfs[i] = perf_buffer__new(kiln_map_fd(m), 64, on_perf_record, on_perf_lost, &streams[i], NULL);
-			err = perfs[i] ? 0 : -errno;
-		}
-		if (err) {
-			fprintf(stderr, "kiln run: cannot read %s: %s\n", kiln_map_name(m), strerror(-err));
-			goto out;
-		}
-	}
+	if (streams_open(obj, json, &ss, &rd))
+		goto out;
 	if (!quiet)
 		fprintf(stderr, "kiln run: running%s; Ctrl-C to stop\n", duration >= 0 ? " for the duration" : "");
 	double end = duration >= 0 ? now() + duration : 0;
@@ -155,14 +240,13 @@ int cmd_run(int argc, char **argv)
 		int wait_ms = 100;
 		if (duration >= 0 && (end - now()) * 1000 < wait_ms)
 			wait_ms = (int)((end - now()) * 1000) + 1;
-		int err = rb ? ring_buffer__poll(rb, wait_ms) : 0;
-		for (size_t i = 0; i < nmaps; i++)
-			if (perfs[i])
-				err = perf_buffer__poll(perfs[i], 0);
-		if (!rb)
+		int err = 0;
+		if (rd)
+			err = kiln_reader_poll(rd, wait_ms);
+		else
 			nanosleep(&(struct timespec){ 0, (long)wait_ms * 1000000L }, NULL);
 		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, "kiln run: reading events: %s\n", strerror(-err));
+			cli_fail("run");
 			goto out;
 		}
 	}
@@ -171,19 +255,17 @@ int cmd_run(int argc, char **argv)
 	for (size_t i = 0; i < nmaps; i++) {
 		struct kiln_map *m = kiln_object_map(obj, i);
 		enum bpf_map_type t = kiln_map_info(m)->type;
-		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY && cli_map_print(stdout, m, json, false))
+		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY && t != BPF_MAP_TYPE_STACK_TRACE &&
+		    !is_drop_counter(rd, m) && cli_map_print(stdout, m, json, false))
 			cli_fail("run");
 	}
+	streams_report(rd, json);
 	rc = 0;
 out:
-	ring_buffer__free(rb);
-	for (size_t i = 0; perfs && i < nmaps; i++)
-		perf_buffer__free(perfs[i]);
+	streams_close(&ss, rd);
 	for (size_t i = 0; links && i < nprogs; i++)
 		kiln_link_destroy(links[i]);   /* detaches, except links pinned with --pin */
 	free(links);
-	free(streams);
-	free(perfs);
 	kiln_object_close(obj);
 	return rc;
 }

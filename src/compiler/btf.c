@@ -340,7 +340,8 @@ static int map_struct(struct bb *b, uint32_t idx, bool as_inner)
 		else
 			return id;
 	}
-	mem[n++] = (struct member){ "max_entries", uint_attr(b, map->max_entries) };
+	if (map->max_entries)   /* 0: a perf-event array the loader sizes to the cpus */
+		mem[n++] = (struct member){ "max_entries", uint_attr(b, map->max_entries) };
 	if (map->map_flags)
 		mem[n++] = (struct member){ "map_flags", uint_attr(b, map->map_flags) };
 	if (map->pinning)

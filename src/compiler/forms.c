@@ -250,12 +250,14 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 		return kl_error(c->d, tn->span, "unknown map type '%s' (expected :hash, :array, :percpu-hash, "
 				":percpu-array, :ringbuf, :prog-array, :lpm-trie, :lru-hash, ...)", buf);
 	}
-	if (!me)
+	/* a perf-event array without :max-entries gets one slot per possible cpu from the loader */
+	bool per_cpu_slots = !me && md.mt->map_type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
+	if (!me && !per_cpu_slots)
 		return kl_error(c->d, n->span, "defmap '%s' needs :max-entries", name);
-	int64_t v;
-	if (kl_const_eval(c, me, &v))
+	int64_t v = 0;
+	if (me && kl_const_eval(c, me, &v))
 		return -1;
-	if (v <= 0 || v > UINT32_MAX)
+	if (me && (v <= 0 || v > UINT32_MAX))
 		return kl_error(c->d, me->span, ":max-entries %lld is out of range", (long long)v);
 	md.m.max_entries = (uint32_t)v;
 	if (fl) {

@@ -3,8 +3,8 @@
 # test makes what they watch happen: execsnoop sees a process the test spawns (its pid, comm
 # and file, and the failing exec's -ENOENT), opensnoop an open of a path only this test uses,
 # syscall-latency a 30 ms nanosleep with a symbolized stack, xdp-count and tc-bytes the pings
-# over a veth pair into a network namespace the test owns. (Records are checked as `kiln run`
-# prints them today, raw; the decoded form is issue 6's reader.)
+# over a veth pair into a network namespace the test owns. Events are checked decoded, as
+# `kiln run --json` prints them: {"event":NAME,"field":value,...}.
 set -u
 out="$BUILD/tests/examples"
 mkdir -p "$out"
@@ -22,43 +22,45 @@ live() {
 	for _ in $(seq 50); do grep -q running "$out/$ex.err" && break; sleep 0.1; done
 }
 
-# Records are matched by their bytes: the event's pid (u32, little-endian) and its strings.
-hex() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
-le32() { printf '%02x%02x%02x%02x' $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
-
 # ---- execsnoop: a spawned /bin/true with its pid, comm and file; a missing program's ENOENT -----
 live execsnoop 3
 pid=$("$spawn" /bin/true)
 "$spawn" /no/such/program-$$ >/dev/null 2>&1
 wait $k
-# exec-event: pid uid ret padding[4] comm[16] filename[128]
-if grep -q "\"data\":\"0x$(le32 $pid)0\{8\}0\{8\}0\{8\}$(hex true)0*$(hex /bin/true)00" "$out/execsnoop.json"; then
+if grep -q "^{\"event\":\"exec_event\",\"pid\":$pid,\"uid\":0,\"ret\":0,\"comm\":\"true\",\"filename\":\"/bin/true\"}$" "$out/execsnoop.json"; then
 	pass execsnoop
 else
 	fail execsnoop "no exec of /bin/true as pid $pid in $(head -c 300 "$out/execsnoop.json")"
 fi
-if grep -q "\"data\":\"0x[0-9a-f]\{8\}0\{8\}feffffff0\{8\}[0-9a-f]\{32\}$(hex /no/such/program-$$)00" "$out/execsnoop.json"; then
+if grep -q "^{\"event\":\"exec_event\",\"pid\":[0-9]*,\"uid\":0,\"ret\":-2,.*\"filename\":\"/no/such/program-$$\"}$" "$out/execsnoop.json"; then
 	pass execsnoop-enoent
 else
 	fail execsnoop-enoent "no failed exec (-2) of /no/such/program-$$"
+fi
+if grep -q '^{"map":"events","records":[1-9][0-9]*,"lost":0,"drops":0}$' "$out/execsnoop.json"; then
+	pass execsnoop-stats
+else
+	fail execsnoop-stats "no record count for the ring buffer: $(tail -2 "$out/execsnoop.json")"
 fi
 
 # ---- opensnoop: the open of a path only this run uses, with its pid ---------------------------
 live opensnoop 3
 pid=$("$spawn" sh -c "exec 3>/tmp/kiln-opensnoop-$$")
 wait $k
-if grep -q "\"data\":\"0x$(le32 $pid)[0-9a-f]*$(hex /tmp/kiln-opensnoop-$$)00" "$out/opensnoop.json"; then pass opensnoop
+if grep -q "^{\"event\":\"open_event\",\"pid\":$pid,.*\"ret\":[0-9][0-9]*,.*\"path\":\"/tmp/kiln-opensnoop-$$\"}$" "$out/opensnoop.json"; then pass opensnoop
 else fail opensnoop "no open of /tmp/kiln-opensnoop-$$ by $pid: $(grep -c . "$out/opensnoop.json") lines"; fi
 
 # ---- syscall-latency: a 30 ms sleep is a slow call, with stack ids; the histogram fills ----------
 live syscall-latency 3
 pid=$("$spawn" sleep 0.03)
 wait $k
-# slow-call: pid nr ns ustack kstack comm[16]; a kernel stack id is >= 0
-if grep -q "\"data\":\"0x$(le32 $pid)[0-9a-f]\{8\}[0-9a-f]\{16\}[0-9a-f]\{8\}[0-9a-f]\{6\}[0-7][0-9a-f]$(hex sleep)00" "$out/syscall-latency.json"; then
+# slow-call: the kernel stack symbolized, each frame a function kallsyms names
+line=$(grep "^{\"event\":\"slow_call\",\"pid\":$pid,.*\"comm\":\"sleep\"}$" "$out/syscall-latency.json" | head -1)
+frame=$(grep -o '"kstack":\["[A-Za-z0-9_.]*+0x[0-9a-f]* \[kernel\]"' <<<"$line" | sed 's/.*\["//; s/+0x.*//')
+if [ -n "$frame" ] && grep -q " $frame\$" /proc/kallsyms; then
 	pass syscall-latency-event
 else
-	fail syscall-latency-event "no slow call of sleep ($pid) with a kernel stack id"
+	fail syscall-latency-event "no slow call of sleep ($pid) with a symbolized kernel stack: ${line:0:300}"
 fi
 if grep -q '"map":"latency_log2_us","key":[0-9]*,"value":[1-9]' "$out/syscall-latency.json"; then pass syscall-latency-histogram
 else fail syscall-latency-histogram "empty histogram"; fi

@@ -1,0 +1,745 @@
+/* event.c — event layouts read from an object's BTF, field accessors, and decoding of records
+ * to text or JSON lines, stack-id fields symbolized through stack.h. A layout is built the
+ * first time a struct is asked for and kept with the others of its BTF. */
+#define _GNU_SOURCE
+#include "kiln/event.h"
+#include "kiln/object.h"
+#include "fail.h"
+#include <arpa/inet.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_NESTING 8
+
+struct kiln_event {
+	struct kiln_event *next;
+	uint32_t type_id;
+	char *name;
+	uint32_t size;
+	size_t nfields, cap;
+	struct kiln_event_field *fields;
+};
+
+struct kiln_events {
+	const struct btf *btf;
+	struct kiln_object *owned;      /* kiln_events_from_file's object */
+	struct kiln_event *list;
+};
+
+/* ---- building layouts from BTF --------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	enum kiln_field_kind kind;
+} typedef_kinds[] = {
+	{ "ipv4_addr", KILN_FIELD_IPV4 },
+	{ "ipv6_addr", KILN_FIELD_IPV6 },
+	{ "kstack_id", KILN_FIELD_KSTACK },
+	{ "ustack_id", KILN_FIELD_USTACK },
+};
+
+static const char *const kind_names[] = {
+	[KILN_FIELD_INT] = "int",       [KILN_FIELD_CHARS] = "chars", [KILN_FIELD_ARRAY] = "array",
+	[KILN_FIELD_IPV4] = "ipv4",     [KILN_FIELD_IPV6] = "ipv6",   [KILN_FIELD_KSTACK] = "kstack",
+	[KILN_FIELD_USTACK] = "ustack", [KILN_FIELD_STRUCT] = "struct", [KILN_FIELD_PTR] = "ptr",
+	[KILN_FIELD_BYTES] = "bytes",
+};
+
+const char *kiln_field_kind_name(enum kiln_field_kind kind)
+{
+	return (unsigned)kind < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[kind] : "?";
+}
+
+static struct kiln_event *layout_of(struct kiln_events *evs, uint32_t id, int depth);
+
+/* Names that stand for no data: they are laid out but not printed. */
+static bool padding_name(const char *n)
+{
+	return n[0] == '_' || !strncmp(n, "pad", 3) || !strncmp(n, "reserved", 8);
+}
+
+/* Skip const/volatile/restrict (and typedefs unless they name one of kiln's kinds). */
+static const struct btf_type *resolve(const struct btf *btf, uint32_t *id, enum kiln_field_kind *special)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *id);
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		if (btf_is_typedef(t) && special) {
+			const char *n = btf__name_by_offset(btf, t->name_off);
+			for (size_t i = 0; n && i < sizeof(typedef_kinds) / sizeof(typedef_kinds[0]); i++)
+				if (!strcmp(n, typedef_kinds[i].name))
+					*special = typedef_kinds[i].kind;
+		}
+		*id = t->type;
+		t = btf__type_by_id(btf, *id);
+	}
+	return t;
+}
+
+static bool is_char(const struct btf *btf, const struct btf_type *t)
+{
+	if (!btf_is_int(t) || t->size != 1)
+		return false;
+	const char *n = btf__name_by_offset(btf, t->name_off);
+	return (btf_int_encoding(t) & BTF_INT_CHAR) || (n && !strcmp(n, "char"));
+}
+
+static int add_field(struct kiln_event *ev, const struct kiln_event_field *f)
+{
+	if (ev->nfields == ev->cap) {
+		size_t cap = ev->cap ? ev->cap * 2 : 8;
+		struct kiln_event_field *nf = realloc(ev->fields, cap * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		ev->fields = nf;
+		ev->cap = cap;
+	}
+	ev->fields[ev->nfields++] = *f;
+	return 0;
+}
+
+/* The members of struct/union `t` at bit offset `base` into ev; anonymous struct and union
+ * members are flattened into it, as C reads them. */
+static int add_members(struct kiln_events *evs, struct kiln_event *ev, const struct btf_type *t,
+		       uint32_t base, int depth)
+{
+	const struct btf *btf = evs->btf;
+	const struct btf_member *m = btf_members(t);
+	for (uint16_t i = 0; i < btf_vlen(t); i++, m++) {
+		uint32_t tid = m->type, bits = base + btf_member_bit_offset(t, i);
+		enum kiln_field_kind kind = KILN_FIELD_BYTES;
+		bool special = false;
+		enum kiln_field_kind sk = KILN_FIELD_BYTES;
+		const struct btf_type *mt = resolve(btf, &tid, &sk);
+		if (!mt)
+			return -EINVAL;
+		special = sk != KILN_FIELD_BYTES;
+		const char *name = btf__name_by_offset(btf, m->name_off);
+		if ((!name || !*name) && btf_is_composite(mt)) {
+			if (depth >= MAX_NESTING)
+				return -ELOOP;
+			int err = add_members(evs, ev, mt, bits, depth + 1);
+			if (err)
+				return err;
+			continue;
+		}
+		struct kiln_event_field f = { .name = name ? name : "", .offset = bits / 8, .count = 1 };
+		f.is_padding = padding_name(f.name);
+		uint32_t bsz = btf_member_bitfield_size(t, i);
+		if (bsz || bits % 8) {
+			f.bit_offset = bits;
+			f.bit_size = bsz ? bsz : (uint32_t)btf__resolve_size(btf, tid) * 8;
+		}
+		long long size = btf__resolve_size(btf, tid);
+		if (size < 0)
+			return (int)size;
+		f.size = f.elem_size = (uint32_t)size;
+		if (btf_is_int(mt) || btf_is_any_enum(mt)) {
+			kind = KILN_FIELD_INT;
+			f.is_signed = btf_is_int(mt) ? !!(btf_int_encoding(mt) & BTF_INT_SIGNED) : btf_kflag(mt);
+			if (bsz)
+				f.size = f.elem_size = (bsz + 7) / 8;
+		} else if (btf_is_ptr(mt)) {
+			kind = KILN_FIELD_PTR;
+		} else if (btf_is_array(mt)) {
+			const struct btf_array *a = btf_array(mt);
+			uint32_t eid = a->type;
+			const struct btf_type *et = resolve(btf, &eid, NULL);
+			f.count = a->nelems;
+			if (et && is_char(btf, et))
+				kind = KILN_FIELD_CHARS, f.elem_size = 1;
+			else if (et && (btf_is_int(et) || btf_is_any_enum(et)) && a->nelems) {
+				kind = KILN_FIELD_ARRAY;
+				f.elem_size = (uint32_t)(size / a->nelems);
+				f.is_signed = btf_is_int(et) ? !!(btf_int_encoding(et) & BTF_INT_SIGNED) : btf_kflag(et);
+			}
+		} else if (btf_is_composite(mt)) {
+			if (depth >= MAX_NESTING)
+				return -ELOOP;
+			kind = KILN_FIELD_STRUCT;
+			f.sub = layout_of(evs, tid, depth + 1);
+			if (!f.sub)
+				return -errno;
+		}
+		if (special && ((sk == KILN_FIELD_IPV6 && f.size == 16) || (sk != KILN_FIELD_IPV6 && f.size == 4)))
+			kind = sk;
+		f.kind = kind;
+		if (add_field(ev, &f))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void event_free(struct kiln_event *ev)
+{
+	free(ev->name);
+	free(ev->fields);
+	free(ev);
+}
+
+/* The layout of struct/union `id`, built once. NULL with errno set on failure. */
+static struct kiln_event *layout_of(struct kiln_events *evs, uint32_t id, int depth)
+{
+	for (struct kiln_event *ev = evs->list; ev; ev = ev->next)
+		if (ev->type_id == id)
+			return ev;
+	const struct btf_type *t = resolve(evs->btf, &id, NULL);
+	if (!t || !btf_is_composite(t)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (struct kiln_event *ev = evs->list; ev; ev = ev->next)
+		if (ev->type_id == id)
+			return ev;
+	struct kiln_event *ev = calloc(1, sizeof(*ev));
+	const char *n = btf__name_by_offset(evs->btf, t->name_off);
+	if (!ev || !(ev->name = strdup(n && *n ? n : "(anon)"))) {
+		free(ev);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ev->type_id = id;
+	ev->size = t->size;
+	int err = add_members(evs, ev, t, 0, depth);
+	if (err) {
+		event_free(ev);
+		errno = -err;
+		return NULL;
+	}
+	ev->next = evs->list;
+	evs->list = ev;
+	return ev;
+}
+
+int kiln_events_from_btf(const struct btf *btf, struct kiln_events **out)
+{
+	*out = NULL;
+	if (!btf)
+		return kl_fail_msg(EINVAL, "no BTF to read event layouts from");
+	struct kiln_events *evs = calloc(1, sizeof(*evs));
+	if (!evs)
+		return kl_fail(ENOMEM, "event layouts");
+	evs->btf = btf;
+	*out = evs;
+	return 0;
+}
+
+int kiln_events_from_object(const struct kiln_object *obj, struct kiln_events **out)
+{
+	struct btf *btf = bpf_object__btf(kiln_object_libbpf(obj));
+	if (!btf) {
+		*out = NULL;
+		return kl_fail_msg(ENOENT, "object '%s' has no BTF, so no event layouts", kiln_object_name(obj));
+	}
+	return kiln_events_from_btf(btf, out);
+}
+
+int kiln_events_from_file(const char *path, struct kiln_events **out)
+{
+	struct kiln_object *obj;
+	*out = NULL;
+	int err = kiln_object_open(path, NULL, &obj);
+	if (err)
+		return err;
+	err = kiln_events_from_object(obj, out);
+	if (err)
+		kiln_object_close(obj);
+	else
+		(*out)->owned = obj;
+	return err;
+}
+
+void kiln_events_free(struct kiln_events *evs)
+{
+	if (!evs)
+		return;
+	for (struct kiln_event *ev = evs->list, *next; ev; ev = next) {
+		next = ev->next;
+		event_free(ev);
+	}
+	kiln_object_close(evs->owned);
+	free(evs);
+}
+
+/* Names compare with '-' and '_' the same, so the source's spelling works. */
+static bool same_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
+			return false;
+	return *a == *b;
+}
+
+const struct kiln_event *kiln_events_find(struct kiln_events *evs, const char *name)
+{
+	uint32_t n = btf__type_cnt(evs->btf);
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(evs->btf, id);
+		if (btf_is_composite(t) && same_name(btf__name_by_offset(evs->btf, t->name_off), name)) {
+			struct kiln_event *ev = layout_of(evs, id, 0);
+			if (!ev)
+				kl_fail(errno, "reading the layout of '%s' from BTF", name);
+			return ev;
+		}
+	}
+	kl_fail_msg(ENOENT, "no struct '%s' in the object's BTF", name);
+	return NULL;
+}
+
+const struct kiln_event *kiln_events_for_map(struct kiln_events *evs, const char *map_name)
+{
+	static const char prefix[] = "kiln.event:";
+	uint32_t n = btf__type_cnt(evs->btf);
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(evs->btf, id);
+		if (!btf_is_decl_tag(t) || btf_decl_tag(t)->component_idx != -1)
+			continue;
+		const char *tag = btf__name_by_offset(evs->btf, t->name_off);
+		const struct btf_type *var = btf__type_by_id(evs->btf, t->type);
+		if (!tag || strncmp(tag, prefix, sizeof(prefix) - 1) || !var || !btf_is_var(var) ||
+		    !same_name(btf__name_by_offset(evs->btf, var->name_off), map_name))
+			continue;
+		return kiln_events_find(evs, tag + sizeof(prefix) - 1);
+	}
+	kl_fail_msg(ENOENT, "map '%s' names no event layout (no kiln.event decl tag)", map_name);
+	return NULL;
+}
+
+const struct kiln_event *kiln_events_for_size(struct kiln_events *evs, size_t size)
+{
+	uint32_t n = btf__type_cnt(evs->btf), found = 0;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(evs->btf, id);
+		const char *name = btf__name_by_offset(evs->btf, t->name_off);
+		if (btf_is_struct(t) && t->size == size && name && *name) {
+			if (found) {
+				kl_fail_msg(ENOTUNIQ, "more than one struct of %zu bytes", size);
+				return NULL;
+			}
+			found = id;
+		}
+	}
+	if (!found) {
+		kl_fail_msg(ENOENT, "no struct of %zu bytes", size);
+		return NULL;
+	}
+	struct kiln_event *ev = layout_of(evs, found, 0);
+	if (!ev)
+		kl_fail(errno, "reading the layout of a %zu-byte struct from BTF", size);
+	return ev;
+}
+
+const char *kiln_event_name(const struct kiln_event *ev) { return ev->name; }
+size_t kiln_event_size(const struct kiln_event *ev) { return ev->size; }
+size_t kiln_event_field_count(const struct kiln_event *ev) { return ev->nfields; }
+
+const struct kiln_event_field *kiln_event_field(const struct kiln_event *ev, size_t i)
+{
+	return i < ev->nfields ? &ev->fields[i] : NULL;
+}
+
+const struct kiln_event_field *kiln_event_field_by_name(const struct kiln_event *ev, const char *name)
+{
+	for (size_t i = 0; i < ev->nfields; i++)
+		if (same_name(ev->fields[i].name, name))
+			return &ev->fields[i];
+	return NULL;
+}
+
+/* ---- accessors ------------------------------------------------------------------------- */
+
+static bool is_integer(const struct kiln_event_field *f)
+{
+	return f->kind == KILN_FIELD_INT || f->kind == KILN_FIELD_IPV4 || f->kind == KILN_FIELD_KSTACK ||
+	       f->kind == KILN_FIELD_USTACK || f->kind == KILN_FIELD_PTR;
+}
+
+/* Little-endian loads: the host's order, as the programs stored them. */
+static uint64_t load_bits(const struct kiln_event_field *f, const uint8_t *p)
+{
+	uint64_t v = 0;
+	if (!f->bit_size) {
+		memcpy(&v, p + f->offset, f->size < 8 ? f->size : 8);
+		return v;
+	}
+	uint32_t first = f->bit_offset / 8, shift = f->bit_offset % 8;
+	uint32_t nbytes = (shift + f->bit_size + 7) / 8;
+	unsigned __int128 w = 0;
+	memcpy(&w, p + first, nbytes > 16 ? 16 : nbytes);
+	v = (uint64_t)(w >> shift);
+	return f->bit_size < 64 ? v & ((1ull << f->bit_size) - 1) : v;
+}
+
+static int64_t sign_extend(uint64_t v, uint32_t bits)
+{
+	if (bits >= 64 || !bits)
+		return (int64_t)v;
+	unsigned shift = 64 - bits;
+	return (int64_t)(v << shift) >> shift;
+}
+
+static uint32_t field_bits(const struct kiln_event_field *f)
+{
+	return f->bit_size ? f->bit_size : f->size * 8;
+}
+
+int kiln_event_field_u64(const struct kiln_event_field *f, const void *data, uint64_t *out)
+{
+	if (!is_integer(f))
+		return kl_fail_msg(EINVAL, "field '%s' is %s, not an integer", f->name, kiln_field_kind_name(f->kind));
+	uint64_t v = load_bits(f, data);
+	*out = f->is_signed ? (uint64_t)sign_extend(v, field_bits(f)) : v;
+	return 0;
+}
+
+int kiln_event_field_i64(const struct kiln_event_field *f, const void *data, int64_t *out)
+{
+	uint64_t v;
+	int err = kiln_event_field_u64(f, data, &v);
+	if (!err)
+		*out = (int64_t)v;
+	return err;
+}
+
+const char *kiln_event_field_str(const struct kiln_event_field *f, const void *data, char *buf, size_t len)
+{
+	if (!len)
+		return buf;
+	const char *s = (const char *)data + f->offset;
+	size_t n = strnlen(s, f->size);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return buf;
+}
+
+int kiln_event_get(const struct kiln_event *ev, const void *data, size_t size, const char *name, uint64_t *out)
+{
+	const struct kiln_event_field *f = kiln_event_field_by_name(ev, name);
+	if (!f)
+		return kl_fail_msg(ENOENT, "event '%s' has no field '%s'", ev->name, name);
+	if ((size_t)f->offset + f->size > size)
+		return kl_fail_msg(ERANGE, "a %zu-byte record does not reach field '%s' (bytes %u..%u)", size, name,
+				   f->offset, f->offset + f->size);
+	return kiln_event_field_u64(f, data, out);
+}
+
+/* ---- decoding -------------------------------------------------------------------------- */
+
+/* Output with snprintf's convention: pos counts everything, buf holds what fits. */
+struct out {
+	char *buf;
+	size_t len, pos;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	if (o->pos < o->len) {
+		size_t room = o->len - o->pos;
+		memcpy(o->buf + o->pos, s, n < room ? n : room);
+	}
+	o->pos += n;
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+__attribute__((format(printf, 2, 3))) static void putf(struct out *o, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* A valid UTF-8 sequence's length at p (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t k = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+	if (!k || k > n || (p[0] >= 0xf5))
+		return 0;
+	for (size_t i = 1; i < k; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) || (p[0] == 0xf0 && p[1] < 0x90) ||
+	    (p[0] == 0xf4 && p[1] >= 0x90))
+		return 0;
+	return k;
+}
+
+/* A string of at most n bytes (to its NUL) as JSON, or in text bare when it can be, else
+ * quoted with C escapes. Invalid UTF-8 becomes U+FFFD in JSON and \xNN in text. */
+static void put_string(struct out *o, const char *s, size_t n, bool json)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	n = strnlen(s, n);
+	bool bare = !json && n > 0;
+	for (size_t i = 0; bare && i < n; i++)
+		if (p[i] <= ' ' || p[i] == '"' || p[i] == '\\' || p[i] == '=' || p[i] >= 0x7f)
+			bare = false;
+	if (bare) {
+		put(o, s, n);
+		return;
+	}
+	put(o, "\"", 1);
+	size_t run = 0;   /* start of the pending run of plain bytes */
+	for (size_t i = 0, k; i < n; i += k) {
+		unsigned char c = p[i];
+		k = 1;
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+			continue;
+		if (c >= 0x80 && (k = utf8_len(p + i, n - i)) > 0)
+			continue;
+		k = 1;
+		put(o, s + run, i - run);
+		run = i + 1;
+		if (c == '"' || c == '\\')
+			putf(o, "\\%c", c);
+		else if (c == '\n')
+			puts_(o, "\\n");
+		else if (c == '\t')
+			puts_(o, "\\t");
+		else if (c < 0x80)
+			putf(o, json ? "\\u%04x" : "\\x%02x", c);
+		else if (json)
+			puts_(o, "\\ufffd");
+		else
+			putf(o, "\\x%02x", c);
+	}
+	put(o, s + run, n - run);
+	put(o, "\"", 1);
+}
+
+struct decode {
+	struct out *o;
+	const struct kiln_event_fmt *fmt;
+	const uint8_t *data;
+	size_t size;
+	bool pid_known;
+	int pid;
+	size_t nstacks;                 /* text: stacks printed after the line */
+	const struct kiln_event_field *stacks[8];
+	uint32_t stack_base[8];
+};
+
+static void put_int(struct out *o, const struct kiln_event_field *f, const uint8_t *p)
+{
+	uint64_t v;
+	kiln_event_field_u64(f, p, &v);
+	if (f->is_signed)
+		putf(o, "%lld", (long long)v);
+	else
+		putf(o, "%llu", (unsigned long long)v);
+}
+
+static void put_elem(struct out *o, const struct kiln_event_field *f, const uint8_t *p, uint32_t i)
+{
+	struct kiln_event_field e = { .kind = KILN_FIELD_INT, .offset = f->offset + i * f->elem_size,
+				      .size = f->elem_size, .is_signed = f->is_signed };
+	put_int(o, &e, p);
+}
+
+/* A stack id's frames, symbolized: JSON ["f+0x1 [m]",...], or text lines. Returns false when
+ * there is nothing to symbolize (no map, no symbolizer, negative id, gone). */
+static bool put_stack(struct decode *d, const struct kiln_event_field *f, const uint8_t *p, bool json)
+{
+	const struct kiln_event_fmt *fmt = d->fmt;
+	uint64_t v;
+	kiln_event_field_u64(f, p, &v);
+	int64_t id = (int64_t)v;
+	if (id < 0 || !fmt->stacks || !fmt->syms)
+		return false;
+	uint64_t ips[KILN_STACK_MAX_DEPTH];
+	int n = kiln_stack_read(fmt->stacks, (uint32_t)id, ips, KILN_STACK_MAX_DEPTH);
+	if (n < 0)
+		return false;
+	if (fmt->max_frames > 0 && n > fmt->max_frames)
+		n = fmt->max_frames;
+	bool user = f->kind == KILN_FIELD_USTACK;
+	if (json)
+		put(d->o, "[", 1);
+	for (int i = 0; i < n; i++) {
+		struct kiln_frame fr;
+		char buf[512];
+		int err = user ? (d->pid_known ? kiln_syms_user(fmt->syms, d->pid, ips[i], &fr) : -ESRCH)
+			       : kiln_syms_kernel(fmt->syms, ips[i], &fr);
+		if (err)
+			fr = (struct kiln_frame){ .addr = ips[i] };
+		kiln_frame_format(&fr, buf, sizeof(buf));
+		if (json) {
+			if (i)
+				put(d->o, ",", 1);
+			put_string(d->o, buf, sizeof(buf), true);
+		} else {
+			putf(d->o, "\n    %s", buf);
+		}
+	}
+	if (json)
+		put(d->o, "]", 1);
+	return true;
+}
+
+static void put_fields(struct decode *d, const struct kiln_event *ev, uint32_t base, bool json, bool top);
+
+static void put_value(struct decode *d, const struct kiln_event_field *f, uint32_t base, bool json)
+{
+	struct out *o = d->o;
+	const uint8_t *p = d->data + base;
+	char addr[INET6_ADDRSTRLEN];
+	switch (f->kind) {
+	case KILN_FIELD_INT:
+		put_int(o, f, p);
+		break;
+	case KILN_FIELD_CHARS:
+		put_string(o, (const char *)p + f->offset, f->size, json);
+		break;
+	case KILN_FIELD_ARRAY:
+		put(o, "[", 1);
+		for (uint32_t i = 0; i < f->count; i++) {
+			if (i)
+				put(o, json ? "," : " ", 1);
+			put_elem(o, f, p, i);
+		}
+		put(o, "]", 1);
+		break;
+	case KILN_FIELD_IPV4:
+	case KILN_FIELD_IPV6:
+		inet_ntop(f->kind == KILN_FIELD_IPV4 ? AF_INET : AF_INET6, p + f->offset, addr, sizeof(addr));
+		if (json)
+			putf(o, "\"%s\"", addr);
+		else
+			puts_(o, addr);
+		break;
+	case KILN_FIELD_KSTACK:
+	case KILN_FIELD_USTACK:
+		if (json) {
+			if (!put_stack(d, f, p, true))
+				puts_(o, "null");
+		} else {
+			put_int(o, f, p);   /* the id; the frames follow the line */
+			if (d->nstacks < sizeof(d->stacks) / sizeof(d->stacks[0])) {
+				d->stack_base[d->nstacks] = base;
+				d->stacks[d->nstacks++] = f;
+			}
+		}
+		break;
+	case KILN_FIELD_STRUCT:
+		put(o, "{", 1);
+		put_fields(d, f->sub, base + f->offset, json, false);
+		put(o, "}", 1);
+		break;
+	case KILN_FIELD_PTR: {
+		uint64_t v;
+		kiln_event_field_u64(f, p, &v);
+		putf(o, json ? "\"0x%llx\"" : "0x%llx", (unsigned long long)v);
+		break;
+	}
+	case KILN_FIELD_BYTES:
+		puts_(o, json ? "\"0x" : "0x");
+		for (uint32_t i = 0; i < f->size; i++)
+			putf(o, "%02x", p[f->offset + i]);
+		if (json)
+			put(o, "\"", 1);
+		break;
+	}
+}
+
+/* The fields after the event's name (top) or inside a nested struct's braces. */
+static void put_fields(struct decode *d, const struct kiln_event *ev, uint32_t base, bool json, bool top)
+{
+	struct out *o = d->o;
+	bool first = true;
+	for (size_t i = 0; i < ev->nfields; i++) {
+		const struct kiln_event_field *f = &ev->fields[i];
+		if (f->is_padding)
+			continue;
+		if ((size_t)base + f->offset + f->size > d->size)
+			break;
+		if (!first || top)
+			put(o, json ? "," : " ", 1);
+		first = false;
+		if (json) {
+			put_string(o, f->name, strlen(f->name), true);
+			put(o, ":", 1);
+		} else {
+			puts_(o, f->name);
+			put(o, "=", 1);
+		}
+		put_value(d, f, base, json);
+	}
+}
+
+int kiln_event_format(const struct kiln_event *ev, const void *data, size_t size,
+		      const struct kiln_event_fmt *opts, char *buf, size_t len)
+{
+	static const struct kiln_event_fmt defaults = { .sz = sizeof(defaults), .cpu = -1 };
+	const struct kiln_event_fmt *fmt = opts ? opts : &defaults;
+	if (!ev || (!data && size))
+		return kl_fail_msg(EINVAL, "kiln_event_format: no event or no data");
+	struct out o = { buf, len, 0 };
+	struct decode d = { .o = &o, .fmt = fmt, .data = data, .size = size };
+	const char *pf = fmt->pid_field;
+	const struct kiln_event_field *pidf = kiln_event_field_by_name(ev, pf ? pf : "pid");
+	if (!pidf && !pf)
+		pidf = kiln_event_field_by_name(ev, "tgid");
+	uint64_t pid;
+	if (pidf && (size_t)pidf->offset + pidf->size <= size && !kiln_event_field_u64(pidf, data, &pid)) {
+		d.pid_known = true;
+		d.pid = (int)pid;
+	}
+	bool json = fmt->json;
+	if (json) {
+		puts_(&o, "{\"event\":");
+		put_string(&o, ev->name, strlen(ev->name), true);
+		if (fmt->cpu >= 0)
+			putf(&o, ",\"cpu\":%d", fmt->cpu);
+	} else {
+		puts_(&o, ev->name);
+		if (fmt->cpu >= 0)
+			putf(&o, " cpu=%d", fmt->cpu);
+	}
+	put_fields(&d, ev, 0, json, true);
+	if (size < ev->size)
+		puts_(&o, json ? ",\"truncated\":true" : " (truncated)");
+	if (json)
+		put(&o, "}", 1);
+	for (size_t i = 0; i < d.nstacks; i++) {
+		size_t before = o.pos;
+		putf(&o, "\n  %s:", d.stacks[i]->name);
+		if (!put_stack(&d, d.stacks[i], d.data + d.stack_base[i], false))
+			o.pos = before;   /* nothing to show beyond the id */
+	}
+	if (len)
+		buf[o.pos < len ? o.pos : len - 1] = 0;
+	return o.pos > INT32_MAX ? -EOVERFLOW : (int)o.pos;
+}
+
+int kiln_event_print(FILE *f, const struct kiln_event *ev, const void *data, size_t size,
+		     const struct kiln_event_fmt *opts)
+{
+	char stackbuf[2048], *buf = stackbuf;
+	int n = kiln_event_format(ev, data, size, opts, buf, sizeof(stackbuf));
+	if (n >= (int)sizeof(stackbuf)) {
+		buf = malloc((size_t)n + 1);
+		if (!buf)
+			return kl_fail(ENOMEM, "decoding an event of '%s'", ev->name);
+		n = kiln_event_format(ev, data, size, opts, buf, (size_t)n + 1);
+	}
+	if (n >= 0) {
+		buf[n] = '\n';
+		if (fwrite(buf, 1, (size_t)n + 1, f) != (size_t)n + 1)
+			n = kl_fail(errno ? errno : EIO, "writing an event of '%s'", ev->name);
+	}
+	if (buf != stackbuf)
+		free(buf);
+	return n < 0 ? n : 0;
+}
