@@ -1,8 +1,8 @@
 /* run.c — `kiln run`: compile if needed, load, attach every program by its section, stream
- * what the programs send through ring and perf buffers, and on Ctrl-C, SIGTERM or the end of
- * --duration detach everything and print the maps. Nothing stays unless --pin says so. */
+ * what the programs send through ring and perf buffers decoded by their layouts (libkiln's
+ * reader and event.h), and on Ctrl-C, SIGTERM or the end of --duration detach everything and
+ * print the maps and the buffers' counts. Nothing stays unless --pin says so. */
 #include "cli.h"
-#include <bpf/libbpf.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -15,10 +15,13 @@ static const char run_help[] =
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
-	"with --egress), print the records its ring buffers and perf buffers carry, and at the end\n"
-	"(Ctrl-C, SIGTERM, or after --duration seconds: 10, 1.5, 500ms) detach everything and\n"
-	"print the maps. With --pin DIR the maps, programs and links are pinned there and stay\n"
-	"attached after kiln exits (`kiln unload DIR` removes them). --json prints JSON lines.\n";
+	"with --egress), and stream the records its ring buffers and perf buffers carry, decoded\n"
+	"by the map's event layout (defevent/defstruct; `exec_event pid=1 comm=sh ...`, stack ids\n"
+	"symbolized; hex for records without one). At the end (Ctrl-C, SIGTERM, or after\n"
+	"--duration seconds: 10, 1.5, 500ms) detach everything, print the maps and, for each\n"
+	"buffer, its records, perf's lost records and the ring buffer's drops. With --pin DIR the\n"
+	"maps, programs and links are pinned there and stay attached after kiln exits (`kiln\n"
+	"unload DIR` removes them). --json prints JSON lines: {\"event\":NAME,\"pid\":1,...}.\n";
 
 static volatile sig_atomic_t stop_signal;
 

@@ -531,14 +531,43 @@ struct decode {
 	uint32_t stack_base[8];
 };
 
+/* Numbers by hand: vsnprintf was most of the cost of decoding a record. */
+static void put_u64(struct out *o, uint64_t v)
+{
+	char tmp[24], *e = tmp + sizeof(tmp), *b = e;
+	do
+		*--b = (char)('0' + v % 10);
+	while (v /= 10);
+	put(o, b, (size_t)(e - b));
+}
+
+static void put_i64(struct out *o, int64_t v)
+{
+	if (v < 0) {
+		put(o, "-", 1);
+		put_u64(o, 0 - (uint64_t)v);
+	} else {
+		put_u64(o, (uint64_t)v);
+	}
+}
+
 static void put_int(struct out *o, const struct kiln_event_field *f, const uint8_t *p)
 {
 	uint64_t v;
 	kiln_event_field_u64(f, p, &v);
 	if (f->is_signed)
-		putf(o, "%lld", (long long)v);
+		put_i64(o, (int64_t)v);
 	else
-		putf(o, "%llu", (unsigned long long)v);
+		put_u64(o, v);
+}
+
+static void put_ipv4(struct out *o, const uint8_t *a)
+{
+	for (int i = 0; i < 4; i++) {
+		if (i)
+			put(o, ".", 1);
+		put_u64(o, a[i]);
+	}
 }
 
 static void put_elem(struct out *o, const struct kiln_event_field *f, const uint8_t *p, uint32_t i)
@@ -612,12 +641,19 @@ static void put_value(struct decode *d, const struct kiln_event_field *f, uint32
 		put(o, "]", 1);
 		break;
 	case KILN_FIELD_IPV4:
-	case KILN_FIELD_IPV6:
-		inet_ntop(f->kind == KILN_FIELD_IPV4 ? AF_INET : AF_INET6, p + f->offset, addr, sizeof(addr));
 		if (json)
-			putf(o, "\"%s\"", addr);
-		else
-			puts_(o, addr);
+			put(o, "\"", 1);
+		put_ipv4(o, p + f->offset);
+		if (json)
+			put(o, "\"", 1);
+		break;
+	case KILN_FIELD_IPV6:
+		inet_ntop(AF_INET6, p + f->offset, addr, sizeof(addr));
+		if (json)
+			put(o, "\"", 1);
+		puts_(o, addr);
+		if (json)
+			put(o, "\"", 1);
 		break;
 	case KILN_FIELD_KSTACK:
 	case KILN_FIELD_USTACK:
@@ -701,11 +737,11 @@ int kiln_event_format(const struct kiln_event *ev, const void *data, size_t size
 		puts_(&o, "{\"event\":");
 		put_string(&o, ev->name, strlen(ev->name), true);
 		if (fmt->cpu >= 0)
-			putf(&o, ",\"cpu\":%d", fmt->cpu);
+			puts_(&o, ",\"cpu\":"), put_i64(&o, fmt->cpu);
 	} else {
 		puts_(&o, ev->name);
 		if (fmt->cpu >= 0)
-			putf(&o, " cpu=%d", fmt->cpu);
+			puts_(&o, " cpu="), put_i64(&o, fmt->cpu);
 	}
 	put_fields(&d, ev, 0, json, true);
 	if (size < ev->size)

@@ -1,0 +1,11 @@
+;;; perf-probe.lisp — getppid() calls as events in a perf buffer, for `kiln run`'s decoding.
+(defevent probe [:pid :u32] [:addr :ipv4] [:comm :char 16])
+(defmap probes :type :perf-event-array :event probe)
+
+(defprog on-getppid (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid")
+  (let ((p (make-probe)))
+    (setf (probe-pid p) (cast u32 (>> (get-current-pid-tgid) 32))
+          (probe-addr p) #x0101a8c0)
+    (get-current-comm (probe-comm-ptr p) 16)
+    (perf-event-output ctx probes BPF_F_CURRENT_CPU p (sizeof probe)))
+  0)
