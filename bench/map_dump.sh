@@ -4,20 +4,11 @@
 # `bpftool map dump pinned` (text and -j, output to /dev/null). Prints the times and ratios;
 # asserts nothing. Usage: bash bench/map_dump.sh [ENTRIES [ROUNDS]]   (as root, after `make lib`)
 set -u
-ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
-BUILD=${BUILD:-$ROOT/build}
-CC=${CC:-cc}
 ENTRIES=${1:-1000000}
 ROUNDS=${2:-3}
-HELPER=$BUILD/bench/map_dump
-
-if [ ! -f "$BUILD/libkiln.a" ]; then
-	echo "bench/map_dump: $BUILD/libkiln.a is missing (make lib)" >&2
-	exit 1
-fi
-mkdir -p "$BUILD/bench"
-"$CC" -O2 -std=gnu11 -Wall -Wextra -I"$ROOT/include" -I"$ROOT/src" -o "$HELPER" \
-	"$ROOT/bench/map_dump.c" "$BUILD/libkiln.a" -lbpf -lelf -lz -lpthread || exit 1
+. "$(dirname "$0")/build.sh"
+bench_build map_dump
+HELPER=$bin
 
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf || exit 1
 dir=/sys/fs/bpf/kiln-bench-map-dump-$$

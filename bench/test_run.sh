@@ -4,18 +4,8 @@
 # and the ratio, with the two loops taking turns going first. Asserts nothing. As root:
 #   make lib && bash bench/test_run.sh [CALLS [ROUNDS]]      (default 1000000 calls, 4 rounds)
 set -eu
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-CC=${CC:-gcc}
-lib=$BUILD/libkiln.a
-if [ ! -f "$lib" ]; then
-	echo "bench/test_run: $lib is missing (make lib)" >&2
-	exit 1
-fi
-mkdir -p "$BUILD/bench"
-bin=$BUILD/bench/test_run
-"$CC" -O2 -g -std=gnu11 -Wall -Wextra -I"$ROOT/include" -o "$bin" "$ROOT/bench/test_run.c" "$lib" \
-	-lbpf -lelf -lz -lpthread
+. "$(dirname "$0")/build.sh"
+bench_build test_run
 src=$(mktemp --suffix=.lisp)
 trap 'rm -f "$src"' EXIT
 echo '(defprog pass (:type :xdp) XDP_PASS)' > "$src"
