@@ -37,6 +37,8 @@ struct stream {
 	struct kiln_map *map;
 	const struct kiln_event *ev;
 	bool tagged;
+	size_t guessed_size;            /* untagged: the last record size guessed for, and its */
+	const struct kiln_event *guess; /* layout (NULL: none), so BTF is searched once per size */
 };
 
 struct streams {
@@ -87,8 +89,13 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		if (ss->s[i].map == rec->map)
 			st = &ss->s[i];
 	const struct kiln_event *ev = st ? st->ev : NULL;
-	if (!ev && st && !st->tagged && ss->evs)
-		ev = guess_layout(ss->evs, rec);
+	if (!ev && st && !st->tagged && ss->evs) {
+		if (st->guessed_size != rec->size) {
+			st->guess = guess_layout(ss->evs, rec);
+			st->guessed_size = rec->size;
+		}
+		ev = st->guess;
+	}
 	ss->fmt.cpu = rec->cpu;
 	if (!ev || kiln_event_print(stdout, ev, rec->data, rec->size, &ss->fmt))
 		print_raw(rec, ss->fmt.json);

@@ -99,10 +99,12 @@ o=$("$KILN" run tests/cli/tp-only.lisp --duration 1 --json 2>"$out/run.err" & sl
 expect run-duration-maps grep -qE '^\{"map":"calls","key":0,"value":[3-9]' <<<"$o"
 expect run-duration-events grep -q '^{"map":"events","size":8,"data":"0x' <<<"$o"
 expect run-duration-clean test "$(links)" -eq "$before" -a "$(pins)" -eq "$pins_before"
-# perf buffer records decoded by their layout, as text: cpu, pid, address, comm; then the counts
+# perf buffer records decoded by their layout, as text: cpu, pid, address, comm; a ring buffer's
+# by the struct of their size; then the counts
 o=$("$KILN" run tests/cli/perf-probe.lisp --duration 1.5 2>"$out/run-perf.err" & sleep 0.7; "$getppid" 2 >/dev/null & echo $! >"$out/gp.pid"; wait)
 gp=$(cat "$out/gp.pid")
 expect run-perf-decoded test "$(grep -cE "^probe cpu=[0-9]+ pid=$gp addr=192\.168\.1\.1 comm=getppid$" <<<"$o")" -eq 2
+expect run-ring-guessed test "$(grep -cE "^probe pid=$gp addr=192\.168\.1\.1 comm=getppid$" <<<"$o")" -eq 2
 expect run-perf-counts grep -qE '^probes: records=[2-9][0-9]* lost=0 drops=0$' <<<"$o"
 for sig in INT TERM; do
 	"$KILN" run tests/cli/tp-only.lisp >"$out/run-$sig.out" 2>"$out/run-$sig.err" &
