@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const char compile_help[] =
 	"usage: kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2] [--dump-ir]\n"
@@ -17,47 +16,10 @@ static const char compile_help[] =
 	"  -O0 -O1 -O2  optimisation level (default -O2)\n"
 	"  --dump-ir    print the IR of every function to stderr\n";
 
-static char *read_file(const char *path, size_t *len)
-{
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
-		return NULL;
-	}
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	for (size_t r; buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-		n += r;
-		if (cap - n - 1 == 0) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	int err = ferror(f);
-	fclose(f);
-	if (!buf || err) {
-		free(buf);
-		errno = err ? EIO : ENOMEM;
-		return NULL;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir)
 {
 	size_t len;
-	char *text = read_file(path, &len);
+	char *text = kl_read_file(path, &len);
 	if (!text) {
 		fprintf(stderr, "kiln: cannot read %s: %s\n", path, strerror(errno));
 		return 1;

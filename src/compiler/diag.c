@@ -1,7 +1,12 @@
 /* diag.c — recording and printing compile errors with their place in the source. */
 #include "diag.h"
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 int kl_error(struct kl_diag *d, struct kl_span span, const char *fmt, ...)
 {
@@ -46,4 +51,57 @@ void kl_diag_print(const struct kl_diag *d, FILE *out)
 	for (uint32_t i = 1; i < s->col && i <= len; i++)
 		fputc(line[i - 1] == '\t' ? '\t' : ' ', out);
 	fputs("^\n", out);
+}
+
+char *kl_read_fd(int fd, size_t *len)
+{
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap);
+	for (ssize_t r; buf;) {
+		if (n + 1 >= cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = errno;
+			free(buf);
+			errno = err;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (!buf) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+char *kl_read_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	char *text = NULL;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+		errno = EISDIR;
+	else
+		text = kl_read_fd(fd, len);
+	int err = errno;
+	close(fd);
+	errno = err;
+	return text;
 }

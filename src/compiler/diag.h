@@ -1,4 +1,4 @@
-/* diag.h — source positions and compile errors as values. Every reader node carries a span;
+/* diag.h — sources, source positions and compile errors as values. Every reader node carries a span;
  * the first error of a compilation is kept with its span and printed chibicc-style. */
 #ifndef KL_DIAG_H
 #define KL_DIAG_H
@@ -10,6 +10,12 @@ struct kl_source {
 	const char *text;
 	size_t len;
 };
+
+/* All of fd from where it stands, NUL-terminated (malloc'd; *len without the NUL), or NULL
+ * with errno set. */
+char *kl_read_fd(int fd, size_t *len);
+/* A whole file the same way (a source's text); EISDIR for a directory. */
+char *kl_read_file(const char *path, size_t *len);
 
 struct kl_span {
 	const struct kl_source *src;

@@ -1683,6 +1683,27 @@ static const uint32_t flags_optional[] = {
 	BPF_FUNC_ringbuf_reserve, BPF_FUNC_ringbuf_submit, BPF_FUNC_ringbuf_discard, BPF_FUNC_ringbuf_output,
 };
 
+/* The struct a size argument names, as in (ringbuf-output MAP P (sizeof EVENT) 0): NULL for
+ * any other size. */
+static struct kl_type *sized_struct(struct lw *l, const struct kl_node *n)
+{
+	if (n->kind != KL_N_LIST || n->nitems != 2 || n->items[0]->kind != KL_N_SYM ||
+	    (strcmp(n->items[0]->str, "sizeof") && strcmp(n->items[0]->str, "event-size")))
+		return NULL;
+	struct kl_type *t = kl_type_parse(l->c, n->items[1]);
+	return t && t->kind == KL_T_STRUCT ? t : NULL;
+}
+
+/* The size argument of the helpers that send a record through a buffer map, so that the map
+ * is described (kiln.event decl tag) by the struct the size names. */
+static const struct {
+	uint32_t helper;
+	uint32_t size_arg;
+} record_size_args[] = {
+	{ BPF_FUNC_ringbuf_output, 2 },
+	{ BPF_FUNC_perf_event_output, 4 },
+};
+
 static int f_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, struct val *out)
 {
 	uint32_t nargs = n->nitems - 1, min = kl_helper_min_args(h);
@@ -1695,10 +1716,11 @@ static int f_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, 
 	if (arity(l, n, min, h->nargs))
 		return -1;
 	kl_vreg args[5];
+	struct kl_mapdef *map = NULL;
 	for (uint32_t k = 0; k < nargs; k++) {
 		struct kl_node *a = n->items[k + 1];
 		if (h->args[k] == KL_ARG_MAP) {
-			struct kl_mapdef *m = map_arg(l, a);
+			struct kl_mapdef *m = map = map_arg(l, a);
 			if (!m)
 				return -1;
 			args[k] = map_ref(l, m);
@@ -1711,6 +1733,9 @@ static int f_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, 
 	}
 	if (pad)
 		args[nargs++] = reg_of(l, cval(0));
+	for (size_t i = 0; map && !map->m.event && i < sizeof(record_size_args) / sizeof(record_size_args[0]); i++)
+		if (record_size_args[i].helper == h->id && record_size_args[i].size_arg < n->nitems - 1u)
+			map->m.event = sized_struct(l, n->items[record_size_args[i].size_arg + 1]);
 	*out = rval(call(l, h->id, args, nargs));
 	out->is_ptr = h->ret_ptr;
 	return 0;

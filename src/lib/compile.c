@@ -18,47 +18,12 @@ int kl_is_source_path(const char *path)
 	       (n > 3 && !strcmp(path + n - 3, ".kl"));
 }
 
-char *kl_read_all(int fd, size_t *len)
-{
-	size_t cap = 8192, n = 0;
-	char *buf = malloc(cap);
-	for (ssize_t r; buf;) {
-		if (n + 1 >= cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	if (buf)
-		buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return kl_fail(errno, "cannot read %s", path);
 	size_t len;
-	char *text = kl_read_all(fileno(f), &len);
-	int rerr = errno;
-	fclose(f);
+	char *text = kl_read_file(path, &len);
 	if (!text)
-		return kl_fail(rerr ? rerr : ENOMEM, "cannot read %s", path);
+		return kl_fail(errno, "cannot read %s", path);
 	int fd = memfd_create("kiln-object", MFD_CLOEXEC);
 	if (fd < 0) {
 		free(text);
@@ -92,7 +57,7 @@ int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 			kl_fail_log(msg, mlen);
 		}
 		free(msg);
-	} else if (lseek(fd, 0, SEEK_SET) < 0 || !(*elf = kl_read_all(fd, size))) {
+	} else if (lseek(fd, 0, SEEK_SET) < 0 || !(*elf = kl_read_fd(fd, size))) {
 		rc = kl_fail(errno ? errno : ENOMEM, "reading back the object compiled from %s", path);
 	}
 	kl_arena_free(&arena);

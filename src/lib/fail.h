@@ -20,9 +20,6 @@ const char *kl_libbpf_captured(void);
 /* Compile a kiln source file in memory (compiler glue): a malloc'd ELF image, or -EINVAL
  * with the compiler's "file:line:col: error: ..." message recorded. */
 int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size);
-/* All of fd from where it stands, NUL-terminated (malloc'd; *len without the NUL), or NULL
- * with errno set. */
-char *kl_read_all(int fd, size_t *len);
 /* Whether a path names a kiln source (.lisp, .lsp, .kl). */
 int kl_is_source_path(const char *path);
 

@@ -2,6 +2,7 @@
  * verifier's log kept, programs and maps by name, and attaching programs by their section. */
 #define _GNU_SOURCE
 #include "kiln/object.h"
+#include "compiler/diag.h"
 #include "fail.h"
 #include "map_internal.h"
 #include <bpf/bpf.h>
@@ -250,14 +251,8 @@ static const char *base_name(const char *path)
 
 static int read_file(const char *path, void **data, size_t *size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	errno = 0;
-	*data = kl_read_all(fd, size);
-	int err = *data ? 0 : -(errno ? errno : ENOMEM);
-	close(fd);
-	return err;
+	*data = kl_read_file(path, size);
+	return *data ? 0 : -errno;
 }
 
 static int read_sysfs(const char *path, char *buf, size_t len)
