@@ -22,6 +22,9 @@ struct kiln_event {
 	uint32_t size;
 	size_t nfields, cap;
 	struct kiln_event_field *fields;
+	char **keys;                    /* per field, decoding's `"name":` (JSON) and `name=` */
+	size_t *key_len;                /* (text): 2 per field, made once */
+	const struct kiln_event_field *pid;   /* the default pid field ("pid", else "tgid") */
 };
 
 struct kiln_events {
@@ -173,8 +176,47 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 	return 0;
 }
 
+static bool same_name(const char *a, const char *b);
+static void put_string_to(char *buf, size_t len, const char *s, size_t *out_len);
+
+/* What decoding writes before each field's value, made once per layout; the pid field. */
+static int make_keys(struct kiln_event *ev)
+{
+	ev->keys = calloc(2 * ev->nfields + 1, sizeof(*ev->keys));
+	ev->key_len = calloc(2 * ev->nfields + 1, sizeof(*ev->key_len));
+	if (!ev->keys || !ev->key_len)
+		return -ENOMEM;
+	for (size_t i = 0; i < ev->nfields; i++) {
+		const char *n = ev->fields[i].name;
+		size_t len = strlen(n), jl;
+		char *j = malloc(6 * len + 4), *t = malloc(len + 2);
+		ev->keys[2 * i] = j;
+		ev->keys[2 * i + 1] = t;
+		if (!j || !t)
+			return -ENOMEM;
+		put_string_to(j, 6 * len + 4, n, &jl);
+		j[jl] = ':';
+		j[jl + 1] = 0;
+		ev->key_len[2 * i] = jl + 1;
+		memcpy(t, n, len);
+		t[len] = '=';
+		t[len + 1] = 0;
+		ev->key_len[2 * i + 1] = len + 1;
+		if (!ev->pid && same_name(n, "pid"))
+			ev->pid = &ev->fields[i];
+	}
+	for (size_t i = 0; i < ev->nfields && !ev->pid; i++)
+		if (same_name(ev->fields[i].name, "tgid"))
+			ev->pid = &ev->fields[i];
+	return 0;
+}
+
 static void event_free(struct kiln_event *ev)
 {
+	for (size_t i = 0; ev->keys && i < 2 * ev->nfields; i++)
+		free(ev->keys[i]);
+	free(ev->keys);
+	free(ev->key_len);
 	free(ev->name);
 	free(ev->fields);
 	free(ev);
@@ -204,6 +246,8 @@ static struct kiln_event *layout_of(struct kiln_events *evs, uint32_t id, int de
 	ev->type_id = id;
 	ev->size = t->size;
 	int err = add_members(evs, ev, t, 0, depth);
+	if (!err)
+		err = make_keys(ev);
 	if (err) {
 		event_free(ev);
 		errno = -err;
@@ -519,6 +563,14 @@ static void put_string(struct out *o, const char *s, size_t n, bool json)
 	put(o, "\"", 1);
 }
 
+/* A name as a JSON string into buf (6 * strlen + 3 bytes are enough); its length. */
+static void put_string_to(char *buf, size_t len, const char *s, size_t *out_len)
+{
+	struct out o = { buf, len, 0 };
+	put_string(&o, s, strlen(s), true);
+	*out_len = o.pos < len ? o.pos : len - 1;
+}
+
 struct decode {
 	struct out *o;
 	const struct kiln_event_fmt *fmt;
@@ -703,13 +755,8 @@ static void put_fields(struct decode *d, const struct kiln_event *ev, uint32_t b
 		if (!first || top)
 			put(o, json ? "," : " ", 1);
 		first = false;
-		if (json) {
-			put_string(o, f->name, strlen(f->name), true);
-			put(o, ":", 1);
-		} else {
-			puts_(o, f->name);
-			put(o, "=", 1);
-		}
+		size_t k = 2 * i + !json;
+		put(o, ev->keys[k], ev->key_len[k]);
 		put_value(d, f, base, json);
 	}
 }
@@ -724,9 +771,7 @@ int kiln_event_format(const struct kiln_event *ev, const void *data, size_t size
 	struct out o = { buf, len, 0 };
 	struct decode d = { .o = &o, .fmt = fmt, .data = data, .size = size };
 	const char *pf = fmt->pid_field;
-	const struct kiln_event_field *pidf = kiln_event_field_by_name(ev, pf ? pf : "pid");
-	if (!pidf && !pf)
-		pidf = kiln_event_field_by_name(ev, "tgid");
+	const struct kiln_event_field *pidf = pf ? kiln_event_field_by_name(ev, pf) : ev->pid;
 	uint64_t pid;
 	if (pidf && (size_t)pidf->offset + pidf->size <= size && !kiln_event_field_u64(pidf, data, &pid)) {
 		d.pid_known = true;
