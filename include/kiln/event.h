@@ -52,7 +52,9 @@ struct kiln_event_field {
 	const struct kiln_event *sub;  /* KILN_FIELD_STRUCT: the nested layout */
 };
 
-/* The layouts of one object's BTF. */
+/* The layouts of one object's BTF. Layouts are built the first time they are asked for, so
+ * calls on one kiln_events are made from one thread at a time; the layouts it returns do not
+ * change and may be read from any thread. */
 struct kiln_events;
 
 /* From a loaded or opened object (valid while the object is). */

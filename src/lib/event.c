@@ -113,13 +113,11 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 	const struct btf_member *m = btf_members(t);
 	for (uint16_t i = 0; i < btf_vlen(t); i++, m++) {
 		uint32_t tid = m->type, bits = base + btf_member_bit_offset(t, i);
-		enum kiln_field_kind kind = KILN_FIELD_BYTES;
-		bool special = false;
-		enum kiln_field_kind sk = KILN_FIELD_BYTES;
+		enum kiln_field_kind kind = KILN_FIELD_BYTES, sk = KILN_FIELD_BYTES;
 		const struct btf_type *mt = resolve(btf, &tid, &sk);
 		if (!mt)
 			return -EINVAL;
-		special = sk != KILN_FIELD_BYTES;
+		bool special = sk != KILN_FIELD_BYTES;   /* one of kiln's typedefs */
 		const char *name = btf__name_by_offset(btf, m->name_off);
 		if ((!name || !*name) && btf_is_composite(mt)) {
 			if (depth >= MAX_NESTING)
