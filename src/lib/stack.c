@@ -15,6 +15,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,6 +308,26 @@ static int kallsyms_load(struct kiln_syms *s)
 	return 0;
 }
 
+/* The kernel's symbols, a process's mappings and a file's symbols are tables sorted by the
+ * address each entry starts with: how many entries start at or below addr (so the last of
+ * them, if any, is at that count minus one). */
+static size_t count_at_or_below(const void *table, size_t n, size_t stride, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t start;
+		memcpy(&start, (const char *)table + mid * stride, sizeof(start));
+		if (start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+_Static_assert(offsetof(struct ksym, addr) == 0 && offsetof(struct fsym, addr) == 0 &&
+	       offsetof(struct mapping, start) == 0, "count_at_or_below reads the address at offset 0");
+
 int kiln_syms_kernel(struct kiln_syms *s, uint64_t addr, struct kiln_frame *f)
 {
 	if (!s || !f)
@@ -321,14 +342,7 @@ int kiln_syms_kernel(struct kiln_syms *s, uint64_t addr, struct kiln_frame *f)
 	if (s->k_hidden)
 		return kl_fail_msg(ENOENT, "/proc/kallsyms shows no addresses (kernel.kptr_restrict, or not root)");
 	/* the last symbol at or below addr, then the first (best ranked) at its address */
-	size_t lo = 0, hi = s->nksyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->ksyms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = count_at_or_below(s->ksyms, s->nksyms, sizeof(*s->ksyms), addr);
 	if (!lo || addr - s->ksyms[lo - 1].addr >= KSYM_MAX_OFFSET)
 		return kl_fail_msg(ENOENT, "no kernel symbol for 0x%" PRIx64, addr);
 	size_t i = lo - 1;
@@ -404,14 +418,7 @@ oom:
 /* The mapping of p holding addr (/proc/PID/maps is sorted), or NULL. */
 static struct mapping *proc_find(struct proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nmaps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = count_at_or_below(p->maps, p->nmaps, sizeof(*p->maps), addr);
 	return lo && addr < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
 }
 
@@ -715,14 +722,7 @@ int kiln_syms_user(struct kiln_syms *s, int pid, uint64_t addr, struct kiln_fram
 	}
 	if (!found)
 		return 0;
-	size_t lo = 0, hi = ef->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ef->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = count_at_or_below(ef->syms, ef->nsyms, sizeof(*ef->syms), vaddr);
 	/* the nearest start at or below; a sized symbol must contain vaddr (looking a few back
 	 * for one that encloses it), an unsized one is taken as it is */
 	const struct fsym *best = NULL;
