@@ -1,6 +1,7 @@
 /* show.c — the command line's way to read and write map keys and values: integers or hex in,
  * and out as text for people or JSON for programs, decoded by the map's BTF when it has one. */
 #include "cli.h"
+#include "lib/event_internal.h"
 #include <bpf/btf.h>
 #include <ctype.h>
 #include <errno.h>
@@ -8,46 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The length of the UTF-8 sequence at p (at most avail bytes), 0 if it is not valid. */
-static size_t utf8_len(const unsigned char *p, size_t avail)
-{
-	size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 && p[0] < 0xf0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-	if (n > avail)
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) ||   /* overlong, surrogate */
-	    (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))     /* overlong, > U+10FFFF */
-		return 0;
-	return n;
-}
-
-/* UTF-8 text passes through (source lines and comm may hold any); invalid bytes become
- * U+FFFD so that the output always parses. */
+/* Through libkiln's writer (event_internal.h), the one the event decoder uses: UTF-8 text
+ * passes through (source lines and comm may hold any); invalid bytes become U+FFFD so that
+ * the output always parses. */
 void cli_json_str(FILE *out, const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	fputc('"', out);
-	for (size_t i = 0, k; i < n && p[i]; i += k) {
-		unsigned char c = p[i];
-		k = 1;
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else if (c < 0x80)
-			fputc(c, out);
-		else if ((k = utf8_len(p + i, n - i)))
-			fwrite(p + i, 1, k, out);
-		else
-			k = 1, fputs("\\ufffd", out);
-	}
-	fputc('"', out);
+	char small[512], *buf = small;
+	size_t need = kl_json_string(small, sizeof(small), s, n);
+	if (need >= sizeof(small) && (buf = malloc(need + 1)))
+		kl_json_string(buf, need + 1, s, n);
+	if (buf)
+		fwrite(buf, 1, need, out);
+	else
+		fputs("\"\"", out);   /* out of memory: still valid JSON */
+	if (buf != small)
+		free(buf);
 }
 
 static uint64_t load_uint(const uint8_t *p, size_t n)

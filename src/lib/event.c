@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "kiln/event.h"
 #include "kiln/object.h"
+#include "event_internal.h"
 #include "fail.h"
 #include <arpa/inet.h>
 #include <bpf/btf.h>
@@ -175,7 +176,6 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 }
 
 static bool same_name(const char *a, const char *b);
-static void put_string_to(char *buf, size_t len, const char *s, size_t *out_len);
 
 /* What decoding writes before each field's value, made once per layout; the pid field. */
 static int make_keys(struct kiln_event *ev)
@@ -192,7 +192,7 @@ static int make_keys(struct kiln_event *ev)
 		ev->keys[2 * i + 1] = t;
 		if (!j || !t)
 			return -ENOMEM;
-		put_string_to(j, 6 * len + 4, n, &jl);
+		jl = kl_json_string(j, 6 * len + 4, n, len);
 		j[jl] = ':';
 		j[jl + 1] = 0;
 		ev->key_len[2 * i] = jl + 1;
@@ -561,12 +561,13 @@ static void put_string(struct out *o, const char *s, size_t n, bool json)
 	put(o, "\"", 1);
 }
 
-/* A name as a JSON string into buf (6 * strlen + 3 bytes are enough); its length. */
-static void put_string_to(char *buf, size_t len, const char *s, size_t *out_len)
+size_t kl_json_string(char *buf, size_t len, const char *s, size_t n)
 {
 	struct out o = { buf, len, 0 };
-	put_string(&o, s, strlen(s), true);
-	*out_len = o.pos < len ? o.pos : len - 1;
+	put_string(&o, s, n, true);
+	if (len)
+		buf[o.pos < len ? o.pos : len - 1] = 0;
+	return o.pos;
 }
 
 struct decode {
