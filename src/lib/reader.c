@@ -44,6 +44,7 @@ struct kiln_reader {
 	int epfd, stopfd;
 	volatile sig_atomic_t stopped;
 	int error;                       /* what stopped it, if anything did */
+	uint64_t delivered;              /* records given to callbacks, all maps */
 	size_t n, cap;
 	struct source **src;
 };
@@ -92,6 +93,7 @@ static int deliver(struct source *s, const void *data, size_t size, int cpu)
 		return r->error ? r->error : -ECANCELED;
 	s->stats.records++;
 	s->stats.bytes += size;
+	r->delivered++;
 	struct kiln_record rec = { data, size, cpu, s->map };
 	int rc = s->fn ? s->fn(s->ctx, &rec) : 0;
 	if (rc) {
@@ -264,9 +266,7 @@ int kiln_reader_poll(struct kiln_reader *r, int timeout_ms)
 	int n = epoll_wait(r->epfd, ev, sizeof(ev) / sizeof(ev[0]), timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? -EINTR : kl_fail(errno, "event reader: epoll_wait");
-	uint64_t before = 0, after = 0;
-	for (size_t i = 0; i < r->n; i++)
-		before += r->src[i]->stats.records;
+	uint64_t before = r->delivered;
 	for (int i = 0; i < n && !r->stopped; i++) {
 		struct slot *slot = ev[i].data.ptr;
 		if (!slot)
@@ -279,11 +279,10 @@ int kiln_reader_poll(struct kiln_reader *r, int timeout_ms)
 			kiln_reader_stop(r);
 		}
 	}
-	for (size_t i = 0; i < r->n; i++)
-		after += r->src[i]->stats.records;
 	if (r->stopped && r->error)
 		return r->error;
-	return (int)(after - before > INT32_MAX ? INT32_MAX : after - before);
+	uint64_t n_new = r->delivered - before;
+	return (int)(n_new > INT32_MAX ? INT32_MAX : n_new);
 }
 
 void kiln_reader_stop(struct kiln_reader *r)
