@@ -260,6 +260,10 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* What the programs sent before the end is printed too: a consumer slowed by decoding
+	 * (symbolizing a stack reads files) may be behind when the duration ends. */
+	for (int i = 0; rd && i < 1000 && kiln_reader_poll(rd, 0) > 0; i++)
+		;
 	if (!quiet && stop_signal)
 		fprintf(stderr, "kiln run: %s, detaching\n", stop_signal == SIGINT ? "interrupted" : "terminated");
 	for (size_t i = 0; i < nmaps; i++) {

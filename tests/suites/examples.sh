@@ -48,7 +48,7 @@ live opensnoop 3
 pid=$("$spawn" sh -c "exec 3>/tmp/kiln-opensnoop-$$")
 wait $k
 if grep -q "^{\"event\":\"open_event\",\"pid\":$pid,.*\"ret\":[0-9][0-9]*,.*\"path\":\"/tmp/kiln-opensnoop-$$\"}$" "$out/opensnoop.json"; then pass opensnoop
-else fail opensnoop "no open of /tmp/kiln-opensnoop-$$ by $pid: $(grep -c . "$out/opensnoop.json") lines"; fi
+else fail opensnoop "no open of /tmp/kiln-opensnoop-$$ by $pid: $(grep -c . "$out/opensnoop.json") lines: $(tail -c 300 "$out/opensnoop.json"); stderr: $(tr '\n' ' ' <"$out/opensnoop.err")"; fi
 
 # ---- syscall-latency: a 30 ms sleep is a slow call, with stack ids; the histogram fills ----------
 live syscall-latency 3
