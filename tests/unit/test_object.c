@@ -876,17 +876,40 @@ static void test_link_pin(struct kiln_object *obj)
 	CHECK("link pin: pin (making the directories)", !err, "%s", kiln_errmsg());
 	err = kiln_link_pin(l, pin);
 	CHECK("link pin: twice is -EBUSY", err == -EBUSY, "%d", err);
+	struct bpf_link_info li = { 0 };
+	uint32_t li_len = sizeof(li);
+	int lfd = kiln_link_fd(l);
+	if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &li_len))
+		li.id = 0;
 	kiln_link_destroy(l);
 	uint64_t before = hits(obj, 4);
 	getppids(5);
 	CHECK("link pin: still attached after destroy", hits(obj, 4) >= before + 5, "%llu -> %llu",
 	      (unsigned long long)before, (unsigned long long)hits(obj, 4));
 	CHECK("link pin: unpin", !unlink(pin), "%s", strerror(errno));
-	msleep(300);            /* the last reference of a pin goes in a work item */
-	before = hits(obj, 4);
-	getppids(5);
-	CHECK("link pin: detached by the unpin", hits(obj, 4) == before, "%llu -> %llu", (unsigned long long)before,
-	      (unsigned long long)hits(obj, 4));
+	/* the last reference of a pin goes in a work item: wait (5 s at most) for the link to go */
+	int alive = 1;
+	for (int i = 0; li.id && alive && i < 500; i++) {
+		int fd = bpf_link_get_fd_by_id(li.id);
+		alive = fd >= 0;
+		if (fd >= 0) {
+			close(fd);
+			msleep(10);
+		}
+	}
+	CHECK("link pin: the link is gone after the unpin", li.id && !alive, "link id %u", li.id);
+	/* its id goes first, the program's detach a moment later in the same work item: wait (5 s
+	 * at most) until calls are no longer counted (once detached, nothing counts them) */
+	uint64_t after = 0;
+	for (int i = 0; i < 250; i++) {
+		before = hits(obj, 4);
+		getppids(5);
+		if ((after = hits(obj, 4)) == before)
+			break;
+		msleep(20);
+	}
+	CHECK("link pin: detached by the unpin", after == before, "%llu -> %llu", (unsigned long long)before,
+	      (unsigned long long)after);
 
 	/* a pinned link that is detached explicitly goes, pin and all */
 	if ((l = attach(obj, "count_getppid", NULL, "link pin then detach"))) {
