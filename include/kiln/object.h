@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "map.h"
+#include "verifier.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,10 @@ int kiln_object_load(struct kiln_object *obj);
 /* The verifier log of the last load: the rejected program's log, or with log_level > 0 the
  * logs of all programs. "" if none. */
 const char *kiln_object_log(const struct kiln_object *obj);
+/* After a load the verifier refused: the rejection in the source's terms (message, failing
+ * instruction, file:line:col from the object's line info, hint; kiln/verifier.h). Owned by
+ * the object. NULL when the last load did not fail in the verifier. */
+const struct kiln_verifier_error *kiln_object_verifier_error(const struct kiln_object *obj);
 /* Close: unload programs, close maps. Links made from the object stay until destroyed. */
 void kiln_object_close(struct kiln_object *obj);
 

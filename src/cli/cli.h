@@ -70,12 +70,13 @@ void cli_fail(const char *cmd);
 /* Open (compiling a kiln source in memory) an object; prints the error. */
 int cli_object_open(const char *cmd, const char *path, const struct kiln_object_opts *opts,
 		    struct kiln_object **out);
-/* Load it; on a verifier rejection prints the message, the source line the log points at
- * and the tail of the log. */
+/* Load it; on a verifier rejection prints the message, where the source was refused (file:
+ * line:col, the line and a caret), the failing instruction, a hint and the verifier's last
+ * steps. */
 int cli_object_load(const char *cmd, struct kiln_object *obj, const char *path);
-/* From a verifier log: "FILE:LINE: the verifier refused this line: REASON" and, with tail,
- * the end of the log. */
-int cli_verifier_report(FILE *out, const char *log, bool tail);
+/* A rejection as kiln_verifier_error_print() shows it (from the log alone when ve is NULL)
+ * with the log lines before the message; with full_log the whole log first instead. */
+int cli_verifier_report(FILE *out, const struct kiln_verifier_error *ve, const char *log, bool full_log);
 /* load.c: attaching every program of a loaded object by its section, and pinning it. */
 struct cli_attach {
 	const char *iface, *cgroup;
