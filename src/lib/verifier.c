@@ -56,10 +56,10 @@ static const struct cause_row {
 	{ "gpl-only", { "cannot call GPL-restricted function" }, NULL,
 	  "this helper is for GPL-compatible programs only: give the program (:license \"GPL\") (or "
 	  "\"Dual MIT/GPL\", \"Dual BSD/GPL\") or do without the helper" },
-	{ "helper-not-allowed", { "unknown func", "cannot use helper", "helper call is not allowed" }, NULL,
+	{ "helper-not-allowed", { "unknown func", "invalid func", "cannot use helper", "helper call is not allowed" }, NULL,
 	  "this helper does not exist for this program type (or this kernel): pick another helper "
 	  "or another program type; `kiln check` shows which type the object asks for" },
-	{ "unreleased-ref", { "Unreleased reference" }, "alloc_insn=",
+	{ "unreleased-ref", { "Unreleased reference", "would lead to reference leak" }, "alloc_insn=",
 	  "a ringbuf-reserve (or another acquired reference) is still open at exit: every path must "
 	  "ringbuf-submit or ringbuf-discard it (a return inside with-event leaves it open)" },
 	{ "double-release", { "release kernel function", "reference has not been acquired",
@@ -144,6 +144,12 @@ static bool insn_line(struct line l, long *idx)
 	if (idx)
 		*idx = strtol(l.s, NULL, 10);
 	return true;
+}
+
+/* The states the verifier prints after some messages ("infinite loop detected" compares two). */
+static bool state_dump(struct line l)
+{
+	return (l.n > 10 && !strncmp(l.s, "cur state:", 10)) || (l.n > 10 && !strncmp(l.s, "old state:", 10));
 }
 
 static bool stats_line(struct line l)
@@ -293,8 +299,8 @@ int kiln_verifier_explain(const char *log, const char *prog, struct kiln_verifie
 	size_t from = last == SIZE_MAX ? 0 : last + 1;
 	while (from < end && ls[from].s[0] == ';')
 		from++;
-	size_t at = end;      /* the final message: the last line that is no source line */
-	while (at > from && ls[at - 1].s[0] == ';')
+	size_t at = end;      /* the final message: the last line that is no source line or state */
+	while (at > from && (ls[at - 1].s[0] == ';' || state_dump(ls[at - 1])))
 		at--;
 	at = at > from ? at - 1 : end;
 
@@ -310,9 +316,8 @@ int kiln_verifier_explain(const char *log, const char *prog, struct kiln_verifie
 	char *message = at < end ? dup_n(ls[at].s, ls[at].n) : NULL;
 	char *all = at < end ? join(ls, from, end) : NULL;
 	const struct cause_row *row = cause_row(all);
-	free(all);
 	/* the instruction the message names, when it names one that matters more */
-	const char *k = row && row->insn_key && message ? strstr(message, row->insn_key) : NULL;
+	const char *k = row && row->insn_key && all ? strstr(all, row->insn_key) : NULL;
 	if (k && isdigit((unsigned char)k[strlen(row->insn_key)])) {
 		long idx = strtol(k + strlen(row->insn_key), NULL, 10);
 		if (idx != e->insn) {
@@ -332,6 +337,7 @@ int kiln_verifier_explain(const char *log, const char *prog, struct kiln_verifie
 			}
 		}
 	}
+	free(all);
 	size_t ex_from = at > 8 ? at - 8 : 0;
 	e->prog = own(v, prog ? strdup(prog) : NULL);
 	e->message = own(v, message);

@@ -76,7 +76,7 @@ fi
 o=$("$KILN" check examples/xdp-count.lisp 2>&1); rc=$?
 expect check-accepted test $rc -eq 0 -a -n "$(grep -E '^xdp_count +accepted +[0-9]+ insns, +[0-9]+ after the verifier, +[1-9][0-9]* processed' <<<"$o")"
 o=$("$KILN" check tests/cli/rejected.lisp 2>&1); rc=$?
-expect check-rejected test $rc -eq 1 -a -n "$(grep -E 'rejected.lisp:4: the verifier refused this line: .*outside of the packet' <<<"$o")"
+expect check-rejected test $rc -eq 1 -a -n "$(grep -E 'rejected.lisp:4:5: the verifier refused this: .*outside of the packet' <<<"$o")"
 o=$("$KILN" check tests/cli/rejected.lisp --json 2>&1)
 expect check-json grep -q '"verdict":"rejected"' <<<"$o"
 
