@@ -32,6 +32,9 @@ struct kiln_object_opts {
 /* Open an object: an ELF file, or a kiln source (.lisp/.lsp/.kl), compiled in memory (a
  * compile error is -EINVAL with "file:line:col: error: ..." as kiln_errmsg()). */
 int kiln_object_open(const char *path, const struct kiln_object_opts *opts, struct kiln_object **out);
+/* A kiln source's compile warnings ("file:line:col: warning: ...", the line and a caret,
+ * for variables bound and never used and maps no program uses); "" if none. */
+const char *kiln_object_warnings(const struct kiln_object *obj);
 int kiln_object_open_mem(const void *elf, size_t size, const struct kiln_object_opts *opts,
 			 struct kiln_object **out);
 /* Create maps (reusing or pinning `:pinning :by-name` ones under pin_root), load programs.

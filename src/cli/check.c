@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char check_help[] =
-	"usage: kiln check FILE.lisp|OBJ.o [--json] [--log]\n"
+	"usage: kiln check FILE.lisp|OBJ.o [--json] [--log] [-w|--no-warnings]\n"
 	"\n"
 	"Load each program of the object into the kernel on its own and unload it again. Prints\n"
 	"the verifier's verdict, the object's instruction count, the kernel's translated count and\n"
@@ -71,7 +71,8 @@ int cmd_check(int argc, char **argv)
 	const char *file = NULL;
 	bool json = false, full_log = false;
 	const struct cli_opt opts[] = {
-		{ "--json", CLI_FLAG, &json, NULL }, { "--log", CLI_FLAG, &full_log, NULL }, { 0 },
+		{ "--json", CLI_FLAG, &json, NULL }, { "--log", CLI_FLAG, &full_log, NULL },
+		{ "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL }, { 0 },
 	};
 	int npos, r = cli_parse("check", check_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)

@@ -5,10 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool cli_no_warnings;
+
 int cli_object_open(const char *cmd, const char *path, const struct kiln_object_opts *opts,
 		    struct kiln_object **out)
 {
 	int err = kiln_object_open(path, opts, out);
+	if (!err && !cli_no_warnings)
+		fputs(kiln_object_warnings(*out), stderr);
 	if (err) {
 		const char *log = kiln_errlog();
 		/* a compile error is complete as the compiler prints it (file:line:col, caret) */

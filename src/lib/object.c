@@ -45,6 +45,7 @@ struct kiln_object {
 	uint32_t log_level;
 	size_t log_size;
 	char *log;                 /* kiln_object_log() */
+	char *warnings;            /* a kiln source's compile warnings: kiln_object_warnings() */
 	void *image;               /* the ELF, for the source position of a verifier rejection */
 	size_t image_size;
 	struct kiln_verifier_error *verr;  /* kiln_object_verifier_error() */
@@ -377,15 +378,20 @@ int kiln_object_open(const char *path, const struct kiln_object_opts *opts, stru
 	kl_libbpf_capture_install();
 	void *elf = NULL;
 	size_t size = 0;
+	char *warnings = NULL;
 	if (kl_is_source_path(path)) {
 		int level = o.opt_level == 0 ? 2 : o.opt_level < 0 ? 0 : o.opt_level;
-		if ((err = kl_compile_to_mem(path, level, &elf, &size)))
+		if ((err = kl_compile_to_mem_warn(path, level, &elf, &size, &warnings)))
 			return err;
 	} else if ((err = read_file(path, &elf, &size))) {
 		return kl_fail(err, "open %s", path);
 	}
 	err = open_image(elf, size, &o, o.name ? o.name : base_name(path), out);
 	free(elf);
+	if (!err)
+		(*out)->warnings = warnings;
+	else
+		free(warnings);
 	return err;
 }
 
@@ -552,6 +558,11 @@ const struct kiln_verifier_error *kiln_object_verifier_error(const struct kiln_o
 	return obj ? obj->verr : NULL;
 }
 
+const char *kiln_object_warnings(const struct kiln_object *obj)
+{
+	return obj && obj->warnings ? obj->warnings : "";
+}
+
 void kiln_object_close(struct kiln_object *obj)
 {
 	if (!obj)
@@ -563,6 +574,7 @@ void kiln_object_close(struct kiln_object *obj)
 	free(obj->progs);
 	free(obj->log);
 	free(obj->image);
+	free(obj->warnings);
 	kiln_verifier_error_free(obj->verr);
 	free(obj->name);
 	free(obj);
