@@ -467,7 +467,7 @@ static bool match_subprog(const struct image *im, const struct bpf_insn *final, 
 		return false;
 	GElf_Sym s;
 	for (size_t k = 0; func_sym(im, text_idx, NULL, k, &s); k++) {
-		if (s.st_size != len * 8 || s.st_value + s.st_size > text->d_size)
+		if (s.st_size != len * 8 || s.st_value % 8 || s.st_value + s.st_size > text->d_size)
 			continue;
 		const struct bpf_insn *orig = (const struct bpf_insn *)((const uint8_t *)text->d_buf + s.st_value);
 		size_t i = 0;
