@@ -57,8 +57,9 @@ static const struct cause_row {
 	  "this helper is for GPL-compatible programs only: give the program (:license \"GPL\") (or "
 	  "\"Dual MIT/GPL\", \"Dual BSD/GPL\") or do without the helper" },
 	{ "helper-not-allowed", { "unknown func", "invalid func", "cannot use helper", "helper call is not allowed" }, NULL,
-	  "this helper does not exist for this program type (or this kernel): pick another helper "
-	  "or another program type; `kiln check` shows which type the object asks for" },
+	  "this helper does not exist for this program type (or this kernel): use one the type "
+	  "has (packet programs cannot use tracing helpers, nor XDP the socket-buffer ones), or "
+	  "another program type" },
 	{ "unreleased-ref", { "Unreleased reference", "would lead to reference leak" }, "alloc_insn=",
 	  "a ringbuf-reserve (or another acquired reference) is still open at exit: every path must "
 	  "ringbuf-submit or ringbuf-discard it (a return inside with-event leaves it open)" },
