@@ -11,13 +11,14 @@
 #include <unistd.h>
 
 static const char load_help[] =
-	"usage: kiln load OBJ.o|FILE.lisp --pin DIR [--attach] [--iface IF] [--cgroup PATH]\n"
+	"usage: kiln load OBJ.o|FILE.lisp --pin DIR [--attach] [--iface IF] [--cgroup PATH] [-w]\n"
 	"\n"
 	"Load the object and pin it under DIR (on bpffs, normally /sys/fs/bpf/NAME): maps at\n"
 	"DIR/maps/NAME, programs at DIR/progs/NAME and, with --attach, every program attached by\n"
 	"its section with the link at DIR/links/NAME, so it stays attached after kiln exits.\n"
 	"xdp and tc programs attach to --iface, cgroup programs to the cgroup v2 directory\n"
-	"--cgroup. `kiln unload DIR` removes it all again.\n";
+	"--cgroup. `kiln unload DIR` removes it all again. -w (--no-warnings) leaves out a kiln\n"
+	"source's compile warnings.\n";
 
 static const char unload_help[] =
 	"usage: kiln unload DIR\n"
@@ -145,7 +146,7 @@ int cmd_load(int argc, char **argv)
 	const struct cli_opt opts[] = {
 		{ "--pin", CLI_STR, &dir, "a directory" }, { "--iface", CLI_STR, &a.iface, "an interface" },
 		{ "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" }, { "--egress", CLI_FLAG, &a.egress, NULL },
-		{ "--attach", CLI_FLAG, &attach, NULL }, { 0 },
+		{ "--attach", CLI_FLAG, &attach, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL }, { 0 },
 	};
 	int npos, r = cli_parse("load", load_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)

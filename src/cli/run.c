@@ -12,7 +12,7 @@
 
 static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
-	"                [--cgroup PATH] [--egress] [--quiet]\n"
+	"                [--cgroup PATH] [--egress] [--quiet] [-w|--no-warnings]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
@@ -24,7 +24,9 @@ static const char run_help[] =
 	"maps, programs and links are pinned there and stay attached after kiln exits (`kiln\n"
 	"unload DIR` removes them). --json prints JSON lines: {\"event\":NAME,\"pid\":1,...}.\n"
 	"Ctrl-C stops within a fraction of a second however fast records arrive; a second\n"
-	"Ctrl-C exits at once, skipping the final report (the links go with the process).\n";
+	"Ctrl-C exits at once, skipping the final report (the links go with the process).\n"
+	"A kiln source's compile warnings go to stderr unless -w. A program the verifier refuses\n"
+	"is shown at its source file:line:col with the verifier's message and a hint.\n";
 
 static volatile sig_atomic_t stop_signal;
 static struct kiln_reader *volatile signal_reader;
@@ -218,7 +220,7 @@ int cmd_run(int argc, char **argv)
 		{ "--duration", CLI_STR, &dur, "a number of seconds" }, { "--pin", CLI_STR, &pin, "a directory" },
 		{ "--iface", CLI_STR, &a.iface, "an interface" }, { "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" },
 		{ "--egress", CLI_FLAG, &a.egress, NULL }, { "--json", CLI_FLAG, &json, NULL },
-		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { 0 },
+		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL }, { 0 },
 	};
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)

@@ -80,6 +80,7 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 			return -1;
 		kl_vec_push(c->a, &c->ir, f);
 	}
+	kl_warn_unused_maps(c);
 
 	uint32_t nf = (uint32_t)c->ir.len;
 	struct kl_func *funcs = kl_arena_array(c->a, struct kl_func, nf + 1);

@@ -33,16 +33,54 @@ const char *kl_source_line(const struct kl_source *src, uint32_t line, size_t *l
 	return p;
 }
 
+void kl_warn(struct kl_diag *d, struct kl_span span, const char *fmt, ...)
+{
+	if (d->nwarnings++ >= KL_MAX_WARNINGS)
+		return;
+	struct kl_warning *w = &d->warnings[d->nwarnings - 1];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
+	va_end(ap);
+	w->span = span;
+}
+
+static void print_at(const struct kl_span *s, const char *kind, const char *msg, FILE *out);
+
 void kl_diag_print(const struct kl_diag *d, FILE *out)
 {
-	if (!d->nerrors)
-		return;
-	const struct kl_span *s = &d->span;
+	if (d->nerrors)
+		print_at(&d->span, "error", d->msg, out);
+}
+
+void kl_diag_print_warnings(const struct kl_diag *d, FILE *out)
+{
+	/* in source order (an inner scope closes, and warns, before the outer one) */
+	int n = d->nwarnings < KL_MAX_WARNINGS ? d->nwarnings : KL_MAX_WARNINGS, order[KL_MAX_WARNINGS];
+	for (int i = 0; i < n; i++) {
+		const struct kl_span *s = &d->warnings[i].span;
+		int j = i;
+		for (; j > 0; j--) {
+			const struct kl_span *t = &d->warnings[order[j - 1]].span;
+			if (t->line < s->line || (t->line == s->line && t->col <= s->col))
+				break;
+			order[j] = order[j - 1];
+		}
+		order[j] = i;
+	}
+	for (int i = 0; i < n; i++)
+		print_at(&d->warnings[order[i]].span, "warning", d->warnings[order[i]].msg, out);
+	if (d->nwarnings > KL_MAX_WARNINGS)
+		fprintf(out, "kiln: %d more warnings\n", d->nwarnings - KL_MAX_WARNINGS);
+}
+
+static void print_at(const struct kl_span *s, const char *kind, const char *msg, FILE *out)
+{
 	if (!s->src) {
-		fprintf(out, "kiln: error: %s\n", d->msg);
+		fprintf(out, "kiln: %s: %s\n", kind, msg);
 		return;
 	}
-	fprintf(out, "%s:%u:%u: error: %s\n", s->src->path, s->line, s->col, d->msg);
+	fprintf(out, "%s:%u:%u: %s: %s\n", s->src->path, s->line, s->col, kind, msg);
 	size_t len;
 	const char *line = kl_source_line(s->src, s->line, &len);
 	if (!len)

@@ -378,7 +378,8 @@ int kl_add_drop_counters(struct kl_comp *c)
 		if (kl_map_lookup(c, name))
 			continue;   /* the user's own */
 		struct kl_mapdef md = { .name = name, .span = c->maps.items[i].span,
-					.mt = kl_map_type_find("array"), .key_size = 4, .value_size = 8 };
+					.mt = kl_map_type_find("array"), .key_size = 4, .value_size = 8,
+					.used = true };   /* kiln's own: never warned about */
 		md.m.name = kl_mangle(c->a, name);
 		md.m.type = BPF_MAP_TYPE_ARRAY;
 		md.m.key = kl_type_builtin("u32");
@@ -388,6 +389,22 @@ int kl_add_drop_counters(struct kl_comp *c)
 		kl_vec_push(c->a, &c->maps, md);
 	}
 	return 0;
+}
+
+void kl_warn_unused_maps(struct kl_comp *c)
+{
+	if (!c->progs.len)
+		return;      /* a file of maps only defines them for others to use */
+	for (size_t i = 0; i < c->maps.len; i++) {
+		int inner = c->maps.items[i].m.inner;
+		if (inner >= 0 && (size_t)inner < c->maps.len)
+			c->maps.items[inner].used = true;
+	}
+	for (size_t i = 0; i < c->maps.len; i++) {
+		const struct kl_mapdef *m = &c->maps.items[i];
+		if (!m->used && m->span.src == c->src)
+			kl_warn(c->d, m->span, "map '%s' is defined but no program uses it", m->name);
+	}
 }
 
 /* ---- defstruct / defevent ---- */

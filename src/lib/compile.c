@@ -20,6 +20,13 @@ int kl_is_source_path(const char *path)
 
 int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 {
+	return kl_compile_to_mem_warn(path, opt_level, elf, size, NULL);
+}
+
+int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *size, char **warnings)
+{
+	if (warnings)
+		*warnings = NULL;
 	size_t len;
 	char *text = kl_read_file(path, &len);
 	if (!text)
@@ -59,6 +66,14 @@ int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 		free(msg);
 	} else if (lseek(fd, 0, SEEK_SET) < 0 || !(*elf = kl_read_fd(fd, size))) {
 		rc = kl_fail(errno ? errno : ENOMEM, "reading back the object compiled from %s", path);
+	}
+	if (!rc && warnings && diag.nwarnings) {
+		size_t wlen = 0;
+		FILE *w = open_memstream(warnings, &wlen);
+		if (w) {
+			kl_diag_print_warnings(&diag, w);
+			fclose(w);
+		}
 	}
 	kl_arena_free(&arena);
 	free(text);

@@ -20,6 +20,9 @@ const char *kl_libbpf_captured(void);
 /* Compile a kiln source file in memory (compiler glue): a malloc'd ELF image, or -EINVAL
  * with the compiler's "file:line:col: error: ..." message recorded. */
 int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size);
+/* The same, with the compiler's warnings ("file:line:col: warning: ...", the line, a caret)
+ * as a malloc'd text in *warnings (NULL when there are none). */
+int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *size, char **warnings);
 /* Whether a path names a kiln source (.lisp, .lsp, .kl). */
 int kl_is_source_path(const char *path);
 

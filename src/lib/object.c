@@ -5,6 +5,7 @@
 #include "compiler/diag.h"
 #include "fail.h"
 #include "map_internal.h"
+#include "verifier_internal.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <ctype.h>
@@ -44,6 +45,10 @@ struct kiln_object {
 	uint32_t log_level;
 	size_t log_size;
 	char *log;                 /* kiln_object_log() */
+	char *warnings;            /* a kiln source's compile warnings: kiln_object_warnings() */
+	void *image;               /* the ELF, for the source position of a verifier rejection */
+	size_t image_size;
+	struct kiln_verifier_error *verr;  /* kiln_object_verifier_error() */
 	bool load_tried;
 	size_t nprogs, nmaps;
 	struct kiln_prog *progs;
@@ -287,10 +292,14 @@ static int open_image(const void *elf, size_t size, const struct kiln_object_opt
 		snprintf(lname, sizeof(lname), "object");
 
 	struct kiln_object *obj = calloc(1, sizeof(*obj));
-	if (!obj || !(obj->name = strdup(name))) {
+	if (!obj || !(obj->name = strdup(name)) || !(obj->image = malloc(size))) {
+		if (obj)
+			free(obj->name);
 		free(obj);
 		return kl_fail(ENOMEM, "open %s", name);
 	}
+	memcpy(obj->image, elf, size);
+	obj->image_size = size;
 	obj->log_level = o->log_level;
 	obj->log_size = o->log_size ? o->log_size : DEFAULT_LOG_SIZE;
 	if (obj->log_size > UINT32_MAX >> 2)
@@ -369,15 +378,20 @@ int kiln_object_open(const char *path, const struct kiln_object_opts *opts, stru
 	kl_libbpf_capture_install();
 	void *elf = NULL;
 	size_t size = 0;
+	char *warnings = NULL;
 	if (kl_is_source_path(path)) {
 		int level = o.opt_level == 0 ? 2 : o.opt_level < 0 ? 0 : o.opt_level;
-		if ((err = kl_compile_to_mem(path, level, &elf, &size)))
+		if ((err = kl_compile_to_mem_warn(path, level, &elf, &size, &warnings)))
 			return err;
 	} else if ((err = read_file(path, &elf, &size))) {
 		return kl_fail(err, "open %s", path);
 	}
 	err = open_image(elf, size, &o, o.name ? o.name : base_name(path), out);
 	free(elf);
+	if (!err)
+		(*out)->warnings = warnings;
+	else
+		free(warnings);
 	return err;
 }
 
@@ -427,6 +441,8 @@ static int load_failed(struct kiln_object *obj, int err, const char *shared_log)
 			r = kl_fail(err, "load program '%s' of %s: the verifier rejected it", bpf_program__name(p->bp),
 				    obj->name);
 		kl_fail_log(log, strlen(log));
+		/* the rejection in the source's terms; without it only the log is there */
+		kl_verifier_analyze(log, p->bp, obj->image, obj->image_size, &obj->verr);
 		return r;
 	}
 	if (!p) {
@@ -537,6 +553,16 @@ const char *kiln_object_log(const struct kiln_object *obj)
 	return obj && obj->log ? obj->log : "";
 }
 
+const struct kiln_verifier_error *kiln_object_verifier_error(const struct kiln_object *obj)
+{
+	return obj ? obj->verr : NULL;
+}
+
+const char *kiln_object_warnings(const struct kiln_object *obj)
+{
+	return obj && obj->warnings ? obj->warnings : "";
+}
+
 void kiln_object_close(struct kiln_object *obj)
 {
 	if (!obj)
@@ -547,6 +573,9 @@ void kiln_object_close(struct kiln_object *obj)
 	free(obj->maps);
 	free(obj->progs);
 	free(obj->log);
+	free(obj->image);
+	free(obj->warnings);
+	kiln_verifier_error_free(obj->verr);
 	free(obj->name);
 	free(obj);
 }

@@ -382,6 +382,14 @@ static void test_clang_object(const char *good, const char *bad)
 	      strstr(kiln_errmsg(), "verifier"), "%s", kiln_errmsg());
 	CHECK("clang: log has the verifier's text", strstr(kiln_errlog(), "invalid access to map value") &&
 	      obj && strstr(kiln_object_log(obj), "invalid access to map value"), "%.300s", kiln_errlog());
+	/* clang's .BTF.ext line info has columns too: v[1] is at 20:9 */
+	const struct kiln_verifier_error *ve = obj ? kiln_object_verifier_error(obj) : NULL;
+	CHECK("clang: the rejection at file:line:col with cause and source line",
+	      ve && strstr(ve->file, "obj-clang-rejected.bpf.c") && ve->line == 20 && ve->col == 9 &&
+	      strstr(ve->source, "return v[1]") && !strcmp(ve->cause, "map-value-bounds") && ve->hint[0] &&
+	      !strcmp(ve->prog, "past_value") && ve->insn >= 0 && strstr(ve->insn_text, "+8)"),
+	      "%s:%u:%u %s [%s] insn %ld %s", ve ? ve->file : "-", ve ? ve->line : 0, ve ? ve->col : 0,
+	      ve ? ve->message : "-", ve ? ve->cause : "-", ve ? ve->insn : -1, ve ? ve->insn_text : "-");
 	kiln_object_close(obj);
 }
 
@@ -400,6 +408,12 @@ static void test_rejected_and_logs(const char *dir)
 		CHECK("reject: errlog", strstr(kiln_errlog(), "invalid access to packet") != NULL, "%.300s", kiln_errlog());
 		CHECK("reject: object log", strstr(kiln_object_log(obj), "invalid access to packet") != NULL, "%.300s",
 		      kiln_object_log(obj));
+		const struct kiln_verifier_error *ve = kiln_object_verifier_error(obj);
+		CHECK("reject: the verifier error at the load form, 4:5", ve && strstr(ve->file, "obj-rejected.lisp") &&
+		      ve->line == 4 && ve->col == 5 && !strcmp(ve->message, "R1 offset is outside of the packet") &&
+		      !strcmp(ve->cause, "packet-bounds") && ve->insn == 1 && strstr(ve->source, "(load u32 data 20)"),
+		      "%s:%u:%u %s [%s]", ve ? ve->file : "-", ve ? ve->line : 0, ve ? ve->col : 0,
+		      ve ? ve->message : "-", ve ? ve->cause : "-");
 		kiln_object_close(obj);
 	}
 
@@ -408,6 +422,8 @@ static void test_rejected_and_logs(const char *dir)
 	obj = open_load(path, &o);
 	CHECK("log: log_level 1 keeps the log of a success", obj && strstr(kiln_object_log(obj), "processed") &&
 	      strstr(kiln_object_log(obj), "prog count_xdp:"), "%.200s", obj ? kiln_object_log(obj) : "");
+	CHECK("log: no verifier error after a load that succeeded", obj && !kiln_object_verifier_error(obj), "%s",
+	      obj && kiln_object_verifier_error(obj) ? kiln_object_verifier_error(obj)->message : "");
 	kiln_object_close(obj);
 	o.log_level = 2;
 	o.log_size = 64;
