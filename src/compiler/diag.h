@@ -24,6 +24,7 @@ struct kl_span {
 
 struct kl_diag {
 	int nerrors;
+	int err;                    /* an errno when the failure was not the source's: ENOMEM */
 	struct kl_span span;
 	char msg[512];
 };
