@@ -11,6 +11,7 @@ CC      ?= gcc
 CFLAGS  ?= -O2 -g
 KL_CPPFLAGS := -Iinclude -Isrc
 KL_CFLAGS   := -std=gnu11 -Wall -Wextra -Wno-unused-parameter
+KL_LDFLAGS  :=
 SANITIZE    :=
 COMPILE  = $(CC) $(KL_CPPFLAGS) $(CPPFLAGS) $(KL_CFLAGS) $(CFLAGS) $(SANITIZE)
 LINK     = $(CC) $(KL_CFLAGS) $(CFLAGS) $(SANITIZE) $(LDFLAGS)
@@ -78,10 +79,12 @@ uninstall:
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libkiln.a
 	@mkdir -p $(dir $@)
-	$(COMPILE) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(COMPILE) $(KL_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # test_stack walks its own user stack through the kernel: it needs frame pointers
 $(BUILD)/tests/unit/test_stack: private KL_CFLAGS += -fno-omit-frame-pointer
+# test_concurrency makes the library's allocations fail one by one: it wraps malloc & co.
+$(BUILD)/tests/unit/test_concurrency: private KL_LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 $(BUILD)/tests/%: tests/harness/%.c
 	@mkdir -p $(dir $@)
