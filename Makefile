@@ -160,10 +160,12 @@ test-asan: deps
 		KILN_SANITIZER_LOGS=$(CURDIR)/build-asan/sanitizer bash tests/run
 
 # test-tsan: libkiln and the concurrency unit test (several threads compiling and opening
-# objects at once) built in build-tsan/ with ThreadSanitizer; any data race fails it.
+# objects at once) built in build-tsan/ with ThreadSanitizer; any data race fails it. (It
+# compiles a tracepoint program, whose format is read from tracefs.)
 TSAN_FLAGS := -fsanitize=thread
 test-tsan: deps
 	$(MAKE) --no-print-directory BUILD=build-tsan SANITIZE="$(TSAN_FLAGS)" build-tsan/tests/unit/test_concurrency
+	@mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/tests/unit/test_concurrency
 
 # test-valgrind: ./kiln compile under valgrind's memcheck over every .lisp in examples/,
