@@ -34,6 +34,7 @@ struct bb {
 	uint32_t nlines;
 	char *scratch;         /* one source line or one mangled name, NUL-terminated */
 	size_t scratch_cap;
+	bool nomem;            /* scratch could not grow: a name came out NULL (anonymous) */
 };
 
 static int fail(struct bb *b, int errnum, const char *fmt, ...)
@@ -65,8 +66,10 @@ static char *scratch(struct bb *b, size_t n)
 		while (cap < n + 1)
 			cap *= 2;
 		char *p = realloc(b->scratch, cap);
-		if (!p)
+		if (!p) {
+			b->nomem = true;
 			return NULL;
+		}
 		b->scratch = p;
 		b->scratch_cap = cap;
 	}
@@ -837,6 +840,14 @@ int kl_btf_build(const struct kl_obj *obj, void **btf, uint32_t *btf_len,
 		return fail(&b, errno ? errno : ENOMEM, "BTF: cannot create: %s",
 			    strerror(errno ? errno : ENOMEM));
 	int rc = build(&b, btf, btf_len, ext, ext_len);
+	if (!rc && b.nomem) {
+		/* a name that could not be made went in as none: not the BTF asked for */
+		free(*btf);
+		free(*ext);
+		*btf = *ext = NULL;
+		*btf_len = *ext_len = 0;
+		rc = fail(&b, ENOMEM, "out of memory");
+	}
 	btf__free(b.btf);
 	free(b.memo);
 	free(b.map_struct);

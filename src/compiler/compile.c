@@ -3,6 +3,7 @@
 #include "compile.h"
 #include "opt.h"
 #include <errno.h>
+#include <setjmp.h>
 #include <string.h>
 
 /* BPF has no recursion: find a cycle among defuns through their calls. */
@@ -44,18 +45,20 @@ static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t f
 /* The prelude's macros and constants, then the program's (which may redefine them). */
 int kl_compile_front(struct kl_comp *c)
 {
-	static struct kl_source prelude = { "<prelude>", kl_prelude_text, 0 };
-	prelude.len = strlen(kl_prelude_text);
+	/* in the compilation's arena, not a static (two threads compiling at once would share
+	 * it) nor on this stack (the nodes' spans point at it until the compilation ends) */
+	struct kl_source *prelude = kl_arena_new(c->a, struct kl_source);
+	*prelude = (struct kl_source){ "<prelude>", kl_prelude_text, strlen(kl_prelude_text) };
 	struct kl_node **forms;
 	uint32_t nforms;
-	if (kl_read(c->a, c->d, &prelude, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
+	if (kl_read(c->a, c->d, prelude, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
 		return -1;
 	if (kl_read(c->a, c->d, c->src, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
 		return -1;
 	return kl_add_drop_counters(c);
 }
 
-int kl_compile(struct kl_comp *c, const char *out_path)
+static int compile(struct kl_comp *c, const char *out_path)
 {
 	if (kl_compile_front(c))
 		return -1;
@@ -131,9 +134,13 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 	for (uint32_t i = 0; i < obj.nstructs; i++)
 		obj.structs[i] = c->structs.items[i].type;
 	char err[256] = "";
+	/* a writer's failure is not the source's: its errno goes with the message */
 	if (c->opts.write_fd) {
-		if (kl_elf_write_fd(&obj, c->opts.out_fd, err, sizeof(err)))
+		int r = kl_elf_write_fd(&obj, c->opts.out_fd, err, sizeof(err));
+		if (r) {
+			c->d->err = -r;
 			return kl_error(c->d, (struct kl_span){ 0 }, "cannot write the object: %s", err);
+		}
 		return 0;
 	}
 	if (!out_path)
@@ -141,6 +148,7 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 	int r = kl_elf_write(&obj, out_path, err, sizeof(err));
 	if (r)
 	{
+		c->d->err = -r;
 		/* the writer's message may already start with the path */
 		size_t n = strlen(out_path);
 		const char *why = !err[0] ? strerror(-r) : !strncmp(err, out_path, n) && !strncmp(err + n, ": ", 2)
@@ -148,4 +156,22 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 		return kl_error(c->d, (struct kl_span){ 0 }, "cannot write %s: %s", out_path, why);
 	}
 	return 0;
+}
+
+/* The recovery point for the arena running out of memory (see arena.h): everything the
+ * passes allocated is in the arena, which the caller frees. */
+int kl_compile(struct kl_comp *c, const char *out_path)
+{
+	jmp_buf oom;
+	jmp_buf *outer = c->a->oom;
+	if (setjmp(oom)) {
+		c->a->oom = outer;
+		c->d->err = ENOMEM;
+		c->d->nerrors = 0;
+		return kl_error(c->d, (struct kl_span){ 0 }, "out of memory");
+	}
+	c->a->oom = &oom;
+	int r = compile(c, out_path);
+	c->a->oom = outer;
+	return r;
 }

@@ -29,6 +29,7 @@ struct kl_warning {
 
 struct kl_diag {
 	int nerrors;
+	int err;                    /* an errno when the failure was not the source's: ENOMEM */
 	struct kl_span span;
 	char msg[512];
 	int nwarnings;              /* all of them; the first KL_MAX_WARNINGS are kept */

@@ -6,6 +6,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The whole file in the arena. It is read with kl_arena_try_alloc so that running out of
+ * memory closes it before the jump (arena.h); format files are a few KiB. */
+static char *read_format(struct kl_arena *a, FILE *f)
+{
+	size_t cap = 8192, len = 0;
+	char *buf = kl_arena_try_alloc(a, cap);
+	while (buf) {
+		len += fread(buf + len, 1, cap - 1 - len, f);
+		if (len < cap - 1)
+			break;
+		char *more = kl_arena_try_alloc(a, cap * 2);
+		if (more)
+			memcpy(more, buf, len);
+		buf = more;
+		cap *= 2;
+	}
+	fclose(f);
+	if (!buf)
+		kl_arena_oom(a);
+	buf[len] = 0;
+	return buf;
+}
+
 int kl_tracepoint_format(struct kl_arena *a, const char *event, struct kl_tp_field **fields, uint32_t *n,
 			 char *path, size_t pathsz)
 {
@@ -20,8 +43,10 @@ int kl_tracepoint_format(struct kl_arena *a, const char *event, struct kl_tp_fie
 		return -1;
 	}
 	KL_VEC(struct kl_tp_field) out = { 0 };
-	char line[512];
-	while (fgets(line, sizeof(line), f)) {
+	for (char *line = read_format(a, f), *next; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
 		char *field = strstr(line, "field:"), *semi = field ? strchr(field, ';') : NULL;
 		if (!semi)
 			continue;
@@ -45,7 +70,6 @@ int kl_tracepoint_format(struct kl_arena *a, const char *event, struct kl_tp_fie
 		struct kl_tp_field tf = { kl_arena_strndup(a, start, (size_t)(end - start)), off, size, count, sg != 0 };
 		kl_vec_push(a, &out, tf);
 	}
-	fclose(f);
 	*fields = out.items;
 	*n = (uint32_t)out.len;
 	return 0;

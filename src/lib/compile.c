@@ -44,7 +44,8 @@ int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *
 	c.opts.write_fd = true;
 	c.opts.out_fd = fd;
 	int rc = 0;
-	if (kl_compile(&c, NULL)) {
+	/* the BTF writer's libbpf calls: any warning of theirs is kept, not printed */
+	if (KL_LIBBPF(kl_compile(&c, NULL))) {
 		/* The compiler's diagnostic (file:line:col, the line, a caret) as the message. */
 		char *msg = NULL;
 		size_t mlen = 0;
@@ -58,7 +59,9 @@ int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *
 		char *nl = msg ? strchr(msg, '\n') : NULL;
 		if (nl)
 			*nl = 0;
-		rc = kl_fail_msg(EINVAL, "%s", msg ? msg : "compile error");
+		/* not the source's fault (out of memory): the errno, not EINVAL */
+		rc = diag.err ? kl_fail_msg(diag.err, "compiling %s: %s", path, diag.msg)
+			      : kl_fail_msg(EINVAL, "%s", msg ? msg : "compile error");
 		if (nl && msg) {
 			*nl = '\n';
 			kl_fail_log(msg, mlen);

@@ -306,9 +306,8 @@ static int open_image(const void *elf, size_t size, const struct kiln_object_opt
 		obj->log_size = UINT32_MAX >> 2;
 
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = lname, .pin_root_path = o->pin_root);
-	kl_libbpf_capture_reset();
 	int err = 0;
-	obj->bo = bpf_object__open_mem(elf, size, &oo);
+	obj->bo = KL_LIBBPF(bpf_object__open_mem(elf, size, &oo));
 	if (!obj->bo) {
 		char what[PATH_MAX + 32];
 		snprintf(what, sizeof(what), "open %s", name);
@@ -521,9 +520,8 @@ int kiln_object_load(struct kiln_object *obj)
 		bpf_program__set_log_buf(p->bp, buf, obj->log_size);
 	}
 
-	kl_libbpf_capture_reset();
 	obj->load_tried = true;
-	err = bpf_object__load(obj->bo);
+	err = KL_LIBBPF(bpf_object__load(obj->bo));
 	if (err) {
 		err = load_failed(obj, err, shared);
 		goto out;
@@ -851,8 +849,7 @@ static int attach_tc_legacy(struct attach_ctx *c, int ifindex, const char *ifnam
 	const char *dname = dir == KILN_TC_EGRESS ? "egress" : "ingress";
 	l->hook = (struct bpf_tc_hook){ .sz = sizeof(struct bpf_tc_hook), .ifindex = ifindex,
 					.attach_point = dir == KILN_TC_EGRESS ? BPF_TC_EGRESS : BPF_TC_INGRESS };
-	kl_libbpf_capture_reset();
-	int err = bpf_tc_hook_create(&l->hook);
+	int err = KL_LIBBPF(bpf_tc_hook_create(&l->hook));
 	if (err && err != -EEXIST)
 		return attach_fail(c, err, true, "add a clsact qdisc to %s", ifname);
 	l->hook_created = clsact_hold(ifindex, !err);
@@ -1134,8 +1131,7 @@ int kiln_prog_attach(struct kiln_prog *p, const struct kiln_attach_opts *opts, s
 		return kl_fail(ENOMEM, "attach program '%s' of %s", kiln_prog_name(p), p->obj->name);
 	c.l->kind = kind;
 	c.l->fd = -1;
-	kl_libbpf_capture_reset();
-	if ((err = attach(&c))) {
+	if ((err = KL_LIBBPF(attach(&c)))) {
 		free(c.l);
 		return err;
 	}
@@ -1200,8 +1196,7 @@ int kiln_link_detach(struct kiln_link *l)
 	int err = 0;
 	if (l->tc_legacy) {
 		LIBBPF_OPTS(bpf_tc_opts, to, .handle = l->tc_handle, .priority = l->tc_priority);
-		kl_libbpf_capture_reset();
-		err = bpf_tc_detach(&l->hook, &to);
+		err = KL_LIBBPF(bpf_tc_detach(&l->hook, &to));
 		/* gone already: the filter deleted by hand, or the interface */
 		if (err == -ENOENT || err == -ENODEV)
 			err = 0;

@@ -227,7 +227,7 @@ int kiln_reader_add_ringbuf(struct kiln_reader *r, struct kiln_map *ring, kiln_r
 	if (!s)
 		return kl_fail(ENOMEM, "event reader");
 	s->drops = drops;
-	s->ring = ring_buffer__new(kiln_map_fd(ring), on_ring, s, NULL);
+	s->ring = KL_LIBBPF(ring_buffer__new(kiln_map_fd(ring), on_ring, s, NULL));
 	if (!s->ring) {
 		err = kl_fail(errno, "reading ring buffer '%s'", kiln_map_name(ring));
 		free(s);
@@ -252,7 +252,7 @@ int kiln_reader_add_perf(struct kiln_reader *r, struct kiln_map *perf, kiln_reco
 		s->lost_fn = opts->lost;
 		s->lost_ctx = opts->lost_ctx;
 	}
-	s->perf = perf_buffer__new(kiln_map_fd(perf), pages, on_perf, on_lost, s, NULL);
+	s->perf = KL_LIBBPF(perf_buffer__new(kiln_map_fd(perf), pages, on_perf, on_lost, s, NULL));
 	if (!s->perf) {
 		err = kl_fail(errno, "reading perf buffer '%s' (%zu pages per cpu)", kiln_map_name(perf), pages);
 		free(s);
