@@ -33,23 +33,45 @@ const char *kl_source_line(const struct kl_source *src, uint32_t line, size_t *l
 	return p;
 }
 
+/* Bytes of source text as printed in a diagnostic: control bytes (ESC, NUL, CR...) and DEL
+ * as \xHH, so the source cannot drive the terminal; tabs kept (the caret line copies them).
+ * Returns how many columns byte c takes. */
+static int put_safe(FILE *out, unsigned char c)
+{
+	if ((c < 0x20 && c != '\t') || c == 0x7f)
+		return fprintf(out, "\\x%02x", c);
+	fputc(c, out);
+	return 1;
+}
+
 void kl_diag_print(const struct kl_diag *d, FILE *out)
 {
 	if (!d->nerrors)
 		return;
 	const struct kl_span *s = &d->span;
-	if (!s->src) {
-		fprintf(out, "kiln: error: %s\n", d->msg);
+	if (s->src)
+		fprintf(out, "%s:%u:%u: error: ", s->src->path, s->line, s->col);
+	else
+		fputs("kiln: error: ", out);
+	for (const char *m = d->msg; *m; m++)   /* messages quote source text */
+		put_safe(out, (unsigned char)*m);
+	fputc('\n', out);
+	if (!s->src)
 		return;
-	}
-	fprintf(out, "%s:%u:%u: error: %s\n", s->src->path, s->line, s->col, d->msg);
 	size_t len;
 	const char *line = kl_source_line(s->src, s->line, &len);
 	if (!len)
 		return;
-	fprintf(out, "  %.*s\n  ", (int)len, line);
-	for (uint32_t i = 1; i < s->col && i <= len; i++)
-		fputc(line[i - 1] == '\t' ? '\t' : ' ', out);
+	fputs("  ", out);
+	for (size_t i = 0; i < len; i++)
+		put_safe(out, (unsigned char)line[i]);
+	fputs("\n  ", out);
+	for (uint32_t i = 1; i < s->col && i <= len; i++) {
+		unsigned char c = (unsigned char)line[i - 1];
+		int w = c == '\t' ? 1 : (c < 0x20 || c == 0x7f) ? 4 : 1;
+		for (int k = 0; k < w; k++)
+			fputc(c == '\t' ? '\t' : ' ', out);
+	}
 	fputs("^\n", out);
 }
 

@@ -501,8 +501,7 @@ static struct kl_node *b_tracepoint_fields(struct ev *e, struct kl_node **a, uin
 	uint32_t nf;
 	char path[512];
 	if (kl_tracepoint_format(e->c->a, event, &fs, &nf, path, sizeof(path)))
-		return fail(e, a[0], "cannot read tracepoint format %s (is tracefs mounted, does the tracepoint exist?)",
-			    path);
+		return fail(e, a[0], "%s", path);
 	struct kl_node *want = n > 1 ? as_list(e, a[1], "%tracepoint-fields") : NULL;
 	if (n > 1 && !want)
 		return NULL;
@@ -823,6 +822,10 @@ static struct macro *find(struct kl_comp *c, const char *name)
 }
 
 bool kl_macro_is(struct kl_comp *c, const char *name) { return name && find(c, name); }
+const char *kl_macro_name(struct kl_comp *c, size_t i)
+{
+	return i < macros_of(c)->len ? macros_of(c)->items[i].name : NULL;
+}
 
 /* Code a macro from another file (the prelude) produces is given the call's position, so
  * line info, verifier logs and errors point into the user's file, not at prelude lines under

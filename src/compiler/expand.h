@@ -13,6 +13,8 @@ struct kl_comp;
 int kl_macro_define(struct kl_comp *c, struct kl_node *form);
 /* Is `name` a macro? */
 bool kl_macro_is(struct kl_comp *c, const char *name);
+/* The i-th macro's name, NULL past the last (for "did you mean" hints). */
+const char *kl_macro_name(struct kl_comp *c, size_t i);
 /* Expand the macro call n once; NULL with an error. Nodes the expansion builds take the
  * call's span, so errors in expanded code point at the call. */
 struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n);

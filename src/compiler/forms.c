@@ -2,6 +2,7 @@
  * are checked and recorded here, and compile-time constant expressions are evaluated. */
 #include "compile.h"
 #include "expand.h"
+#include "tracefs.h"
 #include <ctype.h>
 #include <string.h>
 
@@ -552,6 +553,11 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 				p.pt->section_prefix ? p.pt->section_prefix : "");
 	} else {
 		p.section = p.pt->section;
+	}
+	if (p.pt->prog_type == BPF_PROG_TYPE_TRACEPOINT && sec && strchr(p.section, '/')) {
+		char msg[512];   /* the tracepoint must be one tracefs has (when there is a tracefs) */
+		if (kl_tracepoint_check(strchr(p.section, '/') + 1, msg, sizeof(msg)) < 0)
+			return kl_error(c->d, sec->span, "%s", msg);
 	}
 	if (lic) {
 		if (lic->kind != KL_N_STR)
