@@ -16,6 +16,10 @@ int cli_object_open(const char *cmd, const char *path, const struct kiln_object_
 			fprintf(stderr, "%s\n", log);
 		else
 			cli_fail(cmd);
+	} else if ((err = kiln_bpf_privileged())) {   /* every caller loads it next */
+		cli_fail(cmd);
+		kiln_object_close(*out);
+		*out = NULL;
 	}
 	return err;
 }
