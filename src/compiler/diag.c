@@ -44,6 +44,8 @@ static int put_safe(FILE *out, unsigned char c)
 	return 1;
 }
 
+#define EXCERPT 160   /* bytes of a long source line shown around the error's column */
+
 void kl_diag_print(const struct kl_diag *d, FILE *out)
 {
 	if (!d->nerrors)
@@ -62,11 +64,20 @@ void kl_diag_print(const struct kl_diag *d, FILE *out)
 	const char *line = kl_source_line(s->src, s->line, &len);
 	if (!len)
 		return;
-	fputs("  ", out);
-	for (size_t i = 0; i < len; i++)
+	/* a long line is shown around the column, so an error prints a few lines, not megabytes */
+	size_t from = 0, to = len;
+	if (len > EXCERPT) {
+		size_t at = s->col > 0 ? s->col - 1 : 0;
+		from = at > EXCERPT / 2 ? at - EXCERPT / 2 : 0;
+		to = from + EXCERPT < len ? from + EXCERPT : len;
+	}
+	fputs(from ? "  ..." : "  ", out);
+	for (size_t i = from; i < to; i++)
 		put_safe(out, (unsigned char)line[i]);
-	fputs("\n  ", out);
-	for (uint32_t i = 1; i < s->col && i <= len; i++) {
+	fputs(to < len ? "...\n  " : "\n  ", out);
+	if (from)
+		fputs("   ", out);
+	for (uint32_t i = (uint32_t)from + 1; i < s->col && i <= len; i++) {
 		unsigned char c = (unsigned char)line[i - 1];
 		int w = c == '\t' ? 1 : (c < 0x20 || c == 0x7f) ? 4 : 1;
 		for (int k = 0; k < w; k++)
