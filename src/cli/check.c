@@ -103,7 +103,7 @@ int cmd_check(int argc, char **argv)
 			printf("%-24s REJECTED  %s\n", names[i], v.error ? v.error : "?");
 			if (v.log && *v.log) {
 				if (full_log)
-					printf("%s", v.log);
+					cli_put_text(stdout, v.log, strlen(v.log));
 				cli_verifier_report(stdout, v.log, !full_log);
 			}
 		}

@@ -73,6 +73,9 @@ int cli_object_open(const char *cmd, const char *path, const struct kiln_object_
 /* Load it; on a verifier rejection prints the message, the source line the log points at
  * and the tail of the log. */
 int cli_object_load(const char *cmd, struct kiln_object *obj, const char *path);
+/* Text that quotes source (a verifier log's "; LINE @ FILE:N") with its control bytes but
+ * newline and tab shown as \xHH, so the source cannot drive the terminal. */
+void cli_put_text(FILE *out, const char *s, size_t len);
 /* From a verifier log: "FILE:LINE: the verifier refused this line: REASON" and, with tail,
  * the end of the log. */
 int cli_verifier_report(FILE *out, const char *log, bool tail);

@@ -72,6 +72,17 @@ static void log_reason(const char *log, char *out, size_t len)
 	}
 }
 
+void cli_put_text(FILE *out, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
 int cli_verifier_report(FILE *out, const char *log, bool tail)
 {
 	char file[256], reason[256];
@@ -96,7 +107,9 @@ int cli_verifier_report(FILE *out, const char *log, bool tail)
 	for (const char *p = start; *p;) {
 		const char *eol = strchr(p, '\n');
 		int len = eol ? (int)(eol - p) : (int)strlen(p);
-		fprintf(out, "  %.*s\n", len, p);
+		fputs("  ", out);
+		cli_put_text(out, p, (size_t)len);
+		fputc('\n', out);
 		p = eol ? eol + 1 : p + len;
 	}
 	return 0;

@@ -47,6 +47,16 @@ if grep -q $'\033' <<<"$o"; then fail control-bytes-message "ESC in: $(cat -v <<
 elif grep -qF "'sys\\x1b[2Jcalls/x' is not a tracepoint name" <<<"$o"; then pass control-bytes-message
 else fail control-bytes-message "got '$(head -1 <<<"$o")'"; fi
 
+# the verifier's log quotes source lines: kiln load and check --log show them escaped too
+printf '(defprog unchecked (:type :xdp)\n  (let ((data (ctx data)))\n    (load u32 data 20))) ; \033[2J\033]0;x\007\n' >"$out/rej.lisp"
+for cmd in "load $out/rej.lisp --pin $pin" "check $out/rej.lisp --log"; do
+	o=$($KILN $cmd 2>&1)
+	name=control-bytes-verifier-${cmd%% *}
+	if grep -q $'\033' <<<"$o"; then fail "$name" "ESC in: $(grep -a $'\033' <<<"$o" | cat -v | head -1)"
+	elif grep -qF '; \x1b[2J\x1b]0;x\x07 @ rej.lisp:3' <<<"$o"; then pass "$name"
+	else fail "$name" "no escaped source line in: $(tail -3 <<<"$o" | tr '\n' '|')"; fi
+done
+
 # ---- output files honour the umask ---------------------------------------------------------------
 for m in 077:600 022:644 002:664; do
 	(umask "${m%:*}"; "$KILN" compile examples/xdp-count.lisp -o "$out/umask-${m%:*}.o" >/dev/null 2>&1)
