@@ -77,6 +77,7 @@ struct kl_comp {
 	KL_VEC(struct kl_ir_func *) ir;   /* lowered functions: defuns then programs */
 	struct { void *items; size_t len, cap; } macros;  /* expand.c's macro table */
 	uint32_t expansions;              /* macro expansions open now (nested) */
+	uint32_t expanded;                /* macro expansions in all (bounded: KL_MAX_EXPANDED) */
 	struct kl_name_index *index;      /* forms.c: maps, structs, accessors, funs by name */
 };
 

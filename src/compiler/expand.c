@@ -864,6 +864,11 @@ struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n)
 			 KL_MAX_EXPANSIONS);
 		return NULL;
 	}
+	if (++c->expanded > KL_MAX_EXPANDED) {
+		kl_error(c->d, n->span, "more than %d macro expansions in all; kiln expands at most that many",
+			 KL_MAX_EXPANDED);
+		return NULL;
+	}
 	struct ev e = { c, n->span, m, 0 };
 	struct env *env = NULL;
 	struct kl_node *args = list_of(&e, n->items + 1, n->nitems - 1);

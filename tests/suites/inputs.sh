@@ -112,6 +112,20 @@ vm=600000; grep -qa AddressSanitizer "$(readlink -f "$KILN")" && vm=unlimited
 o=$( (ulimit -v $vm; timeout 10 "$KILN" compile "$out/million.lisp" -o "$out/million.o") 2>&1); rc=$?
 if [ $rc -eq 1 ] && grep -q "million.lisp:142858:11: error: the source has more than 1000000 forms" <<<"$o"; then pass million-statements
 else fail million-statements "status $rc: $(head -1 <<<"$o")"; fi
+# a few lines of macro that would expand to four million statements: refused as quickly
+cat >"$out/bomb.lisp" <<'EOF'
+(defmacro many (d)
+  (if (= d 0)
+      `(setq x (+ x 1))
+      `(progn (many ,(- d 1)) (many ,(- d 1)))))
+(defprog p (:type :xdp)
+  (let ((x 0))
+    (many 22)
+    (if (> x 0) XDP_PASS XDP_DROP)))
+EOF
+o=$( (ulimit -v $vm; timeout 10 "$KILN" compile "$out/bomb.lisp" -o "$out/bomb.o") 2>&1); rc=$?
+if [ $rc -eq 1 ] && grep -q "error: more than 100000 macro expansions in all" <<<"$o"; then pass macro-bomb
+else fail macro-bomb "status $rc: $(head -1 <<<"$o")"; fi
 # more than 8 MiB of source: BTF's strings (its lines and names) would outgrow 16 MiB
 awk 'BEGIN { c = sprintf("%150s", ""); gsub(/ /, "c", c); print "(defprog p (:type :xdp)\n (let ((x 0))";
 	for (i = 0; i < 60000; i++) print "  (setq x (+ x 1)) ;" c; print "  (if (> x 0) XDP_PASS XDP_DROP)))" }' >"$out/size.lisp"
