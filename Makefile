@@ -37,8 +37,10 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 # Debian packages kiln needs: libbpf/libelf/zlib to build and load, bpftool for the
 # interop tests, clang/llvm only to build the tests' reference twins, iproute2 for the
 # veth pairs and network namespaces of the attach tests, ping (iputils-ping) to send packets,
-# libdw (libdw-dev) for the file:line of user stack frames from DWARF
-DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config
+# libdw (libdw-dev) for the file:line of user stack frames from DWARF, capsh (libcap2-bin) to
+# run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a test's netns
+DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
+	libcap2-bin util-linux
 
 .PHONY: all deps run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind
 all: kiln lib

@@ -79,6 +79,9 @@ int cli_object_load(const char *cmd, struct kiln_object *obj, const char *path);
 /* A rejection as kiln_verifier_error_print() shows it (from the log alone when ve is NULL)
  * with the log lines before the message; with full_log the whole log first instead. */
 int cli_verifier_report(FILE *out, const struct kiln_verifier_error *ve, const char *log, bool full_log);
+/* Text that quotes source (a verifier log's "; LINE @ FILE:N") with its control bytes but
+ * newline and tab shown as \xHH, so the source cannot drive the terminal. */
+void cli_put_text(FILE *out, const char *s, size_t len);
 /* load.c: attaching every program of a loaded object by its section, and pinning it. */
 struct cli_attach {
 	const char *iface, *cgroup;

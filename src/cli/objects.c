@@ -20,14 +20,34 @@ int cli_object_open(const char *cmd, const char *path, const struct kiln_object_
 			fprintf(stderr, "%s\n", log);
 		else
 			cli_fail(cmd);
+	} else if ((err = kiln_bpf_privileged())) {   /* every caller loads it next */
+		cli_fail(cmd);
+		kiln_object_close(*out);
+		*out = NULL;
 	}
 	return err;
 }
 
+void cli_put_text(FILE *out, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
+
 int cli_verifier_report(FILE *out, const struct kiln_verifier_error *ve, const char *log, bool full_log)
 {
-	if (full_log && log && *log)
-		fprintf(out, "%s%s", log, log[strlen(log) - 1] == '\n' ? "" : "\n");
+	if (full_log && log && *log) {
+		size_t n = strlen(log);
+		cli_put_text(out, log, n);
+		if (log[n - 1] != '\n')
+			fputc('\n', out);
+	}
 	struct kiln_verifier_error *own = NULL;
 	if (!ve && log && *log && !kiln_verifier_explain(log, NULL, &own))
 		ve = own;

@@ -82,6 +82,8 @@ struct kl_comp {
 	uint32_t expansions;              /* macro expansions open now (nested) */
 	struct kl_closure *closures;      /* expand.c's lambdas made so far, with their environments */
 	unsigned gensyms;                 /* expand.c's gensym counter */
+	uint32_t expanded;                /* macro expansions in all (bounded: KL_MAX_EXPANDED) */
+	struct kl_name_index *index;      /* forms.c: maps, structs, accessors, funs by name */
 };
 
 /* forms.c */

@@ -33,6 +33,19 @@ const char *kl_source_line(const struct kl_source *src, uint32_t line, size_t *l
 	return p;
 }
 
+/* Bytes of source text as printed in a diagnostic: control bytes (ESC, NUL, CR...) and DEL
+ * as \xHH, so the source cannot drive the terminal; tabs kept (the caret line copies them).
+ * Returns how many columns byte c takes. */
+static int put_safe(FILE *out, unsigned char c)
+{
+	if ((c < 0x20 && c != '\t') || c == 0x7f)
+		return fprintf(out, "\\x%02x", c);
+	fputc(c, out);
+	return 1;
+}
+
+#define EXCERPT 160   /* bytes of a long source line shown around the error's column */
+
 void kl_warn(struct kl_diag *d, struct kl_span span, const char *fmt, ...)
 {
 	if (d->nwarnings++ >= KL_MAX_WARNINGS)
@@ -76,18 +89,38 @@ void kl_diag_print_warnings(const struct kl_diag *d, FILE *out)
 
 static void print_at(const struct kl_span *s, const char *kind, const char *msg, FILE *out)
 {
-	if (!s->src) {
-		fprintf(out, "kiln: %s: %s\n", kind, msg);
+	if (s->src)
+		fprintf(out, "%s:%u:%u: %s: ", s->src->path, s->line, s->col, kind);
+	else
+		fprintf(out, "kiln: %s: ", kind);
+	for (const char *m = msg; *m; m++)   /* messages quote source text */
+		put_safe(out, (unsigned char)*m);
+	fputc('\n', out);
+	if (!s->src)
 		return;
-	}
-	fprintf(out, "%s:%u:%u: %s: %s\n", s->src->path, s->line, s->col, kind, msg);
 	size_t len;
 	const char *line = kl_source_line(s->src, s->line, &len);
 	if (!len)
 		return;
-	fprintf(out, "  %.*s\n  ", (int)len, line);
-	for (uint32_t i = 1; i < s->col && i <= len; i++)
-		fputc(line[i - 1] == '\t' ? '\t' : ' ', out);
+	/* a long line is shown around the column, so an error prints a few lines, not megabytes */
+	size_t from = 0, to = len;
+	if (len > EXCERPT) {
+		size_t at = s->col > 0 ? s->col - 1 : 0;
+		from = at > EXCERPT / 2 ? at - EXCERPT / 2 : 0;
+		to = from + EXCERPT < len ? from + EXCERPT : len;
+	}
+	fputs(from ? "  ..." : "  ", out);
+	for (size_t i = from; i < to; i++)
+		put_safe(out, (unsigned char)line[i]);
+	fputs(to < len ? "...\n  " : "\n  ", out);
+	if (from)
+		fputs("   ", out);
+	for (uint32_t i = (uint32_t)from + 1; i < s->col && i <= len; i++) {
+		unsigned char c = (unsigned char)line[i - 1];
+		int w = c == '\t' ? 1 : (c < 0x20 || c == 0x7f) ? 4 : 1;
+		for (int k = 0; k < w; k++)
+			fputc(c == '\t' ? '\t' : ' ', out);
+	}
 	fputs("^\n", out);
 }
 

@@ -3,6 +3,7 @@
  * verifier sees the packet and null checks the program wrote. */
 #include "compile.h"
 #include "expand.h"
+#include "nearest.h"
 #include "tracefs.h"
 #include <ctype.h>
 #include <linux/pkt_cls.h>
@@ -1172,9 +1173,10 @@ static int tracepoint_field(struct lw *l, struct kl_node *fn, const char *name, 
 	char path[512];
 	struct kl_tp_field *fs;
 	uint32_t nf;
-	if (!tp || kl_tracepoint_format(l->c->a, tp + 1, &fs, &nf, path, sizeof(path)))
-		return kl_error(l->c->d, fn->span, "cannot read the format of tracepoint '%s' (is tracefs mounted at "
-				"/sys/kernel/tracing?)", tp ? tp + 1 : l->section);
+	if (!tp)
+		return kl_error(l->c->d, fn->span, "section '%s' names no tracepoint", l->section);
+	if (kl_tracepoint_format(l->c->a, tp + 1, &fs, &nf, path, sizeof(path)))
+		return kl_error(l->c->d, fn->span, "%s", path);
 	const char *want = kl_mangle(l->c->a, name);
 	for (uint32_t i = 0; i < nf; i++) {
 		const struct kl_tp_field *f = &fs[i];
@@ -2138,6 +2140,35 @@ static const struct {
 	{ "map-update-ptr", f_map_update }, { "map-delete-ptr", f_remmap },
 };
 
+/* "did you mean ...?" over every name a form can start with: forms, operators, helpers,
+ * macros, and the program's own functions, accessors and make-STRUCT constructors. */
+static const char *near_hint(struct kl_comp *c, const char *h, char *buf, size_t size)
+{
+	struct kl_nearest nb;
+	kl_nearest_init(&nb, h);
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		kl_nearest_add(&nb, forms[i].name);
+	for (size_t i = 0; i < sizeof(arith_ops) / sizeof(arith_ops[0]); i++)
+		kl_nearest_add(&nb, arith_ops[i].name);
+	for (size_t i = 0; i < sizeof(cmp_ops) / sizeof(cmp_ops[0]); i++)
+		kl_nearest_add(&nb, cmp_ops[i].name);
+	for (size_t i = 0; i < sizeof(swap_ops) / sizeof(swap_ops[0]); i++)
+		kl_nearest_add(&nb, swap_ops[i].name);
+	kl_helper_names_near(&nb);
+	for (size_t i = 0; kl_macro_name(c, i); i++)
+		kl_nearest_add(&nb, kl_macro_name(c, i));
+	for (size_t i = 0; i < c->funs.len; i++)
+		kl_nearest_add(&nb, c->funs.items[i].name);
+	for (size_t i = 0; i < c->accessors.len; i++)
+		kl_nearest_add(&nb, c->accessors.items[i].name);
+	for (size_t i = 0; i < c->structs.len; i++) {
+		char make[96];
+		snprintf(make, sizeof(make), "make-%s", c->structs.items[i].name);
+		kl_nearest_add(&nb, make);
+	}
+	return kl_nearest_hint(&nb, buf, size);
+}
+
 static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (n->nitems == 0)
@@ -2189,9 +2220,10 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	const struct kl_helper *helper = kl_helper_find(hn);
 	if (helper)
 		return f_helper(l, n, helper, out);
-	char buf[160];
+	char buf[160], hint[320];
 	kl_node_str(n, buf, sizeof(buf));
-	return kl_error(l->c->d, hd->span, "unknown function or form '%s' in %s", h, buf);
+	return kl_error(l->c->d, hd->span, "unknown function or form '%s' in %s%s%s", h, buf,
+			near_hint(l->c, h, hint, sizeof(hint))[0] ? "; " : "", hint);
 }
 
 static int lower(struct lw *l, struct kl_node *n, struct val *out)

@@ -2,6 +2,7 @@
  * verifier's log kept, programs and maps by name, and attaching programs by their section. */
 #define _GNU_SOURCE
 #include "kiln/object.h"
+#include "kiln/error.h"
 #include "compiler/diag.h"
 #include "fail.h"
 #include "map_internal.h"
@@ -428,6 +429,11 @@ static struct kiln_prog *blamed_prog(struct kiln_object *obj)
 
 static int load_failed(struct kiln_object *obj, int err, const char *shared_log)
 {
+	if (err == -EPERM && kiln_bpf_privileged()) {   /* not libbpf's RLIMIT_MEMLOCK guess */
+		char why[512];
+		snprintf(why, sizeof(why), "%s", kiln_errmsg());
+		return kl_fail_msg(err, "load %s: %s", obj->name, why);
+	}
 	struct kiln_prog *p = blamed_prog(obj);
 	const char *log = p ? (p->log ? p->log : shared_log) : NULL;
 	if (p && log && log[0]) {

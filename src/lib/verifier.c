@@ -584,24 +584,50 @@ int kl_verifier_analyze(const char *log, const struct bpf_program *bp, const voi
 
 /* ---- printing ---------------------------------------------------------------------------- */
 
+/* Whether byte c of the log or the source is shown as \xHH: control bytes (ESC, NUL...) and
+ * DEL, so that a source cannot drive the terminal; tabs kept. */
+static bool escaped(unsigned char c)
+{
+	return (c < 0x20 && c != '\t') || c == 0x7f;
+}
+
+static void put_safe(FILE *out, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (escaped(c))
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
 void kiln_verifier_error_print(const struct kiln_verifier_error *e, FILE *out, int excerpt)
 {
 	if (!e || !out)
 		return;
 	const char *msg = e->message[0] ? e->message : "(no message in the log)";
-	if (e->file[0] && e->line && e->col)
-		fprintf(out, "%s:%u:%u: the verifier refused this: %s\n", e->file, e->line, e->col, msg);
-	else if (e->file[0] && e->line)
-		fprintf(out, "%s:%u: the verifier refused this line: %s\n", e->file, e->line, msg);
-	else
-		fprintf(out, "the verifier says: %s\n", msg);
+	if (e->file[0] && e->line) {
+		put_safe(out, e->file, strlen(e->file));
+		if (e->col)
+			fprintf(out, ":%u:%u: the verifier refused this: ", e->line, e->col);
+		else
+			fprintf(out, ":%u: the verifier refused this line: ", e->line);
+	} else {
+		fputs("the verifier says: ", out);
+	}
+	put_safe(out, msg, strlen(msg));
+	fputc('\n', out);
 	if (e->source[0]) {
-		fprintf(out, "  %s\n", e->source);
+		size_t len = strlen(e->source);
+		fputs("  ", out);
+		put_safe(out, e->source, len);
+		fputc('\n', out);
 		if (e->col) {
 			fputs("  ", out);
-			size_t len = strlen(e->source);
 			for (unsigned i = 1; i < e->col && i <= len; i++)
-				fputc(e->source[i - 1] == '\t' ? '\t' : ' ', out);
+				for (int k = 0; k < (escaped((unsigned char)e->source[i - 1]) ? 4 : 1); k++)
+					fputc(e->source[i - 1] == '\t' ? '\t' : ' ', out);
 			fputs("^\n", out);
 		}
 	}
@@ -613,8 +639,10 @@ void kiln_verifier_error_print(const struct kiln_verifier_error *e, FILE *out, i
 		fputs("  the verifier's last steps:\n", out);
 		for (const char *p = e->excerpt; *p;) {
 			const char *eol = strchr(p, '\n');
-			int len = eol ? (int)(eol - p) : (int)strlen(p);
-			fprintf(out, "    %.*s\n", len, p);
+			size_t len = eol ? (size_t)(eol - p) : strlen(p);
+			fputs("    ", out);
+			put_safe(out, p, len);
+			fputc('\n', out);
 			p += len + (eol != NULL);
 		}
 	}
