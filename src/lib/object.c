@@ -5,6 +5,7 @@
 #include "compiler/diag.h"
 #include "fail.h"
 #include "map_internal.h"
+#include "validate.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <ctype.h>
@@ -274,6 +275,10 @@ static int read_sysfs(const char *path, char *buf, size_t len)
 static int open_image(const void *elf, size_t size, const struct kiln_object_opts *o, const char *name,
 		      struct kiln_object **out)
 {
+	/* libbpf trusts much of an object's bytes: check them all before it reads any */
+	int verr = kl_object_validate(elf, size, name);
+	if (verr)
+		return verr;
 	/* libbpf 1.1 puts the object name in front of .rodata/.data/.bss map names and does not
 	 * sanitise it, so "my-prog" would give the kernel an invalid map name: give it a clean
 	 * name (the file's up to its first dot, as libbpf itself takes it). */
@@ -374,7 +379,7 @@ int kiln_object_open(const char *path, const struct kiln_object_opts *opts, stru
 		if ((err = kl_compile_to_mem(path, level, &elf, &size)))
 			return err;
 	} else if ((err = read_file(path, &elf, &size))) {
-		return kl_fail(err, "open %s", path);
+		return kl_fail_msg(err, "open %s: %s", path, kl_read_strerror(-err));
 	}
 	err = open_image(elf, size, &o, o.name ? o.name : base_name(path), out);
 	free(elf);
