@@ -72,7 +72,7 @@ const char *kl_read_strerror(int err)
 	static _Thread_local char buf[128];
 	if (err != EFBIG)
 		return strerror(err);
-	snprintf(buf, sizeof(buf), "larger than kiln's input limit of %zu MB (KILN_MAX_INPUT=MB raises it)",
+	snprintf(buf, sizeof(buf), "larger than kiln's input limit of %zu MB (set KILN_MAX_INPUT to a number of MB to raise it)",
 		 kl_max_input() >> 20);
 	return buf;
 }

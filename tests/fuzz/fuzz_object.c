@@ -3,10 +3,11 @@
  * and closed. A crash, a hang or a leak is a bug in kiln; a refusal is the expected answer,
  * and it must come with a message.
  *
- * Seeds that fit: BPF ELF objects, both kiln's and clang's — `kiln compile` of
- * examples/*.lisp, tests/lib/*.lisp and tests/corpus/*.lisp, and `clang -O2 -g -target bpf -c`
- * of tests/lib/*.bpf.c and tests/corpus/*.c (they carry .BTF, .BTF.ext with func_info and
- * line_info, .maps, .rodata and relocations). Regressions: tests/fuzz/regress/object/.
+ * Seeds that fit: BPF ELF objects, both kiln's and clang's — `kiln compile` of the .lisp
+ * files of examples/, tests/lib/ and tests/corpus/, and `clang -O2 -g -target bpf -c` of the
+ * .bpf.c files of tests/lib/ and the .c files of tests/corpus/ (they carry .BTF, .BTF.ext
+ * with func_info and line_info, .maps, .rodata and relocations). Regressions, one file per
+ * input that once crashed: tests/fuzz/regress/object/.
  *
  * By hand: clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc
  *   tests/fuzz/fuzz_object.c <src/lib and src/compiler objects built with the same flags>
