@@ -304,7 +304,12 @@ static int open_image(const void *elf, size_t size, const struct kiln_object_opt
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = lname, .pin_root_path = o->pin_root);
 	kl_libbpf_capture_reset();
 	int err = 0;
+	/* libbpf reads ELF headers in place: an image that is not aligned is copied first */
+	void *aligned = (uintptr_t)elf % 8 ? malloc(size) : NULL;
+	if (aligned)
+		elf = memcpy(aligned, elf, size);
 	obj->bo = bpf_object__open_mem(elf, size, &oo);
+	free(aligned);          /* libbpf copied out what it keeps */
 	if (!obj->bo) {
 		char what[PATH_MAX + 32];
 		snprintf(what, sizeof(what), "open %s", name);

@@ -69,6 +69,9 @@ static int check_header(struct kv *v, Elf64_Ehdr *eh)
 	if (!eh->e_shnum || eh->e_shstrndx == SHN_XINDEX)
 		return kv_fail(v, "ELF header", "%s at offset 0x3c (extended section numbering is not supported)",
 			       eh->e_shnum ? "no section count" : "section names' index SHN_XINDEX");
+	if (eh->e_shoff % 8)
+		return kv_fail(v, "ELF header", "section header table at 0x%llx is not 8-byte aligned",
+			       (unsigned long long)eh->e_shoff);
 	if (!inside(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr), v->size))
 		return kv_fail(v, "ELF header", "section header table (offset 0x%llx, %u entries of %zu bytes) runs past "
 			       "the end of the file (%zu bytes)", (unsigned long long)eh->e_shoff, eh->e_shnum,
@@ -198,9 +201,10 @@ static int check_symbols(struct kv *v, size_t symtab, struct syms *ss)
 {
 	const struct kv_sec *s = &v->secs[symtab];
 	const struct kv_sec *st = &v->secs[s->link];
-	if (s->entsize != sizeof(Elf64_Sym) || s->size % sizeof(Elf64_Sym))
-		return kv_fail(v, s->name, "entry size %llu and size %llu are not those of a table of %zu-byte symbols",
-			       (unsigned long long)s->entsize, (unsigned long long)s->size, sizeof(Elf64_Sym));
+	if (s->entsize != sizeof(Elf64_Sym) || s->size % sizeof(Elf64_Sym) || s->off % 8)
+		return kv_fail(v, s->name, "entry size %llu, size %llu and offset 0x%llx are not those of an aligned "
+			       "table of %zu-byte symbols", (unsigned long long)s->entsize, (unsigned long long)s->size,
+			       (unsigned long long)s->off, sizeof(Elf64_Sym));
 	if (!s->link || st->type != SHT_STRTAB || !st->size || v->img[st->off + st->size - 1])
 		return kv_fail(v, s->name, "its names' section %u is not a string table ending in a NUL", s->link);
 	ss->strtab_copy = (Elf64_Shdr){ .sh_offset = st->off, .sh_size = st->size };
@@ -250,9 +254,10 @@ static int check_relocs(const struct kv *v, size_t i, size_t symtab, const struc
 {
 	const struct kv_sec *s = &v->secs[i];
 	size_t ent = s->type == SHT_RELA ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel);
-	if (s->entsize != ent || s->size % ent)
-		return kv_fail(v, s->name, "entry size %llu and size %llu are not those of %zu-byte relocations",
-			       (unsigned long long)s->entsize, (unsigned long long)s->size, ent);
+	if (s->entsize != ent || s->size % ent || s->off % 8)
+		return kv_fail(v, s->name, "entry size %llu, size %llu and offset 0x%llx are not those of an aligned "
+			       "table of %zu-byte relocations", (unsigned long long)s->entsize,
+			       (unsigned long long)s->size, (unsigned long long)s->off, ent);
 	if (s->link != symtab)
 		return kv_fail(v, s->name, "its symbols are section %u, not the symbol table (%zu)", s->link, symtab);
 	if (!s->info || s->info >= v->nsecs)

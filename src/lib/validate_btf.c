@@ -408,6 +408,42 @@ out:
 	return err;
 }
 
+static uint32_t skip_mods(const struct kv_btf *b, uint32_t id)
+{
+	/* loops are gone (check_loops), so this ends */
+	while (id && (kinds[t_kind(b, id)].flags & (CHAIN | VALUE)) == (CHAIN | VALUE))
+		id = t_type(b, id);
+	return id;
+}
+
+/* A DATASEC for a section of the file: it and every variable in it inside that section
+ * (libbpf adds offsets and sizes in 32 bits, and copies from the section at them). */
+static int check_datasec_in_elf(const struct kv *v, uint32_t id)
+{
+	size_t sec = kv_sec_by_name(v, str_at(&v->btf, t_name(&v->btf, id)));
+	if (!sec)
+		return 0;
+	uint64_t elf_size = v->secs[sec].size;
+	if (t_type(&v->btf, id) > elf_size)
+		return tfail(v, id, "its size %u is more than section %s's %llu bytes", t_type(&v->btf, id),
+			     v->secs[sec].name, (unsigned long long)elf_size);
+	for (unsigned i = 0; i < t_vlen(&v->btf, id); i++) {
+		uint32_t off = t_word(&v->btf, id, 3 * i + 1), sz = t_word(&v->btf, id, 3 * i + 2);
+		uint32_t var = t_word(&v->btf, id, 3 * i), held = 0;
+		if (t_kind(&v->btf, var) == BTF_KIND_VAR) {
+			/* a struct is copied out at its own size (struct_ops), not the entry's */
+			uint32_t t = skip_mods(&v->btf, t_type(&v->btf, var));
+			unsigned k = t_kind(&v->btf, t);
+			held = k == BTF_KIND_STRUCT || k == BTF_KIND_UNION ? t_type(&v->btf, t) : 0;
+		}
+		if ((uint64_t)off + sz > elf_size || (uint64_t)off + held > elf_size)
+			return tfail(v, id, "variable %u (at 0x%x: offset %u, size %u, holding %u) runs past section %s's "
+				     "%llu bytes", i, v->btf.off[id] + BTF_TYPE_SIZE + 12 * i, off, sz, held,
+				     v->secs[sec].name, (unsigned long long)elf_size);
+	}
+	return 0;
+}
+
 int kv_btf_check(struct kv *v)
 {
 	int err = check_header(v);
@@ -419,6 +455,9 @@ int kv_btf_check(struct kv *v)
 		err = check_loops(v, CHAIN);
 	if (!err)
 		err = check_loops(v, VALUE);
+	for (uint32_t id = 1; !err && id <= v->btf.ntypes; id++)
+		if (t_kind(&v->btf, id) == BTF_KIND_DATASEC)
+			err = check_datasec_in_elf(v, id);
 	return err;
 }
 
@@ -550,14 +589,6 @@ int kv_btf_ext_check(struct kv *v)
 }
 
 /* ---- .maps: the map definitions as libbpf reads them ---------------------------------- */
-
-static uint32_t skip_mods(const struct kv_btf *b, uint32_t id)
-{
-	/* loops are gone (check_loops), so this ends */
-	while (id && (kinds[t_kind(b, id)].flags & (CHAIN | VALUE)) == (CHAIN | VALUE))
-		id = t_type(b, id);
-	return id;
-}
 
 /* The fields libbpf reads as numbers are pointers to arrays: `int (*type)[BPF_MAP_TYPE_HASH]` */
 static const char *const int_fields[] = {

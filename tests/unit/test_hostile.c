@@ -580,6 +580,15 @@ int main(void)
 		snprintf(what, sizeof(what), "hostile/%s/pristine-opens", builds[b].label);
 		CHECK(what, !err, "%s", kiln_errmsg());
 		kiln_object_close(obj);
+		/* ...at any alignment in memory (libbpf reads ELF headers in place) */
+		uint8_t *odd = malloc(imgs[nimgs].size + 1);
+		memcpy(odd + 1, imgs[nimgs].data, imgs[nimgs].size);
+		obj = NULL;
+		err = kiln_object_open_mem(odd + 1, imgs[nimgs].size, NULL, &obj);
+		snprintf(what, sizeof(what), "hostile/%s/unaligned-image-opens", builds[b].label);
+		CHECK(what, !err && obj && kiln_object_prog_count(obj) > 0, "%s", kiln_errmsg());
+		kiln_object_close(obj);
+		free(odd);
 		nimgs++;
 	}
 	if (nimgs)
