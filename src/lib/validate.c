@@ -48,6 +48,8 @@ static int check_header(struct kv *v, Elf64_Ehdr *eh)
 	if (v->size < sizeof(*eh))
 		return kv_fail(v, "ELF header", "the file is %zu bytes, shorter than an ELF header (%zu)", v->size,
 			       sizeof(*eh));
+	if (v->size > UINT32_MAX)       /* libbpf keeps sections' sizes in 32 bits in places */
+		return kv_fail(v, "ELF header", "the file is %zu bytes, more than 4 GB", v->size);
 	memcpy(eh, v->img, sizeof(*eh));
 	const unsigned char *id = eh->e_ident;
 	if (memcmp(id, ELFMAG, SELFMAG))
