@@ -47,8 +47,8 @@ static const struct kind_row {
 	[BTF_KIND_VAR] = { "VAR", 4, 0, NO_VLEN | NO_KFLAG | REF | NAMED | VALUE },
 	[BTF_KIND_DATASEC] = { "DATASEC", 0, 12, NO_KFLAG | NAMED },
 	[BTF_KIND_FLOAT] = { "FLOAT", 0, 0, NO_VLEN | NO_KFLAG },
-	[BTF_KIND_DECL_TAG] = { "DECL_TAG", 4, 0, NO_VLEN | NO_KFLAG | REF | NAMED | VALUE },
-	[BTF_KIND_TYPE_TAG] = { "TYPE_TAG", 0, 0, NO_VLEN | NO_KFLAG | REF | NAMED | CHAIN | VALUE },
+	[BTF_KIND_DECL_TAG] = { "DECL_TAG", 4, 0, NO_VLEN | REF | NAMED | VALUE },   /* kflag: an attribute */
+	[BTF_KIND_TYPE_TAG] = { "TYPE_TAG", 0, 0, NO_VLEN | REF | NAMED | CHAIN | VALUE },
 	[BTF_KIND_ENUM64] = { "ENUM64", 0, 12, 0 },
 };
 

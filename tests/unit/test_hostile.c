@@ -29,6 +29,7 @@
 
 static const char *src_root = ".", *kiln_bin = "./kiln", *build_dir = "build";
 static char tmp[128];
+static char pin_root[128];       /* where a corrupted `pinning` would pin: removed at the end */
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sh(const char *fmt, ...)
@@ -361,7 +362,7 @@ static struct tally *tally;
 static void one_case(const uint8_t *buf, size_t size, bool must_refuse, const char *must_say, bool try_load, long i)
 {
 	struct kiln_object *obj = NULL;
-	struct kiln_object_opts o = { .sz = sizeof(o), .name = "hostile.o" };
+	struct kiln_object_opts o = { .sz = sizeof(o), .name = "hostile.o", .pin_root = pin_root };
 	int err = kiln_object_open_mem(buf, size, &o, &obj);
 	if (err) {
 		tally->refused++;
@@ -551,6 +552,7 @@ int main(void)
 		build_dir = getenv("BUILD");
 	tally = mmap(NULL, sizeof(*tally), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	snprintf(tmp, sizeof(tmp), "/tmp/kiln-test-hostile-%d-XXXXXX", getpid());
+	snprintf(pin_root, sizeof(pin_root), "/sys/fs/bpf/kiln-test-hostile-%d", getpid());
 	if (tally == MAP_FAILED || !mkdtemp(tmp)) {
 		printf("FAIL test_hostile: setup: %s\n", strerror(errno));
 		return 1;
@@ -601,6 +603,6 @@ int main(void)
 		btf__free(imgs[i].parsed);
 		free(imgs[i].data);
 	}
-	sh("rm -rf '%s'", tmp);
+	sh("rm -rf '%s' '%s'", tmp, pin_root);
 	return CHECK_DONE();
 }
