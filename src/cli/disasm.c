@@ -161,6 +161,8 @@ static int read_rels(struct obj *o, struct sec *s, Elf_Scn *rscn, const GElf_Shd
 	size_t n = rsh->sh_entsize ? rsh->sh_size / rsh->sh_entsize : 0;
 	if (!d || !n)
 		return 0;
+	if (s->rels)            /* the count below would run past the first table */
+		return fail(o, "%s has a second relocation section", s->name);
 	s->rels = calloc(n, sizeof(*s->rels));
 	if (!s->rels)
 		return fail(o, "out of memory");

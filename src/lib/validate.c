@@ -285,6 +285,42 @@ static int check_relocs(const struct kv *v, size_t i, size_t symtab, const struc
 	return 0;
 }
 
+/* Outside .text, every call to a function (of .text) has a relocation. libbpf looks a call
+ * without one up in .text at its offset in its own section, and then, for a program with no
+ * relocations at all calling two functions, reallocates its relocation table to 0 bytes:
+ * freed, taken for a failure, and freed again when the object closes. */
+static int check_calls(const struct kv *v, size_t c)
+{
+	const struct kv_sec *s = &v->secs[c];
+	size_t n = s->size / 8;
+	uint8_t *relocated = calloc(n + 1, 1);
+	if (!relocated)
+		return kv_fail(v, s->name, "no memory for %zu instructions", n);
+	for (size_t r = 1; r < v->nsecs; r++) {
+		const struct kv_sec *rs = &v->secs[r];
+		if (rs->type != SHT_REL || rs->info != c)
+			continue;
+		for (uint64_t at = 0; at < rs->size; at += sizeof(Elf64_Rel)) {
+			Elf64_Rel rel;
+			memcpy(&rel, v->img + rs->off + at, sizeof(rel));
+			relocated[rel.r_offset / 8] = 1;        /* inside the section: checked */
+		}
+	}
+	int err = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		const uint8_t *insn = v->img + s->off + 8 * i;
+		if (insn[0] == BPF_LD_IMM64) {
+			i++;
+			continue;
+		}
+		/* BPF_JMP | BPF_CALL, src_reg BPF_PSEUDO_CALL, dst_reg 0, off 0 */
+		if (insn[0] == 0x85 && insn[1] == 0x10 && !insn[2] && !insn[3] && !relocated[i])
+			err = kv_fail(v, s->name, "offset 0x%zx: a call to a function without a relocation naming it", 8 * i);
+	}
+	free(relocated);
+	return err;
+}
+
 int kl_object_validate(const void *image, size_t size, const char *name)
 {
 	struct kv v = { .img = image, .size = size, .obj = name ? name : "object" };
@@ -301,6 +337,9 @@ int kl_object_validate(const void *image, size_t size, const char *name)
 	for (size_t i = 1; !err && i < v.nsecs; i++)
 		if (v.secs[i].type == SHT_REL || v.secs[i].type == SHT_RELA)
 			err = check_relocs(&v, i, symtab, &ss);
+	for (size_t i = 1; !err && i < v.nsecs; i++)
+		if (is_code(&v.secs[i]) && strcmp(v.secs[i].name, ".text"))
+			err = check_calls(&v, i);
 	if (!err && v.btf_sec)
 		err = kv_btf_check(&v);
 	if (!err && v.ext_sec)
