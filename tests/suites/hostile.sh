@@ -4,7 +4,8 @@
 # NULL there) is refused by `kiln check`, `kiln load` and `kiln run` with exit status 1, a
 # message naming the object, .BTF and the offset, and no crash; `kiln compile /dev/zero`, a
 # pipe of zeros and a 65 MB source fail fast, in bounded memory, naming the file and the
-# 64 MB cap; KILN_MAX_INPUT moves the cap.
+# 64 MB cap; KILN_MAX_INPUT moves the cap; `kiln check` and `kiln disasm` of every input under
+# tests/fuzz/regress/object/ end with status 0 or 1, never a signal.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
@@ -124,3 +125,13 @@ if [ "$rc" = 1 ] && grep -q "larger than kiln's input limit of 1 MB" "$work/err"
 else
 	fail max-input-lowers "status $rc, stderr: $(head -2 "$work/err" | tr '\n' ' ')"
 fi
+
+# ---- every input that once crashed kiln or libbpf: refused or handled, never a signal -----------
+for f in tests/fuzz/regress/object/*; do
+	[ -f "$f" ] || continue
+	for cmd in check disasm; do
+		measure "$KILN" $cmd "$f"
+		if [ "$rc" -le 1 ]; then pass "regress-$cmd-$(basename "$f")"
+		else fail "regress-$cmd-$(basename "$f")" "status $rc: $(head -2 "$work/err" | tr '\n' ' ')"; fi
+	done
+done
