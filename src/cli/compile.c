@@ -24,7 +24,7 @@ int cli_compile_file(const char *path, const char *out_path, int opt_level, bool
 	size_t len;
 	char *text = kl_read_file(path, &len);
 	if (!text) {
-		fprintf(stderr, "kiln: cannot read %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "kiln: cannot read %s: %s\n", path, kl_read_strerror(errno));
 		return 1;
 	}
 	struct kl_source src = { path, text, len };

@@ -2,6 +2,7 @@
  * of a BPF object, interleaved with the source lines its .BTF.ext line info names. */
 #include "cli.h"
 #include "insn.h"
+#include "compiler/diag.h"
 #include "lib/fail.h"
 #include <bpf/btf.h>
 #include <errno.h>
@@ -10,7 +11,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #ifndef EM_BPF
 #define EM_BPF 247
@@ -101,36 +101,6 @@ static void warn(struct obj *o, const char *fmt, ...)
 	o->bad = true;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-	struct stat st;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		errno = EISDIR;
-		return NULL;
-	}
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 16, n = 0, r;
-	char *buf = malloc(cap);
-	while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += r;
-		char *nb = n == cap ? realloc(buf, cap *= 2) : buf;
-		if (!nb)
-			free(buf);
-		buf = nb;
-	}
-	int err = !buf ? ENOMEM : ferror(f) ? EIO : 0;
-	fclose(f);
-	if (err) {
-		free(buf);
-		errno = err;
-		return NULL;
-	}
-	*len = n;
-	return buf;
-}
-
 static const char *sec_name(const struct obj *o, size_t idx)
 {
 	Elf_Scn *scn = elf_getscn(o->elf, idx);
@@ -191,6 +161,8 @@ static int read_rels(struct obj *o, struct sec *s, Elf_Scn *rscn, const GElf_Shd
 	size_t n = rsh->sh_entsize ? rsh->sh_size / rsh->sh_entsize : 0;
 	if (!d || !n)
 		return 0;
+	if (s->rels)            /* the count below would run past the first table */
+		return fail(o, "%s has a second relocation section", s->name);
 	s->rels = calloc(n, sizeof(*s->rels));
 	if (!s->rels)
 		return fail(o, "out of memory");
@@ -597,8 +569,8 @@ int cmd_disasm(int argc, char **argv)
 				fprintf(stderr, "kiln disasm: %s\n", kiln_errmsg());
 			return 1;
 		}
-	} else if (!(img = read_all(path, &size))) {
-		fprintf(stderr, "kiln disasm: cannot read %s: %s\n", path, strerror(errno));
+	} else if (!(img = kl_read_file(path, &size))) {
+		fprintf(stderr, "kiln disasm: cannot read %s: %s\n", path, kl_read_strerror(errno));
 		return 1;
 	}
 

@@ -24,6 +24,8 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(out, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(out, "\n'kiln help COMMAND' or 'kiln COMMAND --help' describes one command.\n");
+	fprintf(out, "\nenvironment:\n  KILN_MAX_INPUT=MB  the largest input file (source or object) kiln reads, in MB\n"
+		     "                     (default 64); pipes and devices are capped while reading\n");
 }
 
 int main(int argc, char **argv)

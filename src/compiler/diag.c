@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -124,19 +125,62 @@ static void print_at(const struct kl_span *s, const char *kind, const char *msg,
 	fputs("^\n", out);
 }
 
+size_t kl_max_input(void)
+{
+	const char *e = getenv("KILN_MAX_INPUT");
+	if (e && *e) {
+		char *end;
+		errno = 0;
+		unsigned long long mb = strtoull(e, &end, 10);
+		if (!errno && !*end && mb > 0 && mb <= (SIZE_MAX >> 21))
+			return (size_t)mb << 20;
+	}
+	return (size_t)KL_MAX_INPUT_MB << 20;
+}
+
+const char *kl_read_strerror(int err)
+{
+	static _Thread_local char buf[128];
+	if (err != EFBIG)
+		return strerror(err);
+	snprintf(buf, sizeof(buf), "larger than kiln's input limit of %zu MB (set KILN_MAX_INPUT to a number of MB to raise it)",
+		 kl_max_input() >> 20);
+	return buf;
+}
+
 char *kl_read_fd(int fd, size_t *len)
 {
-	size_t cap = 8192, n = 0;
+	/* Capped while reading, not by stat: a pipe, /dev/zero or stdin has no size to ask. A
+	 * regular file larger than the cap fails before a byte is read. */
+	size_t limit = kl_max_input(), cap = 8192, n = 0;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		off_t at = lseek(fd, 0, SEEK_CUR);
+		off_t left = st.st_size - (at > 0 ? at : 0);
+		if (left > 0 && (uint64_t)left > limit) {
+			errno = EFBIG;
+			return NULL;
+		}
+		if (left > 0)
+			cap = (size_t)left + 2;
+	}
 	char *buf = malloc(cap);
 	for (ssize_t r; buf;) {
 		if (n + 1 >= cap) {
-			char *nb = realloc(buf, cap *= 2);
+			if (n > limit) {
+				free(buf);
+				errno = EFBIG;
+				return NULL;
+			}
+			size_t ncap = cap * 2 < limit + 2 ? cap * 2 : limit + 2;
+			char *nb = realloc(buf, ncap);
 			if (!nb) {
 				free(buf);
 				errno = ENOMEM;
 				return NULL;
 			}
 			buf = nb;
+			cap = ncap;
 		}
 		r = read(fd, buf + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)
@@ -153,6 +197,11 @@ char *kl_read_fd(int fd, size_t *len)
 	}
 	if (!buf) {
 		errno = ENOMEM;
+		return NULL;
+	}
+	if (n > limit) {
+		free(buf);
+		errno = EFBIG;
 		return NULL;
 	}
 	buf[n] = 0;

@@ -11,11 +11,19 @@ struct kl_source {
 	size_t len;
 };
 
+/* Every input file kiln reads (sources, objects) is capped at KL_MAX_INPUT_MB megabytes, or
+ * at $KILN_MAX_INPUT megabytes when that is set to a positive number: kl_max_input() bytes. */
+#define KL_MAX_INPUT_MB 64
+size_t kl_max_input(void);
 /* All of fd from where it stands, NUL-terminated (malloc'd; *len without the NUL), or NULL
- * with errno set. */
+ * with errno set: EFBIG past kl_max_input() bytes, found while reading (a pipe or a device
+ * has no size to stat), or before reading for a regular file. */
 char *kl_read_fd(int fd, size_t *len);
 /* A whole file the same way (a source's text); EISDIR for a directory. */
 char *kl_read_file(const char *path, size_t *len);
+/* strerror(err), except that EFBIG from the two above says what the limit is and how to
+ * raise it. */
+const char *kl_read_strerror(int err);
 
 struct kl_span {
 	const struct kl_source *src;

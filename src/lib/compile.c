@@ -30,7 +30,7 @@ int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *
 	size_t len;
 	char *text = kl_read_file(path, &len);
 	if (!text)
-		return kl_fail(errno, "cannot read %s", path);
+		return kl_fail_msg(errno, "cannot read %s: %s", path, kl_read_strerror(errno));
 	int fd = memfd_create("kiln-object", MFD_CLOEXEC);
 	if (fd < 0) {
 		free(text);

@@ -6,6 +6,7 @@
 #include "compiler/diag.h"
 #include "fail.h"
 #include "map_internal.h"
+#include "validate.h"
 #include "verifier_internal.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -280,6 +281,10 @@ static int read_sysfs(const char *path, char *buf, size_t len)
 static int open_image(const void *elf, size_t size, const struct kiln_object_opts *o, const char *name,
 		      struct kiln_object **out)
 {
+	/* libbpf trusts much of an object's bytes: check them all before it reads any */
+	int verr = kl_object_validate(elf, size, name);
+	if (verr)
+		return verr;
 	/* libbpf 1.1 puts the object name in front of .rodata/.data/.bss map names and does not
 	 * sanitise it, so "my-prog" would give the kernel an invalid map name: give it a clean
 	 * name (the file's up to its first dot, as libbpf itself takes it). */
@@ -308,7 +313,8 @@ static int open_image(const void *elf, size_t size, const struct kiln_object_opt
 
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = lname, .pin_root_path = o->pin_root);
 	int err = 0;
-	obj->bo = KL_LIBBPF(bpf_object__open_mem(elf, size, &oo));
+	/* libbpf reads ELF headers in place: it gets the copy, which malloc aligned */
+	obj->bo = KL_LIBBPF(bpf_object__open_mem(obj->image, size, &oo));
 	if (!obj->bo) {
 		char what[PATH_MAX + 32];
 		snprintf(what, sizeof(what), "open %s", name);
@@ -384,7 +390,7 @@ int kiln_object_open(const char *path, const struct kiln_object_opts *opts, stru
 		if ((err = kl_compile_to_mem_warn(path, level, &elf, &size, &warnings)))
 			return err;
 	} else if ((err = read_file(path, &elf, &size))) {
-		return kl_fail(err, "open %s", path);
+		return kl_fail_msg(err, "open %s: %s", path, kl_read_strerror(-err));
 	}
 	err = open_image(elf, size, &o, o.name ? o.name : base_name(path), out);
 	free(elf);
