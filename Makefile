@@ -25,8 +25,10 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 # Debian packages kiln needs: libbpf/libelf/zlib to build and load, bpftool for the
 # interop tests, clang/llvm only to build the tests' reference twins, iproute2 for the
 # veth pairs and network namespaces of the attach tests, ping (iputils-ping) to send packets,
-# libdw (libdw-dev) for the file:line of user stack frames from DWARF
-DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config
+# libdw (libdw-dev) for the file:line of user stack frames from DWARF, libclang-rt-14-dev for
+# clang's libFuzzer and sanitizer runtimes (`make fuzz`)
+DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
+	libclang-rt-14-dev
 
 .PHONY: all deps run test clean examples test-bins install uninstall lib
 all: kiln lib
@@ -128,3 +130,6 @@ test: deps
 
 clean:
 	rm -rf $(BUILD) kiln
+
+# `make fuzz`: libFuzzer harnesses (tests/fuzz/); their replay builds are test-bins
+include tests/fuzz/fuzz.mk

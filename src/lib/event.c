@@ -306,9 +306,12 @@ void kiln_events_free(struct kiln_events *evs)
 	free(evs);
 }
 
-/* Names compare with '-' and '_' the same, so the source's spelling works. */
+/* Names compare with '-' and '_' the same, so the source's spelling works. A name BTF does
+ * not have (NULL) matches none. */
 static bool same_name(const char *a, const char *b)
 {
+	if (!a || !b)
+		return false;
 	for (; *a && *b; a++, b++)
 		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
 			return false;
