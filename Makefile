@@ -1,8 +1,19 @@
 # kiln — a Lisp that compiles to eBPF.  `make` builds ./kiln; `make run` and `make test`
-# first install any missing Debian package (as root), see `deps`.
+# first install any missing Debian package (as root), see `deps`. `make test-asan` runs the
+# whole suite again against a build with AddressSanitizer and UBSan (in build-asan/),
+# `make test-tsan` the concurrency unit test under ThreadSanitizer (in build-tsan/),
+# `make test-valgrind` the compiler under valgrind over every example and test program.
+#
+# CFLAGS, CPPFLAGS and LDFLAGS are the user's, from the command line or the environment
+# (`make CFLAGS='-O0 -g'`): they add to kiln's own flags (KL_CPPFLAGS, KL_CFLAGS), which no
+# setting of them can drop. SANITIZE is what test-asan and test-tsan build with.
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc
+KL_CPPFLAGS := -Iinclude -Isrc
+KL_CFLAGS   := -std=gnu11 -Wall -Wextra -Wno-unused-parameter
+SANITIZE    :=
+COMPILE  = $(CC) $(KL_CPPFLAGS) $(CPPFLAGS) $(KL_CFLAGS) $(CFLAGS) $(SANITIZE)
+LINK     = $(CC) $(KL_CFLAGS) $(CFLAGS) $(SANITIZE) $(LDFLAGS)
 LDLIBS  := -lbpf -lelf -ldw -lz -lpthread
 
 BUILD   := build
@@ -30,7 +41,7 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
 	libclang-rt-14-dev
 
-.PHONY: all deps run test clean examples test-bins install uninstall lib
+.PHONY: all deps run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind
 all: kiln lib
 
 kiln: $(BUILD)/kiln
@@ -39,7 +50,7 @@ kiln: $(BUILD)/kiln
 lib: $(BUILD)/libkiln.a $(BUILD)/libkiln.so
 
 $(BUILD)/kiln: $(CLI_OBJS) $(BUILD)/libkiln.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(LINK) -o $@ $^ $(LDLIBS)
 
 # libkiln: the compiler and the runtime (maps, pinning, objects, attach, info, test-run).
 # The CLI and the tests link the static library; `make install` installs both, with the
@@ -48,10 +59,10 @@ $(BUILD)/libkiln.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libkiln.so: $(PIC_OBJS) src/lib/libkiln.map
-	$(CC) $(CFLAGS) -shared -fPIC -Wl,-soname,libkiln.so.0 -Wl,--version-script=src/lib/libkiln.map \
+	$(LINK) -shared -fPIC -Wl,-soname,libkiln.so.0 -Wl,--version-script=src/lib/libkiln.map \
 		-o $@ $(PIC_OBJS) $(LDLIBS)
 
-install: lib kiln
+install: lib $(BUILD)/kiln
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/kiln
 	install -m 755 $(BUILD)/kiln $(DESTDIR)$(PREFIX)/bin/kiln
 	install -m 644 $(BUILD)/libkiln.a $(DESTDIR)$(LIBDIR)/libkiln.a
@@ -69,14 +80,14 @@ uninstall:
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libkiln.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(COMPILE) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # test_stack walks its own user stack through the kernel: it needs frame pointers
-$(BUILD)/tests/unit/test_stack: private CFLAGS += -fno-omit-frame-pointer
+$(BUILD)/tests/unit/test_stack: private KL_CFLAGS += -fno-omit-frame-pointer
 
 $(BUILD)/tests/%: tests/harness/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(COMPILE) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 test-bins: $(UNIT_BINS) $(TOOL_BINS) lib
 
@@ -90,16 +101,16 @@ $(BUILD)/gen/prelude.c: src/compiler/prelude.lisp
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } > $@
 $(BUILD)/gen/prelude.o: $(BUILD)/gen/prelude.c
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(COMPILE) -c -o $@ $<
 $(BUILD)/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(COMPILE) -c -o $@ $<
 $(BUILD)/pic/gen/prelude.o: $(BUILD)/gen/prelude.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+	$(COMPILE) -fPIC -c -o $@ $<
 $(BUILD)/pic/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+	$(COMPILE) -fPIC -c -o $@ $<
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \
@@ -128,8 +139,40 @@ test: deps
 	$(MAKE) --no-print-directory kiln test-bins
 	@bash tests/run
 
+# ---- the suite under sanitizers and valgrind ----
+# test-asan: everything (kiln, libkiln, unit tests, harness tools) rebuilt in build-asan/ with
+# AddressSanitizer (LeakSanitizer included) and UBSan, then the whole suite against it
+# (tests/run takes BUILD and KILN from the environment). The sanitizers write their reports
+# to files under build-asan/sanitizer/ (log_path) rather than to stderr, where a test that
+# expects kiln to fail could take one for the failure it wanted: tests/run fails the run for
+# every report file it finds there and prints it. UBSan stops at its first report
+# (-fno-sanitize-recover). Leaks are reports too, except those tests/lsan.supp suppresses:
+# only allocations made inside libbpf/libelf that they keep for the life of the process.
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ASAN_ENV = ASAN_OPTIONS=log_path=$(CURDIR)/build-asan/sanitizer/asan:detect_leaks=1:check_initialization_order=1:strict_init_order=1 \
+	UBSAN_OPTIONS=log_path=$(CURDIR)/build-asan/sanitizer/ubsan:print_stacktrace=1:halt_on_error=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+test-asan: deps
+	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN_FLAGS)" build-asan/kiln test-bins
+	@rm -rf build-asan/sanitizer && mkdir -p build-asan/sanitizer
+	@$(ASAN_ENV) BUILD=$(CURDIR)/build-asan KILN=$(CURDIR)/build-asan/kiln SANITIZE="$(ASAN_FLAGS)" \
+		KILN_SANITIZER_LOGS=$(CURDIR)/build-asan/sanitizer bash tests/run
+
+# test-tsan: libkiln and the concurrency unit test (several threads compiling and opening
+# objects at once) built in build-tsan/ with ThreadSanitizer; any data race fails it.
+TSAN_FLAGS := -fsanitize=thread
+test-tsan: deps
+	$(MAKE) --no-print-directory BUILD=build-tsan SANITIZE="$(TSAN_FLAGS)" build-tsan/tests/unit/test_concurrency
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/tests/unit/test_concurrency
+
+# test-valgrind: ./kiln compile under valgrind's memcheck over every .lisp in examples/,
+# tests/corpus/, tests/errors/ and tests/whistler/; any memcheck error or definite leak fails it.
+test-valgrind: deps
+	$(MAKE) --no-print-directory kiln
+	@bash tests/valgrind.sh
+
 clean:
-	rm -rf $(BUILD) kiln
+	rm -rf $(BUILD) build-asan build-tsan kiln
 
 # `make fuzz`: libFuzzer harnesses (tests/fuzz/); their replay builds are test-bins
 include tests/fuzz/fuzz.mk

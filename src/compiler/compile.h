@@ -30,6 +30,8 @@ struct kl_structdef {
 	bool event;                       /* defevent: fields named by keywords */
 };
 
+struct kl_closure;
+
 /* A struct accessor NAME-FIELD, found by its full name. */
 struct kl_accessor {
 	const char *name;
@@ -77,6 +79,8 @@ struct kl_comp {
 	KL_VEC(struct kl_ir_func *) ir;   /* lowered functions: defuns then programs */
 	struct { void *items; size_t len, cap; } macros;  /* expand.c's macro table */
 	uint32_t expansions;              /* macro expansions open now (nested) */
+	struct kl_closure *closures;      /* expand.c's lambdas made so far, with their environments */
+	unsigned gensyms;                 /* expand.c's gensym counter */
 };
 
 /* forms.c */

@@ -30,13 +30,13 @@ struct ev {
 	int depth;
 };
 
-/* closures are lists (%closure PARAMS BODY...) carrying their environment here */
-struct closure_env {
+/* closures are lists (%closure PARAMS BODY...) carrying their environment here; the list
+ * hangs off the compilation (kl_comp.closures) and lives in its arena, so it ends with it */
+struct kl_closure {
 	struct kl_node *node;
 	struct env *env;
-	struct closure_env *next;
+	struct kl_closure *next;
 };
-static _Thread_local struct closure_env *closures;
 
 static struct kl_node *ev(struct ev *e, struct kl_node *x, struct env *env);
 
@@ -389,9 +389,8 @@ static struct kl_node *b_equal(struct ev *e, struct kl_node **a, uint32_t n, str
 
 static struct kl_node *b_gensym(struct ev *e, struct kl_node **a, uint32_t n, struct kl_node *call)
 {
-	static _Thread_local unsigned counter;
 	const char *prefix = n && a[0]->kind == KL_N_STR ? a[0]->str : "G";
-	return sym(e, kl_arena_printf(e->c->a, "%%%s%u", prefix, ++counter));
+	return sym(e, kl_arena_printf(e->c->a, "%%%s%u", prefix, ++e->c->gensyms));
 }
 
 static struct kl_node *b_intern(struct ev *e, struct kl_node **a, uint32_t n, struct kl_node *call)
@@ -563,11 +562,11 @@ static const struct {
 
 static struct kl_node *make_closure(struct ev *e, struct kl_node *lambda, struct env *env)
 {
-	struct closure_env *ce = kl_arena_new(e->c->a, struct closure_env);
+	struct kl_closure *ce = kl_arena_new(e->c->a, struct kl_closure);
 	ce->node = lambda;
 	ce->env = env;
-	ce->next = closures;
-	closures = ce;
+	ce->next = e->c->closures;
+	e->c->closures = ce;
 	return lambda;
 }
 
@@ -590,7 +589,7 @@ static struct kl_node *apply(struct ev *e, struct kl_node *fn, struct kl_node **
 			}
 		return fail(e, at, "'%s' is not a function known at compile time", fn->str);
 	}
-	for (struct closure_env *ce = closures; ce; ce = ce->next)
+	for (struct kl_closure *ce = e->c->closures; ce; ce = ce->next)
 		if (ce->node == fn) {
 			struct env *env = ce->env;
 			struct kl_node *argl = list_of(e, args, n);

@@ -40,10 +40,10 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
-# The replay build: kiln's own flags, then the user's CFLAGS and the sanitizers of a
-# sanitized build (SANITIZE), as the unit tests are built.
+# The replay build: compiled and linked as the unit tests are (kiln's flags, the user's, and
+# SANITIZE in test-asan's build-asan/, where the inputs run under ASan and UBSan).
 $(BUILD)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(CLI_LIB_OBJS) $(BUILD)/libkiln.a
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Iinclude -Isrc $(CFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS)
+	$(COMPILE) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 test-bins: $(FUZZ_REPLAYS)

@@ -6,7 +6,9 @@
 set -u
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
-if ! o=$(make -s -C "$ROOT" install PREFIX="$dest" BUILD="$BUILD" 2>&1); then
+# SANITIZE: the flags of a sanitizer build under test (make test-asan); the install and the
+# C program built against it use them too
+if ! o=$(make -s -C "$ROOT" install PREFIX="$dest" BUILD="$BUILD" SANITIZE="${SANITIZE:-}" 2>&1); then
 	echo "FAIL install/make-install: $(tail -3 <<<"$o")"
 	exit 0
 fi
@@ -21,7 +23,7 @@ if [ -z "$bad" ] && [ "$n" -ge 50 ]; then echo "PASS install/exports"
 else echo "FAIL install/exports: $n kiln_ symbols, others: $bad"; fi
 for kind in shared static; do
 	flags=$(pkg-config --cflags --libs kiln) && [ $kind = static ] && flags="-static-libgcc $(pkg-config --cflags kiln) $dest/lib/libkiln.a $(pkg-config --static --libs kiln | sed 's/-lkiln//')"
-	if ! o=$(cc -std=gnu11 -Wall -Wextra -o "$dest/xdp-verdicts-$kind" "$ROOT/examples/c/xdp-verdicts.c" $flags 2>&1); then
+	if ! o=$(cc -std=gnu11 -Wall -Wextra ${SANITIZE:-} -o "$dest/xdp-verdicts-$kind" "$ROOT/examples/c/xdp-verdicts.c" $flags 2>&1); then
 		echo "FAIL install/build-$kind: $o"; continue
 	fi
 	o=$(cd "$ROOT" && LD_LIBRARY_PATH="$dest/lib" "$dest/xdp-verdicts-$kind" 2>&1)
