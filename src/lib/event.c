@@ -15,6 +15,7 @@
 #include <string.h>
 
 #define MAX_NESTING 8
+#define MAX_WEIGHT (1 << 16)   /* fields of a layout, nested layouts' fields counted in */
 
 struct kiln_event {
 	struct kiln_event *next;
@@ -22,6 +23,8 @@ struct kiln_event {
 	char *name;
 	uint32_t size;
 	size_t nfields, cap;
+	size_t weight;                  /* fields, with those of nested layouts: the work of
+					 * decoding a record, bounded by MAX_WEIGHT */
 	struct kiln_event_field *fields;
 	char **keys;                    /* per field, decoding's `"name":` (JSON) and `name=` */
 	size_t *key_len;                /* (text): 2 per field, made once */
@@ -66,11 +69,15 @@ static bool padding_name(const char *n)
 	return n[0] == '_' || !strncmp(n, "pad", 3) || !strncmp(n, "reserved", 8);
 }
 
-/* Skip const/volatile/restrict (and typedefs unless they name one of kiln's kinds). */
+/* Skip const/volatile/restrict (and typedefs unless they name one of kiln's kinds). NULL for
+ * a chain longer than MAX_RESOLVE: a loop (a typedef of itself) or no sane BTF. */
+#define MAX_RESOLVE 32
 static const struct btf_type *resolve(const struct btf *btf, uint32_t *id, enum kiln_field_kind *special)
 {
 	const struct btf_type *t = btf__type_by_id(btf, *id);
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+	for (int steps = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); steps++) {
+		if (steps == MAX_RESOLVE)
+			return NULL;
 		if (btf_is_typedef(t) && special) {
 			const char *n = btf__name_by_offset(btf, t->name_off);
 			for (size_t i = 0; n && i < sizeof(typedef_kinds) / sizeof(typedef_kinds[0]); i++)
@@ -93,6 +100,9 @@ static bool is_char(const struct btf *btf, const struct btf_type *t)
 
 static int add_field(struct kiln_event *ev, const struct kiln_event_field *f)
 {
+	ev->weight += 1 + (f->sub ? f->sub->weight : 0);
+	if (ev->weight > MAX_WEIGHT)
+		return -E2BIG;
 	if (ev->nfields == ev->cap) {
 		size_t cap = ev->cap ? ev->cap * 2 : 8;
 		struct kiln_event_field *nf = realloc(ev->fields, cap * sizeof(*nf));
@@ -169,8 +179,9 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 		if (special && ((sk == KILN_FIELD_IPV6 && f.size == 16) || (sk != KILN_FIELD_IPV6 && f.size == 4)))
 			kind = sk;
 		f.kind = kind;
-		if (add_field(ev, &f))
-			return -ENOMEM;
+		int err = add_field(ev, &f);
+		if (err)
+			return err;
 	}
 	return 0;
 }
