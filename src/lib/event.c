@@ -62,6 +62,7 @@ const char *kiln_field_kind_name(enum kiln_field_kind kind)
 }
 
 static struct kiln_event *layout_of(struct kiln_events *evs, uint32_t id, int depth);
+static bool is_integer(const struct kiln_event_field *f);
 
 /* Names that stand for no data: they are laid out but not printed. */
 static bool padding_name(const char *n)
@@ -179,6 +180,10 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 		if (special && ((sk == KILN_FIELD_IPV6 && f.size == 16) || (sk != KILN_FIELD_IPV6 && f.size == 4)))
 			kind = sk;
 		f.kind = kind;
+		/* an integer not starting on a byte boundary is read from the bytes its bits span,
+		 * one more than its own size when they cross one */
+		if (f.bit_size && is_integer(&f))
+			f.size = f.elem_size = (f.bit_offset % 8 + f.bit_size + 7) / 8;
 		int err = add_field(ev, &f);
 		if (err)
 			return err;

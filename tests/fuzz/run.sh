@@ -18,6 +18,7 @@ one() {        # name: the fuzzing run, its exit status in DIR/NAME.rc
 	[ -d "$seeds" ] || seeds=$dir/seed/object
 	[ -f "$dir/$name.dict" ] && dict=(-dict="$dir/$name.dict")
 	mkdir -p "$dir/corpus/$name" "$dir/crash/$name"
+	local t0=$SECONDS
 	# -close_fd_mask=3: the decoders' output goes nowhere (libFuzzer keeps its own stderr);
 	# -timeout: one input taking longer than 10 s is a hang, as a crash
 	# shellcheck disable=SC2086  # FUZZ_ARGS is a list of options
@@ -25,6 +26,7 @@ one() {        # name: the fuzzing run, its exit status in DIR/NAME.rc
 		-print_final_stats=1 -artifact_prefix="$dir/crash/$name/" "${dict[@]}" ${FUZZ_ARGS:-} \
 		"$dir/corpus/$name" "$seeds" >"$dir/$name.log" 2>&1
 	echo $? >"$dir/$name.rc"
+	echo $((SECONDS - t0)) >"$dir/$name.secs"
 }
 
 running=0
@@ -48,7 +50,8 @@ bad=0
 for name in "$@"; do
 	log=$dir/$name.log rc=$(cat "$dir/$name.rc" 2>/dev/null || echo 1)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" 2>/dev/null | tail -1)
-	secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" 2>/dev/null | tail -1)
+	secs=$(cat "$dir/$name.secs" 2>/dev/null)
+	rm -f "$dir/$name.rc" "$dir/$name.secs"
 	cov=$(grep -o 'cov: [0-9]* ft: [0-9]* corp: [0-9]*' "$log" 2>/dev/null | tail -1)
 	printf 'fuzz: %-8s %9s execs in %3s s (%s execs/s)  %s\n' "$name" "${execs:-?}" "${secs:-?}" \
 		"$(( ${execs:-0} / (${secs:-0} > 0 ? ${secs:-1} : 1) ))" "$cov"
