@@ -164,7 +164,8 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 			f.count = a->nelems;
 			if (et && is_char(btf, et))
 				kind = KILN_FIELD_CHARS, f.elem_size = 1;
-			else if (et && (btf_is_int(et) || btf_is_any_enum(et)) && a->nelems) {
+			else if (et && (btf_is_int(et) || btf_is_any_enum(et)) && a->nelems && size / a->nelems) {
+				/* (an array of zero-size elements stays raw bytes, none to print) */
 				kind = KILN_FIELD_ARRAY;
 				f.elem_size = (uint32_t)(size / a->nelems);
 				f.is_signed = btf_is_int(et) ? !!(btf_int_encoding(et) & BTF_INT_SIGNED) : btf_kflag(et);
