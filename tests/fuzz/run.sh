@@ -4,7 +4,7 @@
 # runs: what a run finds, the next starts from) and its seeds DIR/seed/NAME (else
 # DIR/seed/object), with DIR/NAME.dict when there is one. Each harness's output goes to
 # DIR/NAME.log; a crash, leak, sanitizer report or timeout leaves its input in
-# DIR/crash/NAME/ and makes run.sh exit 1. Prints one line per harness: executions, time, and
+# DIR/crash/NAME/ (and, up to 16 KB, base64 in the output) and makes run.sh exit 1. Prints one line per harness: executions, time, and
 # the new inputs found. FUZZ_ARGS adds libFuzzer options.
 set -u
 dir=${1:?usage: run.sh DIR NAME...}
@@ -60,7 +60,10 @@ for name in "$@"; do
 		echo "fuzz: $name FAILED (status $rc); the end of $log:"
 		grep -E 'ERROR|SUMMARY|==[0-9]+==|runtime error|Test unit written|fuzz_[a-z]+:' "$log" | head -20 | sed 's/^/    /'
 		for f in "$dir/crash/$name"/*; do
-			[ -f "$f" ] && echo "    input kept: $f (to keep it fixed: tests/fuzz/regress/$name/)"
+			[ -f "$f" ] || continue
+			echo "    input kept: $f (to keep it fixed: tests/fuzz/regress/$name/)"
+			# in the log too, for a CI machine that is gone: base64 -d recovers it
+			[ "$(stat -c %s "$f")" -le 16384 ] && echo "    base64: $(base64 -w0 "$f")"
 		done
 	fi
 done
