@@ -4,8 +4,8 @@
 # runs: what a run finds, the next starts from) and its seeds DIR/seed/NAME (else
 # DIR/seed/object), with DIR/NAME.dict when there is one. Each harness's output goes to
 # DIR/NAME.log; a crash, leak, sanitizer report or timeout leaves its input in
-# DIR/crash/NAME/ (and, up to 16 KB, base64 in the output) and makes run.sh exit 1. Prints one line per harness: executions, time, and
-# the new inputs found. FUZZ_ARGS adds libFuzzer options.
+# DIR/crash/NAME/ (and, up to 16 KB, base64 in the output) and makes run.sh exit 1. Prints
+# one line per harness: executions, time, coverage. FUZZ_ARGS adds libFuzzer options.
 set -u
 dir=${1:?usage: run.sh DIR NAME...}
 shift
