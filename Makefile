@@ -11,6 +11,7 @@ CC      ?= gcc
 CFLAGS  ?= -O2 -g
 KL_CPPFLAGS := -Iinclude -Isrc
 KL_CFLAGS   := -std=gnu11 -Wall -Wextra -Wno-unused-parameter
+KL_LDFLAGS  :=
 SANITIZE    :=
 COMPILE  = $(CC) $(KL_CPPFLAGS) $(CPPFLAGS) $(KL_CFLAGS) $(CFLAGS) $(SANITIZE)
 LINK     = $(CC) $(KL_CFLAGS) $(CFLAGS) $(SANITIZE) $(LDFLAGS)
@@ -36,10 +37,11 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 # Debian packages kiln needs: libbpf/libelf/zlib to build and load, bpftool for the
 # interop tests, clang/llvm only to build the tests' reference twins, iproute2 for the
 # veth pairs and network namespaces of the attach tests, ping (iputils-ping) to send packets,
-# libdw (libdw-dev) for the file:line of user stack frames from DWARF, libclang-rt-14-dev for
-# clang's libFuzzer and sanitizer runtimes (`make fuzz`)
+# libdw (libdw-dev) for the file:line of user stack frames from DWARF, capsh (libcap2-bin) to
+# run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a test's netns,
+# libclang-rt-14-dev for clang's libFuzzer and sanitizer runtimes (`make fuzz`)
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
-	libclang-rt-14-dev
+	libcap2-bin util-linux libclang-rt-14-dev
 
 .PHONY: all deps run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind
 all: kiln lib
@@ -80,10 +82,12 @@ uninstall:
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libkiln.a
 	@mkdir -p $(dir $@)
-	$(COMPILE) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(COMPILE) $(KL_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # test_stack walks its own user stack through the kernel: it needs frame pointers
 $(BUILD)/tests/unit/test_stack: private KL_CFLAGS += -fno-omit-frame-pointer
+# test_concurrency makes the library's allocations fail one by one: it wraps malloc & co.
+$(BUILD)/tests/unit/test_concurrency: private KL_LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 $(BUILD)/tests/%: tests/harness/%.c
 	@mkdir -p $(dir $@)
@@ -159,10 +163,12 @@ test-asan: deps
 		KILN_SANITIZER_LOGS=$(CURDIR)/build-asan/sanitizer bash tests/run
 
 # test-tsan: libkiln and the concurrency unit test (several threads compiling and opening
-# objects at once) built in build-tsan/ with ThreadSanitizer; any data race fails it.
+# objects at once) built in build-tsan/ with ThreadSanitizer; any data race fails it. (It
+# compiles a tracepoint program, whose format is read from tracefs.)
 TSAN_FLAGS := -fsanitize=thread
 test-tsan: deps
 	$(MAKE) --no-print-directory BUILD=build-tsan SANITIZE="$(TSAN_FLAGS)" build-tsan/tests/unit/test_concurrency
+	@mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/tests/unit/test_concurrency
 
 # test-valgrind: ./kiln compile under valgrind's memcheck over every .lisp in examples/,

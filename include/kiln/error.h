@@ -17,6 +17,12 @@ const char *kiln_errmsg(void);
  * several lines, "" otherwise. Valid until the next failure in this thread. */
 const char *kiln_errlog(void);
 
+/* 0 when this process may use bpf() to load programs and make maps: CAP_BPF or CAP_SYS_ADMIN
+ * effective, or unprivileged BPF enabled (kernel.unprivileged_bpf_disabled = 0), or the
+ * capabilities cannot be read; otherwise -EPERM, and kiln_errmsg() says the user lacks the
+ * privilege and what to grant. libkiln's loads say so too when bpf() refuses them. */
+int kiln_bpf_privileged(void);
+
 #ifdef __cplusplus
 }
 #endif

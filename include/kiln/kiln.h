@@ -11,4 +11,5 @@
 #include "prog.h"
 #include "ringbuf.h"
 #include "stack.h"
+#include "verifier.h"
 #endif

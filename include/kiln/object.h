@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "map.h"
+#include "verifier.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,9 @@ struct kiln_object_opts {
 /* Open an object: an ELF file, or a kiln source (.lisp/.lsp/.kl), compiled in memory (a
  * compile error is -EINVAL with "file:line:col: error: ..." as kiln_errmsg()). */
 int kiln_object_open(const char *path, const struct kiln_object_opts *opts, struct kiln_object **out);
+/* A kiln source's compile warnings ("file:line:col: warning: ...", the line and a caret,
+ * for variables bound and never used and maps no program uses); "" if none. */
+const char *kiln_object_warnings(const struct kiln_object *obj);
 int kiln_object_open_mem(const void *elf, size_t size, const struct kiln_object_opts *opts,
 			 struct kiln_object **out);
 /* Create maps (reusing or pinning `:pinning :by-name` ones under pin_root), load programs.
@@ -40,6 +44,10 @@ int kiln_object_load(struct kiln_object *obj);
 /* The verifier log of the last load: the rejected program's log, or with log_level > 0 the
  * logs of all programs. "" if none. */
 const char *kiln_object_log(const struct kiln_object *obj);
+/* After a load the verifier refused: the rejection in the source's terms (message, failing
+ * instruction, file:line:col from the object's line info, hint; kiln/verifier.h). Owned by
+ * the object. NULL when the last load did not fail in the verifier. */
+const struct kiln_verifier_error *kiln_object_verifier_error(const struct kiln_object *obj);
 /* Close: unload programs, close maps. Links made from the object stay until destroyed. */
 void kiln_object_close(struct kiln_object *obj);
 

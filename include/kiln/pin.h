@@ -26,11 +26,31 @@ int kiln_pin_get(const char *path);
 /* Remove the pin (the object lives on while something else holds it). Only on bpffs, and not
  * a directory (-EINVAL, -EISDIR). */
 int kiln_unpin(const char *path);
-/* Remove a directory tree of pins (what `kiln unload` does), depth-first; only on bpffs. A
+/* Remove a directory tree of pins, whoever made them, depth-first; only on bpffs. A
  * bpffs root is emptied but stays, as do the kernel's own maps.debug and progs.debug there. */
 int kiln_unpin_tree(const char *dir);
 
 int kiln_map_pin(struct kiln_map *m, const char *path);
+
+/* What `kiln load --pin DIR` made, recorded so that `kiln unload` removes that and nothing
+ * else: a pin at DIR/kiln (a frozen array map named kiln_pins) listing each pin's path under
+ * DIR with the kind and id of the object it holds. Made before the pins themselves. */
+struct kiln_pin_entry {
+	const char *path;      /* under dir: maps/NAME, progs/NAME, links/NAME */
+	int fd;                /* the map, program or link to be pinned there */
+};
+int kiln_pin_record(const char *dir, const struct kiln_pin_entry *e, size_t n);
+
+enum {
+	KILN_UNLOAD_FORCE = 1 << 0,   /* remove pins the record does not list, or with no record */
+};
+/* Remove what kiln load pinned under dir, and dir: links are detached first (so an XDP or tc
+ * hook is free when this returns), then unpinned, then programs and maps are unpinned (they
+ * live on while held elsewhere). A pin whose object is not the one recorded, anything else
+ * under dir, or a dir without a record is -EPERM and nothing is removed, unless
+ * KILN_UNLOAD_FORCE (then the rest is unpinned too, without detaching links kiln did not
+ * make). A bpffs mount point is always -EPERM; off bpffs -EINVAL. */
+int kiln_unload(const char *dir, unsigned flags);
 
 enum {
 	KILN_MAP_RECREATE = 1 << 0,   /* an incompatible pinned map is replaced, not an error */

@@ -50,9 +50,12 @@ int kiln_reader_add_object(struct kiln_reader *r, const struct kiln_object *obj,
 
 /* Wait up to timeout_ms (-1: forever, 0: not at all) for records and deliver them. Returns
  * how many were delivered (0 on timeout, or once stopped), -EINTR when a signal came, or the
- * error that stopped it (a callback's, or the kernel's). */
+ * error that stopped it (a callback's, or the kernel's). A poll delivers for about 50 ms at
+ * most, however fast records arrive, and then returns with the rest left for the next poll, so
+ * the caller's loop always gets to look at its own conditions. */
 int kiln_reader_poll(struct kiln_reader *r, int timeout_ms);
-/* Make the poll in progress (or the next) return, and every later one return 0. */
+/* Make the poll in progress (or the next) return, after the record being delivered if any,
+ * and every later one return 0. */
 void kiln_reader_stop(struct kiln_reader *r);
 bool kiln_reader_stopped(const struct kiln_reader *r);
 /* One fd that is readable when records (or a stop) wait, for the caller's own event loop;

@@ -6,19 +6,21 @@
 #include <string.h>
 
 static const char check_help[] =
-	"usage: kiln check FILE.lisp|OBJ.o [--json] [--log]\n"
+	"usage: kiln check FILE.lisp|OBJ.o [--json] [--log] [-w|--no-warnings]\n"
 	"\n"
 	"Load each program of the object into the kernel on its own and unload it again. Prints\n"
 	"the verifier's verdict, the object's instruction count, the kernel's translated count and\n"
-	"the verifier's \"processed\" count. On a rejection it names the source line the verifier's\n"
-	"log points at and prints the end of the log (all of it with --log). Exit status 1 if any\n"
-	"program was refused.\n";
+	"the verifier's \"processed\" count. On a rejection it says where in the source the\n"
+	"verifier stopped (file:line:col, the line and a caret), its message, the instruction, a\n"
+	"hint for the common causes and the verifier's last steps (the whole log with --log);\n"
+	"--json gives each of these as a field. Exit status 1 if any program was refused.\n";
 
 struct verdict {
 	bool ok;
 	size_t insns;
 	struct kiln_prog_info info;
 	char *error, *log;
+	struct kiln_object *obj;   /* kept open for its kiln_object_verifier_error() */
 };
 
 /* Load only program `index` of a fresh open of the object. */
@@ -42,8 +44,26 @@ static int check_one(const char *path, size_t index, struct verdict *v)
 	} else {
 		v->ok = true;
 	}
-	kiln_object_close(obj);
+	v->obj = obj;
 	return 0;
+}
+
+/* The rejection's fields under "verifier" (see kiln/verifier.h). */
+static void json_rejection(const struct kiln_verifier_error *e)
+{
+	const struct {
+		const char *key, *val;
+	} strs[] = {
+		{ "message", e->message }, { "detail", e->detail }, { "insn_text", e->insn_text },
+		{ "file", e->file }, { "source", e->source }, { "cause", e->cause }, { "hint", e->hint },
+		{ "excerpt", e->excerpt },
+	};
+	printf(",\"verifier\":{\"insn\":%ld,\"line\":%u,\"col\":%u", e->insn, e->line, e->col);
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		printf(",\"%s\":", strs[i].key);
+		cli_json_str(stdout, strs[i].val, strlen(strs[i].val));
+	}
+	putchar('}');
 }
 
 int cmd_check(int argc, char **argv)
@@ -51,7 +71,8 @@ int cmd_check(int argc, char **argv)
 	const char *file = NULL;
 	bool json = false, full_log = false;
 	const struct cli_opt opts[] = {
-		{ "--json", CLI_FLAG, &json, NULL }, { "--log", CLI_FLAG, &full_log, NULL }, { 0 },
+		{ "--json", CLI_FLAG, &json, NULL }, { "--log", CLI_FLAG, &full_log, NULL },
+		{ "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL }, { 0 },
 	};
 	int npos, r = cli_parse("check", check_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)
@@ -91,6 +112,8 @@ int cmd_check(int argc, char **argv)
 				printf(",\"error\":");
 				cli_json_str(stdout, v.error, strlen(v.error));
 			}
+			if (!v.ok && kiln_object_verifier_error(v.obj))
+				json_rejection(kiln_object_verifier_error(v.obj));
 			if (v.log && *v.log) {
 				printf(",\"log\":");
 				cli_json_str(stdout, v.log, strlen(v.log));
@@ -101,12 +124,10 @@ int cmd_check(int argc, char **argv)
 			       v.info.xlated_insns, v.info.verified_insns);
 		} else {
 			printf("%-24s REJECTED  %s\n", names[i], v.error ? v.error : "?");
-			if (v.log && *v.log) {
-				if (full_log)
-					printf("%s", v.log);
-				cli_verifier_report(stdout, v.log, !full_log);
-			}
+			if (v.log && *v.log)
+				cli_verifier_report(stdout, kiln_object_verifier_error(v.obj), v.log, full_log);
 		}
+		kiln_object_close(v.obj);
 		free(v.error);
 		free(v.log);
 		free(names[i]);

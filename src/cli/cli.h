@@ -46,8 +46,8 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, const st
 	      const char **pos, int maxpos, int *npos);
 
 /* Compile a .lisp file to out_path (a temporary object when out_path is NULL is not
- * supported: callers choose a path). Prints errors; returns 0 or 1. */
-int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir);
+ * supported: callers choose a path). Prints errors (and warnings if asked); returns 0 or 1. */
+int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings);
 
 /* disasm.c: the code of the BPF ELF image img (path names it in messages) as `kiln disasm`
  * prints it, text or JSON lines, to out; only: one program or function. Problems go to err.
@@ -73,15 +73,21 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all);
 
 /* One-line error from the library's last failure: "kiln CMD: message". */
 void cli_fail(const char *cmd);
-/* Open (compiling a kiln source in memory) an object; prints the error. */
+/* Open (compiling a kiln source in memory) an object; prints the error, and the compile
+ * warnings unless cli_no_warnings (-w, --no-warnings) is set. */
+extern bool cli_no_warnings;
 int cli_object_open(const char *cmd, const char *path, const struct kiln_object_opts *opts,
 		    struct kiln_object **out);
-/* Load it; on a verifier rejection prints the message, the source line the log points at
- * and the tail of the log. */
+/* Load it; on a verifier rejection prints the message, where the source was refused (file:
+ * line:col, the line and a caret), the failing instruction, a hint and the verifier's last
+ * steps. */
 int cli_object_load(const char *cmd, struct kiln_object *obj, const char *path);
-/* From a verifier log: "FILE:LINE: the verifier refused this line: REASON" and, with tail,
- * the end of the log. */
-int cli_verifier_report(FILE *out, const char *log, bool tail);
+/* A rejection as kiln_verifier_error_print() shows it (from the log alone when ve is NULL)
+ * with the log lines before the message; with full_log the whole log first instead. */
+int cli_verifier_report(FILE *out, const struct kiln_verifier_error *ve, const char *log, bool full_log);
+/* Text that quotes source (a verifier log's "; LINE @ FILE:N") with its control bytes but
+ * newline and tab shown as \xHH, so the source cannot drive the terminal. */
+void cli_put_text(FILE *out, const char *s, size_t len);
 /* load.c: attaching every program of a loaded object by its section, and pinning it. */
 struct cli_attach {
 	const char *iface, *cgroup;

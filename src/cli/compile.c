@@ -7,16 +7,19 @@
 #include <string.h>
 
 static const char compile_help[] =
-	"usage: kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2] [--dump-ir]\n"
+	"usage: kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2] [--dump-ir] [-w]\n"
 	"\n"
 	"Compile a kiln source file to a BPF ELF object with BTF, loadable by libbpf,\n"
 	"bpftool and iproute2. The output defaults to FILE.o beside the source.\n"
 	"\n"
 	"  -o OUT.o     write the object to OUT.o\n"
 	"  -O0 -O1 -O2  optimisation level (default -O2)\n"
-	"  --dump-ir    print the IR of every function to stderr\n";
+	"  --dump-ir    print the IR of every function to stderr\n"
+	"  -w, --no-warnings\n"
+	"               do not print warnings (variables bound and never used, maps no\n"
+	"               program uses); they never stop the compile\n";
 
-int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir)
+int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings)
 {
 	size_t len;
 	char *text = kl_read_file(path, &len);
@@ -31,6 +34,8 @@ int cli_compile_file(const char *path, const char *out_path, int opt_level, bool
 	c.opts.opt_level = opt_level;
 	c.opts.dump_ir = dump_ir;
 	int r = kl_compile(&c, out_path);
+	if (warnings)
+		kl_diag_print_warnings(&diag, stderr);
 	if (r)
 		kl_diag_print(&diag, stderr);
 	kl_arena_free(&arena);
@@ -42,10 +47,10 @@ int cmd_compile(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
 	int opt = 2;
-	bool dump = false;
+	bool dump = false, quiet = false;
 	const struct cli_opt opts[] = {
 		{ "-o", CLI_STR, &out, "a file name" }, { "-O", CLI_OLEVEL, &opt, NULL },
-		{ "--dump-ir", CLI_FLAG, &dump, NULL }, { 0 },
+		{ "--dump-ir", CLI_FLAG, &dump, NULL }, { "--no-warnings|-w", CLI_FLAG, &quiet, NULL }, { 0 },
 	};
 	const char *pos[2];
 	int npos, r = cli_parse("compile", compile_help, argc, argv, opts, pos, 2, &npos);
@@ -72,7 +77,7 @@ int cmd_compile(int argc, char **argv)
 		strcpy(def + stem, ".o");
 		out = def;
 	}
-	r = cli_compile_file(in, out, opt, dump);
+	r = cli_compile_file(in, out, opt, dump, !quiet);
 	free(def);
 	return r;
 }

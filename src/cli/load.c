@@ -1,8 +1,10 @@
 /* load.c — `kiln load OBJ --pin DIR [--attach]` and `kiln unload DIR`: an object's maps,
  * programs and links pinned under bpffs for other tools, and removed again; plus attaching
  * every program by its section, which `kiln run` shares. */
+#define _GNU_SOURCE
 #include "cli.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -11,19 +13,25 @@
 #include <unistd.h>
 
 static const char load_help[] =
-	"usage: kiln load OBJ.o|FILE.lisp --pin DIR [--attach] [--iface IF] [--cgroup PATH]\n"
+	"usage: kiln load OBJ.o|FILE.lisp --pin DIR [--attach] [--iface IF] [--cgroup PATH] [-w]\n"
 	"\n"
 	"Load the object and pin it under DIR (on bpffs, normally /sys/fs/bpf/NAME): maps at\n"
 	"DIR/maps/NAME, programs at DIR/progs/NAME and, with --attach, every program attached by\n"
 	"its section with the link at DIR/links/NAME, so it stays attached after kiln exits.\n"
 	"xdp and tc programs attach to --iface, cgroup programs to the cgroup v2 directory\n"
-	"--cgroup. `kiln unload DIR` removes it all again.\n";
+	"--cgroup. DIR must be new or empty; what is pinned there is recorded in DIR/kiln so that\n"
+	"`kiln unload DIR` removes it all again, and nothing else. -w (--no-warnings) leaves out\n"
+	"a kiln source's compile warnings.\n";
 
 static const char unload_help[] =
-	"usage: kiln unload DIR\n"
+	"usage: kiln unload DIR [--force]\n"
 	"\n"
-	"Remove what `kiln load` pinned under DIR: links (which detaches them), programs and\n"
-	"maps, and the directory itself. Objects still used elsewhere live on.\n";
+	"Remove what `kiln load` (or `kiln run --pin`) pinned under DIR: links, detached before\n"
+	"they are unpinned so the hook is free when unload returns, then programs and maps (they\n"
+	"live on while used elsewhere), and the directory itself. kiln load records what it pins\n"
+	"in DIR/kiln; unload removes nothing if DIR holds anything else (another tool's pins, or a\n"
+	"pin replaced since), unless --force, which unpins it all. A bpffs mount point such as\n"
+	"/sys/fs/bpf itself is always refused.\n";
 
 /* What a kind of hook needs from the command line. */
 static const char *missing_option(enum kiln_attach_kind k, const struct cli_attach *a)
@@ -73,67 +81,114 @@ fail:
 	return -1;
 }
 
-static int pin_one(const char *cmd, const char *dir, const char *sub, const char *name, int fd)
+/* DIR must be new, or an empty directory (empty maps/progs/links left are fine), and not a
+ * bpffs mount point: unload removes DIR again, and only what the load put there. */
+static int check_pin_dir(const char *cmd, const char *dir)
 {
-	char path[PATH_MAX];
-	if (snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name) >= (int)sizeof(path)) {
-		fprintf(stderr, "kiln %s: path too long under %s\n", cmd, dir);
-		return -ENAMETOOLONG;
+	struct statx sx;
+	if (!statx(AT_FDCWD, dir, 0, 0, &sx) && (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+		fprintf(stderr, "kiln %s: %s is a mount point; pin under a directory of your own, such "
+			"as %s/NAME\n", cmd, dir, KILN_BPFFS_ROOT);
+		return -EPERM;
 	}
-	int err = kiln_pin(fd, path);
-	if (err)
-		cli_fail(cmd);
-	return err;
+	DIR *d = opendir(dir);
+	if (!d && errno == ENOENT)
+		return 0;
+	if (!d) {
+		int err = -errno;
+		fprintf(stderr, "kiln %s: %s: %s\n", cmd, dir, strerror(-err));
+		return err;
+	}
+	char sub[PATH_MAX], busy[NAME_MAX + 1] = "";
+	for (struct dirent *e; !busy[0] && (e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		bool empty_sub = false;
+		if (!strcmp(e->d_name, "maps") || !strcmp(e->d_name, "progs") || !strcmp(e->d_name, "links")) {
+			snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+			DIR *s = opendir(sub);
+			struct dirent *se;
+			empty_sub = s != NULL;
+			while (s && (se = readdir(s)))
+				empty_sub &= !strcmp(se->d_name, ".") || !strcmp(se->d_name, "..");
+			if (s)
+				closedir(s);
+		}
+		if (!empty_sub)
+			snprintf(busy, sizeof(busy), "%s", e->d_name);
+	}
+	closedir(d);
+	if (busy[0]) {
+		fprintf(stderr, "kiln %s: %s already holds %s; kiln pins into a new or empty directory "
+			"(`kiln unload %s` removes what kiln load made)\n", cmd, dir, busy, dir);
+		return -EEXIST;
+	}
+	return 0;
 }
 
 int cli_pin_all(const char *cmd, struct kiln_object *obj, const char *dir, struct kiln_link **links)
 {
-	struct stat st;
-	char sub[PATH_MAX];
 	if (!strncmp(dir, KILN_BPFFS_ROOT, strlen(KILN_BPFFS_ROOT)) && kiln_bpffs_check_or_mount(NULL)) {
 		cli_fail(cmd);
 		return -1;
 	}
-	for (const char *s = "maps\0progs\0links\0"; *s; s += strlen(s) + 1) {
-		snprintf(sub, sizeof(sub), "%s/%s", dir, s);
-		DIR *d = opendir(sub);
-		struct dirent *e;
-		bool busy = false;
-		while (d && (e = readdir(d)))
-			busy |= e->d_name[0] != '.';
-		if (d)
-			closedir(d);
-		if (busy) {
-			fprintf(stderr, "kiln %s: %s already holds pins; `kiln unload %s` first\n", cmd, sub, dir);
-			return -EEXIST;
-		}
+	int err = check_pin_dir(cmd, dir);
+	if (err)
+		return err;
+	size_t nm = kiln_object_map_count(obj), np = kiln_object_prog_count(obj), n = 0;
+	struct kiln_pin_entry *e = calloc(nm + 2 * np + 1, sizeof(*e));
+	char (*paths)[PATH_MAX] = calloc(nm + 2 * np + 1, PATH_MAX);
+	if (!e || !paths) {
+		free(e);
+		free(paths);
+		fprintf(stderr, "kiln %s: out of memory\n", cmd);
+		return -ENOMEM;
 	}
-	bool made_dir = stat(dir, &st) != 0;
-	int err = 0;
-	for (size_t i = 0; !err && i < kiln_object_map_count(obj); i++) {
+	for (size_t i = 0; i < nm; i++, n++) {
 		struct kiln_map *m = kiln_object_map(obj, i);
-		err = pin_one(cmd, dir, "maps", kiln_map_name(m), kiln_map_fd(m));
+		snprintf(paths[n], PATH_MAX, "maps/%s", kiln_map_name(m));
+		e[n] = (struct kiln_pin_entry){ paths[n], kiln_map_fd(m) };
 	}
-	for (size_t i = 0; !err && i < kiln_object_prog_count(obj); i++) {
+	for (size_t i = 0; i < np; i++, n++) {
 		struct kiln_prog *p = kiln_object_prog(obj, i);
-		err = pin_one(cmd, dir, "progs", kiln_prog_name(p), kiln_prog_fd(p));
+		snprintf(paths[n], PATH_MAX, "progs/%s", kiln_prog_name(p));
+		e[n] = (struct kiln_pin_entry){ paths[n], kiln_prog_fd(p) };
 	}
-	for (size_t i = 0; !err && links && i < kiln_object_prog_count(obj); i++) {
+	for (size_t i = 0; links && i < np; i++) {
 		if (!links[i])
 			continue;
-		snprintf(sub, sizeof(sub), "%s/links/%s", dir, kiln_prog_name(kiln_object_prog(obj, i)));
-		if ((err = kiln_link_pin(links[i], sub)))
+		snprintf(paths[n], PATH_MAX, "links/%s", kiln_prog_name(kiln_object_prog(obj, i)));
+		e[n] = (struct kiln_pin_entry){ paths[n], kiln_link_fd(links[i]) };
+		n++;
+	}
+	/* the record first: whatever of the pins is made, unload finds it listed */
+	bool made_dir = access(dir, F_OK) != 0;
+	if ((err = kiln_pin_record(dir, e, n)))
+		cli_fail(cmd);
+	for (size_t i = 0; !err && i < n; i++) {
+		char path[PATH_MAX];
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e[i].path) >= (int)sizeof(path)) {
+			fprintf(stderr, "kiln %s: path too long under %s\n", cmd, dir);
+			err = -ENAMETOOLONG;
+		} else if (!strncmp(e[i].path, "links/", 6)) {
+			size_t k = 0;    /* the link of this entry: links are pinned through their owner */
+			while (!links[k] || kiln_link_fd(links[k]) != e[i].fd)
+				k++;
+			if ((err = kiln_link_pin(links[k], path)))
+				cli_fail(cmd);
+		} else if ((err = kiln_pin(e[i].fd, path))) {
 			cli_fail(cmd);
-	}
-	if (err) {
-		/* nothing half-pinned: what this call pinned goes again */
-		for (const char *s = "maps\0progs\0links\0"; *s; s += strlen(s) + 1) {
-			snprintf(sub, sizeof(sub), "%s/%s", dir, s);
-			kiln_unpin_tree(sub);
 		}
-		if (made_dir)
-			rmdir(dir);
 	}
+	if (err && access(dir, F_OK) == 0) {
+		/* nothing half-pinned: what this call pinned goes again */
+		kiln_unload(dir, 0);
+		if (!made_dir)
+			mkdir(dir, 0700);
+	}
+	free(e);
+	free(paths);
 	return err;
 }
 
@@ -145,7 +200,7 @@ int cmd_load(int argc, char **argv)
 	const struct cli_opt opts[] = {
 		{ "--pin", CLI_STR, &dir, "a directory" }, { "--iface", CLI_STR, &a.iface, "an interface" },
 		{ "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" }, { "--egress", CLI_FLAG, &a.egress, NULL },
-		{ "--attach", CLI_FLAG, &attach, NULL }, { 0 },
+		{ "--attach", CLI_FLAG, &attach, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL }, { 0 },
 	};
 	int npos, r = cli_parse("load", load_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)
@@ -182,14 +237,16 @@ out:
 int cmd_unload(int argc, char **argv)
 {
 	const char *dir = NULL;
-	int npos, r = cli_parse("unload", unload_help, argc, argv, NULL, &dir, 1, &npos);
+	bool force = false;
+	const struct cli_opt opts[] = { { "--force", CLI_FLAG, &force, NULL }, { 0 } };
+	int npos, r = cli_parse("unload", unload_help, argc, argv, opts, &dir, 1, &npos);
 	if (r != CLI_OK)
 		return r;
 	if (!dir) {
 		fputs(unload_help, stderr);
 		return 2;
 	}
-	if (kiln_unpin_tree(dir)) {
+	if (kiln_unload(dir, force ? KILN_UNLOAD_FORCE : 0)) {
 		cli_fail("unload");
 		return 1;
 	}

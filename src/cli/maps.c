@@ -22,6 +22,9 @@ static const char map_help[] =
 void cli_fail(const char *cmd)
 {
 	fprintf(stderr, "kiln %s: %s\n", cmd, kiln_errmsg());
+	/* a refusal for want of privilege says so, whatever call met it first */
+	if (strstr(kiln_errmsg(), strerror(EPERM)) && kiln_bpf_privileged())
+		fprintf(stderr, "kiln %s: %s\n", cmd, kiln_errmsg());
 }
 
 int cli_map_open_target(const char *cmd, const char *target, struct kiln_map **out)

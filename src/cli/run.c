@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
-	"                [--cgroup PATH] [--egress] [--quiet]\n"
+	"                [--cgroup PATH] [--egress] [--quiet] [-w|--no-warnings]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
@@ -21,13 +22,25 @@ static const char run_help[] =
 	"--duration seconds: 10, 1.5, 500ms) detach everything, print the maps and, for each\n"
 	"buffer, its records, perf's lost records and the ring buffer's drops. With --pin DIR the\n"
 	"maps, programs and links are pinned there and stay attached after kiln exits (`kiln\n"
-	"unload DIR` removes them). --json prints JSON lines: {\"event\":NAME,\"pid\":1,...}.\n";
+	"unload DIR` removes them). --json prints JSON lines: {\"event\":NAME,\"pid\":1,...}.\n"
+	"Ctrl-C stops within a fraction of a second however fast records arrive; a second\n"
+	"Ctrl-C exits at once, skipping the final report (the links go with the process).\n"
+	"A kiln source's compile warnings go to stderr unless -w. A program the verifier refuses\n"
+	"is shown at its source file:line:col with the verifier's message and a hint.\n";
 
 static volatile sig_atomic_t stop_signal;
+static struct kiln_reader *volatile signal_reader;
 
+/* The first Ctrl-C or SIGTERM stops the reader at once (its poll returns after the record in
+ * hand) and lets cleanup run; a second one exits at once: the kernel closes the links' fds, so
+ * nothing unpinned stays attached either way. */
 static void on_signal(int sig)
 {
+	if (stop_signal)
+		_exit(128 + sig);
 	stop_signal = sig;
+	if (signal_reader)
+		kiln_reader_stop(signal_reader);
 }
 
 /* One ring or perf buffer map being streamed: its records decode by the layout the map names
@@ -188,6 +201,8 @@ static bool is_drop_counter(struct kiln_reader *rd, struct kiln_map *m)
 	return false;
 }
 
+#define DRAIN_S 0.25
+
 static double now(void)
 {
 	struct timespec ts;
@@ -205,7 +220,7 @@ int cmd_run(int argc, char **argv)
 		{ "--duration", CLI_STR, &dur, "a number of seconds" }, { "--pin", CLI_STR, &pin, "a directory" },
 		{ "--iface", CLI_STR, &a.iface, "an interface" }, { "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" },
 		{ "--egress", CLI_FLAG, &a.egress, NULL }, { "--json", CLI_FLAG, &json, NULL },
-		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { 0 },
+		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL }, { 0 },
 	};
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)
@@ -243,6 +258,9 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (streams_open(obj, json, &ss, &rd))
 		goto out;
+	signal_reader = rd;
+	if (stop_signal && rd)     /* a signal before the reader was there */
+		kiln_reader_stop(rd);
 	if (!quiet)
 		fprintf(stderr, "kiln run: running%s; Ctrl-C to stop\n", duration >= 0 ? " for the duration" : "");
 	double end = duration >= 0 ? now() + duration : 0;
@@ -260,9 +278,11 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
-	/* What the programs sent before the end is printed too: a consumer slowed by decoding
-	 * (symbolizing a stack reads files) may be behind when the duration ends. */
-	for (int i = 0; rd && i < 1000 && kiln_reader_poll(rd, 0) > 0; i++)
+	/* What the programs sent before the end of --duration is printed too: a consumer slowed
+	 * by decoding (symbolizing a stack reads files) may be behind. For DRAIN_S at most, since
+	 * programs may send faster than we print; after a signal the reader is stopped already. */
+	double drain_end = now() + DRAIN_S;
+	while (rd && now() < drain_end && kiln_reader_poll(rd, 0) > 0)
 		;
 	if (!quiet && stop_signal)
 		fprintf(stderr, "kiln run: %s, detaching\n", stop_signal == SIGINT ? "interrupted" : "terminated");
@@ -276,6 +296,7 @@ int cmd_run(int argc, char **argv)
 	streams_report(rd, json);
 	rc = 0;
 out:
+	signal_reader = NULL;
 	streams_close(&ss, rd);
 	for (size_t i = 0; links && i < nprogs; i++)
 		kiln_link_destroy(links[i]);   /* detaches, except links pinned with --pin */

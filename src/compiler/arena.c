@@ -13,17 +13,27 @@ struct kl_arena_block {
 	_Alignas(16) unsigned char data[];
 };
 
-void *kl_arena_alloc(struct kl_arena *a, size_t size)
+_Noreturn void kl_arena_oom(struct kl_arena *a)
 {
+	if (a->oom)
+		longjmp(*a->oom, 1);
+	/* Only an arena used outside kl_compile gets here: unit tests driving the reader or a
+	 * pass directly. Every path from libkiln and the CLI goes through kl_compile. */
+	fprintf(stderr, "kiln: out of memory (arena without a recovery point)\n");
+	abort();
+}
+
+void *kl_arena_try_alloc(struct kl_arena *a, size_t size)
+{
+	if (size > ((size_t)-1) / 4)
+		return NULL;
 	size = (size + 15) & ~(size_t)15;
 	struct kl_arena_block *b = a->head;
 	if (!b || b->used + size > b->cap) {
 		size_t cap = size > BLOCK_MIN ? size : BLOCK_MIN;
 		b = malloc(sizeof(*b) + cap);
-		if (!b) {
-			fprintf(stderr, "kiln: out of memory\n");
-			abort();
-		}
+		if (!b)
+			return NULL;
 		b->used = 0;
 		b->cap = cap;
 		b->next = a->head;
@@ -32,6 +42,14 @@ void *kl_arena_alloc(struct kl_arena *a, size_t size)
 	void *p = b->data + b->used;
 	b->used += size;
 	memset(p, 0, size);
+	return p;
+}
+
+void *kl_arena_alloc(struct kl_arena *a, size_t size)
+{
+	void *p = kl_arena_try_alloc(a, size);
+	if (!p)
+		kl_arena_oom(a);
 	return p;
 }
 
@@ -54,6 +72,8 @@ char *kl_arena_printf(struct kl_arena *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		n = 0;
 	char *p = kl_arena_alloc(a, (size_t)n + 1);
 	va_start(ap, fmt);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);

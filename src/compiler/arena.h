@@ -1,15 +1,30 @@
 /* arena.h — one bump allocator per compilation: nodes, types and IR are never freed
- * one by one; kl_arena_free releases everything at the end. */
+ * one by one; kl_arena_free releases everything at the end.
+ *
+ * Out of memory: kl_arena_alloc does not return NULL; it longjmps to a->oom, which
+ * kl_compile sets for the whole compilation and turns into an "out of memory" error
+ * (ENOMEM). Checked returns would put a test after each of the hundreds of allocations in
+ * every pass; one jump is enough because nothing the passes hold besides the arena needs
+ * releasing: they take all their memory from it, and the two places that hold something
+ * else while allocating from it (a tracepoint's format file, read with kl_arena_try_alloc;
+ * the BTF and ELF writers, which use malloc with checked returns and no arena) release it
+ * first. The arena itself is freed by whoever made it (kl_arena_free), jump or not. */
 #ifndef KL_ARENA_H
 #define KL_ARENA_H
+#include <setjmp.h>
 #include <stddef.h>
 
 struct kl_arena_block;
 struct kl_arena {
 	struct kl_arena_block *head;
+	jmp_buf *oom;                 /* where allocation failure jumps (set by kl_compile) */
 };
 
 void *kl_arena_alloc(struct kl_arena *a, size_t size);       /* zeroed, 16-byte aligned */
+/* The same, but NULL on failure instead of the jump: for a caller holding a resource. */
+void *kl_arena_try_alloc(struct kl_arena *a, size_t size);
+/* Jump to a->oom (the failure kl_arena_try_alloc's caller got, once it released its resource). */
+_Noreturn void kl_arena_oom(struct kl_arena *a);
 char *kl_arena_strdup(struct kl_arena *a, const char *s);
 char *kl_arena_strndup(struct kl_arena *a, const char *s, size_t n);
 char *kl_arena_printf(struct kl_arena *a, const char *fmt, ...)

@@ -34,6 +34,7 @@ struct bb {
 	uint32_t nlines;
 	char *scratch;         /* one source line or one mangled name, NUL-terminated */
 	size_t scratch_cap;
+	bool nomem;            /* scratch could not grow: a name came out NULL (anonymous) */
 };
 
 static int fail(struct bb *b, int errnum, const char *fmt, ...)
@@ -65,8 +66,10 @@ static char *scratch(struct bb *b, size_t n)
 		while (cap < n + 1)
 			cap *= 2;
 		char *p = realloc(b->scratch, cap);
-		if (!p)
+		if (!p) {
+			b->nomem = true;
 			return NULL;
+		}
 		b->scratch = p;
 		b->scratch_cap = cap;
 	}
@@ -517,6 +520,29 @@ static bool is_identifier(const char *s)
 /* Function and map names are ELF symbols as well as BTF names, and libbpf pairs a map's
  * VAR with its symbol by name; so they are taken as the back end mangled them, and only
  * checked here. */
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* A name two of n records share (each record starts with its const char *name), in *dup, or
+ * NULL: sorted, not compared pairwise, so thousands of functions or maps stay fast. */
+static int twice(struct bb *b, uint32_t n, const void *records, size_t stride, const char **dup)
+{
+	*dup = NULL;
+	const char **names = malloc((n ? n : 1) * sizeof(*names));
+	if (!names)
+		return fail(b, ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < n; i++)
+		names[i] = *(const char *const *)(const void *)((const char *)records + i * stride);
+	qsort(names, n, sizeof(*names), by_name);
+	for (uint32_t i = 1; i < n && !*dup; i++)
+		if (!strcmp(names[i], names[i - 1]))
+			*dup = names[i];
+	free(names);
+	return 0;
+}
+
 static int check_obj(struct bb *b)
 {
 	const struct kl_obj *obj = b->obj;
@@ -537,14 +563,13 @@ static int check_obj(struct bb *b)
 				    obj->maps[i].name ? obj->maps[i].name : "");
 	/* kiln's mangling maps both `a-b` and `a_b` to a_b; two such symbols would pair
 	 * one BTF entry with the other's code or map */
-	for (uint32_t i = 0; i < obj->nfuncs; i++)
-		for (uint32_t j = 0; j < i; j++)
-			if (!strcmp(obj->funcs[i].name, obj->funcs[j].name))
-				return fail(b, EINVAL, "two functions are named %s", obj->funcs[i].name);
-	for (uint32_t i = 0; i < obj->nmaps; i++)
-		for (uint32_t j = 0; j < i; j++)
-			if (!strcmp(obj->maps[i].name, obj->maps[j].name))
-				return fail(b, EINVAL, "two maps are named %s", obj->maps[i].name);
+	const char *dup;
+	int err = twice(b, obj->nfuncs, obj->funcs, sizeof(*obj->funcs), &dup);
+	if (err || dup)
+		return err ? err : fail(b, EINVAL, "two functions are named %s", dup);
+	err = twice(b, obj->nmaps, obj->maps, sizeof(*obj->maps), &dup);
+	if (err || dup)
+		return err ? err : fail(b, EINVAL, "two maps are named %s", dup);
 	if (!obj->license)
 		return fail(b, EINVAL, "object has no license");
 	return 0;
@@ -807,9 +832,22 @@ static int build(struct bb *b, void **btf_out, uint32_t *btf_len, void **ext,
 
 	/* .BTF.ext's strings live in .BTF, so it is built before .BTF is taken. */
 	err = err ? err : build_ext(b, secs, nsecs, ext, ext_len);
+	/* the kernel's limits (the source's are checked where it is read: names, members, maps,
+	 * forms and size keep an object well inside these) */
+	if (!err && btf__type_cnt(b->btf) - 1 > 0xfffff)
+		err = fail(b, E2BIG, "BTF: %u types; the kernel takes at most %u", btf__type_cnt(b->btf) - 1,
+			   0xfffffu);
 	if (!err) {
 		uint32_t len = 0;
 		const void *raw = btf__raw_data(b->btf, &len);
+		const struct btf_header *h = raw;
+		if (raw && h->str_len > 0xffffff) {
+			free(*ext);
+			*ext = NULL;
+			err = fail(b, E2BIG, "BTF: %u bytes of names and source lines; the kernel takes at most "
+				   "16 MiB", h->str_len);
+			goto out;
+		}
 		void *copy = raw ? malloc(len) : NULL;
 		if (!copy) {
 			free(*ext);
@@ -837,6 +875,14 @@ int kl_btf_build(const struct kl_obj *obj, void **btf, uint32_t *btf_len,
 		return fail(&b, errno ? errno : ENOMEM, "BTF: cannot create: %s",
 			    strerror(errno ? errno : ENOMEM));
 	int rc = build(&b, btf, btf_len, ext, ext_len);
+	if (!rc && b.nomem) {
+		/* a name that could not be made went in as none: not the BTF asked for */
+		free(*btf);
+		free(*ext);
+		*btf = *ext = NULL;
+		*btf_len = *ext_len = 0;
+		rc = fail(&b, ENOMEM, "out of memory");
+	}
 	btf__free(b.btf);
 	free(b.memo);
 	free(b.map_struct);

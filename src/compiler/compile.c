@@ -3,6 +3,7 @@
 #include "compile.h"
 #include "opt.h"
 #include <errno.h>
+#include <setjmp.h>
 #include <string.h>
 
 /* BPF has no recursion: find a cycle among defuns through their calls. */
@@ -57,7 +58,7 @@ int kl_compile_front(struct kl_comp *c)
 	return kl_add_drop_counters(c);
 }
 
-int kl_compile(struct kl_comp *c, const char *out_path)
+static int compile(struct kl_comp *c, const char *out_path)
 {
 	if (kl_compile_front(c))
 		return -1;
@@ -82,6 +83,7 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 			return -1;
 		kl_vec_push(c->a, &c->ir, f);
 	}
+	kl_warn_unused_maps(c);
 
 	uint32_t nf = (uint32_t)c->ir.len;
 	struct kl_func *funcs = kl_arena_array(c->a, struct kl_func, nf + 1);
@@ -132,9 +134,13 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 	for (uint32_t i = 0; i < obj.nstructs; i++)
 		obj.structs[i] = c->structs.items[i].type;
 	char err[256] = "";
+	/* a writer's failure is not the source's: its errno goes with the message */
 	if (c->opts.write_fd) {
-		if (kl_elf_write_fd(&obj, c->opts.out_fd, err, sizeof(err)))
+		int r = kl_elf_write_fd(&obj, c->opts.out_fd, err, sizeof(err));
+		if (r) {
+			c->d->err = -r;
 			return kl_error(c->d, (struct kl_span){ 0 }, "cannot write the object: %s", err);
+		}
 		return 0;
 	}
 	if (!out_path)
@@ -142,6 +148,7 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 	int r = kl_elf_write(&obj, out_path, err, sizeof(err));
 	if (r)
 	{
+		c->d->err = -r;
 		/* the writer's message may already start with the path */
 		size_t n = strlen(out_path);
 		const char *why = !err[0] ? strerror(-r) : !strncmp(err, out_path, n) && !strncmp(err + n, ": ", 2)
@@ -149,4 +156,22 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 		return kl_error(c->d, (struct kl_span){ 0 }, "cannot write %s: %s", out_path, why);
 	}
 	return 0;
+}
+
+/* The recovery point for the arena running out of memory (see arena.h): everything the
+ * passes allocated is in the arena, which the caller frees. */
+int kl_compile(struct kl_comp *c, const char *out_path)
+{
+	jmp_buf oom;
+	jmp_buf *outer = c->a->oom;
+	if (setjmp(oom)) {
+		c->a->oom = outer;
+		c->d->err = ENOMEM;
+		c->d->nerrors = 0;
+		return kl_error(c->d, (struct kl_span){ 0 }, "out of memory");
+	}
+	c->a->oom = &oom;
+	int r = compile(c, out_path);
+	c->a->oom = outer;
+	return r;
 }

@@ -22,6 +22,7 @@ struct kl_mapdef {
 	uint32_t key_size, value_size;
 	struct kl_map m;                  /* what goes into the object */
 	bool count_drops;                 /* ringbuf written by with-event: has NAME-drops */
+	bool used;                        /* a program or function refers to it */
 };
 
 struct kl_structdef {
@@ -81,12 +82,17 @@ struct kl_comp {
 	uint32_t expansions;              /* macro expansions open now (nested) */
 	struct kl_closure *closures;      /* expand.c's lambdas made so far, with their environments */
 	unsigned gensyms;                 /* expand.c's gensym counter */
+	uint32_t expanded;                /* macro expansions in all (bounded: KL_MAX_EXPANDED) */
+	struct kl_name_index *index;      /* forms.c: maps, structs, accessors, funs by name */
 };
 
 /* forms.c */
 int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms);
 /* After collecting: a NAME-drops counter map for every ring buffer with-event writes to. */
 int kl_add_drop_counters(struct kl_comp *c);
+/* After lowering: a warning for each defmap no program or function uses (none in a file of
+ * maps only; a map-in-map's :inner-map template counts as used). */
+void kl_warn_unused_maps(struct kl_comp *c);
 int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out);
 /* a <alu> b with the BPF machine's semantics (x/0 = 0, x%0 = x, shift counts masked). */
 int64_t kl_fold(uint8_t alu, int64_t a, int64_t b);

@@ -33,23 +33,94 @@ const char *kl_source_line(const struct kl_source *src, uint32_t line, size_t *l
 	return p;
 }
 
+/* Bytes of source text as printed in a diagnostic: control bytes (ESC, NUL, CR...) and DEL
+ * as \xHH, so the source cannot drive the terminal; tabs kept (the caret line copies them).
+ * Returns how many columns byte c takes. */
+static int put_safe(FILE *out, unsigned char c)
+{
+	if ((c < 0x20 && c != '\t') || c == 0x7f)
+		return fprintf(out, "\\x%02x", c);
+	fputc(c, out);
+	return 1;
+}
+
+#define EXCERPT 160   /* bytes of a long source line shown around the error's column */
+
+void kl_warn(struct kl_diag *d, struct kl_span span, const char *fmt, ...)
+{
+	if (d->nwarnings++ >= KL_MAX_WARNINGS)
+		return;
+	struct kl_warning *w = &d->warnings[d->nwarnings - 1];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(w->msg, sizeof(w->msg), fmt, ap);
+	va_end(ap);
+	w->span = span;
+}
+
+static void print_at(const struct kl_span *s, const char *kind, const char *msg, FILE *out);
+
 void kl_diag_print(const struct kl_diag *d, FILE *out)
 {
-	if (!d->nerrors)
-		return;
-	const struct kl_span *s = &d->span;
-	if (!s->src) {
-		fprintf(out, "kiln: error: %s\n", d->msg);
-		return;
+	if (d->nerrors)
+		print_at(&d->span, "error", d->msg, out);
+}
+
+void kl_diag_print_warnings(const struct kl_diag *d, FILE *out)
+{
+	/* in source order (an inner scope closes, and warns, before the outer one) */
+	int n = d->nwarnings < KL_MAX_WARNINGS ? d->nwarnings : KL_MAX_WARNINGS, order[KL_MAX_WARNINGS];
+	for (int i = 0; i < n; i++) {
+		const struct kl_span *s = &d->warnings[i].span;
+		int j = i;
+		for (; j > 0; j--) {
+			const struct kl_span *t = &d->warnings[order[j - 1]].span;
+			if (t->line < s->line || (t->line == s->line && t->col <= s->col))
+				break;
+			order[j] = order[j - 1];
+		}
+		order[j] = i;
 	}
-	fprintf(out, "%s:%u:%u: error: %s\n", s->src->path, s->line, s->col, d->msg);
+	for (int i = 0; i < n; i++)
+		print_at(&d->warnings[order[i]].span, "warning", d->warnings[order[i]].msg, out);
+	if (d->nwarnings > KL_MAX_WARNINGS)
+		fprintf(out, "kiln: %d more warnings\n", d->nwarnings - KL_MAX_WARNINGS);
+}
+
+static void print_at(const struct kl_span *s, const char *kind, const char *msg, FILE *out)
+{
+	if (s->src)
+		fprintf(out, "%s:%u:%u: %s: ", s->src->path, s->line, s->col, kind);
+	else
+		fprintf(out, "kiln: %s: ", kind);
+	for (const char *m = msg; *m; m++)   /* messages quote source text */
+		put_safe(out, (unsigned char)*m);
+	fputc('\n', out);
+	if (!s->src)
+		return;
 	size_t len;
 	const char *line = kl_source_line(s->src, s->line, &len);
 	if (!len)
 		return;
-	fprintf(out, "  %.*s\n  ", (int)len, line);
-	for (uint32_t i = 1; i < s->col && i <= len; i++)
-		fputc(line[i - 1] == '\t' ? '\t' : ' ', out);
+	/* a long line is shown around the column, so an error prints a few lines, not megabytes */
+	size_t from = 0, to = len;
+	if (len > EXCERPT) {
+		size_t at = s->col > 0 ? s->col - 1 : 0;
+		from = at > EXCERPT / 2 ? at - EXCERPT / 2 : 0;
+		to = from + EXCERPT < len ? from + EXCERPT : len;
+	}
+	fputs(from ? "  ..." : "  ", out);
+	for (size_t i = from; i < to; i++)
+		put_safe(out, (unsigned char)line[i]);
+	fputs(to < len ? "...\n  " : "\n  ", out);
+	if (from)
+		fputs("   ", out);
+	for (uint32_t i = (uint32_t)from + 1; i < s->col && i <= len; i++) {
+		unsigned char c = (unsigned char)line[i - 1];
+		int w = c == '\t' ? 1 : (c < 0x20 || c == 0x7f) ? 4 : 1;
+		for (int k = 0; k < w; k++)
+			fputc(c == '\t' ? '\t' : ' ', out);
+	}
 	fputs("^\n", out);
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef EM_BPF
@@ -22,6 +23,8 @@
 struct strtab {
 	char *buf;
 	size_t len, cap;
+	uint32_t *slot;         /* open addressing: offset + 1 of each string, 0 empty */
+	size_t nslot, used;     /* nslot a power of two, at most half used */
 };
 
 struct code_sec {
@@ -67,13 +70,43 @@ static int fail(struct writer *w, int errnum, const char *fmt, ...)
 	return -errnum;
 }
 
+static uint32_t str_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot holding s, or the empty one where it goes. */
+static uint32_t *str_slot(const struct strtab *t, const char *s)
+{
+	for (size_t i = str_hash(s) & (t->nslot - 1);; i = (i + 1) & (t->nslot - 1))
+		if (!t->slot[i] || !strcmp(t->buf + t->slot[i] - 1, s))
+			return &t->slot[i];
+}
+
+/* Offset of s in the string table, added if new; shared strings found by a hash, not by
+ * walking the table (which made thousands of symbols quadratic). */
 static int str_add(struct writer *w, const char *s)
 {
 	struct strtab *t = &w->str;
 	size_t n = strlen(s) + 1;
-	for (size_t off = 0; off < t->len; off += strlen(t->buf + off) + 1)
-		if (!strcmp(t->buf + off, s))
-			return (int)off;
+	if (2 * (t->used + 1) > t->nslot) {
+		struct strtab g = *t;
+		g.nslot = t->nslot ? 2 * t->nslot : 256;
+		g.slot = calloc(g.nslot, sizeof(*g.slot));
+		if (!g.slot)
+			return fail(w, ENOMEM, "out of memory");
+		for (size_t i = 0; i < t->nslot; i++)
+			if (t->slot[i])
+				*str_slot(&g, t->buf + t->slot[i] - 1) = t->slot[i];
+		free(t->slot);
+		*t = g;
+	}
+	uint32_t *slot = str_slot(t, s);
+	if (*slot)
+		return (int)(*slot - 1);
 	if (t->len + n > t->cap) {
 		size_t cap = t->cap ? t->cap : 256;
 		while (cap < t->len + n)
@@ -85,6 +118,8 @@ static int str_add(struct writer *w, const char *s)
 		t->cap = cap;
 	}
 	memcpy(t->buf + t->len, s, n);
+	*slot = (uint32_t)t->len + 1;
+	t->used++;
 	t->len += n;
 	return (int)(t->len - n);
 }
@@ -477,6 +512,7 @@ static void writer_free(struct writer *w)
 	free(w->secs);
 	free(w->syms);
 	free(w->str.buf);
+	free(w->str.slot);
 	free(w->func_sym);
 	free(w->map_sym);
 	free(w->map_off);
@@ -496,20 +532,25 @@ int kl_elf_write(const struct kl_obj *obj, const char *path, char *err, size_t e
 
 	int rc = build(&w);
 	if (!rc) {
-		/* Written aside and renamed, so a failure never leaves half an object at path. */
-		tmp = malloc(strlen(path) + 8);
-		if (!tmp) {
+		/* Written aside and renamed, so a failure never leaves half an object at path;
+		 * created 0666 for the kernel to apply the umask, as any new file is (mkstemp's
+		 * 0600 widened by hand would ignore it) */
+		size_t sz = strlen(path) + 48;
+		tmp = malloc(sz);
+		if (!tmp)
 			rc = fail(&w, ENOMEM, "out of memory");
-		} else {
-			strcpy(tmp, path);
-			strcat(tmp, ".XXXXXX");
-			fd = mkstemp(tmp);
-			if (fd < 0)
-				rc = fail(&w, errno, "%s: %s", path, strerror(errno));
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		for (unsigned i = 0; tmp && fd < 0 && i < 100; i++) {
+			snprintf(tmp, sz, "%s.tmp-%d-%lx", path, (int)getpid(),
+				 (unsigned long)ts.tv_nsec + i * 7919UL);
+			fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+			if (fd < 0 && errno != EEXIST)
+				break;
 		}
+		if (tmp && fd < 0)
+			rc = fail(&w, errno, "%s: %s", path, strerror(errno));
 	}
-	if (!rc && fchmod(fd, 0644) < 0)
-		rc = fail(&w, errno, "%s: %s", path, strerror(errno));
 	if (!rc)
 		rc = write_elf(&w, fd);
 	if (fd >= 0 && close(fd) < 0 && !rc)

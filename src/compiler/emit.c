@@ -26,7 +26,9 @@ struct em {
 
 static void put(struct em *e, struct bpf_insn i)
 {
-	if (e->span.line && e->span.line != e->cur_line) {
+	/* a record where the source position changes, columns too: a verifier rejection then
+	 * points at the form, not only at the line (see src/lib/verifier.c) */
+	if (e->span.line && (e->span.line != e->cur_line || e->span.col != e->cur_col)) {
 		struct kl_line l = { (uint32_t)e->out.len, e->span.line, e->span.col };
 		kl_vec_push(e->c->a, &e->lines, l);
 		e->cur_line = e->span.line;

@@ -504,8 +504,7 @@ static struct kl_node *b_tracepoint_fields(struct ev *e, struct kl_node **a, uin
 	uint32_t nf;
 	char path[512];
 	if (kl_tracepoint_format(e->c->a, event, &fs, &nf, path, sizeof(path)))
-		return fail(e, a[0], "cannot read tracepoint format %s (is tracefs mounted, does the tracepoint exist?)",
-			    path);
+		return fail(e, a[0], "%s", path);
 	struct kl_node *want = n > 1 ? as_list(e, a[1], "%tracepoint-fields") : NULL;
 	if (n > 1 && !want)
 		return NULL;
@@ -826,6 +825,10 @@ static struct macro *find(struct kl_comp *c, const char *name)
 }
 
 bool kl_macro_is(struct kl_comp *c, const char *name) { return name && find(c, name); }
+const char *kl_macro_name(struct kl_comp *c, size_t i)
+{
+	return i < macros_of(c)->len ? macros_of(c)->items[i].name : NULL;
+}
 
 /* Code a macro from another file (the prelude) produces is given the call's position, so
  * line info, verifier logs and errors point into the user's file, not at prelude lines under
@@ -862,6 +865,11 @@ struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n)
 	if (c->expansions >= KL_MAX_EXPANSIONS) {
 		kl_error(c->d, n->span, "macro '%s' expands without end (more than %d nested expansions)", m->name,
 			 KL_MAX_EXPANSIONS);
+		return NULL;
+	}
+	if (++c->expanded > KL_MAX_EXPANDED) {
+		kl_error(c->d, n->span, "more than %d macro expansions in all; kiln expands at most that many",
+			 KL_MAX_EXPANDED);
 		return NULL;
 	}
 	struct ev e = { c, n->span, m, 0 };

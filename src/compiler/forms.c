@@ -1,8 +1,12 @@
 /* forms.c — the top-level forms: defconstant, defmap, defstruct, defevent, defun and defprog
  * are checked and recorded here, and compile-time constant expressions are evaluated. */
+#define _GNU_SOURCE
 #include "compile.h"
 #include "expand.h"
+#include "names.h"
+#include "tracefs.h"
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *kl_mangle(struct kl_arena *a, const char *name)
@@ -31,36 +35,47 @@ bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out)
 	return kl_constant_find(name, out);
 }
 
+/* Each table's entries by name (names.h): the vectors are only ever pushed to, here. */
+struct kl_name_index {
+	struct kl_names maps, structs, accessors, funs;
+};
+
+static struct kl_name_index *name_index(struct kl_comp *c)
+{
+	if (!c->index)
+		c->index = kl_arena_new(c->a, struct kl_name_index);
+	return c->index;
+}
+
+#define PUSH_NAMED(c, vec, table, x) do {                                                     \
+	kl_vec_push((c)->a, &(c)->vec, (x));                                                  \
+	kl_names_put((c)->a, &name_index(c)->table, (c)->vec.items[(c)->vec.len - 1].name,   \
+		     (uint32_t)((c)->vec.len - 1));                                           \
+} while (0)
+
+#define LOOKUP_NAMED(c, vec, table, name) __extension__ ({                                    \
+	int64_t i_ = kl_names_get(&name_index(c)->table, (name));                             \
+	i_ < 0 ? NULL : &(c)->vec.items[i_];                                                  \
+})
+
 struct kl_mapdef *kl_map_lookup(struct kl_comp *c, const char *name)
 {
-	for (size_t i = 0; i < c->maps.len; i++)
-		if (!strcmp(c->maps.items[i].name, name))
-			return &c->maps.items[i];
-	return NULL;
+	return LOOKUP_NAMED(c, maps, maps, name);
 }
 
 struct kl_structdef *kl_struct_lookup(struct kl_comp *c, const char *name)
 {
-	for (size_t i = 0; i < c->structs.len; i++)
-		if (!strcmp(c->structs.items[i].name, name))
-			return &c->structs.items[i];
-	return NULL;
+	return LOOKUP_NAMED(c, structs, structs, name);
 }
 
 const struct kl_accessor *kl_accessor_lookup(struct kl_comp *c, const char *name)
 {
-	for (size_t i = 0; i < c->accessors.len; i++)
-		if (!strcmp(c->accessors.items[i].name, name))
-			return &c->accessors.items[i];
-	return NULL;
+	return LOOKUP_NAMED(c, accessors, accessors, name);
 }
 
 struct kl_fundef *kl_fun_lookup(struct kl_comp *c, const char *name)
 {
-	for (size_t i = 0; i < c->funs.len; i++)
-		if (!strcmp(c->funs.items[i].name, name))
-			return &c->funs.items[i];
-	return NULL;
+	return LOOKUP_NAMED(c, funs, funs, name);
 }
 
 struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n)
@@ -204,6 +219,10 @@ static const char *const map_options[] = {
 	"inner-map", "value-type", "event",
 };
 
+/* A BTF DATASEC's vlen, its variable count, is 16 bits; the drop counters of ring buffers
+ * are maps too. */
+#define MAX_MAPS 32767
+
 static int do_defmap(struct kl_comp *c, struct kl_node *n)
 {
 	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
@@ -211,6 +230,9 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 	const char *name = n->items[1]->str;
 	if (kl_map_lookup(c, name))
 		return kl_error(c->d, n->items[1]->span, "map '%s' is defined twice", name);
+	if (c->maps.len >= MAX_MAPS)   /* each is a variable of BTF's .maps section */
+		return kl_error(c->d, n->span, "more than %d maps; BTF's .maps section lists at most that many",
+				MAX_MAPS);
 	struct kl_mapdef md = { .name = name, .span = n->span };
 	md.m.name = kl_mangle(c->a, name);
 	md.m.inner = -1;
@@ -342,7 +364,7 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 			return form_error(c, opt[10], ":event must name a defevent or defstruct defined before");
 		md.m.event = sd->type;
 	}
-	kl_vec_push(c->a, &c->maps, md);
+	PUSH_NAMED(c, maps, maps, md);
 	return 0;
 }
 
@@ -378,16 +400,33 @@ int kl_add_drop_counters(struct kl_comp *c)
 		if (kl_map_lookup(c, name))
 			continue;   /* the user's own */
 		struct kl_mapdef md = { .name = name, .span = c->maps.items[i].span,
-					.mt = kl_map_type_find("array"), .key_size = 4, .value_size = 8 };
+					.mt = kl_map_type_find("array"), .key_size = 4, .value_size = 8,
+					.used = true };   /* kiln's own: never warned about */
 		md.m.name = kl_mangle(c->a, name);
 		md.m.type = BPF_MAP_TYPE_ARRAY;
 		md.m.key = kl_type_builtin("u32");
 		md.m.value = kl_type_builtin("u64");
 		md.m.max_entries = 1;
 		md.m.inner = -1;
-		kl_vec_push(c->a, &c->maps, md);
+		PUSH_NAMED(c, maps, maps, md);
 	}
 	return 0;
+}
+
+void kl_warn_unused_maps(struct kl_comp *c)
+{
+	if (!c->progs.len)
+		return;      /* a file of maps only defines them for others to use */
+	for (size_t i = 0; i < c->maps.len; i++) {
+		int inner = c->maps.items[i].m.inner;
+		if (inner >= 0 && (size_t)inner < c->maps.len)
+			c->maps.items[inner].used = true;
+	}
+	for (size_t i = 0; i < c->maps.len; i++) {
+		const struct kl_mapdef *m = &c->maps.items[i];
+		if (!m->used && m->span.src == c->src)
+			kl_warn(c->d, m->span, "map '%s' is defined but no program uses it", m->name);
+	}
 }
 
 /* ---- defstruct / defevent ---- */
@@ -396,17 +435,20 @@ static int add_struct(struct kl_comp *c, struct kl_node *n, struct kl_type *st, 
 {
 	kl_type_layout(st);
 	struct kl_structdef sd = { st->name, st, event };
-	kl_vec_push(c->a, &c->structs, sd);
+	PUSH_NAMED(c, structs, structs, sd);
 	for (uint32_t i = 0; i < st->nfields; i++) {
 		struct kl_accessor acc = { kl_arena_printf(c->a, "%s-%s", st->name, st->fields[i].name), st,
 					   &st->fields[i] };
-		kl_vec_push(c->a, &c->accessors, acc);
+		PUSH_NAMED(c, accessors, accessors, acc);
 	}
 	return 0;
 }
 
+/* BTF's vlen, the member count of a struct or union, is 16 bits. */
+#define MAX_MEMBERS 65535
+
 /* A new struct type named by (FORM NAME MEMBER...), its fields still to fill; NULL with an
- * error when the name is missing or taken. */
+ * error when the name is missing or taken, or when it has more members than BTF can say. */
 static struct kl_type *new_struct(struct kl_comp *c, struct kl_node *n, const char *form)
 {
 	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM) {
@@ -414,6 +456,11 @@ static struct kl_type *new_struct(struct kl_comp *c, struct kl_node *n, const ch
 		return NULL;
 	}
 	const char *name = n->items[1]->str;
+	if (n->nitems - 2 > MAX_MEMBERS) {
+		kl_error(c->d, n->items[2 + MAX_MEMBERS]->span, "%s %s has %u members; BTF allows at most %d",
+			 form, name, n->nitems - 2, MAX_MEMBERS);
+		return NULL;
+	}
 	if (kl_struct_lookup(c, name) || kl_type_builtin(name)) {
 		kl_error(c->d, n->items[1]->span, "type '%s' is defined twice", name);
 		return NULL;
@@ -424,6 +471,31 @@ static struct kl_type *new_struct(struct kl_comp *c, struct kl_node *n, const ch
 	st->nfields = n->nitems - 2;
 	st->fields = kl_arena_array(c->a, struct kl_field, st->nfields);
 	return st;
+}
+
+static int by_name_then_index(const void *a, const void *b, void *fields)
+{
+	const struct kl_field *f = fields;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int r = strcmp(f[x].name, f[y].name);
+	return r ? r : (x > y) - (x < y);
+}
+
+/* The index of the first field whose name an earlier field has, or -1: sorted by name, not
+ * compared pairwise, so that 65,535 fields take milliseconds, not seconds. */
+static int first_duplicate(struct kl_comp *c, const struct kl_type *st)
+{
+	uint32_t n = st->nfields, *ix = kl_arena_array(c->a, uint32_t, n ? n : 1);
+	for (uint32_t i = 0; i < n; i++)
+		ix[i] = i;
+	qsort_r(ix, n, sizeof(*ix), by_name_then_index, st->fields);
+	int first = -1;
+	for (uint32_t i = 1; i < n; i++)
+		if (!strcmp(st->fields[ix[i]].name, st->fields[ix[i - 1]].name) &&
+		    strcmp(i > 1 ? st->fields[ix[i - 2]].name : "", st->fields[ix[i]].name) &&
+		    (first < 0 || ix[i] < (uint32_t)first))
+			first = (int)ix[i];
+	return first;
 }
 
 static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
@@ -442,9 +514,6 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 			return kl_error(c->d, f->span, event ? "defevent field must be [:name :type] or [:name :type count]"
 							     : "defstruct field must be (NAME TYPE)");
 		const char *fname = f->items[0]->str;
-		for (uint32_t k = 0; k < i; k++)
-			if (!strcmp(st->fields[k].name, fname))
-				return kl_error(c->d, f->span, "field '%s' appears twice in %s", fname, name);
 		struct kl_type *t = kl_type_parse(c, f->items[1]);
 		if (!t)
 			return -1;
@@ -459,6 +528,10 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 		st->fields[i].name = fname;
 		st->fields[i].type = t;
 	}
+	int dup = first_duplicate(c, st);
+	if (dup >= 0)
+		return kl_error(c->d, n->items[dup + 2]->span, "field '%s' appears twice in %s",
+				st->fields[dup].name, name);
 	return add_struct(c, n, st, event);
 }
 
@@ -506,7 +579,7 @@ static int do_defun(struct kl_comp *c, struct kl_node *n)
 	if (kl_fun_lookup(c, n->items[1]->str))
 		return kl_error(c->d, n->items[1]->span, "function '%s' is defined twice", n->items[1]->str);
 	struct kl_fundef f = { n->items[1]->str, n, params, params->nitems, 0, 0 };
-	kl_vec_push(c->a, &c->funs, f);
+	PUSH_NAMED(c, funs, funs, f);
 	return 0;
 }
 
@@ -552,6 +625,11 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 				p.pt->section_prefix ? p.pt->section_prefix : "");
 	} else {
 		p.section = p.pt->section;
+	}
+	if (p.pt->prog_type == BPF_PROG_TYPE_TRACEPOINT && sec && strchr(p.section, '/')) {
+		char msg[512];   /* the tracepoint must be one tracefs has (when there is a tracefs) */
+		if (kl_tracepoint_check(strchr(p.section, '/') + 1, msg, sizeof(msg)) < 0)
+			return kl_error(c->d, sec->span, "%s", msg);
 	}
 	if (lic) {
 		if (lic->kind != KL_N_STR)

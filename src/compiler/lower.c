@@ -3,6 +3,7 @@
  * verifier sees the packet and null checks the program wrote. */
 #include "compile.h"
 #include "expand.h"
+#include "nearest.h"
 #include "tracefs.h"
 #include <ctype.h>
 #include <linux/pkt_cls.h>
@@ -24,6 +25,8 @@ struct binding {
 	struct val v;
 	bool mutable;
 	const struct kl_type *type;   /* declared integer type: values are truncated to it */
+	bool used;                    /* read somewhere in its scope */
+	const struct kl_node *at;     /* written by the user: warn if never read (NULL: do not) */
 };
 
 struct lw {
@@ -37,6 +40,8 @@ struct lw {
 	uint32_t loop_depth;
 	struct { kl_vreg rec; uint32_t done; } events[8];  /* with-event records open, innermost last */
 	uint32_t nevents;
+	struct kl_span calls[8];         /* macro calls being lowered, innermost last */
+	uint32_t ncalls;
 };
 
 typedef int (*form_fn)(struct lw *, struct kl_node *, struct val *);
@@ -195,6 +200,33 @@ static struct binding *find_var(struct lw *l, const char *name)
 	return NULL;
 }
 
+/* Whether a node is the user's own: in the program's file, and not made by a macro (a
+ * macro's nodes carry the span of its call, or lie outside the call's text). */
+static bool user_written(struct lw *l, const struct kl_node *n)
+{
+	if (!n || n->span.src != l->c->src)
+		return false;
+	if (l->c->expansions == 0)
+		return true;
+	if (l->ncalls == 0 || l->ncalls > sizeof(l->calls) / sizeof(l->calls[0]))
+		return false;
+	const struct kl_span *call = &l->calls[l->ncalls - 1];
+	return call->src == n->span.src &&
+	       (n->span.line > call->line || (n->span.line == call->line && n->span.col > call->col));
+}
+
+/* The bindings made since scope mark going out of scope: a warning for each one the user
+ * wrote and nothing read (unless named _x or declared (declare (ignore x))). */
+static void warn_unused(struct lw *l, size_t mark)
+{
+	for (size_t i = mark; i < l->scope.len; i++) {
+		const struct binding *b = &l->scope.items[i];
+		if (!b->used && b->at && b->name[0] != '_')
+			kl_warn(l->c->d, b->at->span, "'%s' is bound but never used (name it _%s or declare it "
+				"(declare (ignore %s)) if that is meant)", b->name, b->name, b->name);
+	}
+}
+
 /* Does body assign the variable `name` (setf/incf/decf of the bare symbol)? Macro calls
  * are looked at through their expansion. */
 static bool assigns(struct kl_comp *c, struct kl_node *n, const char *name)
@@ -256,7 +288,7 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 	}
 	v.is_ptr = ptr;
 	v.misalign = mis;
-	struct binding b = { name, v, mutable, t };
+	struct binding b = { name, v, mutable, t, false, NULL };
 	kl_vec_push(l->c->a, &l->scope, b);
 }
 
@@ -518,6 +550,8 @@ struct bspec {
 	const char *name;
 	struct kl_node *init;        /* NULL: 0 */
 	const struct kl_type *type;  /* NULL: 64 bits */
+	const struct kl_node *at;    /* the name as written */
+	bool ignore;                 /* (declare (ignore NAME)): never read, on purpose */
 };
 
 static const struct kl_type *var_type(const struct kl_node *n)
@@ -531,11 +565,13 @@ static int binding_spec(struct lw *l, const char *form, struct kl_node *b, struc
 	memset(out, 0, sizeof(*out));
 	if (b->kind == KL_N_SYM) {
 		out->name = b->str;
+		out->at = b;
 		return 0;
 	}
 	if (b->kind != KL_N_LIST || !b->nitems || b->items[0]->kind != KL_N_SYM || b->nitems > 3)
 		return err_form(l, b, "%s binding must be (NAME VALUE) or (NAME TYPE VALUE): %s", form);
 	out->name = b->items[0]->str;
+	out->at = b->items[0];
 	if (b->nitems == 3) {
 		if (!(out->type = var_type(b->items[1])))
 			return err_form(l, b->items[1], "%s binding type must be u8 u16 u32 u64 i8 i16 i32 i64 or ptr: %s",
@@ -560,7 +596,15 @@ static int declarations(struct lw *l, struct kl_node **body, uint32_t nbody, str
 		struct kl_node *d = body[*ndecl];
 		for (uint32_t k = 1; k < d->nitems; k++) {
 			struct kl_node *spec = d->items[k];
-			if (!kl_head(spec) || strcmp(kl_head(spec), "type"))
+			const char *h = kl_head(spec);
+			if (h && (!strcmp(h, "ignore") || !strcmp(h, "ignorable"))) {
+				for (uint32_t v = 1; v < spec->nitems; v++)
+					for (uint32_t j = 0; j < nspecs; j++)
+						if (kl_is_sym(spec->items[v], specs[j].name))
+							specs[j].ignore = true;
+				continue;
+			}
+			if (!h || strcmp(h, "type"))
 				continue;
 			const struct kl_type *t = spec->nitems >= 2 ? var_type(spec->items[1]) : NULL;
 			if (!t)
@@ -580,6 +624,15 @@ static int declarations(struct lw *l, struct kl_node **body, uint32_t nbody, str
 		}
 	}
 	return 0;
+}
+
+/* The binding just made by form is the user's (to warn about if never read), unless
+ * ignored: the form is written in the program, not made by a macro (whose variables, like
+ * dotimes', may well go unused). */
+static void mark_user(struct lw *l, const struct kl_node *form, const struct bspec *sp)
+{
+	if (!sp->ignore && user_written(l, form) && user_written(l, sp->at))
+		l->scope.items[l->scope.len - 1].at = sp->at;
 }
 
 /* (let ((x e) ...) body) and let*: let evaluates every init before binding any. */
@@ -608,16 +661,22 @@ static int let_common(struct lw *l, struct kl_node *n, struct val *out, bool seq
 		vals[i] = cval(0);
 		if (specs[i].init && lower(l, specs[i].init, &vals[i]))
 			return -1;
-		if (sequential)
+		if (sequential) {
 			bind_typed(l, specs[i].name, vals[i], body_assigns(l, body, nbody, specs[i].name) ||
 				   body_assigns(l, bs->items + i + 1, bs->nitems - i - 1, specs[i].name), specs[i].type);
+			mark_user(l, n, &specs[i]);
+		}
 	}
 	if (!sequential)
-		for (uint32_t i = 0; i < bs->nitems; i++)
+		for (uint32_t i = 0; i < bs->nitems; i++) {
 			bind_typed(l, specs[i].name, vals[i], body_assigns(l, body, nbody, specs[i].name), specs[i].type);
+			mark_user(l, n, &specs[i]);
+		}
 	int r = lower_body(l, body, nbody, out);
 	if (!r && out->is_var)
 		*out = rval(fresh_copy(l, *out));
+	if (!r)
+		warn_unused(l, mark);
 	l->scope.len = mark;
 	return r;
 }
@@ -666,11 +725,13 @@ static int bind_test(struct lw *l, struct kl_node *n, struct val *out, bool has_
 			return -1;
 		bind_typed(l, specs[i].name, bv, body_assigns(l, body, nbody, specs[i].name) ||
 			   body_assigns(l, list + i + 1, nb - i - 1, specs[i].name), specs[i].type);
+		mark_user(l, n, &specs[i]);
 		branch(l, BPF_JEQ, l->scope.items[l->scope.len - 1].v, cval(0), lelse);
 	}
 	struct val v;
 	if (lower_body(l, body, nbody, &v))
 		return -1;
+	warn_unused(l, mark);
 	l->scope.len = mark;
 	move_to(l, r, v);
 	jump(l, lend);
@@ -1112,9 +1173,10 @@ static int tracepoint_field(struct lw *l, struct kl_node *fn, const char *name, 
 	char path[512];
 	struct kl_tp_field *fs;
 	uint32_t nf;
-	if (!tp || kl_tracepoint_format(l->c->a, tp + 1, &fs, &nf, path, sizeof(path)))
-		return kl_error(l->c->d, fn->span, "cannot read the format of tracepoint '%s' (is tracefs mounted at "
-				"/sys/kernel/tracing?)", tp ? tp + 1 : l->section);
+	if (!tp)
+		return kl_error(l->c->d, fn->span, "section '%s' names no tracepoint", l->section);
+	if (kl_tracepoint_format(l->c->a, tp + 1, &fs, &nf, path, sizeof(path)))
+		return kl_error(l->c->d, fn->span, "%s", path);
 	const char *want = kl_mangle(l->c->a, name);
 	for (uint32_t i = 0; i < nf; i++) {
 		const struct kl_tp_field *f = &fs[i];
@@ -1285,6 +1347,7 @@ static struct kl_mapdef *map_arg(struct lw *l, struct kl_node *n)
 
 static kl_vreg map_ref(struct lw *l, struct kl_mapdef *m)
 {
+	m->used = true;
 	struct kl_ir_ins *i = emit(l, IR_LDMAP);
 	i->imm = m - l->c->maps.items;
 	i->d = vreg(l);
@@ -2077,6 +2140,35 @@ static const struct {
 	{ "map-update-ptr", f_map_update }, { "map-delete-ptr", f_remmap },
 };
 
+/* "did you mean ...?" over every name a form can start with: forms, operators, helpers,
+ * macros, and the program's own functions, accessors and make-STRUCT constructors. */
+static const char *near_hint(struct kl_comp *c, const char *h, char *buf, size_t size)
+{
+	struct kl_nearest nb;
+	kl_nearest_init(&nb, h);
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		kl_nearest_add(&nb, forms[i].name);
+	for (size_t i = 0; i < sizeof(arith_ops) / sizeof(arith_ops[0]); i++)
+		kl_nearest_add(&nb, arith_ops[i].name);
+	for (size_t i = 0; i < sizeof(cmp_ops) / sizeof(cmp_ops[0]); i++)
+		kl_nearest_add(&nb, cmp_ops[i].name);
+	for (size_t i = 0; i < sizeof(swap_ops) / sizeof(swap_ops[0]); i++)
+		kl_nearest_add(&nb, swap_ops[i].name);
+	kl_helper_names_near(&nb);
+	for (size_t i = 0; kl_macro_name(c, i); i++)
+		kl_nearest_add(&nb, kl_macro_name(c, i));
+	for (size_t i = 0; i < c->funs.len; i++)
+		kl_nearest_add(&nb, c->funs.items[i].name);
+	for (size_t i = 0; i < c->accessors.len; i++)
+		kl_nearest_add(&nb, c->accessors.items[i].name);
+	for (size_t i = 0; i < c->structs.len; i++) {
+		char make[96];
+		snprintf(make, sizeof(make), "make-%s", c->structs.items[i].name);
+		kl_nearest_add(&nb, make);
+	}
+	return kl_nearest_hint(&nb, buf, size);
+}
+
 static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (n->nitems == 0)
@@ -2090,7 +2182,10 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 		if (!x)
 			return -1;
 		l->c->expansions++;
+		if (l->ncalls++ < sizeof(l->calls) / sizeof(l->calls[0]))
+			l->calls[l->ncalls - 1] = n->span;
 		int r = lower(l, x, out);
+		l->ncalls--;
 		l->c->expansions--;
 		return r;
 	}
@@ -2125,9 +2220,10 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	const struct kl_helper *helper = kl_helper_find(hn);
 	if (helper)
 		return f_helper(l, n, helper, out);
-	char buf[160];
+	char buf[160], hint[320];
 	kl_node_str(n, buf, sizeof(buf));
-	return kl_error(l->c->d, hd->span, "unknown function or form '%s' in %s", h, buf);
+	return kl_error(l->c->d, hd->span, "unknown function or form '%s' in %s%s%s", h, buf,
+			near_hint(l->c, h, hint, sizeof(hint))[0] ? "; " : "", hint);
 }
 
 static int lower(struct lw *l, struct kl_node *n, struct val *out)
@@ -2139,6 +2235,7 @@ static int lower(struct lw *l, struct kl_node *n, struct val *out)
 	case KL_N_SYM: {
 		struct binding *b = find_var(l, n->str);
 		if (b) {
+			b->used = true;
 			*out = b->v;
 			return 0;
 		}
@@ -2209,7 +2306,7 @@ struct kl_ir_func *kl_lower_prog(struct kl_comp *c, struct kl_progdef *p)
 	l.section = p->section;
 	struct kl_ir_ins *e = emit(&l, IR_ENTRY);
 	e->d = l.ctx = vreg(&l);
-	struct binding b = { "ctx", rval(l.ctx), false, NULL };
+	struct binding b = { "ctx", rval(l.ctx), false, NULL, false, NULL };
 	kl_vec_push(c->a, &l.scope, b);
 	struct val v;
 	if (lower_body(&l, p->form->items + p->body_start, p->form->nitems - p->body_start, &v) || finish(&l, v))
@@ -2229,7 +2326,7 @@ struct kl_ir_func *kl_lower_fun(struct kl_comp *c, struct kl_fundef *fd)
 		e->d = vreg(&l);
 		const char *name = fd->params->items[i]->str;
 		bool mut = body_assigns(&l, body, nbody, name);
-		struct binding b = { name, rval(e->d), mut, NULL };
+		struct binding b = { name, rval(e->d), mut, NULL, false, NULL };
 		if (mut)
 			b.v.is_var = true;
 		kl_vec_push(c->a, &l.scope, b);

@@ -13,9 +13,20 @@ struct rd {
 	const char *p, *end;
 	uint32_t line, col;
 	uint32_t depth;           /* lists open now: bounded so deep input cannot exhaust the stack */
+	uint32_t forms;           /* forms read so far (atoms and lists) */
 };
 
 #define MAX_DEPTH 1000
+/* A source of more forms than this is refused as soon as it is read that far: each costs some
+ * hundred bytes through the stages, and no program the kernel would load (at most 1,000,000
+ * instructions) needs as many; a million statements failed after seconds and a gigabyte. */
+#define MAX_FORMS 1000000
+/* BTF's string section, which holds the source lines of line info and the names, is at most
+ * 16 MiB; half of it for the source leaves room for both. */
+#define MAX_SOURCE (8 << 20)
+/* Names become BTF names (structs, fields, maps, functions), which the kernel takes up to
+ * KSYM_NAME_LEN (512) bytes; 255 leaves room for what kiln adds. */
+#define MAX_NAME 255
 
 static struct kl_span here(struct rd *r)
 {
@@ -221,6 +232,11 @@ static struct kl_node *read_atom(struct rd *r)
 			adv(r);
 	}
 	size_t len = (size_t)(r->p - start);
+	if (len > MAX_NAME && !isdigit((unsigned char)start[0])) {
+		kl_error(r->d, s, "a name of %zu characters; names are at most %d (they become BTF names)",
+			 len, MAX_NAME);
+		return NULL;
+	}
 	char *tok = kl_arena_strndup(r->a, start, len);
 	struct kl_node *n;
 	int64_t v;
@@ -285,6 +301,16 @@ static struct kl_node *read_form(struct rd *r)
 		kl_error(r->d, s, "unexpected end of file");
 		return NULL;
 	}
+	if ((size_t)(r->p - r->src->text) > MAX_SOURCE) {
+		kl_error(r->d, s, "the source is larger than %d MiB; kiln reads at most that much (BTF keeps "
+			 "its lines and names in at most 16 MiB)", MAX_SOURCE >> 20);
+		return NULL;
+	}
+	if (++r->forms > MAX_FORMS) {
+		kl_error(r->d, s, "the source has more than %d forms (atoms and lists); kiln reads at most "
+			 "that many", MAX_FORMS);
+		return NULL;
+	}
 	switch (*r->p) {
 	case '(': return read_list(r, ')');
 	case '[': return read_list(r, ']');
@@ -316,7 +342,7 @@ static struct kl_node *read_form(struct rd *r)
 int kl_read(struct kl_arena *a, struct kl_diag *d, const struct kl_source *src,
 	    struct kl_node ***forms, uint32_t *nforms)
 {
-	struct rd r = { a, d, src, src->text, src->text + src->len, 1, 1, 0 };
+	struct rd r = { a, d, src, src->text, src->text + src->len, 1, 1, 0, 0 };
 	KL_VEC(struct kl_node *) out = { 0 };
 	for (;;) {
 		if (skip(&r))

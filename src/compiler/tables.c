@@ -14,6 +14,7 @@
 #include <linux/in6.h>
 #include <linux/pkt_cls.h>
 #include "tables.h"
+#include "nearest.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -57,6 +58,14 @@ const struct kl_helper *kl_helper_find(const char *name)
 		if (strcmp(helper_aliases[i].alias, name) == 0)
 			return helper_by_name(helper_aliases[i].name);
 	return NULL;
+}
+
+void kl_helper_names_near(struct kl_nearest *nb)
+{
+	for (size_t i = 0; i < COUNT(helpers); i++)
+		kl_nearest_add(nb, helpers[i].name);
+	for (size_t i = 0; i < COUNT(helper_aliases); i++)
+		kl_nearest_add(nb, helper_aliases[i].alias);
 }
 
 const struct kl_helper *kl_helper_by_id(uint32_t id)

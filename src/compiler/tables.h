@@ -26,6 +26,9 @@ struct kl_helper {
 const struct kl_helper *kl_helper_find(const char *name);
 const struct kl_helper *kl_helper_by_id(uint32_t id);
 uint32_t kl_helper_count(void);
+struct kl_nearest;
+/* Offer every helper name and alias to a "did you mean" search (nearest.h). */
+void kl_helper_names_near(struct kl_nearest *nb);
 /* How many arguments a call must pass at least: nargs, except for a variadic helper
  * (trace-printk), whose row lists the BPF maximum of 5 and which needs only its fixed ones. */
 uint8_t kl_helper_min_args(const struct kl_helper *h);

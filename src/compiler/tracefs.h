@@ -14,8 +14,15 @@ struct kl_tp_field {
 	bool is_signed;
 };
 
+/* Check a tracepoint name "CATEGORY/EVENT" against tracefs: both parts only letters, digits
+ * and '_', and each an existing directory under events/. 0 if it exists; -1 if not, with
+ * the reason (naming the nearest existing names) in msg; 1 if no tracefs is mounted to ask,
+ * with that in msg. */
+int kl_tracepoint_check(const char *event, char *msg, size_t msgsz);
+
 /* The fields of tracepoint `event` ("sched/sched_switch"), common_* ones included, in
- * order. 0 on success; -1 when no format file can be read, with its first path in `path`. */
+ * order. 0 on success, with the format file's path in `path`; -1 when the name is not a
+ * tracepoint tracefs has, or its format cannot be read, with the whole reason in `path`. */
 int kl_tracepoint_format(struct kl_arena *a, const char *event, struct kl_tp_field **fields, uint32_t *n,
 			 char *path, size_t pathsz);
 

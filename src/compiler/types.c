@@ -3,7 +3,9 @@
 #include "types.h"
 #include <string.h>
 
-static struct kl_type builtins[] = {
+/* Shared by every compilation (and thread): const, so that a write through the non-const
+ * pointers kl_type_builtin hands out faults instead of racing. */
+static const struct kl_type builtins[] = {
 	{ .kind = KL_T_INT, .name = "u8",  .size = 1, .align = 1 },
 	{ .kind = KL_T_INT, .name = "u16", .size = 2, .align = 2 },
 	{ .kind = KL_T_INT, .name = "u32", .size = 4, .align = 4 },
@@ -19,7 +21,7 @@ static struct kl_type builtins[] = {
 	  .typedef_name = "kstack_id" },
 	{ .kind = KL_T_INT, .name = "ustack", .size = 4, .align = 4, .is_signed = true,
 	  .typedef_name = "ustack_id" },
-	{ .kind = KL_T_ARRAY, .name = "ipv6", .size = 16, .align = 1, .elem = &builtins[0], .count = 16,
+	{ .kind = KL_T_ARRAY, .name = "ipv6", .size = 16, .align = 1, .elem = (struct kl_type *)&builtins[0], .count = 16,
 	  .typedef_name = "ipv6_addr" },
 };
 
@@ -27,7 +29,7 @@ struct kl_type *kl_type_builtin(const char *name)
 {
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(builtins[i].name, name))
-			return &builtins[i];
+			return (struct kl_type *)&builtins[i];
 	/* clj-ebpf spells them as keywords and C spells signed ones s8..s64 */
 	static const struct { const char *alias, *name; } aliases[] = {
 		{ "s8", "i8" }, { "s16", "i16" }, { "s32", "i32" }, { "s64", "i64" },

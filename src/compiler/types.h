@@ -33,7 +33,6 @@ struct kl_type {
 	uint32_t nfields;
 	const char *typedef_name; /* BTF TYPEDEF over the type (ipv4_addr, kstack_id...), so
 				   * user space knows how to print the field */
-	int btf_id;            /* memo for the BTF writer; 0 = not yet emitted */
 };
 
 /* The built-in scalar types: u8 u16 u32 u64 i8 i16 i32 i64 char ptr, and the ones that

@@ -20,6 +20,13 @@ int kl_is_source_path(const char *path)
 
 int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 {
+	return kl_compile_to_mem_warn(path, opt_level, elf, size, NULL);
+}
+
+int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *size, char **warnings)
+{
+	if (warnings)
+		*warnings = NULL;
 	size_t len;
 	char *text = kl_read_file(path, &len);
 	if (!text)
@@ -37,7 +44,8 @@ int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 	c.opts.write_fd = true;
 	c.opts.out_fd = fd;
 	int rc = 0;
-	if (kl_compile(&c, NULL)) {
+	/* the BTF writer's libbpf calls: any warning of theirs is kept, not printed */
+	if (KL_LIBBPF(kl_compile(&c, NULL))) {
 		/* The compiler's diagnostic (file:line:col, the line, a caret) as the message. */
 		char *msg = NULL;
 		size_t mlen = 0;
@@ -51,7 +59,9 @@ int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 		char *nl = msg ? strchr(msg, '\n') : NULL;
 		if (nl)
 			*nl = 0;
-		rc = kl_fail_msg(EINVAL, "%s", msg ? msg : "compile error");
+		/* not the source's fault (out of memory): the errno, not EINVAL */
+		rc = diag.err ? kl_fail_msg(diag.err, "compiling %s: %s", path, diag.msg)
+			      : kl_fail_msg(EINVAL, "%s", msg ? msg : "compile error");
 		if (nl && msg) {
 			*nl = '\n';
 			kl_fail_log(msg, mlen);
@@ -59,6 +69,14 @@ int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 		free(msg);
 	} else if (lseek(fd, 0, SEEK_SET) < 0 || !(*elf = kl_read_fd(fd, size))) {
 		rc = kl_fail(errno ? errno : ENOMEM, "reading back the object compiled from %s", path);
+	}
+	if (!rc && warnings && diag.nwarnings) {
+		size_t wlen = 0;
+		FILE *w = open_memstream(warnings, &wlen);
+		if (w) {
+			kl_diag_print_warnings(&diag, w);
+			fclose(w);
+		}
 	}
 	kl_arena_free(&arena);
 	free(text);

@@ -1,17 +1,21 @@
 /* error.c — kiln_errmsg()/kiln_errlog(): the last failure of this thread, kept like errno (the
- * one piece of per-thread state in libkiln), and libbpf's warnings captured instead of printed. */
+ * one piece of per-thread state in libkiln), and libbpf's warnings during kiln's own libbpf
+ * calls captured instead of printed, with the host's print callback kept for the rest. */
 #include "kiln/error.h"
 #include "fail.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static _Thread_local char errmsg[1024];
-static _Thread_local char *errlog;
+static _Thread_local char *errlog;    /* malloc'd; freed by log_key's destructor at thread exit */
+static pthread_key_t log_key;
+static pthread_once_t log_key_once = PTHREAD_ONCE_INIT;
 static _Thread_local char captured[8192];
 static _Thread_local size_t captured_len;
 
@@ -25,6 +29,19 @@ const char *kiln_errlog(void)
 	return errlog ? errlog : "";
 }
 
+static void log_key_create(void)
+{
+	(void)pthread_key_create(&log_key, free);
+}
+
+static void set_errlog(char *log)
+{
+	free(errlog);
+	errlog = log;
+	pthread_once(&log_key_once, log_key_create);
+	(void)pthread_setspecific(log_key, log);
+}
+
 static int record(int err, bool with_errno, const char *fmt, va_list ap)
 {
 	if (err < 0)
@@ -34,8 +51,7 @@ static int record(int err, bool with_errno, const char *fmt, va_list ap)
 	int n = vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
 	if (with_errno && n >= 0 && (size_t)n < sizeof(errmsg))
 		snprintf(errmsg + n, sizeof(errmsg) - (size_t)n, ": %s", strerror(err));
-	free(errlog);
-	errlog = NULL;
+	set_errlog(NULL);
 	return -err;
 }
 
@@ -59,16 +75,34 @@ int kl_fail_msg(int err, const char *fmt, ...)
 
 void kl_fail_log(const char *log, size_t len)
 {
-	free(errlog);
-	errlog = malloc(len + 1);
-	if (errlog) {
-		memcpy(errlog, log, len);
-		errlog[len] = 0;
+	char *copy = malloc(len + 1);
+	if (copy) {
+		memcpy(copy, log, len);
+		copy[len] = 0;
 	}
+	set_errlog(copy);
 }
+
+/* libbpf's print callback is one per process and belongs to the host as much as to libkiln.
+ * libkiln sets it once (the first time it needs it) to capture() and keeps whatever was
+ * there before (the host's callback, or libbpf's default printer) as prev: a message libbpf
+ * prints while this thread is inside one of kiln's own libbpf calls (KL_LIBBPF: depth > 0)
+ * is kept for kiln_errmsg()/kiln_errlog() and not passed on, as libkiln never prints; every
+ * other message goes to prev as it would have without libkiln. A callback the host sets
+ * later replaces capture() and is never touched: kiln's messages then simply lose libbpf's
+ * text. prev is published once; a message racing the install waits the few instructions
+ * until it is. */
+static _Thread_local unsigned depth;
+static libbpf_print_fn_t prev;
+static int prev_ready;
 
 static int capture(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	if (!depth) {
+		while (!__atomic_load_n(&prev_ready, __ATOMIC_ACQUIRE))
+			sched_yield();
+		return prev ? prev(level, fmt, ap) : 0;
+	}
 	if (level == LIBBPF_DEBUG || captured_len >= sizeof(captured) - 1)
 		return 0;
 	int n = vsnprintf(captured + captured_len, sizeof(captured) - captured_len, fmt, ap);
@@ -81,7 +115,8 @@ static int capture(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 static void install_once(void)
 {
-	libbpf_set_print(capture);
+	prev = libbpf_set_print(capture);
+	__atomic_store_n(&prev_ready, 1, __ATOMIC_RELEASE);
 }
 
 void kl_libbpf_capture_install(void)
@@ -90,10 +125,18 @@ void kl_libbpf_capture_install(void)
 	pthread_once(&once, install_once);
 }
 
-void kl_libbpf_capture_reset(void)
+void kl_libbpf_capture_begin(void)
 {
+	kl_libbpf_capture_install();
+	depth++;
 	captured_len = 0;
 	captured[0] = 0;
+}
+
+void kl_libbpf_capture_end(void)
+{
+	if (depth)
+		depth--;
 }
 
 const char *kl_libbpf_captured(void)

@@ -11,15 +11,29 @@ int kl_fail_msg(int err, const char *fmt, ...) __attribute__((format(printf, 2, 
 /* Attach a log (verifier or libbpf output) to the failure just recorded. */
 void kl_fail_log(const char *log, size_t len);
 
-/* libbpf's warnings of this thread since the last kl_libbpf_capture_reset(), captured (not
- * printed) once any libkiln object call has installed the capture. */
+/* libbpf's warnings during kiln's own libbpf calls, captured (not printed) for the error
+ * message; the host's print callback keeps getting every other message (see error.c).
+ * KL_LIBBPF(call) runs a libbpf call (or a kiln function making several) with this thread's
+ * capture on, starting from an empty capture; kl_libbpf_captured() is what it caught, until
+ * the next KL_LIBBPF of this thread (a nested one starts it afresh, as the step that failed
+ * is the last one). */
 void kl_libbpf_capture_install(void);
-void kl_libbpf_capture_reset(void);
+void kl_libbpf_capture_begin(void);
+void kl_libbpf_capture_end(void);
 const char *kl_libbpf_captured(void);
+#define KL_LIBBPF(call) __extension__ ({                                    \
+	kl_libbpf_capture_begin();                                          \
+	__typeof__(call) kl_libbpf_r_ = (call);                             \
+	kl_libbpf_capture_end();                                            \
+	kl_libbpf_r_;                                                       \
+})
 
 /* Compile a kiln source file in memory (compiler glue): a malloc'd ELF image, or -EINVAL
  * with the compiler's "file:line:col: error: ..." message recorded. */
 int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size);
+/* The same, with the compiler's warnings ("file:line:col: warning: ...", the line, a caret)
+ * as a malloc'd text in *warnings (NULL when there are none). */
+int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *size, char **warnings);
 /* Whether a path names a kiln source (.lisp, .lsp, .kl). */
 int kl_is_source_path(const char *path);
 

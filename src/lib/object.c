@@ -2,9 +2,11 @@
  * verifier's log kept, programs and maps by name, and attaching programs by their section. */
 #define _GNU_SOURCE
 #include "kiln/object.h"
+#include "kiln/error.h"
 #include "compiler/diag.h"
 #include "fail.h"
 #include "map_internal.h"
+#include "verifier_internal.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <ctype.h>
@@ -44,6 +46,10 @@ struct kiln_object {
 	uint32_t log_level;
 	size_t log_size;
 	char *log;                 /* kiln_object_log() */
+	char *warnings;            /* a kiln source's compile warnings: kiln_object_warnings() */
+	void *image;               /* the ELF, for the source position of a verifier rejection */
+	size_t image_size;
+	struct kiln_verifier_error *verr;  /* kiln_object_verifier_error() */
 	bool load_tried;
 	size_t nprogs, nmaps;
 	struct kiln_prog *progs;
@@ -287,19 +293,22 @@ static int open_image(const void *elf, size_t size, const struct kiln_object_opt
 		snprintf(lname, sizeof(lname), "object");
 
 	struct kiln_object *obj = calloc(1, sizeof(*obj));
-	if (!obj || !(obj->name = strdup(name))) {
+	if (!obj || !(obj->name = strdup(name)) || !(obj->image = malloc(size))) {
+		if (obj)
+			free(obj->name);
 		free(obj);
 		return kl_fail(ENOMEM, "open %s", name);
 	}
+	memcpy(obj->image, elf, size);
+	obj->image_size = size;
 	obj->log_level = o->log_level;
 	obj->log_size = o->log_size ? o->log_size : DEFAULT_LOG_SIZE;
 	if (obj->log_size > UINT32_MAX >> 2)
 		obj->log_size = UINT32_MAX >> 2;
 
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = lname, .pin_root_path = o->pin_root);
-	kl_libbpf_capture_reset();
 	int err = 0;
-	obj->bo = bpf_object__open_mem(elf, size, &oo);
+	obj->bo = KL_LIBBPF(bpf_object__open_mem(elf, size, &oo));
 	if (!obj->bo) {
 		char what[PATH_MAX + 32];
 		snprintf(what, sizeof(what), "open %s", name);
@@ -369,15 +378,20 @@ int kiln_object_open(const char *path, const struct kiln_object_opts *opts, stru
 	kl_libbpf_capture_install();
 	void *elf = NULL;
 	size_t size = 0;
+	char *warnings = NULL;
 	if (kl_is_source_path(path)) {
 		int level = o.opt_level == 0 ? 2 : o.opt_level < 0 ? 0 : o.opt_level;
-		if ((err = kl_compile_to_mem(path, level, &elf, &size)))
+		if ((err = kl_compile_to_mem_warn(path, level, &elf, &size, &warnings)))
 			return err;
 	} else if ((err = read_file(path, &elf, &size))) {
 		return kl_fail(err, "open %s", path);
 	}
 	err = open_image(elf, size, &o, o.name ? o.name : base_name(path), out);
 	free(elf);
+	if (!err)
+		(*out)->warnings = warnings;
+	else
+		free(warnings);
 	return err;
 }
 
@@ -415,6 +429,11 @@ static struct kiln_prog *blamed_prog(struct kiln_object *obj)
 
 static int load_failed(struct kiln_object *obj, int err, const char *shared_log)
 {
+	if (err == -EPERM && kiln_bpf_privileged()) {   /* not libbpf's RLIMIT_MEMLOCK guess */
+		char why[512];
+		snprintf(why, sizeof(why), "%s", kiln_errmsg());
+		return kl_fail_msg(err, "load %s: %s", obj->name, why);
+	}
 	struct kiln_prog *p = blamed_prog(obj);
 	const char *log = p ? (p->log ? p->log : shared_log) : NULL;
 	if (p && log && log[0]) {
@@ -427,6 +446,8 @@ static int load_failed(struct kiln_object *obj, int err, const char *shared_log)
 			r = kl_fail(err, "load program '%s' of %s: the verifier rejected it", bpf_program__name(p->bp),
 				    obj->name);
 		kl_fail_log(log, strlen(log));
+		/* the rejection in the source's terms; without it only the log is there */
+		kl_verifier_analyze(log, p->bp, obj->image, obj->image_size, &obj->verr);
 		return r;
 	}
 	if (!p) {
@@ -505,9 +526,8 @@ int kiln_object_load(struct kiln_object *obj)
 		bpf_program__set_log_buf(p->bp, buf, obj->log_size);
 	}
 
-	kl_libbpf_capture_reset();
 	obj->load_tried = true;
-	err = bpf_object__load(obj->bo);
+	err = KL_LIBBPF(bpf_object__load(obj->bo));
 	if (err) {
 		err = load_failed(obj, err, shared);
 		goto out;
@@ -537,6 +557,16 @@ const char *kiln_object_log(const struct kiln_object *obj)
 	return obj && obj->log ? obj->log : "";
 }
 
+const struct kiln_verifier_error *kiln_object_verifier_error(const struct kiln_object *obj)
+{
+	return obj ? obj->verr : NULL;
+}
+
+const char *kiln_object_warnings(const struct kiln_object *obj)
+{
+	return obj && obj->warnings ? obj->warnings : "";
+}
+
 void kiln_object_close(struct kiln_object *obj)
 {
 	if (!obj)
@@ -547,6 +577,9 @@ void kiln_object_close(struct kiln_object *obj)
 	free(obj->maps);
 	free(obj->progs);
 	free(obj->log);
+	free(obj->image);
+	free(obj->warnings);
+	kiln_verifier_error_free(obj->verr);
 	free(obj->name);
 	free(obj);
 }
@@ -822,8 +855,7 @@ static int attach_tc_legacy(struct attach_ctx *c, int ifindex, const char *ifnam
 	const char *dname = dir == KILN_TC_EGRESS ? "egress" : "ingress";
 	l->hook = (struct bpf_tc_hook){ .sz = sizeof(struct bpf_tc_hook), .ifindex = ifindex,
 					.attach_point = dir == KILN_TC_EGRESS ? BPF_TC_EGRESS : BPF_TC_INGRESS };
-	kl_libbpf_capture_reset();
-	int err = bpf_tc_hook_create(&l->hook);
+	int err = KL_LIBBPF(bpf_tc_hook_create(&l->hook));
 	if (err && err != -EEXIST)
 		return attach_fail(c, err, true, "add a clsact qdisc to %s", ifname);
 	l->hook_created = clsact_hold(ifindex, !err);
@@ -1105,8 +1137,7 @@ int kiln_prog_attach(struct kiln_prog *p, const struct kiln_attach_opts *opts, s
 		return kl_fail(ENOMEM, "attach program '%s' of %s", kiln_prog_name(p), p->obj->name);
 	c.l->kind = kind;
 	c.l->fd = -1;
-	kl_libbpf_capture_reset();
-	if ((err = attach(&c))) {
+	if ((err = KL_LIBBPF(attach(&c)))) {
 		free(c.l);
 		return err;
 	}
@@ -1171,8 +1202,7 @@ int kiln_link_detach(struct kiln_link *l)
 	int err = 0;
 	if (l->tc_legacy) {
 		LIBBPF_OPTS(bpf_tc_opts, to, .handle = l->tc_handle, .priority = l->tc_priority);
-		kl_libbpf_capture_reset();
-		err = bpf_tc_detach(&l->hook, &to);
+		err = KL_LIBBPF(bpf_tc_detach(&l->hook, &to));
 		/* gone already: the filter deleted by hand, or the interface */
 		if (err == -ENOENT || err == -ENODEV)
 			err = 0;

@@ -338,3 +338,244 @@ int kiln_map_open_or_create(const char *path, const struct kiln_map_spec *spec, 
 	}
 	return kl_fail_msg(-EEXIST, "open or create %s: the pin keeps changing under us", path);
 }
+
+/* ---- what kiln load made: the record at DIR/kiln, and unload ----------------------------- */
+
+/* bpffs holds nothing but pins and directories, so the record of what a load pinned is itself
+ * a pin: a frozen array map at DIR/kiln named kiln_pins whose entries give each pin's path
+ * under DIR, its kind and its object's id. unload removes a pin only when the object pinned
+ * there is still that object. */
+#define REC_PIN "kiln"
+#define REC_MAP_NAME "kiln_pins"
+
+enum rec_kind { REC_NONE, REC_MAP, REC_PROG, REC_LINK };
+
+struct rec_entry {
+	uint32_t id;
+	uint32_t kind;
+	char path[248];
+};
+
+/* A bpf fd's kind (by the name of its anonymous inode: a new link's is bpf_link, one got from
+ * a pin bpf-link) and its object's id. */
+static int fd_kind_id(int fd, uint32_t *kind, uint32_t *id)
+{
+	char link[64], target[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = 0;
+	*kind = strstr(target, "bpf-map") ? REC_MAP : strstr(target, "bpf-prog") ? REC_PROG :
+		strstr(target, "bpf_link") || strstr(target, "bpf-link") ? REC_LINK : REC_NONE;
+	struct { uint32_t type, id; } head = { 0 };    /* every bpf_*_info starts so */
+	uint32_t len = sizeof(head);
+	if (*kind == REC_NONE || bpf_obj_get_info_by_fd(fd, &head, &len))
+		return -EINVAL;
+	*id = head.id;
+	return 0;
+}
+
+int kiln_pin_record(const char *dir, const struct kiln_pin_entry *e, size_t n)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s/%s", dir, REC_PIN) >= (int)sizeof(path))
+		return kl_fail(-ENAMETOOLONG, "record the pins under %s", dir);
+	LIBBPF_OPTS(bpf_map_create_opts, mo);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, REC_MAP_NAME, sizeof(uint32_t),
+				sizeof(struct rec_entry), n ? (uint32_t)n : 1, &mo);
+	if (fd < 0)
+		return kl_fail(fd, "record the pins under %s: bpf(BPF_MAP_CREATE)", dir);
+	int err = 0;
+	for (uint32_t i = 0; !err && i < n; i++) {
+		struct rec_entry r = { 0 };
+		if (strlen(e[i].path) >= sizeof(r.path))
+			err = kl_fail(-ENAMETOOLONG, "record the pin %s/%s", dir, e[i].path);
+		else if (fd_kind_id(e[i].fd, &r.kind, &r.id))
+			err = kl_fail_msg(-EINVAL, "record the pin %s/%s: fd %d is no bpf object", dir,
+					  e[i].path, e[i].fd);
+		else if (strcpy(r.path, e[i].path), bpf_map_update_elem(fd, &i, &r, 0))
+			err = kl_fail(errno, "record the pin %s/%s", dir, e[i].path);
+	}
+	if (!err && bpf_map_freeze(fd))
+		err = kl_fail(errno, "record the pins under %s: bpf(BPF_MAP_FREEZE)", dir);
+	if (!err)
+		err = pin_fd(fd, path, "kiln's record of its pins");
+	close(fd);
+	return err;
+}
+
+/* The record pinned at dir/kiln (malloc'd, *n entries), or NULL if there is none or what is
+ * pinned there is not one. */
+static struct rec_entry *record_read(const char *dir, uint32_t *n)
+{
+	char path[PATH_MAX];
+	*n = 0;
+	if (snprintf(path, sizeof(path), "%s/%s", dir, REC_PIN) >= (int)sizeof(path))
+		return NULL;
+	int fd = bpf_obj_get(path);
+	if (fd < 0)
+		return NULL;
+	struct bpf_map_info info = { 0 };
+	uint32_t len = sizeof(info), kind, id;
+	struct rec_entry *r = NULL;
+	if (!fd_kind_id(fd, &kind, &id) && kind == REC_MAP && !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	    info.type == BPF_MAP_TYPE_ARRAY && info.key_size == sizeof(uint32_t) &&
+	    info.value_size == sizeof(struct rec_entry) && !strcmp(info.name, REC_MAP_NAME) &&
+	    (r = calloc(info.max_entries, sizeof(*r)))) {
+		for (uint32_t i = 0; i < info.max_entries; i++)
+			if (bpf_map_lookup_elem(fd, &i, &r[i]))
+				memset(&r[i], 0, sizeof(r[i]));
+		*n = info.max_entries;
+	}
+	close(fd);
+	return r;
+}
+
+/* Whether the pin at dir/rel holds the object the record gives for rel. */
+static bool record_has(const struct rec_entry *r, uint32_t n, const char *dir, const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (!strcmp(rel, REC_PIN))
+		return true;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!r[i].kind || strncmp(r[i].path, rel, sizeof(r[i].path)))
+			continue;
+		int fd = bpf_obj_get(path);
+		uint32_t kind, id;
+		bool same = fd >= 0 && !fd_kind_id(fd, &kind, &id) && kind == r[i].kind && id == r[i].id;
+		if (fd >= 0)
+			close(fd);
+		return same;
+	}
+	return false;
+}
+
+struct walk {
+	const char *dir;
+	const struct rec_entry *rec;
+	uint32_t nrec;
+	dev_t dev;
+	char first[PATH_MAX];   /* the first pin or directory kiln did not make, under dir */
+	unsigned foreign;
+};
+
+/* Count what under dir/rel (a directory) the record does not account for. */
+static int find_foreign(struct walk *w, const char *rel)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s%s%s", w->dir, *rel ? "/" : "", rel);
+	DIR *d = opendir(path);
+	if (!d)
+		return kl_fail(errno, "open directory %s", path);
+	int err = 0;
+	for (struct dirent *e; !err && (errno = 0, e = readdir(d));) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char sub[PATH_MAX];
+		struct stat st;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+			err = kl_fail(errno, "unload %s/%s", w->dir, sub);
+			break;
+		}
+		bool ours;
+		if (S_ISDIR(st.st_mode)) {
+			ours = w->rec && !*rel && st.st_dev == w->dev && (!strcmp(sub, "maps") ||
+				!strcmp(sub, "progs") || !strcmp(sub, "links"));
+			if (ours)
+				err = find_foreign(w, sub);
+		} else {
+			ours = w->rec && record_has(w->rec, w->nrec, w->dir, sub);
+		}
+		if (!ours && !w->foreign++)
+			snprintf(w->first, sizeof(w->first), "%s", sub);
+	}
+	if (!err && errno)
+		err = kl_fail(errno, "read directory %s", path);
+	closedir(d);
+	return err;
+}
+
+/* Detach a link pinned at path (synchronously: the kernel's last put of an unpinned link can
+ * come later, from a deferred work item, and an XDP or tcx hook stays busy until then), then
+ * remove the pin. Not a link, or a link that cannot detach (tracing): just unpinned. */
+static int unpin_detached(const char *path)
+{
+	int fd = bpf_obj_get(path);
+	uint32_t kind, id;
+	if (fd >= 0 && !fd_kind_id(fd, &kind, &id) && kind == REC_LINK && bpf_link_detach(fd) &&
+	    errno != EOPNOTSUPP && errno != EINVAL) {
+		int err = kl_fail(errno, "unload %s: bpf(BPF_LINK_DETACH)", path);
+		close(fd);
+		return err;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (unlink(path) && errno != ENOENT)
+		return kl_fail(errno, "unpin %s", path);
+	return 0;
+}
+
+int kiln_unload(const char *dir, unsigned flags)
+{
+	struct stat st;
+	if (lstat(dir, &st))
+		return kl_fail(errno, "unload %s", dir);
+	if (!kiln_bpffs_is(dir))
+		return kl_fail_msg(-EINVAL, "unload %s: not on a bpffs, not removing it", dir);
+	if (S_ISDIR(st.st_mode) && is_mount_root(dir))
+		return kl_fail_msg(-EPERM, "unload %s: a bpffs mount point; kiln unload removes only a "
+				   "directory `kiln load --pin` made under one", dir);
+	bool force = flags & KILN_UNLOAD_FORCE;
+	if (!S_ISDIR(st.st_mode)) {
+		if (!force)
+			return kl_fail_msg(-EPERM, "unload %s: a single pin, not a directory kiln load made "
+					   "(--force removes it)", dir);
+		return unpin_detached(dir);
+	}
+	struct walk w = { .dir = dir, .dev = st.st_dev };
+	w.rec = record_read(dir, &w.nrec);
+	int err = find_foreign(&w, "");
+	if (!err && !force && (!w.rec || w.foreign)) {
+		if (!w.rec)
+			err = kl_fail_msg(-EPERM, "unload %s: kiln load did not make it (no record at %s/%s); "
+					  "not removing pins kiln did not make (--force removes them)", dir,
+					  dir, REC_PIN);
+		else
+			err = kl_fail_msg(-EPERM, "unload %s: %s/%s%s was not pinned by kiln load; removing "
+					  "nothing (--force removes it too)", dir, dir, w.first,
+					  w.foreign > 1 ? " and more" : "");
+	}
+	/* links first, so that nothing runs while its maps go */
+	for (uint32_t kind = REC_LINK; !err && kind > REC_NONE; kind--)
+		for (uint32_t i = 0; !err && i < w.nrec; i++)
+			if (w.rec[i].kind == kind && record_has(w.rec, w.nrec, dir, w.rec[i].path)) {
+				char path[PATH_MAX];
+				snprintf(path, sizeof(path), "%s/%s", dir, w.rec[i].path);
+				err = unpin_detached(path);
+			}
+	free((void *)w.rec);
+	if (err)
+		return err;
+	if (force) {
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd < 0)
+			return kl_fail(errno, "open directory %s", dir);
+		if ((err = unpin_dir(dfd, dir, st.st_dev)))
+			return err;
+	}
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", dir, REC_PIN);
+	if (unlink(path) && errno != ENOENT)
+		return kl_fail(errno, "unpin %s", path);
+	for (const char *s = "maps\0progs\0links\0"; *s; s += strlen(s) + 1) {
+		snprintf(path, sizeof(path), "%s/%s", dir, s);
+		if (rmdir(path) && errno != ENOENT)
+			return kl_fail(errno, "rmdir %s", path);
+	}
+	if (rmdir(dir))
+		return kl_fail(errno, "rmdir %s", dir);
+	return 0;
+}

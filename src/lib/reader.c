@@ -2,7 +2,14 @@
  * the reader's own epoll with an eventfd that stops it. A ring buffer's epoll fd nests in it;
  * a perf buffer's per-cpu fds go in one by one, because polling a perf event fd clears its
  * readiness (a nested perf_buffer epoll would look ready to the outer one and then find
- * nothing). A poll waits on that one epoll and consumes only the buffers that are ready. */
+ * nothing). A poll waits on that one epoll and consumes only the buffers that are ready.
+ *
+ * A poll delivers for at most POLL_BUDGET_NS: a ring buffer refilled as fast as it is read (a
+ * program that sends a record on every syscall, read by a consumer whose printing makes
+ * syscalls) would otherwise keep ring_buffer__consume() going forever and the caller would
+ * never see its own stop flag. A callback returning a negative value makes libbpf bail out
+ * after the record it has just delivered, so yielding loses nothing: the rest waits for the
+ * next poll. */
 #define _GNU_SOURCE
 #include "kiln/object.h"
 #include "kiln/perf.h"
@@ -15,9 +22,12 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_PERF_PAGES 64
+#define POLL_BUDGET_NS (50 * 1000000LL)   /* longest a poll goes on delivering */
+#define BUDGET_CHECK_EVERY 64             /* records between looks at the clock */
 
 struct source;
 /* What an epoll event points at: a ring buffer (buf unused) or one cpu's perf buffer. */
@@ -44,6 +54,8 @@ struct kiln_reader {
 	int epfd, stopfd;
 	volatile sig_atomic_t stopped;
 	int error;                       /* what stopped it, if anything did */
+	bool yielded;                    /* this poll used its budget up: the rest waits */
+	int64_t deadline;                /* this poll's end, CLOCK_MONOTONIC ns */
 	uint64_t delivered;              /* records given to callbacks, all maps */
 	size_t n, cap;
 	struct source **src;
@@ -85,12 +97,29 @@ void kiln_reader_free(struct kiln_reader *r)
 	free(r);
 }
 
-/* A callback's verdict: nonzero stops the reader with it as a negative errno. */
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Whether the poll in progress should end now: stopped, or its budget spent (the clock is read
+ * every BUDGET_CHECK_EVERY records, or now if always). */
+static bool must_yield(struct kiln_reader *r, bool always)
+{
+	if (r->stopped || r->yielded)
+		return true;
+	if ((always || r->delivered % BUDGET_CHECK_EVERY == 0) && now_ns() >= r->deadline)
+		r->yielded = true;
+	return r->yielded;
+}
+
+/* Hand one record to the callback. Nonzero makes libbpf's ring buffer loop return after this
+ * record (which it has consumed): the callback's error, or -EAGAIN when the poll is to yield. */
 static int deliver(struct source *s, const void *data, size_t size, int cpu)
 {
 	struct kiln_reader *r = s->r;
-	if (r->stopped)
-		return r->error ? r->error : -ECANCELED;
 	s->stats.records++;
 	s->stats.bytes += size;
 	r->delivered++;
@@ -99,8 +128,9 @@ static int deliver(struct source *s, const void *data, size_t size, int cpu)
 	if (rc) {
 		r->error = rc < 0 ? rc : -rc;
 		kiln_reader_stop(r);
+		return r->error;
 	}
-	return rc ? r->error : 0;
+	return must_yield(r, false) ? -EAGAIN : 0;
 }
 
 static int on_ring(void *ctx, void *data, size_t size)
@@ -197,7 +227,7 @@ int kiln_reader_add_ringbuf(struct kiln_reader *r, struct kiln_map *ring, kiln_r
 	if (!s)
 		return kl_fail(ENOMEM, "event reader");
 	s->drops = drops;
-	s->ring = ring_buffer__new(kiln_map_fd(ring), on_ring, s, NULL);
+	s->ring = KL_LIBBPF(ring_buffer__new(kiln_map_fd(ring), on_ring, s, NULL));
 	if (!s->ring) {
 		err = kl_fail(errno, "reading ring buffer '%s'", kiln_map_name(ring));
 		free(s);
@@ -222,7 +252,7 @@ int kiln_reader_add_perf(struct kiln_reader *r, struct kiln_map *perf, kiln_reco
 		s->lost_fn = opts->lost;
 		s->lost_ctx = opts->lost_ctx;
 	}
-	s->perf = perf_buffer__new(kiln_map_fd(perf), pages, on_perf, on_lost, s, NULL);
+	s->perf = KL_LIBBPF(perf_buffer__new(kiln_map_fd(perf), pages, on_perf, on_lost, s, NULL));
 	if (!s->perf) {
 		err = kl_fail(errno, "reading perf buffer '%s' (%zu pages per cpu)", kiln_map_name(perf), pages);
 		free(s);
@@ -267,17 +297,21 @@ int kiln_reader_poll(struct kiln_reader *r, int timeout_ms)
 	if (n < 0)
 		return errno == EINTR ? -EINTR : kl_fail(errno, "event reader: epoll_wait");
 	uint64_t before = r->delivered;
-	for (int i = 0; i < n && !r->stopped; i++) {
+	r->yielded = false;
+	r->deadline = now_ns() + POLL_BUDGET_NS;
+	for (int i = 0; i < n && !r->stopped && !r->yielded; i++) {
 		struct slot *slot = ev[i].data.ptr;
 		if (!slot)
 			continue;   /* the stop eventfd: r->stopped is already set */
 		struct source *s = slot->s;
 		int err = s->ring ? ring_buffer__consume(s->ring) : perf_buffer__consume_buffer(s->perf, slot->buf);
-		if (err < 0 && err != -EINTR && !r->stopped) {
+		if (err < 0 && err != -EINTR && !r->stopped && !r->yielded) {
 			r->error = kl_fail(-err, "reading %s '%s'", s->ring ? "ring buffer" : "perf buffer",
 					   kiln_map_name(s->map));
 			kiln_reader_stop(r);
 		}
+		if (!s->ring)     /* a perf buffer is read to its head as it was: look between cpus */
+			must_yield(r, true);
 	}
 	if (r->stopped && r->error)
 		return r->error;

@@ -6,6 +6,7 @@
 # over a veth pair into a network namespace the test owns. Events are checked decoded, as
 # `kiln run --json` prints them: {"event":NAME,"field":value,...}.
 set -u
+. "$ROOT/tests/harness/run.sh"
 out="$BUILD/tests/examples"
 mkdir -p "$out"
 ns=kex$$
@@ -17,9 +18,8 @@ fail() { echo "FAIL examples/$1: $2"; }
 # live EXAMPLE SECONDS ARGS...: kiln run in the background (pid in $k), once it is running
 live() {
 	local ex=$1 secs=$2; shift 2
-	"$KILN" run "examples/$ex.lisp" --duration "$secs" --json "$@" >"$out/$ex.json" 2>"$out/$ex.err" &
-	k=$!
-	for _ in $(seq 50); do grep -q running "$out/$ex.err" && break; sleep 0.1; done
+	start_run "$out/$ex.json" "$out/$ex.err" "examples/$ex.lisp" --duration "$secs" --json "$@" ||
+		echo "    $ex: kiln run did not say it was running: $(tr '\n' ' ' <"$out/$ex.err")"
 }
 
 # ---- execsnoop: a spawned /bin/true with its pid, comm and file; a missing program's ENOENT -----

@@ -3,12 +3,16 @@
  * child process this test spawns whose getppid() calls arrive through a ring buffer and a perf
  * buffer on one reader, decoded with its pid and comm and a symbolized kernel stack; drops and
  * lost records provoked by tiny buffers; a clang-built object with a bitfield and a nested
- * struct; stopping a reader from a signal handler; no fd leaked. */
+ * struct; stopping a reader from a signal handler; a flood (a record per system call, read by a
+ * callback that makes one) that polls must still return from, and a stop from another thread
+ * must end, losing nothing by returning early; no fd leaked. */
 #define _GNU_SOURCE
 #include "check.h"
 #include <kiln/kiln.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -443,6 +447,143 @@ out:
 	kiln_object_close(obj);
 }
 
+/* ---- a flood: a record on every system call, read by a callback that makes one --------------- */
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int devnull = -1;
+static int on_flood_record(void *ctx, const struct kiln_record *r)
+{
+	(*(uint64_t *)ctx)++;
+	return write(devnull, r->data, r->size) < 0;   /* as printing would: a system call per record */
+}
+
+/* A process that only makes system calls, until killed. */
+static pid_t flooder(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlives the test */
+		for (;;)
+			syscall(SYS_getppid);
+	}
+	return pid;
+}
+
+struct stopper {
+	struct kiln_reader *rd;
+	double at;
+};
+
+static void *stop_later(void *arg)
+{
+	struct stopper *s = arg;
+	nanosleep(&(struct timespec){ 0, 300 * 1000000L }, NULL);
+	s->at = mono();
+	kiln_reader_stop(s->rd);
+	return NULL;
+}
+
+static void flood_hung(int sig)
+{
+	static const char msg[] = "FAIL flood: the reader did not return for 20 s under a flood\n";
+	ssize_t w = write(1, msg, sizeof(msg) - 1);
+	(void)w;
+	_exit(1);
+}
+
+static void test_flood(void)
+{
+	char src[PATH_MAX];
+	snprintf(src, sizeof(src), "%s/tests/lib/ev-flood.lisp", src_root);
+	struct kiln_object *obj = NULL;
+	struct kiln_link *link = NULL;
+	struct kiln_reader *rd = NULL;
+	int err = kiln_object_open(src, NULL, &obj);
+	if (!err)
+		err = kiln_object_load(obj);
+	if (!err)
+		err = kiln_prog_attach(kiln_object_find_prog(obj, "on-sys-enter"), NULL, &link);
+	uint64_t got = 0;
+	if (!err)
+		err = kiln_reader_new(&rd);
+	if (!err)
+		err = kiln_reader_add_object(rd, obj, on_flood_record, &got, NULL);
+	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	CHECK("flood: ev-flood.lisp loaded, attached to raw_syscalls/sys_enter, read", !err && devnull >= 0, "%s",
+	      kiln_errmsg());
+	if (err || devnull < 0)
+		goto out;
+	pid_t child = flooder();
+	signal(SIGALRM, flood_hung);   /* a reader that never returns fails rather than hangs the suite */
+	alarm(20);
+
+	/* polls that would wait forever return, each after a bounded time, with records */
+	double longest = 0;
+	int empty = 0;
+	for (int i = 0; i < 10; i++) {
+		double t0 = mono();
+		int n = kiln_reader_poll(rd, -1);
+		double t = mono() - t0;
+		longest = t > longest ? t : longest;
+		empty += n <= 0;
+	}
+	CHECK("flood: every poll returns, with records, within 0.5 s", longest < 0.5 && !empty,
+	      "longest poll %.3f s, %d returned no records", longest, empty);
+	printf("     flood: longest of 10 polls %.1f ms, %llu records\n", longest * 1000, (unsigned long long)got);
+
+	/* another thread's stop ends the loop */
+	struct stopper s = { rd, 0 };
+	pthread_t th;
+	int rc = 0, polls = 0;
+	if (pthread_create(&th, NULL, stop_later, &s) == 0) {
+		while (!kiln_reader_stopped(rd) && polls < 1000000)
+			rc = kiln_reader_poll(rd, -1), polls++;
+		double took = mono() - s.at;
+		pthread_join(th, NULL);
+		CHECK("flood: a stop from another thread ends the poll within 0.2 s", kiln_reader_stopped(rd) &&
+		      rc >= 0 && took < 0.2, "rc %d, %.3f s after the stop", rc, took);
+		printf("     flood: stopped %.1f ms after kiln_reader_stop\n", took * 1000);
+	}
+	alarm(0);
+	signal(SIGALRM, SIG_DFL);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	kiln_link_destroy(link);
+	link = NULL;
+	kiln_reader_free(rd);
+
+	/* nothing lost by returning early: a fresh reader drains the rest; records + drops = sent */
+	rd = NULL;
+	uint64_t rest = 0;
+	err = kiln_reader_new(&rd);
+	if (!err)
+		err = kiln_reader_add_object(rd, obj, on_flood_record, &rest, NULL);
+	for (int i = 0; !err && i < 100000 && kiln_reader_poll(rd, 0) > 0; i++)
+		;
+	struct kiln_reader_stats st = { 0 };
+	uint64_t sent = 0;
+	uint32_t k = 0;
+	if (!err)
+		err = kiln_reader_stats(rd, NULL, &st);
+	if (!err)
+		err = kiln_map_lookup(kiln_object_find_map(obj, "sent"), &k, &sent);
+	CHECK("flood: records read + drops = records sent", !err && got + rest + st.drops == sent && got > 1000,
+	      "%llu + %llu read, %llu dropped, %llu sent (%s)", (unsigned long long)got, (unsigned long long)rest,
+	      (unsigned long long)st.drops, (unsigned long long)sent, err ? kiln_errmsg() : "");
+out:
+	if (devnull >= 0)
+		close(devnull);
+	kiln_reader_free(rd);
+	kiln_link_destroy(link);
+	kiln_object_close(obj);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -500,6 +641,8 @@ int main(void)
 	kiln_events_free(evs);
 	kiln_link_destroy(link);
 	kiln_object_close(obj);
+
+	test_flood();
 
 	char clang_obj[PATH_MAX + 32];
 	snprintf(clang_obj, sizeof(clang_obj), "%s/ev-clang.o", tmp);

@@ -382,6 +382,14 @@ static void test_clang_object(const char *good, const char *bad)
 	      strstr(kiln_errmsg(), "verifier"), "%s", kiln_errmsg());
 	CHECK("clang: log has the verifier's text", strstr(kiln_errlog(), "invalid access to map value") &&
 	      obj && strstr(kiln_object_log(obj), "invalid access to map value"), "%.300s", kiln_errlog());
+	/* clang's .BTF.ext line info has columns too: v[1] is at 20:9 */
+	const struct kiln_verifier_error *ve = obj ? kiln_object_verifier_error(obj) : NULL;
+	CHECK("clang: the rejection at file:line:col with cause and source line",
+	      ve && strstr(ve->file, "obj-clang-rejected.bpf.c") && ve->line == 20 && ve->col == 9 &&
+	      strstr(ve->source, "return v[1]") && !strcmp(ve->cause, "map-value-bounds") && ve->hint[0] &&
+	      !strcmp(ve->prog, "past_value") && ve->insn >= 0 && strstr(ve->insn_text, "+8)"),
+	      "%s:%u:%u %s [%s] insn %ld %s", ve ? ve->file : "-", ve ? ve->line : 0, ve ? ve->col : 0,
+	      ve ? ve->message : "-", ve ? ve->cause : "-", ve ? ve->insn : -1, ve ? ve->insn_text : "-");
 	kiln_object_close(obj);
 }
 
@@ -400,6 +408,12 @@ static void test_rejected_and_logs(const char *dir)
 		CHECK("reject: errlog", strstr(kiln_errlog(), "invalid access to packet") != NULL, "%.300s", kiln_errlog());
 		CHECK("reject: object log", strstr(kiln_object_log(obj), "invalid access to packet") != NULL, "%.300s",
 		      kiln_object_log(obj));
+		const struct kiln_verifier_error *ve = kiln_object_verifier_error(obj);
+		CHECK("reject: the verifier error at the load form, 4:5", ve && strstr(ve->file, "obj-rejected.lisp") &&
+		      ve->line == 4 && ve->col == 5 && !strcmp(ve->message, "R1 offset is outside of the packet") &&
+		      !strcmp(ve->cause, "packet-bounds") && ve->insn == 1 && strstr(ve->source, "(load u32 data 20)"),
+		      "%s:%u:%u %s [%s]", ve ? ve->file : "-", ve ? ve->line : 0, ve ? ve->col : 0,
+		      ve ? ve->message : "-", ve ? ve->cause : "-");
 		kiln_object_close(obj);
 	}
 
@@ -408,6 +422,8 @@ static void test_rejected_and_logs(const char *dir)
 	obj = open_load(path, &o);
 	CHECK("log: log_level 1 keeps the log of a success", obj && strstr(kiln_object_log(obj), "processed") &&
 	      strstr(kiln_object_log(obj), "prog count_xdp:"), "%.200s", obj ? kiln_object_log(obj) : "");
+	CHECK("log: no verifier error after a load that succeeded", obj && !kiln_object_verifier_error(obj), "%s",
+	      obj && kiln_object_verifier_error(obj) ? kiln_object_verifier_error(obj)->message : "");
 	kiln_object_close(obj);
 	o.log_level = 2;
 	o.log_size = 64;
@@ -876,17 +892,40 @@ static void test_link_pin(struct kiln_object *obj)
 	CHECK("link pin: pin (making the directories)", !err, "%s", kiln_errmsg());
 	err = kiln_link_pin(l, pin);
 	CHECK("link pin: twice is -EBUSY", err == -EBUSY, "%d", err);
+	struct bpf_link_info li = { 0 };
+	uint32_t li_len = sizeof(li);
+	int lfd = kiln_link_fd(l);
+	if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &li_len))
+		li.id = 0;
 	kiln_link_destroy(l);
 	uint64_t before = hits(obj, 4);
 	getppids(5);
 	CHECK("link pin: still attached after destroy", hits(obj, 4) >= before + 5, "%llu -> %llu",
 	      (unsigned long long)before, (unsigned long long)hits(obj, 4));
 	CHECK("link pin: unpin", !unlink(pin), "%s", strerror(errno));
-	msleep(300);            /* the last reference of a pin goes in a work item */
-	before = hits(obj, 4);
-	getppids(5);
-	CHECK("link pin: detached by the unpin", hits(obj, 4) == before, "%llu -> %llu", (unsigned long long)before,
-	      (unsigned long long)hits(obj, 4));
+	/* the last reference of a pin goes in a work item: wait (5 s at most) for the link to go */
+	int alive = 1;
+	for (int i = 0; li.id && alive && i < 500; i++) {
+		int fd = bpf_link_get_fd_by_id(li.id);
+		alive = fd >= 0;
+		if (fd >= 0) {
+			close(fd);
+			msleep(10);
+		}
+	}
+	CHECK("link pin: the link is gone after the unpin", li.id && !alive, "link id %u", li.id);
+	/* its id goes first, the program's detach a moment later in the same work item: wait (5 s
+	 * at most) until calls are no longer counted (once detached, nothing counts them) */
+	uint64_t after = 0;
+	for (int i = 0; i < 250; i++) {
+		before = hits(obj, 4);
+		getppids(5);
+		if ((after = hits(obj, 4)) == before)
+			break;
+		msleep(20);
+	}
+	CHECK("link pin: detached by the unpin", after == before, "%llu -> %llu", (unsigned long long)before,
+	      (unsigned long long)after);
 
 	/* a pinned link that is detached explicitly goes, pin and all */
 	if ((l = attach(obj, "count_getppid", NULL, "link pin then detach"))) {

@@ -1,5 +1,6 @@
 /* test_pin.c — libkiln's bpffs calls against the kernel, on a bpffs of the test's own under
- * /tmp: mounting, pinning with directories, unpinning trees, and open-or-create of maps. */
+ * /tmp: mounting, pinning with directories, unpinning trees, open-or-create of maps, and the
+ * record of a load's pins that unload goes by. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "kiln/error.h"
@@ -296,6 +297,50 @@ static void test_unpin_tree(void)
 	kiln_map_close(m);
 }
 
+/* kiln_pin_record + kiln_unload: only what the record lists, and only if nothing else is there */
+static void test_unload(void)
+{
+	struct kiln_map *a = mkmap("kl_rec_a", 8), *b = mkmap("kl_rec_b", 8), *other = mkmap("kl_other", 8);
+	const char *dir = P(0, "%s/ld", root);
+	struct kiln_pin_entry e[] = { { "maps/a", kiln_map_fd(a) }, { "maps/b", kiln_map_fd(b) } };
+	int err = kiln_pin_record(dir, e, 2);
+	err = err ? err : kiln_map_pin(a, P(1, "%s/maps/a", dir));
+	err = err ? err : kiln_map_pin(b, P(1, "%s/maps/b", dir));
+	CHECK("unload: record and pins made", !err && exists(P(1, "%s/kiln", dir)), "%d %s", err, kiln_errmsg());
+	/* a pin nobody recorded: nothing is removed */
+	kiln_map_pin(other, P(1, "%s/maps/c", dir));
+	err = kiln_unload(dir, 0);
+	CHECK("unload: an unrecorded pin refuses, naming it", err == -EPERM && has(kiln_errmsg(), "maps/c") &&
+	      exists(P(1, "%s/maps/a", dir)) && exists(P(2, "%s/maps/c", dir)), "%d %s", err, kiln_errmsg());
+	unlink(P(1, "%s/maps/c", dir));
+	/* the same name holding another map than the recorded one */
+	unlink(P(1, "%s/maps/b", dir));
+	kiln_map_pin(other, P(1, "%s/maps/b", dir));
+	err = kiln_unload(dir, 0);
+	CHECK("unload: a replaced pin refuses", err == -EPERM && has(kiln_errmsg(), "maps/b") &&
+	      exists(P(1, "%s/maps/a", dir)), "%d %s", err, kiln_errmsg());
+	unlink(P(1, "%s/maps/b", dir));
+	kiln_map_pin(b, P(1, "%s/maps/b", dir));
+	err = kiln_unload(dir, 0);
+	CHECK("unload: what the record lists goes, directory and all", !err && !exists(dir), "%d %s", err,
+	      kiln_errmsg());
+	CHECK("unload: the maps live on while held", fd_id(kiln_map_fd(a)) > 0 && fd_id(kiln_map_fd(b)) > 0, "gone");
+	/* no record: refused unless forced; the bpffs root: always refused */
+	kiln_map_pin(other, P(1, "%s/nr/x", root));
+	err = kiln_unload(P(0, "%s/nr", root), 0);
+	CHECK("unload: no record refuses", err == -EPERM && exists(pathbuf[1]), "%d %s", err, kiln_errmsg());
+	err = kiln_unload(pathbuf[0], KILN_UNLOAD_FORCE);
+	CHECK("unload: --force removes it", !err && !exists(pathbuf[0]), "%d %s", err, kiln_errmsg());
+	kiln_map_pin(other, P(1, "%s/keep", root));
+	err = kiln_unload(root, KILN_UNLOAD_FORCE);
+	CHECK("unload: the bpffs root is refused even forced", err == -EPERM && exists(pathbuf[1]) &&
+	      has(kiln_errmsg(), "mount point"), "%d %s", err, kiln_errmsg());
+	unlink(pathbuf[1]);
+	kiln_map_close(a);
+	kiln_map_close(b);
+	kiln_map_close(other);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -317,6 +362,7 @@ int main(void)
 		test_pin();
 		test_open_or_create();
 		test_unpin_tree();
+		test_unload();
 	}
 	char was[sizeof(top)];
 	memcpy(was, top, sizeof(top));

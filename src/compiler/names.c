@@ -1,0 +1,45 @@
+/* names.c — open addressing over FNV-1a hashes of names; see names.h. */
+#include "names.h"
+#include <string.h>
+
+static uint32_t hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static struct kl_name_slot *find(const struct kl_names *t, const char *name)
+{
+	for (uint32_t i = hash(name) & (t->cap - 1);; i = (i + 1) & (t->cap - 1))
+		if (!t->slots[i].name || !strcmp(t->slots[i].name, name))
+			return &t->slots[i];
+}
+
+void kl_names_put(struct kl_arena *a, struct kl_names *t, const char *name, uint32_t index)
+{
+	if (2 * (t->len + 1) > t->cap) {
+		struct kl_names grown = { .cap = t->cap ? 2 * t->cap : 16 };
+		grown.slots = kl_arena_array(a, struct kl_name_slot, grown.cap);
+		for (uint32_t i = 0; i < t->cap; i++)
+			if (t->slots[i].name)
+				*find(&grown, t->slots[i].name) = t->slots[i];
+		grown.len = t->len;
+		*t = grown;
+	}
+	struct kl_name_slot *s = find(t, name);
+	if (s->name)
+		return;
+	s->name = name;
+	s->index = index;
+	t->len++;
+}
+
+int64_t kl_names_get(const struct kl_names *t, const char *name)
+{
+	if (!t->cap)
+		return -1;
+	const struct kl_name_slot *s = find(t, name);
+	return s->name ? (int64_t)s->index : -1;
+}
