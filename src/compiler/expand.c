@@ -181,7 +181,7 @@ static int destructure(struct ev *e, struct kl_node *params, struct kl_node *arg
 			}
 		} else if (mode == OPT) {
 			const char *name = p->kind == KL_N_LIST ? p->items[0]->str : p->str;
-			struct kl_node *v;
+			struct kl_node *v = NULL;
 			if (ai < args->nitems)
 				v = args->items[ai++];
 			else if (p->kind == KL_N_LIST && p->nitems > 1 && !(v = ev(e, p->items[1], *env)))
