@@ -38,9 +38,10 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 # interop tests, clang/llvm only to build the tests' reference twins, iproute2 for the
 # veth pairs and network namespaces of the attach tests, ping (iputils-ping) to send packets,
 # libdw (libdw-dev) for the file:line of user stack frames from DWARF, capsh (libcap2-bin) to
-# run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a test's netns
+# run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a test's netns,
+# libclang-rt-14-dev for clang's libFuzzer and sanitizer runtimes (`make fuzz`)
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
-	libcap2-bin util-linux
+	libcap2-bin util-linux libclang-rt-14-dev
 
 .PHONY: all deps run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind
 all: kiln lib
@@ -178,3 +179,6 @@ test-valgrind: deps
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan kiln
+
+# `make fuzz`: libFuzzer harnesses (tests/fuzz/); their replay builds are test-bins
+include tests/fuzz/fuzz.mk

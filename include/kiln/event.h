@@ -41,7 +41,7 @@ struct kiln_event_field {
 	const char *name;           /* as in BTF: `:comm-len` is "comm_len" */
 	enum kiln_field_kind kind;
 	uint32_t offset;            /* bytes from the start of the event */
-	uint32_t size;              /* bytes */
+	uint32_t size;              /* bytes (of a bitfield: the bytes its bits span from offset) */
 	uint32_t count;             /* array elements (1 for scalars) */
 	uint32_t elem_size;         /* bytes of one element (size for scalars) */
 	bool is_signed;

@@ -49,6 +49,12 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, const st
  * supported: callers choose a path). Prints errors (and warnings if asked); returns 0 or 1. */
 int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings);
 
+/* disasm.c: the code of the BPF ELF image img (path names it in messages) as `kiln disasm`
+ * prints it, text or JSON lines, to out; only: one program or function. Problems go to err.
+ * 0, or 1 when something was wrong (the code may still have printed). */
+int cli_disasm_image(const char *path, const void *img, size_t size, const char *only, bool json,
+		     FILE *out, FILE *err);
+
 /* show.c: keys and values in and out. */
 struct btf;
 void cli_json_str(FILE *out, const char *s, size_t n);

@@ -74,6 +74,7 @@ struct obj {
 	struct label *labels;
 	size_t nlabels;
 	bool bad;               /* something was wrong (and said) though the code printed */
+	FILE *out, *err;        /* the code; the problems */
 };
 
 static int fail(const struct obj *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -81,9 +82,9 @@ static int fail(const struct obj *o, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "kiln disasm: %s: ", o->path);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(o->err, "kiln disasm: %s: ", o->path);
+	vfprintf(o->err, fmt, ap);
+	fputc('\n', o->err);
 	va_end(ap);
 	return 1;
 }
@@ -94,9 +95,9 @@ static void warn(struct obj *o, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "kiln disasm: %s: warning: ", o->path);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(o->err, "kiln disasm: %s: warning: ", o->path);
+	vfprintf(o->err, fmt, ap);
+	fputc('\n', o->err);
 	va_end(ap);
 	o->bad = true;
 }
@@ -466,13 +467,13 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 	for (size_t n = f->end - f->start; n >= 10; n /= 10)
 		width++;
 	if (json) {
-		printf("{\"prog\":");
-		cli_json_str(stdout, f->name, strlen(f->name));
-		printf(",\"section\":");
-		cli_json_str(stdout, s->name, strlen(s->name));
-		printf(",\"subprog\":%s,\"insn_count\":%zu,\"insns\":[", sub ? "true" : "false", f->end - f->start);
+		fprintf(o->out, "{\"prog\":");
+		cli_json_str(o->out, f->name, strlen(f->name));
+		fprintf(o->out, ",\"section\":");
+		cli_json_str(o->out, s->name, strlen(s->name));
+		fprintf(o->out, ",\"subprog\":%s,\"insn_count\":%zu,\"insns\":[", sub ? "true" : "false", f->end - f->start);
 	} else {
-		printf("%s %s (section %s, %zu insns)\n", sub ? "func" : "prog", f->name, s->name, f->end - f->start);
+		fprintf(o->out, "%s %s (section %s, %zu insns)\n", sub ? "func" : "prog", f->name, s->name, f->end - f->start);
 	}
 
 	/* the records of this function: from the first at or after its start */
@@ -503,7 +504,7 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 		}
 		if (now && cur && !json && file &&
 		    (!shown || shown->file != now->file || shown->line_col >> 10 != now->line_col >> 10)) {
-			printf(";%s%s @ %s:%u\n", src[0] ? " " : "", src, base_name(file), now->line_col >> 10);
+			fprintf(o->out, ";%s%s @ %s:%u\n", src[0] ? " " : "", src, base_name(file), now->line_col >> 10);
 			shown = now;
 		}
 
@@ -518,21 +519,48 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 			env.call_target = call_target(o, s, i, in, r);
 		int w = kl_insn_format(in, f->end - i, &env, buf, sizeof(buf));
 		if (json) {
-			printf("%s{\"off\":%zu,\"text\":", i > f->start ? "," : "", i - f->start);
-			cli_json_str(stdout, buf, strlen(buf));
+			fprintf(o->out, "%s{\"off\":%zu,\"text\":", i > f->start ? "," : "", i - f->start);
+			cli_json_str(o->out, buf, strlen(buf));
 			if (cur && file) {
-				printf(",\"line\":%u,\"col\":%u,\"file\":", cur->line_col >> 10, cur->line_col & 0x3ff);
-				cli_json_str(stdout, file, strlen(file));
-				printf(",\"src\":");
-				cli_json_str(stdout, src, strlen(src));
+				fprintf(o->out, ",\"line\":%u,\"col\":%u,\"file\":", cur->line_col >> 10, cur->line_col & 0x3ff);
+				cli_json_str(o->out, file, strlen(file));
+				fprintf(o->out, ",\"src\":");
+				cli_json_str(o->out, src, strlen(src));
 			}
-			printf("}");
+			fprintf(o->out, "}");
 		} else {
-			printf("  %*zu: %s\n", (int)width, i - f->start, buf);
+			fprintf(o->out, "  %*zu: %s\n", (int)width, i - f->start, buf);
 		}
 		i += (size_t)w;
 	}
-	printf(json ? "]}\n" : "\n");
+	fprintf(o->out, json ? "]}\n" : "\n");
+}
+
+int cli_disasm_image(const char *path, const void *img, size_t size, const char *only, bool json,
+		     FILE *out, FILE *err)
+{
+	struct obj o = { .path = path, .out = out, .err = err };
+	int rc = 1;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		fail(&o, "libelf is too old");
+		goto out;
+	}
+	if (open_obj(&o, img, size))
+		goto out;
+	bool found = false;
+	for (size_t i = 0; i < o.nfuncs; i++) {
+		if (only && strcmp(only, o.funcs[i].name))
+			continue;
+		found = true;
+		print_func(&o, &o.funcs[i], json);
+	}
+	if (only && !found)
+		fail(&o, "no program or function named %s", only);
+	else
+		rc = o.bad ? 1 : 0;
+out:
+	close_obj(&o);
+	return rc;
 }
 
 int cmd_disasm(int argc, char **argv)
@@ -574,28 +602,8 @@ int cmd_disasm(int argc, char **argv)
 		return 1;
 	}
 
-	struct obj o = { .path = path };
-	int rc = 1;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		fail(&o, "libelf is too old");
-		goto out;
-	}
-	if (open_obj(&o, img, size))
-		goto out;
-	bool found = false;
-	for (size_t i = 0; i < o.nfuncs; i++) {
-		if (only && strcmp(only, o.funcs[i].name))
-			continue;
-		found = true;
-		print_func(&o, &o.funcs[i], json);
-	}
-	if (only && !found)
-		fail(&o, "no program or function named %s", only);
-	else
-		rc = o.bad ? 1 : 0;
-out:
+	int rc = cli_disasm_image(path, img, size, only, json, stdout, stderr);
 	fflush(stdout);
-	close_obj(&o);
 	free(img);
 	return rc;
 }

@@ -162,6 +162,10 @@ static int destructure(struct ev *e, struct kl_node *params, struct kl_node *arg
 		if (kl_is_sym(p, "&optional")) { mode = OPT; continue; }
 		if (kl_is_sym(p, "&rest") || kl_is_sym(p, "&body")) { mode = REST; continue; }
 		if (kl_is_sym(p, "&key")) { mode = KEY; continue; }
+		if (p->kind != KL_N_SYM && !(p->kind == KL_N_LIST && (mode == REQ || (mode != REST && p->nitems &&
+									      p->items[0]->kind == KL_N_SYM))))
+			return fail(e, p, "a parameter must be a symbol, a list to destructure, or (NAME DEFAULT) "
+				    "after &optional or &key"), -1;
 		if (mode == REQ) {
 			if (ai >= args->nitems)
 				return fail(e, p, "too few arguments (missing %s)", p->kind == KL_N_SYM ? p->str : "a list"),
@@ -177,7 +181,7 @@ static int destructure(struct ev *e, struct kl_node *params, struct kl_node *arg
 			}
 		} else if (mode == OPT) {
 			const char *name = p->kind == KL_N_LIST ? p->items[0]->str : p->str;
-			struct kl_node *v;
+			struct kl_node *v = NULL;
 			if (ai < args->nitems)
 				v = args->items[ai++];
 			else if (p->kind == KL_N_LIST && p->nitems > 1 && !(v = ev(e, p->items[1], *env)))

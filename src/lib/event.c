@@ -15,6 +15,7 @@
 #include <string.h>
 
 #define MAX_NESTING 8
+#define MAX_WEIGHT (1 << 16)   /* fields of a layout, nested layouts' fields counted in */
 
 struct kiln_event {
 	struct kiln_event *next;
@@ -22,6 +23,8 @@ struct kiln_event {
 	char *name;
 	uint32_t size;
 	size_t nfields, cap;
+	size_t weight;                  /* fields, with those of nested layouts: the work of
+					 * decoding a record, bounded by MAX_WEIGHT */
 	struct kiln_event_field *fields;
 	char **keys;                    /* per field, decoding's `"name":` (JSON) and `name=` */
 	size_t *key_len;                /* (text): 2 per field, made once */
@@ -59,6 +62,7 @@ const char *kiln_field_kind_name(enum kiln_field_kind kind)
 }
 
 static struct kiln_event *layout_of(struct kiln_events *evs, uint32_t id, int depth);
+static bool is_integer(const struct kiln_event_field *f);
 
 /* Names that stand for no data: they are laid out but not printed. */
 static bool padding_name(const char *n)
@@ -66,11 +70,15 @@ static bool padding_name(const char *n)
 	return n[0] == '_' || !strncmp(n, "pad", 3) || !strncmp(n, "reserved", 8);
 }
 
-/* Skip const/volatile/restrict (and typedefs unless they name one of kiln's kinds). */
+/* Skip const/volatile/restrict (and typedefs unless they name one of kiln's kinds). NULL for
+ * a chain longer than MAX_RESOLVE: a loop (a typedef of itself) or no sane BTF. */
+#define MAX_RESOLVE 32
 static const struct btf_type *resolve(const struct btf *btf, uint32_t *id, enum kiln_field_kind *special)
 {
 	const struct btf_type *t = btf__type_by_id(btf, *id);
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+	for (int steps = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); steps++) {
+		if (steps == MAX_RESOLVE)
+			return NULL;
 		if (btf_is_typedef(t) && special) {
 			const char *n = btf__name_by_offset(btf, t->name_off);
 			for (size_t i = 0; n && i < sizeof(typedef_kinds) / sizeof(typedef_kinds[0]); i++)
@@ -93,6 +101,9 @@ static bool is_char(const struct btf *btf, const struct btf_type *t)
 
 static int add_field(struct kiln_event *ev, const struct kiln_event_field *f)
 {
+	ev->weight += 1 + (f->sub ? f->sub->weight : 0);
+	if (ev->weight > MAX_WEIGHT)
+		return -E2BIG;
 	if (ev->nfields == ev->cap) {
 		size_t cap = ev->cap ? ev->cap * 2 : 8;
 		struct kiln_event_field *nf = realloc(ev->fields, cap * sizeof(*nf));
@@ -153,7 +164,8 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 			f.count = a->nelems;
 			if (et && is_char(btf, et))
 				kind = KILN_FIELD_CHARS, f.elem_size = 1;
-			else if (et && (btf_is_int(et) || btf_is_any_enum(et)) && a->nelems) {
+			else if (et && (btf_is_int(et) || btf_is_any_enum(et)) && a->nelems && size / a->nelems) {
+				/* (an array of zero-size elements stays raw bytes, none to print) */
 				kind = KILN_FIELD_ARRAY;
 				f.elem_size = (uint32_t)(size / a->nelems);
 				f.is_signed = btf_is_int(et) ? !!(btf_int_encoding(et) & BTF_INT_SIGNED) : btf_kflag(et);
@@ -169,8 +181,13 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 		if (special && ((sk == KILN_FIELD_IPV6 && f.size == 16) || (sk != KILN_FIELD_IPV6 && f.size == 4)))
 			kind = sk;
 		f.kind = kind;
-		if (add_field(ev, &f))
-			return -ENOMEM;
+		/* an integer not starting on a byte boundary is read from the bytes its bits span,
+		 * one more than its own size when they cross one */
+		if (f.bit_size && is_integer(&f))
+			f.size = f.elem_size = (f.bit_offset % 8 + f.bit_size + 7) / 8;
+		int err = add_field(ev, &f);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -306,9 +323,12 @@ void kiln_events_free(struct kiln_events *evs)
 	free(evs);
 }
 
-/* Names compare with '-' and '_' the same, so the source's spelling works. */
+/* Names compare with '-' and '_' the same, so the source's spelling works. A name BTF does
+ * not have (NULL) matches none. */
 static bool same_name(const char *a, const char *b)
 {
+	if (!a || !b)
+		return false;
 	for (; *a && *b; a++, b++)
 		if (*a != *b && !((*a == '-' || *a == '_') && (*b == '-' || *b == '_')))
 			return false;

@@ -11,7 +11,7 @@ cd "${ROOT:-$(dirname "$0")/../..}"
 KILN=${KILN:-$PWD/kiln}
 BUILD=${BUILD:-$PWD/build}
 N=${FUZZ_N:-300}
-work="$BUILD/fuzz"; keep="$BUILD/fuzz-fail"
+work="$BUILD/fuzz-smoke"; keep="$BUILD/fuzz-fail"
 mkdir -p "$work"
 tmo=(); command -v timeout >/dev/null && tmo=(timeout 5)
 

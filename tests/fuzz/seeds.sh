@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# seeds.sh OUT — the seed corpora and dictionaries of the fuzz harnesses, made from the tests
+# and examples (run by `make fuzz`, from the repository root, after `make kiln`):
+#   OUT/seed/compiler/  every kiln source of examples/ and tests/ (good and bad programs)
+#   OUT/seed/object/    objects: those sources compiled by kiln, and the C programs of tests/
+#                       and examples/ compiled by clang -target bpf
+#   OUT/seed/disasm/    those objects, and each code section of each on its own (raw slots)
+#   OUT/seed/event/     per object: u32 length | its .BTF | a record of a struct's size (and
+#                       one a byte short), the input format of fuzz_event.c
+#   OUT/compiler.dict   libFuzzer dictionary: the language's form names, helper names,
+#                       keywords, map and program types, parens and other tokens
+# A harness without a seed directory of its own name gets seed/object.
+set -eu
+export LC_ALL=C
+out=${1:?usage: seeds.sh OUT}
+KILN=${KILN:-./kiln}
+CLANG=${CLANG:-clang}
+seed=$out/seed
+rm -rf "$seed"
+mkdir -p "$seed/compiler" "$seed/object" "$seed/disasm" "$seed/event"
+
+# ---- kiln sources ---------------------------------------------------------------------------
+lisps=(examples/*.lisp tests/*/*.lisp src/compiler/prelude.lisp)
+for f in "${lisps[@]}"; do
+	[ -s "$f" ] && cp "$f" "$seed/compiler/$(echo "${f%.lisp}" | tr / _).lisp"
+done
+
+# ---- objects --------------------------------------------------------------------------------
+for f in "${lisps[@]}"; do
+	case $f in tests/errors/*|src/*) continue ;; esac
+	"$KILN" compile "$f" -o "$seed/object/$(echo "${f%.lisp}" | tr / _).kiln.o" >/dev/null 2>&1 || true
+done
+multiarch=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
+if command -v "$CLANG" >/dev/null; then
+	printf '%s\n' examples/c/*.c tests/lib/*.bpf.c tests/corpus/*.c | while read -r c; do
+		printf '%s\0%s\0' "$c" "$seed/object/$(echo "${c%.c}" | tr / _).clang.o"
+	done | xargs -0 -n2 -P2 sh -c '"$0" -O2 -g -target bpf -I/usr/include/'"$multiarch"' -c "$1" -o "$2" 2>/dev/null || true' "$CLANG"
+fi
+
+# ---- sections of the objects ----------------------------------------------------------------
+le32() {       # a u32 as 4 little-endian bytes
+	printf "\\x$(printf %02x $(($1 & 255)))\\x$(printf %02x $(($1 >> 8 & 255)))\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 24 & 255)))"
+}
+for o in "$seed"/object/*.o; do
+	[ -s "$o" ] || continue
+	b=$(basename "$o" .o)
+	cp "$o" "$seed/disasm/$b.o"
+	# name type address offset size es flags ...: code sections (flag X) and .BTF
+	llvm-readelf -SW "$o" 2>/dev/null | sed -n 's/^ *\[ *[0-9]*\] //p' | while read -r name type _ off size _ flags _; do
+		if [ "$type" = PROGBITS ] && [[ $flags == *X* ]] && [ $((16#$size)) -gt 0 ]; then
+			tail -c +$((16#$off + 1)) "$o" | head -c $((16#$size)) >"$seed/disasm/$b.$(echo "$name" | tr / _)"
+		elif [ "$name" = .BTF ]; then
+			tail -c +$((16#$off + 1)) "$o" | head -c $((16#$size)) >"$seed/event/.btf"
+		fi
+	done
+	[ -s "$seed/event/.btf" ] || continue
+	n=$(stat -c %s "$seed/event/.btf")
+	# the structs' sizes (at most 4 per object), records from the object's own bytes
+	bpftool btf dump file "$o" 2>/dev/null | sed -n "s/^\[[0-9]*\] STRUCT '[^']*' size=\([0-9]*\).*/\1/p" |
+		sort -un | head -4 | while read -r sz; do
+		for len in "$sz" $((sz > 0 ? sz - 1 : 0)); do
+			{ le32 "$n"; cat "$seed/event/.btf"; tail -c +65 "$o" | head -c "$len"; } >"$seed/event/$b.$len"
+		done
+	done
+	rm -f "$seed/event/.btf"
+done
+
+# ---- the compiler's dictionary --------------------------------------------------------------
+# every name the compiler's tables know (string literals that look like kiln symbols or
+# keywords), the prelude's macros, the keywords the sources use, and the reader's tokens
+{
+	cat src/compiler/helpers.inc src/compiler/tables.c src/compiler/lower.c src/compiler/forms.c \
+		src/compiler/expand.c src/compiler/types.c |
+		grep -o '"[a-z:*+/<>=!-][a-z0-9:*+/<>=!?-]*"' | tr -d '"'
+	sed -n 's/^(defmacro \([^ ()]*\).*/\1/p' src/compiler/prelude.lisp
+	cat "${lisps[@]}" | grep -o ':[a-z][a-z0-9-]*'
+	printf '%s\n' '(' ')' '((' '))' '()' '[' ']' "'" '`' ',' ',@' '#x' '#b' '#o' "#\\" '#:' '"' ';' '.' \
+		'-1' '0' '1' '255' '65536' '4294967295' '18446744073709551615' '9223372036854775808'
+} | sort -u | while IFS= read -r w; do
+	[ -n "$w" ] || continue
+	w=${w//\\/\\\\}
+	printf '"%s"\n' "${w//\"/\\\"}"
+done >"$out/compiler.dict"
+
+for d in compiler object disasm event; do
+	printf 'seeds: %-8s %5d inputs\n' "$d" "$(find "$seed/$d" -type f | wc -l)"
+done
+printf 'seeds: compiler.dict %d entries\n' "$(wc -l <"$out/compiler.dict")"
