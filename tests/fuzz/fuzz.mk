@@ -36,14 +36,14 @@ $(BUILD)/fuzz/obj/gen/prelude.o: $(BUILD)/gen/prelude.c
 $(BUILD)/fuzz/obj/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/sink.h $(FUZZ_OBJS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter-out %.h,$^) $(LDLIBS)
 
 # The replay build: compiled and linked as the unit tests are (kiln's flags, the user's, and
 # SANITIZE in test-asan's build-asan/, where the inputs run under ASan and UBSan).
-$(BUILD)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(CLI_LIB_OBJS) $(BUILD)/libkiln.a
+$(BUILD)/tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/sink.h $(CLI_LIB_OBJS) $(BUILD)/libkiln.a
 	@mkdir -p $(dir $@)
-	$(COMPILE) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(COMPILE) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS)
 
 test-bins: $(FUZZ_REPLAYS)

@@ -15,15 +15,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "sink.h"
 
-static FILE *sink(void)
-{
-	static FILE *f;
-	if (!f && !(f = fopen("/dev/null", "w")))
-		abort();
-	return f;
-}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int object_fd(void)
 {

@@ -11,15 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "sink.h"
 
-static FILE *sink(void)
-{
-	static FILE *f;
-	if (!f && !(f = fopen("/dev/null", "w")))
-		abort();
-	return f;
-}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *label(const void *arg, long pc)
 {

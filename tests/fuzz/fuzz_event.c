@@ -15,17 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sink.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_TYPES 256   /* layouts tried per input, to keep an iteration quick */
-
-static FILE *sink(void)
-{
-	static FILE *f;
-	if (!f && !(f = fopen("/dev/null", "w")))
-		abort();
-	return f;
-}
 
 static void check(int cond, const char *what)
 {

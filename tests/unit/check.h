@@ -3,7 +3,10 @@
 #ifndef KL_CHECK_H
 #define KL_CHECK_H
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 
 static int check_failures;
 
@@ -28,6 +31,20 @@ static inline int check_open_fds(void)
 	if (d)
 		closedir(d);
 	return d ? n : -1;
+}
+
+/* A shell command made like printf's output: its exit status, -1 if it did not exit. */
+static int check_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2), unused));
+static int check_sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	int rc = system(cmd);
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 #define CHECK_DONE() (check_failures ? 1 : 0)

@@ -31,19 +31,6 @@ static const char *src_root = ".", *kiln_bin = "./kiln", *build_dir = "build";
 static char tmp[128];
 static char pin_root[128];       /* where a corrupted `pinning` would pin: removed at the end */
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-	int rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 /* ---- a pristine object and where its parts are (our own objects: trusted) ------------- */
 
 struct img {
@@ -584,7 +571,7 @@ int main(void)
 	for (size_t b = 0; b < sizeof(builds) / sizeof(builds[0]); b++) {
 		char path[PATH_MAX], what[96];
 		snprintf(path, sizeof(path), "%s/%s.o", tmp, builds[b].label);
-		int rc = sh(builds[b].cmd, src_root, kiln_bin, tmp);
+		int rc = check_sh(builds[b].cmd, src_root, kiln_bin, tmp);
 		snprintf(what, sizeof(what), "hostile/build-%s", builds[b].label);
 		bool ok = rc == 0 && img_load(&imgs[nimgs], path, builds[b].label);
 		CHECK(what, ok, "exit %d, or no .BTF, .BTF.ext and symbols in %s", rc, path);
@@ -617,6 +604,6 @@ int main(void)
 		btf__free(imgs[i].parsed);
 		free(imgs[i].data);
 	}
-	sh("rm -rf '%s' '%s'", tmp, pin_root);
+	check_sh("rm -rf '%s' '%s'", tmp, pin_root);
 	return CHECK_DONE();
 }

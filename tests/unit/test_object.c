@@ -41,19 +41,6 @@ __attribute__((noinline, used)) int kiln_test_uprobe_target(int x)
 	return x + 1;
 }
 
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-	int rc = system(cmd);
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 /* The output of a command (first 64 KiB), "" if it failed to run. */
 static char *sh_out(const char *cmd)
 {
@@ -140,7 +127,7 @@ static void sweep_stale(void)
 	DIR *d = opendir("/var/run/netns");
 	for (struct dirent *e; d && (e = readdir(d));)
 		if (stale(e->d_name, "kiln-obj-"))
-			sh("ip netns del '%s' >/dev/null 2>&1", e->d_name);
+			check_sh("ip netns del '%s' >/dev/null 2>&1", e->d_name);
 	if (d)
 		closedir(d);
 	static const char *const dirs[] = { "/sys/fs/bpf", "/tmp" };
@@ -149,7 +136,7 @@ static void sweep_stale(void)
 			continue;
 		for (struct dirent *e; (e = readdir(d));)
 			if (stale(e->d_name, "kiln-test-object-"))
-				sh("rm -rf '%s/%s'", dirs[i], e->d_name);
+				check_sh("rm -rf '%s/%s'", dirs[i], e->d_name);
 		closedir(d);
 	}
 	if (cg_mount[0] && (d = opendir(cg_mount))) {
@@ -165,7 +152,7 @@ static void sweep_stale(void)
 
 static bool net_setup(void)
 {
-	return !sh("ip netns add %s && ip link add %s type veth peer name %s netns %s && "
+	return !check_sh("ip netns add %s && ip link add %s type veth peer name %s netns %s && "
 		   "ip addr add %s/30 dev %s && ip link set %s up && "
 		   "ip -n %s addr add %s/30 dev %s && ip -n %s link set %s up && ip -n %s link set lo up",
 		   netns, veth_a, veth_b, netns, addr_a, veth_a, veth_a, netns, addr_b, veth_b, netns, veth_b, netns);
@@ -517,7 +504,7 @@ static void test_pinning(const char *dir)
 	kiln_object_close(a);
 	kiln_object_close(b);
 	CHECK("pin: pins outlive the objects", !stat(pin, &st), "%s", strerror(errno));
-	sh("rm -rf '%s/maps'", pin_dir);
+	check_sh("rm -rf '%s/maps'", pin_dir);
 }
 
 /* -------------------------------------------------------------------------------------------
@@ -659,7 +646,7 @@ static void test_net(struct kiln_object *obj)
 		kiln_link_destroy(lout);
 	}
 	/* a clsact qdisc that was there before stays */
-	sh("tc qdisc add dev %s clsact >/dev/null 2>&1", veth_a);
+	check_sh("tc qdisc add dev %s clsact >/dev/null 2>&1", veth_a);
 	if ((lin = attach(obj, "count_tc_in", &o, "tc legacy on an existing clsact"))) {
 		kiln_link_destroy(lin);
 		snprintf(cmd, sizeof(cmd), "tc qdisc show dev %s", veth_a);
@@ -1043,19 +1030,19 @@ int main(void)
 	}
 	atexit(cleanup);
 	/* leftovers of runs that died */
-	sh("ip netns del %s >/dev/null 2>&1; ip link del %s >/dev/null 2>&1", netns, veth_a);
+	check_sh("ip netns del %s >/dev/null 2>&1; ip link del %s >/dev/null 2>&1", netns, veth_a);
 	sweep_stale();
 
 	/* the objects: kiln's compiler through the binary, clang for the libbpf-style ones */
 	char src[PATH_MAX], obj_path[PATH_MAX], clang_ok[PATH_MAX], clang_bad[PATH_MAX];
 	snprintf(src, sizeof(src), "%s/tests/lib/obj-counters.lisp", src_root);
 	snprintf(obj_path, sizeof(obj_path), "%s/obj-counters.o", tmp);
-	int rc = sh("'%s' compile '%s' -o '%s'", kiln_bin, src, obj_path);
+	int rc = check_sh("'%s' compile '%s' -o '%s'", kiln_bin, src, obj_path);
 	CHECK("build: kiln compile obj-counters.lisp", rc == 0, "exit %d (KILN=%s)", rc, kiln_bin);
 	snprintf(clang_ok, sizeof(clang_ok), "%s/obj-clang.o", tmp);
 	snprintf(clang_bad, sizeof(clang_bad), "%s/obj-clang-rejected.o", tmp);
 	const char *cflags = "-O2 -g -target bpf -I/usr/include/$(gcc -print-multiarch 2>/dev/null || echo \"$(uname -m)-linux-gnu\")";
-	rc = sh("command -v clang >/dev/null && clang %s -c '%s/tests/lib/obj-clang.bpf.c' -o '%s' && "
+	rc = check_sh("command -v clang >/dev/null && clang %s -c '%s/tests/lib/obj-clang.bpf.c' -o '%s' && "
 		"clang %s -c '%s/tests/lib/obj-clang-rejected.bpf.c' -o '%s'", cflags, src_root, clang_ok, cflags,
 		src_root, clang_bad);
 	CHECK("build: clang -target bpf", rc == 0, "exit %d (is clang installed? `make deps`)", rc);
