@@ -399,16 +399,20 @@ static int load_failed(struct kiln_object *obj, int err, const char *shared_log)
 	const char *log = p ? (p->log ? p->log : shared_log) : NULL;
 	if (p && log && log[0]) {
 		obj->log = strdup(log);
+		/* the rejection in the source's terms; without it only the log is there */
+		kl_verifier_analyze(log, p->bp, obj->image, obj->image_size, &obj->verr);
+		const char *said = obj->verr && obj->verr->message[0] ? obj->verr->message : NULL;
 		int r;
 		if (err == -ENOSPC)
 			r = kl_fail(err, "load program '%s' of %s: its verifier log outgrew log_size (%zu bytes)",
 				    bpf_program__name(p->bp), obj->name, obj->log_size);
+		else if (said)   /* its words, not EACCES's "Permission denied" */
+			r = kl_fail_msg(err, "load program '%s' of %s: the verifier rejected it: %s",
+					bpf_program__name(p->bp), obj->name, said);
 		else
 			r = kl_fail(err, "load program '%s' of %s: the verifier rejected it", bpf_program__name(p->bp),
 				    obj->name);
 		kl_fail_log(log, strlen(log));
-		/* the rejection in the source's terms; without it only the log is there */
-		kl_verifier_analyze(log, p->bp, obj->image, obj->image_size, &obj->verr);
 		return r;
 	}
 	if (!p) {

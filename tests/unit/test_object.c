@@ -392,6 +392,9 @@ static void test_rejected_and_logs(const char *dir)
 		CHECK("reject: negative errno", err < 0, "%d", err);
 		CHECK("reject: message", strstr(kiln_errmsg(), "load program 'unchecked' of obj-rejected.lisp: the verifier "
 						"rejected it: "), "%s", kiln_errmsg());
+		CHECK("reject: the message is the verifier's, not EACCES's text",
+		      strstr(kiln_errmsg(), "outside of the packet") && !strstr(kiln_errmsg(), "Permission denied"), "%s",
+		      kiln_errmsg());
 		CHECK("reject: errlog", strstr(kiln_errlog(), "invalid access to packet") != NULL, "%.300s", kiln_errlog());
 		CHECK("reject: object log", strstr(kiln_object_log(obj), "invalid access to packet") != NULL, "%.300s",
 		      kiln_object_log(obj));
