@@ -1,0 +1,119 @@
+/* lower_internal.h — what the lowering of expressions to IR shares between lower.c (IR
+ * building, scopes, conditions, control forms, arithmetic, casts, the dispatch of a form and
+ * the entry points) and lower_data.c (memory, the context, maps, places, calls, helpers and
+ * the built-in forms over them): a value, a binding, the lowering state, the small emitters. */
+#ifndef KL_LOWER_INTERNAL_H
+#define KL_LOWER_INTERNAL_H
+#include "compile.h"
+#include <string.h>
+
+enum { V_CONST, V_REG };
+struct val {
+	int kind;
+	int64_t c;
+	kl_vreg r;
+	bool is_var;          /* the register of a mutable variable: copy before aliasing it */
+	bool is_ptr;          /* known to be a pointer (stack buffer, map value, packet...) */
+	uint8_t misalign;     /* a pointer this many bytes past an 8-aligned address (0..7) */
+};
+
+struct binding {
+	const char *name;
+	struct val v;
+	bool mutable;
+	const struct kl_type *type;   /* declared integer type: values are truncated to it */
+	bool used;                    /* read somewhere in its scope */
+	const struct kl_node *at;     /* written by the user: warn if never read (NULL: do not) */
+};
+
+struct lw {
+	struct kl_comp *c;
+	struct kl_ir_func *f;
+	KL_VEC(struct binding) scope;
+	const struct kl_prog_type *pt;   /* NULL in a defun */
+	const char *section;             /* the program's section */
+	kl_vreg ctx;
+	struct kl_span span;             /* of the form being lowered, for line info */
+	uint32_t loop_depth;
+	struct { kl_vreg rec; uint32_t done; } events[8];  /* with-event records open, innermost last */
+	uint32_t nevents;
+	struct kl_span calls[8];         /* macro calls being lowered, innermost last */
+	uint32_t ncalls;
+};
+
+typedef int (*form_fn)(struct lw *, struct kl_node *, struct val *);
+
+/* A special form: its name and how it lowers. */
+struct kl_lw_form {
+	const char *name;
+	form_fn fn;
+};
+/* lower_data.c's forms (memory, maps, places, events...); lower.c holds the others. */
+extern const struct kl_lw_form kl_lw_data_forms[];
+extern const size_t kl_lw_ndata_forms;
+
+struct arith_op {
+	const char *name;
+	uint8_t alu;
+	bool commutative;
+};
+
+/* ---- IR building ---- */
+
+static inline struct kl_ir_ins *emit(struct lw *l, uint8_t op)
+{
+	struct kl_ir_func *f = l->f;
+	if (f->nins == f->cap) {
+		uint32_t nc = f->cap ? f->cap * 2 : 64;
+		f->ins = kl_arena_grow(l->c->a, f->ins, f->cap * sizeof(*f->ins), nc * sizeof(*f->ins));
+		f->cap = nc;
+	}
+	struct kl_ir_ins *i = &f->ins[f->nins++];
+	memset(i, 0, sizeof(*i));
+	i->op = op;
+	i->span = l->span;
+	return i;
+}
+
+static inline kl_vreg vreg(struct lw *l) { return l->f->nvregs++; }
+
+static inline uint32_t label(struct lw *l) { return ++l->f->nlabels; }
+
+static inline void place(struct lw *l, uint32_t lab) { emit(l, IR_LABEL)->label = lab; }
+
+static inline void jump(struct lw *l, uint32_t lab) { emit(l, IR_JMP)->label = lab; }
+
+static inline bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+
+static inline struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false, false, 0 }; }
+
+static inline struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, false, 0 }; }
+
+static inline struct val pval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, true, 0 }; }
+
+/* ---- lower.c: registers, stack slots, ALU and branches, errors, scopes, lowering ---- */
+uint32_t kl_lw_slot(struct lw *l, uint32_t size, uint32_t align);
+kl_vreg kl_lw_reg_of(struct lw *l, struct val v);
+kl_vreg kl_lw_fresh_copy(struct lw *l, struct val v);
+void kl_lw_move_to(struct lw *l, kl_vreg d, struct val v);
+kl_vreg kl_lw_alu(struct lw *l, uint8_t op, struct val a, struct val b);
+void kl_lw_alu_in_place(struct lw *l, uint8_t op, kl_vreg r, int64_t imm);
+void kl_lw_branch(struct lw *l, uint8_t cond, struct val a, struct val b, uint32_t lab);
+int kl_lw_err_form(struct lw *l, const struct kl_node *n, const char *fmt, const char *what);
+int kl_lw_arity(struct lw *l, struct kl_node *n, uint32_t min, uint32_t max);
+struct binding *kl_lw_find_var(struct lw *l, const char *name);
+void kl_lw_bind(struct lw *l, const char *name, struct val v, bool mutable);
+int kl_lw_lower_body(struct lw *l, struct kl_node **body, uint32_t n, struct val *out);
+struct val kl_lw_arith2(struct lw *l, const struct arith_op *op, struct val a, struct val b);
+const struct arith_op *kl_lw_find_arith(const char *h);
+struct val kl_lw_truncate(struct lw *l, struct val v, uint32_t size, bool sign);
+int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out);
+
+/* ---- lower_data.c: helper calls and the forms lower.c dispatches to by name ---- */
+kl_vreg kl_lw_call(struct lw *l, uint32_t helper, kl_vreg *args, uint32_t nargs);
+int kl_lw_field_ptr(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out);
+int kl_lw_make_struct(struct lw *l, struct kl_node *n, struct kl_structdef *sd, struct val *out);
+int kl_lw_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out);
+int kl_lw_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, struct val *out);
+int kl_lw_funcall(struct lw *l, struct kl_node *n, struct kl_fundef *fd, struct val *out);
+#endif
