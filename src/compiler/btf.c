@@ -181,9 +181,10 @@ static uint32_t member_bitoff(const struct kl_field *f)
 	return f->bitsize ? f->bitoff : f->offset * 8;
 }
 
-/* Where member i of t stands in .BTF: the kernel wants a struct's members in the order of
- * their offsets, and a projection of a kernel type gains its members in the order the program
- * names them, so they are written sorted (a CO-RE access string's indexes follow them). */
+/* Where member i of projection t stands in .BTF: the kernel wants a struct's members in the
+ * order of their offsets, and a projection of a kernel type gains its members in the order the
+ * program names them, so they are written sorted (a CO-RE access string's indexes follow
+ * them). Other structs are laid out in order already. */
 static uint32_t member_rank(const struct kl_type *t, uint32_t i)
 {
 	uint32_t r = 0, off = member_bitoff(&t->fields[i]);
@@ -228,16 +229,24 @@ static int struct_id(struct bb *b, const struct kl_type *t)
 		err = id;
 		goto out;
 	}
+	uint32_t *order = calloc(t->nfields ? t->nfields : 1, sizeof(*order));
+	if (!order) {
+		err = fail(b, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < t->nfields; i++)
+		order[t->kid ? member_rank(t, i) : i] = i;   /* a projection: in the order named */
 	for (uint32_t r = 0; r < t->nfields; r++) {
-		uint32_t i = 0;
-		while (member_rank(t, i) != r)
-			i++;
+		uint32_t i = order[r];
 		const struct kl_field *f = &t->fields[i];
 		err = check(b, btf__add_field(b->btf, mangle(b, f->name), ids[i], member_bitoff(f), f->bitsize),
 			    "struct member");
 		if (err < 0)
-			goto out;
+			break;
 	}
+	free(order);
+	if (err < 0)
+		goto out;
 	b->memo[slot].id = id;
 	err = id;
 out:
@@ -769,7 +778,7 @@ static int core_relos(struct bb *b, const char **secs, uint32_t nsecs, struct wo
 				for (uint32_t a = 0; a < r->naccess && len < sizeof(acc) - 12; a++) {
 					uint32_t x = r->access[a];
 					if (field && a && at && at->kind == KL_T_STRUCT && x < at->nfields) {
-						x = member_rank(at, x);
+						x = at->kid ? member_rank(at, x) : x;
 						at = at->fields[r->access[a]].type;
 					} else if (a) {
 						at = at && at->kind == KL_T_ARRAY ? at->elem : NULL;

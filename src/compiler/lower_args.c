@@ -2,8 +2,9 @@
  * BTF): (arg N), (retval) and the arguments by name. Each read is one load of ctx[slot],
  * narrowed to the argument's BTF size (sign-extended when signed); a pointer to a struct is
  * typed for -> and, where the verifier makes it PTR_TO_BTF_ID (tp_btf, fentry, fexit,
- * fmod_ret, lsm), marked trusted so -> reads through it directly. An argument costs nothing
- * where it is not read: the names are looked up, not bound. */
+ * fmod_ret, lsm), marked trusted so -> reads through it directly. The names are looked up,
+ * not bound: an argument not read warns nothing and costs nothing (its load at the entry of
+ * such programs is dead code; a raw tracepoint loads an argument where it is read). */
 #include "lower_internal.h"
 #include "targs.h"
 #include <linux/bpf.h>
@@ -18,15 +19,6 @@ static const struct kl_targs *targs(struct lw *l)
 	return l->targs;
 }
 
-int kl_lw_args_start(struct lw *l)
-{
-	bool must;
-	if (!l->prog || !kl_targs_wanted(l->prog, &must) || !must)
-		return 0;   /* a raw tracepoint opens the kernel's BTF only if it reads an argument */
-	int errs = l->c->d->nerrors;
-	return targs(l) || l->c->d->nerrors == errs ? 0 : -1;
-}
-
 static struct val load_slot(struct lw *l, uint32_t slot)
 {
 	struct kl_ir_ins *i = emit(l, IR_LOAD);
@@ -37,16 +29,44 @@ static struct val load_slot(struct lw *l, uint32_t slot)
 	return rval(i->d);
 }
 
+static bool by_value(const struct kl_targ *g)
+{
+	return g->type && (g->type->kind == KL_T_STRUCT || g->type->kind == KL_T_ARRAY || g->type->size > 8);
+}
+
+/* In the programs whose pointer arguments are BTF pointers, every argument is loaded once at
+ * the entry: a pointer the verifier marks "or NULL" is then the same register where the
+ * program tests it and where it reads through it. The loads no one reads are dead code and
+ * go (opt.c). */
+int kl_lw_args_start(struct lw *l)
+{
+	bool must;
+	if (!l->prog || !kl_targs_wanted(l->prog, &must) || !must)
+		return 0;   /* a raw tracepoint opens the kernel's BTF only if it reads an argument */
+	int errs = l->c->d->nerrors;
+	const struct kl_targs *a = targs(l);
+	if (!a)
+		return l->c->d->nerrors == errs ? 0 : -1;
+	l->argregs = kl_arena_array(l->c->a, kl_vreg, a->n + 1);
+	for (uint32_t i = 0; i <= a->n; i++) {
+		const struct kl_targ *g = i < a->n ? &a->args[i] : a->has_ret ? &a->ret : NULL;
+		if (g && !by_value(g))
+			l->argregs[i] = load_slot(l, g->slot).r;
+	}
+	return 0;
+}
+
 static int load_arg(struct lw *l, const struct kl_targs *a, const struct kl_targ *g, struct kl_span at,
 		    struct val *out)
 {
 	const struct kl_type *t = g->type;
-	if (t && (t->kind == KL_T_STRUCT || t->kind == KL_T_ARRAY || t->size > 8))
+	if (by_value(g))
 		return kl_error(l->c->d, at, "argument '%s' of %s %s is %s of %u bytes passed by value: not "
 				"one value; read its words with (ctx u64 %u) and (ctx u64 %u)",
 				g->name ? g->name : "?", a->what, a->target,
 				t->kind == KL_T_STRUCT ? "a struct" : "a value", t->size, g->slot * 8, g->slot * 8 + 8);
-	*out = load_slot(l, g->slot);
+	uint32_t idx = g == &a->ret ? a->n : (uint32_t)(g - a->args);
+	*out = l->argregs && l->argregs[idx] ? rval(l->argregs[idx]) : load_slot(l, g->slot);
 	if (!t)
 		return 0;
 	if (t->kind == KL_T_PTR) {

@@ -40,6 +40,7 @@ struct lw {
 	const struct kl_progdef *prog;   /* NULL in a defun */
 	const struct kl_targs *targs;    /* lower_args.c: its typed arguments, once looked for */
 	bool targs_tried;
+	kl_vreg *argregs;                /* lower_args.c: each argument (then ret) loaded at entry */
 	kl_vreg ctx;
 	struct kl_span span;             /* of the form being lowered, for line info */
 	uint32_t loop_depth;

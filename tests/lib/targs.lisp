@@ -15,6 +15,7 @@
     (setf (getmap out 1) (-> child tgid))
     (setf (getmap out 2) (-> child real_parent tgid))
     (setf (getmap out 3) (-> (arg 1) pid))
+    (setf (getmap out 11) (core-read child task_struct tgid))
     (incf (getmap out 4)))
   0)
 

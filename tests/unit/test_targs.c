@@ -101,6 +101,8 @@ int main(void)
 	      get(obj, "out", 2) == (uint64_t)me, "%llu, test %d", (unsigned long long)get(obj, "out", 2), me);
 	CHECK("targs: (-> (arg 1) pid) is the child too", get(obj, "out", 3) == (uint64_t)child,
 	      "%llu, child %d", (unsigned long long)get(obj, "out", 3), child);
+	CHECK("targs: (core-read child task_struct tgid) on a BTF pointer (probe read) is the child",
+	      get(obj, "out", 11) == (uint64_t)child, "%llu, child %d", (unsigned long long)get(obj, "out", 11), child);
 	CHECK("targs: raw_tp sched_process_fork: (-> child pid) by probe reads", get(obj, "out", 8) == (uint64_t)child,
 	      "%llu, child %d", (unsigned long long)get(obj, "out", 8), child);
 	CHECK("targs: raw_tp: (core-read (arg 1) task_struct real_parent pid) is the test",
