@@ -50,7 +50,7 @@ fi
 # one argument read: one load from the context, narrowed to the argument's size
 printf '(defprog p (:type :tp-btf :section "tp_btf/sched_switch")\n  prev-state)\n' >"$out/one.lisp"
 if "$KILN" compile "$out/one.lisp" -o "$out/one.o" 2>"$out/one.err" &&
-   dis=$("$KILN" disasm "$out/one.o") && [ "$(grep -c '= \*(u64 \*)(r1 + 24)' <<<"$dis")" == 1 ] &&
+   dis=$("$KILN" disasm "$out/one.o") && [ "$(grep -c '= \*(u64 \*)(r[0-9] + 24)' <<<"$dis")" == 1 ] &&
    [ "$(insns "$out/one.o" p)" -le 4 ]; then
 	pass "one-arg-one-load (prev_state: one load of ctx[3], $(insns "$out/one.o" p) instructions with the u32 narrowing and exit)"
 else
@@ -77,9 +77,10 @@ else
 	pass fentry-compile
 	dis=$("$KILN" disasm "$obj")
 	# (-> (arg 0) task pid): ctx[0], then hrtimer_sleeper.task, then task_struct.pid, all LDX
-	if awk '/^prog sleep_entry/{p=1;next} /^prog /{p=0} p' <<<"$dis" | grep -A1 '= \*(u64 \*)(r[0-9] + 64)$' |
-	   grep -q '= \*(u32 \*)(r[0-9] + [0-9]*)$'; then
-		pass "fentry-direct-loads (t->task->pid: three loads, no probe read)"
+	entry=$(awk '/^prog sleep_entry/{p=1;next} /^prog /{p=0} p' <<<"$dis")
+	if grep -q '= \*(u64 \*)(r[0-9] + [0-9]*) *; CO-RE byte_off hrtimer_sleeper.task$' <<<"$entry" &&
+	   grep -q '= \*(u32 \*)(r[0-9] + [0-9]*) *; CO-RE byte_off task_struct.pid$' <<<"$entry"; then
+		pass "fentry-direct-loads (t->task->pid: loads carrying CO-RE byte_off relocations, no probe read)"
 	else
 		fail fentry-direct-loads "$(awk '/^prog sleep_entry/{p=1;next} /^prog /{p=0} p' <<<"$dis" | head -8 | tr '\n' ' ')"
 	fi
@@ -89,7 +90,7 @@ else
 		pass fentry-no-probe
 	fi
 	# fexit's (retval) and ret are ctx[2], after do_nanosleep's two arguments: one load
-	if [ "$(awk '/^prog sleep_exit/{p=1;next} /^prog /{p=0} p' <<<"$dis" | grep -c '\*(u64 \*)(r1 + 16)')" == 1 ]; then
+	if [ "$(awk '/^prog sleep_exit/{p=1;next} /^prog /{p=0} p' <<<"$dis" | grep -c '\*(u64 \*)(r[0-9] + 16)')" == 1 ]; then
 		pass "fexit-retval (ctx[2], loaded once for (retval) and ret)"
 	else
 		fail fexit-retval "$(awk '/^prog sleep_exit/{p=1;next} /^prog /{p=0} p' <<<"$dis" | head -6 | tr '\n' ' ')"
