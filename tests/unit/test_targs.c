@@ -3,7 +3,8 @@
  * sched_process_fork's parent and child and sched_switch's prev, next, preempt and prev_state
  * by name and with (arg N), following task pointers with direct loads, and its raw tracepoints
  * read the same fork (probe reads) and sys_enter's id. Each value is checked against what the
- * test itself did: the pid of the child it forked, its own pid, the syscall it made. */
+ * test itself did: the pid of the child it forked, its own pid, the syscall it made, and
+ * the fork's against clang's twin (tests/lib/targs-clang.bpf.c) attached at the same time. */
 #define _GNU_SOURCE
 #include "check.h"
 #include <kiln/kiln.h>
@@ -80,6 +81,26 @@ int main(void)
 	set(obj, "cfg", 0, (uint64_t)me);
 	set(obj, "cfg", 1, SYS_getppid);
 
+	/* clang's twin of on_fork, built against a vmlinux.h generated in the scratch directory */
+	char dir[] = "/tmp/kiln-test-targs-XXXXXX";
+	struct kiln_object *twin = NULL;
+	struct kiln_link *twin_l = NULL;
+	if (mkdtemp(dir)) {
+		int rc = check_sh("bpftool btf dump file /sys/kernel/btf/vmlinux format c >'%s/vmlinux.h' && "
+				  "clang -O2 -g -target bpf -I'%s' -c '%s/tests/lib/targs-clang.bpf.c' -o '%s/twin.o'",
+				  dir, dir, root, dir);
+		CHECK("targs: clang twin builds (bpftool, clang)", rc == 0, "exit %d", rc);
+		char twin_path[PATH_MAX];
+		snprintf(twin_path, sizeof(twin_path), "%s/twin.o", dir);
+		if (!rc && !(err = kiln_object_open(twin_path, NULL, &twin)) && !(err = kiln_object_load(twin))) {
+			set(twin, "cfg", 0, (uint64_t)me);
+			twin_l = attach(twin, "on_fork_clang");
+		} else if (!rc) {
+			CHECK("targs: clang twin loads", false, "%d %s", err, kiln_errmsg());
+		}
+		check_sh("rm -rf '%s'", dir);
+	}
+
 	/* fork: the child's pid, tgid and parent as the tp_btf and raw tracepoint read them */
 	struct kiln_link *fork_l = attach(obj, "on_fork"), *raw_l = attach(obj, "on_fork_raw");
 	pid_t child = fork();
@@ -91,6 +112,19 @@ int main(void)
 		kiln_link_destroy(fork_l);
 	if (raw_l)
 		kiln_link_destroy(raw_l);
+	if (twin_l)
+		kiln_link_destroy(twin_l);
+	if (twin) {
+		for (uint32_t k = 0; k < 3; k++) {
+			char what[128];
+			snprintf(what, sizeof(what), "targs: clang twin reads the same out[%u] (%s)", k,
+				 k == 0 ? "child->pid" : k == 1 ? "child->tgid" : "child->real_parent->tgid");
+			CHECK(what, get(twin, "out", k) == get(obj, "out", k) && get(twin, "out", k) != 0,
+			      "clang %llu, kiln %llu", (unsigned long long)get(twin, "out", k),
+			      (unsigned long long)get(obj, "out", k));
+		}
+		kiln_object_close(twin);
+	}
 	CHECK("targs: fork seen once (tp_btf sched_process_fork, parent->tgid is the test)",
 	      get(obj, "out", 4) == 1, "%llu times", (unsigned long long)get(obj, "out", 4));
 	CHECK("targs: (-> child pid) is the forked child's pid", get(obj, "out", 0) == (uint64_t)child,
