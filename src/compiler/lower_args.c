@@ -99,6 +99,15 @@ static bool same_name(const char *arg, const char *sym)
 	return !*arg && !*sym;
 }
 
+/* The argument called name (ret: the return value), NULL if none. */
+static const struct kl_targ *find_arg(const struct kl_targs *a, const char *name)
+{
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->args[i].name && same_name(a->args[i].name, name))
+			return &a->args[i];
+	return a->has_ret && !strcmp(name, "ret") ? &a->ret : NULL;
+}
+
 int kl_lw_arg_var(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (!l->prog || !kl_targs_wanted(l->prog, NULL))
@@ -106,12 +115,16 @@ int kl_lw_arg_var(struct lw *l, struct kl_node *n, struct val *out)
 	const struct kl_targs *a = targs(l);
 	if (!a)
 		return l->c->d->nerrors ? -1 : 1;
-	for (uint32_t i = 0; i < a->n; i++)
-		if (a->args[i].name && same_name(a->args[i].name, n->str))
-			return load_arg(l, a, &a->args[i], n->span, out) ? -1 : 0;
-	if (a->has_ret && !strcmp(n->str, "ret"))
-		return load_arg(l, a, &a->ret, n->span, out) ? -1 : 0;
-	return 1;
+	const struct kl_targ *g = find_arg(a, n->str);
+	if (!g)
+		return 1;
+	return load_arg(l, a, g, n->span, out) ? -1 : 0;
+}
+
+bool kl_lw_is_arg(struct lw *l, const char *name)
+{
+	const struct kl_targs *a = l->prog && kl_targs_wanted(l->prog, NULL) ? targs(l) : NULL;
+	return a && find_arg(a, name);
 }
 
 static int need_args_ctx(struct lw *l, struct kl_node *n)

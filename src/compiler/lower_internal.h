@@ -72,6 +72,8 @@ int kl_lw_args_start(struct lw *l);
 /* lower_args.c: symbol n as an argument of the program by name (and ret in fexit); 1 if it is
  * not one (nothing done), else 0 or -1. */
 int kl_lw_arg_var(struct lw *l, struct kl_node *n, struct val *out);
+/* lower_args.c: is name one of the program's arguments (by name, or ret)? */
+bool kl_lw_is_arg(struct lw *l, const char *name);
 /* lower_core.c: (STRUCT-FIELD p) and (as-STRUCT p) made by import-kernel-struct; 1 if h is
  * not one (nothing done), else 0 or -1. */
 int kl_lw_kernel_accessor(struct lw *l, struct kl_node *n, struct val *out);
