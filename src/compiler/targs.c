@@ -62,17 +62,19 @@ static const char *kernel_path(const struct kl_comp *c)
 	return c->btf_path ? c->btf_path : c->opts.btf_path;
 }
 
-/* Feed the tracepoints (typedefs btf_trace_NAME) near want to nb. */
-static void nearest_tracepoints(const struct btf *btf, struct kl_nearest *nb)
+/* Feed the names of kind after prefix (typedefs btf_trace_NAME: the tracepoints; FUNCs
+ * bpf_lsm_HOOK: the LSM hooks) to nb. */
+static void nearest_prefixed(const struct btf *btf, unsigned kind, const char *prefix, struct kl_nearest *nb)
 {
 	uint32_t n = btf__type_cnt(btf);
+	size_t len = strlen(prefix);
 	for (uint32_t id = 1; id < n; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (btf_kind(t) != BTF_KIND_TYPEDEF)
+		if (btf_kind(t) != kind)
 			continue;
 		const char *name = btf__name_by_offset(btf, t->name_off);
-		if (!strncmp(name, "btf_trace_", 10))
-			kl_nearest_add(nb, name + 10);
+		if (!strncmp(name, prefix, len))
+			kl_nearest_add(nb, name + len);
 	}
 }
 
@@ -157,7 +159,7 @@ const struct kl_targs *kl_targs_of(struct kl_comp *c, const struct kl_progdef *p
 		if (!proto || !btf_vlen(proto)) {
 			if (!a->trusted)
 				return NULL;
-			nearest_tracepoints(btf, &nb);
+			nearest_prefixed(btf, BTF_KIND_TYPEDEF, "btf_trace_", &nb);
 			kl_nearest_hint(&nb, hint, sizeof(hint));
 			kl_error(c->d, sp, "the kernel has no tracepoint '%s' (no btf_trace_%s in %s)%s%s", a->target,
 				 a->target, kl_kbtf_path(k), *hint ? "; " : "", hint);
@@ -177,8 +179,9 @@ const struct kl_targs *kl_targs_of(struct kl_comp *c, const struct kl_progdef *p
 		const struct btf_type *proto = proto_of(btf, kl_kbtf_find(k, buf, KL_KB_FUNC));
 		if (!proto) {
 			if (lsm)
-				kl_nearest_init(&nb, buf);
-			kl_kbtf_nearest(k, &nb, KL_KB_FUNC);
+				nearest_prefixed(btf, BTF_KIND_FUNC, "bpf_lsm_", &nb);
+			else
+				kl_kbtf_nearest(k, &nb, KL_KB_FUNC);
 			kl_nearest_hint(&nb, hint, sizeof(hint));
 			kl_error(c->d, sp, "the kernel has no %s '%s' (no FUNC %s in %s)%s%s", a->what, a->target, buf,
 				 kl_kbtf_path(k), *hint ? "; " : "", hint);
