@@ -134,11 +134,12 @@ static int memo_add(struct bb *b, enum memo_kind kind, const void *key, uint32_t
 /* `name` must outlive the build: a string literal or a name owned by obj. */
 static int int_id(struct bb *b, const char *name, uint32_t size, int encoding)
 {
-	struct memo *m = memo_find(b, MEMO_INT, name, 0, 0);
+	/* by name and encoding: kiln's char is signed, the kernel's is not */
+	struct memo *m = memo_find(b, MEMO_INT, name, (uint32_t)encoding + 2, 0);
 	if (m)
 		return m->id;
 	int id = check(b, btf__add_int(b->btf, name, size, encoding), name);
-	return id < 0 ? id : memo_add(b, MEMO_INT, name, 0, 0, id);
+	return id < 0 ? id : memo_add(b, MEMO_INT, name, (uint32_t)encoding + 2, 0, id);
 }
 
 static int ptr_id(struct bb *b, int target)
@@ -211,6 +212,7 @@ static int struct_id(struct bb *b, const struct kl_type *t)
 	int err = memo_add(b, MEMO_STRUCT, t, 0, 0, -1);
 	if (b->nmemo == slot)
 		return err;
+	err = 0;            /* a struct with no members (a projection only sized or named) */
 
 	/* Members' types first: libbpf appends fields to the type added last. */
 	int *ids = calloc(t->nfields ? t->nfields : 1, sizeof(*ids));
@@ -321,7 +323,9 @@ static int type_id(struct bb *b, const struct kl_type *t)
 		if (!name)
 			return fail(b, EINVAL, "BTF: no integer type of %u bytes", t->size);
 		/* clang describes plain char as signed; so does the seed layout */
-		return int_id(b, name, t->size, t->is_signed || t->is_char ? BTF_INT_SIGNED : 0);
+		/* kiln's char is signed, as clang describes it; a kernel char keeps the kernel's
+		 * encoding (none), which libbpf's type matching compares */
+		return int_id(b, name, t->size, t->is_signed || (t->is_char && !t->core) ? BTF_INT_SIGNED : 0);
 	}
 	case KL_T_PTR:
 		id = type_id(b, t->elem);

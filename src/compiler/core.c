@@ -100,8 +100,6 @@ static uint32_t skip_mods(const struct btf *btf, uint32_t id)
 static struct kl_type *int_type(struct kl_comp *c, const struct btf *btf, const struct btf_type *t)
 {
 	const char *name = btf__name_by_offset(btf, t->name_off);
-	if (btf_kind(t) == BTF_KIND_INT && !strcmp(name, "char"))
-		return kl_type_builtin("char");
 	bool sign = btf_kind(t) == BTF_KIND_INT ? (btf_int_encoding(t) & BTF_INT_SIGNED) != 0
 						: btf_kind(t) == BTF_KIND_FLOAT;
 	static const char *const names[2][4] = { { "u8", "u16", "u32", "u64" }, { "i8", "i16", "i32", "i64" } };
@@ -113,6 +111,7 @@ static struct kl_type *int_type(struct kl_comp *c, const struct btf *btf, const 
 	*p = *kl_type_builtin(names[sign][k]);
 	p->name = name;
 	p->core = true;
+	p->is_char = !strcmp(name, "char");
 	return p;
 }
 

@@ -106,16 +106,16 @@ static void build_types(void)
 {
 	flow_key = (struct kl_type){ .kind = KL_T_STRUCT, .name = "flow-key",
 				     .fields = flow_key_fields, .nfields = 2 };
-	flow_key_fields[0] = (struct kl_field){ "src-ip", kl_type_builtin("u32"), 0 };
-	flow_key_fields[1] = (struct kl_field){ "port", kl_type_builtin("u16"), 0 };
+	flow_key_fields[0] = (struct kl_field){ .name = "src-ip", .type = kl_type_builtin("u32") };
+	flow_key_fields[1] = (struct kl_field){ .name = "port", .type = kl_type_builtin("u16") };
 	kl_type_layout(&flow_key);
 	/* a defevent no map uses: it must still be in the BTF by name */
 	event_arr = (struct kl_type){ .kind = KL_T_ARRAY, .elem = kl_type_builtin("char"),
 				      .count = 16, .size = 16, .align = 1 };
 	event = (struct kl_type){ .kind = KL_T_STRUCT, .name = "exec-event", .packed = true,
 				  .fields = event_fields, .nfields = 2 };
-	event_fields[0] = (struct kl_field){ "pid", kl_type_builtin("u32"), 0 };
-	event_fields[1] = (struct kl_field){ "comm", &event_arr, 0 };
+	event_fields[0] = (struct kl_field){ .name = "pid", .type = kl_type_builtin("u32") };
+	event_fields[1] = (struct kl_field){ .name = "comm", .type = &event_arr };
 	kl_type_layout(&event);
 }
 
