@@ -22,17 +22,28 @@ live() {
 		echo "    $ex: kiln run did not say it was running: $(tr '\n' ' ' <"$out/$ex.err")"
 }
 
-# ---- execsnoop: a spawned /bin/true with its pid, comm and file; a missing program's ENOENT -----
+# ---- execsnoop: a spawned /bin/true with its pid, parent, comm and file; a missing program's ENOENT
+# The parents are known exactly: this shell ($$) forks the background job that execs spawn ($!),
+# and spawn forks the child that execs /bin/true, so spawn's exec has ppid $$ and true's has
+# ppid $! (spawn waits for it, so the parent is alive and unchanged at the exec).
 live execsnoop 3
-pid=$("$spawn" /bin/true)
+"$spawn" /bin/true >"$out/execsnoop.pid" &
+sp=$!
+wait $sp
+pid=$(cat "$out/execsnoop.pid")
 "$spawn" /no/such/program-$$ >/dev/null 2>&1
 wait $k
-if grep -q "^{\"event\":\"exec_event\",\"pid\":$pid,\"uid\":0,\"ret\":0,\"comm\":\"true\",\"filename\":\"/bin/true\"}$" "$out/execsnoop.json"; then
+if grep -q "^{\"event\":\"exec_event\",\"pid\":$pid,\"ppid\":$sp,\"uid\":0,\"ret\":0,\"comm\":\"true\",\"filename\":\"/bin/true\"}$" "$out/execsnoop.json"; then
 	pass execsnoop
 else
-	fail execsnoop "no exec of /bin/true as pid $pid in $(head -c 300 "$out/execsnoop.json")"
+	fail execsnoop "no exec of /bin/true as pid $pid, ppid $sp in $(grep -F '"/bin/true"' "$out/execsnoop.json" | head -c 300)"
 fi
-if grep -q "^{\"event\":\"exec_event\",\"pid\":[0-9]*,\"uid\":0,\"ret\":-2,.*\"filename\":\"/no/such/program-$$\"}$" "$out/execsnoop.json"; then
+if grep -q "^{\"event\":\"exec_event\",\"pid\":$sp,\"ppid\":$$,\"uid\":0,\"ret\":0,\"comm\":\"spawn\"," "$out/execsnoop.json"; then
+	pass execsnoop-ppid
+else
+	fail execsnoop-ppid "no exec of spawn as pid $sp with ppid $$ (this shell): $(grep "\"pid\":$sp," "$out/execsnoop.json" | head -c 300)"
+fi
+if grep -q "^{\"event\":\"exec_event\",\"pid\":[0-9]*,\"ppid\":[0-9]*,\"uid\":0,\"ret\":-2,.*\"filename\":\"/no/such/program-$$\"}$" "$out/execsnoop.json"; then
 	pass execsnoop-enoent
 else
 	fail execsnoop-enoent "no failed exec (-2) of /no/such/program-$$"
