@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # examples.sh — the examples as the tools they are, run live with `kiln run --json` while the
-# test makes what they watch happen: execsnoop sees a process the test spawns (its pid, comm
-# and file, and the failing exec's -ENOENT), opensnoop an open of a path only this test uses,
-# syscall-latency a 30 ms nanosleep with a symbolized stack, xdp-count and tc-bytes the pings
-# over a veth pair into a network namespace the test owns. Events are checked decoded, as
+# test makes what they watch happen: execsnoop sees a process the test spawns (its pid, parent,
+# comm and file, and the failing exec's -ENOENT), opensnoop an open of a path only this test uses,
+# syscall-latency a 30 ms nanosleep with a symbolized stack, tcpconnect loopback connects
+# over IPv4 and IPv6, runqlat the naps of a tool of the test's, xdp-count and tc-bytes the
+# pings over a veth pair into a network namespace the test owns. Events are checked decoded, as
 # `kiln run --json` prints them: {"event":NAME,"field":value,...}.
 set -u
 . "$ROOT/tests/harness/run.sh"
@@ -97,6 +98,23 @@ else
 	else
 		fail tcpconnect-ipv6 "no connect6 of pid ${cpid:-?} from port ${csport:-?} to [::1]:${cdport:-?} in $(grep -F '"connect6"' "$out/tcpconnect.json" | head -c 300)"
 	fi
+fi
+
+# ---- runqlat: the machine's run-queue latencies while a tool of the test naps 200 times --------
+# The histogram is the whole machine's, so what the test knows is a floor and a ceiling: every
+# time naps was switched out (getrusage's count) it was switched back in during the run, one
+# count each, so the total is at least that; and no wait can be longer than the run (3 s), so
+# no count is in a bucket of 2^22 us (4.2 s) or more.
+live runqlat 3
+read -r npid nsw < <("$BUILD/tests/naps" 200 1000)
+wait $k
+hist=$(grep '^{"map":"runq_latency_log2_us",' "$out/runqlat.json")
+total=$(grep -o '"value":[0-9]*' <<<"$hist" | cut -d: -f2 | awk '{s+=$1} END {print s+0}')
+maxkey=$(grep -o '"key":[0-9]*' <<<"$hist" | cut -d: -f2 | sort -n | tail -1)
+if [ -n "${nsw:-}" ] && [ "$nsw" -ge 200 ] && [ "$total" -ge "$nsw" ] && [ -n "$maxkey" ] && [ "$maxkey" -le 21 ]; then
+	pass runqlat
+else
+	fail runqlat "naps ($npid) switched out ${nsw:-?} times; histogram total $total, highest bucket ${maxkey:-none}: $(tr '\n' ' ' <<<"$hist" | head -c 400)"
 fi
 
 # ---- xdp-count and tc-bytes on a veth whose peer is in a netns --------------------------------
