@@ -131,7 +131,7 @@ map_of() {
 # le4 N: N as the 4 bytes of a little-endian u32, for bpftool
 le4() { echo $(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)); }
 
-live runqlat 3
+live runqlat 60      # stopped with SIGTERM once naps is done, which prints the maps
 # naps' shell blocks opening the fifo until this shell opens it for writing. Before that: the
 # filter is set to naps' pid; then the stamps the programs took of every task before it are
 # deleted (those not consumed meanwhile) and the histogram zeroed, so from then on it counts
@@ -155,6 +155,7 @@ fi
 exec 3>"$fifo"
 wait $np
 exec 3>&-
+kill -TERM $k 2>/dev/null
 wait $k
 read -r _ napsw spinsw lifesw <"$out/naps.out"
 hist=$(grep '^{"map":"runq_latency_log2_us",' "$out/runqlat.json")
