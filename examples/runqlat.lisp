@@ -14,7 +14,10 @@
 (defconstant task-running 0)
 (defconstant max-slots 26)                     ; 2^25 us = 33 s and longer in the last bucket
 
-(defmap start :type :hash :key u32 :value u64 :max-entries 10240)   ; tid -> runnable since (ns)
+;; tid -> runnable since (ns). An LRU hash: a task woken just as it was going to sleep never
+;; leaves the CPU, and if it then exits its stamp is never consumed; the LRU drops such stamps
+;; when the map fills instead of keeping them for ever.
+(defmap start :type :lru-hash :key u32 :value u64 :max-entries 10240)
 (defmap runq-latency-log2-us :type :array :key u32 :value u64 :max-entries max-slots)
 (defmap only-tgid :type :array :key u32 :value u32 :max-entries 1)  ; 0: every process
 
