@@ -1,7 +1,9 @@
-/* loopconnect.c — test tool: for IPv4 (127.0.0.1) and IPv6 (::1), listen on a port the kernel
- * picks, make one TCP connect to it and accept it, then print a line per family:
- * "inet PID SPORT DPORT" (the client's source port from getsockname, the listener's port),
- * or "inet6 unavailable: WHY" when the machine has no ::1. Exits 1 if an IPv4 step fails.
+/* loopconnect.c — test tool: for IPv4 (127.0.0.2, so that the source address the kernel picks,
+ * 127.0.0.1, differs from the destination) and IPv6 (::1), listen on a port the kernel picks,
+ * make one TCP connect to it and accept it, then print a line per family:
+ * "inet PID SADDR SPORT DADDR DPORT" (the client's address and port from getsockname, the
+ * listener's), or "inet6 unavailable: WHY" when the machine has no ::1. Exits 1 if an IPv4
+ * step fails.
  * usage: loopconnect */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -10,6 +12,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+static const char *addr_of(const struct sockaddr_storage *ss, char *buf)
+{
+	const void *a = ss->ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)ss)->sin_addr
+						 : (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr;
+	return inet_ntop(ss->ss_family, a, buf, INET6_ADDRSTRLEN) ? buf : "?";
+}
 
 static unsigned short port_of(const struct sockaddr_storage *ss)
 {
@@ -25,7 +34,7 @@ static int one(int family, const char *name, const char **why)
 	if (family == AF_INET) {
 		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
 		a->sin_family = AF_INET;
-		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
 	} else {
 		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
 		a->sin6_family = AF_INET6;
@@ -51,7 +60,9 @@ static int one(int family, const char *name, const char **why)
 	a = accept(l, NULL, NULL);
 	if (a < 0 || getsockname(c, (struct sockaddr *)&cs, &cl) < 0)
 		goto out;
-	printf("%s %d %u %u\n", name, (int)getpid(), port_of(&cs), port_of(&ss));
+	char sa[INET6_ADDRSTRLEN], da[INET6_ADDRSTRLEN];
+	printf("%s %d %s %u %s %u\n", name, (int)getpid(), addr_of(&cs, sa), port_of(&cs), addr_of(&ss, da),
+	       port_of(&ss));
 	rc = 0;
 out:;
 	int err = errno;   /* the failing step's, before close() can change it */

@@ -78,25 +78,27 @@ if grep -q '"map":"latency_log2_us","key":[0-9]*,"value":[1-9]' "$out/syscall-la
 else fail syscall-latency-histogram "empty histogram"; fi
 
 # ---- tcpconnect: loopback connects over IPv4 and IPv6 by a tool of the test's --------------------
-# loopconnect prints its pid, its client socket's source port (getsockname) and the port it
-# listened on; the event must carry those, its comm and the loopback addresses.
+# loopconnect prints its pid, its client socket's address and port (getsockname) and the address
+# and port it listened on (127.0.0.2, so that the source, 127.0.0.1, differs from it); the event
+# must carry those and its comm.
 live tcpconnect 3
 "$BUILD/tests/loopconnect" >"$out/loopconnect.out" 2>&1
 wait $k
-read -r _ cpid csport cdport < <(grep '^inet ' "$out/loopconnect.out")
-if [ -n "${cpid:-}" ] && grep -q "^{\"event\":\"connect4\",\"pid\":$cpid,\"sport\":$csport,\"dport\":$cdport,\"saddr\":\"127.0.0.1\",\"daddr\":\"127.0.0.1\",\"comm\":\"loopconnect\"}$" "$out/tcpconnect.json"; then
+read -r _ cpid csaddr csport cdaddr cdport < <(grep '^inet ' "$out/loopconnect.out")
+if [ -n "${cpid:-}" ] &&
+	grep -q "^{\"event\":\"connect4\",\"pid\":$cpid,\"sport\":$csport,\"dport\":$cdport,\"saddr\":\"$csaddr\",\"daddr\":\"$cdaddr\",\"comm\":\"loopconnect\"}$" "$out/tcpconnect.json"; then
 	pass tcpconnect
 else
-	fail tcpconnect "no connect4 of pid ${cpid:-?} from port ${csport:-?} to 127.0.0.1:${cdport:-?} ($(tr '\n' ' ' <"$out/loopconnect.out")) in $(grep -F '"connect4"' "$out/tcpconnect.json" | head -c 300)"
+	fail tcpconnect "no connect4 of pid ${cpid:-?} from ${csaddr:-?}:${csport:-?} to ${cdaddr:-?}:${cdport:-?} ($(tr '\n' ' ' <"$out/loopconnect.out")) in $(grep -F '"connect4"' "$out/tcpconnect.json" | head -c 300)"
 fi
 if grep -q '^inet6 unavailable' "$out/loopconnect.out"; then
 	echo "SKIP examples/tcpconnect-ipv6: this machine has no ::1: $(grep '^inet6' "$out/loopconnect.out")"
 else
-	read -r _ cpid csport cdport < <(grep '^inet6 ' "$out/loopconnect.out")
-	if [ -n "${cpid:-}" ] && grep -q "^{\"event\":\"connect6\",\"pid\":$cpid,\"sport\":$csport,\"dport\":$cdport,\"saddr\":\"::1\",\"daddr\":\"::1\",\"comm\":\"loopconnect\"}$" "$out/tcpconnect.json"; then
+	read -r _ cpid csaddr csport cdaddr cdport < <(grep '^inet6 ' "$out/loopconnect.out")
+	if [ -n "${cpid:-}" ] && grep -q "^{\"event\":\"connect6\",\"pid\":$cpid,\"sport\":$csport,\"dport\":$cdport,\"saddr\":\"$csaddr\",\"daddr\":\"$cdaddr\",\"comm\":\"loopconnect\"}$" "$out/tcpconnect.json"; then
 		pass tcpconnect-ipv6
 	else
-		fail tcpconnect-ipv6 "no connect6 of pid ${cpid:-?} from port ${csport:-?} to [::1]:${cdport:-?} in $(grep -F '"connect6"' "$out/tcpconnect.json" | head -c 300)"
+		fail tcpconnect-ipv6 "no connect6 of pid ${cpid:-?} from [${csaddr:-?}]:${csport:-?} to [${cdaddr:-?}]:${cdport:-?} in $(grep -F '"connect6"' "$out/tcpconnect.json" | head -c 300)"
 	fi
 fi
 
