@@ -15,6 +15,7 @@ int core_sock(struct trace_event_raw_inet_sock_set_state *ctx)
 	put(2, BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr));
 	put(3, BPF_CORE_READ(sk, __sk_common.skc_daddr));
 	put(4, BPF_CORE_READ(sk, __sk_common.skc_family));
+	put(5, BPF_CORE_READ(sk, sk_peek_off));               /* int, -1: sign-extended */
 	put(DONE, 1);
 	return 0;
 }

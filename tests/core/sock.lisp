@@ -13,5 +13,6 @@
       (setmap results 2 (core-read sk sock __sk_common skc_rcv_saddr))
       (setmap results 3 (core-read sk sock __sk_common skc_daddr))
       (setmap results 4 (-> sk __sk_common skc_family))
+      (setmap results 5 (-> sk sk_peek_off))              ; an int, -1: sign-extended
       (setmap results 31 1)))
   0)

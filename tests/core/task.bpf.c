@@ -1,5 +1,5 @@
 /* task.bpf.c — clang twin of task.lisp: the current task of the test's child (its comm set
- * with PR_SET_NAME, its oom_score_adj set negative by the test) read with BPF_CORE_READ. */
+ * with PR_SET_NAME, its oom_score_adj set to 321 by the test) read with BPF_CORE_READ. */
 #include "core.bpf.h"
 
 SEC("tracepoint/syscalls/sys_enter_getppid")
@@ -22,7 +22,7 @@ int core_task(void *ctx)
 	put(9, bpf_core_read(&buf2, sizeof(task->comm), &task->comm));
 	put(10, *(__u64 *)&buf2[0]);
 	put(11, *(__u64 *)&buf2[8]);
-	put(12, BPF_CORE_READ(task, signal, oom_score_adj));   /* short, sign-extended */
+	put(12, BPF_CORE_READ(task, signal, oom_score_adj));   /* a short */
 	put(13, BPF_CORE_READ(task, group_leader, pid));
 	put(DONE, 1);
 	return 0;

@@ -1,5 +1,5 @@
 ;;; task.lisp — CO-RE reads of the current task (the test's child, its comm set with
-;;; PR_SET_NAME and its oom_score_adj set negative by the test), twin of task.bpf.c: the same
+;;; PR_SET_NAME and its oom_score_adj set to 321 by the test), twin of task.bpf.c: the same
 ;;; values at the same indexes of `results`; index 31 is written last.
 (defmap results :type :array :key u32 :value u64 :max-entries 32)
 (defmap target :type :array :key u32 :value u32 :max-entries 4)
@@ -21,7 +21,7 @@
       (setmap results 9 (core-read-into buf2 task task_struct comm))
       (setmap results 10 (load u64 buf2 0))
       (setmap results 11 (load u64 buf2 8))
-      (setmap results 12 (-> task signal oom_score_adj))   ; a short: sign-extended
+      (setmap results 12 (-> task signal oom_score_adj))   ; a short
       (setmap results 13 (core-read task task-struct group-leader pid))
       (setmap results 31 1)))
   0)

@@ -1,0 +1,675 @@
+/* test_core.c — kiln's CO-RE reads against clang's BPF_CORE_READ, on the running kernel (as
+ * root). Each case of tests/core/ is a kiln program (NAME.lisp) and its clang twin
+ * (NAME.bpf.c, built here against a vmlinux.h generated into $BUILD/tests/core/); both are
+ * loaded and attached in the same run, write the same indexes of their `results` map and
+ * watch only what this test does (the tgid or TCP port in their `target` map):
+ *   task, enum, flavour — one forked child (comm set with PR_SET_NAME, pinned to its CPU, its
+ *     oom_score_adj set to 321) calls getppid once;
+ *   sock, bitfield — one loopback TCP connect from 127.0.0.2 to 127.0.0.3, the client
+ *     socket's options set first.
+ * Every value is printed; clang's is checked against user-space truth (the child's pid, this
+ * process's ancestry from /proc, getsockname/getpeername, getsockopt, the kernel's BTF read
+ * with libbpf), kiln's against clang's and the same truth. Each kiln object is also written by
+ * `kiln compile` and checked as another tool sees it: `bpftool btf dump file`, libbpf's own
+ * open and load, and the kinds of its .BTF.ext CO-RE records against clang's (core_relos). */
+#define _GNU_SOURCE
+#include "check.h"
+#include <kiln/kiln.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NRES 32
+#define DONE 31                          /* written last by every program, with 1 */
+#define UNSET 0x5a5a5a5a5a5a5a5aULL      /* what the test fills `results` with first */
+#define CHILD_COMM "kiln-core-task"
+#define OOM_ADJ 321      /* raising it needs no CAP_SYS_RESOURCE (lowering does) */
+
+static const char *src_root = ".";
+static const char *kiln_bin = "./kiln";
+static const char *build = "build";
+static char dir[2048];                    /* $BUILD/tests/core: vmlinux.h and the objects */
+static struct btf *vmlinux;
+
+struct twin {
+	const char *cas, *who;           /* "task", "kiln" | "clang" */
+	bool ok;                         /* loaded and attached */
+	struct kiln_object *obj;
+	struct kiln_link *links[4];
+	int nlinks;
+	uint64_t res[NRES];
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void msleep(int ms)
+{
+	nanosleep(&(struct timespec){ ms / 1000, (long)(ms % 1000) * 1000000L }, NULL);
+}
+
+/* The output of a command (first 64 KiB), "" if it failed to run; *rc its exit status. */
+static char *sh_out(int *rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *sh_out(int *rc, const char *fmt, ...)
+{
+	static char buf[65536];
+	char cmd[4 * PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	buf[0] = 0;
+	fflush(stdout);
+	FILE *f = popen(cmd, "r");
+	*rc = -1;
+	if (!f)
+		return buf;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	int st = pclose(f);
+	*rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return buf;
+}
+
+/* ---- the kernel's BTF: the truth for sizes, offsets, ids and enum values ------------------ */
+
+/* Member NAME of the struct or union TYPE_ID, looked for inside anonymous members too (as
+ * libbpf does): its bit offset from the start of TYPE_ID and its type. */
+static bool btf_member(const struct btf *btf, uint32_t type_id, const char *name, uint32_t *bits, uint32_t *type)
+{
+	int id = btf__resolve_type(btf, type_id);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	if (!t || !btf_is_composite(t))
+		return false;
+	const struct btf_member *m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *n = btf__name_by_offset(btf, m[i].name_off);
+		uint32_t off = btf_member_bit_offset(t, i), sub;
+		if (n && !strcmp(n, name)) {
+			*bits = off;
+			*type = m[i].type;
+			return true;
+		}
+		if ((!n || !*n) && btf_member(btf, m[i].type, name, &sub, type)) {
+			*bits = off + sub;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Byte offset of a dotted member path ("se.nr_migrations") in struct SNAME, -1 if absent. */
+static long btf_offset(const struct btf *btf, const char *sname, const char *path)
+{
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	if (id <= 0)
+		return -1;
+	uint32_t type = (uint32_t)id, total = 0, bits;
+	char copy[128];
+	snprintf(copy, sizeof(copy), "%s", path);
+	for (char *save = NULL, *part = strtok_r(copy, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
+		if (!btf_member(btf, type, part, &bits, &type))
+			return -1;
+		total += bits;
+	}
+	return total / 8;
+}
+
+static long btf_enum_value(const struct btf *btf, const char *ename, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, ename, BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), name))
+			return btf_enum(t)[i].val;
+	return -1;
+}
+
+/* ---- twins -------------------------------------------------------------------------------- */
+
+static void twin_close(struct twin *tw)
+{
+	for (int i = 0; i < tw->nlinks; i++)
+		kiln_link_destroy(tw->links[i]);
+	kiln_object_close(tw->obj);
+	tw->obj = NULL;
+	tw->nlinks = 0;
+	tw->ok = false;
+}
+
+/* Open (compiling a .lisp), load and attach every program of PATH. */
+static void twin_open(struct twin *tw, const char *cas, const char *who, const char *path)
+{
+	char name[128];
+	memset(tw, 0, sizeof(*tw));
+	tw->cas = cas;
+	tw->who = who;
+	int err = kiln_object_open(path, NULL, &tw->obj);
+	snprintf(name, sizeof(name), "core %s: %s object opens%s", cas, who, !strcmp(who, "kiln") ? " (compiles)" : "");
+	CHECK(name, !err, "%s", kiln_errmsg());
+	if (err)
+		return;
+	err = kiln_object_load(tw->obj);
+	snprintf(name, sizeof(name), "core %s: %s object loads (relocated by libbpf, verified)", cas, who);
+	CHECK(name, !err, "%s", kiln_errmsg());
+	if (err) {
+		const char *log = kiln_errlog();
+		size_t n = log ? strlen(log) : 0;
+		printf("    verifier log (tail):\n%s\n", log ? log + (n > 3000 ? n - 3000 : 0) : "(none)");
+		twin_close(tw);
+		return;
+	}
+	for (size_t i = 0; i < kiln_object_prog_count(tw->obj) && !err && tw->nlinks < 4; i++)
+		err = kiln_prog_attach(kiln_object_prog(tw->obj, i), NULL, &tw->links[tw->nlinks++]);
+	snprintf(name, sizeof(name), "core %s: %s program attached", cas, who);
+	CHECK(name, !err && tw->nlinks > 0, "%s", kiln_errmsg());
+	if (err || tw->nlinks == 0) {
+		if (err)
+			tw->nlinks--;
+		twin_close(tw);
+		return;
+	}
+	tw->ok = true;
+}
+
+/* target[0] = tgid, target[1] = port; every result UNSET. */
+static bool twin_arm(struct twin *tw, uint32_t tgid, uint32_t port)
+{
+	struct kiln_map *t = kiln_object_find_map(tw->obj, "target");
+	struct kiln_map *r = kiln_object_find_map(tw->obj, "results");
+	uint32_t k0 = 0, k1 = 1;
+	uint64_t unset = UNSET;
+	bool ok = t && r && !kiln_map_update(t, &k0, &tgid, BPF_ANY) && !kiln_map_update(t, &k1, &port, BPF_ANY);
+	for (uint32_t i = 0; ok && i < NRES; i++)
+		ok = !kiln_map_update(r, &i, &unset, BPF_ANY);
+	if (!ok)
+		printf("    %s %s: cannot set its maps: %s\n", tw->cas, tw->who, kiln_errmsg());
+	return ok;
+}
+
+static void twin_read(struct twin *tw)
+{
+	struct kiln_map *r = kiln_object_find_map(tw->obj, "results");
+	for (uint32_t i = 0; i < NRES; i++)
+		if (!r || kiln_map_lookup(r, &i, &tw->res[i]))
+			tw->res[i] = UNSET;
+}
+
+/* Until every loaded twin wrote results[DONE] = 1, for up to 3 s; false on the deadline. */
+static bool twins_wait(struct twin *tws, int n)
+{
+	double end = mono() + 3;
+	for (;;) {
+		bool all = true;
+		for (int i = 0; i < n; i++) {
+			if (!tws[i].ok)
+				continue;
+			twin_read(&tws[i]);
+			all = all && tws[i].res[DONE] == 1;
+		}
+		if (all || mono() > end)
+			return all;
+		msleep(5);
+	}
+}
+
+static const char *show(uint64_t v, char *buf, size_t len)
+{
+	if (v == UNSET)
+		snprintf(buf, len, "(not written)");
+	else
+		snprintf(buf, len, "%llu (%#llx)", (unsigned long long)v, (unsigned long long)v);
+	return buf;
+}
+
+/* One value at index I of the twins K (kiln) and C (clang): printed; clang's checked against
+ * TRUTH when there is one (else only that it was written), kiln's against clang's and TRUTH. */
+static void value(struct twin *k, struct twin *c, int i, const char *what, bool has_truth, uint64_t truth)
+{
+	char a[64], b[64], t[64], name[192];
+	printf("    %s[%d] %-34s kiln=%-28s clang=%-28s truth=%s\n", c->cas, i, what,
+	       k->ok ? show(k->res[i], a, sizeof(a)) : "(not loaded)", c->ok ? show(c->res[i], b, sizeof(b)) : "(not loaded)",
+	       has_truth ? show(truth, t, sizeof(t)) : "-");
+	if (c->ok) {
+		snprintf(name, sizeof(name), "core %s: %s: clang %s", c->cas, what, has_truth ? "== truth" : "wrote it");
+		CHECK(name, has_truth ? c->res[i] == truth : c->res[i] != UNSET, "clang %s", show(c->res[i], b, sizeof(b)));
+	}
+	if (k->ok) {
+		snprintf(name, sizeof(name), "core %s: %s: kiln == clang%s", c->cas, what, has_truth ? " == truth" : "");
+		CHECK(name, c->ok && k->res[i] == c->res[i] && k->res[i] != UNSET && (!has_truth || k->res[i] == truth),
+		      "kiln %s, clang %s", show(k->res[i], a, sizeof(a)), show(c->res[i], b, sizeof(b)));
+	}
+}
+
+/* ---- building: vmlinux.h, the clang twins, the kiln objects as files ---------------------- */
+
+static char *path_in(char *buf, size_t len, const char *cas, const char *suffix)
+{
+	snprintf(buf, len, "%s/%s%s", dir, cas, suffix);
+	return buf;
+}
+
+static bool build_clang(const char *cas)
+{
+	char obj[PATH_MAX], name[96];
+	int rc;
+	char *out = sh_out(&rc, "clang -O2 -g -target bpf -I'%s' -I/usr/include/$(gcc -print-multiarch 2>/dev/null || "
+			   "echo \"$(uname -m)-linux-gnu\") -c '%s/tests/core/%s.bpf.c' -o '%s' 2>&1", dir, src_root, cas,
+			   path_in(obj, sizeof(obj), cas, "-clang.o"));
+	snprintf(name, sizeof(name), "core %s: clang -target bpf %s.bpf.c", cas, cas);
+	CHECK(name, rc == 0, "exit %d: %.2000s", rc, out);
+	return rc == 0;
+}
+
+/* The kinds line of core_relos for OBJ ("" when the tool failed; *rc its status). */
+static char *relo_kinds(const char *obj, int *rc)
+{
+	static char kinds[2][1024];
+	static int which;
+	char *out = sh_out(rc, "'%s/tests/core_relos' '%s' 2>&1", build, obj), *line = strstr(out, "kinds");
+	char *k = kinds[which++ % 2];
+	snprintf(k, sizeof(kinds[0]), "%s", line ? line : out);
+	k[strcspn(k, "\n")] = 0;
+	return k;
+}
+
+/* The set of kinds in a kinds line, without the counts, as a bit mask. */
+static unsigned kind_set(const char *line)
+{
+	static const char *const names[] = { "field_byte_offset", "field_byte_size", "field_exists", "field_signed",
+		"field_lshift_u64", "field_rshift_u64", "type_id_local", "type_id_target", "type_exists", "type_size",
+		"enumval_exists", "enumval_value", "type_matches" };
+	unsigned set = 0;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char key[40];
+		snprintf(key, sizeof(key), " %s=", names[i]);
+		if (strstr(line, key))
+			set |= 1u << i;
+	}
+	return set;
+}
+
+/* `kiln compile` writes the object; bpftool, libbpf and core_relos read it. */
+static void kiln_file_checks(const char *cas)
+{
+	char obj[PATH_MAX], cobj[PATH_MAX], name[128];
+	int rc;
+	char *out = sh_out(&rc, "'%s' compile '%s/tests/core/%s.lisp' -o '%s' 2>&1", kiln_bin, src_root, cas,
+			   path_in(obj, sizeof(obj), cas, "-kiln.o"));
+	snprintf(name, sizeof(name), "core %s: kiln compile %s.lisp", cas, cas);
+	CHECK(name, rc == 0, "exit %d: %.2000s", rc, out);
+	if (rc != 0)
+		return;
+	out = sh_out(&rc, "bpftool btf dump file '%s' 2>&1", obj);
+	snprintf(name, sizeof(name), "core %s: bpftool btf dump file accepts the kiln object", cas);
+	CHECK(name, rc == 0 && strstr(out, "STRUCT"), "exit %d: %.1000s", rc, out);
+
+	struct bpf_object *bo = bpf_object__open_file(obj, NULL);
+	int err = bo ? bpf_object__load(bo) : -errno;
+	snprintf(name, sizeof(name), "core %s: libbpf opens and loads the kiln object (CO-RE relocated)", cas);
+	CHECK(name, bo && !err, "open %s, load %d", bo ? "ok" : "failed", err);
+	bpf_object__close(bo);
+
+	int rk, rc2;
+	char *kk = relo_kinds(obj, &rk);
+	char *ck = relo_kinds(path_in(cobj, sizeof(cobj), cas, "-clang.o"), &rc2);
+	printf("    %s .BTF.ext CO-RE records: kiln: %s\n    %s .BTF.ext CO-RE records: clang: %s\n", cas, kk, cas, ck);
+	snprintf(name, sizeof(name), "core %s: kiln's .BTF.ext CO-RE records are well formed, of clang's kinds", cas);
+	CHECK(name, rk == 0 && rc2 == 0 && kind_set(kk) && kind_set(kk) == kind_set(ck), "kiln '%s', clang '%s'", kk, ck);
+}
+
+/* The flavour's local layout: tgid at the offset the source gave it, not the kernel's. */
+static void flavour_layout(const char *suffix, long want_local, long kernel)
+{
+	char obj[PATH_MAX], name[128];
+	struct btf *b = btf__parse(path_in(obj, sizeof(obj), "flavour", suffix), NULL);
+	long off = b ? btf_offset(b, "task_struct___mine", "tgid") : -2;
+	snprintf(name, sizeof(name), "core flavour: %s's task_struct___mine has tgid at its own offset %ld, not the kernel's %ld",
+		 suffix + 1, want_local, kernel);
+	CHECK(name, off == want_local && off != kernel, "local offset %ld", off);
+	btf__free(b);
+}
+
+/* ---- the getppid cases: task, enum, flavour ----------------------------------------------- */
+
+struct child {
+	pid_t pid;
+	int go, done;
+};
+
+static struct child child_start(void)
+{
+	int to[2], from[2];
+	struct child c = { -1, -1, -1 };
+	if (pipe(to) || pipe(from))
+		return c;
+	c.pid = fork();
+	if (c.pid == 0) {
+		close(to[1]);
+		close(from[0]);
+		prctl(PR_SET_NAME, CHILD_COMM);
+		/* pinned where it runs: se.nr_migrations cannot change behind the test's back */
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(sched_getcpu(), &set);
+		int ok = sched_setaffinity(0, sizeof(set), &set) == 0, n;
+		if (write(from[1], &ok, sizeof(ok)) != sizeof(ok))
+			_exit(1);
+		if (read(to[0], &n, sizeof(n)) == sizeof(n)) {
+			syscall(SYS_getppid);
+			if (write(from[1], &n, sizeof(n)) != sizeof(n))
+				_exit(1);
+		}
+		while (read(to[0], &n, sizeof(n)) > 0) {
+		}
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	c.go = to[1];
+	c.done = from[0];
+	return c;
+}
+
+static bool read_within(int fd, int *v, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	return poll(&p, 1, ms) == 1 && read(fd, v, sizeof(*v)) == sizeof(*v);
+}
+
+static void child_stop(struct child *c)
+{
+	if (c->pid <= 0)
+		return;
+	close(c->go);
+	close(c->done);
+	waitpid(c->pid, NULL, 0);
+	c->pid = -1;
+}
+
+/* PID's parent from /proc/PID/stat (after the last ')', the state, then the ppid). */
+static long proc_ppid(long pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	long ppid = -1;
+	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+static long long proc_sched(long pid, const char *key)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%ld/sched", pid);
+	FILE *f = fopen(path, "r");
+	long long v = -1;
+	size_t kl = strlen(key);
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ' ') {
+			char *colon = strchr(line, ':');
+			if (colon)
+				v = atoll(colon + 1);
+		}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static uint64_t comm_word(int half)
+{
+	char comm[16] = CHILD_COMM;      /* the kernel pads the rest of comm with NULs */
+	uint64_t w;
+	memcpy(&w, comm + 8 * half, 8);
+	return w;
+}
+
+static void test_getppid_cases(void)
+{
+	static const char *const cases[] = { "task", "enum", "flavour" };
+	struct twin tw[6];
+	char path[PATH_MAX];
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/tests/core/%s.lisp", src_root, cases[i]);
+		twin_open(&tw[2 * i], cases[i], "kiln", path);
+		twin_open(&tw[2 * i + 1], cases[i], "clang", path_in(path, sizeof(path), cases[i], "-clang.o"));
+	}
+	struct child c = child_start();
+	int ready = 0, n = 1;
+	bool started = c.pid > 0 && read_within(c.done, &ready, 5000) && ready == 1;
+	CHECK("core: a child, pinned to its CPU", started, "pid %d ready %d", c.pid, ready);
+	char oom[64];
+	snprintf(oom, sizeof(oom), "/proc/%d/oom_score_adj", c.pid);
+	FILE *f = started ? fopen(oom, "w") : NULL;
+	bool oom_set = f && fprintf(f, "%d\n", OOM_ADJ) > 0;
+	if (f)
+		oom_set = !fclose(f) && oom_set;
+	CHECK("core: the child's oom_score_adj set to 321", oom_set, "%s", strerror(errno));
+	bool armed = started;
+	for (int i = 0; i < 6; i++)
+		if (tw[i].ok)
+			armed = twin_arm(&tw[i], (uint32_t)c.pid, 0) && armed;
+	bool called = armed && write(c.go, &n, sizeof(n)) == sizeof(n) && read_within(c.done, &n, 5000);
+	CHECK("core: the child called getppid", called, "armed %d", armed);
+	bool all = called && twins_wait(tw, 6);
+	CHECK("core: every loaded twin saw the child's getppid within 3 s", all, "%s", "no");
+	/* the child is blocked on its pipe now: what /proc says cannot change under us */
+	long long migrations = proc_sched(c.pid, "se.nr_migrations");
+	long me = getpid(), parent = getppid(), grandparent = proc_ppid(parent);
+	uint64_t pid = (uint64_t)c.pid;
+
+	struct twin *k = &tw[0], *cl = &tw[1];
+	printf("  task: child %d, test %ld, its parent %ld, grandparent %ld\n", c.pid, me, parent, grandparent);
+	value(k, cl, 0, "task->tgid", true, pid);
+	value(k, cl, 1, "task->pid", true, pid);
+	value(k, cl, 2, "task->real_parent->tgid", true, (uint64_t)me);
+	value(k, cl, 3, "real_parent->real_parent->tgid", true, (uint64_t)parent);
+	value(k, cl, 4, "real_parent x3 ->tgid", grandparent > 0, (uint64_t)grandparent);
+	value(k, cl, 5, "task->se.nr_migrations", migrations >= 0, (uint64_t)migrations);
+	value(k, cl, 6, "core-read-str comm: length", true, strlen(CHILD_COMM) + 1);
+	value(k, cl, 7, "core-read-str comm: bytes 0-7", true, comm_word(0));
+	value(k, cl, 8, "core-read-str comm: bytes 8-15", true, comm_word(1));
+	value(k, cl, 9, "core-read-into comm: result", true, 0);
+	value(k, cl, 10, "core-read-into comm: bytes 0-7", true, comm_word(0));
+	value(k, cl, 11, "core-read-into comm: bytes 8-15", true, comm_word(1));
+	value(k, cl, 12, "task->signal->oom_score_adj (s16)", true, OOM_ADJ);
+	value(k, cl, 13, "task->group_leader->pid", true, pid);
+
+	k = &tw[2], cl = &tw[3];
+	int tid = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT);
+	long ringbuf = btf_enum_value(vmlinux, "bpf_map_type", "BPF_MAP_TYPE_RINGBUF");
+	CHECK("core enum: the kernel's BTF says BPF_MAP_TYPE_RINGBUF is 27, as the uapi header",
+	      ringbuf == BPF_MAP_TYPE_RINGBUF && ringbuf == 27, "%ld", ringbuf);
+	printf("  enum: kernel BTF: task_struct id %d size %lld, tgid at %ld\n", tid,
+	       (long long)btf__resolve_size(vmlinux, tid), btf_offset(vmlinux, "task_struct", "tgid"));
+	value(k, cl, 0, "enum bpf_map_type RINGBUF value", true, (uint64_t)ringbuf);
+	value(k, cl, 1, "enum bpf_map_type RINGBUF exists", true, 1);
+	value(k, cl, 2, "flavour enum: no such value exists", true, 0);
+	value(k, cl, 3, "flavour enum: RINGBUF___mine value", true, (uint64_t)ringbuf);
+	value(k, cl, 4, "type task_struct exists", true, 1);
+	value(k, cl, 5, "type no_such_struct___mine exists", true, 0);
+	value(k, cl, 6, "type task_struct size", tid > 0, (uint64_t)btf__resolve_size(vmlinux, tid));
+	value(k, cl, 7, "field task_struct.tgid exists", true, 1);
+	value(k, cl, 8, "field ___fake.no_such_field exists", true, 0);
+	value(k, cl, 9, "field task_struct.comm size", true, 16);
+	value(k, cl, 10, "field task_struct.tgid offset", true, (uint64_t)btf_offset(vmlinux, "task_struct", "tgid"));
+	value(k, cl, 11, "type task_struct kernel id", tid > 0, (uint64_t)tid);
+	value(k, cl, 12, "field se.nr_migrations offset", true,
+	      (uint64_t)btf_offset(vmlinux, "task_struct", "se.nr_migrations"));
+	value(k, cl, 13, "field ___fake.tgid exists", true, 1);
+
+	k = &tw[4], cl = &tw[5];
+	value(k, cl, 0, "___mine->tgid", true, pid);
+	value(k, cl, 1, "___mine->pid", true, pid);
+	value(k, cl, 2, "___mine->real_parent->tgid", true, (uint64_t)me);
+	value(k, cl, 3, "___mine->real_parent x2 ->tgid", true, (uint64_t)parent);
+	value(k, cl, 4, "field ___mine.tgid offset (kernel's)", true,
+	      (uint64_t)btf_offset(vmlinux, "task_struct", "tgid"));
+
+	child_stop(&c);
+	for (int i = 0; i < 6; i++)
+		twin_close(&tw[i]);
+}
+
+/* ---- the socket cases: sock, bitfield ----------------------------------------------------- */
+
+static int tcp_socket(const char *addr, uint16_t port, struct sockaddr_in *sa)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	*sa = (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port) };
+	inet_pton(AF_INET, addr, &sa->sin_addr);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)sa, sizeof(*sa))) {
+		close(fd);
+		return -1;
+	}
+	socklen_t len = sizeof(*sa);
+	if (fd >= 0)
+		getsockname(fd, (struct sockaddr *)sa, &len);
+	return fd;
+}
+
+static bool sockopt_ok;                   /* the last sockopt() worked */
+static int sockopt(int fd, int level, int opt)
+{
+	int v = -1;
+	socklen_t len = sizeof(v);
+	sockopt_ok = !getsockopt(fd, level, opt, &v, &len);
+	return v;
+}
+
+static void test_socket_cases(void)
+{
+	static const char *const cases[] = { "sock", "bitfield" };
+	struct twin tw[4];
+	char path[PATH_MAX];
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/tests/core/%s.lisp", src_root, cases[i]);
+		twin_open(&tw[2 * i], cases[i], "kiln", path);
+		twin_open(&tw[2 * i + 1], cases[i], "clang", path_in(path, sizeof(path), cases[i], "-clang.o"));
+	}
+	struct sockaddr_in srv, cli, local, peer;
+	int lfd = tcp_socket("127.0.0.3", 0, &srv);
+	int cfd = tcp_socket("127.0.0.2", 0, &cli);
+	int one = 1;
+	bool ok = lfd >= 0 && cfd >= 0 && !listen(lfd, 4) &&
+		  !setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) &&
+		  !setsockopt(cfd, IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, &one, sizeof(one)) &&
+		  !setsockopt(cfd, IPPROTO_TCP, TCP_INQ, &one, sizeof(one)) &&
+		  !setsockopt(cfd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one));
+	CHECK("core: loopback sockets (127.0.0.2 -> 127.0.0.3), client options set", ok, "%s", strerror(errno));
+	for (int i = 0; i < 4; i++)
+		if (tw[i].ok)
+			ok = twin_arm(&tw[i], 0, ntohs(srv.sin_port)) && ok;
+	bool connected = ok && !connect(cfd, (struct sockaddr *)&srv, sizeof(srv));
+	CHECK("core: TCP connect over loopback", connected, "%s", strerror(errno));
+	socklen_t len = sizeof(local);
+	getsockname(cfd, (struct sockaddr *)&local, &len);
+	len = sizeof(peer);
+	getpeername(cfd, (struct sockaddr *)&peer, &len);
+	bool all = connected && twins_wait(tw, 4);
+	CHECK("core: every loaded twin saw the connect within 3 s", all, "%s", "no");
+	printf("  sock: client %s:%u -> ", inet_ntoa(local.sin_addr), ntohs(local.sin_port));
+	printf("%s:%u\n", inet_ntoa(peer.sin_addr), ntohs(peer.sin_port));
+
+	struct twin *k = &tw[0], *c = &tw[1];
+	value(k, c, 0, "skc_num (local port, host order)", true, ntohs(local.sin_port));
+	value(k, c, 1, "skc_dport (network order)", true, peer.sin_port);
+	value(k, c, 2, "skc_rcv_saddr", true, local.sin_addr.s_addr);
+	value(k, c, 3, "skc_daddr", true, peer.sin_addr.s_addr);
+	value(k, c, 4, "skc_family", true, AF_INET);
+	int peek = sockopt(cfd, SOL_SOCKET, SO_PEEK_OFF);   /* -1 until set: an int, sign-extended */
+	value(k, c, 5, "sk_peek_off (int, -1)", sockopt_ok, (uint64_t)(int64_t)peek);
+
+	k = &tw[2], c = &tw[3];
+	int nodelay = sockopt(cfd, IPPROTO_TCP, TCP_NODELAY);
+	/* TCP_NODELAY sets TCP_NAGLE_OFF|TCP_NAGLE_PUSH (1|4) in the 4-bit nonagle: getsockopt
+	 * reports its bit 0 */
+	value(k, c, 0, "tcp_sock.nonagle (4 bits)", nodelay == 1, 5);
+	value(k, c, 1, "tcp_sock.thin_lto", true, (uint64_t)sockopt(cfd, IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS));
+	value(k, c, 2, "tcp_sock.recvmsg_inq", true, (uint64_t)sockopt(cfd, IPPROTO_TCP, TCP_INQ));
+	value(k, c, 3, "sock.sk_no_check_tx", true, (uint64_t)sockopt(cfd, SOL_SOCKET, SO_NO_CHECK));
+	value(k, c, 4, "tcp_sock.repair (neighbour, 0)", true, (uint64_t)sockopt(cfd, IPPROTO_TCP, TCP_REPAIR));
+	value(k, c, 5, "tcp_sock.fastopen_connect (0)", true,
+	      (uint64_t)sockopt(cfd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT));
+	if (cfd >= 0)
+		close(cfd);
+	if (lfd >= 0)
+		close(lfd);
+	for (int i = 0; i < 4; i++)
+		twin_close(&tw[i]);
+}
+
+/* ------------------------------------------------------------------------------------------- */
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("ROOT"))
+		src_root = getenv("ROOT");
+	if (getenv("KILN"))
+		kiln_bin = getenv("KILN");
+	if (getenv("BUILD"))
+		build = getenv("BUILD");
+	if (geteuid() != 0) {
+		printf("FAIL test_core: needs root (the tests load programs into the kernel)\n");
+		return 1;
+	}
+	double t0 = mono();
+	int fds_before = check_open_fds();
+	snprintf(dir, sizeof(dir), "%s/tests/core", build);
+	int rc;
+	sh_out(&rc, "mkdir -p '%s' && bpftool btf dump file /sys/kernel/btf/vmlinux format c > '%s/vmlinux.h.tmp' && "
+		    "mv '%s/vmlinux.h.tmp' '%s/vmlinux.h'", dir, dir, dir, dir);
+	CHECK("core: vmlinux.h generated by bpftool from /sys/kernel/btf/vmlinux", rc == 0, "exit %d", rc);
+	vmlinux = btf__load_vmlinux_btf();
+	CHECK("core: the kernel's BTF read by libbpf", vmlinux != NULL, "%s", strerror(errno));
+	if (rc != 0 || !vmlinux)
+		return CHECK_DONE();
+	libbpf_set_print(NULL);
+
+	static const char *const all[] = { "task", "enum", "flavour", "sock", "bitfield" };
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		build_clang(all[i]);
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		kiln_file_checks(all[i]);
+	long ktgid = btf_offset(vmlinux, "task_struct", "tgid");
+	flavour_layout("-clang.o", 20, ktgid);
+	char kobj[PATH_MAX];
+	if (access(path_in(kobj, sizeof(kobj), "flavour", "-kiln.o"), R_OK) == 0)
+		flavour_layout("-kiln.o", 20, ktgid);
+
+	test_getppid_cases();
+	test_socket_cases();
+
+	btf__free(vmlinux);
+	int fds_after = check_open_fds();
+	CHECK("core: no fd leaked", fds_after == fds_before, "%d open before, %d after", fds_before, fds_after);
+	printf("  test_core took %.2f s\n", mono() - t0);
+	return CHECK_DONE();
+}
