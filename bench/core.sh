@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# core.sh — kiln's CO-RE reads against clang's BPF_CORE_READ for the same field chains: the
+# twins of tests/core/ (NAME.lisp by kiln, NAME.bpf.c by clang -O2 against a vmlinux.h
+# generated here from the running kernel's BTF), per program: instructions in the object
+# (8-byte slots of its section), CO-RE records in .BTF.ext, and the kiln / clang ratio
+# (below 1: kiln is smaller). Ends with totals, the median and the geometric mean of the
+# ratios. Asserts nothing. Usage: bash bench/core.sh   (after `make kiln test-bins`)
+set -u
+ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
+KILN=${KILN:-$ROOT/kiln}
+BUILD=${BUILD:-$ROOT/build}
+RELOS=$BUILD/tests/core_relos
+CLANG=${CLANG:-clang}
+MULTIARCH=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
+OUT=$BUILD/bench/core
+mkdir -p "$OUT"
+
+for tool in "$KILN" "$RELOS"; do
+	if [ ! -x "$tool" ]; then
+		echo "bench/core: $tool is missing (make kiln test-bins)" >&2
+		exit 1
+	fi
+done
+if ! bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$OUT/vmlinux.h"; then
+	echo "bench/core: cannot dump /sys/kernel/btf/vmlinux with bpftool" >&2
+	exit 1
+fi
+
+# the insns and relo lines of core_relos, as "SECTION INSNS RELOS"
+sections() {
+	"$RELOS" "$1" | awk '$1 == "insns" { n[$2] = $3 } $1 == "relo" { r[$2]++ }
+		END { for (s in n) print s, n[s], r[s] + 0 }' | sort
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
+
+stats=$(mktemp)
+trap 'rm -f "$stats"' EXIT
+printf '%-9s %-36s %6s %6s %6s   %11s %11s\n' case section kiln clang ratio kiln-relos clang-relos
+skipped=()
+for src in "$ROOT"/tests/core/*.lisp; do
+	name=$(basename "$src" .lisp)
+	kobj=$OUT/$name.kiln.o
+	cobj=$OUT/$name.clang.o
+	if ! "$CLANG" -O2 -g -target bpf -I"$OUT" "-I/usr/include/$MULTIARCH" -c "${src%.lisp}.bpf.c" -o "$cobj"; then
+		skipped+=("$name (clang cannot build the twin)")
+		continue
+	fi
+	if ! err=$("$KILN" compile "$src" -o "$kobj" 2>&1); then
+		skipped+=("$name (kiln: $(printf '%s' "$err" | head -1))")
+		continue
+	fi
+	# both twins have one program on the same section
+	join <(sections "$kobj") <(sections "$cobj") | while read -r sec ki kr ci cr; do
+		printf '%-9s %-36s %6s %6s %6s   %11s %11s\n' "$name" "$sec" "$ki" "$ci" "$(ratio "$ki" "$ci")" "$kr" "$cr"
+		echo "$ki $ci $kr $cr" >>"$stats"
+	done
+done
+if [ -s "$stats" ]; then
+	read -r tki tci tkr tcr < <(awk '{ a += $1; b += $2; c += $3; d += $4 } END { print a, b, c, d }' "$stats")
+	printf '%-9s %-36s %6s %6s %6s   %11s %11s\n' total "$(wc -l <"$stats") programs" "$tki" "$tci" \
+		"$(ratio "$tki" "$tci")" "$tkr" "$tcr"
+	awk '$2 > 0 { r[n++] = $1 / $2; l += log($1 / $2) }
+		END {
+			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }
+			med = n % 2 ? r[int(n / 2)] : (r[n / 2 - 1] + r[n / 2]) / 2
+			printf "kiln / clang instructions: median %.2f, geometric mean %.2f over %d programs\n", med, exp(l / n), n
+		}' "$stats"
+fi
+for s in "${skipped[@]+"${skipped[@]}"}"; do
+	echo "skipped: $s"
+done
