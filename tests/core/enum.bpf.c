@@ -38,6 +38,7 @@ int core_enum(void *ctx)
 	put(11, bpf_core_type_id_kernel(struct task_struct));
 	put(12, bpf_core_field_offset(task->se.nr_migrations));
 	put(13, bpf_core_field_exists(fake->tgid));
+	put(14, bpf_core_type_id_local(struct task_struct));   /* this object's own BTF id */
 	put(DONE, 1);
 	return 0;
 }

@@ -25,5 +25,6 @@
     (setmap results 11 (core-type-id task_struct))
     (setmap results 12 (core-field-offset task_struct se nr_migrations))
     (setmap results 13 (core-field-exists task_struct___fake tgid))
+    (setmap results 14 (core-type-id-local task_struct))   ; this object's own BTF id
     (setmap results 31 1))
   0)

@@ -24,6 +24,13 @@ int core_task(void *ctx)
 	put(11, *(__u64 *)&buf2[8]);
 	put(12, BPF_CORE_READ(task, signal, oom_score_adj));   /* a short */
 	put(13, BPF_CORE_READ(task, group_leader, pid));
+	/* a char * at the end of a chain through pointers, embedded structs and an anonymous
+	 * union (qstr's hash_len): the string it points at */
+	char exe[16] = {};
+	const unsigned char *name = BPF_CORE_READ(task, mm, exe_file, f_path.dentry, d_name.name);
+	put(14, bpf_probe_read_kernel_str(&exe, sizeof(exe), name));
+	put(15, *(__u64 *)&exe[0]);
+	put(16, *(__u64 *)&exe[8]);
 	put(DONE, 1);
 	return 0;
 }

@@ -8,7 +8,8 @@
   (when (= (cast u32 (>> (get-current-pid-tgid) 32)) (getmap target 0))
     (let ((task (current-task))
           (buf (stack-buffer 16))
-          (buf2 (stack-buffer 16)))
+          (buf2 (stack-buffer 16))
+          (exe (stack-buffer 16)))
       (setmap results 0 (core-read task task_struct tgid))
       (setmap results 1 (-> task pid))
       (setmap results 2 (-> task real-parent tgid))
@@ -23,5 +24,10 @@
       (setmap results 11 (load u64 buf2 8))
       (setmap results 12 (-> task signal oom_score_adj))   ; a short
       (setmap results 13 (core-read task task-struct group-leader pid))
+      ;; a char * at the end of a chain through pointers, embedded structs and an anonymous
+      ;; union (qstr's hash_len): the string it points at
+      (setmap results 14 (core-read-str exe 16 task task_struct mm exe_file f_path dentry d_name name))
+      (setmap results 15 (load u64 exe 0))
+      (setmap results 16 (load u64 exe 8))
       (setmap results 31 1)))
   0)

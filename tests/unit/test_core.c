@@ -261,6 +261,23 @@ static void value(struct twin *k, struct twin *c, int i, const char *what, bool 
 	}
 }
 
+/* Index I holds an id in each twin's own BTF: each against the id of struct NAME there. */
+static void value_own_id(struct twin *k, struct twin *c, int i, const char *what, const char *name)
+{
+	struct twin *tw[2] = { k, c };
+	for (int j = 0; j < 2; j++) {
+		if (!tw[j]->ok)
+			continue;
+		const struct btf *b = bpf_object__btf(kiln_object_libbpf(tw[j]->obj));
+		int id = b ? btf__find_by_name_kind(b, name, BTF_KIND_STRUCT) : -1;
+		char a[64], n[192];
+		printf("    %s[%d] %-34s %s=%-28s truth (its own BTF)=%d\n", c->cas, i, what, tw[j]->who,
+		       show(tw[j]->res[i], a, sizeof(a)), id);
+		snprintf(n, sizeof(n), "core %s: %s: %s == the id in its own BTF", c->cas, what, tw[j]->who);
+		CHECK(n, id > 0 && tw[j]->res[i] == (uint64_t)id, "%s, id %d", a, id);
+	}
+}
+
 /* ---- building: vmlinux.h, the clang twins, the kiln objects as files ---------------------- */
 
 static char *path_in(char *buf, size_t len, const char *cas, const char *suffix)
@@ -445,6 +462,7 @@ static long long proc_sched(long pid, const char *key)
 static uint64_t comm_word(int half)
 {
 	char comm[16] = CHILD_COMM;      /* the kernel pads the rest of comm with NULs */
+	_Static_assert(sizeof(CHILD_COMM) <= 16, "a comm is 15 characters and a NUL");
 	uint64_t w;
 	memcpy(&w, comm + 8 * half, 8);
 	return w;
@@ -500,6 +518,16 @@ static void test_getppid_cases(void)
 	value(k, cl, 11, "core-read-into comm: bytes 8-15", true, comm_word(1));
 	value(k, cl, 12, "task->signal->oom_score_adj (s16)", true, OOM_ADJ);
 	value(k, cl, 13, "task->group_leader->pid", true, pid);
+	char exe[PATH_MAX] = "", want[16] = "";
+	ssize_t n_exe = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n_exe > 0 ? n_exe : 0] = 0;
+	snprintf(want, sizeof(want), "%.15s", strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe);
+	uint64_t w0, w1;
+	memcpy(&w0, want, 8);
+	memcpy(&w1, want + 8, 8);
+	value(k, cl, 14, "mm->exe_file->...d_name.name: length", n_exe > 0, strlen(want) + 1);
+	value(k, cl, 15, "mm->exe_file->...d_name.name: 0-7", n_exe > 0, w0);
+	value(k, cl, 16, "mm->exe_file->...d_name.name: 8-15", n_exe > 0, w1);
 
 	k = &tw[2], cl = &tw[3];
 	int tid = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT);
@@ -523,6 +551,7 @@ static void test_getppid_cases(void)
 	value(k, cl, 12, "field se.nr_migrations offset", true,
 	      (uint64_t)btf_offset(vmlinux, "task_struct", "se.nr_migrations"));
 	value(k, cl, 13, "field ___fake.tgid exists", true, 1);
+	value_own_id(k, cl, 14, "type task_struct local id", "task_struct");
 
 	k = &tw[4], cl = &tw[5];
 	value(k, cl, 0, "___mine->tgid", true, pid);
