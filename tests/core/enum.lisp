@@ -1,6 +1,8 @@
 ;;; enum.lisp — relocated constants, twin of enum.bpf.c: enum values and their existence,
 ;;; type existence and size, field existence, size and offset, the kernel's type id. The
-;;; ___mine / ___fake flavours name what the kernel does not have.
+;;; ___mine / ___fake flavours name what the kernel does not have. Indexes 2 and 3 (a flavour
+;;; enum's values) are clang's only: kiln has local structs but no local enums, and a value
+;;; the kernel's enum lacks is a compile error.
 (defmap results :type :array :key u32 :value u64 :max-entries 32)
 (defmap target :type :array :key u32 :value u32 :max-entries 4)
 
