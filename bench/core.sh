@@ -39,11 +39,12 @@ stats=$(mktemp)
 trap 'rm -f "$stats"' EXIT
 printf '%-9s %-36s %6s %6s %6s   %11s %11s\n' case section kiln clang ratio kiln-relos clang-relos
 skipped=()
-for src in "$ROOT"/tests/core/*.lisp; do
-	name=$(basename "$src" .lisp)
+for csrc in "$ROOT"/tests/core/*.bpf.c; do      # the cases with a clang twin
+	name=$(basename "$csrc" .bpf.c)
+	src=$ROOT/tests/core/$name.lisp
 	kobj=$OUT/$name.kiln.o
 	cobj=$OUT/$name.clang.o
-	if ! "$CLANG" -O2 -g -target bpf -DKILN_CORE_BENCH -I"$OUT" "-I/usr/include/$MULTIARCH" -c "${src%.lisp}.bpf.c" -o "$cobj"; then
+	if ! "$CLANG" -O2 -g -target bpf -DKILN_CORE_BENCH -I"$OUT" "-I/usr/include/$MULTIARCH" -c "$csrc" -o "$cobj"; then
 		skipped+=("$name (clang cannot build the twin)")
 		continue
 	fi

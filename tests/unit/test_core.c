@@ -7,6 +7,8 @@
  *     oom_score_adj set to 321) calls getppid once;
  *   sock, bitfield — one loopback TCP connect from 127.0.0.2 to 127.0.0.3, the client
  *     socket's options set first.
+ * and swapped.lisp, no twin: compiled against a kernel BTF this test makes up (task_struct
+ *     and enum bpf_map_type at other offsets, sizes and values), read on the same getppid.
  * Every value is printed; clang's is checked against user-space truth (the child's pid, this
  * process's ancestry from /proc, getsockname/getpeername, getsockopt, the kernel's BTF read
  * with libbpf), kiln's against clang's and the same truth. Each kiln object is also written by
@@ -384,6 +386,56 @@ static void flavour_layout(const char *suffix, long want_local, long kernel)
 	btf__free(b);
 }
 
+/* ---- a kernel BTF of the test's making, for swapped.lisp ---------------------------------- */
+
+/* task_struct { task_struct *real_parent @0; char comm[16] @8; int tgid @24; int pid @28; }
+ * (64 bytes) and enum bpf_map_type { UNSPEC = 0, RINGBUF = 99 }: nothing like the kernel's. */
+static bool write_swapped_btf(const char *path)
+{
+	struct btf *b = btf__new_empty();
+	int i_int = b ? btf__add_int(b, "int", 4, BTF_INT_SIGNED) : -1;
+	int i_char = btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	int arr = btf__add_array(b, i_int, i_char, 16);
+	int ptr = btf__add_ptr(b, arr + 2);                     /* the struct, added next */
+	int st = btf__add_struct(b, "task_struct", 64);
+	bool ok = i_int > 0 && i_char > 0 && arr > 0 && ptr == arr + 1 && st == arr + 2 &&
+		  !btf__add_field(b, "real_parent", ptr, 0, 0) && !btf__add_field(b, "comm", arr, 64, 0) &&
+		  !btf__add_field(b, "tgid", i_int, 192, 0) && !btf__add_field(b, "pid", i_int, 224, 0) &&
+		  btf__add_enum(b, "bpf_map_type", 4) > 0 && !btf__add_enum_value(b, "BPF_MAP_TYPE_UNSPEC", 0) &&
+		  !btf__add_enum_value(b, "BPF_MAP_TYPE_RINGBUF", 99);
+	uint32_t size = 0;
+	const void *raw = ok ? btf__raw_data(b, &size) : NULL;
+	FILE *f = raw ? fopen(path, "w") : NULL;
+	ok = f && fwrite(raw, 1, size, f) == size;
+	if (f)
+		ok = !fclose(f) && ok;
+	btf__free(b);
+	return ok;
+}
+
+/* $dir/swapped.lisp: tests/core/swapped.lisp behind (kernel-btf "$dir/swapped.btf"), and the
+ * object kiln compiles from it, whose BTF must hold the made-up layout. */
+static bool make_swapped(char *src, size_t len)
+{
+	char btfp[PATH_MAX], in[PATH_MAX], obj[PATH_MAX], name[128];
+	bool ok = write_swapped_btf(path_in(btfp, sizeof(btfp), "swapped", ".btf"));
+	CHECK("core swapped: a made-up kernel BTF written with libbpf", ok, "%s", strerror(errno));
+	snprintf(in, sizeof(in), "%s/tests/core/swapped.lisp", src_root);
+	int rc;
+	sh_out(&rc, "{ printf '(kernel-btf \"%%s\")\\n' '%s'; cat '%s'; } > '%s'", btfp, in,
+	       path_in(src, len, "swapped", ".lisp"));
+	CHECK("core swapped: swapped.lisp behind (kernel-btf FILE)", ok && rc == 0, "exit %d", rc);
+	char *out = sh_out(&rc, "'%s' compile '%s' -o '%s' 2>&1", kiln_bin, src, path_in(obj, sizeof(obj), "swapped", "-kiln.o"));
+	CHECK("core swapped: kiln compile against the made-up BTF", rc == 0, "exit %d: %.2000s", rc, out);
+	struct btf *b = rc == 0 ? btf__parse(obj, NULL) : NULL;
+	int id = b ? btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT) : -1;
+	long size = id > 0 ? btf__resolve_size(b, id) : -1, tgid = b ? btf_offset(b, "task_struct", "tgid") : -1;
+	snprintf(name, sizeof(name), "core swapped: the object's task_struct is the made-up one (64 bytes, tgid at 24)");
+	CHECK(name, size == 64 && tgid == 24, "size %ld, tgid at %ld", size, tgid);
+	btf__free(b);
+	return rc == 0;
+}
+
 /* ---- the getppid cases: task, enum, flavour ----------------------------------------------- */
 
 struct child {
@@ -488,13 +540,17 @@ static uint64_t comm_word(int half)
 static void test_getppid_cases(void)
 {
 	static const char *const cases[] = { "task", "enum", "flavour" };
-	struct twin tw[6];
+	struct twin tw[7];
 	char path[PATH_MAX];
 	for (int i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s/tests/core/%s.lisp", src_root, cases[i]);
 		twin_open(&tw[2 * i], cases[i], "kiln", path);
 		twin_open(&tw[2 * i + 1], cases[i], "clang", path_in(path, sizeof(path), cases[i], "-clang.o"));
 	}
+	if (make_swapped(path, sizeof(path)))
+		twin_open(&tw[6], "swapped", "kiln", path);
+	else
+		memset(&tw[6], 0, sizeof(tw[6]));
 	struct child c = child_start();
 	int ready = 0, n = 1;
 	bool started = c.pid > 0 && read_within(c.done, &ready, 5000) && ready == 1;
@@ -507,12 +563,12 @@ static void test_getppid_cases(void)
 		oom_set = !fclose(f) && oom_set;
 	CHECK("core: the child's oom_score_adj set to 321", oom_set, "%s", strerror(errno));
 	bool armed = started;
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 		if (tw[i].ok)
 			armed = twin_arm(&tw[i], (uint32_t)c.pid, 0) && armed;
 	bool called = armed && write(c.go, &n, sizeof(n)) == sizeof(n) && read_within(c.done, &n, 5000);
 	CHECK("core: the child called getppid", called, "armed %d", armed);
-	bool all = called && twins_wait(tw, 6);
+	bool all = called && twins_wait(tw, 7);
 	CHECK("core: every loaded twin saw the child's getppid within 3 s", all, "%s", "no");
 	/* the child is blocked on its pipe now: what /proc says cannot change under us */
 	long long migrations = proc_sched(c.pid, "se.nr_migrations");
@@ -578,8 +634,27 @@ static void test_getppid_cases(void)
 	value(k, cl, 4, "field ___mine.tgid offset (kernel's)", true,
 	      (uint64_t)btf_offset(vmlinux, "task_struct", "tgid"));
 
+	k = &tw[6];
+	if (k->ok) {
+		const struct { int i; const char *what; uint64_t truth; } sw[] = {
+			{ 0, "task->tgid", pid }, { 1, "task->pid", pid }, { 2, "task->real_parent->tgid", (uint64_t)me },
+			{ 3, "core-read-str comm: length", strlen(CHILD_COMM) + 1 }, { 4, "comm bytes 0-7", comm_word(0) },
+			{ 5, "comm bytes 8-15", comm_word(1) }, { 6, "enum RINGBUF (99 in the BTF)", (uint64_t)ringbuf },
+			{ 7, "type task_struct size (64 in the BTF)", (uint64_t)btf__resolve_size(vmlinux, tid) },
+			{ 8, "field tgid offset (24 in the BTF)", (uint64_t)btf_offset(vmlinux, "task_struct", "tgid") },
+			{ 9, "field comm exists", 1 },
+		};
+		for (size_t j = 0; j < sizeof(sw) / sizeof(sw[0]); j++) {
+			char a[64], t[64], name[160];
+			printf("    swapped[%d] %-38s kiln=%-28s truth=%s\n", sw[j].i, sw[j].what,
+			       show(k->res[sw[j].i], a, sizeof(a)), show(sw[j].truth, t, sizeof(t)));
+			snprintf(name, sizeof(name), "core swapped: %s: kiln == truth", sw[j].what);
+			CHECK(name, k->res[sw[j].i] == sw[j].truth, "kiln %s", a);
+		}
+	}
+
 	child_stop(&c);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 		twin_close(&tw[i]);
 }
 
