@@ -3,9 +3,10 @@
 # twins of tests/core/ (NAME.lisp by kiln, NAME.bpf.c by clang -O2 against a vmlinux.h
 # generated here from the running kernel's BTF), per program: instructions in the object
 # (8-byte slots of its section), CO-RE records in .BTF.ext, and the kiln / clang ratio
-# (below 1: kiln is smaller). Ends with totals, the median and the geometric mean of the
+# and instructions the verifier processed loading it (BPF_LOG_STATS; needs root), and the
+# kiln / clang ratios (below 1: kiln is smaller). Ends with totals, the median and the geometric mean of the
 # ratios. The clang twins are built with -DKILN_CORE_BENCH, which leaves out what only clang
-# can write (enum.bpf.c's flavour enum), so both do the same reads. Asserts nothing. Usage: bash bench/core.sh   (after `make kiln test-bins`)
+# can write (enum.bpf.c's flavour enum), so both do the same reads. Asserts nothing. Usage: bash bench/core.sh   (as root, after `make kiln test-bins`)
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 KILN=${KILN:-$ROOT/kiln}
@@ -27,17 +28,19 @@ if ! bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$OUT/vmlinux.h"; t
 	exit 1
 fi
 
-# the insns and relo lines of core_relos, as "SECTION INSNS RELOS"
+# the insns, relo and processed lines of core_relos, as "SECTION INSNS RELOS PROCESSED"
 sections() {
-	"$RELOS" "$1" | awk '$1 == "insns" { n[$2] = $3 } $1 == "relo" { r[$2]++ }
-		END { for (s in n) print s, n[s], r[s] + 0 }' | sort
+	"$RELOS" --verifier "$1" | awk '$1 == "insns" { n[$2] = $3 } $1 == "relo" { r[$2]++ }
+		$1 == "processed" { p[$2] = $3 }
+		END { for (s in n) print s, n[s], r[s] + 0, (s in p) ? p[s] : "-" }' | sort
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
 
 stats=$(mktemp)
 trap 'rm -f "$stats"' EXIT
-printf '%-9s %-36s %6s %6s %6s   %11s %11s\n' case section kiln clang ratio kiln-relos clang-relos
+row() { printf '%-9s %-36s %6s %6s %6s   %6s %6s   %10s %10s %6s\n' "$@"; }
+row case section kiln clang ratio k-relo c-relo kiln-proc clang-proc ratio
 skipped=()
 for csrc in "$ROOT"/tests/core/*.bpf.c; do      # the cases with a clang twin
 	name=$(basename "$csrc" .bpf.c)
@@ -53,15 +56,16 @@ for csrc in "$ROOT"/tests/core/*.bpf.c; do      # the cases with a clang twin
 		continue
 	fi
 	# both twins have one program on the same section
-	join <(sections "$kobj") <(sections "$cobj") | while read -r sec ki kr ci cr; do
-		printf '%-9s %-36s %6s %6s %6s   %11s %11s\n' "$name" "$sec" "$ki" "$ci" "$(ratio "$ki" "$ci")" "$kr" "$cr"
-		echo "$ki $ci $kr $cr" >>"$stats"
+	join <(sections "$kobj") <(sections "$cobj") | while read -r sec ki kr kp ci cr cp; do
+		row "$name" "$sec" "$ki" "$ci" "$(ratio "$ki" "$ci")" "$kr" "$cr" "$kp" "$cp" "$(ratio "$kp" "$cp")"
+		echo "$ki $ci $kr $cr $kp $cp" >>"$stats"
 	done
 done
 if [ -s "$stats" ]; then
-	read -r tki tci tkr tcr < <(awk '{ a += $1; b += $2; c += $3; d += $4 } END { print a, b, c, d }' "$stats")
-	printf '%-9s %-36s %6s %6s %6s   %11s %11s\n' total "$(wc -l <"$stats") programs" "$tki" "$tci" \
-		"$(ratio "$tki" "$tci")" "$tkr" "$tcr"
+	read -r tki tci tkr tcr tkp tcp < <(awk '{ a += $1; b += $2; c += $3; d += $4; e += $5; f += $6 }
+		END { print a, b, c, d, e, f }' "$stats")
+	row total "$(wc -l <"$stats") programs" "$tki" "$tci" "$(ratio "$tki" "$tci")" "$tkr" "$tcr" \
+		"$tkp" "$tcp" "$(ratio "$tkp" "$tcp")"
 	awk '$2 > 0 { r[n++] = $1 / $2; l += log($1 / $2) }
 		END {
 			for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) if (r[j] < r[i]) { t = r[i]; r[i] = r[j]; r[j] = t }

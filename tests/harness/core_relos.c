@@ -1,13 +1,17 @@
 /* core_relos.c — test tool: the CO-RE relocation records of a BPF object's .BTF.ext, as libbpf
  * reads them, and the size of each program section (in 8-byte instruction slots).
- * usage: core_relos OBJ
+ * usage: core_relos [--verifier] OBJ
  * Prints "insns SECTION N" per executable section, then one line per record,
  * "relo SECTION INSN_OFF KIND TYPE ACCESS" (TYPE: kind and name of the local BTF type the
  * record points at; ACCESS: the access string), then "kinds KIND=COUNT ..." over all records.
  * Exits 1 when the object or its BTF cannot be read or a record is malformed (a type id or
- * string offset out of range, an unknown kind, an instruction offset outside its section). */
+ * string offset out of range, an unknown kind, an instruction offset outside its section).
+ * --verifier also loads OBJ with libbpf (root) and prints "processed SECTION N", the verifier's
+ * count of instructions processed for each program (BPF_LOG_STATS). */
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdint.h>
@@ -36,10 +40,43 @@ static int fail(const char *what)
 	return 1;
 }
 
+/* Load PATH with libbpf, each program with a stats log: its "processed N insns". */
+static int verifier(const char *path)
+{
+	static char logs[16][64 * 1024];
+	struct bpf_object *obj = bpf_object__open_file(path, NULL);
+	struct bpf_program *p;
+	int n = 0;
+	if (!obj)
+		return fail("libbpf cannot open the object");
+	bpf_object__for_each_program(p, obj) {
+		if (n == 16)
+			break;
+		bpf_program__set_log_buf(p, logs[n++], sizeof(logs[0]));
+		bpf_program__set_log_level(p, 4 /* BPF_LOG_STATS */);
+	}
+	if (bpf_object__load(obj)) {
+		bpf_object__close(obj);
+		return fail("libbpf cannot load the object");
+	}
+	n = 0;
+	bpf_object__for_each_program(p, obj) {
+		const char *q = n < 16 ? strstr(logs[n++], "processed ") : NULL;
+		printf("processed %s %ld\n", bpf_program__section_name(p), q ? atol(q + 10) : -1L);
+	}
+	bpf_object__close(obj);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	bool load = argc == 3 && !strcmp(argv[1], "--verifier");
+	if (load) {
+		argv++;
+		argc--;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: core_relos OBJ\n");
+		fprintf(stderr, "usage: core_relos [--verifier] OBJ\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);
@@ -143,5 +180,5 @@ int main(int argc, char **argv)
 		free(sec_name[i]);
 	free(sec_name);
 	free(sec_size);
-	return 0;
+	return load ? verifier(argv[1]) : 0;
 }

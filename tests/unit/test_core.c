@@ -181,6 +181,15 @@ static void twin_open(struct twin *tw, const char *cas, const char *who, const c
 		twin_close(tw);
 		return;
 	}
+	bool btf = kiln_object_prog_count(tw->obj) > 0;
+	for (size_t i = 0; i < kiln_object_prog_count(tw->obj); i++) {
+		struct bpf_prog_info info = { 0 };
+		uint32_t len = sizeof(info);
+		btf = btf && !bpf_obj_get_info_by_fd(kiln_prog_fd(kiln_object_prog(tw->obj, i)), &info, &len) &&
+		      info.btf_id && info.nr_func_info && info.nr_line_info;
+	}
+	snprintf(name, sizeof(name), "core %s: %s programs reached the kernel with their BTF, func and line info", cas, who);
+	CHECK(name, btf, "the kernel has no BTF for them (it refused the object's .BTF?)");
 	for (size_t i = 0; i < kiln_object_prog_count(tw->obj) && !err && tw->nlinks < 4; i++)
 		err = kiln_prog_attach(kiln_object_prog(tw->obj, i), NULL, &tw->links[tw->nlinks++]);
 	snprintf(name, sizeof(name), "core %s: %s program attached", cas, who);
@@ -348,7 +357,7 @@ static unsigned kind_set(const char *line)
 /* `kiln compile` writes the object; bpftool, libbpf and core_relos read it. */
 static void kiln_file_checks(const char *cas)
 {
-	char obj[PATH_MAX], cobj[PATH_MAX], name[128];
+	char obj[PATH_MAX], name[128];
 	int rc;
 	char *out = sh_out(&rc, "'%s' compile '%s/tests/core/%s.lisp' -o '%s' 2>&1", kiln_bin, src_root, cas,
 			   path_in(obj, sizeof(obj), cas, "-kiln.o"));
@@ -360,11 +369,15 @@ static void kiln_file_checks(const char *cas)
 	snprintf(name, sizeof(name), "core %s: bpftool btf dump file accepts the kiln object", cas);
 	CHECK(name, rc == 0 && strstr(out, "STRUCT"), "exit %d: %.1000s", rc, out);
 
-	struct bpf_object *bo = bpf_object__open_file(obj, NULL);
-	int err = bo ? bpf_object__load(bo) : -errno;
-	snprintf(name, sizeof(name), "core %s: libbpf opens and loads the kiln object (CO-RE relocated)", cas);
-	CHECK(name, bo && !err, "open %s, load %d", bo ? "ok" : "failed", err);
-	bpf_object__close(bo);
+	/* libbpf loads it as any libbpf user would; the kernel must take its BTF too (libbpf
+	 * drops a .BTF the kernel refuses and loads the programs without it) */
+	char cobj[PATH_MAX];
+	out = sh_out(&rc, "'%s/tests/loadobj' '%s' 2>&1", build, obj);
+	snprintf(name, sizeof(name), "core %s: libbpf loads the kiln object, the kernel takes its BTF, func and line info", cas);
+	CHECK(name, rc == 0, "exit %d: %.3000s", rc, out);
+	out = sh_out(&rc, "'%s/tests/loadobj' '%s' 2>&1", build, path_in(cobj, sizeof(cobj), cas, "-clang.o"));
+	snprintf(name, sizeof(name), "core %s: libbpf loads the clang object, the kernel takes its BTF, func and line info", cas);
+	CHECK(name, rc == 0, "exit %d: %.3000s", rc, out);
 
 	int rk, rc2;
 	char *kk = relo_kinds(obj, &rk);
