@@ -11,7 +11,7 @@
 /* A type already in the BTF. Anonymous types (pointers, arrays, ints) are keyed by their
  * structure so that, as in clang's output, every `__uint(max_entries, 4)` shares one
  * PTR->ARRAY pair; structs are keyed by the kl_type they describe. */
-enum memo_kind { MEMO_INT, MEMO_PTR, MEMO_ARRAY, MEMO_STRUCT, MEMO_FWD, MEMO_CTX };
+enum memo_kind { MEMO_INT, MEMO_PTR, MEMO_ARRAY, MEMO_STRUCT, MEMO_FWD, MEMO_CTX, MEMO_ENUM };
 
 struct memo {
 	enum memo_kind kind;
@@ -213,7 +213,7 @@ static int struct_id(struct bb *b, const struct kl_type *t)
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct kl_field *f = &t->fields[i];
 		err = check(b, btf__add_field(b->btf, mangle(b, f->name), ids[i],
-					      f->offset * 8, 0), "struct member");
+					      f->bitsize ? f->bitoff : f->offset * 8, f->bitsize), "struct member");
 		if (err < 0)
 			goto out;
 	}
@@ -253,6 +253,29 @@ static int typedef_id(struct bb *b, const struct kl_type *t)
 	return id < 0 ? id : memo_add(b, MEMO_INT, t->typedef_name, 1, 0, id);
 }
 
+/* A kernel enum's projection: the enumerators the program names, with the values kiln
+ * compiled against (ENUM64 when one does not fit 32 bits). */
+static int enum_id(struct bb *b, const struct kl_type *t)
+{
+	struct memo *m = memo_find(b, MEMO_ENUM, t, 0, 0);
+	if (m)
+		return m->id;
+	bool wide = false;
+	for (uint32_t i = 0; i < t->nvals; i++)
+		if (t->vals[i].value < INT32_MIN || t->vals[i].value > UINT32_MAX)
+			wide = true;
+	int id = wide ? btf__add_enum64(b->btf, mangle(b, t->name), t->size, t->is_signed)
+		      : btf__add_enum(b->btf, mangle(b, t->name), t->size);
+	id = check(b, id, "ENUM");
+	for (uint32_t i = 0; i < t->nvals && id > 0; i++) {
+		int r = wide ? btf__add_enum64_value(b->btf, mangle(b, t->vals[i].name), (uint64_t)t->vals[i].value)
+			     : btf__add_enum_value(b->btf, mangle(b, t->vals[i].name), t->vals[i].value);
+		if (r < 0)
+			id = check(b, r, "enumerator");
+	}
+	return id < 0 ? id : memo_add(b, MEMO_ENUM, t, 0, 0, id);
+}
+
 /* NULL is void, BTF type 0. */
 static int type_id(struct bb *b, const struct kl_type *t)
 {
@@ -279,6 +302,8 @@ static int type_id(struct bb *b, const struct kl_type *t)
 		return id < 0 ? id : array_id(b, id, t->count);
 	case KL_T_STRUCT:
 		return struct_id(b, t);
+	case KL_T_ENUM:
+		return enum_id(b, t);
 	}
 	return fail(b, EINVAL, "BTF: unknown type kind %d", (int)t->kind);
 }
@@ -684,6 +709,62 @@ static int func_lines(struct bb *b, const struct kl_func *f, uint32_t file_off,
 	return err;
 }
 
+/* CO-RE relocation records, grouped by section (only sections that have some: libbpf refuses a
+ * group of none), each pointing at its local type and an access string "0:3:1". A type id
+ * relocation's instruction carries the local id, known only now. */
+static int core_relos(struct bb *b, const char **secs, uint32_t nsecs, struct words *out)
+{
+	const struct kl_obj *obj = b->obj;
+	uint32_t total = 0;
+	for (uint32_t i = 0; i < obj->nfuncs; i++)
+		total += obj->funcs[i].ncore;
+	if (!total)
+		return 0;
+	int err = put(b, out, 16);
+	for (uint32_t s = 0; s < nsecs && !err; s++) {
+		size_t head = out->n;
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < obj->nfuncs && !err; i++) {
+			const struct kl_func *f = &obj->funcs[i];
+			if (!f->ncore || strcmp(f->section ? f->section : ".text", secs[s]))
+				continue;
+			if (!n) {
+				int name = check(b, btf__add_str(b->btf, secs[s]), "section name");
+				err = name < 0 ? name : put(b, out, (uint32_t)name);
+				err = err ? err : put(b, out, 0);
+			}
+			for (uint32_t k = 0; k < f->ncore && !err; k++) {
+				const struct kl_core_reloc *r = &f->core[k];
+				int tid = type_id(b, r->type);
+				if (tid < 0) {
+					err = tid;
+					break;
+				}
+				char acc[256];
+				size_t len = 0;
+				acc[0] = 0;
+				for (uint32_t a = 0; a < r->naccess && len < sizeof(acc) - 12; a++)
+					len += (size_t)snprintf(acc + len, sizeof(acc) - len, a ? ":%u" : "%u", r->access[a]);
+				int str = check(b, btf__add_str(b->btf, acc), "access string");
+				if (str < 0) {
+					err = str;
+					break;
+				}
+				if (r->kind == BPF_CORE_TYPE_ID_LOCAL || r->kind == BPF_CORE_TYPE_ID_TARGET)
+					f->insns[r->insn].imm = tid;
+				err = put(b, out, f->text_off + r->insn * 8);
+				err = err ? err : put(b, out, (uint32_t)tid);
+				err = err ? err : put(b, out, (uint32_t)str);
+				err = err ? err : put(b, out, r->kind);
+				n++;
+			}
+		}
+		if (n)
+			out->w[head + 1] = n;
+	}
+	return err;
+}
+
 /* .BTF.ext: func_info and line_info, each grouped by ELF section; none (NULL, 0) for an
  * object without functions. */
 static int build_ext(struct bb *b, const char **secs, uint32_t nsecs, void **ext,
@@ -724,12 +805,16 @@ static int build_ext(struct bb *b, const char **secs, uint32_t nsecs, void **ext
 		li.w[lhead + 1] = nl;
 	}
 
+	struct words cr = { 0 };
+	err = err ? err : core_relos(b, secs, nsecs, &cr);
+
 	uint32_t flen = fi.n > 1 ? (uint32_t)(fi.n * 4) : 0;
 	uint32_t llen = li.n > 1 ? (uint32_t)(li.n * 4) : 0;
+	uint32_t clen = cr.n > 1 ? (uint32_t)(cr.n * 4) : 0;
 	uint8_t *buf = NULL;
 	if (!err && !flen && !llen)
 		goto out;       /* no functions: libbpf refuses a .BTF.ext without records */
-	if (!err && !(buf = malloc(32 + flen + llen)))
+	if (!err && !(buf = malloc(32 + flen + llen + clen)))
 		err = fail(b, ENOMEM, "out of memory");
 	if (!err) {
 		struct {
@@ -739,19 +824,22 @@ static int build_ext(struct bb *b, const char **secs, uint32_t nsecs, void **ext
 			uint32_t func_info_off, func_info_len;
 			uint32_t line_info_off, line_info_len;
 			uint32_t core_relo_off, core_relo_len;
-		} hdr = { 0xeB9F, 1, 0, 32, 0, flen, flen, llen, flen + llen, 0 };
+		} hdr = { 0xeB9F, 1, 0, 32, 0, flen, flen, llen, flen + llen, clen };
 		_Static_assert(sizeof(hdr) == 32, ".BTF.ext header is 32 bytes");
 		memcpy(buf, &hdr, 32);
 		if (flen)
 			memcpy(buf + 32, fi.w, flen);
 		if (llen)
 			memcpy(buf + 32 + flen, li.w, llen);
+		if (clen)
+			memcpy(buf + 32 + flen + llen, cr.w, clen);
 		*ext = buf;
-		*ext_len = 32 + flen + llen;
+		*ext_len = 32 + flen + llen + clen;
 	}
 out:
 	free(fi.w);
 	free(li.w);
+	free(cr.w);
 	return err;
 }
 

@@ -59,6 +59,7 @@ struct kl_progdef {
 
 struct kl_options {
 	int opt_level;                    /* 0: no optimisation passes */
+	const char *btf_path;             /* kernel BTF for kernel types (NULL: the running kernel's) */
 	bool dump_ir;
 	bool write_fd;                    /* write the object to out_fd instead of a path */
 	int out_fd;
@@ -84,6 +85,11 @@ struct kl_comp {
 	unsigned gensyms;                 /* expand.c's gensym counter */
 	uint32_t expanded;                /* macro expansions in all (bounded: KL_MAX_EXPANDED) */
 	struct kl_name_index *index;      /* forms.c: maps, structs, accessors, funs by name */
+	struct kl_type *defining;         /* the struct whose members are being read: (* NAME) in
+					   * them is a pointer to it */
+	struct kl_core *core;             /* core.c: kernel types used, CO-RE relocations (NULL: none) */
+	const char *btf_path;             /* (kernel-btf "FILE") in the source: wins over opts */
+	struct kl_span btf_span;
 };
 
 /* forms.c */

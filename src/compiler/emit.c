@@ -3,6 +3,7 @@
  * one line-info record per source position. */
 #include "asm.h"
 #include "compile.h"
+#include "core.h"
 #include <string.h>
 
 /* scratch registers for spilled operands of the instruction being emitted */
@@ -16,6 +17,7 @@ struct em {
 	KL_VEC(struct bpf_insn) out;
 	KL_VEC(struct kl_reloc) relocs;
 	KL_VEC(struct kl_line) lines;
+	KL_VEC(struct kl_core_reloc) core;
 	KL_VEC(uint32_t) fix_insn;     /* jumps to patch */
 	KL_VEC(uint32_t) fix_label;
 	uint32_t *label_pos;
@@ -173,6 +175,16 @@ static bool falls_to(const struct kl_ir_func *f, uint32_t i, uint32_t label)
 	return false;
 }
 
+/* The next instruction put carries IR instruction i's CO-RE relocation. */
+static void core_here(struct em *e, const struct kl_ir_ins *i)
+{
+	if (!i->core)
+		return;
+	const struct kl_core_use *u = kl_core_get(e->c, i->core);
+	struct kl_core_reloc r = { (uint32_t)e->out.len, u->type, u->access, u->naccess, u->kind };
+	kl_vec_push(e->c->a, &e->core, r);
+}
+
 static void emit_ins(struct em *e, uint32_t idx)
 {
 	const struct kl_ir_func *f = e->f;
@@ -185,7 +197,15 @@ static void emit_ins(struct em *e, uint32_t idx)
 		if (dead)
 			break;
 		rd = dst(e, i->d);
-		load_imm(e, rd, i->imm);
+		core_here(e, i);
+		if (i->core && i->size == 8) {       /* a relocated 64-bit value: ld_imm64 */
+			put(e, kl_ld64_lo(rd, (uint64_t)i->imm));
+			put(e, kl_ld64_hi((uint64_t)i->imm));
+		} else if (i->core) {
+			put(e, kl_alu64_imm(BPF_MOV, rd, (int32_t)i->imm));
+		} else {
+			load_imm(e, rd, i->imm);
+		}
 		finish(e, i->d, rd);
 		break;
 	case IR_MOV:
@@ -204,6 +224,7 @@ static void emit_ins(struct em *e, uint32_t idx)
 			break;
 		rd = dst(e, i->d);
 		fetch_into(e, rd, i->a);
+		core_here(e, i);
 		if (i->has_imm)
 			put(e, kl_alu64_imm(i->alu, rd, (int32_t)i->imm));
 		else
@@ -231,6 +252,7 @@ static void emit_ins(struct em *e, uint32_t idx)
 			break;
 		ra = mem_base(e, i, &off, S2);
 		rd = dst(e, i->d);
+		core_here(e, i);
 		put(e, kl_ldx(i->size, rd, ra, off));
 		finish(e, i->d, rd);
 		break;
@@ -351,5 +373,7 @@ int kl_emit(struct kl_comp *c, struct kl_ir_func *f, const struct kl_alloc *al, 
 	out->nrelocs = (uint32_t)e.relocs.len;
 	out->lines = e.lines.items;
 	out->nlines = (uint32_t)e.lines.len;
+	out->core = e.core.items;
+	out->ncore = (uint32_t)e.core.len;
 	return 0;
 }

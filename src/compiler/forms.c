@@ -2,6 +2,8 @@
  * are checked and recorded here, and compile-time constant expressions are evaluated. */
 #define _GNU_SOURCE
 #include "compile.h"
+#include "core.h"
+#include "kbtf.h"
 #include "expand.h"
 #include "names.h"
 #include "tracefs.h"
@@ -88,8 +90,26 @@ struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n)
 		if (s)
 			return s->type;
 		kl_error(c->d, n->span, "unknown type '%s' (expected u8 u16 u32 u64 i8 i16 i32 i64 char ptr ipv4 ipv6 kstack ustack, "
-			 "a defstruct name or (array TYPE N))", n->str);
+			 "a defstruct name, (array TYPE N) or (* TYPE))", n->str);
 		return NULL;
+	}
+	if (kl_head(n) && !strcmp(kl_head(n), "*") && n->nitems == 2) {
+		/* (* TYPE): TYPE is kiln's, a local CO-RE struct, or the kernel's */
+		const struct kl_node *tn = n->items[1];
+		struct kl_type *elem = NULL;
+		if (tn->kind == KL_N_SYM && c->defining && !strcmp(c->defining->name, tn->str))
+			elem = c->defining;
+		else if (tn->kind == KL_N_SYM && !kl_type_builtin(tn->str) && !kl_struct_lookup(c, tn->str))
+			elem = kl_core_type(c, tn->str, KL_KB_STRUCT | KL_KB_ENUM, tn->span);
+		else
+			elem = kl_type_parse(c, tn);
+		if (!elem)
+			return NULL;
+		struct kl_type *t = kl_arena_new(c->a, struct kl_type);
+		t->kind = KL_T_PTR;
+		t->size = t->align = 8;
+		t->elem = elem;
+		return t;
 	}
 	if (kl_head(n) && !strcmp(kl_head(n), "array") && n->nitems == 3) {
 		struct kl_type *elem = kl_type_parse(c, n->items[1]);
@@ -498,15 +518,37 @@ static int first_duplicate(struct kl_comp *c, const struct kl_type *st)
 	return first;
 }
 
+/* (defstruct NAME (:preserve-access-index) FIELD...): a local view of a kernel type for CO-RE. */
+static bool core_option(const struct kl_node *n)
+{
+	if (n->nitems < 3 || n->items[2]->kind != KL_N_LIST || n->items[2]->nitems != 1)
+		return false;
+	const struct kl_node *o = n->items[2]->items[0];
+	return o->kind == KL_N_KEY && !strcmp(o->str, "preserve-access-index");
+}
+
 static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 {
+	bool core = !event && core_option(n);
+	struct kl_node *saved = core ? n->items[2] : NULL;
+	if (core) {               /* the option is not a member */
+		memmove(n->items + 2, n->items + 3, (n->nitems - 3) * sizeof(*n->items));
+		n->nitems--;
+	}
 	struct kl_type *st = new_struct(c, n, event ? "defevent" : "defstruct");
+	if (core) {
+		memmove(n->items + 3, n->items + 2, (n->nitems - 2) * sizeof(*n->items));
+		n->items[2] = saved;
+		n->nitems++;
+	}
 	if (!st)
 		return -1;
 	const char *name = st->name;
 	st->packed = event;
+	st->core = core;
+	c->defining = st;
 	for (uint32_t i = 0; i < st->nfields; i++) {
-		struct kl_node *f = n->items[i + 2];
+		struct kl_node *f = n->items[i + 2 + core];
 		/* defstruct: (FIELD TYPE); defevent: [:field :type] or [:field :type count] */
 		bool ok = f->kind == KL_N_LIST && (f->nitems == 2 || (event && f->nitems == 3)) &&
 			  (f->items[0]->kind == KL_N_SYM || f->items[0]->kind == KL_N_KEY);
@@ -515,8 +557,10 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 							     : "defstruct field must be (NAME TYPE)");
 		const char *fname = f->items[0]->str;
 		struct kl_type *t = kl_type_parse(c, f->items[1]);
-		if (!t)
+		if (!t) {
+			c->defining = NULL;
 			return -1;
+		}
 		if (f->nitems == 3) {
 			int64_t cnt;
 			if (kl_const_eval(c, f->items[2], &cnt))
@@ -528,9 +572,10 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 		st->fields[i].name = fname;
 		st->fields[i].type = t;
 	}
+	c->defining = NULL;
 	int dup = first_duplicate(c, st);
 	if (dup >= 0)
-		return kl_error(c->d, n->items[dup + 2]->span, "field '%s' appears twice in %s",
+		return kl_error(c->d, n->items[dup + 2 + core]->span, "field '%s' appears twice in %s",
 				st->fields[dup].name, name);
 	return add_struct(c, n, st, event);
 }
@@ -657,12 +702,62 @@ static int do_defconstant(struct kl_comp *c, struct kl_node *n)
 
 static int do_ignore(struct kl_comp *c, struct kl_node *n) { return 0; }
 
+/* (kernel-btf "FILE"): the kernel BTF this file's kernel types come from (before any use). */
+static int do_kernel_btf(struct kl_comp *c, struct kl_node *n)
+{
+	if (n->nitems != 2 || n->items[1]->kind != KL_N_STR)
+		return form_error(c, n, "kernel-btf names a BTF file: (kernel-btf \"/path/to/vmlinux\")");
+	if (c->core && kl_core_kernel_opened(c))
+		return kl_error(c->d, n->span, "kernel-btf must come before the first use of a kernel type");
+	c->btf_path = n->items[1]->str;
+	c->btf_span = n->items[1]->span;
+	return 0;
+}
+
+/* Whistler's (import-kernel-struct NAME [FIELD...]): (NAME-FIELD p) accessors for the named
+ * fields (every named member when none is given), (as-NAME p) and +NAME-size+. kiln's
+ * accessors are CO-RE reads, relocated on the kernel the program loads on. */
+static int do_import_kernel_struct(struct kl_comp *c, struct kl_node *n)
+{
+	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
+		return form_error(c, n, "import-kernel-struct needs a struct name: (import-kernel-struct task-struct pid tgid)");
+	const char *lisp = n->items[1]->str;
+	struct kl_type *st = kl_core_type(c, lisp, KL_KB_STRUCT, n->items[1]->span);
+	if (!st)
+		return -1;
+	for (uint32_t i = 2; i < n->nitems; i++) {
+		uint32_t idx;
+		if (n->items[i]->kind != KL_N_SYM)
+			return form_error(c, n->items[i], "expected a field name");
+		if (kl_core_member(c, st, n->items[i]->str, n->items[i]->span, &idx))
+			return -1;
+		kl_core_add_accessor(c, kl_arena_printf(c->a, "%s-%s", lisp, n->items[i]->str), st->name,
+				     st->fields[idx].name);
+	}
+	if (n->nitems == 2) {
+		const char **names;
+		uint32_t count = kl_core_member_names(c, st, &names);
+		for (uint32_t i = 0; i < count; i++) {
+			char *dashed = kl_arena_strdup(c->a, names[i]);
+			for (char *p = dashed; *p; p++)
+				if (*p == '_')
+					*p = '-';
+			kl_core_add_accessor(c, kl_arena_printf(c->a, "%s-%s", lisp, dashed), st->name, names[i]);
+		}
+	}
+	kl_core_add_accessor(c, kl_arena_printf(c->a, "as-%s", lisp), st->name, NULL);
+	struct kl_constdef d = { kl_arena_printf(c->a, "+%s-size+", lisp), st->size };
+	kl_vec_push(c->a, &c->consts, d);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct kl_comp *, struct kl_node *);
 } toplevel[] = {
 	{ "defconstant", do_defconstant }, { "defmap", do_defmap }, { "defun", do_defun },
 	{ "defprog", do_defprog }, { "in-package", do_ignore }, { "declaim", do_ignore },
+	{ "kernel-btf", do_kernel_btf }, { "import-kernel-struct", do_import_kernel_struct },
 };
 
 int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)

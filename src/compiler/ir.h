@@ -43,6 +43,8 @@ struct kl_ir_ins {
 	uint32_t label;
 	uint8_t nargs;
 	kl_vreg args[5];
+	uint32_t core;        /* MOVI, ALU add with imm, LOAD: the imm (off for LOAD) is a CO-RE
+			       * relocated value, record core - 1 of core.c; never folded */
 	struct kl_span span;
 };
 

@@ -213,10 +213,15 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 {
 	if (t && t->kind == KL_T_INT && t->size < 8)
 		v = kl_lw_truncate(l, v, t->size, t->is_signed);
-	else if (t && t->kind == KL_T_PTR)
+	else if (t && t->kind == KL_T_PTR && !(t->elem && t->elem->core))
 		v.is_ptr = true;
+	if (t && t->kind == KL_T_PTR && t->elem && t->elem->core) {
+		v.is_ptr = false;                 /* a kernel pointer, read through CO-RE */
+		v.kt = t->elem->name;
+	}
 	bool ptr = v.is_ptr;
 	uint8_t mis = v.misalign;
+	const char *kt = v.kt;
 	if (mutable) {
 		kl_vreg r = vreg(l);
 		kl_lw_move_to(l, r, v);
@@ -227,6 +232,7 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 	}
 	v.is_ptr = ptr;
 	v.misalign = mis;
+	v.kt = kt;
 	struct binding b = { name, v, mutable, t, false, NULL };
 	kl_vec_push(l->c->a, &l->scope, b);
 }
@@ -957,6 +963,8 @@ static const char *near_hint(struct kl_comp *c, const char *h, char *buf, size_t
 		kl_nearest_add(&nb, forms[i].name);
 	for (size_t i = 0; i < kl_lw_ndata_forms; i++)
 		kl_nearest_add(&nb, kl_lw_data_forms[i].name);
+	for (size_t i = 0; i < kl_lw_ncore_forms; i++)
+		kl_nearest_add(&nb, kl_lw_core_forms[i].name);
 	for (size_t i = 0; i < sizeof(arith_ops) / sizeof(arith_ops[0]); i++)
 		kl_nearest_add(&nb, arith_ops[i].name);
 	for (size_t i = 0; i < sizeof(cmp_ops) / sizeof(cmp_ops[0]); i++)
@@ -1008,6 +1016,9 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	for (size_t i = 0; i < kl_lw_ndata_forms; i++)
 		if (!strcmp(kl_lw_data_forms[i].name, h))
 			return kl_lw_data_forms[i].fn(l, n, out);
+	for (size_t i = 0; i < kl_lw_ncore_forms; i++)
+		if (!strcmp(kl_lw_core_forms[i].name, h))
+			return kl_lw_core_forms[i].fn(l, n, out);
 	if (kl_lw_find_arith(h))
 		return f_arith(l, n, out);
 	if (find_cmp(h))
@@ -1028,6 +1039,9 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	struct kl_fundef *fd = kl_fun_lookup(l->c, h);
 	if (fd)
 		return kl_lw_funcall(l, n, fd, out);
+	int kr = kl_lw_kernel_accessor(l, n, out);
+	if (kr <= 0)
+		return kr;
 	const char *hn = !strncmp(h, "bpf-", 4) ? h + 4 : h;
 	const struct kl_helper *helper = kl_helper_find(hn);
 	if (helper)

@@ -15,6 +15,7 @@ struct val {
 	bool is_var;          /* the register of a mutable variable: copy before aliasing it */
 	bool is_ptr;          /* known to be a pointer (stack buffer, map value, packet...) */
 	uint8_t misalign;     /* a pointer this many bytes past an 8-aligned address (0..7) */
+	const char *kt;       /* a kernel pointer: the name of the struct it points at (CO-RE) */
 };
 
 struct binding {
@@ -51,6 +52,12 @@ struct kl_lw_form {
 /* lower_data.c's forms (memory, maps, places, events...); lower.c holds the others. */
 extern const struct kl_lw_form kl_lw_data_forms[];
 extern const size_t kl_lw_ndata_forms;
+/* lower_core.c's forms: kernel types and CO-RE. */
+extern const struct kl_lw_form kl_lw_core_forms[];
+extern const size_t kl_lw_ncore_forms;
+/* lower_core.c: (STRUCT-FIELD p) and (as-STRUCT p) made by import-kernel-struct; 1 if h is
+ * not one (nothing done), else 0 or -1. */
+int kl_lw_kernel_accessor(struct lw *l, struct kl_node *n, struct val *out);
 
 struct arith_op {
 	const char *name;
@@ -85,11 +92,11 @@ static inline void jump(struct lw *l, uint32_t lab) { emit(l, IR_JMP)->label = l
 
 static inline bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
-static inline struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false, false, 0 }; }
+static inline struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false, false, 0, NULL }; }
 
-static inline struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, false, 0 }; }
+static inline struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, false, 0, NULL }; }
 
-static inline struct val pval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, true, 0 }; }
+static inline struct val pval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, true, 0, NULL }; }
 
 /* ---- lower.c: registers, stack slots, ALU and branches, errors, scopes, lowering ---- */
 uint32_t kl_lw_slot(struct lw *l, uint32_t size, uint32_t align);

@@ -19,6 +19,18 @@ struct kl_reloc {
 	uint32_t target;      /* index into obj->maps or obj->funcs */
 };
 
+/* A CO-RE relocation (.BTF.ext core_relo): the instruction's imm (or a load's offset) is
+ * patched by libbpf to what `kind` (enum bpf_core_relo_kind) of the access means in the target
+ * kernel. access: "0:i:j" indexes through local types from `type`; one enumerator index for
+ * enum kinds; "0" for type kinds. */
+struct kl_core_reloc {
+	uint32_t insn;
+	const struct kl_type *type;
+	const uint32_t *access;
+	uint32_t naccess;
+	uint32_t kind;
+};
+
 struct kl_line {
 	uint32_t insn;        /* first instruction of this source position */
 	uint32_t line, col;   /* 1-based, in obj->source_path */
@@ -45,6 +57,8 @@ struct kl_func {
 	uint32_t nrelocs;
 	struct kl_line *lines; /* sorted by insn */
 	uint32_t nlines;
+	struct kl_core_reloc *core; /* sorted by insn */
+	uint32_t ncore;
 	uint32_t text_off;     /* filled by the ELF writer: byte offset within its section */
 };
 

@@ -125,10 +125,10 @@ static void pass_fold_offsets(struct kl_arena *a, struct kl_ir_func *f)
 		bool mem = in->op == IR_LOAD || in->op == IR_STORE || in->op == IR_XADD;
 		bool add = in->op == IR_ALU && in->alu == BPF_ADD && in->has_imm;
 		kl_vreg p = in->a;
-		if ((!mem && !add) || !p || defs[p] != 1)
+		if ((!mem && !add) || !p || defs[p] != 1 || in->core)
 			continue;
 		const struct kl_ir_ins *def = &f->ins[def_at[p]];
-		if (def->op != IR_ALU || def->alu != BPF_ADD || !def->has_imm || !def->a || defs[def->a] != 1 ||
+		if (def->core || def->op != IR_ALU || def->alu != BPF_ADD || !def->has_imm || !def->a || defs[def->a] != 1 ||
 		    def_at[p] >= i)
 			continue;
 		int64_t k = (mem ? in->off : in->imm) + def->imm;

@@ -11,12 +11,20 @@ enum kl_type_kind {
 	KL_T_PTR,    /* 8 bytes; elem may be NULL (void *) */
 	KL_T_ARRAY,  /* elem[count] */
 	KL_T_STRUCT, /* defstruct (C layout) or defevent (packed) */
+	KL_T_ENUM,   /* a kernel enum's projection: size 1/2/4/8, the enumerators used */
 };
 
 struct kl_field {
 	const char *name;      /* as written in the source, e.g. "src-ip" */
 	struct kl_type *type;
-	uint32_t offset;       /* bytes */
+	uint32_t offset;       /* bytes (a bitfield: the byte holding its first bit) */
+	uint32_t bitoff;       /* a bitfield: its offset in bits from the struct's start */
+	uint8_t bitsize;       /* a bitfield: its width in bits; 0 for a plain member */
+};
+
+struct kl_enumval {
+	const char *name;
+	int64_t value;
 };
 
 struct kl_type {
@@ -33,6 +41,12 @@ struct kl_type {
 	uint32_t nfields;
 	const char *typedef_name; /* BTF TYPEDEF over the type (ipv4_addr, kstack_id...), so
 				   * user space knows how to print the field */
+	bool core;             /* relocated by libbpf (CO-RE): a projection of a kernel type or a
+				* local struct declared with (:preserve-access-index) */
+	uint32_t kid;          /* a projection: the kernel BTF id it projects (0 for a local one) */
+	uint32_t fieldcap;     /* a projection: room in fields (members are added as used) */
+	struct kl_enumval *vals; /* ENUM: the enumerators used */
+	uint32_t nvals, valcap;
 };
 
 /* The built-in scalar types: u8 u16 u32 u64 i8 i16 i32 i64 char ptr, and the ones that
