@@ -7,6 +7,8 @@
  *     oom_score_adj set to 321) calls getppid once;
  *   sock, bitfield — one loopback TCP connect from 127.0.0.2 to 127.0.0.3, the client
  *     socket's options set first.
+ *   whistler — Whistler's forms (import-kernel-struct, kernel-load, core-ctx-load, core-load
+ *     in tp_btf/task_newtask), attached through both triggers;
  * and swapped.lisp, no twin: compiled against a kernel BTF this test makes up (task_struct
  *     and enum bpf_map_type at other offsets, sizes and values), read on the same getppid.
  * Every value is printed; clang's is checked against user-space truth (the child's pid, this
@@ -57,6 +59,7 @@ struct twin {
 	int nlinks;
 	uint64_t res[NRES];
 };
+static struct twin wh[2];                /* whistler: attached through both triggers */
 
 static double mono(void)
 {
@@ -203,14 +206,15 @@ static void twin_open(struct twin *tw, const char *cas, const char *who, const c
 	tw->ok = true;
 }
 
-/* target[0] = tgid, target[1] = port; every result UNSET. */
+/* target[0] = tgid, target[1] = port, target[2] = this process; every result UNSET. */
 static bool twin_arm(struct twin *tw, uint32_t tgid, uint32_t port)
 {
 	struct kiln_map *t = kiln_object_find_map(tw->obj, "target");
 	struct kiln_map *r = kiln_object_find_map(tw->obj, "results");
-	uint32_t k0 = 0, k1 = 1;
+	uint32_t k0 = 0, k1 = 1, k2 = 2, self = (uint32_t)getpid();
 	uint64_t unset = UNSET;
-	bool ok = t && r && !kiln_map_update(t, &k0, &tgid, BPF_ANY) && !kiln_map_update(t, &k1, &port, BPF_ANY);
+	bool ok = t && r && !kiln_map_update(t, &k0, &tgid, BPF_ANY) && !kiln_map_update(t, &k1, &port, BPF_ANY) &&
+		  !kiln_map_update(t, &k2, &self, BPF_ANY);
 	for (uint32_t i = 0; ok && i < NRES; i++)
 		ok = !kiln_map_update(r, &i, &unset, BPF_ANY);
 	if (!ok)
@@ -564,6 +568,10 @@ static void test_getppid_cases(void)
 		twin_open(&tw[6], "swapped", "kiln", path);
 	else
 		memset(&tw[6], 0, sizeof(tw[6]));
+	/* whistler's tp_btf program sees the child's creation: armed (target[2]) before the fork */
+	for (int i = 0; i < 2; i++)
+		if (wh[i].ok)
+			twin_arm(&wh[i], 0, 0);
 	struct child c = child_start();
 	int ready = 0, n = 1;
 	bool started = c.pid > 0 && read_within(c.done, &ready, 5000) && ready == 1;
@@ -579,9 +587,14 @@ static void test_getppid_cases(void)
 	for (int i = 0; i < 7; i++)
 		if (tw[i].ok)
 			armed = twin_arm(&tw[i], (uint32_t)c.pid, 0) && armed;
+	/* whistler: the tgid only, its results from the fork kept */
+	uint32_t k0 = 0, cpid = (uint32_t)c.pid;
+	for (int i = 0; i < 2; i++)
+		if (wh[i].ok)
+			armed = !kiln_map_update(kiln_object_find_map(wh[i].obj, "target"), &k0, &cpid, BPF_ANY) && armed;
 	bool called = armed && write(c.go, &n, sizeof(n)) == sizeof(n) && read_within(c.done, &n, 5000);
 	CHECK("core: the child called getppid", called, "armed %d", armed);
-	bool all = called && twins_wait(tw, 7);
+	bool all = called && twins_wait(tw, 7) && twins_wait(wh, 2);
 	CHECK("core: every loaded twin saw the child's getppid within 3 s", all, "%s", "no");
 	/* the child is blocked on its pipe now: what /proc says cannot change under us */
 	long long migrations = proc_sched(c.pid, "se.nr_migrations");
@@ -646,6 +659,21 @@ static void test_getppid_cases(void)
 	value(k, cl, 3, "___mine->real_parent x2 ->tgid", true, (uint64_t)parent);
 	value(k, cl, 4, "field ___mine.tgid offset (kernel's)", true,
 	      (uint64_t)btf_offset(vmlinux, "task_struct", "tgid"));
+
+	k = &wh[0], cl = &wh[1];
+	value(k, cl, 0, "task-struct-tgid", true, pid);
+	value(k, cl, 1, "task-struct-pid", true, pid);
+	value(k, cl, 2, "(task-struct-tgid (task-struct-real-parent))", true, (uint64_t)me);
+	value(k, cl, 3, "+task-struct-size+ / sizeof", tid > 0, (uint64_t)btf__resolve_size(vmlinux, tid));
+	value(k, cl, 4, "kernel-load u32 at tgid's offset", true, pid);
+	value(k, cl, 5, "probe-read-kernel-str task-struct-comm", true, strlen(CHILD_COMM) + 1);
+	value(k, cl, 6, "comm bytes 0-7", true, comm_word(0));
+	value(k, cl, 7, "comm bytes 8-15", true, comm_word(1));
+	value(k, cl, 8, "task-struct-pid (as-task-struct x)", true, pid);
+	value(k, cl, 20, "tp_btf: core-load task_struct pid", true, pid);
+	value(k, cl, 21, "tp_btf: core-load task_struct tgid", true, pid);
+	value(k, cl, 22, "tp_btf: core-load real_parent", false, 0);
+	value(k, cl, 23, "tp_btf: task_newtask seen", true, 1);
 
 	k = &tw[6];
 	if (k->ok) {
@@ -720,13 +748,16 @@ static void test_socket_cases(void)
 	for (int i = 0; i < 4; i++)
 		if (tw[i].ok)
 			ok = twin_arm(&tw[i], 0, ntohs(srv.sin_port)) && ok;
+	for (int i = 0; i < 2; i++)
+		if (wh[i].ok)
+			ok = twin_arm(&wh[i], 0, ntohs(srv.sin_port)) && ok;
 	bool connected = ok && !connect(cfd, (struct sockaddr *)&srv, sizeof(srv));
 	CHECK("core: TCP connect over loopback", connected, "%s", strerror(errno));
 	socklen_t len = sizeof(local);
 	getsockname(cfd, (struct sockaddr *)&local, &len);
 	len = sizeof(peer);
 	getpeername(cfd, (struct sockaddr *)&peer, &len);
-	bool all = connected && twins_wait(tw, 4);
+	bool all = connected && twins_wait(tw, 4) && twins_wait(wh, 2);
 	CHECK("core: every loaded twin saw the connect within 3 s", all, "%s", "no");
 	printf("  sock: client %s:%u -> ", inet_ntoa(local.sin_addr), ntohs(local.sin_port));
 	printf("%s:%u\n", inet_ntoa(peer.sin_addr), ntohs(peer.sin_port));
@@ -751,6 +782,14 @@ static void test_socket_cases(void)
 	value(k, c, 4, "tcp_sock.repair (neighbour, 0)", true, (uint64_t)sockopt(cfd, IPPROTO_TCP, TCP_REPAIR));
 	value(k, c, 5, "tcp_sock.fastopen_connect (0)", true,
 	      (uint64_t)sockopt(cfd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT));
+	k = &wh[0], c = &wh[1];
+	value(k, c, 10, "sock-common-skc-num", true, ntohs(local.sin_port));
+	value(k, c, 11, "sock-common-skc-dport", true, peer.sin_port);
+	value(k, c, 12, "sock-common-skc-rcv-saddr", true, local.sin_addr.s_addr);
+	value(k, c, 13, "sock-common-skc-daddr", true, peer.sin_addr.s_addr);
+	value(k, c, 14, "sock-common-skc-family", true, AF_INET);
+	value(k, c, 15, "core-ctx-load sport", true, ntohs(local.sin_port));
+	value(k, c, 16, "core-ctx-load family", true, AF_INET);
 	if (cfd >= 0)
 		close(cfd);
 	if (lfd >= 0)
@@ -787,7 +826,7 @@ int main(void)
 		return CHECK_DONE();
 	libbpf_set_print(NULL);
 
-	static const char *const all[] = { "task", "enum", "flavour", "sock", "bitfield" };
+	static const char *const all[] = { "task", "enum", "flavour", "sock", "bitfield", "whistler" };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		build_clang(all[i]);
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -798,8 +837,14 @@ int main(void)
 	if (access(path_in(kobj, sizeof(kobj), "flavour", "-kiln.o"), R_OK) == 0)
 		flavour_layout("-kiln.o", 20, ktgid);
 
+	char src[PATH_MAX];
+	snprintf(src, sizeof(src), "%s/tests/core/whistler.lisp", src_root);
+	twin_open(&wh[0], "whistler", "kiln", src);
+	twin_open(&wh[1], "whistler", "clang", path_in(src, sizeof(src), "whistler", "-clang.o"));
 	test_getppid_cases();
 	test_socket_cases();
+	twin_close(&wh[0]);
+	twin_close(&wh[1]);
 
 	btf__free(vmlinux);
 	int fds_after = check_open_fds();
