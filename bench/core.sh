@@ -5,8 +5,9 @@
 # (8-byte slots of its section), CO-RE records in .BTF.ext, and the kiln / clang ratio
 # and instructions the verifier processed loading it (BPF_LOG_STATS; needs root), and the
 # kiln / clang ratios (below 1: kiln is smaller). Ends with totals, the median and the geometric mean of the
-# ratios. The clang twins are built with -DKILN_CORE_BENCH, which leaves out what only clang
-# can write (enum.bpf.c's flavour enum), so both do the same reads. Asserts nothing. Usage: bash bench/core.sh   (as root, after `make kiln test-bins`)
+# ratios; then the time to compile each (kiln against clang with its vmlinux.h) and a kiln
+# program that names no kernel type. The clang twins are built with -DKILN_CORE_BENCH, which leaves out what only clang
+# can write (enum.bpf.c's flavour enum), so both do the same reads. Asserts nothing. Usage: [ROUNDS=5] bash bench/core.sh   (as root, after `make kiln test-bins`)
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 KILN=${KILN:-$ROOT/kiln}
@@ -76,3 +77,29 @@ fi
 for s in "${skipped[@]+"${skipped[@]}"}"; do
 	echo "skipped: $s"
 done
+
+# -- compile time: ms per compile, best of ROUNDS; kiln reads the kernel's BTF (once per
+# process) for every program here, and for none in the baseline (a program with no kernel type)
+ROUNDS=${ROUNDS:-5}
+BASELINE=${BASELINE:-$ROOT/tests/lib/ev-calls.lisp}
+best_ms() {       # command...: the fastest of ROUNDS runs, in ms
+	local best= t0 t1 ms i
+	for ((i = 0; i < ROUNDS; i++)); do
+		t0=$(date +%s%N)
+		"$@" >/dev/null 2>&1 || { echo -; return; }
+		t1=$(date +%s%N)
+		ms=$(( (t1 - t0) / 1000000 ))
+		if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+	done
+	echo "$best"
+}
+printf '\n%-9s %10s %10s   (ms, best of %d)\n' compile kiln clang "$ROUNDS"
+for csrc in "$ROOT"/tests/core/*.bpf.c; do
+	name=$(basename "$csrc" .bpf.c)
+	printf '%-9s %10s %10s\n' "$name" \
+		"$(best_ms "$KILN" compile "$ROOT/tests/core/$name.lisp" -o "$OUT/$name.time.kiln.o")" \
+		"$(best_ms "$CLANG" -O2 -g -target bpf -DKILN_CORE_BENCH -I"$OUT" "-I/usr/include/$MULTIARCH" -c "$csrc" \
+			-o "$OUT/$name.time.clang.o")"
+done
+printf '%-9s %10s %10s   (%s: no kernel type)\n' baseline \
+	"$(best_ms "$KILN" compile "$BASELINE" -o "$OUT/baseline.time.kiln.o")" - "${BASELINE#"$ROOT"/}"
