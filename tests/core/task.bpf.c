@@ -31,6 +31,13 @@ int core_task(void *ctx)
 	put(14, bpf_probe_read_kernel_str(&exe, sizeof(exe), name));
 	put(15, *(__u64 *)&exe[0]);
 	put(16, *(__u64 *)&exe[8]);
+	/* an index in the chain: signal->rlim[RLIMIT_NOFILE], set by the test with prlimit */
+	put(17, BPF_CORE_READ(task, signal, rlim[7].rlim_cur));
+	struct rlimit lim = {};
+	put(18, BPF_CORE_READ_INTO(&lim, task, signal, rlim[7]));
+	put(19, lim.rlim_cur);
+	put(20, lim.rlim_max);
+	put(21, BPF_CORE_READ(task, comm[3]));
 	put(DONE, 1);
 	return 0;
 }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -330,6 +331,32 @@ static bool build_clang(const char *cas)
 	return rc == 0;
 }
 
+/* The lines of a tool's output that say what went wrong (the BTF log's verdict and the line
+ * before it, libbpf's errors), for a failure message. */
+static const char *excerpt(const char *out)
+{
+	static char buf[2048];
+	size_t n = 0;
+	const char *prev = out;
+	buf[0] = 0;
+	for (const char *l = out; *l && n < sizeof(buf) - 1;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+		char line[512];
+		snprintf(line, sizeof(line), "%.*s", (int)(len < 511 ? len : 511), l);
+		if (strstr(line, "Invalid") || strstr(line, "error") || strstr(line, "missing") || strstr(line, "load ")) {
+			const char *pe = strchr(prev, '\n');
+			if (strstr(line, "Invalid") && pe && prev != l)
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%.*s | ", (int)(pe - prev), prev);
+			if (n < sizeof(buf))
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s | ", line);
+		}
+		prev = l;
+		l = e ? e + 1 : l + len;
+	}
+	return n ? buf : out;
+}
+
 /* The kinds line of core_relos for OBJ ("" when the tool failed; *rc its status). */
 static char *relo_kinds(const char *obj, int *rc)
 {
@@ -378,10 +405,10 @@ static void kiln_file_checks(const char *cas)
 	char cobj[PATH_MAX];
 	out = sh_out(&rc, "'%s/tests/loadobj' '%s' 2>&1", build, obj);
 	snprintf(name, sizeof(name), "core %s: libbpf loads the kiln object, the kernel takes its BTF, func and line info", cas);
-	CHECK(name, rc == 0, "exit %d: %.3000s", rc, out);
+	CHECK(name, rc == 0, "exit %d: %.2000s", rc, excerpt(out));
 	out = sh_out(&rc, "'%s/tests/loadobj' '%s' 2>&1", build, path_in(cobj, sizeof(cobj), cas, "-clang.o"));
 	snprintf(name, sizeof(name), "core %s: libbpf loads the clang object, the kernel takes its BTF, func and line info", cas);
-	CHECK(name, rc == 0, "exit %d: %.3000s", rc, out);
+	CHECK(name, rc == 0, "exit %d: %.2000s", rc, excerpt(out));
 
 	int rk, rc2;
 	char *kk = relo_kinds(obj, &rk);
@@ -583,6 +610,12 @@ static void test_getppid_cases(void)
 	if (f)
 		oom_set = !fclose(f) && oom_set;
 	CHECK("core: the child's oom_score_adj set to 321", oom_set, "%s", strerror(errno));
+	struct rlimit lim = { 0 };
+	bool lim_set = started && !prlimit(c.pid, RLIMIT_NOFILE, NULL, &lim) && lim.rlim_max >= 777;
+	lim.rlim_cur = 777;
+	lim_set = lim_set && !prlimit(c.pid, RLIMIT_NOFILE, &lim, NULL) && !prlimit(c.pid, RLIMIT_NOFILE, NULL, &lim) &&
+		  lim.rlim_cur == 777;
+	CHECK("core: the child's RLIMIT_NOFILE soft limit set to 777", lim_set, "%s", strerror(errno));
 	bool armed = started;
 	for (int i = 0; i < 7; i++)
 		if (tw[i].ok)
@@ -627,6 +660,11 @@ static void test_getppid_cases(void)
 	value(k, cl, 14, "mm->exe_file->...d_name.name: length", n_exe > 0, strlen(want) + 1);
 	value(k, cl, 15, "mm->exe_file->...d_name.name: 0-7", n_exe > 0, w0);
 	value(k, cl, 16, "mm->exe_file->...d_name.name: 8-15", n_exe > 0, w1);
+	value(k, cl, 17, "signal->rlim[NOFILE].rlim_cur", lim_set, lim.rlim_cur);
+	value(k, cl, 18, "core-read-into signal->rlim[NOFILE]", true, 0);
+	value(k, cl, 19, "  its rlim_cur", lim_set, lim.rlim_cur);
+	value(k, cl, 20, "  its rlim_max", lim_set, lim.rlim_max);
+	value(k, cl, 21, "comm[3] (an index)", true, (uint64_t)(int64_t)CHILD_COMM[3]);
 
 	k = &tw[2], cl = &tw[3];
 	int tid = btf__find_by_name_kind(vmlinux, "task_struct", BTF_KIND_STRUCT);
