@@ -27,6 +27,8 @@ struct kiln_object_opts {
 	uint32_t log_level;       /* verifier log level on load: 0 = only on failure (then 1) */
 	size_t log_size;          /* log buffer (default 1 MiB) */
 	int opt_level;            /* kiln sources: -O level (default 2); 0 means -O2, -1 means -O0 */
+	const char *btf_path;     /* kiln sources: the kernel BTF their kernel types come from
+				   * (NULL: /sys/kernel/btf/vmlinux, read only if a program names one) */
 };
 
 /* Open an object: an ELF file, or a kiln source (.lisp/.lsp/.kl), compiled in memory (a

@@ -6,14 +6,15 @@
 #include <string.h>
 
 static const char check_help[] =
-	"usage: kiln check FILE.lisp|OBJ.o [--json] [--log] [-w|--no-warnings]\n"
+	"usage: kiln check FILE.lisp|OBJ.o [--json] [--log] [-w|--no-warnings] [--btf FILE]\n"
 	"\n"
 	"Load each program of the object into the kernel on its own and unload it again. Prints\n"
 	"the verifier's verdict, the object's instruction count, the kernel's translated count and\n"
 	"the verifier's \"processed\" count. On a rejection it says where in the source the\n"
 	"verifier stopped (file:line:col, the line and a caret), its message, the instruction, a\n"
 	"hint for the common causes and the verifier's last steps (the whole log with --log);\n"
-	"--json gives each of these as a field. Exit status 1 if any program was refused.\n";
+	"--json gives each of these as a field. Exit status 1 if any program was refused.\n"
+	"--btf FILE takes a kiln source's kernel types from FILE instead of the running kernel.\n";
 
 struct verdict {
 	bool ok;
@@ -72,7 +73,8 @@ int cmd_check(int argc, char **argv)
 	bool json = false, full_log = false;
 	const struct cli_opt opts[] = {
 		{ "--json", CLI_FLAG, &json, NULL }, { "--log", CLI_FLAG, &full_log, NULL },
-		{ "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL }, { 0 },
+		{ "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};
 	int npos, r = cli_parse("check", check_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)

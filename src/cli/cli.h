@@ -76,6 +76,8 @@ void cli_fail(const char *cmd);
 /* Open (compiling a kiln source in memory) an object; prints the error, and the compile
  * warnings unless cli_no_warnings (-w, --no-warnings) is set. */
 extern bool cli_no_warnings;
+/* --btf FILE: the kernel BTF a kiln source's kernel types come from (NULL: the running kernel's). */
+extern const char *cli_btf_path;
 int cli_object_open(const char *cmd, const char *path, const struct kiln_object_opts *opts,
 		    struct kiln_object **out);
 /* Load it; on a verifier rejection prints the message, where the source was refused (file:

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char compile_help[] =
-	"usage: kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2] [--dump-ir] [-w]\n"
+	"usage: kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2] [--dump-ir] [-w] [--btf FILE]\n"
 	"\n"
 	"Compile a kiln source file to a BPF ELF object with BTF, loadable by libbpf,\n"
 	"bpftool and iproute2. The output defaults to FILE.o beside the source.\n"
@@ -15,6 +15,9 @@ static const char compile_help[] =
 	"  -o OUT.o     write the object to OUT.o\n"
 	"  -O0 -O1 -O2  optimisation level (default -O2)\n"
 	"  --dump-ir    print the IR of every function to stderr\n"
+	"  --btf FILE   take kernel types (core-read, ->, import-kernel-struct...) from FILE\n"
+	"               instead of /sys/kernel/btf/vmlinux, which is read only when a program\n"
+	"               names a kernel type\n"
 	"  -w, --no-warnings\n"
 	"               do not print warnings (variables bound and never used, maps no\n"
 	"               program uses); they never stop the compile\n";
@@ -33,6 +36,7 @@ int cli_compile_file(const char *path, const char *out_path, int opt_level, bool
 	struct kl_comp c = { .a = &arena, .d = &diag, .src = &src };
 	c.opts.opt_level = opt_level;
 	c.opts.dump_ir = dump_ir;
+	c.opts.btf_path = cli_btf_path;
 	int r = kl_compile(&c, out_path);
 	if (warnings)
 		kl_diag_print_warnings(&diag, stderr);
@@ -50,7 +54,8 @@ int cmd_compile(int argc, char **argv)
 	bool dump = false, quiet = false;
 	const struct cli_opt opts[] = {
 		{ "-o", CLI_STR, &out, "a file name" }, { "-O", CLI_OLEVEL, &opt, NULL },
-		{ "--dump-ir", CLI_FLAG, &dump, NULL }, { "--no-warnings|-w", CLI_FLAG, &quiet, NULL }, { 0 },
+		{ "--dump-ir", CLI_FLAG, &dump, NULL }, { "--no-warnings|-w", CLI_FLAG, &quiet, NULL },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};
 	const char *pos[2];
 	int npos, r = cli_parse("compile", compile_help, argc, argv, opts, pos, 2, &npos);

@@ -17,7 +17,7 @@
 #endif
 
 static const char disasm_help[] =
-	"usage: kiln disasm OBJ.o|FILE.lisp [--prog NAME] [--json] [-O0|-O1|-O2]\n"
+	"usage: kiln disasm OBJ.o|FILE.lisp [--prog NAME] [--json] [-O0|-O1|-O2] [--btf FILE]\n"
 	"\n"
 	"Print the instructions of each program (and each function of .text) of a BPF ELF\n"
 	"object, kiln's or clang's, with the source line of each taken from the object's line\n"
@@ -27,7 +27,8 @@ static const char disasm_help[] =
 	"  --prog NAME  only the program or function NAME\n"
 	"  --json       one object per program: {\"prog\",\"section\",\"subprog\",\"insn_count\",\n"
 	"               \"insns\":[{\"off\",\"text\",\"line\",\"col\",\"file\",\"src\"}]}\n"
-	"  -O0 -O1 -O2  optimisation level for a kiln source\n";
+	"  -O0 -O1 -O2  optimisation level for a kiln source\n"
+	"  --btf FILE   a kiln source's kernel types from FILE, not the running kernel's\n";
 
 struct rel {                    /* one relocation of a code section */
 	uint64_t off;           /* byte offset of the instruction */
@@ -570,7 +571,7 @@ int cmd_disasm(int argc, char **argv)
 	int opt = 2;
 	const struct cli_opt opts[] = {
 		{ "--json", CLI_FLAG, &json, NULL }, { "--prog", CLI_STR, &only, "a name" },
-		{ "-O", CLI_OLEVEL, &opt, NULL }, { 0 },
+		{ "-O", CLI_OLEVEL, &opt, NULL }, { "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};
 	const char *pos[2];
 	int npos, r = cli_parse("disasm", disasm_help, argc, argv, opts, pos, 2, &npos);
@@ -589,7 +590,7 @@ int cmd_disasm(int argc, char **argv)
 	void *img = NULL;
 	size_t size = 0;
 	if (kl_is_source_path(path)) {
-		if (kl_compile_to_mem(path, opt, &img, &size)) {
+		if (kl_compile_to_mem_btf(path, opt, cli_btf_path, &img, &size, NULL)) {
 			/* a compile error is complete as the compiler prints it (file:line:col, caret) */
 			if (*kiln_errlog())
 				fprintf(stderr, "%s\n", kiln_errlog());

@@ -14,6 +14,7 @@
 
 static const char load_help[] =
 	"usage: kiln load OBJ.o|FILE.lisp --pin DIR [--attach] [--iface IF] [--cgroup PATH] [-w]\n"
+	"                 [--btf FILE]\n"
 	"\n"
 	"Load the object and pin it under DIR (on bpffs, normally /sys/fs/bpf/NAME): maps at\n"
 	"DIR/maps/NAME, programs at DIR/progs/NAME and, with --attach, every program attached by\n"
@@ -200,7 +201,8 @@ int cmd_load(int argc, char **argv)
 	const struct cli_opt opts[] = {
 		{ "--pin", CLI_STR, &dir, "a directory" }, { "--iface", CLI_STR, &a.iface, "an interface" },
 		{ "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" }, { "--egress", CLI_FLAG, &a.egress, NULL },
-		{ "--attach", CLI_FLAG, &attach, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL }, { 0 },
+		{ "--attach", CLI_FLAG, &attach, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};
 	int npos, r = cli_parse("load", load_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)

@@ -6,11 +6,17 @@
 #include <string.h>
 
 bool cli_no_warnings;
+const char *cli_btf_path;
 
 int cli_object_open(const char *cmd, const char *path, const struct kiln_object_opts *opts,
 		    struct kiln_object **out)
 {
-	int err = kiln_object_open(path, opts, out);
+	struct kiln_object_opts o = *opts;
+	if (cli_btf_path && !o.btf_path) {
+		o.sz = sizeof(o);
+		o.btf_path = cli_btf_path;
+	}
+	int err = kiln_object_open(path, &o, out);
 	if (!err && !cli_no_warnings)
 		fputs(kiln_object_warnings(*out), stderr);
 	if (err) {

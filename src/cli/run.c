@@ -13,6 +13,7 @@
 static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
 	"                [--cgroup PATH] [--egress] [--quiet] [-w|--no-warnings]\n"
+	"                [--btf FILE]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
@@ -220,7 +221,8 @@ int cmd_run(int argc, char **argv)
 		{ "--duration", CLI_STR, &dur, "a number of seconds" }, { "--pin", CLI_STR, &pin, "a directory" },
 		{ "--iface", CLI_STR, &a.iface, "an interface" }, { "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" },
 		{ "--egress", CLI_FLAG, &a.egress, NULL }, { "--json", CLI_FLAG, &json, NULL },
-		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL }, { 0 },
+		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)

@@ -10,6 +10,7 @@
 static const char test_run_help[] =
 	"usage: kiln test-run FILE.lisp|OBJ.o [--prog NAME] [--data HEX | --data-sample NAME]\n"
 	"                     [--ctx HEX] [--repeat N] [--map NAME]... [--json]\n"
+	"                     [--btf FILE]\n"
 	"\n"
 	"Load the object, run each program (or only --prog) with BPF_PROG_TEST_RUN on a\n"
 	"packet, and print its return value, the time per run and the maps (or only --map).\n"
@@ -93,7 +94,7 @@ int cmd_test_run(int argc, char **argv)
 		{ "--prog", CLI_STR, &prog_name, "a program name" }, { "--data", CLI_STR, &data_hex, "hex bytes" },
 		{ "--ctx", CLI_STR, &ctx_hex, "hex bytes" }, { "--data-sample", CLI_STR, &sample, "a sample name" },
 		{ "--repeat", CLI_STR, &repeat_s, "a count" }, { "--map", CLI_LIST, &maps, "a map name" },
-		{ "--json", CLI_FLAG, &json, NULL }, { 0 },
+		{ "--json", CLI_FLAG, &json, NULL }, { "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};
 	int npos, r = cli_parse("test-run", test_run_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)

@@ -440,10 +440,11 @@ int64_t kl_core_field_value(uint32_t kind, uint32_t bitoff, const struct kl_fiel
 	}
 }
 
-void kl_core_add_accessor(struct kl_comp *c, const char *name, const char *st, const char *field)
+void kl_core_add_accessor(struct kl_comp *c, const char *name, const char *st, const char *field,
+			  const char *lisp)
 {
 	struct kl_core *s = state(c);
-	struct kl_kaccessor a = { name, st, field };
+	struct kl_kaccessor a = { name, st, field, lisp };
 	kl_vec_push(c->a, &s->accessors, a);
 	kl_names_put(c->a, &s->accessor_index, name, (uint32_t)s->accessors.len - 1);
 }

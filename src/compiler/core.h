@@ -48,8 +48,10 @@ struct kl_kaccessor {
 	const char *name;
 	const char *st;         /* the struct's C name */
 	const char *field;      /* the field's C name; NULL: the cast */
+	const char *lisp;       /* the struct's name as import-kernel-struct was given it */
 };
-void kl_core_add_accessor(struct kl_comp *c, const char *name, const char *st, const char *field);
+void kl_core_add_accessor(struct kl_comp *c, const char *name, const char *st, const char *field,
+			  const char *lisp);
 const struct kl_kaccessor *kl_core_find_accessor(const struct kl_comp *c, const char *name);
 
 #endif

@@ -732,7 +732,7 @@ static int do_import_kernel_struct(struct kl_comp *c, struct kl_node *n)
 		if (kl_core_member(c, st, n->items[i]->str, n->items[i]->span, &idx))
 			return -1;
 		kl_core_add_accessor(c, kl_arena_printf(c->a, "%s-%s", lisp, n->items[i]->str), st->name,
-				     st->fields[idx].name);
+				     st->fields[idx].name, lisp);
 	}
 	if (n->nitems == 2) {
 		const char **names;
@@ -742,10 +742,10 @@ static int do_import_kernel_struct(struct kl_comp *c, struct kl_node *n)
 			for (char *p = dashed; *p; p++)
 				if (*p == '_')
 					*p = '-';
-			kl_core_add_accessor(c, kl_arena_printf(c->a, "%s-%s", lisp, dashed), st->name, names[i]);
+			kl_core_add_accessor(c, kl_arena_printf(c->a, "%s-%s", lisp, dashed), st->name, names[i], lisp);
 		}
 	}
-	kl_core_add_accessor(c, kl_arena_printf(c->a, "as-%s", lisp), st->name, NULL);
+	kl_core_add_accessor(c, kl_arena_printf(c->a, "as-%s", lisp), st->name, NULL, lisp);
 	struct kl_constdef d = { kl_arena_printf(c->a, "+%s-size+", lisp), st->size };
 	kl_vec_push(c->a, &c->consts, d);
 	return 0;

@@ -54,8 +54,9 @@ static int path_step(struct lw *l, struct path *p, struct kl_node *s)
 	if (s->kind != KL_N_SYM && s->kind != KL_N_KEY)
 		return kl_error(l->c->d, s->span, "expected a field name or an array index");
 	if (p->t->kind != KL_T_STRUCT || !p->t->core) {
-		const char *what = p->t->kind == KL_T_PTR ? "a pointer (only a pointer before another field is followed)"
-			       : p->t->kind == KL_T_ARRAY ? "an array (index it with a number)" : "not a struct";
+		const char *what = p->t->kind == KL_T_PTR ? "a pointer to no struct"
+			       : p->t->kind == KL_T_ARRAY ? "an array (index it with a number)"
+			       : p->t->kind == KL_T_ENUM ? "an enum, not a struct" : "an integer, not a struct";
 		return kl_error(l->c->d, s->span, "cannot take field '%s' of %s: %s", s->str,
 				p->f ? p->f->name : p->t->name ? p->t->name : "the value", what);
 	}
@@ -525,7 +526,7 @@ int kl_lw_kernel_accessor(struct lw *l, struct kl_node *n, struct val *out)
 	}
 	if (v.kt && strcmp(v.kt, st->name))
 		return kl_error(l->c->d, n->items[1]->span, "%s takes a pointer to %s, and this one points at %s; "
-				"cast it with (as-%s p) if that is meant", a->name, st->name, v.kt, a->st);
+				"cast it with (as-%s p) if that is meant", a->name, st->name, v.kt, a->lisp);
 	kl_vreg base = kl_lw_reg_of(l, v);
 	struct path p;
 	path_start(&p, st);

@@ -364,6 +364,15 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 			iv[in->d].hint_vreg = in->a;
 		}
 	}
+	/* A value that dies computing a hinted one goes where that one wants to be: `p = load;
+	 * a = p + K; call(buf, n, a)` puts p in r3 at once, not in r1 moved out of the way of the
+	 * call's first argument. Backwards, so chains of such steps follow. */
+	for (uint32_t i = n; i-- > 0;) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		if ((in->op == IR_MOV || in->op == IR_ALU || in->op == IR_NEG || in->op == IR_END) && in->d &&
+		    in->a && iv[in->a].hint_reg < 0 && iv[in->d].hint_reg >= 0 && iv[in->a].end <= 2 * i + 1)
+			iv[in->a].hint_reg = iv[in->d].hint_reg;
+	}
 	/* a call clobbers r0-r5: intervals live across one need r6-r9 */
 	struct ivl **order = kl_arena_array(a, struct ivl *, nv);
 	uint32_t norder = 0;

@@ -25,6 +25,12 @@ int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size)
 
 int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *size, char **warnings)
 {
+	return kl_compile_to_mem_btf(path, opt_level, NULL, elf, size, warnings);
+}
+
+int kl_compile_to_mem_btf(const char *path, int opt_level, const char *btf_path, void **elf, size_t *size,
+			  char **warnings)
+{
 	if (warnings)
 		*warnings = NULL;
 	size_t len;
@@ -41,6 +47,7 @@ int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *
 	struct kl_diag diag = { 0 };
 	struct kl_comp c = { .a = &arena, .d = &diag, .src = &src };
 	c.opts.opt_level = opt_level;
+	c.opts.btf_path = btf_path;
 	c.opts.write_fd = true;
 	c.opts.out_fd = fd;
 	int rc = 0;

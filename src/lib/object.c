@@ -342,7 +342,7 @@ int kiln_object_open(const char *path, const struct kiln_object_opts *opts, stru
 	char *warnings = NULL;
 	if (kl_is_source_path(path)) {
 		int level = o.opt_level == 0 ? 2 : o.opt_level < 0 ? 0 : o.opt_level;
-		if ((err = kl_compile_to_mem_warn(path, level, &elf, &size, &warnings)))
+		if ((err = kl_compile_to_mem_btf(path, level, o.btf_path, &elf, &size, &warnings)))
 			return err;
 	} else if ((err = read_file(path, &elf, &size))) {
 		return kl_fail_msg(err, "open %s: %s", path, kl_read_strerror(-err));
