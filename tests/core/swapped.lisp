@@ -1,5 +1,5 @@
 ;;; swapped.lisp — compiled against a kernel BTF that test_core writes, not the running
-;;; kernel's (the test puts (kernel-btf "FILE") in front of this file): its task_struct is 64
+;;; kernel's (with --btf FILE and kiln_object_opts.btf_path): its task_struct is 64
 ;;; bytes with real_parent at 0, comm at 8, tgid at 24 and pid at 28, and its enum
 ;;; bpf_map_type has BPF_MAP_TYPE_RINGBUF = 99. kiln writes those offsets and values into the
 ;;; object; every value read must still be the running kernel's once libbpf relocated them.

@@ -9,7 +9,8 @@
  *     socket's options set first.
  *   whistler — Whistler's forms (import-kernel-struct, kernel-load, core-ctx-load, core-load
  *     in tp_btf/task_newtask), attached through both triggers;
- * and swapped.lisp, no twin: compiled against a kernel BTF this test makes up (task_struct
+ * and swapped.lisp, no twin: compiled (--btf, kiln_object_opts.btf_path) against a kernel BTF
+ *     this test makes up (task_struct
  *     and enum bpf_map_type at other offsets, sizes and values), read on the same getppid.
  * Every value is printed; clang's is checked against user-space truth (the child's pid, this
  * process's ancestry from /proc, getsockname/getpeername, getsockopt, the kernel's BTF read
@@ -163,14 +164,16 @@ static void twin_close(struct twin *tw)
 	tw->ok = false;
 }
 
-/* Open (compiling a .lisp), load and attach every program of PATH. */
-static void twin_open(struct twin *tw, const char *cas, const char *who, const char *path)
+/* Open (compiling a .lisp, against the kernel BTF at BTF_PATH if not NULL), load and attach
+ * every program of PATH. */
+static void twin_open_btf(struct twin *tw, const char *cas, const char *who, const char *path, const char *btf_path)
 {
 	char name[128];
+	struct kiln_object_opts opts = { .sz = sizeof(opts), .btf_path = btf_path };
 	memset(tw, 0, sizeof(*tw));
 	tw->cas = cas;
 	tw->who = who;
-	int err = kiln_object_open(path, NULL, &tw->obj);
+	int err = kiln_object_open(path, &opts, &tw->obj);
 	snprintf(name, sizeof(name), "core %s: %s object opens%s", cas, who, !strcmp(who, "kiln") ? " (compiles)" : "");
 	CHECK(name, !err, "%s", kiln_errmsg());
 	if (err)
@@ -205,6 +208,11 @@ static void twin_open(struct twin *tw, const char *cas, const char *who, const c
 		return;
 	}
 	tw->ok = true;
+}
+
+static void twin_open(struct twin *tw, const char *cas, const char *who, const char *path)
+{
+	twin_open_btf(tw, cas, who, path, NULL);
 }
 
 /* target[0] = tgid, target[1] = port, target[2] = this process; every result UNSET. */
@@ -457,27 +465,27 @@ static bool write_swapped_btf(const char *path)
 	return ok;
 }
 
-/* $dir/swapped.lisp: tests/core/swapped.lisp behind (kernel-btf "$dir/swapped.btf"), and the
- * object kiln compiles from it, whose BTF must hold the made-up layout. */
-static bool make_swapped(char *src, size_t len)
+/* The made-up BTF written, and `kiln compile --btf` of swapped.lisp against it: the object's
+ * BTF must hold the made-up layout. *btfp is the BTF's path, for kiln_object_opts.btf_path. */
+static bool make_swapped(char *btfp, size_t len)
 {
-	char btfp[PATH_MAX], in[PATH_MAX], obj[PATH_MAX], name[128];
-	bool ok = write_swapped_btf(path_in(btfp, sizeof(btfp), "swapped", ".btf"));
+	char in[PATH_MAX], obj[PATH_MAX], name[128];
+	bool ok = write_swapped_btf(path_in(btfp, len, "swapped", ".btf"));
 	CHECK("core swapped: a made-up kernel BTF written with libbpf", ok, "%s", strerror(errno));
+	if (!ok)
+		return false;
 	snprintf(in, sizeof(in), "%s/tests/core/swapped.lisp", src_root);
 	int rc;
-	sh_out(&rc, "{ printf '(kernel-btf \"%%s\")\\n' '%s'; cat '%s'; } > '%s'", btfp, in,
-	       path_in(src, len, "swapped", ".lisp"));
-	CHECK("core swapped: swapped.lisp behind (kernel-btf FILE)", ok && rc == 0, "exit %d", rc);
-	char *out = sh_out(&rc, "'%s' compile '%s' -o '%s' 2>&1", kiln_bin, src, path_in(obj, sizeof(obj), "swapped", "-kiln.o"));
-	CHECK("core swapped: kiln compile against the made-up BTF", rc == 0, "exit %d: %.2000s", rc, out);
+	char *out = sh_out(&rc, "'%s' compile --btf '%s' '%s' -o '%s' 2>&1", kiln_bin, btfp, in,
+			   path_in(obj, sizeof(obj), "swapped", "-kiln.o"));
+	CHECK("core swapped: kiln compile --btf the made-up BTF", rc == 0, "exit %d: %.2000s", rc, out);
 	struct btf *b = rc == 0 ? btf__parse(obj, NULL) : NULL;
 	int id = b ? btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT) : -1;
 	long size = id > 0 ? btf__resolve_size(b, id) : -1, tgid = b ? btf_offset(b, "task_struct", "tgid") : -1;
 	snprintf(name, sizeof(name), "core swapped: the object's task_struct is the made-up one (64 bytes, tgid at 24)");
 	CHECK(name, size == 64 && tgid == 24, "size %ld, tgid at %ld", size, tgid);
 	btf__free(b);
-	return rc == 0;
+	return true;
 }
 
 /* ---- the getppid cases: task, enum, flavour ----------------------------------------------- */
@@ -591,8 +599,10 @@ static void test_getppid_cases(void)
 		twin_open(&tw[2 * i], cases[i], "kiln", path);
 		twin_open(&tw[2 * i + 1], cases[i], "clang", path_in(path, sizeof(path), cases[i], "-clang.o"));
 	}
-	if (make_swapped(path, sizeof(path)))
-		twin_open(&tw[6], "swapped", "kiln", path);
+	char btfp[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/tests/core/swapped.lisp", src_root);
+	if (make_swapped(btfp, sizeof(btfp)))
+		twin_open_btf(&tw[6], "swapped", "kiln", path, btfp);
 	else
 		memset(&tw[6], 0, sizeof(tw[6]));
 	/* whistler's tp_btf program sees the child's creation: armed (target[2]) before the fork */
