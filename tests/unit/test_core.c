@@ -327,16 +327,27 @@ static char *path_in(char *buf, size_t len, const char *cas, const char *suffix)
 	return buf;
 }
 
-static bool build_clang(const char *cas)
+/* The clang twins of CASES, built at once (in parallel): NAME-clang.o, and NAME-clang.log
+ * holding clang's exit status and messages. */
+static void build_clang(const char *const *cases, size_t n)
 {
-	char obj[PATH_MAX], name[96];
+	char list[512] = "", log[PATH_MAX], name[96];
+	for (size_t i = 0; i < n; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), " %s", cases[i]);
 	int rc;
-	char *out = sh_out(&rc, "clang -O2 -g -target bpf -I'%s' -I/usr/include/$(gcc -print-multiarch 2>/dev/null || "
-			   "echo \"$(uname -m)-linux-gnu\") -c '%s/tests/core/%s.bpf.c' -o '%s' 2>&1", dir, src_root, cas,
-			   path_in(obj, sizeof(obj), cas, "-clang.o"));
-	snprintf(name, sizeof(name), "core %s: clang -target bpf %s.bpf.c", cas, cas);
-	CHECK(name, rc == 0, "exit %d: %.2000s", rc, out);
-	return rc == 0;
+	sh_out(&rc, "cd '%s' && inc=/usr/include/$(gcc -print-multiarch 2>/dev/null || echo \"$(uname -m)-linux-gnu\") && "
+		    "for c in %s; do { clang -O2 -g -target bpf -I. -I\"$inc\" -c '%s/tests/core/'$c.bpf.c -o $c-clang.o "
+		    "> $c-clang.log 2>&1; echo \"exit $?\" >> $c-clang.log; } & done; wait", dir, list, src_root);
+	for (size_t i = 0; i < n; i++) {
+		FILE *f = fopen(path_in(log, sizeof(log), cases[i], "-clang.log"), "r");
+		char text[2048] = "";
+		size_t len = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+		text[len] = 0;
+		if (f)
+			fclose(f);
+		snprintf(name, sizeof(name), "core %s: clang -target bpf %s.bpf.c", cases[i], cases[i]);
+		CHECK(name, !strcmp(text, "exit 0\n"), "%s", text[0] ? text : "no log");
+	}
 }
 
 /* The lines of a tool's output that say what went wrong (the BTF log's verdict and the line
@@ -875,8 +886,7 @@ int main(void)
 	libbpf_set_print(NULL);
 
 	static const char *const all[] = { "task", "enum", "flavour", "sock", "bitfield", "whistler" };
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		build_clang(all[i]);
+	build_clang(all, sizeof(all) / sizeof(all[0]));
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		kiln_file_checks(all[i]);
 	long ktgid = btf_offset(vmlinux, "task_struct", "tgid");
