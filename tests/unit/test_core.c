@@ -4,19 +4,20 @@
  * loaded and attached in the same run, write the same indexes of their `results` map and
  * watch only what this test does (the tgid or TCP port in their `target` map):
  *   task, enum, flavour — one forked child (comm set with PR_SET_NAME, pinned to its CPU, its
- *     oom_score_adj set to 321) calls getppid once;
+ *     oom_score_adj and RLIMIT_NOFILE set by the test) calls getppid once;
  *   sock, bitfield — one loopback TCP connect from 127.0.0.2 to 127.0.0.3, the client
- *     socket's options set first.
+ *     socket's options set first;
  *   whistler — Whistler's forms (import-kernel-struct, kernel-load, core-ctx-load, core-load
  *     in tp_btf/task_newtask), attached through both triggers;
- * and swapped.lisp, no twin: compiled (--btf, kiln_object_opts.btf_path) against a kernel BTF
- *     this test makes up (task_struct
- *     and enum bpf_map_type at other offsets, sizes and values), read on the same getppid.
+ *   swapped — no twin: compiled (--btf, kiln_object_opts.btf_path) against a kernel BTF this
+ *     test makes up (task_struct and enum bpf_map_type at other offsets, sizes and values),
+ *     read on the same getppid.
  * Every value is printed; clang's is checked against user-space truth (the child's pid, this
- * process's ancestry from /proc, getsockname/getpeername, getsockopt, the kernel's BTF read
- * with libbpf), kiln's against clang's and the same truth. Each kiln object is also written by
- * `kiln compile` and checked as another tool sees it: `bpftool btf dump file`, libbpf's own
- * open and load, and the kinds of its .BTF.ext CO-RE records against clang's (core_relos). */
+ * process's ancestry from /proc, getsockname/getpeername, getsockopt, prlimit, the kernel's
+ * BTF read with libbpf), kiln's against clang's and the same truth. Each kiln object is also
+ * written by `kiln compile` and checked as other tools see it: `bpftool btf dump file`,
+ * libbpf's own open and load with the kernel taking its BTF (loadobj), and the kinds of its
+ * .BTF.ext CO-RE records against clang's (core_relos). */
 #define _GNU_SOURCE
 #include "check.h"
 #include <kiln/kiln.h>
