@@ -389,6 +389,8 @@ static char *relo_kinds(const char *obj, int *rc)
 	return k;
 }
 
+static unsigned kiln_kinds;             /* every kind seen in the kiln objects */
+
 /* The set of kinds in a kinds line, without the counts, as a bit mask. */
 static unsigned kind_set(const char *line)
 {
@@ -436,6 +438,8 @@ static void kiln_file_checks(const char *cas)
 	printf("    %s .BTF.ext CO-RE records: kiln: %s\n    %s .BTF.ext CO-RE records: clang: %s\n", cas, kk, cas, ck);
 	snprintf(name, sizeof(name), "core %s: kiln's .BTF.ext CO-RE records are well formed, of clang's kinds", cas);
 	CHECK(name, rk == 0 && rc2 == 0 && kind_set(kk) && kind_set(kk) == kind_set(ck), "kiln '%s', clang '%s'", kk, ck);
+	if (rk == 0)
+		kiln_kinds |= kind_set(kk);
 }
 
 /* The flavour's local layout: tgid at the offset the source gave it, not the kernel's. */
@@ -890,6 +894,9 @@ int main(void)
 	build_clang(all, sizeof(all) / sizeof(all[0]));
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		kiln_file_checks(all[i]);
+	/* all twelve kinds libbpf 1.1 relocates and clang 14 writes (not type_matches) */
+	CHECK("core: kiln's objects hold every CO-RE relocation kind but type_matches", kiln_kinds == 0xfffu,
+	      "kinds seen: %#x", kiln_kinds);
 	long ktgid = btf_offset(vmlinux, "task_struct", "tgid");
 	flavour_layout("-clang.o", 20, ktgid);
 	char kobj[PATH_MAX];
