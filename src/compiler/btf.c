@@ -286,7 +286,8 @@ static int type_id(struct bb *b, const struct kl_type *t)
 		return typedef_id(b, t);
 	switch (t->kind) {
 	case KL_T_INT: {
-		const char *name = int_name(t);
+		/* a kernel integer keeps its own name ("unsigned int"); kiln's are __u32 and friends */
+		const char *name = t->core && t->name ? t->name : int_name(t);
 		if (!name)
 			return fail(b, EINVAL, "BTF: no integer type of %u bytes", t->size);
 		/* clang describes plain char as signed; so does the seed layout */

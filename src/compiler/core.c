@@ -105,13 +105,15 @@ static struct kl_type *int_type(struct kl_comp *c, const struct btf *btf, const 
 	bool sign = btf_kind(t) == BTF_KIND_INT ? (btf_int_encoding(t) & BTF_INT_SIGNED) != 0
 						: btf_kind(t) == BTF_KIND_FLOAT;
 	static const char *const names[2][4] = { { "u8", "u16", "u32", "u64" }, { "i8", "i16", "i32", "i64" } };
-	switch (t->size) {
-	case 1: return kl_type_builtin(names[sign][0]);
-	case 2: return kl_type_builtin(names[sign][1]);
-	case 4: return kl_type_builtin(names[sign][2]);
-	case 8: return kl_type_builtin(names[sign][3]);
-	default: return kl_type_sized(c->a, t->size);   /* __int128: 16 bytes */
-	}
+	int k = t->size == 1 ? 0 : t->size == 2 ? 1 : t->size == 4 ? 2 : t->size == 8 ? 3 : -1;
+	if (k < 0 || btf_kind(t) == BTF_KIND_FLOAT)
+		return kl_type_sized(c->a, t->size);   /* __int128, floats: bytes */
+	/* the kernel's name ("unsigned int"), which libbpf's type matching compares */
+	struct kl_type *p = kl_arena_new(c->a, struct kl_type);
+	*p = *kl_type_builtin(names[sign][k]);
+	p->name = name;
+	p->core = true;
+	return p;
 }
 
 struct kl_type *kl_core_project(struct kl_comp *c, uint32_t kid)

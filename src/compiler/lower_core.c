@@ -362,6 +362,10 @@ static int f_field_offset(struct lw *l, struct kl_node *n, struct val *out)
 {
 	return field_fact(l, n, BPF_CORE_FIELD_BYTE_OFFSET, out);
 }
+static int f_field_signed(struct lw *l, struct kl_node *n, struct val *out)
+{
+	return field_fact(l, n, BPF_CORE_FIELD_SIGNED, out);
+}
 
 /* A type's relocated facts: (core-type-exists|size|id|id-local TYPE). */
 static int type_fact(struct lw *l, struct kl_node *n, uint32_t kind, struct val *out)
@@ -375,7 +379,7 @@ static int type_fact(struct lw *l, struct kl_node *n, uint32_t kind, struct val 
 	if (!t)
 		return -1;
 	uint32_t zero = 0;
-	int64_t local = kind == BPF_CORE_TYPE_SIZE ? t->size : kind == BPF_CORE_TYPE_EXISTS ? 1 : 0;
+	int64_t local = kind == BPF_CORE_TYPE_SIZE ? t->size : kind == BPF_CORE_TYPE_EXISTS || kind == BPF_CORE_TYPE_MATCHES;
 	*out = rval(reloc_const(l, t, &zero, 1, kind, local, false));
 	return 0;
 }
@@ -387,6 +391,10 @@ static int f_type_exists(struct lw *l, struct kl_node *n, struct val *out)
 static int f_type_size(struct lw *l, struct kl_node *n, struct val *out)
 {
 	return type_fact(l, n, BPF_CORE_TYPE_SIZE, out);
+}
+static int f_type_matches(struct lw *l, struct kl_node *n, struct val *out)
+{
+	return type_fact(l, n, BPF_CORE_TYPE_MATCHES, out);
 }
 static int f_type_id(struct lw *l, struct kl_node *n, struct val *out)
 {
@@ -547,6 +555,7 @@ const struct kl_lw_form kl_lw_core_forms[] = {
 	{ "core-read", f_core_read }, { "->", f_arrow }, { "core-read-into", f_core_read_into },
 	{ "core-read-str", f_core_read_str }, { "core-field-exists", f_field_exists },
 	{ "core-field-size", f_field_size }, { "core-field-offset", f_field_offset },
+	{ "core-field-signed", f_field_signed }, { "core-type-matches", f_type_matches },
 	{ "core-type-exists", f_type_exists }, { "core-type-size", f_type_size },
 	{ "core-type-id", f_type_id }, { "core-type-id-local", f_type_id_local },
 	{ "core-enum-value", f_enum_value }, { "core-enum-value-exists", f_enum_exists },
