@@ -22,7 +22,8 @@ static const char disasm_help[] =
 	"Print the instructions of each program (and each function of .text) of a BPF ELF\n"
 	"object, kiln's or clang's, with the source line of each taken from the object's line\n"
 	"info: `; TEXT @ FILE:LINE` before the first instruction of a line. A kiln source is\n"
-	"compiled first (at -O2 unless told otherwise).\n"
+	"compiled first (at -O2 unless told otherwise). An instruction libbpf patches for CO-RE\n"
+	"ends with the relocation, `; CO-RE byte_off task_struct.real_parent` (\"core\" in JSON).\n"
 	"\n"
 	"  --prog NAME  only the program or function NAME\n"
 	"  --json       one object per program: {\"prog\",\"section\",\"subprog\",\"insn_count\",\n"
@@ -40,6 +41,10 @@ struct linfo {                  /* one .BTF.ext line_info record */
 	uint32_t off, file, text, line_col;
 };
 
+struct crel {                   /* one .BTF.ext CO-RE relocation record */
+	uint32_t off, type, access, kind;
+};
+
 struct sec {                    /* an executable section */
 	size_t idx;
 	const char *name;
@@ -49,6 +54,8 @@ struct sec {                    /* an executable section */
 	size_t nrels;
 	struct linfo *lines;
 	size_t nlines;
+	struct crel *cores;
+	size_t ncores;
 };
 
 struct func {                   /* a program (FUNC symbol) or .text function */
@@ -304,6 +311,101 @@ static void read_lines(struct obj *o, const uint8_t *p, size_t n)
 	}
 }
 
+/* The CO-RE relocations of .BTF.ext (header of 32 bytes or more), shown beside the
+ * instructions they patch. Problems are warnings. */
+static void read_cores(struct obj *o, const uint8_t *p, size_t n)
+{
+	if (n < 32 || (rd32(p) & 0xffff) != 0xeB9F || rd32(p + 4) < 32)
+		return;
+	uint32_t hdr_len = rd32(p + 4), off = rd32(p + 24), len = rd32(p + 28);
+	if (!len)
+		return;
+	if ((uint64_t)hdr_len + off + len > n || len < 4) {
+		warn(o, ".BTF.ext CO-RE relocations lie outside the section");
+		return;
+	}
+	const uint8_t *q = p + hdr_len + off, *end = q + len;
+	uint32_t rec = rd32(q);
+	if (rec < 16) {
+		warn(o, ".BTF.ext CO-RE records of %u bytes (at least 16)", rec);
+		return;
+	}
+	for (q += 4; q + 8 <= end;) {
+		uint32_t name_off = rd32(q), num = rd32(q + 4);
+		q += 8;
+		if ((uint64_t)num * rec > (uint64_t)(end - q)) {
+			warn(o, ".BTF.ext CO-RE relocations of a section run past its end");
+			return;
+		}
+		const char *name = btf__name_by_offset(o->btf, name_off);
+		struct sec *s = NULL;
+		for (size_t i = 0; name && i < o->nsecs && !s; i++)
+			if (!strcmp(o->secs[i].name, name))
+				s = &o->secs[i];
+		if (s && !s->cores && num && (s->cores = calloc(num, sizeof(*s->cores)))) {
+			for (uint32_t k = 0; k < num; k++) {
+				const uint8_t *r = q + (size_t)k * rec;
+				s->cores[k] = (struct crel){ rd32(r), rd32(r + 4), rd32(r + 8), rd32(r + 12) };
+			}
+			s->ncores = num;
+		}
+		q += (size_t)num * rec;
+	}
+}
+
+static const struct btf_type *skip_typedefs(const struct btf *btf, uint32_t *id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *id);
+	for (int guard = 0; t && guard < 32 && (btf_is_mod(t) || btf_is_typedef(t)); guard++)
+		t = btf__type_by_id(btf, *id = t->type);
+	return t;
+}
+
+/* "byte_off task_struct.real_parent": the kind and the access in the local types' names. */
+static void describe_core(const struct obj *o, const struct crel *c, char *buf, size_t size)
+{
+	static const char *const kinds[] = {
+		"byte_off", "byte_sz", "field_exists", "signed", "lshift_u64", "rshift_u64", "local_type_id",
+		"target_type_id", "type_exists", "type_size", "enumval_exists", "enumval_value", "type_matches",
+	};
+	const char *kind = c->kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[c->kind] : "?";
+	const char *acc = btf__name_by_offset(o->btf, c->access);
+	uint32_t id = c->type;
+	const struct btf_type *t = skip_typedefs(o->btf, &id);
+	const char *tn = t ? btf__name_by_offset(o->btf, t->name_off) : NULL;
+	size_t len = (size_t)snprintf(buf, size, "CO-RE %s %s", kind, tn && *tn ? tn : "(anon)");
+	if (!t || !acc || len >= size)
+		return;
+	if (btf_is_any_enum(t)) {
+		unsigned long k = strtoul(acc, NULL, 10);
+		if (k < btf_vlen(t))
+			snprintf(buf + len, size - len, "::%s", btf__name_by_offset(o->btf, btf_is_enum(t)
+					? btf_enum(t)[k].name_off : btf_enum64(t)[k].name_off));
+		return;
+	}
+	if (c->kind >= 6 && c->kind != 12 && c->kind < 10)
+		return;
+	char *e;
+	strtoul(acc, &e, 10);               /* the first index is the root pointer's */
+	while (*e == ':' && len < size) {
+		unsigned long k = strtoul(e + 1, &e, 10);
+		if (btf_is_composite(t) && k < btf_vlen(t)) {
+			const struct btf_member *m = btf_members(t) + k;
+			const char *mn = btf__name_by_offset(o->btf, m->name_off);
+			if (mn && *mn)
+				len += (size_t)snprintf(buf + len, size - len, ".%s", mn);
+			id = m->type;
+		} else if (btf_is_array(t)) {
+			len += (size_t)snprintf(buf + len, size - len, "[%lu]", k);
+			id = btf_array(t)->type;
+		} else {
+			return;
+		}
+		if (!(t = skip_typedefs(o->btf, &id)))
+			return;
+	}
+}
+
 static int open_obj(struct obj *o, const char *img, size_t size)
 {
 	if (size < 4 || memcmp(img, ELFMAG, SELFMAG))
@@ -367,8 +469,10 @@ static int open_obj(struct obj *o, const char *img, size_t size)
 		return 1;
 	if (btf && !(o->btf = btf__new(btf->d_buf, (uint32_t)btf->d_size)))
 		warn(o, ".BTF cannot be parsed (%s); no source lines", strerror(errno));
-	if (o->btf && ext)
+	if (o->btf && ext) {
 		read_lines(o, ext->d_buf, ext->d_size);
+		read_cores(o, ext->d_buf, ext->d_size);
+	}
 	return 0;
 }
 
@@ -378,6 +482,7 @@ static void close_obj(struct obj *o)
 		free(o->secs[i].insns);
 		free(o->secs[i].rels);
 		free(o->secs[i].lines);
+		free(o->secs[i].cores);
 	}
 	free(o->secs);
 	free(o->funcs);
@@ -519,9 +624,17 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 		if (BPF_CLASS(in->code) == BPF_JMP && BPF_OP(in->code) == BPF_CALL)
 			env.call_target = call_target(o, s, i, in, r);
 		int w = kl_insn_format(in, f->end - i, &env, buf, sizeof(buf));
+		char core[200] = "";
+		for (size_t c = 0; c < s->ncores; c++)
+			if (s->cores[c].off == i * 8)
+				describe_core(o, &s->cores[c], core, sizeof(core));
 		if (json) {
 			fprintf(o->out, "%s{\"off\":%zu,\"text\":", i > f->start ? "," : "", i - f->start);
 			cli_json_str(o->out, buf, strlen(buf));
+			if (core[0]) {
+				fprintf(o->out, ",\"core\":");
+				cli_json_str(o->out, core + 6, strlen(core + 6));
+			}
 			if (cur && file) {
 				fprintf(o->out, ",\"line\":%u,\"col\":%u,\"file\":", cur->line_col >> 10, cur->line_col & 0x3ff);
 				cli_json_str(o->out, file, strlen(file));
@@ -530,7 +643,7 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 			}
 			fprintf(o->out, "}");
 		} else {
-			fprintf(o->out, "  %*zu: %s\n", (int)width, i - f->start, buf);
+			fprintf(o->out, "  %*zu: %s%s%s\n", (int)width, i - f->start, buf, core[0] ? "  ; " : "", core);
 		}
 		i += (size_t)w;
 	}

@@ -518,9 +518,14 @@ static int binding_spec(struct lw *l, const char *form, struct kl_node *b, struc
 	out->name = b->items[0]->str;
 	out->at = b->items[0];
 	if (b->nitems == 3) {
-		if (!(out->type = var_type(b->items[1])))
-			return kl_lw_err_form(l, b->items[1], "%s binding type must be u8 u16 u32 u64 i8 i16 i32 i64 or ptr: %s",
-					form);
+		const char *h = kl_head(b->items[1]);
+		if (h && !strcmp(h, "*")) {
+			/* (* TYPE): a pointer; to a kernel struct, one read through CO-RE */
+			if (!(out->type = kl_type_parse(l->c, b->items[1])))
+				return -1;
+		} else if (!(out->type = var_type(b->items[1])))
+			return kl_lw_err_form(l, b->items[1], "%s binding type must be u8 u16 u32 u64 i8 i16 i32 i64, ptr "
+					      "or (* TYPE): %s", form);
 		out->init = b->items[2];
 	} else if (b->nitems == 2) {
 		out->type = kl_lw_find_var(l, b->items[1]->str ? b->items[1]->str : "") ? NULL : var_type(b->items[1]);
