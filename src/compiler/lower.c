@@ -222,6 +222,7 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 	bool ptr = v.is_ptr;
 	uint8_t mis = v.misalign;
 	const char *kt = v.kt;
+	bool trusted = v.trusted && !mutable && !(t && t->kind == KL_T_PTR);
 	if (mutable) {
 		kl_vreg r = vreg(l);
 		kl_lw_move_to(l, r, v);
@@ -233,6 +234,7 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 	v.is_ptr = ptr;
 	v.misalign = mis;
 	v.kt = kt;
+	v.trusted = trusted;
 	struct binding b = { name, v, mutable, t, false, NULL };
 	kl_vec_push(l->c->a, &l->scope, b);
 }
@@ -970,6 +972,8 @@ static const char *near_hint(struct kl_comp *c, const char *h, char *buf, size_t
 		kl_nearest_add(&nb, kl_lw_data_forms[i].name);
 	for (size_t i = 0; i < kl_lw_ncore_forms; i++)
 		kl_nearest_add(&nb, kl_lw_core_forms[i].name);
+	for (size_t i = 0; i < kl_lw_nargs_forms; i++)
+		kl_nearest_add(&nb, kl_lw_args_forms[i].name);
 	for (size_t i = 0; i < sizeof(arith_ops) / sizeof(arith_ops[0]); i++)
 		kl_nearest_add(&nb, arith_ops[i].name);
 	for (size_t i = 0; i < sizeof(cmp_ops) / sizeof(cmp_ops[0]); i++)
@@ -1024,6 +1028,9 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	for (size_t i = 0; i < kl_lw_ncore_forms; i++)
 		if (!strcmp(kl_lw_core_forms[i].name, h))
 			return kl_lw_core_forms[i].fn(l, n, out);
+	for (size_t i = 0; i < kl_lw_nargs_forms; i++)
+		if (!strcmp(kl_lw_args_forms[i].name, h))
+			return kl_lw_args_forms[i].fn(l, n, out);
 	if (kl_lw_find_arith(h))
 		return f_arith(l, n, out);
 	if (find_cmp(h))
@@ -1083,6 +1090,9 @@ int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out)
 			*out = cval(v);
 			return 0;
 		}
+		int ar = kl_lw_arg_var(l, n, out);
+		if (ar <= 0)
+			return ar;
 		if (kl_map_lookup(l->c, n->str))
 			return kl_error(l->c->d, n->span, "map '%s' used as a value; pass it to getmap, map-lookup "
 					"or a helper", n->str);
@@ -1135,12 +1145,13 @@ struct kl_ir_func *kl_lower_prog(struct kl_comp *c, struct kl_progdef *p)
 	struct kl_ir_func *f = new_func(&l, c, p->name, p->form);
 	l.pt = p->pt;
 	l.section = p->section;
+	l.prog = p;
 	struct kl_ir_ins *e = emit(&l, IR_ENTRY);
 	e->d = l.ctx = vreg(&l);
 	struct binding b = { "ctx", rval(l.ctx), false, NULL, false, NULL };
 	kl_vec_push(c->a, &l.scope, b);
 	struct val v;
-	if (kl_lw_lower_body(&l, p->form->items + p->body_start, p->form->nitems - p->body_start, &v) || finish(&l, v))
+	if (kl_lw_args_start(&l) || kl_lw_lower_body(&l, p->form->items + p->body_start, p->form->nitems - p->body_start, &v) || finish(&l, v))
 		return NULL;
 	return f;
 }

@@ -240,11 +240,21 @@ static int struct_of(struct lw *l, struct kl_node *n, struct kl_type **out)
 
 /* A kernel pointer: the value of PTR, and the struct it points at named by TYPE or, when
  * type is NULL, by the value's own type. */
+static int kernel_ptr_of(struct lw *l, struct kl_node *ptr, struct val v, struct kl_node *type, kl_vreg *base,
+			 struct kl_type **st);
+
 static int kernel_ptr(struct lw *l, struct kl_node *ptr, struct kl_node *type, kl_vreg *base, struct kl_type **st)
 {
 	struct val v;
 	if (kl_lw_lower(l, ptr, &v))
 		return -1;
+	return kernel_ptr_of(l, ptr, v, type, base, st);
+}
+
+/* kernel_ptr on a value already lowered. */
+static int kernel_ptr_of(struct lw *l, struct kl_node *ptr, struct val v, struct kl_node *type, kl_vreg *base,
+			 struct kl_type **st)
+{
 	if (type) {
 		if (struct_of(l, type, st))
 			return -1;
@@ -274,15 +284,76 @@ static int f_core_read(struct lw *l, struct kl_node *n, struct val *out)
 	return read_value(l, base, &p, n->items[n->nitems - 1], out);
 }
 
+/* A load of the field at the path's end straight from base, a PTR_TO_BTF_ID, its offset
+ * relocated (FIELD_BYTE_OFFSET on the LDX, as clang writes prev->pid under
+ * preserve_access_index). */
+static kl_vreg direct_field(struct lw *l, kl_vreg base, const struct path *p, uint32_t size)
+{
+	int64_t off = field_value(p, BPF_CORE_FIELD_BYTE_OFFSET);
+	struct kl_ir_ins *i = emit(l, IR_LOAD);
+	i->a = base;
+	i->off = (int32_t)off;
+	i->size = (uint8_t)size;
+	i->d = vreg(l);
+	i->core = kl_core_reloc(l->c, p->root, p->access, p->n, BPF_CORE_FIELD_BYTE_OFFSET);
+	return i->d;
+}
+
+/* (-> PTR FIELD ...) on a trusted pointer: every pointer along the chain and the value at its
+ * end loaded directly (the verifier types each pointer read from a PTR_TO_BTF_ID by its BTF,
+ * so the next load is checked too); a bitfield is read with the probe, as core-read does. */
+static int arrow_direct(struct lw *l, kl_vreg base, struct kl_type *st, struct kl_node **items, uint32_t n,
+			struct val *out)
+{
+	struct path p;
+	path_start(&p, st);
+	for (uint32_t i = 0; i < n; i++) {
+		if (path_step(l, &p, items[i]))
+			return -1;
+		if (field_value(&p, BPF_CORE_FIELD_BYTE_OFFSET) > INT16_MAX)
+			return kl_error(l->c->d, items[i]->span, "'%s' is %lld bytes into %s, beyond a direct load's "
+					"reach: read it with core-read", items[i]->str,
+					(long long)field_value(&p, BPF_CORE_FIELD_BYTE_OFFSET), p.root->name);
+		if (i + 1 < n && p.t->kind == KL_T_PTR) {
+			struct kl_type *next = p.t->elem;
+			if (!next || next->kind != KL_T_STRUCT)
+				return kl_error(l->c->d, items[i]->span, "'%s' points at no struct whose fields could be read",
+						items[i]->str);
+			base = direct_field(l, base, &p, 8);
+			path_start(&p, next);
+		}
+	}
+	struct kl_node *at = items[n - 1];
+	if (p.f && p.f->bitsize) {
+		*out = read_bitfield(l, base, &p);
+		return 0;
+	}
+	const struct kl_type *t = p.t;
+	if (t->kind == KL_T_STRUCT || t->kind == KL_T_ARRAY || (t->size != 1 && t->size != 2 && t->size != 4 &&
+								 t->size != 8))
+		return read_value(l, base, &p, at, out);   /* its error */
+	*out = rval(direct_field(l, base, &p, t->size));
+	if (t->kind != KL_T_PTR && t->is_signed && t->size < 8)
+		*out = kl_lw_truncate(l, *out, t->size, true);
+	out->kt = pointee(t);
+	out->trusted = out->kt != NULL;
+	return 0;
+}
+
 /* (-> PTR FIELD ...) */
 static int f_arrow(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (kl_lw_arity(l, n, 2, UINT32_MAX))
 		return -1;
-	kl_vreg base;
-	struct kl_type *st;
+	kl_vreg base = 0;
+	struct kl_type *st = NULL;
 	struct path p;
-	if (kernel_ptr(l, n->items[1], NULL, &base, &st) || walk(l, &base, st, n->items + 2, n->nitems - 2, &p))
+	struct val v;
+	if (kl_lw_lower(l, n->items[1], &v) || kernel_ptr_of(l, n->items[1], v, NULL, &base, &st))
+		return -1;
+	if (v.trusted)
+		return arrow_direct(l, base, st, n->items + 2, n->nitems - 2, out);
+	if (walk(l, &base, st, n->items + 2, n->nitems - 2, &p))
 		return -1;
 	return read_value(l, base, &p, n->items[n->nitems - 1], out);
 }
@@ -451,6 +522,7 @@ static int f_kernel_ptr(struct lw *l, struct kl_node *n, struct val *out)
 		return -1;
 	out->is_ptr = false;
 	out->kt = st->name;
+	out->trusted = false;   /* the verifier knows the type it came with, not this one */
 	return 0;
 }
 
@@ -530,6 +602,7 @@ int kl_lw_kernel_accessor(struct lw *l, struct kl_node *n, struct val *out)
 		*out = v;
 		out->is_ptr = false;
 		out->kt = st->name;
+		out->trusted = false;
 		return 0;
 	}
 	if (v.kt && strcmp(v.kt, st->name))

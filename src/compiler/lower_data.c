@@ -623,6 +623,9 @@ static int assign(struct lw *l, struct kl_node *p, struct val *vp, const char *w
 	struct val v = *vp;
 	if (p->kind == KL_N_SYM) {
 		struct binding *b = kl_lw_find_var(l, p->str);
+		if (!b && kl_lw_is_arg(l, p->str))
+			return kl_error(l->c->d, p->span, "cannot assign '%s': a program's arguments are read-only "
+					"(bind a copy with let)", p->str);
 		if (!b)
 			return kl_error(l->c->d, p->span, "cannot assign '%s': it is not a variable", p->str);
 		if (!b->mutable)

@@ -7,6 +7,8 @@
 #include "compile.h"
 #include <string.h>
 
+struct kl_targs;
+
 enum { V_CONST, V_REG };
 struct val {
 	int kind;
@@ -16,6 +18,8 @@ struct val {
 	bool is_ptr;          /* known to be a pointer (stack buffer, map value, packet...) */
 	uint8_t misalign;     /* a pointer this many bytes past an 8-aligned address (0..7) */
 	const char *kt;       /* a kernel pointer: the name of the struct it points at (CO-RE) */
+	bool trusted;         /* kt is PTR_TO_BTF_ID to the verifier (a tp_btf, fentry or fexit
+			       * argument, a pointer read from one): -> loads through it directly */
 };
 
 struct binding {
@@ -33,6 +37,10 @@ struct lw {
 	KL_VEC(struct binding) scope;
 	const struct kl_prog_type *pt;   /* NULL in a defun */
 	const char *section;             /* the program's section */
+	const struct kl_progdef *prog;   /* NULL in a defun */
+	const struct kl_targs *targs;    /* lower_args.c: its typed arguments, once looked for */
+	bool targs_tried;
+	kl_vreg *argregs;                /* lower_args.c: each argument (then ret) loaded at entry */
 	kl_vreg ctx;
 	struct kl_span span;             /* of the form being lowered, for line info */
 	uint32_t loop_depth;
@@ -55,6 +63,17 @@ extern const size_t kl_lw_ndata_forms;
 /* lower_core.c's forms: kernel types and CO-RE. */
 extern const struct kl_lw_form kl_lw_core_forms[];
 extern const size_t kl_lw_ncore_forms;
+/* lower_args.c's forms: (arg N), (retval). */
+extern const struct kl_lw_form kl_lw_args_forms[];
+extern const size_t kl_lw_nargs_forms;
+/* lower_args.c: at the start of a program, its typed arguments found (an error for a tp_btf
+ * or fentry target the kernel lacks); -1 on error. */
+int kl_lw_args_start(struct lw *l);
+/* lower_args.c: symbol n as an argument of the program by name (and ret in fexit); 1 if it is
+ * not one (nothing done), else 0 or -1. */
+int kl_lw_arg_var(struct lw *l, struct kl_node *n, struct val *out);
+/* lower_args.c: is name one of the program's arguments (by name, or ret)? */
+bool kl_lw_is_arg(struct lw *l, const char *name);
 /* lower_core.c: (STRUCT-FIELD p) and (as-STRUCT p) made by import-kernel-struct; 1 if h is
  * not one (nothing done), else 0 or -1. */
 int kl_lw_kernel_accessor(struct lw *l, struct kl_node *n, struct val *out);
@@ -92,11 +111,11 @@ static inline void jump(struct lw *l, uint32_t lab) { emit(l, IR_JMP)->label = l
 
 static inline bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
-static inline struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false, false, 0, NULL }; }
+static inline struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false, false, 0, NULL, false }; }
 
-static inline struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, false, 0, NULL }; }
+static inline struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, false, 0, NULL, false }; }
 
-static inline struct val pval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, true, 0, NULL }; }
+static inline struct val pval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, true, 0, NULL, false }; }
 
 /* ---- lower.c: registers, stack slots, ALU and branches, errors, scopes, lowering ---- */
 uint32_t kl_lw_slot(struct lw *l, uint32_t size, uint32_t align);

@@ -70,7 +70,7 @@ done
 # keywords), the prelude's macros, the keywords the sources use, and the reader's tokens
 {
 	cat src/compiler/helpers.inc src/compiler/tables.c src/compiler/lower.c src/compiler/lower_data.c \
-		src/compiler/lower_core.c src/compiler/forms.c \
+		src/compiler/lower_core.c src/compiler/lower_args.c src/compiler/forms.c \
 		src/compiler/expand.c src/compiler/types.c |
 		grep -o '"[a-z:*+/<>=!-][a-z0-9:*+/<>=!?-]*"' | tr -d '"'
 	sed -n 's/^(defmacro \([^ ()]*\).*/\1/p' src/compiler/prelude.lisp

@@ -12,6 +12,7 @@
 (defprog on-raw-tp (:type :raw-tracepoint :section "raw_tracepoint/sys_enter") (hit 4))
 (defprog on-fentry (:type :fentry :section "fentry/do_nanosleep") (hit 5))
 (defprog on-fexit (:type :fexit :section "fexit/do_nanosleep") (hit 6))
+(defprog on-fmod-ret (:type :fmod-ret :section "fmod_ret/bpf_modify_return_test") (hit 25) 0)
 (defprog on-uprobe (:type :uprobe) (hit 7))
 (defprog on-uretprobe (:type :uretprobe) (hit 8))
 (defprog on-cgroup-skb (:type :cgroup-skb) (hit 9) 1)

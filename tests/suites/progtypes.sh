@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # progtypes.sh — every program type kiln knows loads into the kernel with the section name
 # libbpf expects, through libbpf (loadobj) and through `bpftool prog loadall`. A tracing
-# program (fentry, fexit, kprobe, lsm) that a kernel in lockdown refuses with EPERM is reported
+# program (fentry, fexit, fmod_ret, kprobe, lsm) that a kernel in lockdown refuses with EPERM is reported
 # SKIP with the reason, never PASS. The sk_lookup program also runs with BPF_PROG_TEST_RUN.
 set -u
 pin=/sys/fs/bpf/kiln-progtypes-$$
@@ -18,6 +18,7 @@ lockdown=$(cat /sys/kernel/security/lockdown 2>/dev/null | grep -o '\[[a-z]*\]')
 declare -A want_sec=(
 	[on_xdp]=xdp [on_tc]=tc [on_socket]=socket [on_tracepoint]=tracepoint/syscalls/sys_enter_getpid
 	[on_raw_tp]=raw_tracepoint/sys_enter [on_fentry]=fentry/do_nanosleep [on_fexit]=fexit/do_nanosleep
+	[on_fmod_ret]=fmod_ret/bpf_modify_return_test
 	[on_uprobe]=uprobe [on_uretprobe]=uretprobe [on_cgroup_skb]=cgroup_skb/ingress
 	[on_cgroup_egress]=cgroup_skb/egress [on_perf_event]=perf_event [on_kprobe]=kprobe/do_nanosleep
 	[on_exec]=tracepoint/sched/sched_process_exec [on_lsm]=lsm/file_open [on_sk_lookup]=sk_lookup
@@ -35,7 +36,7 @@ for prog in "${!want_sec[@]}"; do
 	out=$("$BUILD/tests/loadobj" "$obj" --prog "$prog" 2>&1); rc=$?
 	if [ $rc -eq 0 ]; then
 		echo "PASS progtypes/$prog ($sec)"
-	elif [ $rc -eq 3 ] && [[ $sec == fentry/* || $sec == fexit/* || $sec == kprobe/* || $sec == lsm/* ]]; then
+	elif [ $rc -eq 3 ] && [[ $sec == fentry/* || $sec == fexit/* || $sec == fmod_ret/* || $sec == kprobe/* || $sec == lsm/* ]]; then
 		echo "SKIP progtypes/$prog: the kernel refuses $sec programs with EPERM (lockdown ${lockdown:-unknown}); compiled and checked in the ELF only"
 		refused+=("${prog//_/-}")
 	else

@@ -164,6 +164,7 @@ static void check_prog_types(void)
 		{ "raw-tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, KL_CTX_U64_ARRAY, NULL },
 		{ "fentry", BPF_PROG_TYPE_TRACING, NULL, KL_CTX_U64_ARRAY, NULL },
 		{ "fexit", BPF_PROG_TYPE_TRACING, NULL, KL_CTX_U64_ARRAY, NULL },
+		{ "fmod-ret", BPF_PROG_TYPE_TRACING, NULL, KL_CTX_U64_ARRAY, NULL },
 		{ "kprobe", BPF_PROG_TYPE_KPROBE, NULL, KL_CTX_PT_REGS, NULL },
 		{ "uprobe", BPF_PROG_TYPE_KPROBE, "uprobe", KL_CTX_PT_REGS, NULL },
 		{ "uretprobe", BPF_PROG_TYPE_KPROBE, "uretprobe", KL_CTX_PT_REGS, NULL },
