@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/valgrind.sh — `make test-valgrind`: `kiln compile` under valgrind's memcheck over
-# every .lisp in examples/, tests/corpus/, tests/errors/ (bad input: kiln must fail cleanly)
-# and tests/whistler/. Any memcheck error (invalid read or write, use of an uninitialised
-# value, a bad free) or a definitely or indirectly lost block fails the file. Two files at a
+# every .lisp in examples/, tests/corpus/, tests/errors/ (bad input: kiln must fail cleanly),
+# tests/whistler/ and tests/core/ (kernel types, read from the kernel's BTF). Any memcheck
+# error (invalid read or write, use of an uninitialised value, a bad free) or a definitely or
+# indirectly lost block fails the file. Two files at a
 # time (the machine's cores). Prints "PASS valgrind/NAME" or "FAIL valgrind/NAME: why" and
 # ends with "N passed, N failed"; exits non-zero on any failure.
 # Environment: KILN (default ./kiln), BUILD (default build/, for the logs and objects).
@@ -39,7 +40,7 @@ one() {   # FILE: the verdict line for it
 export -f one
 export KILN out
 
-log=$(printf '%s\n' examples/*.lisp tests/corpus/*.lisp tests/errors/*.lisp tests/whistler/*.lisp |
+log=$(printf '%s\n' examples/*.lisp tests/corpus/*.lisp tests/errors/*.lisp tests/whistler/*.lisp tests/core/*.lisp |
 	xargs -P 2 -I{} bash -c 'one "$1"' _ {})
 printf '%s\n' "$log"
 pass=$(grep -c '^PASS ' <<<"$log")
