@@ -182,20 +182,6 @@ static uint32_t member_bitoff(const struct kl_field *f)
 	return f->bitsize ? f->bitoff : f->offset * 8;
 }
 
-/* Where member i of projection t stands in .BTF: the kernel wants a struct's members in the
- * order of their offsets, and a projection of a kernel type gains its members in the order the
- * program names them, so they are written sorted (a CO-RE access string's indexes follow
- * them). Other structs are laid out in order already. */
-static uint32_t member_rank(const struct kl_type *t, uint32_t i)
-{
-	uint32_t r = 0, off = member_bitoff(&t->fields[i]);
-	for (uint32_t j = 0; j < t->nfields; j++) {
-		uint32_t o = member_bitoff(&t->fields[j]);
-		r += o < off || (o == off && j < i);
-	}
-	return r;
-}
-
 static int struct_id(struct bb *b, const struct kl_type *t)
 {
 	struct memo *m = memo_find(b, MEMO_STRUCT, t, 0, 0);
@@ -231,22 +217,14 @@ static int struct_id(struct bb *b, const struct kl_type *t)
 		err = id;
 		goto out;
 	}
-	uint32_t *order = calloc(t->nfields ? t->nfields : 1, sizeof(*order));
-	if (!order) {
-		err = fail(b, ENOMEM, "out of memory");
-		goto out;
-	}
-	for (uint32_t i = 0; i < t->nfields; i++)
-		order[t->kid ? member_rank(t, i) : i] = i;   /* a projection: in the order named */
-	for (uint32_t r = 0; r < t->nfields; r++) {
-		uint32_t i = order[r];
+	/* in offset order, as the kernel wants them: a projection's are sorted by core.c */
+	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct kl_field *f = &t->fields[i];
 		err = check(b, btf__add_field(b->btf, mangle(b, f->name), ids[i], member_bitoff(f), f->bitsize),
 			    "struct member");
 		if (err < 0)
 			break;
 	}
-	free(order);
 	if (err < 0)
 		goto out;
 	b->memo[slot].id = id;
@@ -778,18 +756,8 @@ static int core_relos(struct bb *b, const char **secs, uint32_t nsecs, struct wo
 				char acc[256];
 				size_t len = 0;
 				acc[0] = 0;
-				const struct kl_type *at = r->type;   /* the type the next index is in */
-				bool field = r->kind <= BPF_CORE_FIELD_RSHIFT_U64;
-				for (uint32_t a = 0; a < r->naccess && len < sizeof(acc) - 12; a++) {
-					uint32_t x = r->access[a];
-					if (field && a && at && at->kind == KL_T_STRUCT && x < at->nfields) {
-						x = at->kid ? member_rank(at, x) : x;
-						at = at->fields[r->access[a]].type;
-					} else if (a) {
-						at = at && at->kind == KL_T_ARRAY ? at->elem : NULL;
-					}
-					len += (size_t)snprintf(acc + len, sizeof(acc) - len, a ? ":%u" : "%u", x);
-				}
+				for (uint32_t a = 0; a < r->naccess && len < sizeof(acc) - 12; a++)
+					len += (size_t)snprintf(acc + len, sizeof(acc) - len, a ? ":%u" : "%u", r->access[a]);
 				int str = check(b, btf__add_str(b->btf, acc), "access string");
 				if (str < 0) {
 					err = str;

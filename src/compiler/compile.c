@@ -1,6 +1,7 @@
 /* compile.c — the pipeline in one place: read, collect the top-level forms, lower each
  * function to IR, allocate registers, emit instructions, write the ELF object with BTF. */
 #include "compile.h"
+#include "core.h"
 #include "opt.h"
 #include <errno.h>
 #include <setjmp.h>
@@ -84,6 +85,7 @@ static int compile(struct kl_comp *c, const char *out_path)
 		kl_vec_push(c->a, &c->ir, f);
 	}
 	kl_warn_unused_maps(c);
+	kl_core_finish(c);
 
 	uint32_t nf = (uint32_t)c->ir.len;
 	struct kl_func *funcs = kl_arena_array(c->a, struct kl_func, nf + 1);

@@ -3,12 +3,14 @@
  * (members of anonymous structs and unions become direct members at their offsets: libbpf
  * matches local members by name and finds them again inside the target's anonymous ones).
  * Each relocation keeps its root type and access indexes; btf.c writes both. */
+#define _GNU_SOURCE /* qsort_r */
 #include "core.h"
 #include "kbtf.h"
 #include "names.h"
 #include "nearest.h"
 #include <bpf/btf.h>
 #include <linux/bpf.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct kl_core {
@@ -456,4 +458,60 @@ const struct kl_kaccessor *kl_core_find_accessor(const struct kl_comp *c, const 
 		return NULL;
 	int64_t i = kl_names_get(&c->core->accessor_index, name);
 	return i < 0 ? NULL : &c->core->accessors.items[i];
+}
+
+static int by_offset(const void *x, const void *y, void *arg)
+{
+	const struct kl_field *f = arg;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+	uint32_t a = f[i].bitsize ? f[i].bitoff : f[i].offset * 8, b = f[j].bitsize ? f[j].bitoff : f[j].offset * 8;
+	return a != b ? (a > b) - (a < b) : (i > j) - (i < j);
+}
+
+void kl_core_finish(struct kl_comp *c)
+{
+	struct kl_core *s = c->core;
+	if (!s || !s->memo)
+		return;
+	/* new index of each old member, per projection, kept in the type's place in the memo */
+	uint32_t **renum = kl_arena_array(c->a, uint32_t *, s->memo_mask + 1);
+	for (uint32_t h = 0; h <= s->memo_mask; h++) {
+		struct kl_type *t = s->memo[h].t;
+		if (!s->memo[h].id || !t || t->kind != KL_T_STRUCT || !t->kid || t->nfields < 2)
+			continue;
+		uint32_t n = t->nfields, *order = kl_arena_array(c->a, uint32_t, n);
+		for (uint32_t i = 0; i < n; i++)
+			order[i] = i;
+		qsort_r(order, n, sizeof(*order), by_offset, t->fields);
+		struct kl_field *sorted = kl_arena_array(c->a, struct kl_field, n);
+		renum[h] = kl_arena_array(c->a, uint32_t, n);
+		for (uint32_t r = 0; r < n; r++) {
+			sorted[r] = t->fields[order[r]];
+			renum[h][order[r]] = r;
+		}
+		memcpy(t->fields, sorted, n * sizeof(*sorted));
+	}
+	for (size_t u = 0; u < s->uses.len; u++) {
+		struct kl_core_use *use = &s->uses.items[u];
+		if (use->kind > BPF_CORE_FIELD_RSHIFT_U64)
+			continue;         /* type and enum relocations index no members */
+		const struct kl_type *t = use->type;
+		for (uint32_t a = 1; a < use->naccess && t; a++) {
+			uint32_t x = use->access[a];
+			if (t->kind == KL_T_ARRAY) {
+				t = t->elem;
+				continue;
+			}
+			if (t->kind != KL_T_STRUCT || x >= t->nfields)
+				break;
+			uint32_t h = 0;
+			if (t->kid) {
+				for (h = (t->kid * 2654435761u) & s->memo_mask; s->memo[h].id && s->memo[h].id != t->kid;)
+					h = (h + 1) & s->memo_mask;
+				if (renum[h])
+					x = use->access[a] = renum[h][x];
+			}
+			t = t->fields[x].type;
+		}
+	}
 }

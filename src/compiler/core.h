@@ -35,6 +35,9 @@ const struct kl_core_use *kl_core_get(const struct kl_comp *c, uint32_t core);
 int64_t kl_core_field_value(uint32_t kind, uint32_t bitoff, const struct kl_field *f, const struct kl_type *t);
 /* The kernel BTF this compilation uses, opened on first need. NULL with an error at sp. */
 const struct kl_kbtf *kl_core_kernel(struct kl_comp *c, struct kl_span sp);
+/* After lowering: each projection's members sorted by offset (the kernel refuses a struct's
+ * members out of order) and every recorded access renumbered to match. O(n log n). */
+void kl_core_finish(struct kl_comp *c);
 /* Has this compilation read kernel BTF yet? */
 bool kl_core_kernel_opened(const struct kl_comp *c);
 /* The names of every named member of kernel struct st (inside anonymous ones too). */
