@@ -244,26 +244,52 @@ static uint32_t rd32(const uint8_t *p)
 /* The line_info of .BTF.ext (func_info and CO-RE relocations are not needed to print code):
  * a header, then rec_size and per section {sec_name_off, num_info, records}. Problems are
  * warnings: the code prints without source lines. */
-static void read_lines(struct obj *o, const uint8_t *p, size_t n)
+/* One part of .BTF.ext (its offset and length at byte `at` of the header): the records'
+ * size in *rec, the groups {sec_name_off, num_info, records} between *q and *end. 0 when
+ * there is nothing to read; a problem is a warning saying what is left out. */
+static int ext_part(struct obj *o, const uint8_t *p, size_t n, uint32_t at, const char *what,
+		    const char *lost, const uint8_t **q, const uint8_t **end, uint32_t *rec)
 {
 	if (n < 24 || (rd32(p) & 0xffff) != 0xeB9F) {
-		warn(o, ".BTF.ext has no valid header; no source lines");
-		return;
+		warn(o, ".BTF.ext has no valid header%s", lost);
+		return 0;
 	}
-	uint32_t hdr_len = rd32(p + 4), off = rd32(p + 16), len = rd32(p + 20);
-	if (hdr_len < 24 || (uint64_t)hdr_len + off + len > n || (len && len < 4)) {
-		warn(o, ".BTF.ext line info lies outside the section; no source lines");
-		return;
+	uint32_t hdr_len = rd32(p + 4);
+	if (hdr_len < at + 8)
+		return 0;             /* an older header, without this part */
+	uint32_t off = rd32(p + at), len = rd32(p + at + 4);
+	if ((uint64_t)hdr_len + off + len > n || (len && len < 4)) {
+		warn(o, ".BTF.ext %s lies outside the section%s", what, lost);
+		return 0;
 	}
 	if (!len)
-		return;
-	const uint8_t *q = p + hdr_len + off, *end = q + len;
-	uint32_t rec = rd32(q);
-	if (rec < 16) {
-		warn(o, ".BTF.ext line info records of %u bytes (at least 16); no source lines", rec);
-		return;
+		return 0;
+	*q = p + hdr_len + off + 4;
+	*end = p + hdr_len + off + len;
+	if ((*rec = rd32(*q - 4)) < 16) {
+		warn(o, ".BTF.ext %s records of %u bytes (at least 16)%s", what, *rec, lost);
+		return 0;
 	}
-	for (q += 4; q + 8 <= end;) {
+	return 1;
+}
+
+/* The code section a group of .BTF.ext records names; NULL if none. */
+static struct sec *ext_sec(struct obj *o, uint32_t name_off)
+{
+	const char *name = btf__name_by_offset(o->btf, name_off);
+	for (size_t i = 0; name && i < o->nsecs; i++)
+		if (!strcmp(o->secs[i].name, name))
+			return &o->secs[i];
+	return NULL;
+}
+
+static void read_lines(struct obj *o, const uint8_t *p, size_t n)
+{
+	const uint8_t *q, *end;
+	uint32_t rec;
+	if (!ext_part(o, p, n, 16, "line info", "; no source lines", &q, &end, &rec))
+		return;
+	for (; q + 8 <= end;) {
 		uint32_t name_off = rd32(q), num = rd32(q + 4);
 		q += 8;
 		if ((uint64_t)num * rec > (uint64_t)(end - q)) {
@@ -271,10 +297,7 @@ static void read_lines(struct obj *o, const uint8_t *p, size_t n)
 			return;
 		}
 		const char *name = btf__name_by_offset(o->btf, name_off);
-		struct sec *s = NULL;
-		for (size_t i = 0; name && i < o->nsecs && !s; i++)
-			if (!strcmp(o->secs[i].name, name))
-				s = &o->secs[i];
+		struct sec *s = ext_sec(o, name_off);
 		if (!s) {
 			warn(o, ".BTF.ext has line info for %s, which is no code section", name ? name : "?");
 		} else if (s->lines) {
@@ -315,33 +338,19 @@ static void read_lines(struct obj *o, const uint8_t *p, size_t n)
  * instructions they patch. Problems are warnings. */
 static void read_cores(struct obj *o, const uint8_t *p, size_t n)
 {
-	if (n < 32 || (rd32(p) & 0xffff) != 0xeB9F || rd32(p + 4) < 32)
+	const uint8_t *q, *end;
+	uint32_t rec;
+	if (n < 24 || (rd32(p) & 0xffff) != 0xeB9F ||
+	    !ext_part(o, p, n, 24, "CO-RE relocations", "; none shown", &q, &end, &rec))
 		return;
-	uint32_t hdr_len = rd32(p + 4), off = rd32(p + 24), len = rd32(p + 28);
-	if (!len)
-		return;
-	if ((uint64_t)hdr_len + off + len > n || len < 4) {
-		warn(o, ".BTF.ext CO-RE relocations lie outside the section");
-		return;
-	}
-	const uint8_t *q = p + hdr_len + off, *end = q + len;
-	uint32_t rec = rd32(q);
-	if (rec < 16) {
-		warn(o, ".BTF.ext CO-RE records of %u bytes (at least 16)", rec);
-		return;
-	}
-	for (q += 4; q + 8 <= end;) {
+	for (; q + 8 <= end;) {
 		uint32_t name_off = rd32(q), num = rd32(q + 4);
 		q += 8;
 		if ((uint64_t)num * rec > (uint64_t)(end - q)) {
 			warn(o, ".BTF.ext CO-RE relocations of a section run past its end");
 			return;
 		}
-		const char *name = btf__name_by_offset(o->btf, name_off);
-		struct sec *s = NULL;
-		for (size_t i = 0; name && i < o->nsecs && !s; i++)
-			if (!strcmp(o->secs[i].name, name))
-				s = &o->secs[i];
+		struct sec *s = ext_sec(o, name_off);
 		if (s && !s->cores && num && (s->cores = calloc(num, sizeof(*s->cores)))) {
 			for (uint32_t k = 0; k < num; k++) {
 				const uint8_t *r = q + (size_t)k * rec;
