@@ -330,7 +330,14 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 		const struct kl_node *sz[2] = { ks, vs }, *ty[2] = { kt, vt };
 		struct kl_type *types[2] = { NULL, NULL };
 		static const char *const what[2] = { "key", "value" };
-		for (int i = 0; i < 2; i++) {
+		if (md.mt->no_key) {
+			/* queue, stack, bloom-filter: values only; Whistler writes :key-size 0 */
+			int64_t k0 = -1;
+			if (kt || (ks && (kl_const_eval(c, ks, &k0) || k0 != 0)))
+				return kl_error(c->d, (kt ? kt : ks)->span, "a :%s map has values and no key; remove "
+						":key/:key-size", md.mt->keyword);
+		}
+		for (int i = md.mt->no_key; i < 2; i++) {
 			if (ty[i]) {
 				if (!(t = kl_type_parse(c, ty[i])))
 					return -1;

@@ -960,6 +960,12 @@ static const struct kl_lw_form forms[] = {
 	{ "cast", f_cast },
 };
 
+/* The other files' forms: memory, maps and places; kernel types; keyless maps. */
+static const struct { const struct kl_lw_form *forms; const size_t *n; } form_tables[] = {
+	{ kl_lw_data_forms, &kl_lw_ndata_forms }, { kl_lw_core_forms, &kl_lw_ncore_forms },
+	{ kl_lw_queue_forms, &kl_lw_nqueue_forms },
+};
+
 /* "did you mean ...?" over every name a form can start with: forms, operators, helpers,
  * macros, and the program's own functions, accessors and make-STRUCT constructors. */
 static const char *near_hint(struct kl_comp *c, const char *h, char *buf, size_t size)
@@ -968,10 +974,9 @@ static const char *near_hint(struct kl_comp *c, const char *h, char *buf, size_t
 	kl_nearest_init(&nb, h);
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
 		kl_nearest_add(&nb, forms[i].name);
-	for (size_t i = 0; i < kl_lw_ndata_forms; i++)
-		kl_nearest_add(&nb, kl_lw_data_forms[i].name);
-	for (size_t i = 0; i < kl_lw_ncore_forms; i++)
-		kl_nearest_add(&nb, kl_lw_core_forms[i].name);
+	for (size_t t = 0; t < sizeof(form_tables) / sizeof(form_tables[0]); t++)
+		for (size_t i = 0; i < *form_tables[t].n; i++)
+			kl_nearest_add(&nb, form_tables[t].forms[i].name);
 	for (size_t i = 0; i < kl_lw_nargs_forms; i++)
 		kl_nearest_add(&nb, kl_lw_args_forms[i].name);
 	for (size_t i = 0; i < sizeof(arith_ops) / sizeof(arith_ops[0]); i++)
@@ -1022,12 +1027,10 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
 		if (!strcmp(forms[i].name, h))
 			return forms[i].fn(l, n, out);
-	for (size_t i = 0; i < kl_lw_ndata_forms; i++)
-		if (!strcmp(kl_lw_data_forms[i].name, h))
-			return kl_lw_data_forms[i].fn(l, n, out);
-	for (size_t i = 0; i < kl_lw_ncore_forms; i++)
-		if (!strcmp(kl_lw_core_forms[i].name, h))
-			return kl_lw_core_forms[i].fn(l, n, out);
+	for (size_t t = 0; t < sizeof(form_tables) / sizeof(form_tables[0]); t++)
+		for (size_t i = 0; i < *form_tables[t].n; i++)
+			if (!strcmp(form_tables[t].forms[i].name, h))
+				return form_tables[t].forms[i].fn(l, n, out);
 	for (size_t i = 0; i < kl_lw_nargs_forms; i++)
 		if (!strcmp(kl_lw_args_forms[i].name, h))
 			return kl_lw_args_forms[i].fn(l, n, out);

@@ -338,7 +338,14 @@ static int f_pass_action(struct lw *l, struct kl_node *n, struct val *out)
 
 /* ---- maps ---- */
 
-static struct kl_mapdef *map_arg(struct lw *l, struct kl_node *n)
+/* Queue, stack and bloom-filter maps have no keys: the keyed forms say what to use. */
+static int keyless(struct lw *l, struct kl_node *mn, struct kl_mapdef *m)
+{
+	return kl_error(l->c->d, mn->span, "map '%s' is a :%s map, without keys: use map-push, map-pop and "
+			"map-peek", m->name, m->mt->keyword);
+}
+
+struct kl_mapdef *kl_lw_map_arg(struct lw *l, struct kl_node *n)
 {
 	struct kl_mapdef *m = n->kind == KL_N_SYM ? kl_map_lookup(l->c, n->str) : NULL;
 	if (!m) {
@@ -349,7 +356,7 @@ static struct kl_mapdef *map_arg(struct lw *l, struct kl_node *n)
 	return m;
 }
 
-static kl_vreg map_ref(struct lw *l, struct kl_mapdef *m)
+kl_vreg kl_lw_map_ref(struct lw *l, struct kl_mapdef *m)
 {
 	m->used = true;
 	struct kl_ir_ins *i = emit(l, IR_LDMAP);
@@ -390,6 +397,13 @@ static kl_vreg mop_reg(struct lw *l, struct mop m)
 	return m.slot ? slot_addr(l, m.slot) : kl_lw_reg_of(l, m.v);
 }
 
+kl_vreg kl_lw_map_value_ptr(struct lw *l, struct kl_node *n, uint32_t size, bool *err)
+{
+	struct mop v;
+	*err = map_operand(l, n, size, false, &v) != 0;
+	return *err ? 0 : mop_reg(l, v);
+}
+
 kl_vreg kl_lw_call(struct lw *l, uint32_t helper, kl_vreg *args, uint32_t nargs)
 {
 	struct kl_ir_ins *i = emit(l, IR_CALL);
@@ -405,17 +419,19 @@ static int lookup_ptr(struct lw *l, struct kl_node *mn, struct kl_node *kn, bool
 		      kl_vreg *out, struct mop *keyp)
 {
 
-	struct kl_mapdef *m = map_arg(l, mn);
+	struct kl_mapdef *m = kl_lw_map_arg(l, mn);
 	if (!m)
 		return -1;
 	if (m->mt->no_key_value)
 		return kl_error(l->c->d, mn->span, "map '%s' is a :%s map; it has no elements to look up",
 				m->name, m->mt->keyword);
+	if (m->mt->no_key)
+		return keyless(l, mn, m);
 	struct mop key;
 	if (map_operand(l, kn, m->key_size, by_ptr, &key))
 		return -1;
 	kl_vreg args[2];
-	args[0] = map_ref(l, m);
+	args[0] = kl_lw_map_ref(l, m);
 	args[1] = mop_reg(l, key);
 	*out = kl_lw_call(l, BPF_FUNC_map_lookup_elem, args, 2);
 	*mp = m;
@@ -469,7 +485,7 @@ static int f_getmap(struct lw *l, struct kl_node *n, struct val *out)
 static kl_vreg update_call(struct lw *l, struct kl_mapdef *m, struct mop key, struct mop value, struct val flags)
 {
 	kl_vreg args[4];
-	args[0] = map_ref(l, m);
+	args[0] = kl_lw_map_ref(l, m);
 	args[1] = mop_reg(l, key);
 	args[2] = mop_reg(l, value);
 	args[3] = kl_lw_reg_of(l, flags);
@@ -481,6 +497,8 @@ static int map_update(struct lw *l, struct kl_mapdef *m, struct kl_node *kn, str
 		      struct val *vv, struct val flags, bool by_ptr, struct val *out)
 {
 	struct mop key, value;
+	if (m->mt->no_key)
+		return keyless(l, kn, m);
 	if (map_operand(l, kn, m->key_size, by_ptr, &key))
 		return -1;
 	if (vn) {
@@ -500,13 +518,15 @@ static int f_map_update(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (kl_lw_arity(l, n, 3, 4))
 		return -1;
-	struct kl_mapdef *m = map_arg(l, n->items[1]);
+	struct kl_mapdef *m = kl_lw_map_arg(l, n->items[1]);
 	struct val flags = cval(BPF_ANY);
 	if (!m)
 		return -1;
 	if (m->mt->no_key_value)
 		return kl_error(l->c->d, n->items[1]->span, "map '%s' is a :%s map; use its own helpers",
 				m->name, m->mt->keyword);
+	if (m->mt->no_key)
+		return keyless(l, n->items[1], m);
 	if (n->nitems == 5 && kl_lw_lower(l, n->items[4], &flags))
 		return -1;
 	return map_update(l, m, n->items[2], n->items[3], NULL, flags, ptr_form(n), out);
@@ -516,12 +536,14 @@ static int f_remmap(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (kl_lw_arity(l, n, 2, 2))
 		return -1;
-	struct kl_mapdef *m = map_arg(l, n->items[1]);
+	struct kl_mapdef *m = kl_lw_map_arg(l, n->items[1]);
 	struct mop key;
+	if (m && m->mt->no_key)
+		return keyless(l, n->items[1], m);
 	if (!m || map_operand(l, n->items[2], m->key_size, ptr_form(n), &key))
 		return -1;
 	kl_vreg args[2];
-	args[0] = map_ref(l, m);
+	args[0] = kl_lw_map_ref(l, m);
 	args[1] = mop_reg(l, key);
 	*out = rval(kl_lw_call(l, BPF_FUNC_map_delete_elem, args, 2));
 	return 0;
@@ -639,7 +661,7 @@ static int assign(struct lw *l, struct kl_node *p, struct val *vp, const char *w
 	if (h && !strcmp(h, "getmap")) {
 		if (kl_lw_arity(l, p, 2, 2))
 			return -1;
-		struct kl_mapdef *m = map_arg(l, p->items[1]);
+		struct kl_mapdef *m = kl_lw_map_arg(l, p->items[1]);
 		struct val r;
 		if (!m)
 			return -1;
@@ -790,10 +812,10 @@ int kl_lw_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, str
 	for (uint32_t k = 0; k < nargs; k++) {
 		struct kl_node *a = n->items[k + 1];
 		if (h->args[k] == KL_ARG_MAP) {
-			struct kl_mapdef *m = map = map_arg(l, a);
+			struct kl_mapdef *m = map = kl_lw_map_arg(l, a);
 			if (!m)
 				return -1;
-			args[k] = map_ref(l, m);
+			args[k] = kl_lw_map_ref(l, m);
 			continue;
 		}
 		struct val v;
@@ -882,7 +904,7 @@ static int f_tail_call(struct lw *l, struct kl_node *n, struct val *out)
 	if (kl_lw_arity(l, n, 2, 3))
 		return -1;
 	bool own = n->nitems == 3;
-	struct kl_mapdef *m = map_arg(l, n->items[own ? 1 : 2]);
+	struct kl_mapdef *m = kl_lw_map_arg(l, n->items[own ? 1 : 2]);
 	if (!m)
 		return -1;
 	if (m->m.type != BPF_MAP_TYPE_PROG_ARRAY)
@@ -896,7 +918,7 @@ static int f_tail_call(struct lw *l, struct kl_node *n, struct val *out)
 		return -1;
 	kl_vreg args[3];
 	args[0] = kl_lw_reg_of(l, c);
-	args[1] = map_ref(l, m);
+	args[1] = kl_lw_map_ref(l, m);
 	args[2] = kl_lw_reg_of(l, ix);
 	*out = rval(kl_lw_call(l, BPF_FUNC_tail_call, args, 3));
 	return 0;
@@ -1059,7 +1081,7 @@ static int f_with_event(struct lw *l, struct kl_node *n, struct val *out)
 	if (!ev)
 		return -1;
 	int64_t size = ev->size;
-	struct kl_mapdef *m = map_arg(l, spec->items[2]);
+	struct kl_mapdef *m = kl_lw_map_arg(l, spec->items[2]);
 	if (!m)
 		return -1;
 	if (m->m.type != BPF_MAP_TYPE_RINGBUF)
@@ -1071,7 +1093,7 @@ static int f_with_event(struct lw *l, struct kl_node *n, struct val *out)
 		m->m.event = ev;
 	const char *drops = m->count_drops ? kl_arena_printf(l->c->a, "%s-drops", m->name) : NULL;
 	kl_vreg args[3];
-	args[0] = map_ref(l, m);
+	args[0] = kl_lw_map_ref(l, m);
 	args[1] = kl_lw_reg_of(l, cval(size));
 	args[2] = kl_lw_reg_of(l, cval(0));
 	kl_vreg rec = kl_lw_call(l, BPF_FUNC_ringbuf_reserve, args, 3);

@@ -63,6 +63,9 @@ extern const size_t kl_lw_ndata_forms;
 /* lower_core.c's forms: kernel types and CO-RE. */
 extern const struct kl_lw_form kl_lw_core_forms[];
 extern const size_t kl_lw_ncore_forms;
+/* lower_queue.c's forms: queue, stack and bloom-filter maps. */
+extern const struct kl_lw_form kl_lw_queue_forms[];
+extern const size_t kl_lw_nqueue_forms;
 /* lower_args.c's forms: (arg N), (retval). */
 extern const struct kl_lw_form kl_lw_args_forms[];
 extern const size_t kl_lw_nargs_forms;
@@ -137,6 +140,11 @@ int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out);
 
 /* ---- lower_data.c: helper calls and the forms lower.c dispatches to by name ---- */
 kl_vreg kl_lw_call(struct lw *l, uint32_t helper, kl_vreg *args, uint32_t nargs);
+struct kl_mapdef *kl_lw_map_arg(struct lw *l, struct kl_node *n);
+kl_vreg kl_lw_map_ref(struct lw *l, struct kl_mapdef *m);
+/* A map value argument as a pointer: an integer stored at the map's value size, a pointer as
+ * it is. *err on a lowering error. */
+kl_vreg kl_lw_map_value_ptr(struct lw *l, struct kl_node *n, uint32_t size, bool *err);
 int kl_lw_field_ptr(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out);
 int kl_lw_make_struct(struct lw *l, struct kl_node *n, struct kl_structdef *sd, struct val *out);
 int kl_lw_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out);

@@ -289,39 +289,42 @@ const char *kl_prog_type_names(struct kl_arena *a)
 /* sizes_only: the kernel refuses BTF key/value types for maps whose values are fds, ids or
  * stack traces (map_check_no_btf), so those describe key_size/value_size only. A required size
  * is what the kernel insists on (an array index is a u32, a prog-array value an fd). Queue,
- * stack and bloom-filter maps (a value but no key) have no row: the struct cannot say so. */
+ * stack and bloom-filter maps have a value and no key (no_key, the last column). */
 static const struct kl_map_type map_types[] = {
-	/* keyword            map_type                         sizes no_kv key val flags  percpu */
-	{ "hash",             BPF_MAP_TYPE_HASH,               false, false, 0, 0, 0, false },
-	{ "array",            BPF_MAP_TYPE_ARRAY,              false, false, 4, 0, 0, false },
-	{ "percpu-hash",      BPF_MAP_TYPE_PERCPU_HASH,        false, false, 0, 0, 0, true },
-	{ "percpu-array",     BPF_MAP_TYPE_PERCPU_ARRAY,       false, false, 4, 0, 0, true },
-	{ "lru-hash",         BPF_MAP_TYPE_LRU_HASH,           false, false, 0, 0, 0, false },
-	{ "lru-percpu-hash",  BPF_MAP_TYPE_LRU_PERCPU_HASH,    false, false, 0, 0, 0, true },
+	/* keyword            map_type                         sizes no_kv key val flags  percpu no_key */
+	{ "hash",             BPF_MAP_TYPE_HASH,               false, false, 0, 0, 0, false, false },
+	{ "array",            BPF_MAP_TYPE_ARRAY,              false, false, 4, 0, 0, false, false },
+	{ "percpu-hash",      BPF_MAP_TYPE_PERCPU_HASH,        false, false, 0, 0, 0, true, false },
+	{ "percpu-array",     BPF_MAP_TYPE_PERCPU_ARRAY,       false, false, 4, 0, 0, true, false },
+	{ "lru-hash",         BPF_MAP_TYPE_LRU_HASH,           false, false, 0, 0, 0, false, false },
+	{ "lru-percpu-hash",  BPF_MAP_TYPE_LRU_PERCPU_HASH,    false, false, 0, 0, 0, true, false },
 	{ "lpm-trie",         BPF_MAP_TYPE_LPM_TRIE,           false, false, 0, 0,
-	  BPF_F_NO_PREALLOC, false },
-	{ "ringbuf",          BPF_MAP_TYPE_RINGBUF,            false, true,  0, 0, 0, false },
-	{ "user-ringbuf",     BPF_MAP_TYPE_USER_RINGBUF,       false, true,  0, 0, 0, false },
-	{ "prog-array",       BPF_MAP_TYPE_PROG_ARRAY,         true,  false, 4, 4, 0, false },
-	{ "perf-event-array", BPF_MAP_TYPE_PERF_EVENT_ARRAY,   true,  false, 4, 4, 0, false },
-	{ "stack-trace",      BPF_MAP_TYPE_STACK_TRACE,        true,  false, 4, 0, 0, false },
-	{ "cgroup-array",     BPF_MAP_TYPE_CGROUP_ARRAY,       true,  false, 4, 4, 0, false },
-	{ "array-of-maps",    BPF_MAP_TYPE_ARRAY_OF_MAPS,      true,  false, 4, 4, 0, false },
-	{ "hash-of-maps",     BPF_MAP_TYPE_HASH_OF_MAPS,       true,  false, 0, 4, 0, false },
-	{ "devmap",           BPF_MAP_TYPE_DEVMAP,             true,  false, 4, 0, 0, false },
-	{ "devmap-hash",      BPF_MAP_TYPE_DEVMAP_HASH,        true,  false, 4, 0, 0, false },
-	{ "cpumap",           BPF_MAP_TYPE_CPUMAP,             true,  false, 4, 0, 0, false },
-	{ "xskmap",           BPF_MAP_TYPE_XSKMAP,             true,  false, 4, 4, 0, false },
-	{ "sockmap",          BPF_MAP_TYPE_SOCKMAP,            true,  false, 4, 0, 0, false },
-	{ "sockhash",         BPF_MAP_TYPE_SOCKHASH,           true,  false, 0, 0, 0, false },
+	  BPF_F_NO_PREALLOC, false, false },
+	{ "ringbuf",          BPF_MAP_TYPE_RINGBUF,            false, true,  0, 0, 0, false, false },
+	{ "user-ringbuf",     BPF_MAP_TYPE_USER_RINGBUF,       false, true,  0, 0, 0, false, false },
+	{ "prog-array",       BPF_MAP_TYPE_PROG_ARRAY,         true,  false, 4, 4, 0, false, false },
+	{ "perf-event-array", BPF_MAP_TYPE_PERF_EVENT_ARRAY,   true,  false, 4, 4, 0, false, false },
+	{ "stack-trace",      BPF_MAP_TYPE_STACK_TRACE,        true,  false, 4, 0, 0, false, false },
+	{ "cgroup-array",     BPF_MAP_TYPE_CGROUP_ARRAY,       true,  false, 4, 4, 0, false, false },
+	{ "array-of-maps",    BPF_MAP_TYPE_ARRAY_OF_MAPS,      true,  false, 4, 4, 0, false, false },
+	{ "hash-of-maps",     BPF_MAP_TYPE_HASH_OF_MAPS,       true,  false, 0, 4, 0, false, false },
+	{ "devmap",           BPF_MAP_TYPE_DEVMAP,             true,  false, 4, 0, 0, false, false },
+	{ "devmap-hash",      BPF_MAP_TYPE_DEVMAP_HASH,        true,  false, 4, 0, 0, false, false },
+	{ "cpumap",           BPF_MAP_TYPE_CPUMAP,             true,  false, 4, 0, 0, false, false },
+	{ "xskmap",           BPF_MAP_TYPE_XSKMAP,             true,  false, 4, 4, 0, false, false },
+	{ "sockmap",          BPF_MAP_TYPE_SOCKMAP,            true,  false, 4, 0, 0, false, false },
+	{ "sockhash",         BPF_MAP_TYPE_SOCKHASH,           true,  false, 0, 0, 0, false, false },
 	/* local storage: the key is an fd (4 bytes), the value needs BTF, and preallocation
 	 * makes no sense for per-object storage */
 	{ "sk-storage",       BPF_MAP_TYPE_SK_STORAGE,         false, false, 4, 0,
-	  BPF_F_NO_PREALLOC, false },
+	  BPF_F_NO_PREALLOC, false, false },
 	{ "task-storage",     BPF_MAP_TYPE_TASK_STORAGE,       false, false, 4, 0,
-	  BPF_F_NO_PREALLOC, false },
+	  BPF_F_NO_PREALLOC, false, false },
 	{ "inode-storage",    BPF_MAP_TYPE_INODE_STORAGE,      false, false, 4, 0,
-	  BPF_F_NO_PREALLOC, false },
+	  BPF_F_NO_PREALLOC, false, false },
+	{ "queue",            BPF_MAP_TYPE_QUEUE,              false, false, 0, 0, 0, false, true },
+	{ "stack",            BPF_MAP_TYPE_STACK,              false, false, 0, 0, 0, false, true },
+	{ "bloom-filter",     BPF_MAP_TYPE_BLOOM_FILTER,       false, false, 0, 0, 0, false, true },
 };
 
 const struct kl_map_type *kl_map_type_find(const char *keyword)

@@ -62,6 +62,7 @@ struct kl_map_type {
 	uint8_t value_size;          /* required value size, 0 = any */
 	uint32_t required_flags;     /* e.g. BPF_F_NO_PREALLOC for lpm-trie */
 	bool percpu;
+	bool no_key;                 /* queue, stack, bloom-filter: a value and no key */
 };
 const struct kl_map_type *kl_map_type_find(const char *keyword);
 const struct kl_map_type *kl_map_type_by_id(uint32_t map_type);

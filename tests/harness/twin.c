@@ -793,6 +793,26 @@ static void compare_map(struct bpf_map *km, struct bpf_map *cm)
 		walk_keys(name, 1, fds, ksz, vsz, stride, ncpu, max, false);
 		return;
 	}
+	if (t == BPF_MAP_TYPE_QUEUE || t == BPF_MAP_TYPE_STACK) {
+		/* pop both to the end: the same elements in the same order */
+		unsigned char *v[2] = { calloc(1, vsz + 1), calloc(1, vsz + 1) };
+		for (__u32 i = 0; i <= max; i++) {
+			int e0 = bpf_map_lookup_and_delete_elem(fds[0], NULL, v[0]) ? -errno : 0;
+			int e1 = bpf_map_lookup_and_delete_elem(fds[1], NULL, v[1]) ? -errno : 0;
+
+			entries_compared++;
+			if (e0 != e1)
+				diff("map %s element %u: pop kiln %s clang %s", name, i, e0 ? strerror(-e0) : "ok",
+				     e1 ? strerror(-e1) : "ok");
+			if (e0 || e1)
+				break;
+			if (memcmp(v[0], v[1], vsz))
+				value_diff(name, &i, sizeof(i), v[0], v[1], vsz, 0, 1);
+		}
+		free(v[0]);
+		free(v[1]);
+		return;
+	}
 	/* ringbuf, prog/perf-event/cgroup arrays, stack traces, maps of maps: their contents are
 	 * fds, ids or streams, not the program's results. */
 	verbose("map %s: type %d, contents not compared", name, t);

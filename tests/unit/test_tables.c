@@ -304,20 +304,23 @@ static void check_prog_types(void)
 static void check_map_types(void)
 {
 	static const struct kl_map_type want[] = {
-		{ "hash", BPF_MAP_TYPE_HASH, false, false, 0, 0, 0, false },
-		{ "array", BPF_MAP_TYPE_ARRAY, false, false, 4, 0, 0, false },
-		{ "percpu-hash", BPF_MAP_TYPE_PERCPU_HASH, false, false, 0, 0, 0, true },
-		{ "percpu-array", BPF_MAP_TYPE_PERCPU_ARRAY, false, false, 4, 0, 0, true },
-		{ "ringbuf", BPF_MAP_TYPE_RINGBUF, false, true, 0, 0, 0, false },
-		{ "prog-array", BPF_MAP_TYPE_PROG_ARRAY, true, false, 4, 4, 0, false },
-		{ "lpm-trie", BPF_MAP_TYPE_LPM_TRIE, false, false, 0, 0, BPF_F_NO_PREALLOC, false },
-		{ "lru-hash", BPF_MAP_TYPE_LRU_HASH, false, false, 0, 0, 0, false },
-		{ "lru-percpu-hash", BPF_MAP_TYPE_LRU_PERCPU_HASH, false, false, 0, 0, 0, true },
-		{ "stack-trace", BPF_MAP_TYPE_STACK_TRACE, true, false, 4, 0, 0, false },
-		{ "perf-event-array", BPF_MAP_TYPE_PERF_EVENT_ARRAY, true, false, 4, 4, 0, false },
-		{ "array-of-maps", BPF_MAP_TYPE_ARRAY_OF_MAPS, true, false, 4, 4, 0, false },
-		{ "hash-of-maps", BPF_MAP_TYPE_HASH_OF_MAPS, true, false, 0, 4, 0, false },
-		{ "cgroup-array", BPF_MAP_TYPE_CGROUP_ARRAY, true, false, 4, 4, 0, false },
+		{ "hash", BPF_MAP_TYPE_HASH, false, false, 0, 0, 0, false, false },
+		{ "array", BPF_MAP_TYPE_ARRAY, false, false, 4, 0, 0, false, false },
+		{ "percpu-hash", BPF_MAP_TYPE_PERCPU_HASH, false, false, 0, 0, 0, true, false },
+		{ "percpu-array", BPF_MAP_TYPE_PERCPU_ARRAY, false, false, 4, 0, 0, true, false },
+		{ "ringbuf", BPF_MAP_TYPE_RINGBUF, false, true, 0, 0, 0, false, false },
+		{ "prog-array", BPF_MAP_TYPE_PROG_ARRAY, true, false, 4, 4, 0, false, false },
+		{ "lpm-trie", BPF_MAP_TYPE_LPM_TRIE, false, false, 0, 0, BPF_F_NO_PREALLOC, false, false },
+		{ "lru-hash", BPF_MAP_TYPE_LRU_HASH, false, false, 0, 0, 0, false, false },
+		{ "lru-percpu-hash", BPF_MAP_TYPE_LRU_PERCPU_HASH, false, false, 0, 0, 0, true, false },
+		{ "stack-trace", BPF_MAP_TYPE_STACK_TRACE, true, false, 4, 0, 0, false, false },
+		{ "perf-event-array", BPF_MAP_TYPE_PERF_EVENT_ARRAY, true, false, 4, 4, 0, false, false },
+		{ "array-of-maps", BPF_MAP_TYPE_ARRAY_OF_MAPS, true, false, 4, 4, 0, false, false },
+		{ "hash-of-maps", BPF_MAP_TYPE_HASH_OF_MAPS, true, false, 0, 4, 0, false, false },
+		{ "cgroup-array", BPF_MAP_TYPE_CGROUP_ARRAY, true, false, 4, 4, 0, false, false },
+		{ "queue", BPF_MAP_TYPE_QUEUE, false, false, 0, 0, 0, false, true },
+		{ "stack", BPF_MAP_TYPE_STACK, false, false, 0, 0, 0, false, true },
+		{ "bloom-filter", BPF_MAP_TYPE_BLOOM_FILTER, false, false, 0, 0, 0, false, true },
 	};
 	char name[96];
 
@@ -331,7 +334,8 @@ static void check_map_types(void)
 		CHECK(name, m->map_type == want[i].map_type && m->sizes_only == want[i].sizes_only &&
 		      m->no_key_value == want[i].no_key_value && m->key_size == want[i].key_size &&
 		      m->value_size == want[i].value_size &&
-		      m->required_flags == want[i].required_flags && m->percpu == want[i].percpu,
+		      m->required_flags == want[i].required_flags && m->percpu == want[i].percpu &&
+		      m->no_key == want[i].no_key,
 		      "type %u sizes_only %d no_kv %d key %u value %u flags %#x percpu %d",
 		      m->map_type, m->sizes_only, m->no_key_value, m->key_size, m->value_size,
 		      m->required_flags, m->percpu);
