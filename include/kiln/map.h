@@ -72,6 +72,13 @@ int kiln_map_delete(struct kiln_map *m, const void *key);
 /* The key after key (NULL: the first key) into next; -ENOENT after the last. */
 int kiln_map_next_key(struct kiln_map *m, const void *key, void *next);
 int kiln_map_lookup_and_delete(struct kiln_map *m, const void *key, void *value);
+/* Maps with values and no keys (queue, stack, bloom filter). push: flags BPF_ANY (-E2BIG when
+ * a queue or stack is full) or BPF_EXIST (the oldest element makes room). pop and peek: the
+ * next element into value, -ENOENT when empty. On a bloom filter, push adds value and
+ * kiln_map_peek(m, value) asks: 0 when it may be there, -ENOENT when it certainly is not. */
+int kiln_map_push(struct kiln_map *m, const void *value, uint64_t flags);
+int kiln_map_pop(struct kiln_map *m, void *value);
+int kiln_map_peek(struct kiln_map *m, void *value);
 
 /* Batches: *count entries in, *count done out. Where the kernel has no batch operation for
  * the map type (or none at all) these fall back to one syscall per key, transparently; a

@@ -11,13 +11,20 @@ static const char map_help[] =
 	"       kiln map get TARGET KEY [--json]\n"
 	"       kiln map set TARGET KEY VALUE [--any|--noexist|--exist]\n"
 	"       kiln map delete TARGET KEY\n"
+	"       kiln map push TARGET VALUE [--exist]\n"
+	"       kiln map pop TARGET [--json]\n"
+	"       kiln map peek TARGET [VALUE] [--json]\n"
 	"       kiln map list [--json]\n"
 	"\n"
 	"TARGET is a pinned path (/sys/fs/bpf/...), id:N or name:NAME. Keys and values are\n"
 	"integers (decimal, 0x hex, negative) or, when wider than 8 bytes, 0x and every byte in\n"
 	"hex. Output is decoded by the map's BTF when it has one; per-CPU maps show one value per\n"
 	"possible CPU, and `set` writes the value to every CPU. dump lists every entry (arrays:\n"
-	"their non-zero slots, or all with --all).\n";
+	"their non-zero slots, or all with --all; a queue or stack shows its next element).\n"
+	"push, pop and peek work on queues, stacks and bloom filters, which have no keys: push\n"
+	"adds VALUE (--exist lets a full queue or stack drop its oldest element), pop takes the\n"
+	"next element, peek shows it; `peek TARGET VALUE` asks a bloom filter whether VALUE may\n"
+	"be in it (exit status 0) or certainly is not (1).\n";
 
 void cli_fail(const char *cmd)
 {
@@ -116,6 +123,24 @@ static int print_entry(const void *key, const void *value, void *arg)
 	return 0;
 }
 
+/* A keyless map's element: "  VALUE" or {"map":NAME,"WHAT":VALUE}. */
+static void print_element(FILE *out, struct kiln_map *m, const uint8_t *v, const char *what, bool json)
+{
+	struct btf *btf = map_btf(kiln_map_info(m));
+	if (json) {
+		fputs("{\"map\":", out);
+		cli_json_str(out, kiln_map_name(m), 64);
+		fprintf(out, ",\"%s\":", what);
+		show_value(out, m, btf, v, true);
+		fputs("}\n", out);
+	} else {
+		fprintf(out, "  %s => ", what);
+		show_value(out, m, btf, v, false);
+		fputc('\n', out);
+	}
+	btf__free(btf);
+}
+
 /* Map types whose entries are not data to list. */
 static bool listable(enum bpf_map_type t, uint32_t key_size)
 {
@@ -139,10 +164,22 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 		fprintf(out, "map %s (%s, id %u, key %u, value %u, max %u):\n", kiln_map_name(m),
 			kiln_map_type_name(info->type), info->id, info->key_size, info->value_size,
 			info->max_entries);
+	if (info->type == BPF_MAP_TYPE_QUEUE || info->type == BPF_MAP_TYPE_STACK) {
+		/* only the next element can be read without taking it */
+		uint8_t *v = calloc(1, info->value_size + 8);
+		int err = v ? kiln_map_peek(m, v) : -ENOMEM;
+		if (!err)
+			print_element(out, m, v, "next", json);
+		else if (!json && err == -ENOENT)
+			fprintf(out, "  (empty)\n");
+		free(v);
+		return err == -ENOENT ? 0 : err;
+	}
 	if (!listable(info->type, info->key_size)) {
 		if (!json)
 			fprintf(out, "  (a %s map: entries are not listed%s)\n", kiln_map_type_name(info->type),
-				info->type == BPF_MAP_TYPE_STACK_TRACE ? "; `kiln stack MAP ID` prints one" : "");
+				info->type == BPF_MAP_TYPE_STACK_TRACE ? "; `kiln stack MAP ID` prints one"
+				: info->type == BPF_MAP_TYPE_BLOOM_FILTER ? "; `kiln map peek MAP VALUE` asks for one" : "");
 		return 0;
 	}
 	struct print_ctx pc = { out, m, map_btf(info), json, array && !all, 0 };
@@ -153,6 +190,66 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 		return err;
 	if (!json && !pc.shown)
 		fprintf(out, "  (empty)\n");
+	return 0;
+}
+
+static int parse_arg(const char *what, const char *s, void *buf, size_t size);
+
+/* push VALUE, pop, peek [VALUE] on a queue, stack or bloom filter. */
+static int keyless_verb(struct kiln_map *m, const char *verb, const char *arg, uint8_t *val, uint64_t flags,
+			bool json)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	bool bloom = info->type == BPF_MAP_TYPE_BLOOM_FILTER;
+	char cmd[16];
+	snprintf(cmd, sizeof(cmd), "map %s", verb);
+	if (info->type != BPF_MAP_TYPE_QUEUE && info->type != BPF_MAP_TYPE_STACK && !bloom) {
+		fprintf(stderr, "kiln %s: %s (%s) has keys: push, pop and peek are for queues, stacks and bloom "
+			"filters; use get, set and delete\n", cmd, kiln_map_name(m), kiln_map_type_name(info->type));
+		return 2;
+	}
+	if (!strcmp(verb, "push") || (bloom && !strcmp(verb, "peek"))) {
+		if (!arg) {
+			fprintf(stderr, "kiln %s: a bloom filter is asked about a VALUE\n", cmd);
+			return 2;
+		}
+		if (parse_arg("value", arg, val, info->value_size))
+			return 2;
+		if (!strcmp(verb, "push")) {
+			int err = kiln_map_push(m, val, flags);
+			if (err)
+				cli_fail(cmd);
+			if (err == -E2BIG)
+				fprintf(stderr, "kiln %s: %s is full (%u elements); --exist drops the oldest to make room\n",
+					cmd, kiln_map_name(m), info->max_entries);
+			return err ? 1 : 0;
+		}
+		int err = kiln_map_peek(m, val);
+		if (err && err != -ENOENT) {
+			cli_fail(cmd);
+			return 1;
+		}
+		if (json)
+			printf("{\"map\":\"%s\",\"maybe\":%s}\n", kiln_map_name(m), err ? "false" : "true");
+		else
+			printf("  %s\n", err ? "not in the filter" : "maybe in the filter");
+		return err ? 1 : 0;
+	}
+	if (bloom || arg) {
+		fprintf(stderr, "kiln %s: %s\n", cmd, bloom ? "a bloom filter's values cannot be taken out"
+							  : "a queue or stack is popped or peeked without a value");
+		return 2;
+	}
+	int err = !strcmp(verb, "pop") ? kiln_map_pop(m, val) : kiln_map_peek(m, val);
+	if (err == -ENOENT) {
+		fprintf(stderr, "kiln %s: %s is empty\n", cmd, kiln_map_name(m));
+		return 1;
+	}
+	if (err) {
+		cli_fail(cmd);
+		return 1;
+	}
+	print_element(stdout, m, val, "value", json);
 	return 0;
 }
 
@@ -213,14 +310,15 @@ int cmd_map(int argc, char **argv)
 		return 2;
 	}
 	uint64_t flags = noexist ? BPF_NOEXIST : exist ? BPF_EXIST : BPF_ANY;
-	static const struct { const char *verb; int nargs; } verbs[] = {
-		{ "list", 0 }, { "dump", 1 }, { "get", 2 }, { "delete", 2 }, { "set", 3 },
+	static const struct { const char *verb; int nargs, most; } verbs[] = {
+		{ "list", 0, 0 }, { "dump", 1, 1 }, { "get", 2, 2 }, { "delete", 2, 2 }, { "set", 3, 3 },
+		{ "push", 2, 2 }, { "pop", 1, 1 }, { "peek", 1, 2 },
 	};
 	int v = -1;
 	for (int i = 0; npos && i < (int)(sizeof(verbs) / sizeof(verbs[0])); i++)
 		if (!strcmp(pos[0], verbs[i].verb))
 			v = i;
-	if (v < 0 || npos - 1 != verbs[v].nargs) {
+	if (v < 0 || npos - 1 < verbs[v].nargs || npos - 1 > verbs[v].most) {
 		if (v < 0 && npos)
 			fprintf(stderr, "kiln map: unknown subcommand '%s'\n", pos[0]);
 		fputs(map_help, stderr);
@@ -240,11 +338,23 @@ int cmd_map(int argc, char **argv)
 		fprintf(stderr, "kiln map: out of memory\n");
 		goto out;
 	}
+	if (v >= 5) {
+		rc = keyless_verb(m, pos[0], npos > 2 ? pos[2] : NULL, val, flags == BPF_EXIST ? BPF_EXIST : BPF_ANY,
+				  json);
+		goto out;
+	}
 	if (v == 1) {
 		if (cli_map_print(stdout, m, json, all))
 			cli_fail("map dump");
 		else
 			rc = 0;
+		goto out;
+	}
+	if (info->type == BPF_MAP_TYPE_QUEUE || info->type == BPF_MAP_TYPE_STACK ||
+	    info->type == BPF_MAP_TYPE_BLOOM_FILTER) {
+		fprintf(stderr, "kiln map %s: %s (%s) has no keys: use push, pop and peek\n", pos[0],
+			kiln_map_name(m), kiln_map_type_name(info->type));
+		rc = 2;
 		goto out;
 	}
 	if (parse_arg("key", pos[2], key, info->key_size)) {

@@ -418,6 +418,30 @@ int kiln_map_lookup_and_delete(struct kiln_map *m, const void *key, void *value)
 	return err;
 }
 
+int kiln_map_push(struct kiln_map *m, const void *value, uint64_t flags)
+{
+	int err = need_info(m);
+	if (!err && (err = bpf_map_update_elem(m->fd, NULL, value, flags)))
+		return kl_fail(err, "bpf(BPF_MAP_UPDATE_ELEM%s) pushing onto %s", update_flags_str(flags), m->label);
+	return err;
+}
+
+int kiln_map_pop(struct kiln_map *m, void *value)
+{
+	int err = need_info(m);
+	if (!err && (err = bpf_map_lookup_and_delete_elem(m->fd, NULL, value)))
+		return kl_fail(err, "bpf(BPF_MAP_LOOKUP_AND_DELETE_ELEM) popping from %s", m->label);
+	return err;
+}
+
+int kiln_map_peek(struct kiln_map *m, void *value)
+{
+	int err = need_info(m);
+	if (!err && (err = bpf_map_lookup_elem(m->fd, NULL, value)))
+		return kl_fail(err, "bpf(BPF_MAP_LOOKUP_ELEM) peeking at %s", m->label);
+	return err;
+}
+
 /* ---- batches ----------------------------------------------------------------------------- */
 
 /* What bpf() says when the map type has no batch operation (ENOTSUPP, from the missing op) or

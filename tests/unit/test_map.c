@@ -1118,6 +1118,64 @@ static void test_errors(void)
 	      kiln_map_type_from_name(NULL) == -1, "accepted");
 }
 
+/* Queues, stacks and bloom filters: values without keys, through kiln_map_push/pop/peek. */
+static void test_keyless(void)
+{
+	static const struct { enum bpf_map_type type; const char *name; uint32_t want[3]; } kinds[] = {
+		{ BPF_MAP_TYPE_QUEUE, "queue", { 11, 22, 33 } },
+		{ BPF_MAP_TYPE_STACK, "stack", { 33, 22, 11 } },
+	};
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		struct kiln_map_spec spec = { .sz = sizeof(spec), .type = kinds[k].type, .value_size = 4,
+					      .max_entries = 3 };
+		struct kiln_map *m;
+		char name[96];
+		snprintf(name, sizeof name, "%s: create", kinds[k].name);
+		int cerr = kiln_map_create(&spec, &m);
+		CHECK(name, cerr == 0, "%s", kiln_errmsg());
+		if (cerr)
+			continue;
+		uint32_t v = 11, got = 0;
+		bool ok = true;
+		for (v = 11; v <= 33; v += 11)
+			ok = ok && kiln_map_push(m, &v, BPF_ANY) == 0;
+		snprintf(name, sizeof name, "%s: push 3", kinds[k].name);
+		CHECK(name, ok, "%s", kiln_errmsg());
+		v = 44;
+		int err = kiln_map_push(m, &v, BPF_ANY);
+		snprintf(name, sizeof name, "%s: push onto a full one is -E2BIG", kinds[k].name);
+		CHECK(name, err == -E2BIG, "got %d", err);
+		snprintf(name, sizeof name, "%s: peek shows the next", kinds[k].name);
+		CHECK(name, kiln_map_peek(m, &got) == 0 && got == kinds[k].want[0], "got %u", got);
+		for (int i = 0; i < 3; i++) {
+			got = 0;
+			err = kiln_map_pop(m, &got);
+			snprintf(name, sizeof name, "%s: pop %d", kinds[k].name, i);
+			CHECK(name, err == 0 && got == kinds[k].want[i], "err %d, got %u, want %u", err, got,
+			      kinds[k].want[i]);
+		}
+		snprintf(name, sizeof name, "%s: pop when empty is -ENOENT", kinds[k].name);
+		CHECK(name, kiln_map_pop(m, &got) == -ENOENT, "%s", kiln_errmsg());
+		kiln_map_close(m);
+	}
+	struct kiln_map_spec spec = { .sz = sizeof(spec), .type = BPF_MAP_TYPE_BLOOM_FILTER, .value_size = 4,
+				      .max_entries = 100, .map_extra = 3 };
+	struct kiln_map *m;
+	int cerr = kiln_map_create(&spec, &m);
+	CHECK("bloom: create", cerr == 0, "%s", kiln_errmsg());
+	if (!cerr) {
+		uint32_t v = 7;
+		CHECK("bloom: push", kiln_map_push(m, &v, BPF_ANY) == 0, "%s", kiln_errmsg());
+		CHECK("bloom: a pushed value may be in", kiln_map_peek(m, &v) == 0, "%s", kiln_errmsg());
+		int absent = 0;
+		for (v = 1000; v < 1100; v++)
+			absent += kiln_map_peek(m, &v) == -ENOENT;
+		/* 3 hashes, 100 entries, one value in: all but a rare false positive are absent */
+		CHECK("bloom: values never pushed are absent", absent >= 95, "%d of 100 absent", absent);
+		kiln_map_close(m);
+	}
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -1136,6 +1194,7 @@ int main(void)
 	test_dump();
 	test_open();
 	test_errors();
+	test_keyless();
 	fds_close(&f);
 	int fds_after = check_open_fds();
 	CHECK("no fd leaks", fds_before == fds_after, "%d fds before, %d after", fds_before, fds_after);
