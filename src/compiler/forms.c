@@ -243,6 +243,12 @@ static const char *const map_options[] = {
  * are maps too. */
 #define MAX_MAPS 32767
 
+static bool local_storage(uint32_t type)
+{
+	return type == BPF_MAP_TYPE_TASK_STORAGE || type == BPF_MAP_TYPE_SK_STORAGE ||
+	       type == BPF_MAP_TYPE_INODE_STORAGE;
+}
+
 static int do_defmap(struct kl_comp *c, struct kl_node *n)
 {
 	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
@@ -292,14 +298,21 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 		return kl_error(c->d, tn->span, "unknown map type '%s' (expected :hash, :array, :percpu-hash, "
 				":percpu-array, :ringbuf, :prog-array, :lpm-trie, :lru-hash, ...)", buf);
 	}
-	/* a perf-event array without :max-entries gets one slot per possible cpu from the loader */
+	/* a perf-event array without :max-entries gets one slot per possible cpu from the loader;
+	 * local storage has none (an element per task, socket or inode, as long as it lives) */
 	bool per_cpu_slots = !me && md.mt->map_type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
-	if (!me && !per_cpu_slots)
+	bool storage = local_storage(md.mt->map_type);
+	if (!me && !per_cpu_slots && !storage)
 		return kl_error(c->d, n->span, "defmap '%s' needs :max-entries", name);
 	int64_t v = 0;
 	if (me && kl_const_eval(c, me, &v))
 		return -1;
-	if (me && (v <= 0 || v > UINT32_MAX))
+	if (me && storage && v)
+		return kl_error(c->d, me->span, "a :%s map has no :max-entries (it holds one value per %s, as "
+				"long as that lives): remove it", md.mt->keyword,
+				md.mt->map_type == BPF_MAP_TYPE_SK_STORAGE ? "socket" : md.mt->map_type == BPF_MAP_TYPE_INODE_STORAGE
+				? "inode" : "task");
+	if (me && !storage && (v <= 0 || v > UINT32_MAX))
 		return kl_error(c->d, me->span, ":max-entries %lld is out of range", (long long)v);
 	md.m.max_entries = (uint32_t)v;
 	if (fl) {
@@ -370,6 +383,8 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 		md.m.key = types[0];
 		md.m.value = types[1];
 	}
+	if (storage)      /* the kernel accepts local storage only without preallocation */
+		md.m.map_flags |= BPF_F_NO_PREALLOC;
 	if (md.mt->required_flags && (md.m.map_flags & md.mt->required_flags) != md.mt->required_flags)
 		return kl_error(c->d, fl ? fl->span : n->span, "a :%s map needs :map-flags %u (BPF_F_NO_PREALLOC)",
 				md.mt->keyword, md.mt->required_flags);

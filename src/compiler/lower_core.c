@@ -9,7 +9,7 @@
 #include "lower_internal.h"
 #include <linux/bpf.h>
 
-enum { H_PROBE_READ_KERNEL = 113, H_PROBE_READ_KERNEL_STR = 115, H_GET_CURRENT_TASK = 35 };
+enum { H_GET_CURRENT_TASK_BTF = 158, H_PROBE_READ_KERNEL = 113, H_PROBE_READ_KERNEL_STR = 115, H_GET_CURRENT_TASK = 35 };
 
 #define MAX_ACCESS 64
 
@@ -512,6 +512,18 @@ static int f_current_task(struct lw *l, struct kl_node *n, struct val *out)
 	return 0;
 }
 
+/* (get-current-task-btf): bpf_get_current_task_btf, a trusted task_struct * (PTR_TO_BTF_ID):
+ * read with direct loads, and what task-storage-get and the like take. */
+static int f_current_task_btf(struct lw *l, struct kl_node *n, struct val *out)
+{
+	if (kl_lw_arity(l, n, 0, 0))
+		return -1;
+	*out = rval(kl_lw_call(l, H_GET_CURRENT_TASK_BTF, NULL, 0));
+	out->kt = "task_struct";
+	out->trusted = true;
+	return 0;
+}
+
 /* (kernel-ptr TYPE X): X typed as a pointer to kernel struct TYPE. */
 static int f_kernel_ptr(struct lw *l, struct kl_node *n, struct val *out)
 {
@@ -633,6 +645,7 @@ const struct kl_lw_form kl_lw_core_forms[] = {
 	{ "core-type-id", f_type_id }, { "core-type-id-local", f_type_id_local },
 	{ "core-enum-value", f_enum_value }, { "core-enum-value-exists", f_enum_exists },
 	{ "current-task", f_current_task }, { "get-current-task", f_current_task },
+	{ "get-current-task-btf", f_current_task_btf },
 	{ "kernel-ptr", f_kernel_ptr }, { "core-load", f_core_load }, { "core-ctx-load", f_core_ctx_load },
 };
 const size_t kl_lw_ncore_forms = sizeof(kl_lw_core_forms) / sizeof(kl_lw_core_forms[0]);
