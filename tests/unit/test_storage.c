@@ -3,7 +3,10 @@
  * requires: 0 entries, BPF_F_NO_PREALLOC); a tp_btf program counts the switches of this
  * process's tasks into each task's own storage (task-storage-get with create), another deletes
  * it on getppid (task-storage-delete on get-current-task-btf). User space reads the counter with
- * a pidfd as the key: present and growing while the test sleeps, gone after getppid. */
+ * a pidfd as the key: present and growing while the test sleeps, gone after getppid.
+ * tests/lib/sk-storage.lisp does the same per socket: receives on a loopback TCP socket count
+ * into its :sk-storage (sk-storage-get on tp_btf/tcp_rcv_space_adjust's sk), a send from it
+ * deletes it (sk-storage-delete); user space reads it with the socket's fd as the key. */
 #define _GNU_SOURCE
 #include "check.h"
 #include <kiln/kiln.h>
@@ -11,6 +14,8 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +29,63 @@ static struct kiln_link *attach(struct kiln_object *obj, const char *prog)
 	snprintf(what, sizeof(what), "storage: attach %s", prog);
 	CHECK(what, !err && l, "%d %s", err, kiln_errmsg());
 	return l;
+}
+
+/* A connected loopback TCP pair: fds in sv[0] (client) and sv[1] (accepted). */
+static int tcp_pair(int sv[2])
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || bind(l, (void *)&a, sizeof(a)) || listen(l, 1) || getsockname(l, (void *)&a, &len))
+		return -1;
+	sv[0] = socket(AF_INET, SOCK_STREAM, 0);
+	if (sv[0] < 0 || connect(sv[0], (void *)&a, sizeof(a)) || (sv[1] = accept(l, NULL, NULL)) < 0)
+		return -1;
+	close(l);
+	return 0;
+}
+
+static void test_sk_storage(const char *root)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/tests/lib/sk-storage.lisp", root);
+	struct kiln_object *obj = NULL;
+	int err = kiln_object_open(path, NULL, &obj);
+	err = err ? err : kiln_object_load(obj);
+	CHECK("sk storage: open and load", !err, "%d %s", err, kiln_errmsg());
+	if (err) {
+		kiln_object_close(obj);
+		return;
+	}
+	struct kiln_map *m = kiln_object_find_map(obj, "rcvs");
+	const struct kiln_map_info *mi = kiln_map_info(m);
+	CHECK("sk storage: the kernel made an sk storage, 0 entries, not preallocated",
+	      mi->type == BPF_MAP_TYPE_SK_STORAGE && mi->max_entries == 0 && (mi->flags & BPF_F_NO_PREALLOC),
+	      "type %d max %u flags %#x", mi->type, mi->max_entries, mi->flags);
+	struct kiln_link *l1 = attach(obj, "on_rcv"), *l2 = attach(obj, "on_send");
+	int sv[2] = { -1, -1 };
+	CHECK("sk storage: a loopback TCP pair", !tcp_pair(sv), "%s", strerror(errno));
+	char buf[16];
+	uint64_t v = 0;
+	for (int i = 0; i < 5; i++)
+		if (write(sv[0], "hello", 5) != 5 || read(sv[1], buf, sizeof(buf)) <= 0)
+			break;
+	err = kiln_map_lookup(m, &sv[1], &v);
+	CHECK("sk storage: 5 receives counted in the receiving socket's own storage", !err && v >= 5 && v <= 10,
+	      "%d %llu", err, (unsigned long long)v);
+	err = kiln_map_lookup(m, &sv[0], &v);
+	CHECK("sk storage: the sending socket has none", err == -ENOENT, "%d %llu", err, (unsigned long long)v);
+	if (write(sv[1], "bye", 3) == 3 && read(sv[0], buf, sizeof(buf)) > 0) {
+		err = kiln_map_lookup(m, &sv[1], &v);
+		CHECK("sk storage: sk-storage-delete on the socket's send removed it", err == -ENOENT, "%d %llu",
+		      err, (unsigned long long)v);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	kiln_link_destroy(l1);
+	kiln_link_destroy(l2);
+	kiln_object_close(obj);
 }
 
 int main(void)
@@ -89,6 +151,7 @@ int main(void)
 	kiln_link_destroy(l1);
 	kiln_link_destroy(l2);
 	kiln_object_close(obj);
+	test_sk_storage(root);
 	CHECK("storage: no fd leaks", check_open_fds() == fds_before, "%d before, %d after", fds_before,
 	      check_open_fds());
 	return CHECK_DONE();
