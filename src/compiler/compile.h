@@ -23,6 +23,8 @@ struct kl_mapdef {
 	struct kl_map m;                  /* what goes into the object */
 	bool count_drops;                 /* ringbuf written by with-event: has NAME-drops */
 	bool used;                        /* a program or function refers to it */
+	kl_vreg inner_reg;                /* a copy standing for an inner map found at run time by a
+					   * lookup in a map of maps: the register holding it */
 };
 
 struct kl_structdef {

@@ -223,6 +223,7 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 	uint8_t mis = v.misalign;
 	const char *kt = v.kt;
 	bool trusted = v.trusted && !mutable && !(t && t->kind == KL_T_PTR);
+	int32_t inner = v.inner;
 	if (mutable) {
 		kl_vreg r = vreg(l);
 		kl_lw_move_to(l, r, v);
@@ -235,6 +236,7 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 	v.misalign = mis;
 	v.kt = kt;
 	v.trusted = trusted;
+	v.inner = inner;
 	struct binding b = { name, v, mutable, t, false, NULL };
 	kl_vec_push(l->c->a, &l->scope, b);
 }

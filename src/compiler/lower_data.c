@@ -347,6 +347,17 @@ static int keyless(struct lw *l, struct kl_node *mn, struct kl_mapdef *m)
 
 struct kl_mapdef *kl_lw_map_arg(struct lw *l, struct kl_node *n)
 {
+	/* a variable bound to an inner map (map-lookup in an array- or hash-of-maps): its
+	 * template's shape, the map itself in the variable's register */
+	struct binding *b = n->kind == KL_N_SYM ? kl_lw_find_var(l, n->str) : NULL;
+	if (b && b->v.inner) {
+		b->used = true;
+		struct kl_mapdef *t = &l->c->maps.items[b->v.inner - 1], *m = kl_arena_new(l->c->a, struct kl_mapdef);
+		*m = *t;
+		t->used = true;
+		m->inner_reg = kl_lw_reg_of(l, b->v);
+		return m;
+	}
 	struct kl_mapdef *m = n->kind == KL_N_SYM ? kl_map_lookup(l->c, n->str) : NULL;
 	if (!m) {
 		char buf[128];
@@ -358,6 +369,8 @@ struct kl_mapdef *kl_lw_map_arg(struct lw *l, struct kl_node *n)
 
 kl_vreg kl_lw_map_ref(struct lw *l, struct kl_mapdef *m)
 {
+	if (m->inner_reg)
+		return m->inner_reg;
 	m->used = true;
 	struct kl_ir_ins *i = emit(l, IR_LDMAP);
 	i->imm = m - l->c->maps.items;
@@ -447,6 +460,10 @@ static int f_map_lookup(struct lw *l, struct kl_node *n, struct val *out)
 	if (kl_lw_arity(l, n, 2, 2) || lookup_ptr(l, n->items[1], n->items[2], ptr_form(n), &m, &p, NULL))
 		return -1;
 	*out = pval(p);
+	if (m->m.inner >= 0) {          /* a map of maps: the inner map, usable as one */
+		out->is_ptr = false;
+		out->inner = m->m.inner + 1;
+	}
 	return 0;
 }
 

@@ -18,6 +18,7 @@ struct val {
 	bool is_ptr;          /* known to be a pointer (stack buffer, map value, packet...) */
 	uint8_t misalign;     /* a pointer this many bytes past an 8-aligned address (0..7) */
 	const char *kt;       /* a kernel pointer: the name of the struct it points at (CO-RE) */
+	int32_t inner;        /* an inner map from a map-of-maps lookup: its template's index + 1 */
 	bool trusted;         /* kt is PTR_TO_BTF_ID to the verifier (a tp_btf, fentry or fexit
 			       * argument, a pointer read from one): -> loads through it directly */
 };
@@ -114,11 +115,11 @@ static inline void jump(struct lw *l, uint32_t lab) { emit(l, IR_JMP)->label = l
 
 static inline bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
-static inline struct val cval(int64_t c) { return (struct val){ V_CONST, c, 0, false, false, 0, NULL, false }; }
+static inline struct val cval(int64_t c) { return (struct val){ .kind = V_CONST, .c = c }; }
 
-static inline struct val rval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, false, 0, NULL, false }; }
+static inline struct val rval(kl_vreg r) { return (struct val){ .kind = V_REG, .r = r }; }
 
-static inline struct val pval(kl_vreg r) { return (struct val){ V_REG, 0, r, false, true, 0, NULL, false }; }
+static inline struct val pval(kl_vreg r) { return (struct val){ .kind = V_REG, .r = r, .is_ptr = true }; }
 
 /* ---- lower.c: registers, stack slots, ALU and branches, errors, scopes, lowering ---- */
 uint32_t kl_lw_slot(struct lw *l, uint32_t size, uint32_t align);
