@@ -86,7 +86,7 @@ enum kiln_attach_kind {
 	KILN_ATTACH_UPROBE,         /* uprobe / uretprobe: binary + symbol (or from the section) */
 	KILN_ATTACH_KPROBE,
 	KILN_ATTACH_CGROUP,         /* cgroup_skb/ingress|egress, cgroup/sock, ...: cgroup path */
-	KILN_ATTACH_PERF_EVENT,     /* not attached by kiln */
+	KILN_ATTACH_PERF_EVENT,     /* sampling: every CPU at a frequency or period */
 };
 enum kiln_attach_kind kiln_prog_attach_kind(const struct kiln_prog *p);
 const char *kiln_attach_kind_name(enum kiln_attach_kind kind);
@@ -105,6 +105,12 @@ struct kiln_attach_opts {
 	const char *symbol;         /* uprobe: function name (else from the section) */
 	uint64_t offset;            /* uprobe: offset from the symbol, or absolute without one */
 	int pid;                    /* uprobe: only this process (0 or -1: all) */
+	/* perf_event programs: sampled by the software cpu-clock event, on every online CPU (or
+	 * only `cpu` with on_one_cpu), `freq` times a second (default 99) or every `period`
+	 * nanoseconds of CPU time; `pid` > 0 samples only that process */
+	uint64_t freq, period;
+	int cpu;
+	bool on_one_cpu;
 };
 
 /* Attach p at its hook. Tracepoint, raw tracepoint, tracing and uprobe sections that name

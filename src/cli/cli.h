@@ -94,6 +94,7 @@ void cli_put_text(FILE *out, const char *s, size_t len);
 struct cli_attach {
 	const char *iface, *cgroup;
 	bool egress;                      /* bare "tc" sections: egress rather than ingress */
+	const char *freq, *period;        /* perf_event programs: samples a second, or ns apart */
 };
 /* links[] has one slot per program (NULL where a program has no hook). On failure every
  * link made is destroyed again and the error printed. */

@@ -52,7 +52,8 @@ int cli_attach_all(const char *cmd, struct kiln_object *obj, const struct cli_at
 		struct kiln_prog *p = kiln_object_prog(obj, i);
 		enum kiln_attach_kind k = kiln_prog_attach_kind(p);
 		links[i] = NULL;
-		if (k == KILN_ATTACH_NONE || k == KILN_ATTACH_PERF_EVENT) {
+		if (k == KILN_ATTACH_NONE || (k == KILN_ATTACH_PERF_EVENT && !strcmp(cmd, "load"))) {
+			/* sampling is a link per CPU, which kiln does not pin */
 			if (!quiet)
 				fprintf(stderr, "kiln %s: %s (section %s) has no hook to attach to; loaded only\n", cmd,
 					kiln_prog_name(p), kiln_prog_section(p));
@@ -66,6 +67,15 @@ int cli_attach_all(const char *cmd, struct kiln_object *obj, const struct cli_at
 		}
 		struct kiln_attach_opts o = { .sz = sizeof(o), .iface = a->iface, .cgroup = a->cgroup,
 					      .tc_dir = a->egress ? KILN_TC_EGRESS : KILN_TC_INGRESS };
+		char *end = NULL;
+		if (a->freq && (!(o.freq = strtoull(a->freq, &end, 10)) || *end)) {
+			fprintf(stderr, "kiln %s: --freq '%s' is not a number of samples a second\n", cmd, a->freq);
+			goto fail;
+		}
+		if (a->period && (!(o.period = strtoull(a->period, &end, 10)) || *end)) {
+			fprintf(stderr, "kiln %s: --period '%s' is not a number of nanoseconds\n", cmd, a->period);
+			goto fail;
+		}
 		if (kiln_prog_attach(p, &o, &links[i])) {
 			cli_fail(cmd);
 			goto fail;

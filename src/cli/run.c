@@ -13,7 +13,7 @@
 static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
 	"                [--cgroup PATH] [--egress] [--quiet] [-w|--no-warnings]\n"
-	"                [--btf FILE]\n"
+	"                [--freq HZ | --period NS] [--btf FILE]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
@@ -27,7 +27,9 @@ static const char run_help[] =
 	"Ctrl-C stops within a fraction of a second however fast records arrive; a second\n"
 	"Ctrl-C exits at once, skipping the final report (the links go with the process).\n"
 	"A kiln source's compile warnings go to stderr unless -w. A program the verifier refuses\n"
-	"is shown at its source file:line:col with the verifier's message and a hint.\n";
+	"is shown at its source file:line:col with the verifier's message and a hint.\n"
+	"perf_event programs sample every online CPU by the cpu-clock event, --freq times a\n"
+	"second (default 99) or every --period nanoseconds of CPU time.\n";
 
 static volatile sig_atomic_t stop_signal;
 static struct kiln_reader *volatile signal_reader;
@@ -221,6 +223,7 @@ int cmd_run(int argc, char **argv)
 		{ "--duration", CLI_STR, &dur, "a number of seconds" }, { "--pin", CLI_STR, &pin, "a directory" },
 		{ "--iface", CLI_STR, &a.iface, "an interface" }, { "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" },
 		{ "--egress", CLI_FLAG, &a.egress, NULL }, { "--json", CLI_FLAG, &json, NULL },
+		{ "--freq", CLI_STR, &a.freq, "samples a second" }, { "--period", CLI_STR, &a.period, "nanoseconds" },
 		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
 		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};

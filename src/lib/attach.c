@@ -453,7 +453,84 @@ static int attach_cgroup(struct attach_ctx *c)
 	return attach_libbpf_done(c, bl, c->l->desc);
 }
 
+/* The online CPUs ("0-3,6"), into cpus (at most max); their count, or -errno. */
+static int online_cpus(int *cpus, int max)
+{
+	char buf[256];
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC), n = 0;
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return -ENOENT;
+	buf[len] = 0;
+	for (char *s = buf; *s && *s != '\n';) {
+		char *e;
+		long a = strtol(s, &e, 10), b = a;
+		if (e == s)
+			return -EINVAL;
+		if (*e == '-')
+			b = strtol(e + 1, &e, 10);
+		for (long c = a; c <= b && n < max; c++)
+			cpus[n++] = (int)c;
+		s = *e == ',' ? e + 1 : e;
+	}
+	return n;
+}
+
+/* Sampling: a cpu-clock perf event per CPU, each made into a link. */
+static int attach_perf_event(struct attach_ctx *c)
+{
+	int cpus[1024], n = c->o.on_one_cpu ? 1 : online_cpus(cpus, 1024);
+	if (c->o.on_one_cpu)
+		cpus[0] = c->o.cpu;
+	if (n <= 0)
+		return attach_fail(c, n ? -n : ENOENT, false, "the online CPUs (/sys/devices/system/cpu/online)");
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK };
+	if (c->o.period) {
+		a.sample_period = c->o.period;
+	} else {
+		a.freq = 1;
+		a.sample_freq = c->o.freq ? c->o.freq : 99;
+	}
+	int pid = c->o.pid > 0 ? c->o.pid : -1;
+	if (n > 1 && !(c->l->more = calloc((size_t)n - 1, sizeof(int))))
+		return attach_fail(c, ENOMEM, false, "perf links");
+	for (int i = 0; i < n; i++) {
+		int pfd = (int)syscall(__NR_perf_event_open, &a, pid, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		int err = pfd < 0 ? -errno : 0, fd = -1;
+		if (!err) {
+			fd = bpf_link_create(c->prog_fd, pfd, BPF_PERF_EVENT, NULL);
+			err = fd < 0 ? fd : 0;
+			close(pfd);
+		}
+		if (err) {
+			for (size_t k = 0; k < c->l->nmore; k++)
+				close(c->l->more[k]);
+			if (i)
+				close(c->l->fd);
+			free(c->l->more);
+			c->l->more = NULL;
+			c->l->nmore = 0;
+			c->l->fd = -1;
+			return attach_fail(c, -err, false, "perf_event_open (cpu-clock) on CPU %d", cpus[i]);
+		}
+		if (i)
+			c->l->more[c->l->nmore++] = fd;
+		else
+			c->l->fd = fd;
+	}
+	if (c->o.period)
+		snprintf(c->l->desc, sizeof(c->l->desc), "cpu-clock every %llu ns on %d CPU%s",
+			 (unsigned long long)c->o.period, n, n > 1 ? "s" : "");
+	else
+		snprintf(c->l->desc, sizeof(c->l->desc), "cpu-clock at %llu Hz on %d CPU%s",
+			 (unsigned long long)a.sample_freq, n, n > 1 ? "s" : "");
+	return 0;
+}
+
 static int (*const attachers[])(struct attach_ctx *) = {
+	[KILN_ATTACH_PERF_EVENT] = attach_perf_event,
 	[KILN_ATTACH_XDP] = attach_xdp,
 	[KILN_ATTACH_TC] = attach_tc,
 	[KILN_ATTACH_TRACEPOINT] = attach_tracepoint,
@@ -515,6 +592,9 @@ int kiln_link_pin(struct kiln_link *l, const char *path)
 	if (l->tc_legacy)
 		return kl_fail_msg(EOPNOTSUPP, "pin %s at %s: a legacy tc filter is no link (it stays in the qdisc "
 				   "until detached)", l->desc, path);
+	if (l->nmore)
+		return kl_fail_msg(EOPNOTSUPP, "pin %s at %s: sampling on several CPUs is a link per CPU; pinning "
+				   "them is not supported", l->desc, path);
 	if (l->detached)
 		return kl_fail_msg(EINVAL, "pin %s at %s: the link was detached", l->desc, path);
 	if (l->pin_path)
@@ -541,6 +621,11 @@ static void link_close(struct kiln_link *l)
 		close(l->fd);
 	l->bl = NULL;
 	l->fd = -1;
+	for (size_t k = 0; k < l->nmore; k++)
+		close(l->more[k]);
+	free(l->more);
+	l->more = NULL;
+	l->nmore = 0;
 }
 
 int kiln_link_detach(struct kiln_link *l)

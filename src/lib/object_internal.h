@@ -42,6 +42,8 @@ struct kiln_link {
 	enum kiln_attach_kind kind;
 	struct bpf_link *bl;       /* made by libbpf, or ... */
 	int fd;                    /* ... a link fd of our own; -1 for a legacy tc filter */
+	int *more;                 /* perf sampling: the links of the other CPUs */
+	size_t nmore;
 	bool tc_legacy, hook_created, detached;
 	struct bpf_tc_hook hook;
 	uint32_t tc_handle, tc_priority;
