@@ -3,6 +3,8 @@
  * reader and event.h), and on Ctrl-C, SIGTERM or the end of --duration detach everything and
  * print the maps and the buffers' counts. Nothing stays unless --pin says so. */
 #include "cli.h"
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -29,7 +31,9 @@ static const char run_help[] =
 	"A kiln source's compile warnings go to stderr unless -w. A program the verifier refuses\n"
 	"is shown at its source file:line:col with the verifier's message and a hint.\n"
 	"perf_event programs sample every online CPU by the cpu-clock event, --freq times a\n"
-	"second (default 99) or every --period nanoseconds of CPU time.\n";
+	"second (default 99) or every --period nanoseconds of CPU time. A hash of u64 counts\n"
+	"keyed by a struct with :kstack/:ustack fields (a profiler's) prints as its top 10\n"
+	"stacks by count, symbolized (examples/profile.lisp).\n";
 
 static volatile sig_atomic_t stop_signal;
 static struct kiln_reader *volatile signal_reader;
@@ -63,6 +67,107 @@ struct streams {
 	struct kiln_events *evs;
 	struct kiln_event_fmt fmt;
 };
+
+/* ---- counts by stack: a map keyed by a struct with stack ids, valued by a u64 count ---- */
+
+#define TOP_STACKS 10
+
+struct counted {
+	uint64_t count;
+	uint8_t *key;
+};
+
+struct collect {
+	struct counted *items;
+	size_t n, cap, key_size;
+	bool nomem;
+};
+
+static int collect_one(const void *key, const void *value, void *arg)
+{
+	struct collect *c = arg;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 64;
+		struct counted *p = realloc(c->items, cap * sizeof(*p));
+		if (!p) {
+			c->nomem = true;
+			return -ENOMEM;
+		}
+		c->items = p;
+		c->cap = cap;
+	}
+	uint8_t *k = malloc(c->key_size);
+	if (!k) {
+		c->nomem = true;
+		return -ENOMEM;
+	}
+	memcpy(k, key, c->key_size);
+	memcpy(&c->items[c->n].count, value, 8);
+	c->items[c->n++].key = k;
+	return 0;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	uint64_t x = ((const struct counted *)a)->count, y = ((const struct counted *)b)->count;
+	return (x < y) - (x > y);
+}
+
+/* A hash of u64 counts keyed by a named struct with a kstack or ustack field (a profiler's
+ * map): its top entries by count, the keys decoded with their stacks symbolized. false when
+ * the map is not one (it is printed as any other). */
+static bool print_top_stacks(struct streams *ss, struct kiln_object *obj, struct kiln_map *m, bool json)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	struct btf *btf = bpf_object__btf(kiln_object_libbpf(obj));
+	const struct btf_type *t = btf && info->btf_key_type_id ? btf__type_by_id(btf, info->btf_key_type_id) : NULL;
+	const char *name = t && t->name_off ? btf__name_by_offset(btf, t->name_off) : NULL;
+	const struct kiln_event *ev = name && ss->evs && ss->fmt.stacks ? kiln_events_find(ss->evs, name) : NULL;
+	if (!ev || info->value_size != 8 || kiln_map_is_percpu(m) || kiln_event_size(ev) != info->key_size)
+		return false;
+	bool stacks = false;
+	for (size_t i = 0; i < kiln_event_field_count(ev); i++) {
+		enum kiln_field_kind k = kiln_event_field(ev, i)->kind;
+		stacks = stacks || k == KILN_FIELD_KSTACK || k == KILN_FIELD_USTACK;
+	}
+	if (!stacks)
+		return false;
+	struct collect c = { .key_size = info->key_size };
+	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
+	int err = kiln_map_dump(m, collect_one, &c, &o, NULL);
+	if (err < 0 && !c.nomem)
+		cli_fail("run");
+	qsort(c.items, c.n, sizeof(*c.items), by_count);
+	uint64_t total = 0;
+	for (size_t i = 0; i < c.n; i++)
+		total += c.items[i].count;
+	if (!json)
+		printf("map %s: the top %zu of %zu stacks by count (%llu in all):\n", kiln_map_name(m),
+		       c.n < TOP_STACKS ? c.n : TOP_STACKS, c.n, (unsigned long long)total);
+	struct kiln_event_fmt fmt = ss->fmt;
+	fmt.json = json;
+	fmt.cpu = -1;
+	for (size_t i = 0; i < c.n && i < TOP_STACKS; i++) {
+		if (json) {
+			printf("{\"map\":");
+			cli_json_str(stdout, kiln_map_name(m), 256);
+			printf(",\"count\":%llu,\"key\":", (unsigned long long)c.items[i].count);
+		} else {
+			printf("  %llu  ", (unsigned long long)c.items[i].count);
+		}
+		char small[2048], *buf = small;
+		int n = kiln_event_format(ev, c.items[i].key, info->key_size, &fmt, buf, sizeof(small));
+		if (n >= (int)sizeof(small) && (buf = malloc((size_t)n + 1)))
+			n = kiln_event_format(ev, c.items[i].key, info->key_size, &fmt, buf, (size_t)n + 1);
+		printf("%s%s\n", n >= 0 && buf ? buf : "?", json ? "}" : "");
+		if (buf != small)
+			free(buf);
+	}
+	for (size_t i = 0; i < c.n; i++)
+		free(c.items[i].key);
+	free(c.items);
+	return true;
+}
 
 static void print_raw(const struct kiln_record *rec, bool json)
 {
@@ -295,7 +400,7 @@ int cmd_run(int argc, char **argv)
 		struct kiln_map *m = kiln_object_map(obj, i);
 		enum bpf_map_type t = kiln_map_info(m)->type;
 		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY && t != BPF_MAP_TYPE_STACK_TRACE &&
-		    !is_drop_counter(rd, m) && cli_map_print(stdout, m, json, false))
+		    !is_drop_counter(rd, m) && !print_top_stacks(&ss, obj, m, json) && cli_map_print(stdout, m, json, false))
 			cli_fail("run");
 	}
 	streams_report(rd, json);

@@ -172,6 +172,24 @@ else
 fi
 rm -f "$fifo"
 
+# ---- profile: a dd reading /dev/zero is among the top stacks, its kernel stack symbolized --------
+live profile 2
+dd if=/dev/zero of=/dev/null bs=1M 2>/dev/null &
+dd_pid=$!
+wait $k
+kill $dd_pid 2>/dev/null
+wait $dd_pid 2>/dev/null
+top=$(grep '^{"map":"counts","count":' "$out/profile.json")
+dd_line=$(grep "\"pid\":$dd_pid,.*\"comm\":\"dd\"" <<<"$top" | head -1)
+frame=$(grep -o '"kstack":\["[A-Za-z0-9_.]*+0x' <<<"$dd_line" | sed 's/.*\["//; s/+0x//')
+counts=$(grep -o '"count":[0-9]*' <<<"$top" | cut -d: -f2)
+if [ -n "$frame" ] && grep -q " $frame\$" /proc/kallsyms && [ "$counts" = "$(sort -rn <<<"$counts")" ] &&
+   [ "$(wc -l <<<"$top")" -le 10 ]; then
+	pass "profile (dd's top frame $frame, $(wc -l <<<"$top") stacks by count)"
+else
+	fail profile "no dd (pid $dd_pid) stack with a kallsyms frame in the top 10, or not sorted: $(head -c 600 <<<"$top"); stderr: $(tr '\n' ' ' <"$out/profile.err")"
+fi
+
 # ---- xdp-count and tc-bytes on a veth whose peer is in a netns --------------------------------
 net=10.202.$(($$ % 200))
 ip netns add $ns && ip link add kx$$a type veth peer name kx$$b && ip link set kx$$b netns $ns &&
