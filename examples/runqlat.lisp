@@ -18,7 +18,7 @@
 ;; leaves the CPU, and if it then exits its stamp is never consumed; the LRU drops such stamps
 ;; when the map fills instead of keeping them for ever.
 (defmap start :type :lru-hash :key u32 :value u64 :max-entries 10240)
-(defmap runq-latency-log2-us :type :array :key u32 :value u64 :max-entries max-slots)
+(defmap runq-hist-us :type :array :key u32 :value u64 :max-entries max-slots)
 (defmap only-tgid :type :array :key u32 :value u32 :max-entries 1)  ; 0: every process
 
 ;; the task_struct of kernels before 5.14, whose state was a long named `state`
@@ -57,6 +57,6 @@
           (let ((slot (log2 (/ ns 1000))))
             (when (>= slot max-slots)
               (setf slot (- max-slots 1)))
-            (incf (getmap runq-latency-log2-us slot)))))
+            (incf (getmap runq-hist-us slot)))))
       (delmap start tid)))
   0)

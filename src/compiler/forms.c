@@ -263,7 +263,11 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 	md.m.name = kl_mangle(c->a, name);
 	md.m.inner = -1;
 	/* a name longer than the kernel's 15 characters is fine: libbpf and kiln's loader give the
-	 * kernel its first 15, and everything else (BTF, pins) uses the whole name */
+	 * kernel its first 15, and everything else (BTF, pins) uses the whole name; say so */
+	if (strlen(md.m.name) > 15)
+		kl_warn(c->d, n->items[1]->span, "map name '%s' is %zu characters: the kernel keeps the first 15 "
+			"('%.15s', what bpftool and `kiln map list` show); kiln, libbpf and pins use the whole name",
+			name, strlen(md.m.name), md.m.name);
 	const struct kl_node *opt[sizeof(map_options) / sizeof(map_options[0])] = { 0 };
 	if ((n->nitems - 2) % 2)
 		return form_error(c, n, "defmap options come in :keyword value pairs");
@@ -329,6 +333,14 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 	md.m.type = md.mt->map_type;
 	md.m.sizes_only = md.mt->sizes_only;
 	if (md.mt->no_key_value) {
+		/* Whistler writes :key-size 0 :value-size 0 on a ring buffer: zero sizes say nothing */
+		int64_t z = 0;
+		if (ks && !kl_const_eval(c, ks, &z) && !z)
+			ks = NULL;
+		if (vs && !kl_const_eval(c, vs, &z) && !z)
+			vs = NULL;
+		if (c->d->nerrors)
+			return -1;
 		const struct kl_node *bad = ks ? ks : vs ? vs : kt ? kt : vt;
 		if (bad)
 			return kl_error(c->d, bad->span, "a :%s map has no key or value; remove :key/:value options",

@@ -797,14 +797,16 @@ int kiln_event_format(const struct kiln_event *ev, const void *data, size_t size
 		d.pid = (int)pid;
 	}
 	bool json = fmt->json;
+	/* the perf buffer's cpu, unless the event has a field of that name (a key once only) */
+	bool cpu = fmt->cpu >= 0 && !kiln_event_field_by_name(ev, "cpu");
 	if (json) {
 		puts_(&o, "{\"event\":");
 		put_string(&o, ev->name, strlen(ev->name), true);
-		if (fmt->cpu >= 0)
+		if (cpu)
 			puts_(&o, ",\"cpu\":"), put_i64(&o, fmt->cpu);
 	} else {
 		puts_(&o, ev->name);
-		if (fmt->cpu >= 0)
+		if (cpu)
 			puts_(&o, " cpu="), put_i64(&o, fmt->cpu);
 	}
 	put_fields(&d, ev, 0, json, true);

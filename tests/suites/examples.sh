@@ -114,7 +114,7 @@ fi
 live runqlat 3
 "$BUILD/tests/naps" 50 1000 >/dev/null
 wait $k
-hist=$(grep '^{"map":"runq_latency_log2_us",' "$out/runqlat.json")
+hist=$(grep '^{"map":"runq_hist_us",' "$out/runqlat.json")
 total=$(grep -o '"value":[0-9]*' <<<"$hist" | cut -d: -f2 | awk '{s+=$1} END {print s+0}')
 maxkey=$(grep -o '"key":[0-9]*' <<<"$hist" | cut -d: -f2 | sort -n | tail -1)
 if [ "$total" -ge 50 ] && [ -n "$maxkey" ] && [ "$maxkey" -le 21 ]; then
@@ -142,7 +142,7 @@ fifo="$out/naps.fifo"
 rm -f "$fifo"; mkfifo "$fifo"
 "$BUILD/tests/naps" 200 1000 300 <"$fifo" >"$out/naps.out" &
 np=$!
-filter=$(map_of only_tgid) stamps=$(map_of start) histo=$(map_of runq_latency_lo)   # the kernel keeps 15 characters of a name
+filter=$(map_of only_tgid) stamps=$(map_of start) histo=$(map_of runq_hist_us)
 set_ok=0
 if [ -n "$filter" ] && [ -n "$stamps" ] && [ -n "$histo" ] &&
 	bpftool map update id "$filter" key 0 0 0 0 value $(le4 $np); then
@@ -160,7 +160,7 @@ exec 3>&-
 kill -TERM $k 2>/dev/null
 wait $k
 read -r _ napsw spinsw lifesw <"$out/naps.out"
-hist=$(grep '^{"map":"runq_latency_log2_us",' "$out/runqlat.json")
+hist=$(grep '^{"map":"runq_hist_us",' "$out/runqlat.json")
 total=$(grep -o '"value":[0-9]*' <<<"$hist" | cut -d: -f2 | awk '{s+=$1} END {print s+0}')
 maxkey=$(grep -o '"key":[0-9]*' <<<"$hist" | cut -d: -f2 | sort -n | tail -1)
 if [ $set_ok -eq 1 ] && [ "${napsw:-0}" -ge 200 ] && [ "${spinsw:-0}" -ge 20 ] &&
@@ -168,7 +168,7 @@ if [ $set_ok -eq 1 ] && [ "${napsw:-0}" -ge 200 ] && [ "${spinsw:-0}" -ge 20 ] &
 	[ -n "$maxkey" ] && [ "$maxkey" -le 21 ]; then
 	pass runqlat-pid
 else
-	fail runqlat-pid "maps only_tgid ${filter:-?}, start ${stamps:-?}, runq_latency_log2_us ${histo:-?}, filter set to $np and the rest cleared: $set_ok; naps switched out ${napsw:-?} times napping, ${spinsw:-?} spinning, ${lifesw:-?} in all; histogram total $total (expected between), highest bucket ${maxkey:-none}: $(tr '\n' ' ' <<<"$hist" | head -c 400)"
+	fail runqlat-pid "maps only_tgid ${filter:-?}, start ${stamps:-?}, runq_hist_us ${histo:-?}, filter set to $np and the rest cleared: $set_ok; naps switched out ${napsw:-?} times napping, ${spinsw:-?} spinning, ${lifesw:-?} in all; histogram total $total (expected between), highest bucket ${maxkey:-none}: $(tr '\n' ' ' <<<"$hist" | head -c 400)"
 fi
 rm -f "$fifo"
 

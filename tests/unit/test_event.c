@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "check.h"
 #include <kiln/kiln.h>
+#include <bpf/btf.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -584,6 +585,29 @@ out:
 	kiln_object_close(obj);
 }
 
+/* An event with a field named cpu, from a perf buffer (which knows the cpu too): one "cpu"
+ * key, the field's. */
+static void test_cpu_field(void)
+{
+	struct btf *b = btf__new_empty();
+	int u32 = btf__add_int(b, "unsigned int", 4, 0);
+	int st = btf__add_struct(b, "with_cpu", 8);
+	btf__add_field(b, "cpu", u32, 0, 0);
+	btf__add_field(b, "n", u32, 32, 0);
+	struct kiln_events *evs = NULL;
+	int err = st > 0 ? kiln_events_from_btf(b, &evs) : st;
+	const struct kiln_event *ev = err ? NULL : kiln_events_find(evs, "with_cpu");
+	uint32_t rec[2] = { 5, 9 };
+	char buf[256] = "";
+	struct kiln_event_fmt fmt = { .sz = sizeof(fmt), .json = true, .cpu = 1 };
+	if (ev)
+		kiln_event_format(ev, rec, sizeof(rec), &fmt, buf, sizeof(buf));
+	CHECK("event: a cpu field and the buffer's cpu: one \"cpu\" key, the field's",
+	      !strcmp(buf, "{\"event\":\"with_cpu\",\"cpu\":5,\"n\":9}"), "%s", buf);
+	kiln_events_free(evs);
+	btf__free(b);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -603,6 +627,7 @@ int main(void)
 			kallsyms[n] = 0;
 		fclose(f);
 	}
+	test_cpu_field();
 	int fds_before = check_open_fds();
 	snprintf(tmp, sizeof(tmp), "/tmp/kiln-test-event-%d-XXXXXX", getpid());
 	if (!mkdtemp(tmp)) {
