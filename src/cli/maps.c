@@ -1,6 +1,7 @@
 /* maps.c — `kiln map dump|get|set|delete|list`: maps by pinned path, id or name, keys and
  * values as integers or hex in, decoded by BTF out, as text or JSON lines. */
 #include "cli.h"
+#include <arpa/inet.h>
 #include <bpf/btf.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -18,7 +19,8 @@ static const char map_help[] =
 	"\n"
 	"TARGET is a pinned path (/sys/fs/bpf/...), id:N or name:NAME. Keys and values are\n"
 	"integers (decimal, 0x hex, negative) or, when wider than 8 bytes, 0x and every byte in\n"
-	"hex. Output is decoded by the map's BTF when it has one; per-CPU maps show one value per\n"
+	"hex; an lpm-trie key may be written ADDRESS/PREFIXLEN (10.0.0.0/8, fd00::/16). Output is\n"
+	"decoded by the map's BTF when it has one; per-CPU maps show one value per\n"
 	"possible CPU, and `set` writes the value to every CPU. dump lists every entry (arrays:\n"
 	"their non-zero slots, or all with --all; a queue or stack shows its next element).\n"
 	"push, pop and peek work on queues, stacks and bloom filters, which have no keys: push\n"
@@ -195,6 +197,36 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 
 static int parse_arg(const char *what, const char *s, void *buf, size_t size);
 
+/* An lpm-trie key written ADDRESS/PREFIXLEN (10.0.0.0/8, fd00::/16): the prefix length as a
+ * u32, then the address in network order, as struct bpf_lpm_trie_key lays it out. */
+static int parse_prefix(const char *s, uint8_t *key, size_t size)
+{
+	char addr[64];
+	const char *slash = strchr(s, '/');
+	size_t n = (size_t)(slash - s);
+	char *end;
+	unsigned long len = strtoul(slash + 1, &end, 10);
+	if (n >= sizeof(addr) || !slash[1] || *end) {
+		fprintf(stderr, "kiln map: key '%s' is not ADDRESS/PREFIXLEN\n", s);
+		return -EINVAL;
+	}
+	memcpy(addr, s, n);
+	addr[n] = 0;
+	uint8_t bytes[16];
+	int family = strchr(addr, ':') ? AF_INET6 : AF_INET;
+	size_t alen = family == AF_INET6 ? 16 : 4;
+	if (inet_pton(family, addr, bytes) != 1 || len > alen * 8 || 4 + alen > size) {
+		fprintf(stderr, "kiln map: key '%s': %s\n", s,
+			4 + alen > size ? "the map's keys are too short for that address" : "not an address and a prefix length");
+		return -EINVAL;
+	}
+	memset(key, 0, size);
+	uint32_t plen = (uint32_t)len;
+	memcpy(key, &plen, 4);
+	memcpy(key + 4, bytes, alen);
+	return 0;
+}
+
 /* push VALUE, pop, peek [VALUE] on a queue, stack or bloom filter. */
 static int keyless_verb(struct kiln_map *m, const char *verb, const char *arg, uint8_t *val, uint64_t flags,
 			bool json)
@@ -357,7 +389,8 @@ int cmd_map(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if (parse_arg("key", pos[2], key, info->key_size)) {
+	if (info->type == BPF_MAP_TYPE_LPM_TRIE && strchr(pos[2], '/') ? parse_prefix(pos[2], key, info->key_size)
+									 : parse_arg("key", pos[2], key, info->key_size)) {
 		rc = 2;
 		goto out;
 	}
