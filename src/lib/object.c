@@ -460,6 +460,46 @@ static char *join_logs(struct kiln_object *obj)
 	return out;
 }
 
+/* A map pinned by name is reused only if the pin has its shape; libbpf says no more than
+ * "parameter mismatch". Say which property differs, before libbpf tries. */
+static int check_pins(struct kiln_object *obj)
+{
+	struct bpf_map *bm;
+	bpf_object__for_each_map(bm, obj->bo) {
+		const char *path = bpf_map__pin_path(bm);
+		if (!path || access(path, F_OK))
+			continue;
+		int fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;          /* libbpf's own attempt will say why */
+		struct bpf_map_info in = { 0 };
+		uint32_t len = sizeof(in);
+		int err = bpf_obj_get_info_by_fd(fd, &in, &len);
+		close(fd);
+		if (err)
+			continue;
+		char diff[512] = "";
+		size_t n = 0;
+#define KL_PIN_DIFF(what, pinned, here)                                                           \
+		if ((uint64_t)(pinned) != (uint64_t)(here) && n < sizeof(diff))                   \
+			n += (size_t)snprintf(diff + n, sizeof(diff) - n, "%s%s %llu pinned, %llu here", \
+					      n ? "; " : "", what, (unsigned long long)(pinned),   \
+					      (unsigned long long)(here));
+		KL_PIN_DIFF("type", in.type, bpf_map__type(bm))
+		KL_PIN_DIFF("key size", in.key_size, bpf_map__key_size(bm))
+		KL_PIN_DIFF("value size", in.value_size, bpf_map__value_size(bm))
+		if (bpf_map__max_entries(bm))
+			KL_PIN_DIFF("max entries", in.max_entries, bpf_map__max_entries(bm))
+		KL_PIN_DIFF("flags", in.map_flags, bpf_map__map_flags(bm))
+#undef KL_PIN_DIFF
+		if (n)
+			return kl_fail_msg(EINVAL, "load %s: map '%s' is pinned at %s with another shape (%s); remove "
+					   "the pin, or give the map the pinned shape", obj->name, bpf_map__name(bm), path,
+					   diff);
+	}
+	return 0;
+}
+
 int kiln_object_load(struct kiln_object *obj)
 {
 	if (!obj)
@@ -492,6 +532,8 @@ int kiln_object_load(struct kiln_object *obj)
 	}
 
 	obj->load_tried = true;
+	if ((err = check_pins(obj)))
+		goto out;
 	err = KL_LIBBPF(bpf_object__load(obj->bo));
 	if (err) {
 		err = load_failed(obj, err, shared);

@@ -429,6 +429,36 @@ static void test_rejected_and_logs(const char *dir)
 	CHECK("open: -O0 and a given name", obj && !strcmp(kiln_object_name(obj), "custom"), "%s", kiln_errmsg());
 	kiln_object_close(obj);
 
+	/* a map pinned by name with another shape: the error says which property differs */
+	char root[128], p8[PATH_MAX], p16[PATH_MAX], pinned[PATH_MAX];
+	snprintf(root, sizeof(root), "/sys/fs/bpf/kiln-shape-%d", getpid());
+	mkdir(root, 0700);
+	snprintf(p8, sizeof(p8), "%s/shape8.lisp", tmp);
+	snprintf(p16, sizeof(p16), "%s/shape16.lisp", tmp);
+	for (int k = 0; k < 2; k++) {
+		FILE *sf = fopen(k ? p16 : p8, "w");
+		if (sf) {
+			fprintf(sf, "(defmap shared :type :hash :key u32 :value u64 :max-entries %d :pinning :by-name)\n"
+				    "(defprog p (:type :xdp) (incf (getmap shared 1)) XDP_PASS)\n", k ? 16 : 8);
+			fclose(sf);
+		}
+	}
+	o = (struct kiln_object_opts){ .sz = sizeof(o), .pin_root = root };
+	obj = open_load(p8, &o);
+	CHECK("pinning: the first object pins its map", obj != NULL, "%s", kiln_errmsg());
+	kiln_object_close(obj);
+	obj = NULL;
+	err = kiln_object_open(p16, &o, &obj);
+	if (!err)
+		err = kiln_object_load(obj);
+	CHECK("pinning: another shape is refused, naming what differs", err == -EINVAL &&
+	      strstr(kiln_errmsg(), "max entries 8 pinned, 16 here") && strstr(kiln_errmsg(), "'shared'"),
+	      "%d %s", err, kiln_errmsg());
+	kiln_object_close(obj);
+	snprintf(pinned, sizeof(pinned), "%s/shared", root);
+	unlink(pinned);
+	rmdir(root);
+
 	snprintf(path, sizeof(path), "%s/broken.lisp", tmp);
 	FILE *f = fopen(path, "w");
 	if (f) {
