@@ -3,9 +3,14 @@
 #include "cli.h"
 #include <arpa/inet.h>
 #include <bpf/btf.h>
+#include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char map_help[] =
 	"usage: kiln map dump TARGET [--json] [--all]\n"
@@ -26,7 +31,9 @@ static const char map_help[] =
 	"push, pop and peek work on queues, stacks and bloom filters, which have no keys: push\n"
 	"adds VALUE (--exist lets a full queue or stack drop its oldest element), pop takes the\n"
 	"next element, peek shows it; `peek TARGET VALUE` asks a bloom filter whether VALUE may\n"
-	"be in it (exit status 0) or certainly is not (1).\n";
+	"be in it (exit status 0) or certainly is not (1). A prog-array, map of maps or cgroup-array\n"
+	"is set to a program or map (pinned path, id:N, name:NAME) or a cgroup v2 directory; dump\n"
+	"lists their ids, and devmaps' ifindexes and cpumaps' queue sizes.\n";
 
 void cli_fail(const char *cmd)
 {
@@ -65,10 +72,37 @@ static struct btf *map_btf(const struct kiln_map_info *info)
 	return btf;   /* libbpf 1.x: NULL on failure */
 }
 
+/* What the kernel gives user space for the maps that hold fds: ids, ifindexes, queue sizes. */
+static bool show_held(FILE *out, const struct kiln_map_info *info, const uint8_t *v, bool json)
+{
+	uint32_t x, y;
+	memcpy(&x, v, 4);
+	const char *what = info->type == BPF_MAP_TYPE_PROG_ARRAY ? "prog_id"
+			   : info->type == BPF_MAP_TYPE_ARRAY_OF_MAPS || info->type == BPF_MAP_TYPE_HASH_OF_MAPS ? "map_id"
+			   : info->type == BPF_MAP_TYPE_DEVMAP || info->type == BPF_MAP_TYPE_DEVMAP_HASH ? "ifindex"
+			   : info->type == BPF_MAP_TYPE_CPUMAP ? "qsize" : NULL;
+	if (!what)
+		return false;
+	bool second = info->value_size >= 8 && (info->type == BPF_MAP_TYPE_DEVMAP ||
+						 info->type == BPF_MAP_TYPE_DEVMAP_HASH || info->type == BPF_MAP_TYPE_CPUMAP);
+	y = 0;
+	if (second)
+		memcpy(&y, v + 4, 4);    /* the program run on it, by id */
+	if (json)
+		fprintf(out, "{\"%s\":%u%s", what, x, second ? ",\"prog_id\":" : "}");
+	else
+		fprintf(out, "%s %u%s", what, x, second ? " prog_id " : "");
+	if (second)
+		fprintf(out, json ? "%u}" : "%u", y);
+	return true;
+}
+
 /* The value of one entry: plain, or per CPU as a list. */
 static void show_value(FILE *out, const struct kiln_map *m, const struct btf *btf, const uint8_t *v, bool json)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
+	if (show_held(out, info, v, json))
+		return;
 	if (!kiln_map_is_percpu(m)) {
 		cli_show(out, btf, info->btf_value_type_id, v, info->value_size, json);
 		return;
@@ -146,11 +180,12 @@ static void print_element(FILE *out, struct kiln_map *m, const uint8_t *v, const
 /* Map types whose entries are not data to list. */
 static bool listable(enum bpf_map_type t, uint32_t key_size)
 {
+	/* prog-arrays, maps of maps, devmaps and cpumaps list what the kernel gives back (ids,
+	 * ifindexes, queue sizes); the others hold what user space cannot read */
 	static const enum bpf_map_type opaque[] = {
-		BPF_MAP_TYPE_RINGBUF, BPF_MAP_TYPE_PROG_ARRAY, BPF_MAP_TYPE_PERF_EVENT_ARRAY,
-		BPF_MAP_TYPE_ARRAY_OF_MAPS, BPF_MAP_TYPE_HASH_OF_MAPS, BPF_MAP_TYPE_CGROUP_ARRAY,
-		BPF_MAP_TYPE_DEVMAP, BPF_MAP_TYPE_CPUMAP, BPF_MAP_TYPE_XSKMAP, BPF_MAP_TYPE_SOCKMAP,
-		BPF_MAP_TYPE_SOCKHASH, BPF_MAP_TYPE_USER_RINGBUF, BPF_MAP_TYPE_STACK_TRACE,
+		BPF_MAP_TYPE_RINGBUF, BPF_MAP_TYPE_PERF_EVENT_ARRAY, BPF_MAP_TYPE_CGROUP_ARRAY,
+		BPF_MAP_TYPE_XSKMAP, BPF_MAP_TYPE_SOCKMAP, BPF_MAP_TYPE_SOCKHASH, BPF_MAP_TYPE_USER_RINGBUF,
+		BPF_MAP_TYPE_STACK_TRACE,
 	};
 	for (size_t i = 0; i < sizeof(opaque) / sizeof(opaque[0]); i++)
 		if (opaque[i] == t)
@@ -196,6 +231,73 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 }
 
 static int parse_arg(const char *what, const char *s, void *buf, size_t size);
+
+/* A program named as a pinned path, id:N or name:NAME: an fd, or -1 (said). */
+static int prog_target_fd(const char *s)
+{
+	if (!strncmp(s, "id:", 3))
+		return kiln_prog_fd_by_id((uint32_t)strtoul(s + 3, NULL, 10));
+	if (!strncmp(s, "name:", 5)) {
+		int fd = -1, found = 0;
+		for (uint32_t id = 0; !kiln_prog_next_id(id, &id);) {
+			struct kiln_prog_info pi;
+			if (!kiln_prog_info_id(id, &pi) && !strncmp(pi.name, s + 5, sizeof(pi.name) - 1)) {
+				if (found++)
+					close(fd);
+				fd = kiln_prog_fd_by_id(id);
+			}
+		}
+		if (found > 1) {
+			fprintf(stderr, "kiln map set: %d programs are named %s; give id:N or a pinned path\n", found, s + 5);
+			close(fd);
+			return -1;
+		}
+		return found ? fd : -1;
+	}
+	return bpf_obj_get(s);
+}
+
+/* The value of an fd-valued map, from what it holds: a program for a prog-array, a map for a
+ * map of maps, a cgroup directory for a cgroup-array. 1 if the map is none of those, 0 with
+ * *fd set, -1 (said) on failure. */
+static int fd_value(const struct kiln_map_info *info, const char *s, int *fd)
+{
+	switch (info->type) {
+	case BPF_MAP_TYPE_PROG_ARRAY:
+		*fd = prog_target_fd(s);
+		break;
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+	case BPF_MAP_TYPE_HASH_OF_MAPS: {
+		struct kiln_map *in;
+		if (cli_map_open_target("map set", s, &in))
+			return -1;
+		*fd = dup(kiln_map_fd(in));
+		kiln_map_close(in);
+		break;
+	}
+	case BPF_MAP_TYPE_CGROUP_ARRAY: {
+		struct statfs sf;
+		*fd = open(s, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (*fd >= 0 && (fstatfs(*fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC)) {
+			close(*fd);
+			fprintf(stderr, "kiln map set: %s is not a cgroup v2 directory (a cgroup-array holds those)\n", s);
+			return -1;
+		}
+		break;
+	}
+	default:
+		return 1;
+	}
+	if (*fd < 0) {
+		fprintf(stderr, "kiln map set: %s: %s (a %s holds %s)\n", s, strerror(errno ? errno : ENOENT),
+			kiln_map_type_name(info->type),
+			info->type == BPF_MAP_TYPE_PROG_ARRAY ? "programs: a pinned path, id:N or name:NAME"
+			: info->type == BPF_MAP_TYPE_CGROUP_ARRAY ? "cgroups: a cgroup v2 directory"
+			: "maps: a pinned path, id:N or name:NAME");
+		return -1;
+	}
+	return 0;
+}
 
 /* An lpm-trie key written ADDRESS/PREFIXLEN (10.0.0.0/8, fd00::/16): the prefix length as a
  * u32, then the address in network order, as struct bpf_lpm_trie_key lays it out. */
@@ -410,6 +512,16 @@ int cmd_map(int argc, char **argv)
 		else
 			rc = 0;
 	} else {
+		int vfd = -1, fv = fd_value(info, pos[3], &vfd);
+		if (fv < 0)
+			goto out;
+		if (!fv) {
+			uint32_t u = (uint32_t)vfd;
+			memcpy(val, &u, 4);
+			rc = kiln_map_update(m, key, val, flags) ? (cli_fail("map set"), 1) : 0;
+			close(vfd);
+			goto out;
+		}
 		if (parse_arg("value", pos[3], val, info->value_size)) {
 			rc = 2;
 			goto out;
