@@ -64,6 +64,9 @@ extern const size_t kl_lw_ndata_forms;
 /* lower_core.c's forms: kernel types and CO-RE. */
 extern const struct kl_lw_form kl_lw_core_forms[];
 extern const size_t kl_lw_ncore_forms;
+/* lower_event.c's forms: clj-ebpf's stores into events. */
+extern const struct kl_lw_form kl_lw_event_forms[];
+extern const size_t kl_lw_nevent_forms;
 /* lower_queue.c's forms: queue, stack and bloom-filter maps. */
 extern const struct kl_lw_form kl_lw_queue_forms[];
 extern const size_t kl_lw_nqueue_forms;
@@ -141,6 +144,8 @@ int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out);
 
 /* ---- lower_data.c: helper calls and the forms lower.c dispatches to by name ---- */
 kl_vreg kl_lw_call(struct lw *l, uint32_t helper, kl_vreg *args, uint32_t nargs);
+/* *(size *)(base + off) = v, as the struct accessors store. */
+void kl_lw_store(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v);
 struct kl_mapdef *kl_lw_map_arg(struct lw *l, struct kl_node *n);
 kl_vreg kl_lw_map_ref(struct lw *l, struct kl_mapdef *m);
 /* A map value argument as a pointer: an integer stored at the map's value size, a pointer as
