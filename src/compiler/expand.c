@@ -536,11 +536,48 @@ static struct kl_node *b_tracepoint_fields(struct ev *e, struct kl_node **a, uin
 	return list_of(e, out.items, (uint32_t)out.len);
 }
 
+/* clj-ebpf's event introspection (seed 002), for macros: (event-fields EV) the field names as
+ * keywords, (event-field-type EV :f) the field's type as a keyword (an array's element type),
+ * (event-size EV), (event-field-offset EV :f), (event-field-size EV :f). */
+static struct kl_node *b_event(struct ev *e, struct kl_node **a, uint32_t n, struct kl_node *call)
+{
+	const char *what = call->items[0]->str;
+	struct kl_structdef *sd = a[0]->kind == KL_N_SYM ? kl_struct_lookup(e->c, a[0]->str) : NULL;
+	if (!sd)
+		return fail(e, a[0], "%s: '%s' is not a defevent or defstruct", what, text_of(e, a[0]));
+	const struct kl_type *st = sd->type;
+	if (!strcmp(what, "event-size"))
+		return num(e, st->size);
+	if (!strcmp(what, "event-fields")) {
+		struct kl_node **items = kl_arena_array(e->c->a, struct kl_node *, st->nfields + 1);
+		for (uint32_t i = 0; i < st->nfields; i++) {
+			items[i] = mk(e, KL_N_KEY);
+			items[i]->str = st->fields[i].name;
+		}
+		return list_of(e, items, st->nfields);
+	}
+	if (n < 2)
+		return fail(e, call, "%s needs a field: (%s EVENT :FIELD)", what, what);
+	const struct kl_field *f = a[1]->kind == KL_N_KEY || a[1]->kind == KL_N_SYM ? kl_type_field(st, a[1]->str) : NULL;
+	if (!f)
+		return fail(e, a[1], "%s has no field '%s'", sd->name, text_of(e, a[1]));
+	if (!strcmp(what, "event-field-offset"))
+		return num(e, f->offset);
+	if (!strcmp(what, "event-field-size"))
+		return num(e, f->type->size);
+	const struct kl_type *t = f->type->kind == KL_T_ARRAY ? f->type->elem : f->type;
+	struct kl_node *k = mk(e, KL_N_KEY);
+	k->str = t->name ? t->name : t->kind == KL_T_PTR ? "ptr" : "struct";
+	return k;
+}
+
 static const struct {
 	const char *name;
 	builtin_fn fn;
 	uint32_t min, max;
 } builtins[] = {
+	{ "event-fields", b_event, 1, 1 }, { "event-field-type", b_event, 2, 2 }, { "event-size", b_event, 1, 1 },
+	{ "event-field-offset", b_event, 2, 2 }, { "event-field-size", b_event, 2, 2 },
 	{ "+", b_arith, 0, 64 }, { "-", b_arith, 1, 64 }, { "*", b_arith, 0, 64 }, { "/", b_arith, 2, 2 },
 	{ "mod", b_arith, 2, 2 }, { "=", b_cmp, 1, 64 }, { "/=", b_cmp, 2, 2 }, { "<", b_cmp, 1, 64 },
 	{ ">", b_cmp, 1, 64 }, { "<=", b_cmp, 1, 64 }, { ">=", b_cmp, 1, 64 },

@@ -40,6 +40,8 @@ int stores(struct xdp_md *ctx)
 		__builtin_memset(e->comm, 0x41, sizeof(e->comm));
 		__builtin_memset(e->comm, 0, sizeof(e->comm));
 		e->dport = 80;
+		e->protocol = 171;      /* set-u8-fields: the 1-byte :u8 fields */
+		e->direction = 171;
 	}
 	return XDP_PASS;
 }
