@@ -54,6 +54,15 @@ static const char *c_name(struct kl_comp *c, const char *name)
 	return s;
 }
 
+/* Where id is in the memo, or the empty slot it would take. */
+static uint32_t memo_probe(const struct kl_core *s, uint32_t id)
+{
+	uint32_t h = (id * 2654435761u) & s->memo_mask;
+	while (s->memo[h].id && s->memo[h].id != id)
+		h = (h + 1) & s->memo_mask;
+	return h;
+}
+
 static struct kl_type **memo_slot(struct kl_comp *c, uint32_t id)
 {
 	struct kl_core *s = state(c);
@@ -64,16 +73,10 @@ static struct kl_type **memo_slot(struct kl_comp *c, uint32_t id)
 		s->memo = kl_arena_alloc(c->a, cap * sizeof(*s->memo));
 		s->memo_mask = cap - 1;
 		for (uint32_t i = 0; i < oldcap; i++)
-			if (old[i].id) {
-				uint32_t h = (old[i].id * 2654435761u) & s->memo_mask;
-				while (s->memo[h].id)
-					h = (h + 1) & s->memo_mask;
-				s->memo[h] = old[i];
-			}
+			if (old[i].id)
+				s->memo[memo_probe(s, old[i].id)] = old[i];
 	}
-	uint32_t h = (id * 2654435761u) & s->memo_mask;
-	while (s->memo[h].id && s->memo[h].id != id)
-		h = (h + 1) & s->memo_mask;
+	uint32_t h = memo_probe(s, id);
 	if (!s->memo[h].id) {
 		s->memo[h].id = id;
 		s->memo_len++;
@@ -185,16 +188,8 @@ struct kl_type *kl_core_project(struct kl_comp *c, uint32_t kid)
 static struct kl_type *local_struct(struct kl_comp *c, const char *name)
 {
 	struct kl_structdef *sd = kl_struct_lookup(c, name);
-	if (!sd && strchr(name, '_'))
-		return NULL;
-	if (!sd) {
-		/* written with dashes, declared with underscores, or the other way */
-		char *alt = kl_arena_strdup(c->a, name);
-		for (char *p = alt; *p; p++)
-			if (*p == '-')
-				*p = '_';
-		sd = kl_struct_lookup(c, alt);
-	}
+	if (!sd && !strchr(name, '_'))      /* written with dashes, declared with underscores */
+		sd = kl_struct_lookup(c, c_name(c, name));
 	return sd && sd->type->core ? sd->type : NULL;
 }
 
@@ -257,21 +252,6 @@ static bool find_member(const struct btf *btf, uint32_t sid, const char *name, u
 	return false;
 }
 
-static void member_names(const struct btf *btf, uint32_t sid, struct kl_nearest *nb, int depth)
-{
-	const struct btf_type *t = btf__type_by_id(btf, sid);
-	if (!t || !btf_is_composite(t) || depth > 32)
-		return;
-	const struct btf_member *m = btf_members(t);
-	for (uint32_t i = 0; i < btf_vlen(t); i++, m++) {
-		const char *mn = btf__name_by_offset(btf, m->name_off);
-		if (mn && *mn)
-			kl_nearest_add(nb, mn);
-		else
-			member_names(btf, skip_mods(btf, m->type), nb, depth + 1);
-	}
-}
-
 typedef KL_VEC(const char *) name_vec;
 
 static void collect_names(struct kl_comp *c, const struct btf *btf, uint32_t sid, name_vec *out, int depth)
@@ -319,20 +299,18 @@ int kl_core_member(struct kl_comp *c, struct kl_type *st, const char *name, stru
 			*idx = i;
 			return 0;
 		}
-	struct kl_nearest nb;
-	char hint[400];
-	kl_nearest_init(&nb, cn);
-	if (!st->kid) {
-		for (uint32_t i = 0; i < st->nfields; i++)
-			kl_nearest_add(&nb, st->fields[i].name);
-		kl_nearest_hint(&nb, hint, sizeof(hint));
-		return kl_error(c->d, sp, "%s has no field '%s'%s%s", type_label(st), name, *hint ? "; " : "", hint);
-	}
-	const struct btf *btf = kl_kbtf_btf(state(c)->k);
 	uint32_t bitoff, bitsize, type;
-	if (!find_member(btf, st->kid, cn, 0, &bitoff, &bitsize, &type, 0)) {
-		member_names(btf, st->kid, &nb, 0);
+	if (!st->kid || !find_member(kl_kbtf_btf(state(c)->k), st->kid, cn, 0, &bitoff, &bitsize, &type, 0)) {
+		/* the nearest names: a local struct's fields, or all of the kernel struct's members */
+		struct kl_nearest nb;
+		char hint[400];
+		const char **names;
+		kl_nearest_init(&nb, cn);
+		for (uint32_t i = 0, n = kl_core_member_names(c, st, &names); i < n; i++)
+			kl_nearest_add(&nb, names[i]);
 		kl_nearest_hint(&nb, hint, sizeof(hint));
+		if (!st->kid)
+			return kl_error(c->d, sp, "%s has no field '%s'%s%s", type_label(st), name, *hint ? "; " : "", hint);
 		return kl_error(c->d, sp, "the kernel's %s %s has no field '%s'%s%s", st->is_union ? "union" : "struct",
 				type_label(st), name, *hint ? "; " : "", hint);
 	}
@@ -504,10 +482,8 @@ void kl_core_finish(struct kl_comp *c)
 			}
 			if (t->kind != KL_T_STRUCT || x >= t->nfields)
 				break;
-			uint32_t h = 0;
 			if (t->kid) {
-				for (h = (t->kid * 2654435761u) & s->memo_mask; s->memo[h].id && s->memo[h].id != t->kid;)
-					h = (h + 1) & s->memo_mask;
+				uint32_t h = memo_probe(s, t->kid);
 				if (renum[h])
 					x = use->access[a] = renum[h][x];
 			}
