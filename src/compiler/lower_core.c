@@ -101,14 +101,6 @@ static kl_vreg field_addr(struct lw *l, kl_vreg base, const struct path *p)
 	return i->d;
 }
 
-static kl_vreg slot_addr(struct lw *l, uint32_t s)
-{
-	struct kl_ir_ins *i = emit(l, IR_ADDR);
-	i->slot = s;
-	i->d = vreg(l);
-	return i->d;
-}
-
 /* bpf_probe_read_kernel of `size` (a register) bytes at addr into a fresh 8-byte slot. */
 static uint32_t probe(struct lw *l, kl_vreg addr, kl_vreg size, bool zero)
 {
@@ -120,7 +112,7 @@ static uint32_t probe(struct lw *l, kl_vreg addr, kl_vreg size, bool zero)
 		z->size = 8;
 		z->has_imm = true;
 	}
-	kl_vreg args[3] = { slot_addr(l, s), size, addr };
+	kl_vreg args[3] = { kl_lw_slot_addr(l, s), size, addr };
 	kl_lw_call(l, H_PROBE_READ_KERNEL, args, 3);
 	return s;
 }

@@ -96,7 +96,7 @@ static uint32_t spill_value(struct lw *l, struct val v, uint32_t size)
 	return s;
 }
 
-static kl_vreg slot_addr(struct lw *l, uint32_t s)
+kl_vreg kl_lw_slot_addr(struct lw *l, uint32_t s)
 {
 	struct kl_ir_ins *i = emit(l, IR_ADDR);
 	i->slot = s;
@@ -162,7 +162,7 @@ static int stack_alloc(struct lw *l, struct kl_node *at, int64_t size, struct va
 				(long long)size, l->f->name);
 	uint32_t s = kl_lw_slot(l, (uint32_t)size, 8);
 	zero_slot(l, s, 0, (uint32_t)size);
-	*out = pval(slot_addr(l, s));
+	*out = pval(kl_lw_slot_addr(l, s));
 	return 0;
 }
 
@@ -412,7 +412,7 @@ static int map_operand(struct lw *l, struct kl_node *n, uint32_t size, bool by_p
 
 static kl_vreg mop_reg(struct lw *l, struct mop m)
 {
-	return m.slot ? slot_addr(l, m.slot) : kl_lw_reg_of(l, m.v);
+	return m.slot ? kl_lw_slot_addr(l, m.slot) : kl_lw_reg_of(l, m.v);
 }
 
 kl_vreg kl_lw_map_value_ptr(struct lw *l, struct kl_node *n, uint32_t size, bool *err)
@@ -959,7 +959,7 @@ static int f_stack_addr(struct lw *l, struct kl_node *n, struct val *out)
 	/* a slot of its own, not a temporary: the pointer may be kept and used much later */
 	uint32_t s = kl_lw_slot(l, 8, 8);
 	store_to(l, 0, s, 0, 8, v);
-	*out = pval(slot_addr(l, s));
+	*out = pval(kl_lw_slot_addr(l, s));
 	return 0;
 }
 

@@ -146,6 +146,8 @@ int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out);
 kl_vreg kl_lw_call(struct lw *l, uint32_t helper, kl_vreg *args, uint32_t nargs);
 /* *(size *)(base + off) = v, as the struct accessors store. */
 void kl_lw_store(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v);
+/* The address of stack slot s. */
+kl_vreg kl_lw_slot_addr(struct lw *l, uint32_t s);
 struct kl_mapdef *kl_lw_map_arg(struct lw *l, struct kl_node *n);
 kl_vreg kl_lw_map_ref(struct lw *l, struct kl_mapdef *m);
 /* A map value argument as a pointer: an integer stored at the map's value size, a pointer as

@@ -37,28 +37,29 @@ static int f_map_push(struct lw *l, struct kl_node *n, struct val *out)
 	return 0;
 }
 
+/* d = yes when helper result r is 0, else no: what the forms give from a helper's status */
+static kl_vreg on_success(struct lw *l, kl_vreg r, struct val yes, struct val no)
+{
+	kl_vreg d = vreg(l);
+	uint32_t lfail = label(l), lend = label(l);
+	kl_lw_branch(l, BPF_JNE, rval(r), cval(0), lfail);
+	kl_lw_move_to(l, d, yes);
+	jump(l, lend);
+	place(l, lfail);
+	kl_lw_move_to(l, d, no);
+	place(l, lend);
+	return d;
+}
+
 /* pop or peek into a fresh stack copy: its address, or 0 when there was nothing */
 static int take(struct lw *l, struct kl_node *n, uint32_t helper, struct val *out)
 {
 	struct kl_mapdef *m = keyless_map(l, n);
 	if (!m)
 		return -1;
-	uint32_t s = kl_lw_slot(l, m->value_size, 8);
-	struct kl_ir_ins *a = emit(l, IR_ADDR);
-	a->slot = s;
-	a->d = vreg(l);
-	kl_vreg p = a->d;
+	kl_vreg p = kl_lw_slot_addr(l, kl_lw_slot(l, m->value_size, 8));
 	kl_vreg args[2] = { kl_lw_map_ref(l, m), p };
-	kl_vreg r = kl_lw_call(l, helper, args, 2);
-	kl_vreg d = vreg(l);
-	uint32_t lempty = label(l), lend = label(l);
-	kl_lw_branch(l, BPF_JNE, rval(r), cval(0), lempty);
-	kl_lw_move_to(l, d, rval(p));
-	jump(l, lend);
-	place(l, lempty);
-	kl_lw_move_to(l, d, cval(0));
-	place(l, lend);
-	*out = pval(d);
+	*out = pval(on_success(l, kl_lw_call(l, helper, args, 2), rval(p), cval(0)));
 	return 0;
 }
 
@@ -88,16 +89,7 @@ static int f_map_peek(struct lw *l, struct kl_node *n, struct val *out)
 	if (err)
 		return -1;
 	kl_vreg args[2] = { kl_lw_map_ref(l, m), value };
-	kl_vreg r = kl_lw_call(l, BPF_FUNC_map_peek_elem, args, 2);
-	kl_vreg d = vreg(l);
-	uint32_t lno = label(l), lend = label(l);
-	kl_lw_branch(l, BPF_JNE, rval(r), cval(0), lno);
-	kl_lw_move_to(l, d, cval(1));
-	jump(l, lend);
-	place(l, lno);
-	kl_lw_move_to(l, d, cval(0));
-	place(l, lend);
-	*out = rval(d);
+	*out = rval(on_success(l, kl_lw_call(l, BPF_FUNC_map_peek_elem, args, 2), cval(1), cval(0)));
 	return 0;
 }
 
