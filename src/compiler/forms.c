@@ -501,18 +501,19 @@ static int add_struct(struct kl_comp *c, struct kl_node *n, struct kl_type *st, 
 /* BTF's vlen, the member count of a struct or union, is 16 bits. */
 #define MAX_MEMBERS 65535
 
-/* A new struct type named by (FORM NAME MEMBER...), its fields still to fill; NULL with an
- * error when the name is missing or taken, or when it has more members than BTF can say. */
-static struct kl_type *new_struct(struct kl_comp *c, struct kl_node *n, const char *form)
+/* A new struct type named by (FORM NAME [OPTIONS] MEMBER...), the members from items[first],
+ * its fields still to fill; NULL with an error when the name is missing or taken, or when it
+ * has more members than BTF can say. */
+static struct kl_type *new_struct(struct kl_comp *c, struct kl_node *n, uint32_t first, const char *form)
 {
-	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM) {
+	if (n->nitems < first + 1 || n->items[1]->kind != KL_N_SYM) {
 		kl_error(c->d, n->span, "%s needs a name and at least one member", form);
 		return NULL;
 	}
 	const char *name = n->items[1]->str;
-	if (n->nitems - 2 > MAX_MEMBERS) {
-		kl_error(c->d, n->items[2 + MAX_MEMBERS]->span, "%s %s has %u members; BTF allows at most %d",
-			 form, name, n->nitems - 2, MAX_MEMBERS);
+	if (n->nitems - first > MAX_MEMBERS) {
+		kl_error(c->d, n->items[first + MAX_MEMBERS]->span, "%s %s has %u members; BTF allows at most %d",
+			 form, name, n->nitems - first, MAX_MEMBERS);
 		return NULL;
 	}
 	if (kl_struct_lookup(c, name) || kl_type_builtin(name)) {
@@ -522,7 +523,7 @@ static struct kl_type *new_struct(struct kl_comp *c, struct kl_node *n, const ch
 	struct kl_type *st = kl_arena_new(c->a, struct kl_type);
 	st->kind = KL_T_STRUCT;
 	st->name = name;
-	st->nfields = n->nitems - 2;
+	st->nfields = n->nitems - first;
 	st->fields = kl_arena_array(c->a, struct kl_field, st->nfields);
 	return st;
 }
@@ -563,18 +564,8 @@ static bool core_option(const struct kl_node *n)
 
 static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 {
-	bool core = !event && core_option(n);
-	struct kl_node *saved = core ? n->items[2] : NULL;
-	if (core) {               /* the option is not a member */
-		memmove(n->items + 2, n->items + 3, (n->nitems - 3) * sizeof(*n->items));
-		n->nitems--;
-	}
-	struct kl_type *st = new_struct(c, n, event ? "defevent" : "defstruct");
-	if (core) {
-		memmove(n->items + 3, n->items + 2, (n->nitems - 2) * sizeof(*n->items));
-		n->items[2] = saved;
-		n->nitems++;
-	}
+	bool core = !event && core_option(n);    /* the option list is not a member */
+	struct kl_type *st = new_struct(c, n, 2 + core, event ? "defevent" : "defstruct");
 	if (!st)
 		return -1;
 	const char *name = st->name;
@@ -620,7 +611,7 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
  * address, for its own accessors). */
 static int do_defunion(struct kl_comp *c, struct kl_node *n)
 {
-	struct kl_type *st = new_struct(c, n, "defunion");
+	struct kl_type *st = new_struct(c, n, 2, "defunion");
 	if (!st)
 		return -1;
 	const char *name = st->name;
