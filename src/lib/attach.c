@@ -478,6 +478,8 @@ static int online_cpus(int *cpus, int max)
 	return n;
 }
 
+static void link_close(struct kiln_link *l);
+
 /* Sampling: a cpu-clock perf event per CPU, each made into a link. */
 static int attach_perf_event(struct attach_ctx *c)
 {
@@ -505,14 +507,7 @@ static int attach_perf_event(struct attach_ctx *c)
 			close(pfd);
 		}
 		if (err) {
-			for (size_t k = 0; k < c->l->nmore; k++)
-				close(c->l->more[k]);
-			if (i)
-				close(c->l->fd);
-			free(c->l->more);
-			c->l->more = NULL;
-			c->l->nmore = 0;
-			c->l->fd = -1;
+			link_close(c->l);     /* the CPUs linked so far */
 			return attach_fail(c, -err, false, "perf_event_open (cpu-clock) on CPU %d", cpus[i]);
 		}
 		if (i)
