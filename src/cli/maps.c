@@ -232,6 +232,12 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 
 static int parse_arg(const char *what, const char *s, void *buf, size_t size);
 
+/* Maps of values without keys: push, pop and peek rather than get, set and delete. */
+static bool keyless(enum bpf_map_type t)
+{
+	return t == BPF_MAP_TYPE_QUEUE || t == BPF_MAP_TYPE_STACK || t == BPF_MAP_TYPE_BLOOM_FILTER;
+}
+
 /* A program named as a pinned path, id:N or name:NAME: an fd, or -1 (said). */
 static int prog_target_fd(const char *s)
 {
@@ -337,7 +343,7 @@ static int keyless_verb(struct kiln_map *m, const char *verb, const char *arg, u
 	bool bloom = info->type == BPF_MAP_TYPE_BLOOM_FILTER;
 	char cmd[16];
 	snprintf(cmd, sizeof(cmd), "map %s", verb);
-	if (info->type != BPF_MAP_TYPE_QUEUE && info->type != BPF_MAP_TYPE_STACK && !bloom) {
+	if (!keyless(info->type)) {
 		fprintf(stderr, "kiln %s: %s (%s) has keys: push, pop and peek are for queues, stacks and bloom "
 			"filters; use get, set and delete\n", cmd, kiln_map_name(m), kiln_map_type_name(info->type));
 		return 2;
@@ -484,8 +490,7 @@ int cmd_map(int argc, char **argv)
 			rc = 0;
 		goto out;
 	}
-	if (info->type == BPF_MAP_TYPE_QUEUE || info->type == BPF_MAP_TYPE_STACK ||
-	    info->type == BPF_MAP_TYPE_BLOOM_FILTER) {
+	if (keyless(info->type)) {
 		fprintf(stderr, "kiln map %s: %s (%s) has no keys: use push, pop and peek\n", pos[0],
 			kiln_map_name(m), kiln_map_type_name(info->type));
 		rc = 2;
