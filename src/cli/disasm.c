@@ -392,7 +392,7 @@ static void describe_core(const struct obj *o, const struct crel *c, char *buf, 
 					? btf_enum(t)[k].name_off : btf_enum64(t)[k].name_off));
 		return;
 	}
-	if (c->kind >= 6 && c->kind != 12 && c->kind < 10)
+	if (c->kind >= BPF_CORE_TYPE_ID_LOCAL && c->kind <= BPF_CORE_TYPE_SIZE)   /* type kinds: no members */
 		return;
 	char *e;
 	strtoul(acc, &e, 10);               /* the first index is the root pointer's */
