@@ -14,6 +14,9 @@ extern "C" {
 
 struct kiln_map;
 
+/* Map types newer than the uapi header of Debian 12 (linux 6.1), by their kernel numbers */
+#define KILN_MAP_TYPE_CGRP_STORAGE 32   /* BPF_MAP_TYPE_CGRP_STORAGE, linux 6.2 */
+
 /* What to create. sz is sizeof(struct kiln_map_spec) (extensible, as libbpf's opts). */
 struct kiln_map_spec {
 	size_t sz;

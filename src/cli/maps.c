@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,9 @@ static const char map_help[] =
 	"next element, peek shows it; `peek TARGET VALUE` asks a bloom filter whether VALUE may\n"
 	"be in it (exit status 0) or certainly is not (1). A prog-array, map of maps or cgroup-array\n"
 	"is set to a program or map (pinned path, id:N, name:NAME) or a cgroup v2 directory; dump\n"
-	"lists their ids, and devmaps' ifindexes and cpumaps' queue sizes.\n";
+	"lists their ids, and devmaps' ifindexes and cpumaps' queue sizes. Local storage is keyed\n"
+	"by what owns the value: a PID (task storage), PID:FD for the socket process PID holds as\n"
+	"fd FD (sk storage), a file (inode storage), a cgroup v2 directory (cgrp storage).\n";
 
 void cli_fail(const char *cmd)
 {
@@ -132,6 +135,7 @@ struct print_ctx {
 	struct btf *btf;
 	bool json, skip_zero;
 	uint32_t shown;
+	const char *key_text;      /* local storage: the key as given, not the fd it became */
 };
 
 static int print_entry(const void *key, const void *value, void *arg)
@@ -145,13 +149,19 @@ static int print_entry(const void *key, const void *value, void *arg)
 		fputs("{\"map\":", pc->out);
 		cli_json_str(pc->out, kiln_map_name(pc->m), 64);
 		fputs(",\"key\":", pc->out);
-		cli_show(pc->out, pc->btf, info->btf_key_type_id, key, info->key_size, true);
+		if (pc->key_text)
+			cli_json_str(pc->out, pc->key_text, 4096);
+		else
+			cli_show(pc->out, pc->btf, info->btf_key_type_id, key, info->key_size, true);
 		fputs(",\"value\":", pc->out);
 		show_value(pc->out, pc->m, pc->btf, value, true);
 		fputs("}\n", pc->out);
 	} else {
 		fputs("  ", pc->out);
-		cli_show(pc->out, pc->btf, info->btf_key_type_id, key, info->key_size, false);
+		if (pc->key_text)
+			fputs(pc->key_text, pc->out);
+		else
+			cli_show(pc->out, pc->btf, info->btf_key_type_id, key, info->key_size, false);
 		fputs(" => ", pc->out);
 		show_value(pc->out, pc->m, pc->btf, value, false);
 		fputc('\n', pc->out);
@@ -177,20 +187,69 @@ static void print_element(FILE *out, struct kiln_map *m, const uint8_t *v, const
 	btf__free(btf);
 }
 
-/* Map types whose entries are not data to list. */
-static bool listable(enum bpf_map_type t, uint32_t key_size)
+/* Map types whose entries are not data to list: prog-arrays, maps of maps, devmaps and
+ * cpumaps list what the kernel gives back (ids, ifindexes, queue sizes); these hold what user
+ * space cannot read, or (local storage) cannot walk: what to do instead. */
+static const struct { enum bpf_map_type type; const char *hint; } opaque[] = {
+	{ BPF_MAP_TYPE_RINGBUF, "" }, { BPF_MAP_TYPE_PERF_EVENT_ARRAY, "" },
+	{ BPF_MAP_TYPE_CGROUP_ARRAY, "" }, { BPF_MAP_TYPE_XSKMAP, "" }, { BPF_MAP_TYPE_SOCKMAP, "" },
+	{ BPF_MAP_TYPE_SOCKHASH, "" }, { BPF_MAP_TYPE_USER_RINGBUF, "" },
+	{ BPF_MAP_TYPE_STACK_TRACE, "; `kiln stack MAP ID` prints one" },
+	{ BPF_MAP_TYPE_BLOOM_FILTER, "; `kiln map peek MAP VALUE` asks for one" },
+	{ BPF_MAP_TYPE_TASK_STORAGE, "; `kiln map get MAP PID` reads a task's" },
+	{ BPF_MAP_TYPE_SK_STORAGE, "; `kiln map get MAP PID:FD` reads the socket a process holds as FD" },
+	{ BPF_MAP_TYPE_INODE_STORAGE, "; `kiln map get MAP FILE` reads a file's" },
+	{ KILN_MAP_TYPE_CGRP_STORAGE, "; `kiln map get MAP CGROUP-DIR` reads a cgroup's" },
+};
+
+static const char *unlisted(enum bpf_map_type t, uint32_t key_size)
 {
-	/* prog-arrays, maps of maps, devmaps and cpumaps list what the kernel gives back (ids,
-	 * ifindexes, queue sizes); the others hold what user space cannot read */
-	static const enum bpf_map_type opaque[] = {
-		BPF_MAP_TYPE_RINGBUF, BPF_MAP_TYPE_PERF_EVENT_ARRAY, BPF_MAP_TYPE_CGROUP_ARRAY,
-		BPF_MAP_TYPE_XSKMAP, BPF_MAP_TYPE_SOCKMAP, BPF_MAP_TYPE_SOCKHASH, BPF_MAP_TYPE_USER_RINGBUF,
-		BPF_MAP_TYPE_STACK_TRACE,
-	};
 	for (size_t i = 0; i < sizeof(opaque) / sizeof(opaque[0]); i++)
-		if (opaque[i] == t)
-			return false;
-	return key_size > 0;
+		if (opaque[i].type == t)
+			return opaque[i].hint;
+	return key_size > 0 ? NULL : "";
+}
+
+/* Local storage is keyed by an fd of the object whose value it is: opened from what names
+ * that object. 1 if the map is not local storage, 0 with *fd set, -1 (said) on failure. */
+static int storage_key(const struct kiln_map_info *info, const char *s, int *fd)
+{
+	int pid, tfd, n = -1;
+	switch ((int)info->type) {
+	case BPF_MAP_TYPE_TASK_STORAGE:
+		if (sscanf(s, "%d%n", &pid, &n) != 1 || s[n] || pid <= 0) {
+			fprintf(stderr, "kiln map: a task storage's key is a PID, not '%s'\n", s);
+			return -1;
+		}
+		*fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		break;
+	case BPF_MAP_TYPE_SK_STORAGE:
+		if (sscanf(s, "%d:%d%n", &pid, &tfd, &n) != 2 || s[n] || pid <= 0 || tfd < 0) {
+			fprintf(stderr, "kiln map: an sk storage's key is PID:FD, the socket process PID holds as "
+				"its fd FD, not '%s'\n", s);
+			return -1;
+		}
+		if ((n = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
+			*fd = -1;
+			break;
+		}
+		*fd = (int)syscall(SYS_pidfd_getfd, n, tfd, 0);
+		close(n);
+		break;
+	case BPF_MAP_TYPE_INODE_STORAGE:
+		*fd = open(s, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		break;
+	case KILN_MAP_TYPE_CGRP_STORAGE:
+		*fd = open(s, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		break;
+	default:
+		return 1;
+	}
+	if (*fd < 0) {
+		fprintf(stderr, "kiln map: %s: %s\n", s, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
@@ -212,14 +271,13 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 		free(v);
 		return err == -ENOENT ? 0 : err;
 	}
-	if (!listable(info->type, info->key_size)) {
+	const char *hint = unlisted(info->type, info->key_size);
+	if (hint) {
 		if (!json)
-			fprintf(out, "  (a %s map: entries are not listed%s)\n", kiln_map_type_name(info->type),
-				info->type == BPF_MAP_TYPE_STACK_TRACE ? "; `kiln stack MAP ID` prints one"
-				: info->type == BPF_MAP_TYPE_BLOOM_FILTER ? "; `kiln map peek MAP VALUE` asks for one" : "");
+			fprintf(out, "  (%s: entries are not listed%s)\n", kiln_map_type_name(info->type), hint);
 		return 0;
 	}
-	struct print_ctx pc = { out, m, map_btf(info), json, array && !all, 0 };
+	struct print_ctx pc = { .out = out, .m = m, .btf = map_btf(info), .json = json, .skip_zero = array && !all };
 	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
 	int err = kiln_map_dump(m, print_entry, &pc, &o, NULL);
 	btf__free(pc.btf);
@@ -471,7 +529,7 @@ int cmd_map(int argc, char **argv)
 	if (cli_map_open_target("map", pos[1], &m))
 		return 1;
 	const struct kiln_map_info *info = kiln_map_info(m);
-	int rc = 1;
+	int rc = 1, kfd = -1;
 	uint8_t *key = calloc(1, info->key_size ? info->key_size : 1);
 	uint8_t *val = calloc(1, kiln_map_value_buf_size(m) + 8);
 	if (!key || !val) {
@@ -496,8 +554,14 @@ int cmd_map(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if (info->type == BPF_MAP_TYPE_LPM_TRIE && strchr(pos[2], '/') ? parse_prefix(pos[2], key, info->key_size)
-									 : parse_arg("key", pos[2], key, info->key_size)) {
+	int sk = storage_key(info, pos[2], &kfd);
+	if (sk < 0)
+		goto out;
+	if (!sk) {
+		uint32_t u = (uint32_t)kfd;
+		memcpy(key, &u, 4);
+	} else if (info->type == BPF_MAP_TYPE_LPM_TRIE && strchr(pos[2], '/')
+		   ? parse_prefix(pos[2], key, info->key_size) : parse_arg("key", pos[2], key, info->key_size)) {
 		rc = 2;
 		goto out;
 	}
@@ -507,7 +571,7 @@ int cmd_map(int argc, char **argv)
 			goto out;
 		}
 		struct btf *btf = map_btf(info);
-		struct print_ctx pc = { stdout, m, btf, json, false, 0 };
+		struct print_ctx pc = { .out = stdout, .m = m, .btf = btf, .json = json, .key_text = !sk ? pos[2] : NULL };
 		print_entry(key, val, &pc);
 		btf__free(btf);
 		rc = 0;
@@ -540,6 +604,8 @@ int cmd_map(int argc, char **argv)
 			rc = 0;
 	}
 out:
+	if (kfd >= 0)
+		close(kfd);
 	free(key);
 	free(val);
 	kiln_map_close(m);

@@ -243,10 +243,22 @@ static const char *const map_options[] = {
  * are maps too. */
 #define MAX_MAPS 32767
 
-static bool local_storage(uint32_t type)
+/* Local storage: a value per kernel object, as long as that lives, so no :max-entries (the
+ * kernel insists on 0). NULL when type is not local storage. */
+static const char *local_storage(uint32_t type)
 {
-	return type == BPF_MAP_TYPE_TASK_STORAGE || type == BPF_MAP_TYPE_SK_STORAGE ||
-	       type == BPF_MAP_TYPE_INODE_STORAGE;
+	static const struct { uint32_t type; const char *per; } kinds[] = {
+		{ BPF_MAP_TYPE_TASK_STORAGE, "task" },
+		{ BPF_MAP_TYPE_SK_STORAGE, "socket" },
+		{ BPF_MAP_TYPE_INODE_STORAGE, "inode" },
+		{ KL_MAP_TYPE_CGRP_STORAGE, "cgroup" },
+		{ BPF_MAP_TYPE_CGROUP_STORAGE, "cgroup a program is attached to" },
+		{ BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, "cgroup a program is attached to, on each cpu" },
+	};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].type == type)
+			return kinds[i].per;
+	return NULL;
 }
 
 static int do_defmap(struct kl_comp *c, struct kl_node *n)
@@ -305,7 +317,7 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 	/* a perf-event array without :max-entries gets one slot per possible cpu from the loader;
 	 * local storage has none (an element per task, socket or inode, as long as it lives) */
 	bool per_cpu_slots = !me && md.mt->map_type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
-	bool storage = local_storage(md.mt->map_type);
+	const char *storage = local_storage(md.mt->map_type);
 	if (!me && !per_cpu_slots && !storage)
 		return kl_error(c->d, n->span, "defmap '%s' needs :max-entries", name);
 	int64_t v = 0;
@@ -313,9 +325,7 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 		return -1;
 	if (me && storage && v)
 		return kl_error(c->d, me->span, "a :%s map has no :max-entries (it holds one value per %s, as "
-				"long as that lives): remove it", md.mt->keyword,
-				md.mt->map_type == BPF_MAP_TYPE_SK_STORAGE ? "socket" : md.mt->map_type == BPF_MAP_TYPE_INODE_STORAGE
-				? "inode" : "task");
+				"long as that lives): remove it", md.mt->keyword, storage);
 	if (me && !storage && (v <= 0 || v > UINT32_MAX))
 		return kl_error(c->d, me->span, ":max-entries %lld is out of range", (long long)v);
 	md.m.max_entries = (uint32_t)v;
@@ -395,8 +405,8 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 		md.m.key = types[0];
 		md.m.value = types[1];
 	}
-	if (storage)      /* the kernel accepts local storage only without preallocation */
-		md.m.map_flags |= BPF_F_NO_PREALLOC;
+	if (storage)      /* task, sk, inode and cgrp storage: the kernel insists on no preallocation */
+		md.m.map_flags |= md.mt->required_flags;
 	if (md.mt->required_flags && (md.m.map_flags & md.mt->required_flags) != md.mt->required_flags)
 		return kl_error(c->d, fl ? fl->span : n->span, "a :%s map needs :map-flags %u (BPF_F_NO_PREALLOC)",
 				md.mt->keyword, md.mt->required_flags);

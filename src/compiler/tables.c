@@ -23,6 +23,9 @@
 /* Sorted by id: tools/gen-helpers.sh writes helpers.inc in __BPF_FUNC_MAPPER order. */
 static const struct kl_helper helpers[] = {
 #include "helpers.inc"
+	/* newer than the uapi header helpers.inc comes from (linux 6.1): linux 6.2's */
+	{ "cgrp-storage-get", 210, true, 4, { KL_ARG_MAP, KL_ARG_PTR, KL_ARG_PTR, KL_ARG_SCALAR } },
+	{ "cgrp-storage-delete", 211, false, 2, { KL_ARG_MAP, KL_ARG_PTR } },
 };
 
 /* Other spellings users reach for. A leading "bpf-" is also accepted on any helper name. */
@@ -322,6 +325,13 @@ static const struct kl_map_type map_types[] = {
 	  BPF_F_NO_PREALLOC, false, false },
 	{ "inode-storage",    BPF_MAP_TYPE_INODE_STORAGE,      false, false, 4, 0,
 	  BPF_F_NO_PREALLOC, false, false },
+	{ "cgrp-storage",     KL_MAP_TYPE_CGRP_STORAGE,        false, false, 4, 0,
+	  BPF_F_NO_PREALLOC, false, false },
+	/* the first cgroup storage (uapi now calls it CGROUP_STORAGE_DEPRECATED): one value per
+	 * cgroup a program is attached to, reached with get-local-storage; a u64 key (the cgroup
+	 * id) shares the value between attach types, and preallocation flags are refused */
+	{ "cgroup-storage",   BPF_MAP_TYPE_CGROUP_STORAGE,     false, false, 8, 0, 0, false, false },
+	{ "percpu-cgroup-storage", BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, false, false, 8, 0, 0, true, false },
 	{ "queue",            BPF_MAP_TYPE_QUEUE,              false, false, 0, 0, 0, false, true },
 	{ "stack",            BPF_MAP_TYPE_STACK,              false, false, 0, 0, 0, false, true },
 	{ "bloom-filter",     BPF_MAP_TYPE_BLOOM_FILTER,       false, false, 0, 0, 0, false, true },

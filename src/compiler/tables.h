@@ -53,6 +53,9 @@ const struct kl_prog_type *kl_prog_type_resolve(const char *keyword, const char 
 /* The program type keywords, ":xdp :tc ...", for error messages. */
 const char *kl_prog_type_names(struct kl_arena *a);
 
+/* Map types newer than Debian 12's uapi header (linux 6.1), by their kernel numbers */
+#define KL_MAP_TYPE_CGRP_STORAGE 32   /* BPF_MAP_TYPE_CGRP_STORAGE, linux 6.2 */
+
 struct kl_map_type {
 	const char *keyword;         /* "hash" for :hash */
 	uint32_t map_type;           /* enum bpf_map_type */

@@ -3,6 +3,7 @@
  * attached and its counter watched, pins, verifier rejections, test runs, and no fd leaked. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "cgroup.h"
 #include <kiln/kiln.h>
 #include <bpf/bpf.h>
 #include <dirent.h>
@@ -28,8 +29,8 @@
 static char tmp[128];            /* scratch directory for built objects */
 static char pin_dir[128];        /* on bpffs */
 static char netns[32], veth_a[16], veth_b[16], addr_a[32], addr_b[32];
-static char cg_mount[256], cg_dir[512], cg_home[1024];
-static bool cg_mounted_here;
+static struct cg2 cg;
+static char cg_dir[512];
 static char exe[PATH_MAX];
 static const char *src_root = ".";
 static const char *kiln_bin = "./kiln";
@@ -92,11 +93,7 @@ static void cleanup(void)
 	}
 	if (cg_dir[0])
 		rmdir(cg_dir);
-	if (cg_mounted_here) {
-		umount2(cg_mount, MNT_DETACH);
-		rmdir(cg_mount);
-		cg_mounted_here = false;
-	}
+	cg2_release(&cg);
 	if (pin_dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", pin_dir);
 		if (system(cmd)) {
@@ -139,11 +136,11 @@ static void sweep_stale(void)
 				check_sh("rm -rf '%s/%s'", dirs[i], e->d_name);
 		closedir(d);
 	}
-	if (cg_mount[0] && (d = opendir(cg_mount))) {
+	if (cg.mount[0] && (d = opendir(cg.mount))) {
 		char path[PATH_MAX];
 		for (struct dirent *e; (e = readdir(d));)
 			if (stale(e->d_name, "kiln-test-object-")) {
-				snprintf(path, sizeof(path), "%s/%s", cg_mount, e->d_name);
+				snprintf(path, sizeof(path), "%s/%s", cg.mount, e->d_name);
 				rmdir(path);
 			}
 		closedir(d);
@@ -773,53 +770,6 @@ static void test_uprobes(struct kiln_object *obj)
 	kiln_object_close(so);
 }
 
-/* A cgroup v2 hierarchy: the mounted one, or one mounted here for the test. */
-static bool find_cgroup2(void)
-{
-	FILE *f = fopen("/proc/self/mounts", "r");
-	char dev[256], mnt[256], type[64];
-	while (f && fscanf(f, "%255s %255s %63s %*[^\n]", dev, mnt, type) == 3)
-		if (!strcmp(type, "cgroup2")) {
-			snprintf(cg_mount, sizeof(cg_mount), "%s", mnt);
-			break;
-		}
-	if (f)
-		fclose(f);
-	if (!cg_mount[0]) {
-		snprintf(cg_mount, sizeof(cg_mount), "/tmp/kiln-test-cgroup2-%d", getpid());
-		mkdir(cg_mount, 0755);
-		if (mount("none", cg_mount, "cgroup2", 0, NULL)) {
-			rmdir(cg_mount);
-			return false;
-		}
-		cg_mounted_here = true;
-	}
-	f = fopen("/proc/self/cgroup", "r");
-	char line[512];
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "0::", 3)) {
-			line[strcspn(line, "\n")] = 0;
-			snprintf(cg_home, sizeof(cg_home), "%s%s", cg_mount, line + 3);
-		}
-	if (f)
-		fclose(f);
-	if (!cg_home[0])
-		snprintf(cg_home, sizeof(cg_home), "%s", cg_mount);
-	return true;
-}
-
-static int move_self(const char *cgroup)
-{
-	char path[PATH_MAX + 16];
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	int ok = fprintf(f, "%d\n", getpid()) > 0;
-	ok &= fclose(f) == 0;
-	return ok ? 0 : -EIO;
-}
-
 static int cg_sock = -1;
 static void from_cgroup(int n)
 {
@@ -830,12 +780,12 @@ static void from_cgroup(int n)
 
 static void test_cgroup(struct kiln_object *obj)
 {
-	if (!find_cgroup2()) {
+	if (!cg2_find(&cg)) {
 		CHECK("cgroup: a cgroup v2 hierarchy", false, "none mounted and mounting one failed: %s", strerror(errno));
 		return;
 	}
 	sweep_stale();
-	snprintf(cg_dir, sizeof(cg_dir), "%s/kiln-test-object-%d", cg_mount, getpid());
+	snprintf(cg_dir, sizeof(cg_dir), "%s/kiln-test-object-%d", cg.mount, getpid());
 	if (mkdir(cg_dir, 0755) && errno != EEXIST) {
 		CHECK("cgroup: mkdir", false, "%s: %s", cg_dir, strerror(errno));
 		cg_dir[0] = 0;
@@ -849,11 +799,11 @@ static void test_cgroup(struct kiln_object *obj)
 	snprintf(want, sizeof(want), "cgroup_skb/egress on %s", cg_dir);
 	CHECK("cgroup: describe", !strcmp(kiln_link_describe(l), want), "%s", kiln_link_describe(l));
 	/* the socket belongs to the cgroup it was made in */
-	int err = move_self(cg_dir);
+	int err = cg2_move_self(cg_dir);
 	CHECK("cgroup: move into it", !err, "%s", strerror(-err));
 	cg_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	err = move_self(cg_home);
-	CHECK("cgroup: move back", !err, "%s: %s", cg_home, strerror(-err));
+	err = cg2_move_self(cg.home);
+	CHECK("cgroup: move back", !err, "%s: %s", cg.home, strerror(-err));
 	counted_then_not(obj, l, 8, "cgroup", from_cgroup);
 	close(cg_sock);
 	struct kiln_link *bad = NULL;
