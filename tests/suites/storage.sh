@@ -77,3 +77,10 @@ rm -f "$fifo" "$fifo.fd"
 out=$("$KILN" map dump "$m/per_cgroup")
 if grep -q 'cgrp_storage: entries are not listed; `kiln map get MAP CGROUP-DIR`' <<<"$out"; then pass dump-hint
 else fail dump-hint "$out"; fi
+
+# inode storage from a program: inode-storage-get is an LSM hook's helper; a kernel locked
+# down refuses lsm programs, anything else must accept this one
+out=$("$KILN" check tests/lib/inode-storage.lisp 2>&1)
+if grep -q '^count_open  *accepted' <<<"$out"; then pass inode-lsm-program
+elif grep -q 'locked down' <<<"$out"; then echo "SKIP storage/inode-lsm-program: the kernel refuses lsm programs: $out"
+else fail inode-lsm-program "$out"; fi
