@@ -75,28 +75,39 @@ static struct btf *map_btf(const struct kiln_map_info *info)
 	return btf;   /* libbpf 1.x: NULL on failure */
 }
 
-/* What the kernel gives user space for the maps that hold fds: ids, ifindexes, queue sizes. */
+/* What the kernel gives user space for the maps that hold fds: ids, ifindexes, queue sizes,
+ * socket cookies; a devmap's or cpumap's 8-byte value adds the id of the program run on it. */
+static const struct {
+	enum bpf_map_type type;
+	const char *what;
+	bool prog_in_8;
+} held[] = {
+	{ BPF_MAP_TYPE_PROG_ARRAY, "prog_id", false },
+	{ BPF_MAP_TYPE_ARRAY_OF_MAPS, "map_id", false }, { BPF_MAP_TYPE_HASH_OF_MAPS, "map_id", false },
+	{ BPF_MAP_TYPE_DEVMAP, "ifindex", true }, { BPF_MAP_TYPE_DEVMAP_HASH, "ifindex", true },
+	{ BPF_MAP_TYPE_CPUMAP, "qsize", true },
+	{ BPF_MAP_TYPE_SOCKMAP, "cookie", false }, { BPF_MAP_TYPE_SOCKHASH, "cookie", false },
+};
+
 static bool show_held(FILE *out, const struct kiln_map_info *info, const uint8_t *v, bool json)
 {
-	uint32_t x, y;
-	memcpy(&x, v, 4);
-	const char *what = info->type == BPF_MAP_TYPE_PROG_ARRAY ? "prog_id"
-			   : info->type == BPF_MAP_TYPE_ARRAY_OF_MAPS || info->type == BPF_MAP_TYPE_HASH_OF_MAPS ? "map_id"
-			   : info->type == BPF_MAP_TYPE_DEVMAP || info->type == BPF_MAP_TYPE_DEVMAP_HASH ? "ifindex"
-			   : info->type == BPF_MAP_TYPE_CPUMAP ? "qsize" : NULL;
-	if (!what)
+	size_t i = 0;
+	while (i < sizeof(held) / sizeof(held[0]) && held[i].type != info->type)
+		i++;
+	if (i == sizeof(held) / sizeof(held[0]))
 		return false;
-	bool second = info->value_size >= 8 && (info->type == BPF_MAP_TYPE_DEVMAP ||
-						 info->type == BPF_MAP_TYPE_DEVMAP_HASH || info->type == BPF_MAP_TYPE_CPUMAP);
-	y = 0;
+	uint64_t x = 0;
+	uint32_t y = 0;
+	bool cookie = info->type == BPF_MAP_TYPE_SOCKMAP || info->type == BPF_MAP_TYPE_SOCKHASH;
+	memcpy(&x, v, cookie ? 8 : 4);
+	bool second = info->value_size >= 8 && held[i].prog_in_8;
 	if (second)
-		memcpy(&y, v + 4, 4);    /* the program run on it, by id */
+		memcpy(&y, v + 4, 4);
+	fprintf(out, json ? "{\"%s\":%llu" : "%s %llu", held[i].what, (unsigned long long)x);
+	if (second)
+		fprintf(out, json ? ",\"prog_id\":%u" : " prog_id %u", y);
 	if (json)
-		fprintf(out, "{\"%s\":%u%s", what, x, second ? ",\"prog_id\":" : "}");
-	else
-		fprintf(out, "%s %u%s", what, x, second ? " prog_id " : "");
-	if (second)
-		fprintf(out, json ? "%u}" : "%u", y);
+		fputc('}', out);
 	return true;
 }
 
@@ -192,8 +203,10 @@ static void print_element(FILE *out, struct kiln_map *m, const uint8_t *v, const
  * space cannot read, or (local storage) cannot walk: what to do instead. */
 static const struct { enum bpf_map_type type; const char *hint; } opaque[] = {
 	{ BPF_MAP_TYPE_RINGBUF, "" }, { BPF_MAP_TYPE_PERF_EVENT_ARRAY, "" },
-	{ BPF_MAP_TYPE_CGROUP_ARRAY, "" }, { BPF_MAP_TYPE_XSKMAP, "" }, { BPF_MAP_TYPE_SOCKMAP, "" },
-	{ BPF_MAP_TYPE_SOCKHASH, "" }, { BPF_MAP_TYPE_USER_RINGBUF, "" },
+	{ BPF_MAP_TYPE_CGROUP_ARRAY, "" }, { BPF_MAP_TYPE_XSKMAP, "" },
+	{ BPF_MAP_TYPE_SOCKMAP, "; with an 8-byte value it lists socket cookies" },
+	{ BPF_MAP_TYPE_SOCKHASH, "; with an 8-byte value it lists socket cookies" },
+	{ BPF_MAP_TYPE_USER_RINGBUF, "" },
 	{ BPF_MAP_TYPE_STACK_TRACE, "; `kiln stack MAP ID` prints one" },
 	{ BPF_MAP_TYPE_BLOOM_FILTER, "; `kiln map peek MAP VALUE` asks for one" },
 	{ BPF_MAP_TYPE_TASK_STORAGE, "; `kiln map get MAP PID` reads a task's" },
@@ -202,19 +215,42 @@ static const struct { enum bpf_map_type type; const char *hint; } opaque[] = {
 	{ KILN_MAP_TYPE_CGRP_STORAGE, "; `kiln map get MAP CGROUP-DIR` reads a cgroup's" },
 };
 
-static const char *unlisted(enum bpf_map_type t, uint32_t key_size)
+static const char *unlisted(const struct kiln_map_info *info)
 {
+	/* a sockmap or sockhash gives back socket cookies, and only into 8-byte values */
+	if ((info->type == BPF_MAP_TYPE_SOCKMAP || info->type == BPF_MAP_TYPE_SOCKHASH) && info->value_size == 8)
+		return NULL;
 	for (size_t i = 0; i < sizeof(opaque) / sizeof(opaque[0]); i++)
-		if (opaque[i].type == t)
+		if (opaque[i].type == info->type)
 			return opaque[i].hint;
-	return key_size > 0 ? NULL : "";
+	return info->key_size > 0 ? NULL : "";
+}
+
+/* A socket another process holds, written PID:FD: a copy of it (pidfd_getfd), -1 with errno
+ * set, or -2 (said) when s is not of that shape. */
+static int peer_socket(const char *what, const char *s)
+{
+	int pid, fd, n = -1;
+	if (sscanf(s, "%d:%d%n", &pid, &fd, &n) != 2 || s[n] || pid <= 0 || fd < 0) {
+		fprintf(stderr, "kiln map: %s is PID:FD, the socket process PID holds as its fd FD, not '%s'\n",
+			what, s);
+		return -2;
+	}
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return -1;
+	int sfd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	int e = errno;
+	close(pfd);
+	errno = e;
+	return sfd;
 }
 
 /* Local storage is keyed by an fd of the object whose value it is: opened from what names
  * that object. 1 if the map is not local storage, 0 with *fd set, -1 (said) on failure. */
 static int storage_key(const struct kiln_map_info *info, const char *s, int *fd)
 {
-	int pid, tfd, n = -1;
+	int pid, n = -1;
 	switch ((int)info->type) {
 	case BPF_MAP_TYPE_TASK_STORAGE:
 		if (sscanf(s, "%d%n", &pid, &n) != 1 || s[n] || pid <= 0) {
@@ -224,17 +260,8 @@ static int storage_key(const struct kiln_map_info *info, const char *s, int *fd)
 		*fd = (int)syscall(SYS_pidfd_open, pid, 0);
 		break;
 	case BPF_MAP_TYPE_SK_STORAGE:
-		if (sscanf(s, "%d:%d%n", &pid, &tfd, &n) != 2 || s[n] || pid <= 0 || tfd < 0) {
-			fprintf(stderr, "kiln map: an sk storage's key is PID:FD, the socket process PID holds as "
-				"its fd FD, not '%s'\n", s);
+		if ((*fd = peer_socket("an sk storage's key", s)) == -2)
 			return -1;
-		}
-		if ((n = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
-			*fd = -1;
-			break;
-		}
-		*fd = (int)syscall(SYS_pidfd_getfd, n, tfd, 0);
-		close(n);
 		break;
 	case BPF_MAP_TYPE_INODE_STORAGE:
 		*fd = open(s, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -271,7 +298,7 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 		free(v);
 		return err == -ENOENT ? 0 : err;
 	}
-	const char *hint = unlisted(info->type, info->key_size);
+	const char *hint = unlisted(info);
 	if (hint) {
 		if (!json)
 			fprintf(out, "  (%s: entries are not listed%s)\n", kiln_map_type_name(info->type), hint);
@@ -322,12 +349,15 @@ static int prog_target_fd(const char *s)
 }
 
 /* The value of an fd-valued map, from what it holds: a program for a prog-array, a map for a
- * map of maps, a cgroup directory for a cgroup-array. 1 if the map is none of those, 0 with
+ * map of maps, a cgroup directory for a cgroup-array, a socket another process holds for a
+ * sockmap or sockhash. 1 if the map is none of those, 0 with
  * *fd set, -1 (said) on failure. */
 static int fd_value(const struct kiln_map_info *info, const char *s, int *fd)
 {
+	const char *holds = "maps: a pinned path, id:N or name:NAME";
 	switch (info->type) {
 	case BPF_MAP_TYPE_PROG_ARRAY:
+		holds = "programs: a pinned path, id:N or name:NAME";
 		*fd = prog_target_fd(s);
 		break;
 	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
@@ -339,8 +369,15 @@ static int fd_value(const struct kiln_map_info *info, const char *s, int *fd)
 		kiln_map_close(in);
 		break;
 	}
+	case BPF_MAP_TYPE_SOCKMAP:
+	case BPF_MAP_TYPE_SOCKHASH:
+		holds = "sockets: PID:FD, a TCP socket listening or connected, or a UDP socket";
+		if ((*fd = peer_socket("a sockmap's value", s)) == -2)
+			return -1;
+		break;
 	case BPF_MAP_TYPE_CGROUP_ARRAY: {
 		struct statfs sf;
+		holds = "cgroups: a cgroup v2 directory";
 		*fd = open(s, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (*fd >= 0 && (fstatfs(*fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC)) {
 			close(*fd);
@@ -354,10 +391,7 @@ static int fd_value(const struct kiln_map_info *info, const char *s, int *fd)
 	}
 	if (*fd < 0) {
 		fprintf(stderr, "kiln map set: %s: %s (a %s holds %s)\n", s, strerror(errno ? errno : ENOENT),
-			kiln_map_type_name(info->type),
-			info->type == BPF_MAP_TYPE_PROG_ARRAY ? "programs: a pinned path, id:N or name:NAME"
-			: info->type == BPF_MAP_TYPE_CGROUP_ARRAY ? "cgroups: a cgroup v2 directory"
-			: "maps: a pinned path, id:N or name:NAME");
+			kiln_map_type_name(info->type), holds);
 		return -1;
 	}
 	return 0;
