@@ -1,0 +1,141 @@
+/* test_mapprogs.c — map types used from programs that run, where the map has to hold a kernel
+ * object first (tests/lib/sockmaps.lisp). A sockops program attached to a cgroup the test makes
+ * puts both ends of a loopback TCP connection made in that cgroup into a sockmap (slot 0 the
+ * connecting end, 1 the accepted one) and a sockhash keyed by local port: user space reads back
+ * each end's socket cookie (SO_COOKIE) under both keys. XDP programs under BPF_PROG_TEST_RUN
+ * redirect through a devmap-hash (XDP_REDIRECT once slot 1 holds lo, the XDP_PASS fallback
+ * before) and an empty xskmap (XDP_PASS: an xskmap slot needs an AF_XDP socket). */
+#define _GNU_SOURCE
+#include "check.h"
+#include "cgroup.h"
+#include <kiln/kiln.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef SO_COOKIE
+#define SO_COOKIE 57
+#endif
+
+static uint64_t cookie(int fd)
+{
+	uint64_t c = 0;
+	socklen_t len = sizeof(c);
+	return getsockopt(fd, SOL_SOCKET, SO_COOKIE, &c, &len) ? 0 : c;
+}
+
+static void test_sockmaps(struct kiln_object *obj, const struct cg2 *cg)
+{
+	char dir[1200];
+	snprintf(dir, sizeof(dir), "%s/kiln-test-mapprogs-%d", cg->mount, getpid());
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		CHECK("sockmap: mkdir", false, "%s: %s", dir, strerror(errno));
+		return;
+	}
+	struct kiln_attach_opts o = { .sz = sizeof(o), .cgroup = dir };
+	struct kiln_link *l = NULL;
+	int err = kiln_prog_attach(kiln_object_find_prog(obj, "on_established"), &o, &l);
+	CHECK("sockmap: attach the sockops program to the cgroup", !err, "%d %s", err, kiln_errmsg());
+	/* sockets belong to the cgroup they are made in; an accepted one to its listener's */
+	int ls = -1, cs = -1, as = -1;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	err = cg2_move_self(dir);
+	if (!err) {
+		ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		cs = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	}
+	int back = cg2_move_self(cg->home);
+	CHECK("sockmap: sockets made in the test's cgroup", !err && !back && ls >= 0 && cs >= 0, "%s",
+	      strerror(err ? -err : back ? -back : errno));
+	if (ls < 0 || cs < 0 || bind(ls, (void *)&a, sizeof(a)) || listen(ls, 1) || getsockname(ls, (void *)&a, &alen) ||
+	    connect(cs, (void *)&a, sizeof(a)) || (as = accept(ls, NULL, NULL)) < 0) {
+		CHECK("sockmap: a loopback TCP connection", false, "%s", strerror(errno));
+	} else {
+		struct kiln_map *sm = kiln_object_find_map(obj, "socks"), *sh = kiln_object_find_map(obj, "by_port");
+		uint64_t got[2] = { 0, 0 }, want[2] = { cookie(cs), cookie(as) };
+		uint32_t k0 = 0, k1 = 1;
+		int e0 = kiln_map_lookup(sm, &k0, &got[0]), e1 = kiln_map_lookup(sm, &k1, &got[1]);
+		CHECK("sockmap: the connecting end in slot 0, the accepted end in slot 1 (their cookies)",
+		      !e0 && !e1 && want[0] && got[0] == want[0] && got[1] == want[1], "%d %d: %llu %llu, want %llu %llu",
+		      e0, e1, (unsigned long long)got[0], (unsigned long long)got[1], (unsigned long long)want[0],
+		      (unsigned long long)want[1]);
+		struct sockaddr_in cl;
+		socklen_t cllen = sizeof(cl);
+		getsockname(cs, (void *)&cl, &cllen);
+		uint32_t cport = ntohs(cl.sin_port), sport = ntohs(a.sin_port);
+		e0 = kiln_map_lookup(sh, &cport, &got[0]);
+		e1 = kiln_map_lookup(sh, &sport, &got[1]);
+		CHECK("sockhash: each end under its local port", !e0 && !e1 && got[0] == want[0] && got[1] == want[1],
+		      "%d %d: ports %u %u", e0, e1, cport, sport);
+	}
+	if (as >= 0)
+		close(as);
+	if (cs >= 0)
+		close(cs);
+	if (ls >= 0)
+		close(ls);
+	kiln_link_destroy(l);
+	rmdir(dir);
+}
+
+static uint32_t run_xdp(struct kiln_object *obj, const char *prog)
+{
+	uint8_t pkt[64] = { 0 };
+	pkt[12] = 0x08;          /* an IPv4 ethertype; the programs do not look */
+	struct kiln_test_run r = { .sz = sizeof(r), .data_in = pkt, .data_size_in = sizeof(pkt) };
+	int err = kiln_prog_test_run(kiln_prog_fd(kiln_object_find_prog(obj, prog)), &r);
+	return err ? 1000 + (uint32_t)-err : r.retval;
+}
+
+static void test_redirects(struct kiln_object *obj)
+{
+	CHECK("devmap-hash: an empty slot falls back to XDP_PASS", run_xdp(obj, "to_port") == XDP_PASS, "%u",
+	      run_xdp(obj, "to_port"));
+	uint32_t k = 1, lo = if_nametoindex("lo");
+	int err = kiln_map_update(kiln_object_find_map(obj, "ports"), &k, &lo, BPF_ANY);
+	CHECK("devmap-hash: slot 1 holds lo", !err, "%d %s", err, kiln_errmsg());
+	CHECK("devmap-hash: then the program redirects", run_xdp(obj, "to_port") == XDP_REDIRECT, "%u",
+	      run_xdp(obj, "to_port"));
+	CHECK("xskmap: an empty slot falls back to XDP_PASS", run_xdp(obj, "to_xsk") == XDP_PASS, "%u",
+	      run_xdp(obj, "to_xsk"));
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	const char *root = getenv("ROOT") ? getenv("ROOT") : ".";
+	if (geteuid() != 0) {
+		printf("FAIL test_mapprogs: needs root (the tests load programs into the kernel)\n");
+		return 1;
+	}
+	int fds_before = check_open_fds();
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/tests/lib/sockmaps.lisp", root);
+	struct kiln_object *obj = NULL;
+	int err = kiln_object_open(path, NULL, &obj);
+	err = err ? err : kiln_object_load(obj);
+	CHECK("mapprogs: open and load", !err, "%d %s", err, kiln_errmsg());
+	struct cg2 cg;
+	if (!err) {
+		test_redirects(obj);
+		if (cg2_find(&cg)) {
+			test_sockmaps(obj, &cg);
+			cg2_release(&cg);
+		} else {
+			CHECK("sockmap: a cgroup v2 hierarchy", false, "none mounted and mounting one failed: %s",
+			      strerror(errno));
+		}
+	}
+	kiln_object_close(obj);
+	CHECK("mapprogs: no fd leaked", check_open_fds() == fds_before, "%d then %d", fds_before, check_open_fds());
+	return CHECK_DONE();
+}
