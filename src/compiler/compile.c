@@ -22,7 +22,8 @@ static int check_recursion(struct kl_comp *c, uint32_t fi, uint32_t *stack, uint
 	stack[depth] = fi;
 	const struct kl_ir_func *f = c->ir.items[fi];
 	for (uint32_t i = 0; i < f->nins; i++)
-		if (f->ins[i].op == IR_CALLF && check_recursion(c, (uint32_t)f->ins[i].imm, stack, depth + 1))
+		if ((f->ins[i].op == IR_CALLF || f->ins[i].op == IR_LDFUNC) &&
+		    check_recursion(c, (uint32_t)f->ins[i].imm, stack, depth + 1))
 			return -1;
 	fd->state = 2;
 	return 0;
@@ -35,7 +36,7 @@ static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t f
 	const struct kl_ir_func *f = c->ir.items[fi];
 	uint32_t deepest = 0;
 	for (uint32_t i = 0; i < f->nins; i++)
-		if (f->ins[i].op == IR_CALLF) {
+		if (f->ins[i].op == IR_CALLF || f->ins[i].op == IR_LDFUNC) {   /* a callback runs below its caller too */
 			uint32_t d = chain_stack(c, frame, (uint32_t)f->ins[i].imm);
 			if (d > deepest)
 				deepest = d;

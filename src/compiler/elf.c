@@ -35,6 +35,7 @@ struct code_sec {
 	Elf64_Rel *rels;
 	size_t nrels;
 	uint32_t shndx, rel_shndx;
+	uint32_t sym;           /* its STT_SECTION symbol: what a callback's address is relative to */
 };
 
 struct writer {
@@ -276,13 +277,17 @@ static int check_relocs(struct writer *w)
 				    rel->insn + 1 >= f->ninsns)
 					return fail(w, EINVAL, "%s: map relocation at insn %u "
 						    "which is not ld_imm64", f->name, rel->insn);
-			} else if (rel->kind == KL_RELOC_CALL) {
+			} else if (rel->kind == KL_RELOC_CALL || rel->kind == KL_RELOC_FUNC) {
+				bool call = rel->kind == KL_RELOC_CALL;
 				if (rel->target >= obj->nfuncs || obj->funcs[rel->target].section)
-					return fail(w, EINVAL, "%s: call relocation to function "
-						    "#%u, not a subprogram", f->name, rel->target);
-				if (in->code != (BPF_JMP | BPF_CALL))
-					return fail(w, EINVAL, "%s: call relocation at insn %u "
-						    "which is not a call", f->name, rel->insn);
+					return fail(w, EINVAL, "%s: %s relocation to function "
+						    "#%u, not a subprogram", f->name, call ? "call" : "callback",
+						    rel->target);
+				if (call ? in->code != (BPF_JMP | BPF_CALL)
+					 : in->code != (BPF_LD | BPF_IMM | BPF_DW) || rel->insn + 1 >= f->ninsns)
+					return fail(w, EINVAL, "%s: %s relocation at insn %u which is not %s",
+						    f->name, call ? "call" : "callback", rel->insn,
+						    call ? "a call" : "ld_imm64");
 			} else {
 				return fail(w, EINVAL, "%s: unknown relocation kind %d", f->name,
 					    (int)rel->kind);
@@ -304,6 +309,7 @@ static int make_symbols(struct writer *w)
 		rc = sym_add(w, obj->source_path, STB_LOCAL, STT_FILE, SHN_ABS, 0, 0);
 	for (uint32_t s = 0; s < w->nsecs && rc >= 0; s++) {
 		rc = sym_add(w, NULL, STB_LOCAL, STT_SECTION, w->secs[s].shndx, 0, 0);
+		w->secs[s].sym = (uint32_t)rc;
 		for (uint32_t i = 0; i < obj->nfuncs && rc >= 0; i++) {
 			const struct kl_func *f = &obj->funcs[i];
 			if (f->section || sec_for(w, f) != &w->secs[s])
@@ -336,7 +342,8 @@ static int make_symbols(struct writer *w)
 /* Relocation records, and the instructions shaped as clang leaves them: a map's ld_imm64
  * with no register or immediate (libbpf puts the map fd in), and a call with
  * BPF_PSEUDO_CALL and imm -1 against the callee's symbol (libbpf's target is
- * symbol/8 + imm + 1). */
+ * symbol/8 + imm + 1), a callback's address (ld_imm64 BPF_PSEUDO_FUNC) against the section's
+ * symbol with its byte offset in imm (libbpf's target is (symbol + imm)/8). */
 static void make_relocs(struct writer *w)
 {
 	const struct kl_obj *obj = w->obj;
@@ -356,6 +363,13 @@ static void make_relocs(struct writer *w)
 				in[0].imm = 0;
 				in[1].imm = 0;
 				out->r_info = ELF64_R_INFO(w->map_sym[rel->target], R_BPF_64_64);
+			} else if (rel->kind == KL_RELOC_FUNC) {
+				/* as clang writes a static function's address: against .text's
+				 * section symbol, the function's byte offset in the immediate */
+				in[0].src_reg = BPF_PSEUDO_FUNC;
+				in[0].imm = (int32_t)obj->funcs[rel->target].text_off;
+				in[1].imm = 0;
+				out->r_info = ELF64_R_INFO(sec_for(w, &obj->funcs[rel->target])->sym, R_BPF_64_64);
 			} else {
 				in->src_reg = BPF_PSEUDO_CALL;
 				in->imm = -1;

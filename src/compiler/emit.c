@@ -286,6 +286,19 @@ static void emit_ins(struct em *e, uint32_t idx)
 		finish(e, i->d, rd);
 		break;
 	}
+	case IR_LDFUNC: {
+		if (dead)
+			break;
+		rd = dst(e, i->d);
+		struct kl_reloc r = { (uint32_t)e->out.len, KL_RELOC_FUNC, (uint32_t)i->imm };
+		kl_vec_push(e->c->a, &e->relocs, r);
+		struct bpf_insn lo = kl_ld64_lo(rd, 0);
+		lo.src_reg = BPF_PSEUDO_FUNC;
+		put(e, lo);
+		put(e, kl_ld64_hi(0));
+		finish(e, i->d, rd);
+		break;
+	}
 	case IR_CALL:
 	case IR_CALLF:
 		place_args(e, i->args, i->nargs);

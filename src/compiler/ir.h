@@ -29,6 +29,7 @@ enum kl_ir_op {
 	IR_LABEL,   /* label: */
 	IR_RET,     /* return a (or imm) */
 	IR_ENTRY,   /* d = incoming argument `imm` (0..4: r1..r5) at function entry */
+	IR_LDFUNC,  /* d = the address of subprogram `imm`, a callback (ld_imm64 BPF_PSEUDO_FUNC) */
 };
 
 struct kl_ir_ins {

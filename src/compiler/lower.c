@@ -966,6 +966,7 @@ static const struct kl_lw_form forms[] = {
 static const struct { const struct kl_lw_form *forms; const size_t *n; } form_tables[] = {
 	{ kl_lw_data_forms, &kl_lw_ndata_forms }, { kl_lw_core_forms, &kl_lw_ncore_forms },
 	{ kl_lw_queue_forms, &kl_lw_nqueue_forms }, { kl_lw_event_forms, &kl_lw_nevent_forms },
+	{ kl_lw_func_forms, &kl_lw_nfunc_forms },
 };
 
 /* "did you mean ...?" over every name a form can start with: forms, operators, helpers,

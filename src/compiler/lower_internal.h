@@ -70,6 +70,8 @@ extern const size_t kl_lw_nevent_forms;
 /* lower_queue.c's forms: queue, stack and bloom-filter maps. */
 extern const struct kl_lw_form kl_lw_queue_forms[];
 extern const size_t kl_lw_nqueue_forms;
+extern const struct kl_lw_form kl_lw_func_forms[];     /* lower_func.c */
+extern const size_t kl_lw_nfunc_forms;
 /* lower_args.c's forms: (arg N), (retval). */
 extern const struct kl_lw_form kl_lw_args_forms[];
 extern const size_t kl_lw_nargs_forms;

@@ -11,6 +11,7 @@
 enum kl_reloc_kind {
 	KL_RELOC_MAP,  /* ld_imm64 (BPF_PSEUDO_MAP_FD) of maps[target]: R_BPF_64_64 */
 	KL_RELOC_CALL, /* call (BPF_PSEUDO_CALL) of funcs[target], a .text subprogram */
+	KL_RELOC_FUNC, /* ld_imm64 (BPF_PSEUDO_FUNC) of funcs[target]'s address, a callback */
 };
 
 struct kl_reloc {

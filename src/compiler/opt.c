@@ -30,7 +30,7 @@ uint64_t kl_bswap(uint64_t v, int bits)
 static bool pure(uint8_t op)
 {
 	return op == IR_MOVI || op == IR_MOV || op == IR_ALU || op == IR_ALU32 || op == IR_NEG ||
-	       op == IR_END || op == IR_LOAD || op == IR_ADDR || op == IR_LDMAP;
+	       op == IR_END || op == IR_LOAD || op == IR_ADDR || op == IR_LDMAP || op == IR_LDFUNC;
 }
 
 static void count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta)

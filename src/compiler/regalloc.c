@@ -26,7 +26,7 @@ static void ins_uses(const struct kl_ir_ins *i, struct use_def *u)
 	u->nuses = 0;
 	u->def = 0;
 	switch (i->op) {
-	case IR_MOVI: case IR_ADDR: case IR_LDMAP: case IR_ENTRY:
+	case IR_MOVI: case IR_ADDR: case IR_LDMAP: case IR_ENTRY: case IR_LDFUNC:
 		u->def = i->d;
 		break;
 	case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
@@ -443,7 +443,7 @@ uint32_t kl_ir_slot(struct kl_arena *a, struct kl_ir_func *f, uint32_t size, uin
 
 static const char *const op_names[] = {
 	"movi", "mov", "alu", "alu32", "neg", "end", "load", "store", "xadd", "addr", "ldmap",
-	"call", "callf", "jmp", "br", "label", "ret", "entry",
+	"call", "callf", "jmp", "br", "label", "ret", "entry", "ldfunc",
 };
 
 void kl_ir_dump(const struct kl_ir_func *f, FILE *out)

@@ -1,14 +1,17 @@
 /* test_mapprogs.c — map types used from programs that run, where the map has to hold a kernel
- * object first (tests/lib/sockmaps.lisp). A sockops program attached to a cgroup the test makes
+ * object first (tests/lib/mapprogs.lisp). A sockops program attached to a cgroup the test makes
  * puts both ends of a loopback TCP connection made in that cgroup into a sockmap (slot 0 the
  * connecting end, 1 the accepted one) and a sockhash keyed by local port: user space reads back
  * each end's socket cookie (SO_COOKIE) under both keys. XDP programs under BPF_PROG_TEST_RUN
  * redirect through a devmap-hash (XDP_REDIRECT once slot 1 holds lo, the XDP_PASS fallback
- * before) and an empty xskmap (XDP_PASS: an xskmap slot needs an AF_XDP socket). */
+ * before) and an empty xskmap (XDP_PASS: an xskmap slot needs an AF_XDP socket). A program
+ * drains a user ring buffer that user space wrote three records into (libbpf's
+ * user_ring_buffer): its callback (#'take, a defun) sums them. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "cgroup.h"
 #include <kiln/kiln.h>
+#include <bpf/libbpf.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
@@ -109,6 +112,38 @@ static void test_redirects(struct kiln_object *obj)
 	      run_xdp(obj, "to_xsk"));
 }
 
+static void test_user_ringbuf(struct kiln_object *obj)
+{
+	struct user_ring_buffer *rb = user_ring_buffer__new(kiln_map_fd(kiln_object_find_map(obj, "requests")), NULL);
+	CHECK("user ringbuf: libbpf opens it", rb != NULL, "%s", strerror(errno));
+	if (!rb)
+		return;
+	static const uint64_t sent[] = { 5, 7, 30 };
+	int wrote = 0;
+	for (size_t i = 0; i < sizeof(sent) / sizeof(sent[0]); i++) {
+		uint64_t *r = user_ring_buffer__reserve(rb, sizeof(*r));
+		if (r) {
+			*r = sent[i];
+			user_ring_buffer__submit(rb, r);
+			wrote++;
+		}
+	}
+	CHECK("user ringbuf: three records written", wrote == 3, "%d", wrote);
+	uint32_t ret = run_xdp(obj, "drain");
+	struct kiln_map *d = kiln_object_find_map(obj, "drained");
+	uint64_t n = 0, sum = 0;
+	uint32_t k0 = 0, k1 = 1;
+	kiln_map_lookup(d, &k0, &n);
+	kiln_map_lookup(d, &k1, &sum);
+	CHECK("user ringbuf: the program drained the three through its callback, summing 42",
+	      ret == XDP_PASS && n == 3 && sum == 42, "ret %u, %llu records, sum %llu", ret, (unsigned long long)n,
+	      (unsigned long long)sum);
+	run_xdp(obj, "drain");
+	kiln_map_lookup(d, &k0, &n);
+	CHECK("user ringbuf: and nothing is left for a second run", n == 3, "%llu", (unsigned long long)n);
+	user_ring_buffer__free(rb);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -119,7 +154,7 @@ int main(void)
 	}
 	int fds_before = check_open_fds();
 	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/tests/lib/sockmaps.lisp", root);
+	snprintf(path, sizeof(path), "%s/tests/lib/mapprogs.lisp", root);
 	struct kiln_object *obj = NULL;
 	int err = kiln_object_open(path, NULL, &obj);
 	err = err ? err : kiln_object_load(obj);
@@ -127,6 +162,7 @@ int main(void)
 	struct cg2 cg;
 	if (!err) {
 		test_redirects(obj);
+		test_user_ringbuf(obj);
 		if (cg2_find(&cg)) {
 			test_sockmaps(obj, &cg);
 			cg2_release(&cg);

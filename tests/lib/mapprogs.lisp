@@ -1,7 +1,8 @@
-;; sockmaps.lisp — the map types whose programs need a kernel object to hold, for
+;; mapprogs.lisp — the map types whose programs need something from outside first, for
 ;; tests/unit/test_mapprogs.c: a sockops program puts every connection it sees established
 ;; into a sockmap (by direction) and a sockhash (by local port); XDP programs redirect through
-;; a devmap-hash and an xskmap, falling back to XDP_PASS when the slot is empty.
+;; a devmap-hash and an xskmap, falling back to XDP_PASS when the slot is empty; another drains
+;; the records user space wrote into a user ring buffer, summing them through a callback.
 (defmap socks :type :sockmap :key-size 4 :value-size 8 :max-entries 2)
 (defmap by-port :type :sockhash :key u32 :value-size 8 :max-entries 8)
 (defmap ports :type :devmap-hash :key u32 :value-size 4 :max-entries 4)
@@ -21,3 +22,19 @@
 
 (defprog to-xsk (:type :xdp)
   (redirect-map xsks 0 XDP_PASS))
+
+(defmap requests :type :user-ringbuf :max-entries 4096)
+(defmap drained :type :array :key u32 :value u64 :max-entries 2)
+
+(defun take (dynptr ctx)
+  (let ((v (stack-buffer 8)))
+    (when (= 0 (dynptr-read v 8 dynptr 0 0))
+      (store u64 ctx 0 (+ (load u64 ctx 0) (load u64 v 0)))))
+  0)
+
+;; drained[0]: the records taken, drained[1]: their sum
+(defprog drain (:type :xdp)
+  (let ((acc (stack-buffer 8)))
+    (incf (getmap drained 0) (user-ringbuf-drain requests #'take acc 0))
+    (incf (getmap drained 1) (load u64 acc 0)))
+  XDP_PASS)
