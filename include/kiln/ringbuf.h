@@ -74,6 +74,10 @@ int kiln_reader_stats(struct kiln_reader *r, const struct kiln_map *map, struct 
 size_t kiln_reader_map_count(const struct kiln_reader *r);
 struct kiln_map *kiln_reader_map(const struct kiln_reader *r, size_t i);
 
+/* One record of size bytes into a user ring buffer (the map programs drain with
+ * user-ringbuf-drain): -ENOSPC while it is full, -EINVAL for another map type. */
+int kiln_user_ringbuf_write(struct kiln_map *m, const void *data, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -36,7 +36,9 @@ static const char map_help[] =
 	"is set to a program or map (pinned path, id:N, name:NAME) or a cgroup v2 directory; dump\n"
 	"lists their ids, and devmaps' ifindexes and cpumaps' queue sizes. Local storage is keyed\n"
 	"by what owns the value: a PID (task storage), PID:FD for the socket process PID holds as\n"
-	"fd FD (sk storage), a file (inode storage), a cgroup v2 directory (cgrp storage).\n";
+	"fd FD (sk storage), a file (inode storage), a cgroup v2 directory (cgrp storage).\n"
+	"push also writes a record into a user ring buffer, for its programs to drain: an integer\n"
+	"(8 bytes) or 0x and every byte in hex.\n";
 
 void cli_fail(const char *cmd)
 {
@@ -428,6 +430,22 @@ static int parse_prefix(const char *s, uint8_t *key, size_t size)
 }
 
 /* push VALUE, pop, peek [VALUE] on a queue, stack or bloom filter. */
+/* A record into a user ring buffer: an integer (8 bytes), or 0x and every byte in hex. */
+static int user_ringbuf_push(struct kiln_map *m, const char *arg)
+{
+	uint8_t rec[4096];
+	size_t n = 8, hex = !strncmp(arg, "0x", 2) ? strlen(arg + 2) : 0;
+	if (hex > 16 && hex % 2 == 0 && hex / 2 <= sizeof(rec))
+		n = hex / 2;
+	if (parse_arg("value", arg, rec, n))
+		return 2;
+	if (kiln_user_ringbuf_write(m, rec, n)) {
+		cli_fail("map push");
+		return 1;
+	}
+	return 0;
+}
+
 static int keyless_verb(struct kiln_map *m, const char *verb, const char *arg, uint8_t *val, uint64_t flags,
 			bool json)
 {
@@ -435,6 +453,8 @@ static int keyless_verb(struct kiln_map *m, const char *verb, const char *arg, u
 	bool bloom = info->type == BPF_MAP_TYPE_BLOOM_FILTER;
 	char cmd[16];
 	snprintf(cmd, sizeof(cmd), "map %s", verb);
+	if (info->type == BPF_MAP_TYPE_USER_RINGBUF && !strcmp(verb, "push") && arg)
+		return user_ringbuf_push(m, arg);
 	if (!keyless(info->type)) {
 		fprintf(stderr, "kiln %s: %s (%s) has keys: push, pop and peek are for queues, stacks and bloom "
 			"filters; use get, set and delete\n", cmd, kiln_map_name(m), kiln_map_type_name(info->type));

@@ -6,7 +6,8 @@
 # integers in hash and array kinds (per-CPU values on every CPU), an lpm-trie prefix, a
 # program into a prog-array, maps into maps of maps, a cgroup into a cgroup-array, ifindexes
 # into devmaps, a queue size into a cpumap, a listening socket into a sockmap and sockhash
-# (listed back as its cookie). Local storage: storage.sh; queue, stack, bloom: keyless.sh.
+# (listed back as its cookie), records into a user ring buffer. Local storage: storage.sh;
+# queue, stack, bloom: keyless.sh.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
@@ -60,6 +61,13 @@ for t in hash array percpu-hash percpu-array lru-hash lru-percpu-hash; do
 done
 "$KILN" map set "$m/m_lpm_trie" 10.0.0.0/8 7
 check lpm-trie-set-get "7" "$("$KILN" map get "$m/m_lpm_trie" 10.0.0.0/8 | sed 's/.*=> //')"
+
+# a user ring buffer takes records (tests/unit/test_mapprogs.c drains them in a program)
+ok=0
+for v in 1 2 0x0102030405060708090a0b0c0d0e0f10; do "$KILN" map push "$m/m_user_ringbuf" $v && ok=$((ok + 1)); done
+err=$("$KILN" map push "$m/m_user_ringbuf" 0x$(printf '%08192d' 0) 2>&1); rc=$?
+if [ $ok = 3 ] && [ $rc = 1 ] && grep -q 'does not fit' <<<"$err"; then pass user-ringbuf-push
+else fail user-ringbuf-push "$ok of 3 pushed; too big: status $rc: $err"; fi
 
 # fd-valued maps, by what they hold
 "$KILN" map set "$m/m_prog_array" 1 "$pin/progs/pass"
