@@ -657,6 +657,44 @@ static uint64_t value_at(const char *path)
 	return v;
 }
 
+/* A program holding the map pinned at pin_dir/par (by-name pinning) that copies its entry 0
+ * into its own map `seen` on each run. */
+static struct kiln_object *par_holder(void)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/holder.lisp", tmp);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return NULL;
+	fputs("(defmap par :type :array :key u32 :value u64 :max-entries 1 :pinning :by-name)\n"
+	      "(defmap seen :type :array :key u32 :value u64 :max-entries 1)\n"
+	      "(defprog copy (:type :xdp)\n"
+	      "  (setf (getmap seen 0) (getmap par 0))\n"
+	      "  XDP_PASS)\n", f);
+	fclose(f);
+	struct kiln_object_opts o = { .sz = sizeof(o), .pin_root = pin_dir };
+	struct kiln_object *obj = NULL;
+	if (kiln_object_open(path, &o, &obj) || kiln_object_load(obj)) {
+		kiln_object_close(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+/* What the holder's program reads from its map now. */
+static uint64_t holder_sees(struct kiln_object *obj)
+{
+	unsigned char pkt[64] = { 0 };
+	struct kiln_test_run r = { .sz = sizeof(r), .data_in = pkt, .data_size_in = sizeof(pkt) };
+	uint32_t k = 0;
+	uint64_t v = UINT64_MAX;
+	struct kiln_prog *p = kiln_object_find_prog(obj, "copy");
+	struct kiln_map *seen = kiln_object_find_map(obj, "seen");
+	if (!p || !seen || kiln_prog_test_run(kiln_prog_fd(p), &r) || kiln_map_lookup(seen, &k, &v))
+		return UINT64_MAX;
+	return v;
+}
+
 static void test_parallel(void)
 {
 	char path[256], pending[300];
@@ -675,6 +713,8 @@ static void test_parallel(void)
 	if (old)
 		kiln_map_update(old, &k, &a, BPF_ANY);
 	uint32_t old_id = old ? kiln_map_info(old)->id : 0;
+	struct kiln_object *holder = par_holder();
+	CHECK("parallel: a program holding the old map", holder && holder_sees(holder) == 0xA, "%s", kiln_errmsg());
 
 	s.max_entries = 2;    /* a new shape, as a changed program would want */
 	err = kiln_map_open_parallel(path, &s, &neu, &parallel);
@@ -696,6 +736,9 @@ static void test_parallel(void)
 	CHECK("parallel: a holder of the old map still sees it", !kiln_map_lookup(old, &k, &v) && v == 0xA, "%#llx",
 	      (unsigned long long)v);
 	CHECK("parallel: ending twice is nothing", !kiln_map_end_parallel(neu), "%s", kiln_errmsg());
+	if (holder)
+		CHECK("parallel: a program holding the old map still reads it", holder_sees(holder) == 0xA, "%#llx",
+		      (unsigned long long)holder_sees(holder));
 
 	/* a stale pending pin (a run that never ended) is replaced */
 	struct kiln_map *stale = mk(BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0, 0), *third = NULL;
@@ -708,6 +751,7 @@ static void test_parallel(void)
 	kiln_map_close(stale);
 	kiln_unpin(pending);
 out:
+	kiln_object_close(holder);
 	kiln_map_close(neu);
 	kiln_map_close(old);
 	kiln_unpin(path);
