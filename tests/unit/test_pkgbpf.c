@@ -541,17 +541,19 @@ struct flow_stats {
 	uint32_t tail_pad;
 };
 
-static struct kiln_object *open_kv(void)
+/* src written to tmp/file, compiled, opened (with pin_root, if given) and loaded. */
+static struct kiln_object *load_src(const char *file, const char *src, const char *pin_root)
 {
 	char path[256];
-	snprintf(path, sizeof(path), "%s/kv.lisp", tmp);
+	snprintf(path, sizeof(path), "%s/%s", tmp, file);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return NULL;
-	fputs(kv_src, f);
+	fputs(src, f);
 	fclose(f);
+	struct kiln_object_opts o = { .sz = sizeof(o), .pin_root = pin_root };
 	struct kiln_object *obj = NULL;
-	if (kiln_object_open(path, NULL, &obj) || kiln_object_load(obj)) {
+	if (kiln_object_open(path, &o, &obj) || kiln_object_load(obj)) {
 		kiln_object_close(obj);
 		return NULL;
 	}
@@ -661,24 +663,12 @@ static uint64_t value_at(const char *path)
  * into its own map `seen` on each run. */
 static struct kiln_object *par_holder(void)
 {
-	char path[256];
-	snprintf(path, sizeof(path), "%s/holder.lisp", tmp);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return NULL;
-	fputs("(defmap par :type :array :key u32 :value u64 :max-entries 1 :pinning :by-name)\n"
-	      "(defmap seen :type :array :key u32 :value u64 :max-entries 1)\n"
-	      "(defprog copy (:type :xdp)\n"
-	      "  (setf (getmap seen 0) (getmap par 0))\n"
-	      "  XDP_PASS)\n", f);
-	fclose(f);
-	struct kiln_object_opts o = { .sz = sizeof(o), .pin_root = pin_dir };
-	struct kiln_object *obj = NULL;
-	if (kiln_object_open(path, &o, &obj) || kiln_object_load(obj)) {
-		kiln_object_close(obj);
-		return NULL;
-	}
-	return obj;
+	return load_src("holder.lisp",
+			"(defmap par :type :array :key u32 :value u64 :max-entries 1 :pinning :by-name)\n"
+			"(defmap seen :type :array :key u32 :value u64 :max-entries 1)\n"
+			"(defprog copy (:type :xdp)\n"
+			"  (setf (getmap seen 0) (getmap par 0))\n"
+			"  XDP_PASS)\n", pin_dir);
 }
 
 /* What the holder's program reads from its map now. */
@@ -776,7 +766,7 @@ int main(void)
 	test_prealloc();
 	test_delete_all();
 	test_dump_if_exists();
-	struct kiln_object *obj = open_kv();
+	struct kiln_object *obj = load_src("kv.lisp", kv_src, NULL);
 	CHECK("kv object: compiled and loaded", obj != NULL, "%s", kiln_errmsg());
 	if (obj) {
 		test_format_kv(obj);
