@@ -81,8 +81,8 @@ int kiln_map_dump_pinned_if_exists(const char *path, kiln_map_dump_fn fn, void *
  * over path, in one step (rename(2) on bpffs): openers see the old map or the new one, never
  * none. The old map lives on while a program or fd holds it. end_parallel is 0 with nothing
  * to do (a map not in parallel mode, or ended already); closing the map without ending
- * leaves the pending pin. Two processes in parallel mode on one path at once is theirs to
- * avoid. */
+ * leaves the pending pin. A pin at path that is not a map is -EINVAL. Two processes in
+ * parallel mode on one path at once is theirs to avoid. */
 #define KILN_PARALLEL_SUFFIX ":pending"    /* bpffs refuses '.' in names */
 int kiln_map_open_parallel(const char *path, const struct kiln_map_spec *spec,
 			   struct kiln_map **out, bool *parallel);

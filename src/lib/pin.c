@@ -369,17 +369,17 @@ int kiln_map_open_parallel(const char *path, const struct kiln_map_spec *spec,
 	if (snprintf(pending, sizeof(pending), "%s%s", path, KILN_PARALLEL_SUFFIX) >= (int)sizeof(pending))
 		return kl_fail(-ENAMETOOLONG, "parallel mode for %s", path);
 	struct kiln_map *m;
-	int fd = kiln_pin_get(path);
-	if (fd == -ENOENT) {
-		int err = create_and_pin(path, spec, out);
+	int err = kiln_map_open_pinned(path, &m);    /* (a pin that is no map is -EINVAL) */
+	if (err == -ENOENT) {
+		err = create_and_pin(path, spec, out);
 		if (err != -EEXIST)
 			return err;     /* else pinned by someone else meanwhile: go parallel to it */
-	} else if (fd < 0) {
-		return fd;
+	} else if (err) {
+		return err;
 	} else {
-		close(fd);
+		kiln_map_close(m);
 	}
-	int err = kiln_map_create(spec, &m);
+	err = kiln_map_create(spec, &m);
 	if (err)
 		return err;
 	struct kl_map_extra *x = kl_map_extra(m);

@@ -615,6 +615,31 @@ static void test_format_kv(struct kiln_object *obj)
 	n = raw ? kiln_map_format_kv(raw, &rk, &rv, KILN_MAP_FMT_JSON, buf, sizeof(buf)) : -1;
 	CHECK("format_kv: no BTF, hex", n > 0 && !strcmp(buf, "{\"key\":\"0x04030201\",\"value\":\"0xcdab\"}"), "%s", buf);
 	kiln_map_close(raw);
+	n = raw ? kiln_map_format_kv(raw, &rk, &rv, 0, buf, sizeof(buf)) : -1;
+	CHECK("format_kv: no BTF, text", n > 0 && !strcmp(buf, "key=0x04030201 value=0xcdab"), "%s", buf);
+
+	/* keyless: the value alone */
+	struct kiln_map *q = mk(BPF_MAP_TYPE_QUEUE, 0, 4, 4, 0, 0);
+	uint32_t qv = 0x11223344;
+	n = q ? kiln_map_format_kv(q, NULL, &qv, KILN_MAP_FMT_JSON, buf, sizeof(buf)) : -1;
+	CHECK("format_kv: a queue's value alone", n > 0 && !strcmp(buf, "{\"value\":\"0x44332211\"}"), "%s", buf);
+	kiln_map_close(q);
+
+	/* parallel mode over a pin that is a program, not a map: refused, nothing pinned beside */
+	char path[256], pending[300];
+	snprintf(path, sizeof(path), "%s/a_prog", pin_dir);
+	snprintf(pending, sizeof(pending), "%s" KILN_PARALLEL_SUFFIX, path);
+	struct kiln_prog *p = kiln_object_find_prog(obj, "stamp");
+	struct kiln_map_spec s = { .sz = sizeof(s), .type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 8,
+				   .max_entries = 1 };
+	struct kiln_map *pm = NULL;
+	err = p ? kiln_pin(kiln_prog_fd(p), path) : -ENOENT;
+	int perr = err ? err : kiln_map_open_parallel(path, &s, &pm, NULL);
+	struct stat st;
+	CHECK("parallel: a program's pin is refused", !err && perr == -EINVAL && !pm && stat(pending, &st),
+	      "%d %d %s", err, perr, kiln_errmsg());
+	kiln_map_close(pm);
+	kiln_unpin(path);
 }
 
 static void test_ktime(struct kiln_object *obj)
