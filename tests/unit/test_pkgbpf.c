@@ -614,9 +614,9 @@ static void test_format_kv(struct kiln_object *obj)
 	uint16_t rv = 0xabcd;
 	n = raw ? kiln_map_format_kv(raw, &rk, &rv, KILN_MAP_FMT_JSON, buf, sizeof(buf)) : -1;
 	CHECK("format_kv: no BTF, hex", n > 0 && !strcmp(buf, "{\"key\":\"0x04030201\",\"value\":\"0xcdab\"}"), "%s", buf);
-	kiln_map_close(raw);
 	n = raw ? kiln_map_format_kv(raw, &rk, &rv, 0, buf, sizeof(buf)) : -1;
 	CHECK("format_kv: no BTF, text", n > 0 && !strcmp(buf, "key=0x04030201 value=0xcdab"), "%s", buf);
+	kiln_map_close(raw);
 
 	/* keyless: the value alone */
 	struct kiln_map *q = mk(BPF_MAP_TYPE_QUEUE, 0, 4, 4, 0, 0);
