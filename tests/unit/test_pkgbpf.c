@@ -309,7 +309,7 @@ static void test_prealloc(void)
 
 struct churn {
 	struct kiln_map *m;
-	volatile bool stop;
+	bool stop;                /* both read and written with __atomic builtins */
 	uint32_t base, n;        /* inserts and deletes keys base.. base+n, and deletes 0..n/2 */
 	bool lpm;
 	uint64_t ops;
@@ -330,15 +330,15 @@ static void *churn_fn(void *arg)
 	struct churn *c = arg;
 	uint64_t v = 7;
 	unsigned char key[8];
-	while (!c->stop) {
-		for (uint32_t i = 0; i < c->n && !c->stop; i++) {
+	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
+		for (uint32_t i = 0; i < c->n && !__atomic_load_n(&c->stop, __ATOMIC_RELAXED); i++) {
 			make_key(c->lpm, c->base + i, key);
 			bpf_map_update_elem(kiln_map_fd(c->m), key, &v, BPF_ANY);
 			make_key(c->lpm, i / 2, key);
 			bpf_map_delete_elem(kiln_map_fd(c->m), key);   /* some of those delete_all wants */
 			make_key(c->lpm, c->base + i, key);
 			bpf_map_delete_elem(kiln_map_fd(c->m), key);
-			c->ops++;
+			__atomic_fetch_add(&c->ops, 1, __ATOMIC_RELAXED);
 		}
 	}
 	return NULL;
@@ -375,10 +375,10 @@ static void delete_all_under_churn(const char *what, enum bpf_map_type t, bool l
 	struct churn c = { .m = m, .base = 1u << 20, .n = 64, .lpm = lpm };
 	pthread_t th;
 	pthread_create(&th, NULL, churn_fn, &c);
-	while (!c.ops)
+	while (!__atomic_load_n(&c.ops, __ATOMIC_RELAXED))
 		sched_yield();
 	err = kiln_map_delete_all(m, &count);
-	c.stop = true;
+	__atomic_store_n(&c.stop, true, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	uint32_t survivors = 0;
 	for (uint32_t i = 0; i < n; i++) {
