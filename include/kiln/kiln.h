@@ -4,9 +4,11 @@
 #define KILN_KILN_H
 #include "error.h"
 #include "event.h"
+#include "ktime.h"
 #include "map.h"
 #include "perf.h"
 #include "object.h"
+#include "paths.h"
 #include "pin.h"
 #include "prog.h"
 #include "ringbuf.h"
