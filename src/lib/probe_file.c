@@ -463,6 +463,9 @@ int kiln_probe_read_file(const char *path, struct kiln_probe *p)
 		p->helpers_skipped[0] &= ~1ull;
 	}
 	free(text);
+	/* the file says which types' helpers it probed: those are all there is */
+	if (p->helpers_done)
+		p->done |= KILN_PROBE_HELPERS;
 	if (!r && !p->done && !p->helpers_done && !p->feat_known)
 		r = kl_fail_msg(-EINVAL, "%s: no probe results in it (neither bpftool's or kiln's macros nor their JSON)", path);
 	return r;
