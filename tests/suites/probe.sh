@@ -183,3 +183,16 @@ check two-formats "2 kiln probe: --json and --macros are two formats; choose one
 full=$("$KILN" probe --prog-type socket_filter --full --json | python3 -c "import json,sys; print('bpf_trace_printk' in json.load(sys.stdin)['helpers']['socket_filter_available_helpers'])")
 plain=$(python3 -c "import json,sys; k=json.load(open(sys.argv[1])); print('bpf_trace_printk' in k['helpers']['socket_filter_available_helpers'], 'bpf_trace_printk' in k['helpers_not_probed'])" "$tmp/k.json")
 check full "True False True" "$full $plain"
+
+# ---- without CAP_BPF: the probe says so; a saved probe still reads -------------------------
+if command -v capsh >/dev/null; then
+	unpriv=(capsh --drop=cap_bpf,cap_sys_admin,cap_perfmon --)
+	o=$("${unpriv[@]}" -c "exec $KILN probe" 2>&1); rc=$?
+	if [ $rc -eq 1 ] && grep -q "^kiln probe: this user lacks the privilege to use BPF" <<<"$o"; then pass unprivileged
+	else fail unprivileged "status $rc: $(head -1 <<<"$o")"; fi
+	o=$("${unpriv[@]}" -c "exec $KILN probe --from $tmp/k.h --macros" 2>&1); rc=$?
+	if [ $rc -eq 0 ] && [ "$o" == "$(cat "$tmp/k.h")" ]; then pass unprivileged-from
+	else fail unprivileged-from "status $rc: $(head -1 <<<"$o")"; fi
+else
+	fail unprivileged "capsh is missing (Debian package libcap2-bin; make deps installs it)"
+fi
