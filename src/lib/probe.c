@@ -15,6 +15,7 @@
 #include "kiln/probe.h"
 #include "kiln/error.h"
 #include "fail.h"
+#include "probe_internal.h"
 #include "compiler/tables.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -227,7 +228,7 @@ static int read_sysctl(const char *path, int *out)
 	return ok ? 0 : -1;
 }
 
-static void feat_set(struct kiln_probe *p, enum kiln_probe_feature f, bool have)
+void kl_probe_feat_set(struct kiln_probe *p, enum kiln_probe_feature f, bool have)
 {
 	p->feat_known |= 1u << f;
 	if (have)
@@ -245,7 +246,7 @@ static void probe_misc(struct kiln_probe *p)
 		for (int i = 0; i < N - 1; i++)
 			big[i] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 1 };
 		big[N - 1] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
-		feat_set(p, KILN_FEAT_LARGE_INSN_LIMIT, try_load(BPF_PROG_TYPE_SCHED_CLS, big, N, NULL, 0) == 0);
+		kl_probe_feat_set(p, KILN_FEAT_LARGE_INSN_LIMIT, try_load(BPF_PROG_TYPE_SCHED_CLS, big, N, NULL, 0) == 0);
 		free(big);
 	}
 	/* r0 = 10; do r0 -= 1; while (r0 != 0): a jump backwards */
@@ -255,15 +256,15 @@ static void probe_misc(struct kiln_probe *p)
 		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = -2, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	feat_set(p, KILN_FEAT_BOUNDED_LOOPS, try_load(BPF_PROG_TYPE_SOCKET_FILTER, loop, 4, NULL, 0) == 0);
-	feat_set(p, KILN_FEAT_BPF_LOOP, helper_probe(BPF_PROG_TYPE_SOCKET_FILTER, KL_FUNC_LOOP) == HELPER_OK);
-	feat_set(p, KILN_FEAT_RINGBUF, (p->done & KILN_PROBE_MAP_TYPES) ? kiln_probe_has_map_type(p, BPF_MAP_TYPE_RINGBUF)
+	kl_probe_feat_set(p, KILN_FEAT_BOUNDED_LOOPS, try_load(BPF_PROG_TYPE_SOCKET_FILTER, loop, 4, NULL, 0) == 0);
+	kl_probe_feat_set(p, KILN_FEAT_BPF_LOOP, helper_probe(BPF_PROG_TYPE_SOCKET_FILTER, KL_FUNC_LOOP) == HELPER_OK);
+	kl_probe_feat_set(p, KILN_FEAT_RINGBUF, (p->done & KILN_PROBE_MAP_TYPES) ? kiln_probe_has_map_type(p, BPF_MAP_TYPE_RINGBUF)
 								       : map_type_makes(BPF_MAP_TYPE_RINGBUF));
-	feat_set(p, KILN_FEAT_KERNEL_BTF, access("/sys/kernel/btf/vmlinux", R_OK) == 0);
+	kl_probe_feat_set(p, KILN_FEAT_KERNEL_BTF, access("/sys/kernel/btf/vmlinux", R_OK) == 0);
 	if (!read_sysctl("/proc/sys/net/core/bpf_jit_enable", &p->jit_enable))
-		feat_set(p, KILN_FEAT_JIT, p->jit_enable != 0);
+		kl_probe_feat_set(p, KILN_FEAT_JIT, p->jit_enable != 0);
 	if (!read_sysctl("/proc/sys/kernel/unprivileged_bpf_disabled", &p->unpriv_disabled))
-		feat_set(p, KILN_FEAT_UNPRIV_DISABLED, p->unpriv_disabled != 0);
+		kl_probe_feat_set(p, KILN_FEAT_UNPRIV_DISABLED, p->unpriv_disabled != 0);
 }
 
 int kiln_probe_run_helpers(struct kiln_probe *p, uint32_t t)

@@ -3,6 +3,7 @@
  * in bpftool's own words so either tool's file reads in the other's place. */
 #include "kiln/probe.h"
 #include "fail.h"
+#include "probe_internal.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -185,19 +186,10 @@ static void set_bit(uint64_t *bits, uint32_t i, bool v)
 		bits[i / 64] &= ~(1ull << (i % 64));
 }
 
-static void set_feature(struct kiln_probe *p, enum kiln_probe_feature f, bool v)
-{
-	p->feat_known |= 1u << f;
-	if (v)
-		p->feat_have |= 1u << f;
-	else
-		p->feat_have &= ~(1u << f);
-}
-
 static void set_sysctl(struct kiln_probe *p, enum kiln_probe_feature f, int v)
 {
 	*(f == KILN_FEAT_JIT ? &p->jit_enable : &p->unpriv_disabled) = v;
-	set_feature(p, f, v != 0);
+	kl_probe_feat_set(p, f, v != 0);
 }
 
 /* "<name><suffix>" (name any case): the type it names, via by_name, into *t. */
@@ -255,7 +247,7 @@ static void macro_have_line(struct kiln_probe *p, const char *s, size_t len, boo
 		for (int f = 0; f < KILN_FEAT_COUNT; f++)
 			if (feature_is_flag(f) && strlen(kiln_probe_feature_name(f)) == len &&
 			    !strncasecmp(kiln_probe_feature_name(f), s, len))
-				set_feature(p, f, have);
+				kl_probe_feat_set(p, f, have);
 }
 
 static void macros_line(struct kiln_probe *p, char *line)
@@ -343,7 +335,7 @@ static void json_value(struct kiln_probe *p, struct jscan *j, const char *tok, s
 	else if (!strcmp(j->section, "misc"))
 		for (int f = 0; f < KILN_FEAT_COUNT; f++)
 			if (feature_is_flag(f) && !strcmp(kiln_probe_feature_name(f), j->key + 5))
-				set_feature(p, f, tru);
+				kl_probe_feat_set(p, f, tru);
 }
 
 /* helpers_of while reading the list of helpers left out */
