@@ -422,6 +422,9 @@ static void knames_read(void)
 			snprintf(s, len, "%s%s", kenums[k].keep, n + plen);
 			for (char *c = s; *c; c++)
 				*c = (char)tolower((unsigned char)*c);
+			/* an alias is the newer spelling (BPF_MAP_TYPE_CGROUP_STORAGE after
+			 * ..._CGROUP_STORAGE_DEPRECATED, both 19): the last one wins */
+			free(knames[k][e->val]);
 			knames[k][e->val] = s;
 		}
 	}
