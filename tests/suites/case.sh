@@ -11,6 +11,7 @@
 #    its capital, and only in .strtab and .BTF (the user's names and the source lines of line
 #    info): instructions, relocations, maps and the symbol table are byte-identical.
 #  - the same for Whistler's examples, read from a checkout (SKIP without one).
+#  - a few corpus programs in upper case run against their C twins under BPF_PROG_TEST_RUN.
 # The case-collision errors are tests/errors/case-clash-*.lisp.
 set -u
 export LC_ALL=C
@@ -136,6 +137,30 @@ else
 		echo "FAIL case/upper-btf: missing$missing"
 	fi
 fi
+
+# ---- corpus programs in upper case, run against their C twins (as corpus.sh runs them): the
+# map and program names the twin pairs by name are defined in lower case and used in upper
+# case everywhere else (RESULTS is results); macros' names, parameters and backquote, the
+# struct accessors, types and constants are upper case
+MULTIARCH=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
+mkdir -p "$out/twin"
+for name in macros wh-struct event-stores arith; do
+	lisp=tests/corpus/$name.lisp up="$out/twin/$name.lisp" kobj="$out/twin/$name.kiln.o" cobj="$out/twin/$name.clang.o"
+	upcase "$lisp" | sed 's/^(DEFMAP \([^ ]*\)/(DEFMAP \L\1/; s/^(DEFPROG \([^ ]*\)/(DEFPROG \L\1/; s/^(DEF-COUNTER \([^ ]*\)/(DEF-COUNTER \L\1/' >"$up"
+	args=$(sed -n 's/^;;[[:space:]]*twin-args:[[:space:]]*//p' "$lisp" | tr '\n' ' ')
+	if ! grep -q '^(DEFPROG [a-z]' "$up" || ! grep -q 'RESULTS\|DEFSTRUCT\|DEFMACRO' "$up"; then
+		echo "FAIL case-twin/$name: the upper-case copy is not what this test means to run"
+	elif ! err=$("${CLANG:-clang}" -O2 -g -target bpf "-I/usr/include/$MULTIARCH" -c "${lisp%.lisp}.c" -o "$cobj" 2>&1); then
+		echo "SKIP case-twin/$name: the C twin does not build here: $(head -1 <<<"$err")"
+	elif ! err=$("$KILN" compile "$up" -o "$kobj" 2>&1); then
+		echo "FAIL case-twin/$name: $(head -1 <<<"$err")"
+	# shellcheck disable=SC2086  # twin-args are whitespace-separated words by design
+	elif ! err=$(timeout 300 "$BUILD/tests/twin" "$kobj" "$cobj" $args 2>&1); then
+		echo "FAIL case-twin/$name: $(head -3 <<<"$err" | tr '\n' ' ')"
+	else
+		echo "PASS case-twin/$name (the upper-case copy runs as the C twin does)"
+	fi
+done
 
 # ---- kiln's corpus, examples and the other test programs (CO-RE, tracing, verifier), upper-cased
 for f in tests/corpus/*.lisp examples/*.lisp tests/{core,whistler,progtypes,verifier,lib,cli,warnings}/*.lisp; do
