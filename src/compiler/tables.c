@@ -2,6 +2,7 @@
  * from the uapi headers (offsetof, enum and macro names), never retyped by hand. */
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <linux/bpf.h>
@@ -715,10 +716,11 @@ static const struct { const char *name; int64_t value; } constants[] = {
 };
 #undef K
 
+/* XDP_PASS, xdp_pass, Xdp_Pass: as Common Lisp's reader would fold them, one name. */
 bool kl_constant_find(const char *name, int64_t *value)
 {
 	for (size_t i = 0; i < COUNT(constants); i++)
-		if (strcmp(constants[i].name, name) == 0) {
+		if (strcasecmp(constants[i].name, name) == 0) {
 			*value = constants[i].value;
 			return true;
 		}

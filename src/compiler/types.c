@@ -2,6 +2,7 @@
  * or packed layout for defevent records. */
 #include "types.h"
 #include <string.h>
+#include <strings.h>
 
 /* Shared by every compilation (and thread): const, so that a write through the non-const
  * pointers kl_type_builtin hands out faults instead of racing. */
@@ -84,10 +85,16 @@ void kl_type_layout(struct kl_type *st)
 	st->size = (off + align - 1) / align * align;
 }
 
+/* The field spelled name, else one spelled so in another case: the source's names fold as Common
+ * Lisp's reader folds them (defined Pid, read as pid), and a kernel struct's members, which
+ * kiln's own never clash with, keep theirs. */
 const struct kl_field *kl_type_field(const struct kl_type *st, const char *name)
 {
 	for (uint32_t i = 0; i < st->nfields; i++)
 		if (!strcmp(st->fields[i].name, name))
+			return &st->fields[i];
+	for (uint32_t i = 0; i < st->nfields; i++)
+		if (!strcasecmp(st->fields[i].name, name))
 			return &st->fields[i];
 	return NULL;
 }

@@ -93,6 +93,25 @@ int main(void)
 	CHECK("forms/ringbuf-pow2", compile_forms("(defmap r :type :ringbuf :max-entries 12288)", &c, &d) &&
 	      strstr(d.msg, "power of two"), "%s", d.msg);
 	CHECK("forms/mangle", !strcmp(kl_mangle(&arena, "pkt-count"), "pkt_count"), "bad");
+
+	/* case: the reader folds a symbol's or keyword's name for comparisons (str) and keeps it
+	 * as written (kl_name); a lower-case name is not copied; strings and #\A keep their case */
+	CHECK("case/reader", !read_src("Foo :TYPE bar \"Str\" #\\A", &d, &f, &n) && n == 5 &&
+	      !strcmp(f[0]->str, "foo") && !strcmp(kl_name(f[0]), "Foo") && !strcmp(f[1]->str, "type") &&
+	      !strcmp(kl_name(f[1]), "TYPE") && f[2]->str == f[2]->name && !strcmp(f[3]->str, "Str") &&
+	      !strcmp(kl_name(f[3]), "Str") && f[4]->ival == 'A', "n=%u %s", n, n ? f[0]->str : "");
+	const char *uev = "(DEFEVENT ConnectionEvent [:TIMESTAMP :U64] [:Pid :U32] [:COMM :CHAR 16])"
+			  "(DEFCONSTANT PID (EVENT-FIELD-OFFSET CONNECTIONEVENT :pid))"
+			  "(DEFCONSTANT SZ (EVENT-SIZE connectionevent))";
+	struct kl_structdef *sd = NULL;
+	pid = sz = 0;
+	CHECK("case/defevent-upper", !compile_forms(uev, &c, &d) && kl_const_lookup(&c, "pid", &pid) && pid == 8 &&
+	      kl_const_lookup(&c, "Sz", &sz) && sz == 28 && (sd = kl_struct_lookup(&c, "CONNECTIONEVENT")) &&
+	      !strcmp(sd->name, "ConnectionEvent") && !strcmp(sd->type->fields[1].name, "Pid") &&
+	      kl_type_field(sd->type, "PID") == &sd->type->fields[1],
+	      "pid %lld size %lld %s %s", (long long)pid, (long long)sz, sd ? sd->name : "-", d.msg);
+	CHECK("case/clash", compile_forms("(defun f (x) x) (defun F (x) x)", &c, &d) &&
+	      strstr(d.msg, "'F' differs only in case from 'f' at t.lisp:1:8"), "%s", d.msg);
 	kl_arena_free(&arena);
 	return CHECK_DONE();
 }
