@@ -11,7 +11,7 @@
 # protocol's slot of rxcnt, the same for both.
 set -u
 export LC_ALL=C
-cd "${ROOT:-$(dirname "$0")/../..}"
+cd "${ROOT:-$(dirname "$0")/../..}" || exit 1
 KILN=${KILN:-$PWD/kiln}
 BUILD=${BUILD:-$PWD/build}
 CLANG=${CLANG:-clang}
