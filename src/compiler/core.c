@@ -116,6 +116,9 @@ static struct kl_type *int_type(struct kl_comp *c, const struct btf *btf, const 
 	struct kl_type *p = kl_arena_new(c->a, struct kl_type);
 	*p = *kl_type_builtin(names[sign][k]);
 	p->name = name;
+	p->cname = NULL;            /* no typedef chain of kiln's: the kernel's INT itself */
+	p->typedef_name = NULL;
+	p->under = NULL;
 	p->core = true;
 	p->is_char = !strcmp(name, "char");
 	return p;

@@ -376,6 +376,14 @@ static struct kl_node *b_apply(struct ev *e, struct kl_node **a, uint32_t n, str
 	return apply(e, a[0], args, n - 2 + l->nitems, call);
 }
 
+/* A symbol naming one of the integer types (u32, long, __be16...), for macros that load a
+ * scalar where they would copy a struct. */
+static bool integer_type(const struct kl_node *v)
+{
+	const struct kl_type *t = v->kind == KL_N_SYM || v->kind == KL_N_KEY ? kl_type_builtin(v->str) : NULL;
+	return t && t->kind == KL_T_INT;
+}
+
 static struct kl_node *b_pred(struct ev *e, struct kl_node **a, uint32_t n, struct kl_node *call)
 {
 	const char *fn = call->items[0]->str;
@@ -387,6 +395,7 @@ static struct kl_node *b_pred(struct ev *e, struct kl_node **a, uint32_t n, stru
 	       : !strcmp(fn, "symbolp") ? v->kind == KL_N_SYM || is_nil(v)
 	       : !strcmp(fn, "keywordp") ? v->kind == KL_N_KEY
 	       : !strcmp(fn, "stringp") ? v->kind == KL_N_STR
+	       : !strcmp(fn, "%integer-type-p") ? integer_type(v)
 	       : v->kind == KL_N_INT;  /* numberp, integerp */
 	return truth(e, r);
 }
@@ -596,7 +605,7 @@ static const struct {
 	{ "null", b_pred, 1, 1 }, { "not", b_pred, 1, 1 }, { "listp", b_pred, 1, 1 },
 	{ "consp", b_pred, 1, 1 }, { "atom", b_pred, 1, 1 }, { "symbolp", b_pred, 1, 1 },
 	{ "keywordp", b_pred, 1, 1 }, { "stringp", b_pred, 1, 1 }, { "numberp", b_pred, 1, 1 },
-	{ "integerp", b_pred, 1, 1 }, { "eq", b_equal, 2, 2 }, { "eql", b_equal, 2, 2 },
+	{ "integerp", b_pred, 1, 1 }, { "%integer-type-p", b_pred, 1, 1 }, { "eq", b_equal, 2, 2 }, { "eql", b_equal, 2, 2 },
 	{ "equal", b_equal, 2, 2 }, { "gensym", b_gensym, 0, 1 }, { "intern", b_intern, 1, 2 },
 	{ "symbol-name", b_string, 1, 1 }, { "string", b_string, 1, 1 },
 	{ "concatenate", b_concatenate, 1, 64 }, { "format", b_format, 2, 64 }, { "error", b_error, 0, 64 },

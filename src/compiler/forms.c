@@ -112,6 +112,7 @@ struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n)
 		if (s)
 			return s->type;
 		kl_error(c->d, n->span, "unknown type '%s' (expected u8 u16 u32 u64 i8 i16 i32 i64 char ptr ipv4 ipv6 kstack ustack, "
+			 "a kernel or C integer name (s32 __u16 __be32 int unsigned-long long-long bool size_t...), "
 			 "a defstruct name, (array TYPE N) or (* TYPE))", n->str);
 		return NULL;
 	}

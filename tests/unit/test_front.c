@@ -87,6 +87,27 @@ int main(void)
 	CHECK("forms/accessor", kl_accessor_lookup(&c, "flow-port") &&
 	      kl_accessor_lookup(&c, "flow-port")->field->offset == 2, "missing");
 
+	/* C's and the kernel's integer names, laid out as C does; i32 is the kernel's s32 */
+	const char *ci = "(defstruct cints (a char) (b long) (c unsigned-short) (d bool) (e __be32) (f size_t)"
+			 " (g long-long) (h s16) (i unsigned))"
+			 "(defconstant cs (sizeof cints)) (defconstant ce (offsetof cints e))"
+			 "(defconstant ci (offsetof cints i))";
+	int64_t cs = 0, ce = 0, cio = 0;
+	CHECK("forms/c-int-names", !compile_forms(ci, &c, &d) && kl_const_lookup(&c, "cs", &cs) && cs == 48 &&
+	      kl_const_lookup(&c, "ce", &ce) && ce == 20 && kl_const_lookup(&c, "ci", &cio) && cio == 42 + 2,
+	      "size %lld e@%lld i@%lld %s", (long long)cs, (long long)ce, (long long)cio, d.msg);
+	const struct kl_type *i32 = kl_type_builtin("i32"), *lng = kl_type_builtin("long");
+	CHECK("types/i32-is-s32-chain", i32 && i32->is_signed && i32->size == 4 && !strcmp(i32->typedef_name, "s32") &&
+	      i32->under && !strcmp(i32->under->typedef_name, "__s32") && i32->under->under &&
+	      !strcmp(i32->under->under->cname, "int") && !i32->under->under->typedef_name, "bad chain");
+	CHECK("types/long", lng && lng->size == 8 && lng->is_signed && !lng->typedef_name && !strcmp(lng->cname, "long") &&
+	      kl_type_builtin("s32") == i32 && !kl_type_builtin("unsigned long"), "bad");
+	/* the macro evaluator tells integer type names from others (do-user-array's choice) */
+	CHECK("forms/integer-type-p", !compile_forms("(defmacro k (name x) `(defconstant ,name ,(if (%integer-type-p x) 1 2)))"
+						     "(defstruct pair (a u32) (b u32))"
+						     "(k k1 long) (k k2 __be16) (k k3 pair) (k k4 ptr)", &c, &d) &&
+	      kl_const_lookup(&c, "k1", &v) && v == 1 && kl_const_lookup(&c, "k2", &v) && v == 1 &&
+	      kl_const_lookup(&c, "k3", &v) && v == 2 && kl_const_lookup(&c, "k4", &v) && v == 2, "%s", d.msg);
 	CHECK("forms/defmap-sizes", !compile_forms("(defmap m :type :hash :key-size 16 :value-size 8 :max-entries 64)",
 						   &c, &d) && c.maps.len == 1 && c.maps.items[0].key_size == 16 &&
 	      c.maps.items[0].m.key->kind == KL_T_ARRAY && c.maps.items[0].m.value->size == 8, "%s", d.msg);
