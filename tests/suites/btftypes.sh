@@ -19,11 +19,8 @@ MULTIARCH=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
 CANON=tests/btftypes/canon.awk
 tmp=$(mktemp -d /tmp/kiln-btftypes.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass() { echo "PASS btftypes/$1"; }
-fail() { echo "FAIL btftypes/$1: $2"; }
-check() {   # name, want, got
-	if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "want '$2', got '$3'"; fi
-}
+SUITE=btftypes
+. "${ROOT:-$PWD}/tests/harness/report.sh"
 for tool in bpftool "$CLANG"; do
 	if ! command -v "$tool" >/dev/null; then
 		echo "SKIP btftypes: no $tool to build or dump the C twins with"

@@ -15,11 +15,8 @@ KILN=${KILN:-$PWD/kiln}
 pin=/sys/fs/bpf/kiln-maptypes-$$
 holder=
 trap '"$KILN" unload "$pin" >/dev/null 2>&1; rm -rf "$pin" 2>/dev/null; [ -n "$holder" ] && kill $holder 2>/dev/null' EXIT
-pass() { echo "PASS maptypes/$1"; }
-fail() { echo "FAIL maptypes/$1: $2"; }
-check() {   # name, want, got
-	if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "want '$2', got '$3'"; fi
-}
+SUITE=maptypes
+. "${ROOT:-$PWD}/tests/harness/report.sh"
 
 src=tests/lib/maptypes.lisp
 types=$(sed -n '/^static const struct kl_map_type map_types\[\] = {/,/^};/p' src/compiler/tables.c |

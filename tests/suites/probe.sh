@@ -16,11 +16,8 @@ KILN=${KILN:-$PWD/kiln}
 BUILD=${BUILD:-$PWD/build}
 tmp=$(mktemp -d /tmp/kiln-probe-$$.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-pass() { echo "PASS probe/$1"; }
-fail() { echo "FAIL probe/$1: $2"; }
-check() {   # name, want, got
-	if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "want '$2', got '$3'"; fi
-}
+SUITE=probe
+. "${ROOT:-$PWD}/tests/harness/report.sh"
 
 if ! "$KILN" probe --json >"$tmp/k.json" 2>"$tmp/err"; then
 	fail run "$(cat "$tmp/err")"
