@@ -43,7 +43,7 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
 	libcap2-bin util-linux libclang-rt-14-dev strace
 
-.PHONY: all deps run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind
+.PHONY: all deps run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
 all: kiln lib
 
 kiln: $(BUILD)/kiln
@@ -64,8 +64,34 @@ $(BUILD)/libkiln.so: $(PIC_OBJS) src/lib/libkiln.map
 	$(LINK) -shared -fPIC -Wl,-soname,libkiln.so.0 -Wl,--version-script=src/lib/libkiln.map \
 		-o $@ $(PIC_OBJS) $(LDLIBS)
 
-install: lib $(BUILD)/kiln
+# kiln's version: VERSION, and the revision `git describe` gives when built in a checkout,
+# defined for version.c only. The stamp changes (and version.o is rebuilt) only when they do.
+KL_GIT := $(shell git describe --always --dirty 2>/dev/null)
+$(BUILD)/gen/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION) $(KL_GIT)' | cmp -s - $@ || echo '$(VERSION) $(KL_GIT)' > $@
+$(BUILD)/cli/version.o: $(BUILD)/gen/version.stamp
+$(BUILD)/cli/version.o: private KL_CPPFLAGS += -DKL_VERSION='"$(VERSION)"' -DKL_GIT='"$(KL_GIT)"'
+.PHONY: FORCE
+FORCE:
+
+# Man pages and the bash completion script, made by kiln itself from the same --help texts
+# and option tables (`kiln help --man`, `kiln completion bash`): kiln(1) and kiln-COMMAND(1)
+# for every command in src/cli/main.c's table.
+man: $(BUILD)/kiln
+	@rm -rf $(BUILD)/man && mkdir -p $(BUILD)/man
+	$(BUILD)/kiln help --man > $(BUILD)/man/kiln.1
+	@for c in $$($(BUILD)/kiln help --commands); do \
+		$(BUILD)/kiln help --man $$c > $(BUILD)/man/kiln-$$c.1 || exit 1; done
+completion: $(BUILD)/kiln
+	@mkdir -p $(BUILD)/completion
+	$(BUILD)/kiln completion bash > $(BUILD)/completion/kiln
+
+install: lib $(BUILD)/kiln man completion
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/kiln
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(BUILD)/completion/kiln $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kiln
 	install -m 755 $(BUILD)/kiln $(DESTDIR)$(PREFIX)/bin/kiln
 	install -m 644 $(BUILD)/libkiln.a $(DESTDIR)$(LIBDIR)/libkiln.a
 	install -m 755 $(BUILD)/libkiln.so $(DESTDIR)$(LIBDIR)/libkiln.so.$(VERSION)
@@ -79,6 +105,8 @@ install: lib $(BUILD)/kiln
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kiln $(DESTDIR)$(LIBDIR)/libkiln.* $(DESTDIR)$(LIBDIR)/pkgconfig/kiln.pc
 	rm -rf $(DESTDIR)$(INCDIR)/kiln
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/kiln.1 $(DESTDIR)$(PREFIX)/share/man/man1/kiln-*.1
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kiln
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libkiln.a
 	@mkdir -p $(dir $@)

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include <string.h>
 
-static bool name_is(const char *names, const char *a)
+bool cli_opt_is(const char *names, const char *a)
 {
 	size_t n = strlen(a);
 	for (const char *p = names; *p;) {
@@ -26,6 +26,9 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, const st
 	      const char **pos, int maxpos, int *npos)
 {
 	*npos = 0;
+	if (cli_doc_capture)   /* kiln help --man: the table as it is, whatever the arguments */
+		for (const struct cli_opt *o = opts; o && o->name && cli_doc_capture->nopts < CLI_DOC_MAXOPTS; o++)
+			cli_doc_capture->opts[cli_doc_capture->nopts++] = (struct cli_opt){ o->name, o->kind, NULL, o->arg };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -42,7 +45,7 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, const st
 		}
 		const struct cli_opt *o = opts;
 		while (o && o->name && !(o->kind == CLI_OLEVEL ? !strcmp(a, "-O0") || !strcmp(a, "-O1") ||
-				      !strcmp(a, "-O2") : name_is(o->name, a)))
+				      !strcmp(a, "-O2") : cli_opt_is(o->name, a)))
 			o++;
 		if (!o || !o->name) {
 			fprintf(stderr, "kiln %s: unknown option '%s'\n%s", cmd, a, help);

@@ -25,6 +25,10 @@ int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_version(int argc, char **argv);
+int cmd_completion(int argc, char **argv);
+/* version.c: the Makefile's VERSION ("0.1.0"). */
+const char *cli_version(void);
 
 /* args.c: options as a table. name may list spellings: "--quiet|-q"; CLI_OLEVEL takes
  * -O0, -O1, -O2 into an int. arg names a value in messages ("a name"). */
@@ -71,6 +75,35 @@ int cli_map_open_target(const char *cmd, const char *target, struct kiln_map **o
 /* Every entry of m: "KEY => VALUE" lines under a heading, or JSON lines
  * {"map":NAME,"key":...,"value":...}. Arrays list only their non-zero slots unless all. */
 int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all);
+
+/* doc.c: what `kiln COMMAND --help` prints and the command's option table, read by running
+ * the command with --help (cli_parse copies its table into cli_doc_capture), so the man
+ * pages and the completion script come from the same texts and tables as --help. main.c
+ * fills cli_table with its command table and its usage printer. */
+struct cli_table {
+	const struct kl_cmd *cmds;
+	size_t n;
+	void (*usage)(FILE *out);
+};
+extern struct cli_table cli_table;
+enum { CLI_DOC_MAXOPTS = 48 };
+struct cli_doc {
+	char *help;                       /* --help's text, malloc'd */
+	struct cli_opt opts[CLI_DOC_MAXOPTS];/* name, kind, arg; dst is not valid */
+	int nopts;
+};
+extern struct cli_doc *cli_doc_capture;
+/* 0, or -1 when the command could not be run for its help (message printed). */
+int cli_doc_get(const struct kl_cmd *c, struct cli_doc *d);
+void cli_doc_free(struct cli_doc *d);
+const struct kl_cmd *cli_cmd_find(const char *name);
+/* Each spelling an option accepts ("--quiet|-q": 2; -O: -O0, -O1, -O2) into names; their count. */
+int cli_opt_spellings(const struct cli_opt *o, char names[][32], int max);
+/* Whether spelling a is one of names ("--quiet|-q"). */
+bool cli_opt_is(const char *names, const char *a);
+/* man.c: `kiln help --man [COMMAND]`, `--commands`, `--options COMMAND`: argv[0] is the
+ * flag. Returns the exit status. */
+int cli_help_doc(int argc, char **argv);
 
 /* One-line error from the library's last failure: "kiln CMD: message". */
 void cli_fail(const char *cmd);

@@ -17,14 +17,17 @@ static const struct kl_cmd cmds[] = {
 	{ "probe", cmd_probe, "what the running kernel supports: program and map types, helpers, features" },
 	{ "stack", cmd_stack, "print a stack-trace map entry, symbolized" },
 	{ "prelude", cmd_prelude, "print the prelude of macros (packet library, case, ...) programs use" },
+	{ "version", cmd_version, "print kiln's version (--json: with libbpf's and the kernel's)" },
+	{ "completion", cmd_completion, "print the bash completion script for kiln" },
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: kiln COMMAND [ARGS...]\n\nkiln compiles a Lisp to eBPF.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		fprintf(out, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(out, "\n'kiln help COMMAND' or 'kiln COMMAND --help' describes one command.\n");
+		fprintf(out, "  %-11s %s\n", cmds[i].name, cmds[i].summary);
+	fprintf(out, "\n'kiln help COMMAND' or 'kiln COMMAND --help' describes one command,\n"
+		     "'kiln help --man [COMMAND]' prints its man page, 'kiln --version' kiln's version.\n");
 	fprintf(out, "\nenvironment:\n  KILN_MAX_INPUT=MB  the largest input file (source or object) kiln reads, in MB\n"
 		     "                     (default 64); pipes and devices are capped while reading\n");
 }
@@ -35,15 +38,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	cli_table = (struct cli_table){ cmds, sizeof(cmds) / sizeof(cmds[0]), usage };
 	const char *name = argv[1];
 	if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(name, "--version")) {
-		printf("kiln 0.1\n");
-		return 0;
-	}
+	if (!strcmp(name, "--version"))
+		return cmd_version(argc - 1, argv + 1);
 	bool help = !strcmp(name, "help");
 	if (help) {
 		if (argc < 3) {
@@ -51,6 +53,8 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		name = argv[2];
+		if (name[0] == '-')   /* --man, --commands, --options: the docs made from the table */
+			return cli_help_doc(argc - 2, argv + 2);
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(cmds[i].name, name)) {
