@@ -14,13 +14,14 @@
 
 static const char load_help[] =
 	"usage: kiln load OBJ.o|FILE.lisp --pin DIR [--attach] [--iface IF] [--cgroup PATH] [-w]\n"
-	"                 [--btf FILE]\n"
+	"                 [--egress] [--btf FILE]\n"
 	"\n"
 	"Load the object and pin it under DIR (on bpffs, normally /sys/fs/bpf/NAME): maps at\n"
 	"DIR/maps/NAME, programs at DIR/progs/NAME and, with --attach, every program attached by\n"
 	"its section with the link at DIR/links/NAME, so it stays attached after kiln exits.\n"
 	"xdp and tc programs attach to --iface, cgroup programs to the cgroup v2 directory\n"
-	"--cgroup. DIR must be new or empty; what is pinned there is recorded in DIR/kiln so that\n"
+	"--cgroup; tc programs whose section does not say attach on ingress, or egress with\n"
+	"--egress. DIR must be new or empty; what is pinned there is recorded in DIR/kiln so that\n"
 	"`kiln unload DIR` removes it all again, and nothing else. -w (--no-warnings) leaves out\n"
 	"a kiln source's compile warnings.\n";
 

@@ -13,7 +13,7 @@ static const char kiln_summary[] = "a Lisp that compiles to eBPF";
 /* Text for roff: backslashes and minus signs escaped (so options render as ASCII hyphens
  * and never hyphenate), a leading dot or quote neutralised so it is not a request, and a
  * break allowed after each comma. */
-static void put_esc(FILE *out, const char *s, size_t n)
+static void put_roff(FILE *out, const char *s, size_t n, bool breaks)
 {
 	for (size_t i = 0; i < n; i++) {
 		char ch = s[i];
@@ -25,16 +25,22 @@ static void put_esc(FILE *out, const char *s, size_t n)
 			fputs("\\-", out);
 		else if (ch == '"')
 			fputs("\\(dq", out);
-		else if (ch == ',')   /* a place to break a long JSON shape */
+		else if (ch == ',' && breaks)   /* a place to break a long JSON shape */
 			fputs(",\\:", out);
 		else
 			fputc(ch, out);
 	}
 }
 
+static void put_esc(FILE *out, const char *s, size_t n)
+{
+	put_roff(out, s, n, false);
+}
+
+/* A line of filled text. */
 static void put_line(FILE *out, const char *s, size_t n)
 {
-	put_esc(out, s, n);
+	put_roff(out, s, n, true);
 	fputc('\n', out);
 }
 
@@ -117,14 +123,22 @@ static void put_list(struct page *pg, const char **p, struct line l)
 		if (l.indent <= 3) {
 			size_t tl = term_len(&l);
 			fputs(".TP\n.B \"", pg->out);
-			put_esc(pg->out, l.s + l.indent, tl);
-			fputs("\"\n", pg->out);
+			/* the spellings the table has and the term leaves out ("-t" of "--prog-type") */
 			for (int i = 0; pg->doc && i < pg->doc->nopts; i++) {
 				char names[8][32];
 				int n = cli_opt_spellings(&pg->doc->opts[i], names, 8);
+				bool named[8] = { 0 }, any = false;
 				for (int k = 0; k < n; k++)
-					pg->documented[i] |= term_names(l.s + l.indent, tl, names[k]);
+					any |= named[k] = term_names(l.s + l.indent, tl, names[k]);
+				for (int k = 0; any && k < n; k++)
+					if (!named[k]) {
+						put_esc(pg->out, names[k], strlen(names[k]));
+						fputs(", ", pg->out);
+					}
+				pg->documented[i] |= any;
 			}
+			put_esc(pg->out, l.s + l.indent, tl);
+			fputs("\"\n", pg->out);
 			size_t rest = (size_t)l.indent + tl;
 			while (rest < l.n && l.s[rest] == ' ')
 				rest++;
@@ -175,7 +189,8 @@ static void put_page(FILE *out, const char *cmd, const char *summary, const char
 	section(&pg, "NAME");
 	put_esc(out, title, strlen(title));
 	fputs(" \\- ", out);
-	put_line(out, summary, strlen(summary));
+	put_esc(out, summary, strlen(summary));
+	fputc('\n', out);
 
 	const char *p = text, *usage = text;
 	size_t ulen = 0;
@@ -192,7 +207,8 @@ static void put_page(FILE *out, const char *cmd, const char *summary, const char
 				size_t skip = !strncmp(l.s, "usage: ", 7) ? 7 : (size_t)l.indent;
 				bool cont = strncmp(l.s + skip, "kiln", 4) != 0;
 				fputs(cont ? "    " : "", out);
-				put_line(out, l.s + skip, l.n - skip);
+				put_esc(out, l.s + skip, l.n - skip);
+				fputc('\n', out);
 				ulen = (size_t)(l.s + l.n - usage);
 			} while (next_line(&p, &l) && !is_blank(&l));
 			fputs(".fi\n", out);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char probe_help[] =
-	"usage: kiln probe [--json | --macros] [--prog-type TYPE] [--full] [--from FILE]\n"
+	"usage: kiln probe [--json | --macros] [-t|--prog-type TYPE] [--full] [--from FILE]\n"
 	"\n"
 	"Probe what the running kernel supports, as `bpftool feature probe` does: which program\n"
 	"types load, which map types can be made, which helpers each program type may call, and\n"

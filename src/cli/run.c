@@ -14,7 +14,7 @@
 
 static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
-	"                [--cgroup PATH] [--egress] [--quiet] [-w|--no-warnings]\n"
+	"                [--cgroup PATH] [--egress] [-q|--quiet] [-w|--no-warnings]\n"
 	"                [--freq HZ | --period NS] [--btf FILE]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
@@ -28,6 +28,7 @@ static const char run_help[] =
 	"unload DIR` removes them). --json prints JSON lines: {\"event\":NAME,\"pid\":1,...}.\n"
 	"Ctrl-C stops within a fraction of a second however fast records arrive; a second\n"
 	"Ctrl-C exits at once, skipping the final report (the links go with the process).\n"
+	"-q (--quiet) leaves out kiln's own lines on stderr: what it attached, running, detaching.\n"
 	"A kiln source's compile warnings go to stderr unless -w. A program the verifier refuses\n"
 	"is shown at its source file:line:col with the verifier's message and a hint.\n"
 	"perf_event programs sample every online CPU by the cpu-clock event, --freq times a\n"

@@ -1,4 +1,4 @@
-/* stack.c — `kiln stack TARGET STACKID [--pid PID] [--json]`: one entry of a :stack-trace
+/* stack.c — `kiln stack TARGET STACKID [-p|--pid PID] [--json]`: one entry of a :stack-trace
  * map, innermost frame first, kernel addresses named through /proc/kallsyms and user ones
  * through the ELF symbols (and DWARF lines) of what process PID maps. */
 #include "cli.h"
@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char stack_help[] =
-	"usage: kiln stack TARGET STACKID [--pid PID] [--json]\n"
+	"usage: kiln stack TARGET STACKID [-p|--pid PID] [--json]\n"
 	"\n"
 	"Print stack STACKID of a stack-trace map (as (get-stackid ctx MAP FLAGS) gives it), the\n"
 	"innermost frame first: address, function+offset, and the kernel module, or for user\n"

@@ -2,7 +2,7 @@
 # install.sh — libkiln as a C user gets it: `make install` into a temporary prefix, then a C
 # program built with pkg-config against the shared library and against the static one
 # compiles a kiln source, runs it in the kernel and reads its map. The shared library exports
-# only kiln_* symbols.
+# only kiln_* symbols. The man pages and the bash completion script are installed too.
 set -u
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
@@ -12,7 +12,8 @@ if ! o=$(make -s -C "$ROOT" install PREFIX="$dest" BUILD="$BUILD" SANITIZE="${SA
 	echo "FAIL install/make-install: $(tail -3 <<<"$o")"
 	exit 0
 fi
-for f in bin/kiln lib/libkiln.a lib/libkiln.so lib/pkgconfig/kiln.pc include/kiln/kiln.h include/kiln/map.h; do
+for f in bin/kiln lib/libkiln.a lib/libkiln.so lib/pkgconfig/kiln.pc include/kiln/kiln.h include/kiln/map.h \
+	share/man/man1/kiln.1 share/man/man1/kiln-compile.1 share/man/man1/kiln-map.1 share/bash-completion/completions/kiln; do
 	[ -e "$dest/$f" ] || { echo "FAIL install/files: no $f"; exit 0; }
 done
 echo "PASS install/files"
