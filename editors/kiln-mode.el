@@ -70,12 +70,15 @@
   "Highlighting for `kiln-mode', on top of `lisp-mode''s.")
 
 ;; How many arguments come before the body, as `lisp-indent-function' reads it.
+;; The def* forms need no rule: `lisp-indent-function' indents every def* as a
+;; definition.  The property is global, so a symbol that already has one (Emacs's
+;; own `when-let', `dolist', ...) keeps it.
 (defconst kiln-indent-rules
-  '((defmap . 1) (defprog . 2) (defstruct . 1) (defevent . 1) (defunion . 1)
-    (defun . 2) (defmacro . 2) (defconstant . 1) (defheader . 1) (deftracepoint . 2)
-    (with-event . 1) (with-ringbuf . 1) (when-let . 1) (if-let . 1)
+  '((with-event . 1) (with-ringbuf . 1) (when-let . 1) (if-let . 2)
     (dotimes . 1) (dolist . 1) (case . 1))
   "Indentation of kiln's forms: the number of distinguished arguments.")
+
+(defvar compile-command)
 
 (defun kiln-compile-command ()
   "The command `compile' offers for the current buffer."
@@ -88,7 +91,8 @@
   (font-lock-add-keywords nil kiln-font-lock-keywords)
   (setq-local lisp-indent-function #'lisp-indent-function)
   (dolist (rule kiln-indent-rules)
-    (put (car rule) 'lisp-indent-function (cdr rule)))
+    (unless (get (car rule) 'lisp-indent-function)
+      (put (car rule) 'lisp-indent-function (cdr rule))))
   (setq-local compile-command (kiln-compile-command)))
 
 ;;;###autoload
