@@ -25,10 +25,6 @@ int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
-int cmd_version(int argc, char **argv);
-int cmd_completion(int argc, char **argv);
-/* version.c: the Makefile's VERSION ("0.1.0"). */
-const char *cli_version(void);
 
 /* args.c: options as a table. name may list spellings: "--quiet|-q"; CLI_OLEVEL takes
  * -O0, -O1, -O2 into an int. arg names a value in messages ("a name"). */
@@ -75,6 +71,12 @@ int cli_map_open_target(const char *cmd, const char *target, struct kiln_map **o
 /* Every entry of m: "KEY => VALUE" lines under a heading, or JSON lines
  * {"map":NAME,"key":...,"value":...}. Arrays list only their non-zero slots unless all. */
 int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all);
+
+/* version.c: `kiln version`, and the Makefile's VERSION ("0.1.0"); completion.c: `kiln
+ * completion bash`. */
+int cmd_version(int argc, char **argv);
+const char *cli_version(void);
+int cmd_completion(int argc, char **argv);
 
 /* doc.c: what `kiln COMMAND --help` prints and the command's option table, read by running
  * the command with --help (cli_parse copies its table into cli_doc_capture), so the man
