@@ -93,6 +93,7 @@ struct cli_doc {
 	char *help;                       /* --help's text, malloc'd */
 	struct cli_opt opts[CLI_DOC_MAXOPTS];/* name, kind, arg; dst is not valid */
 	int nopts;
+	char names[1024];                 /* the names of opts read from the help text */
 };
 extern struct cli_doc *cli_doc_capture;
 /* 0, or -1 when the command could not be run for its help (message printed). */

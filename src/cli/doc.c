@@ -34,6 +34,48 @@ int cli_opt_spellings(const struct cli_opt *o, char names[][32], int max)
 	return n;
 }
 
+/* A command that parses its own arguments (not with cli_parse) has no table to copy: its
+ * options are read from the option list of its help, entries two spaces in whose term is
+ * options and perhaps a placeholder: "  -e PROGRAM   ...", "  -l [GLOB]  ...". */
+static void opts_from_help(struct cli_doc *d)
+{
+	size_t used = 0;
+	for (const char *p = d->help; *p && d->nopts < CLI_DOC_MAXOPTS;) {
+		const char *e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		if (e - p > 3 && !strncmp(p, "  -", 3)) {
+			const char *t = p + 2, *te = t;
+			while (te < e && !(te[0] == ' ' && (te + 1 == e || te[1] == ' ')))
+				te++;
+			char *name = d->names + used;
+			const char *ph = NULL;
+			for (const char *w = t; w < te;) {
+				const char *we = w;
+				while (we < te && *we != ' ' && *we != ',')
+					we++;
+				size_t n = (size_t)(we - w);
+				if (*w == '-' && used + n + 2 < sizeof(d->names)) {
+					if (d->names + used > name)
+						d->names[used++] = '|';
+					memcpy(d->names + used, w, n);
+					used += n;
+				} else if (n && *w != '[' && !ph) {
+					ph = w;
+				}
+				for (w = we; w < te && (*w == ' ' || *w == ','); w++)
+					;
+			}
+			if (d->names + used > name) {
+				d->names[used++] = 0;
+				d->opts[d->nopts++] = (struct cli_opt){ name, ph ? CLI_STR : CLI_FLAG, NULL,
+									ph && strstr(ph, "FILE") == ph ? "a file" : "a value" };
+			}
+		}
+		p = *e ? e + 1 : e;
+	}
+}
+
 /* Runs the command with --help with stdout sent to a temporary file: the text is exactly
  * what a user sees, whether or not the command parses its arguments with cli_parse. */
 int cli_doc_get(const struct kl_cmd *c, struct cli_doc *d)
@@ -67,6 +109,8 @@ int cli_doc_get(const struct kl_cmd *c, struct cli_doc *d)
 	}
 	d->help[n] = 0;
 	fclose(tmp);
+	if (!d->nopts)
+		opts_from_help(d);
 	if (r != 0 || !n) {
 		fprintf(stderr, "kiln help: '%s --help' failed (status %d)\n", c->name, r);
 		cli_doc_free(d);
