@@ -43,7 +43,7 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
 	libcap2-bin util-linux libclang-rt-14-dev strace
 
-.PHONY: all deps run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind
+.PHONY: all deps bench run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind
 all: kiln lib
 
 kiln: $(BUILD)/kiln
@@ -116,8 +116,9 @@ $(BUILD)/pic/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(COMPILE) -fPIC -c -o $@ $<
 
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# the Debian packages in $(1) that are not installed yet, installed (as root)
+define install-debs
+	@missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -125,6 +126,16 @@ deps:
 		echo "kiln: installing$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+deps:
+	$(call install-debs,$(DEB_PKGS))
+
+# bench: kiln against clang -O2 over the twin corpus (bench/bench.sh); gnuplot is only for this
+bench: deps
+	$(call install-debs,gnuplot-nox)
+	$(MAKE) --no-print-directory kiln lib
+	@bash bench/bench.sh
 
 examples: kiln
 	@mkdir -p $(BUILD)/examples
