@@ -4,8 +4,10 @@
 # compiles every program with both compilers (whole process each, timed) and loads both
 # objects (bench/measure.c), taking turns at going first; per program it records instructions
 # as loaded, the kernel's xlated instructions and JITed bytes, the verifier's processed count
-# and stack depth, and the run time per call under BPF_PROG_TEST_RUN (REPEAT calls on the
-# program's first `;; twin-args: --input` or `--ctx`, or an IPv4 TCP SYN). Prints per-program
+# and stack depth, and the run time per call under BPF_PROG_TEST_RUN (the kernel's time per
+# run with repeat REPEAT, averaged over 4 test-runs; raw tracepoints, which take no repeat: the
+# wall time of REPEAT calls) on the program's first `;; twin-args: --input` or `--ctx`, or
+# else an IPv4 TCP SYN. Prints per-program
 # medians and, per metric, totals, the ratio of totals, the geometric mean and median of the
 # kiln/clang ratios (below 1: kiln is smaller or faster) and the worst five; writes
 # bench/results.json and bench/ratios.png (gnuplot). Asserts nothing.
