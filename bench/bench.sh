@@ -24,6 +24,7 @@ CLANG_FLAGS=(-O2 -g -target bpf "-I/usr/include/$MULTIARCH" -c)
 OUT=$BUILD/bench/bench
 RESULTS=${RESULTS:-$ROOT/bench/results.json}
 PLOT=${PLOT:-$ROOT/bench/ratios.png}
+# shellcheck source=bench/build.sh  # sets $bin, the measure binary
 . "$ROOT/bench/build.sh"
 bench_build measure
 mkdir -p "$OUT"
