@@ -15,6 +15,7 @@ static const struct kl_cmd cmds[] = {
 	{ "map", cmd_map, "dump, get, set or delete map entries; list the kernel's maps" },
 	{ "prog", cmd_prog, "list the kernel's loaded programs" },
 	{ "stack", cmd_stack, "print a stack-trace map entry, symbolized" },
+	{ "trace", cmd_trace, "run a bpftrace program (bpftrace 0.17's language) on kiln's compiler" },
 	{ "prelude", cmd_prelude, "print the prelude of macros (packet library, case, ...) programs use" },
 };
 
