@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static const char trace_help[] =
@@ -37,6 +39,7 @@ static const char trace_help[] =
 	"  --dry-run       translate and compile, do not load\n"
 	"  --emit FILE.o   write the compiled object (a kiln/libbpf ELF object) and exit\n"
 	"  -o FILE         write the output to FILE instead of stdout\n"
+	"  -c CMD          run CMD (with /bin/sh) once the probes are attached; its exit ends the trace\n"
 	"\n"
 	"Supported so far: probes BEGIN, END, tracepoint:CAT:NAME (wildcards; args->FIELD),\n"
 	"interval:s|ms|us|hz:N, profile:hz|s|ms|us:N; builtins pid tid uid gid nsecs elapsed cpu\n"
@@ -110,7 +113,61 @@ static int list_probes(const char *glob, bool verbose)
 
 /* ---- running ---- */
 
+/* -c CMD: the command is forked at once but held on a pipe until every probe is attached,
+ * then run; its exit ends the trace, as in bpftrace. */
+struct child {
+	pid_t pid;
+	int go;                     /* write end of the pipe the child waits on; -1 when released */
+};
+
+static int child_start(const char *cmd, struct child *c)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	c->pid = fork();
+	if (c->pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (c->pid == 0) {
+		char b;
+		close(p[1]);
+		if (read(p[0], &b, 1) != 1)   /* the tracer went away before attaching: do not run */
+			_exit(127);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	c->go = p[1];
+	return 0;
+}
+
+static void child_release(struct child *c)
+{
+	if (c->go >= 0) {
+		if (write(c->go, "g", 1) != 1)
+			perror("kiln trace: starting the command");
+		close(c->go);
+		c->go = -1;
+	}
+}
+
+static bool child_exited(struct child *c)
+{
+	int st;
+	if (c->pid <= 0)
+		return false;
+	if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
+		c->pid = 0;
+		return true;
+	}
+	return false;
+}
+
 struct run {
+	struct child *child;
 	const struct kt_sema *s;
 	const struct kt_gen *g;
 	struct kiln_object *obj;
@@ -138,8 +195,19 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		r->exited = true;
 		break;
 	case KT_EV_PRINT:
-		if (index < r->s->nmaps)
-			trace_print_map(r->out, r->s, index, r->maps[index]);
+		if (index < r->g->nsites && r->g->sites[index].map < r->s->nmaps) {
+			const struct kt_site *site = &r->g->sites[index];
+			trace_print_map(r->out, r->s, site->map, r->maps[site->map], site->top, site->div);
+		}
+		break;
+	case KT_EV_TIME:
+		if (index < r->g->nsites) {
+			char buf[512];
+			time_t t = time(NULL);
+			struct tm tm;
+			size_t n = strftime(buf, sizeof(buf), r->g->sites[index].fmt, localtime_r(&t, &tm));
+			fwrite(buf, 1, n, r->out);
+		}
 		break;
 	case KT_EV_CLEAR: case KT_EV_ZERO:
 		if (index < r->s->nmaps)
@@ -205,7 +273,8 @@ static int map_name_cmp(const void *a, const void *b, void *arg)
 	return strcmp(s->maps[*(const uint32_t *)a].name, s->maps[*(const uint32_t *)b].name);
 }
 
-static int run_program(const struct kt_sema *s, const struct kt_gen *g, const void *elf, size_t size, FILE *out)
+static int run_program(const struct kt_sema *s, const struct kt_gen *g, const void *elf, size_t size, FILE *out,
+		       struct child *child)
 {
 	struct kiln_object *obj;
 	struct kiln_object_opts oo = { .sz = sizeof(oo), .name = "kiln_trace" };
@@ -214,7 +283,7 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		return 1;
 	}
 	int rc = 1;
-	struct run r = { .s = s, .g = g, .obj = obj, .out = out };
+	struct run r = { .child = child, .s = s, .g = g, .obj = obj, .out = out };
 	struct kiln_link **links = calloc(s->ntargets + 1, sizeof(*links));
 	r.maps = calloc(s->nmaps + 1, sizeof(*r.maps));
 	struct kiln_reader *rd = NULL;
@@ -248,7 +317,9 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		goto out;
 	if (!r.exited && attach_all(&r, links))
 		goto out;
-	while (!stop_signal && !r.exited) {
+	if (r.child)
+		child_release(r.child);
+	while (!stop_signal && !r.exited && !(r.child && child_exited(r.child))) {
 		int err = kiln_reader_poll(rd, 100);
 		if (err < 0 && err != -EINTR) {
 			cli_fail("trace");
@@ -275,7 +346,7 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		order[i] = i;
 	qsort_r(order, s->nmaps, sizeof(*order), map_name_cmp, (void *)s);
 	for (uint32_t i = 0; i < s->nmaps; i++)
-		if (r.maps[order[i]] && trace_print_map(out, s, order[i], r.maps[order[i]]))
+		if (r.maps[order[i]] && trace_print_map(out, s, order[i], r.maps[order[i]], 0, 0))
 			fprintf(stderr, "kiln trace: reading @%s: %s\n", s->maps[order[i]].name, strerror(errno));
 	free(order);
 	fflush(out);
@@ -293,7 +364,7 @@ out:
 /* ---- the command ---- */
 
 struct opts {
-	const char *prog_text, *file, *emit, *output, *list_glob;
+	const char *prog_text, *file, *emit, *output, *list_glob, *command;
 	bool list, list_verbose, debug, dry_run;
 	const char **params;
 	int nparams;
@@ -312,12 +383,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(trace_help, stdout);
 			return 0;
-		} else if (!strcmp(a, "-e") || !strcmp(a, "-o") || !strcmp(a, "--emit")) {
+		} else if (!strcmp(a, "-e") || !strcmp(a, "-o") || !strcmp(a, "-c") || !strcmp(a, "--emit")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "kiln trace: %s needs an argument\n", a);
 				return 2;
 			}
-			*(a[1] == 'e' ? &o->prog_text : a[1] == 'o' ? &o->output : &o->emit) = argv[++i];
+			*(a[1] == 'e' ? &o->prog_text : a[1] == 'o' ? &o->output : a[1] == 'c' ? &o->command : &o->emit) = argv[++i];
 		} else if (!strcmp(a, "-l") || !strcmp(a, "-lv") || !strcmp(a, "-vl")) {
 			o->list = true;
 			o->list_verbose = strlen(a) == 3;
@@ -434,7 +505,16 @@ int cmd_trace(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = run_program(&s, &g, elf, size, out);
+	struct child child = { .pid = 0, .go = -1 };
+	if (o.command && child_start(o.command, &child)) {
+		fprintf(stderr, "kiln trace: cannot start the command: %s\n", strerror(errno));
+		goto out;
+	}
+	rc = run_program(&s, &g, elf, size, out, o.command ? &child : NULL);
+	if (child.go >= 0)
+		close(child.go);   /* never released: it exits without running */
+	if (child.pid > 0)
+		waitpid(child.pid, NULL, 0);
 	if (out != stdout)
 		fclose(out);
 out:

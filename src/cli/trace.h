@@ -9,8 +9,11 @@
 
 /* printf's record rec (of site) to out. */
 void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size);
-/* One map as bpftrace prints it at exit or on print(@map). 0, or a negative errno. */
-int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct kiln_map *m);
+/* One map as bpftrace prints it at exit or on print(@map, top, div): only the top entries
+ * (the last ones in bpftrace's order) when top is not 0, values divided by div when it is
+ * not 0. 0, or a negative errno. */
+int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct kiln_map *m, uint32_t top,
+		    uint32_t div);
 /* clear(@m) deletes every entry; zero(@m) sets every value to 0. */
 int trace_clear_map(struct kiln_map *m, bool zero);
 

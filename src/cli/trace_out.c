@@ -235,16 +235,17 @@ static void lhist_label(char *buf, size_t n, int64_t v)
 		snprintf(buf, n, "%lld", (long long)v);
 }
 
-static void bar_line(FILE *out, const char *label, uint64_t v, uint64_t max)
+/* bpftrace sizes the bar by the count and prints the count divided by print()'s div (hist only). */
+static void bar_line(FILE *out, const char *label, uint64_t v, uint64_t div, uint64_t max)
 {
 	int width = max ? (int)((float)v / (float)max * 52) : 0;
 	char bar[53];
 	memset(bar, '@', (size_t)width);
 	bar[width] = 0;
-	fprintf(out, "%-16s%8" PRIu64 " |%-52s|\n", label, v, bar);
+	fprintf(out, "%-16s%8" PRIu64 " |%-52s|\n", label, v / div, bar);
 }
 
-static void print_hist(FILE *out, const struct kt_map *m, const struct entry *e)
+static void print_hist(FILE *out, const struct kt_map *m, const struct entry *e, uint64_t div)
 {
 	uint64_t max = 0;
 	int lo = -1, hi = -1;
@@ -283,7 +284,7 @@ static void print_hist(FILE *out, const struct kt_map *m, const struct entry *e)
 			lhist_label(b, sizeof(b), i * m->lstep + m->lmin);
 			snprintf(label, sizeof(label), "[%s, %s)", a, b);
 		}
-		bar_line(out, label, e->buckets[i], max);
+		bar_line(out, label, e->buckets[i], div, max);
 	}
 }
 
@@ -322,7 +323,8 @@ static int group_buckets(struct collect *c)
 	return 0;
 }
 
-int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct kiln_map *km)
+int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct kiln_map *km, uint32_t top,
+		    uint32_t div)
 {
 	const struct kt_map *m = &s->maps[index];
 	struct collect c = { .m = m, .ksize = m->key_size, .vsize = m->value_size };
@@ -345,33 +347,37 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 		sort_sema = s;
 		sort_map = m;
 		qsort(c.e, c.n, sizeof(*c.e), by_sort);
-		for (size_t i = 0; i < c.n; i++) {
+		int64_t dv = div ? (int64_t)div : 1;
+		for (size_t i = top && c.n > top ? c.n - top : 0; i < c.n; i++) {
 			struct entry *e = &c.e[i];
 			put_key(out, m, e->key, s);
 			fputs(": ", out);
 			switch (m->kind) {
 			case KM_HIST: case KM_LHIST:
 				fputc('\n', out);
-				print_hist(out, m, e);
+				print_hist(out, m, e, (uint64_t)dv);
 				break;
 			case KM_STR:
 				put_str(out, e->value, m->value_size);
 				break;
 			case KM_COUNT:
-				fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value));
+				fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
 				break;
 			case KM_INT:
-				put_value(out, &m->value, e->value, s);
+				if (m->value.is_signed)
+					fprintf(out, "%" PRId64, rd64(e->value) / dv);
+				else
+					fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
 				break;
 			case KM_AVG:
-				fprintf(out, "%" PRId64, e->sort);
+				fprintf(out, "%" PRId64, e->sort / dv);
 				break;
 			case KM_STATS:
 				fprintf(out, "count %" PRId64 ", average %" PRId64 ", total %" PRId64, rd64(e->value), e->sort,
 					rd64(e->value + 8));
 				break;
 			default:
-				fprintf(out, "%" PRId64, rd64(e->value));
+				fprintf(out, "%" PRId64, rd64(e->value) / dv);
 			}
 			if (i + 1 < c.n && m->kind != KM_HIST && m->kind != KM_LHIST)
 				fputc('\n', out);

@@ -439,9 +439,11 @@ static void gen_call_stmt(struct g *g, const struct kt_node *n)
 	} else if (!strcmp(n->name, "exit")) {
 		gen_ctl(g, KT_EV_EXIT, 0);
 		fprintf(g->o, "(return 0)");
-	} else if (!strcmp(n->name, "print") || !strcmp(n->name, "clear") || !strcmp(n->name, "zero")) {
-		enum kt_ev kind = n->name[0] == 'p' ? KT_EV_PRINT : n->name[0] == 'c' ? KT_EV_CLEAR : KT_EV_ZERO;
-		gen_ctl(g, kind, (uint32_t)n->kids[0]->map_id);
+	} else if (!strcmp(n->name, "print") || !strcmp(n->name, "time")) {
+		uint32_t id = g->site++;
+		gen_ctl(g, g->sites.items[id].kind, id);
+	} else if (!strcmp(n->name, "clear") || !strcmp(n->name, "zero")) {
+		gen_ctl(g, n->name[0] == 'c' ? KT_EV_CLEAR : KT_EV_ZERO, (uint32_t)n->kids[0]->map_id);
 	} else if (!strcmp(n->name, "delete")) {
 		bool opened;
 		const char *k = open_key(g, n->kids[0], &opened);
@@ -519,8 +521,18 @@ static void collect_sites(struct g *g, const struct kt_node *n)
 {
 	if (!n)
 		return;
+	if (n->kind == KT_CALL && !strcmp(n->name, "time")) {
+		struct kt_site site = { .kind = KT_EV_TIME, .fmt = n->nkids ? n->kids[0]->str : "%H:%M:%S\n", .size = 8 };
+		kl_vec_push(g->a, &g->sites, site);
+	}
+	if (n->kind == KT_CALL && !strcmp(n->name, "print")) {
+		struct kt_site site = { .kind = KT_EV_PRINT, .map = (uint32_t)n->kids[0]->map_id, .size = 8 };
+		site.top = n->nkids > 1 ? (uint32_t)n->kids[1]->num : 0;
+		site.div = n->nkids > 2 ? (uint32_t)n->kids[2]->num : 0;
+		kl_vec_push(g->a, &g->sites, site);
+	}
 	if (n->kind == KT_CALL && !strcmp(n->name, "printf")) {
-		struct kt_site site = { .fmt = n->kids[0]->str, .nargs = n->nkids - 1 };
+		struct kt_site site = { .kind = KT_EV_PRINTF, .fmt = n->kids[0]->str, .nargs = n->nkids - 1 };
 		site.args = kl_arena_array(g->a, struct kt_arg, n->nkids);
 		uint32_t off = 8;
 		for (uint32_t i = 1; i < n->nkids; i++) {
@@ -555,6 +567,8 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 	fprintf(g->o, "(defevent kt-ctl [:id :u64])\n");
 	for (uint32_t i = 0; i < g->sites.len; i++) {
 		const struct kt_site *site = &g->sites.items[i];
+		if (site->kind != KT_EV_PRINTF)
+			continue;
 		fprintf(g->o, "(defevent ev%u [:id :u64]", i);
 		for (uint32_t k = 0; k < site->nargs; k++) {
 			uint32_t sz = round8(kt_type_size(&site->args[k].type));

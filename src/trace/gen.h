@@ -6,8 +6,9 @@
 #define KT_GEN_H
 #include "trace/sema.h"
 
-/* A record's first 8 bytes: kind << 32 | index (printf site, or map). */
-enum kt_ev { KT_EV_PRINTF = 1, KT_EV_EXIT, KT_EV_PRINT, KT_EV_CLEAR, KT_EV_ZERO };
+/* A record's first 8 bytes: kind << 32 | index (a site for printf, time and print; the map
+ * for clear and zero). */
+enum kt_ev { KT_EV_PRINTF = 1, KT_EV_EXIT, KT_EV_PRINT, KT_EV_CLEAR, KT_EV_ZERO, KT_EV_TIME };
 
 struct kt_arg {
 	struct kt_type type;
@@ -15,7 +16,9 @@ struct kt_arg {
 };
 
 struct kt_site {
-	const char *fmt;            /* printf's format, escapes decoded */
+	enum kt_ev kind;            /* KT_EV_PRINTF, KT_EV_TIME, KT_EV_PRINT */
+	uint32_t map, top, div;     /* print(@map [, top [, div]]) */
+	const char *fmt;            /* printf's format, escapes decoded; time()'s strftime format */
 	uint32_t nargs;
 	struct kt_arg *args;
 	uint32_t size;              /* record bytes */

@@ -509,7 +509,7 @@ static const struct { const char *name; enum kt_mkind kind; int nargs; } aggs[] 
 };
 
 static const char *const unsupported_calls[] = {
-	"buf", "join", "ntop", "ksym", "usym", "kaddr", "uaddr", "reg", "time", "strftime", "cat",
+	"buf", "join", "ntop", "ksym", "usym", "kaddr", "uaddr", "reg", "strftime", "cat",
 	"signal", "strncmp", "sizeof", "bswap", "cgroupid", "macaddr", "system", "kptr", "uptr",
 	"override", "cgroup_path", "strerror", "strcontains", "path", "unwatch", "skboutput", "pton",
 	"debugf", "kstack", "ustack",
@@ -558,6 +558,20 @@ static int call(struct sm *m, struct kt_node *n)
 	if (!strcmp(f, "exit")) {
 		if (n->nkids)
 			return err_at(m, n->span, "%s", "exit() takes no arguments");
+		return 0;
+	}
+	if (!strcmp(f, "time")) {
+		if (n->nkids > 1 || (n->nkids && n->kids[0]->kind != KT_STR))
+			return err_at(m, n->span, "%s", "time() takes at most one argument, a string literal (strftime's format)");
+		return 0;
+	}
+	if (!strcmp(f, "print") && n->nkids >= 1 && n->nkids <= 3 && n->kids[0]->kind == KT_MAP) {
+		for (uint32_t i = 1; i < n->nkids; i++)
+			if (n->kids[i]->kind != KT_INT || n->kids[i]->num < 0 || n->kids[i]->num > UINT32_MAX)
+				return err_at(m, n->kids[i]->span, "%s", "print()'s top and div must be non-negative integer literals");
+		if (n->kids[0]->a)
+			return err_at(m, n->span, "%s", "print() expects a whole map, without a key");
+		map_of(m, n->kids[0]);
 		return 0;
 	}
 	if (!strcmp(f, "print") || !strcmp(f, "clear") || !strcmp(f, "zero") || !strcmp(f, "delete")) {

@@ -90,6 +90,13 @@ check stdin "from stdin" "$(sed -n 2p <<<"$out")"
 timeout 20 "$KILN" trace -o "$tmp/o.txt" -e 'BEGIN { @x = 3; exit(); }' >"$tmp/stdout.txt" 2>&1
 check output-file "Attaching 1 probe...|||@x: 3" "$(tr '\n' '|' <"$tmp/o.txt" | sed 's/|$//')$(cat "$tmp/stdout.txt")"
 
+out=$(timeout 20 "$KILN" trace -e 'BEGIN { @a[1] = 10; @a[2] = 20; @a[3] = 30; print(@a, 2, 10); time("%Y|"); printf("\n"); exit(); }' 2>&1)
+check print-top-div "@a[2]: 2|@a[3]: 3|$(date +%Y)||" "$(sed -n '2,4p' <<<"$out" | tr '\n' '|')"
+# -c: the command starts once the probes are attached (all 5 calls are seen) and its exit ends the trace
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == "python3"/ { @[comm] = count(); }' \
+	-c 'python3 -c "import os; [os.getppid() for i in range(5)]"' 2>&1); rc=$?
+check command "0 @[python3]: 5" "$rc $(tail -1 <<<"$out")"
+
 # ---- bad input: FILE:LINE:COL: error, the line, a caret; status 1, never a crash ----------
 for src in tests/trace/errors/*.bt; do
 	name=$(basename "$src" .bt)
