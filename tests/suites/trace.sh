@@ -161,8 +161,13 @@ else
 	for r in "${refused[@]}"; do echo "    refused: ${r#*: }"; done
 	if [ ${#bad[@]} -eq 0 ]; then pass "bpftrace-tools-parse (${#compiled[@]} compile, ${#refused[@]} refused)"
 	else fail bpftrace-tools-parse "$(printf '%s; ' "${bad[@]}")"; fi
-	for t in bitesize.bt cpuwalk.bt opensnoop.bt statsnoop.bt; do
+	for t in bitesize.bt cpuwalk.bt killsnoop.bt opensnoop.bt pidpersec.bt setuids.bt statsnoop.bt syncsnoop.bt \
+		syscount.bt writeback.bt; do
 		if [[ " ${compiled[*]} " == *" $t "* ]]; then pass "bpftrace-tool-compiles-$t"
 		else fail "bpftrace-tool-compiles-$t" "not compiled"; fi
 	done
+	# one of them live, unchanged: opensnoop sees the file a command it starts opens
+	out=$(cd "$tmp/tools" && timeout 20 "$KILN" trace opensnoop.bt -c 'cat /etc/hostname' 2>&1)
+	if grep -qE '^[0-9]+ +cat +[0-9]+ +0 /etc/hostname$' <<<"$out"; then pass bpftrace-tool-opensnoop-live
+	else fail bpftrace-tool-opensnoop-live "$(head -20 <<<"$out")"; fi
 fi
