@@ -100,7 +100,9 @@ static int list_probes(const char *glob, bool verbose)
 			continue;
 		for (uint32_t i = 0; i < n; i++)
 			if (strncmp(fields[i].name, "common_", 7)) {
-				if (fields[i].count)
+				if (fields[i].data_loc)
+					printf("    __data_loc char[] %s;\n", fields[i].name);
+				else if (fields[i].count)
 					printf("    char %s[%u];\n", fields[i].name, fields[i].count);
 				else
 					printf("    %sint%u %s;\n", fields[i].is_signed ? "" : "u", fields[i].size * 8, fields[i].name);

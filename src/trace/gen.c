@@ -290,6 +290,10 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 			gen_err(g, n->span, msg);
 			break;
 		}
+		if (f.data_loc) {   /* the bytes are further in the record: offset in the low 16 bits */
+			fprintf(g->o, "(probe-read-kernel-str %s %u (+ (ctx-ptr) (logand (ctx u32 %u) #xffff)))", d, size, f.offset);
+			break;
+		}
 		uint32_t want = f.size < size ? f.size : size;
 		fprintf(g->o, "(probe-read-kernel %s %u (+ (ctx-ptr) %u))", d, want, f.offset);
 		if (want == size)

@@ -310,7 +310,7 @@ static int arrow(struct sm *m, struct kt_node *n)
 		char msg[2048];
 		if (kt_tp_field(m->a, t->event, n->name, &f, msg, sizeof(msg)))
 			return err_at(m, n->span, "%s", msg);
-		struct kt_type ft = f.count && f.size / f.count == 1 ? t_str(f.size)
+		struct kt_type ft = f.data_loc ? t_str(m->s->strlen) : f.count && f.size / f.count == 1 ? t_str(f.size)
 				   : f.count ? (struct kt_type){ KTT_NONE, 0, false, 0, 0 } : t_int(f.size, f.is_signed);
 		if (ft.kind == KTT_NONE || (ft.kind == KTT_INT && f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8))
 			return err_at(m, n->span, "the array field args->%s is not supported yet by kiln trace", n->name);

@@ -96,6 +96,10 @@ check print-top-div "@a[2]: 2|@a[3]: 3|$(date +%Y)||" "$(sed -n '2,4p' <<<"$out"
 out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == "python3"/ { @[comm] = count(); }' \
 	-c 'python3 -c "import os; [os.getppid() for i in range(5)]"' 2>&1); rc=$?
 check command "0 @[python3]: 5" "$rc $(tail -1 <<<"$out")"
+# a __data_loc string field (the exec'd file name) read through its offset in the record
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:sched:sched_process_exec /comm == "true"/ { printf("%s %s\n", comm, args->filename); }' \
+	-c /bin/true 2>&1)
+check data-loc-string "true /bin/true" "$(grep '^true ' <<<"$out")"
 
 # ---- bad input: FILE:LINE:COL: error, the line, a caret; status 1, never a crash ----------
 for src in tests/trace/errors/*.bt; do
