@@ -106,6 +106,33 @@ static void close_key(struct g *g, bool opened)
 
 /* ---- integers ---- */
 
+/* "(HEAD A [B [C]])" with the operands as integers. */
+static void int_form(struct g *g, const char *head, const struct kt_node *a, const struct kt_node *b,
+		     const struct kt_node *c)
+{
+	fprintf(g->o, "(%s", head);
+	for (const struct kt_node *const *k = (const struct kt_node *const[]){ a, b, c, NULL }; *k; k++) {
+		fputc(' ', g->o);
+		gen_int(g, *k);
+	}
+	fputc(')', g->o);
+}
+
+/* "(HEAD COND BLOCK [BLOCK])": if and while. */
+static void cond_form(struct g *g, const char *head, const struct kt_node *cond, const struct kt_node *b1,
+		      const struct kt_node *b2)
+{
+	fprintf(g->o, "(%s ", head);
+	gen_int(g, cond);
+	fputc(' ', g->o);
+	gen_block(g, b1);
+	if (b2) {
+		fputc(' ', g->o);
+		gen_block(g, b2);
+	}
+	fputc(')', g->o);
+}
+
 struct binop {
 	int op;
 	const char *lisp, *signed_lisp;
@@ -178,32 +205,19 @@ static void gen_int(struct g *g, const struct kt_node *n)
 		for (size_t i = 0; i < sizeof(binops) / sizeof(binops[0]); i++)
 			if (binops[i].op == n->op) {
 				bool sg = n->a->type.is_signed && n->b->type.is_signed;
-				fprintf(g->o, "(%s ", sg ? binops[i].signed_lisp : binops[i].lisp);
-				gen_int(g, n->a);
-				fputc(' ', g->o);
-				gen_int(g, n->b);
-				fputc(')', g->o);
+				int_form(g, sg ? binops[i].signed_lisp : binops[i].lisp, n->a, n->b, NULL);
 				return;
 			}
 		break;
 	case KT_UNOP:
-		fprintf(g->o, "(%s ", n->op == '!' ? "not" : n->op == '~' ? "lognot" : "-");
-		gen_int(g, n->a);
-		fputc(')', g->o);
+		int_form(g, n->op == '!' ? "not" : n->op == '~' ? "lognot" : "-", n->a, NULL, NULL);
 		return;
 	case KT_TERNARY:
-		fprintf(g->o, "(if ");
-		gen_int(g, n->a);
-		fputc(' ', g->o);
-		gen_int(g, n->b);
-		fputc(' ', g->o);
-		gen_int(g, n->c);
-		fputc(')', g->o);
+		int_form(g, "if", n->a, n->b, n->c);
 		return;
 	case KT_CAST:
-		fprintf(g->o, "(cast %c%u ", n->type.is_signed ? 'i' : 'u', n->type.size * 8);
-		gen_int(g, n->a);
-		fputc(')', g->o);
+		int_form(g, kl_arena_printf(g->a, "cast %c%u", n->type.is_signed ? 'i' : 'u', n->type.size * 8), n->a, NULL,
+			 NULL);
 		return;
 	case KT_ARROW: {
 		struct kl_tp_field f;
@@ -361,6 +375,14 @@ static void bucket(struct g *g, const struct kt_map *m, const char *v)
 		v, (long long)m->lmax, nb + 1, v, (long long)m->lmin, (long long)m->lstep);
 }
 
+/* Opens "(let ((NAME EXPR)) ": the value is computed once, before the key. */
+static void bind_int(struct g *g, const char *name, const struct kt_node *e)
+{
+	fprintf(g->o, "(let ((%s ", name);
+	gen_int(g, e);
+	fprintf(g->o, ")) ");
+}
+
 static void gen_assign_map(struct g *g, const struct kt_node *s)
 {
 	const struct kt_node *mn = s->a, *v = s->b;
@@ -392,9 +414,7 @@ static void gen_assign_map(struct g *g, const struct kt_node *s)
 		fputc(')', g->o);
 		break;
 	case KM_MIN: case KM_MAX: {
-		fprintf(g->o, "(let ((%s ", val);
-		gen_int(g, v->kids[0]);
-		fprintf(g->o, ")) ");
+		bind_int(g, val, v->kids[0]);
 		k = open_key(g, mn, &opened);
 		const char *p = fresh(g, "p");
 		fprintf(g->o, "(let ((%s (map-lookup m%d %s))) (if %s (when (%s %s (load u64 %s 0)) (store u64 %s 0 %s)) "
@@ -405,9 +425,7 @@ static void gen_assign_map(struct g *g, const struct kt_node *s)
 		return;
 	}
 	case KM_AVG: case KM_STATS: {
-		fprintf(g->o, "(let ((%s ", val);
-		gen_int(g, v->kids[0]);
-		fprintf(g->o, ")) ");
+		bind_int(g, val, v->kids[0]);
 		k = open_key(g, mn, &opened);
 		const char *p = fresh(g, "p"), *b = fresh(g, "b");
 		fprintf(g->o, "(let ((%s (map-lookup m%d %s))) (if %s (progn (atomic-add %s 0 1) (atomic-add %s 8 %s)) "
@@ -418,9 +436,7 @@ static void gen_assign_map(struct g *g, const struct kt_node *s)
 		return;
 	}
 	case KM_HIST: case KM_LHIST: {
-		fprintf(g->o, "(let ((%s ", val);
-		gen_int(g, v->kids[0]);
-		fprintf(g->o, ")) ");
+		bind_int(g, val, v->kids[0]);
 		k = open_key(g, mn, &opened);
 		fprintf(g->o, "(store u64 %s %u ", k, m->key_size - 8);
 		bucket(g, m, val);
@@ -479,15 +495,7 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 		}
 		break;
 	case KT_IF:
-		fprintf(g->o, "(if ");
-		gen_int(g, s->a);
-		fputc(' ', g->o);
-		gen_block(g, s->b);
-		if (s->c) {
-			fputc(' ', g->o);
-			gen_block(g, s->c);
-		}
-		fputc(')', g->o);
+		cond_form(g, "if", s->a, s->b, s->c);
 		break;
 	case KT_UNROLL:
 		fprintf(g->o, "(dotimes (%s %lld) ", fresh(g, "i"), (long long)s->a->num);
@@ -495,11 +503,7 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 		fputc(')', g->o);
 		break;
 	case KT_WHILE:
-		fprintf(g->o, "(loop :while ");
-		gen_int(g, s->a);
-		fputc(' ', g->o);
-		gen_block(g, s->b);
-		fputc(')', g->o);
+		cond_form(g, "loop :while", s->a, s->b, NULL);
 		break;
 	case KT_RETURN:
 		fprintf(g->o, "(return 0)");

@@ -182,36 +182,36 @@ static struct kt_node *cast_after_paren(struct ps *p, struct kl_span at)
 	return n;
 }
 
+/* A node for a token that is all of it: a literal, a parameter, a variable, a map's name. */
+static struct kt_node *leaf(struct ps *p, enum kt_kind kind, const struct kt_tok *t)
+{
+	struct kt_node *n = node(p, kind, t->span);
+	n->num = t->num;
+	n->len = t->len;
+	if (kind == KT_STR) {
+		n->str = t->s;
+		n->strlen = t->n;
+	} else {
+		n->name = t->s;
+	}
+	return n;
+}
+
 static struct kt_node *primary(struct ps *p)
 {
 	struct kt_tok t = take(p);
 	struct kt_node *n;
 	switch (t.kind) {
 	case KT_TOK_INT:
-		n = node(p, KT_INT, t.span);
-		n->num = t.num;
-		n->len = t.len;
-		return n;
+		return leaf(p, KT_INT, &t);
 	case KT_TOK_STR:
-		n = node(p, KT_STR, t.span);
-		n->str = t.s;
-		n->strlen = t.n;
-		n->len = t.len;
-		return n;
+		return leaf(p, KT_STR, &t);
 	case KT_TOK_PARAM:
-		n = node(p, KT_POSPARAM, t.span);
-		n->num = t.num;
-		n->len = t.len;
-		return n;
+		return leaf(p, KT_POSPARAM, &t);
 	case KT_TOK_VAR:
-		n = node(p, KT_VAR, t.span);
-		n->name = t.s;
-		n->len = t.len;
-		return n;
+		return leaf(p, KT_VAR, &t);
 	case KT_TOK_MAP:
-		n = node(p, KT_MAP, t.span);
-		n->name = t.s;
-		n->len = t.len;
+		n = leaf(p, KT_MAP, &t);
 		if (accept(p, '[')) {
 			nodevec v = { 0 };
 			if (!args(p, ']', &v))
