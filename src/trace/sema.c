@@ -515,6 +515,20 @@ static const char *const unsupported_calls[] = {
 	"debugf", "kstack", "ustack",
 };
 
+/* How many arguments a printf format takes: its conversions, %% not counted. */
+static uint32_t conversions(const char *f)
+{
+	uint32_t n = 0;
+	for (; *f; f++)
+		if (*f == '%') {
+			if (f[1] == '%')
+				f++;
+			else if (f[1])
+				n++;
+		}
+	return n;
+}
+
 static int call(struct sm *m, struct kt_node *n)
 {
 	const char *f = n->name;
@@ -527,11 +541,14 @@ static int call(struct sm *m, struct kt_node *n)
 	if (!strcmp(f, "printf")) {
 		if (!n->nkids || n->kids[0]->kind != KT_STR)
 			return err_at(m, n->span, "%s", "printf() needs a string literal as its first argument");
+		uint32_t want = conversions(n->kids[0]->str);
+		if (want != n->nkids - 1)
+			return kl_error(m->d, n->span, "printf: %s arguments for the format (%u given, %u expected)",
+					want > n->nkids - 1 ? "not enough" : "too many", n->nkids - 1, want);
 		for (uint32_t i = 1; i < n->nkids; i++) {
-			enum kt_tkind k = n->kids[i]->type.kind;
 			if (n->kids[i]->kind == KT_MAP && expr(m, n->kids[i]))
 				return -1;
-			k = n->kids[i]->type.kind;
+			enum kt_tkind k = n->kids[i]->type.kind;
 			if (k != KTT_INT && k != KTT_STR && k != KTT_PROBE)
 				return err_at(m, n->kids[i]->span, "%s", "printf() arguments other than integers and strings are not supported yet by kiln trace");
 		}
