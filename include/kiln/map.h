@@ -130,6 +130,47 @@ struct kiln_map_dump_opts {
 int kiln_map_dump(struct kiln_map *m, kiln_map_dump_fn fn, void *ctx,
 		  const struct kiln_map_dump_opts *opts, struct kiln_map_dump_stats *stats);
 
+/* ---- pkg/bpf's DeleteAll, pre-allocation switches, ConvertKeyValue (map_util.c, map_fmt.c) */
+
+/* Empty the map (pkg/bpf's DeleteAll), robust against others changing it meanwhile: an entry
+ * deleted by someone else first is not an error, and every entry present when the call
+ * starts and not re-added during it is gone when it returns 0 (one added during it may
+ * survive). Hash maps (hash, percpu, LRU, of-maps) go bucket by bucket through
+ * BPF_MAP_LOOKUP_AND_DELETE_BATCH; other keyed maps (lpm-trie, devmap-hash, sockhash, stack
+ * traces) delete the keys a walk collects, in batches, until the map is empty (-EBUSY if
+ * entries keep coming faster than they go); fd arrays (prog, perf-event, cgroup, of-maps,
+ * devmap, cpumap, xskmap, sockmap) clear every slot. Array and percpu-array entries cannot
+ * be deleted, and where pkg/bpf fails on them this zeroes every value (every CPU's), which
+ * is what a program sees of an entry never written. Queues and stacks are popped until empty
+ * (at most max_entries elements). A bloom filter, ring buffer or storage map is what the
+ * kernel says (-EOPNOTSUPP or -EINVAL). *count (optional): entries deleted (arrays: zeroed). */
+int kiln_map_delete_all(struct kiln_map *m, uint64_t *count);
+
+/* Pre-allocation (pkg/bpf's Enable/DisableMapPreAllocation, GetPreAllocateMapFlags): the map
+ * flags to create a map of `type` with. Process-wide, on by default (as the kernel). Hash,
+ * percpu-hash and hash-of-maps may go either way: 0 when on, BPF_F_NO_PREALLOC when off.
+ * lpm-trie and the local storages (sk, inode, task, cgroup) are refused by the kernel without
+ * BPF_F_NO_PREALLOC, so they always get it; every other type (arrays, LRU hashes, queues...)
+ * is refused with it, so never. Switching changes no existing map. */
+void kiln_map_prealloc_enable(void);
+void kiln_map_prealloc_disable(void);
+bool kiln_map_prealloc_enabled(void);
+uint32_t kiln_map_prealloc_flags(enum bpf_map_type type);
+
+enum {
+	KILN_MAP_FMT_JSON = 1 << 0,   /* {"key":K,"value":V}; otherwise key=K value=V */
+};
+/* One entry decoded by the map's BTF (pkg/bpf's ConvertKeyValue, to text): key and value
+ * (kiln_map_value_buf_size() bytes) as the event decoder writes fields (kiln/event.h):
+ * structs as {a=1 b=x} / {"a":1,"b":"x"} with nested structs, char arrays as strings,
+ * addresses for ipv4_addr/ipv6_addr fields, integers in decimal; per-CPU values as a list of
+ * one per CPU. A key or value without BTF type (a map created without BTF) is hex bytes.
+ * The BTF is loaded from the kernel (by the map's btf_id) on first use and kept with the
+ * map, so calls on one map are made from one thread at a time. snprintf's convention:
+ * returns the whole length, buf holds what fits; or a negative errno. */
+int kiln_map_format_kv(struct kiln_map *m, const void *key, const void *value, unsigned flags,
+		       char *buf, size_t len);
+
 /* Kernel-wide iteration over loaded maps by id: *next after id (0 = first); -ENOENT at end. */
 int kiln_map_next_id(uint32_t id, uint32_t *next);
 

@@ -63,6 +63,31 @@ enum {
 int kiln_map_open_or_create(const char *path, const struct kiln_map_spec *spec, unsigned flags,
 			    struct kiln_map **out, bool *created);
 
+/* ---- pkg/bpf's DumpIfExists and parallel mode (map_util.c) ------------------------------ */
+
+/* kiln_map_dump of the map pinned at path, if one is: 0 and no callbacks (stats zeroed,
+ * completed false) when nothing is pinned there or a directory on the way is missing. A pin
+ * that is not a map is -EINVAL. */
+int kiln_map_dump_pinned_if_exists(const char *path, kiln_map_dump_fn fn, void *ctx,
+				   const struct kiln_map_dump_opts *opts,
+				   struct kiln_map_dump_stats *stats);
+
+/* Parallel mode (pkg/bpf's OpenParallel / EndParallelMode): a new, empty map for new users
+ * while the old users of the map pinned at path keep the old one until they move. Nothing
+ * pinned at path: the map is created and pinned there (*parallel false). Otherwise the map
+ * pinned there is left alone, whatever its shape, and the new one is pinned beside it at
+ * path KILN_PARALLEL_SUFFIX (a stale pending pin from an earlier run is replaced), so that
+ * opening path still gives the old map. kiln_map_end_parallel then renames the pending pin
+ * over path, in one step (rename(2) on bpffs): openers see the old map or the new one, never
+ * none. The old map lives on while a program or fd holds it. end_parallel is 0 with nothing
+ * to do (a map not in parallel mode, or ended already); closing the map without ending
+ * leaves the pending pin. A pin at path that is not a map is -EINVAL. Two processes in
+ * parallel mode on one path at once is theirs to avoid. */
+#define KILN_PARALLEL_SUFFIX ":pending"    /* bpffs refuses '.' in names */
+int kiln_map_open_parallel(const char *path, const struct kiln_map_spec *spec,
+			   struct kiln_map **out, bool *parallel);
+int kiln_map_end_parallel(struct kiln_map *m);
+
 #ifdef __cplusplus
 }
 #endif

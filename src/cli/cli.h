@@ -24,6 +24,7 @@ int cmd_check(int argc, char **argv);
 int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 
 /* args.c: options as a table. name may list spellings: "--quiet|-q"; CLI_OLEVEL takes

@@ -32,13 +32,16 @@ static const char map_help[] =
 	"push, pop and peek work on queues, stacks and bloom filters, which have no keys: push\n"
 	"adds VALUE (--exist lets a full queue or stack drop its oldest element), pop takes the\n"
 	"next element, peek shows it; `peek TARGET VALUE` asks a bloom filter whether VALUE may\n"
-	"be in it (exit status 0) or certainly is not (1). A prog-array, map of maps or cgroup-array\n"
-	"is set to a program or map (pinned path, id:N, name:NAME) or a cgroup v2 directory; dump\n"
-	"lists their ids, and devmaps' ifindexes and cpumaps' queue sizes. Local storage is keyed\n"
-	"by what owns the value: a PID (task storage), PID:FD for the socket process PID holds as\n"
-	"fd FD (sk storage), a file (inode storage), a cgroup v2 directory (cgrp storage).\n"
-	"push also writes a record into a user ring buffer, for its programs to drain: an integer\n"
-	"(8 bytes) or 0x and every byte in hex.\n";
+	"be in it (exit status 0) or certainly is not (1). push also writes a record into a user\n"
+	"ring buffer, for its programs to drain: an integer (8 bytes) or 0x and every byte.\n"
+	"\n"
+	"Maps of kernel objects are set to what they hold: a prog-array to a program, a map of\n"
+	"maps to a map (pinned path, id:N, name:NAME), a cgroup-array to a cgroup v2 directory,\n"
+	"a sockmap, sockhash or reuseport sockarray to PID:FD (the socket process PID holds as\n"
+	"its fd FD); dump lists the ids, devmaps' ifindexes, cpumaps' queue sizes and socket\n"
+	"cookies the kernel gives back. Local storage is keyed by what owns the value: a PID\n"
+	"(task storage), PID:FD (sk storage), a file (inode storage), a cgroup v2 directory\n"
+	"(cgrp storage).\n";
 
 void cli_fail(const char *cmd)
 {
@@ -89,6 +92,7 @@ static const struct {
 	{ BPF_MAP_TYPE_DEVMAP, "ifindex", true }, { BPF_MAP_TYPE_DEVMAP_HASH, "ifindex", true },
 	{ BPF_MAP_TYPE_CPUMAP, "qsize", true },
 	{ BPF_MAP_TYPE_SOCKMAP, "cookie", false }, { BPF_MAP_TYPE_SOCKHASH, "cookie", false },
+	{ BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, "cookie", false },
 };
 
 static bool show_held(FILE *out, const struct kiln_map_info *info, const uint8_t *v, bool json)
@@ -100,7 +104,7 @@ static bool show_held(FILE *out, const struct kiln_map_info *info, const uint8_t
 		return false;
 	uint64_t x = 0;
 	uint32_t y = 0;
-	bool cookie = info->type == BPF_MAP_TYPE_SOCKMAP || info->type == BPF_MAP_TYPE_SOCKHASH;
+	bool cookie = !strcmp(held[i].what, "cookie");
 	memcpy(&x, v, cookie ? 8 : 4);
 	bool second = info->value_size >= 8 && held[i].prog_in_8;
 	if (second)
@@ -207,6 +211,7 @@ static const struct { enum bpf_map_type type; const char *hint; } opaque[] = {
 	{ BPF_MAP_TYPE_RINGBUF, "" }, { BPF_MAP_TYPE_PERF_EVENT_ARRAY, "" },
 	{ BPF_MAP_TYPE_CGROUP_ARRAY, "" }, { BPF_MAP_TYPE_XSKMAP, "" },
 	{ BPF_MAP_TYPE_SOCKMAP, "; with an 8-byte value it lists socket cookies" },
+	{ BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, "; with an 8-byte value it lists socket cookies" },
 	{ BPF_MAP_TYPE_SOCKHASH, "; with an 8-byte value it lists socket cookies" },
 	{ BPF_MAP_TYPE_USER_RINGBUF, "" },
 	{ BPF_MAP_TYPE_STACK_TRACE, "; `kiln stack MAP ID` prints one" },
@@ -219,8 +224,9 @@ static const struct { enum bpf_map_type type; const char *hint; } opaque[] = {
 
 static const char *unlisted(const struct kiln_map_info *info)
 {
-	/* a sockmap or sockhash gives back socket cookies, and only into 8-byte values */
-	if ((info->type == BPF_MAP_TYPE_SOCKMAP || info->type == BPF_MAP_TYPE_SOCKHASH) && info->value_size == 8)
+	/* maps of sockets give back socket cookies, and only into 8-byte values */
+	if ((info->type == BPF_MAP_TYPE_SOCKMAP || info->type == BPF_MAP_TYPE_SOCKHASH ||
+	     info->type == BPF_MAP_TYPE_REUSEPORT_SOCKARRAY) && info->value_size == 8)
 		return NULL;
 	for (size_t i = 0; i < sizeof(opaque) / sizeof(opaque[0]); i++)
 		if (opaque[i].type == info->type)
@@ -373,6 +379,7 @@ static int fd_value(const struct kiln_map_info *info, const char *s, int *fd)
 	}
 	case BPF_MAP_TYPE_SOCKMAP:
 	case BPF_MAP_TYPE_SOCKHASH:
+	case BPF_MAP_TYPE_REUSEPORT_SOCKARRAY:
 		holds = "sockets: PID:FD, a TCP socket listening or connected, or a UDP socket";
 		if ((*fd = peer_socket("a sockmap's value", s)) == -2)
 			return -1;

@@ -59,9 +59,19 @@ static void show_raw(FILE *out, const uint8_t *p, size_t n, bool json)
 		show_hex(out, p, n, json);
 }
 
+/* An element that is text: a char INT (char, unsigned char...), not one reached through a
+ * byte typedef (u8, __u8, kiln's own u8 chain), which holds numbers. */
 static bool is_char_type(const struct btf *btf, uint32_t id)
 {
-	const struct btf_type *t = btf__type_by_id(btf, btf__resolve_type(btf, id));
+	static const char *const bytes[] = { "u8", "__u8", "s8", "__s8", "uint8_t", "int8_t" };
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	for (int guard = 0; t && guard < 32 && (btf_is_mod(t) || btf_is_typedef(t)); guard++) {
+		const char *n = btf_is_typedef(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		for (size_t i = 0; n && i < sizeof(bytes) / sizeof(bytes[0]); i++)
+			if (!strcmp(n, bytes[i]))
+				return false;
+		t = btf__type_by_id(btf, t->type);
+	}
 	if (!t || !btf_is_int(t) || t->size != 1)
 		return false;
 	const char *name = btf__name_by_offset(btf, t->name_off);

@@ -27,6 +27,7 @@ struct bb {
 	size_t errlen;
 	struct memo *memo;
 	size_t nmemo, capmemo;
+	size_t *hash, hcap;    /* memo_find's index of memo */
 	int *map_struct;       /* per map: its anonymous definition STRUCT; -1 while building */
 	uint32_t *map_size;    /* per map: bytes of its block in .maps */
 	int *func_id;          /* per function: its BTF FUNC */
@@ -99,21 +100,54 @@ static const char *mangle(struct bb *b, const char *name)
 	return s;
 }
 
+static bool by_string(enum memo_kind kind)
+{
+	return kind == MEMO_INT || kind == MEMO_FWD || kind == MEMO_CTX;
+}
+
+static uint64_t memo_hash(enum memo_kind kind, const void *key, uint32_t x, uint32_t y)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
+	if (by_string(kind))
+		for (const char *p = key; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	else
+		h = (h ^ (uint64_t)(uintptr_t)key) * 1099511628211ull;
+	h = (h ^ x) * 1099511628211ull;
+	h = (h ^ y) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+static bool memo_is(const struct memo *m, enum memo_kind kind, const void *key, uint32_t x, uint32_t y)
+{
+	if (m->kind != kind || m->a != x || m->b != y)
+		return false;
+	return by_string(kind) ? !strcmp(m->key, key) : m->key == key;
+}
+
+/* An open-addressed table of memo indices + 1 (0: empty), so that a big object's thousands
+ * of types are each found in constant time. */
 static struct memo *memo_find(struct bb *b, enum memo_kind kind, const void *key,
 			      uint32_t x, uint32_t y)
 {
-	for (size_t i = 0; i < b->nmemo; i++) {
-		struct memo *m = &b->memo[i];
-		if (m->kind != kind || m->a != x || m->b != y)
-			continue;
-		if (kind == MEMO_INT || kind == MEMO_FWD || kind == MEMO_CTX) {
-			if (!strcmp(m->key, key))
-				return m;
-		} else if (m->key == key) {
+	if (!b->hcap)
+		return NULL;
+	size_t mask = b->hcap - 1;
+	for (size_t i = memo_hash(kind, key, x, y) & mask; b->hash[i]; i = (i + 1) & mask) {
+		struct memo *m = &b->memo[b->hash[i] - 1];
+		if (memo_is(m, kind, key, x, y))
 			return m;
-		}
 	}
 	return NULL;
+}
+
+static void hash_put(struct bb *b, size_t idx)
+{
+	const struct memo *m = &b->memo[idx];
+	size_t mask = b->hcap - 1, i = memo_hash(m->kind, m->key, m->a, m->b) & mask;
+	while (b->hash[i])
+		i = (i + 1) & mask;
+	b->hash[i] = idx + 1;
 }
 
 static int memo_add(struct bb *b, enum memo_kind kind, const void *key, uint32_t x,
@@ -127,7 +161,19 @@ static int memo_add(struct bb *b, enum memo_kind kind, const void *key, uint32_t
 		b->memo = m;
 		b->capmemo = cap;
 	}
+	if (2 * (b->nmemo + 1) > b->hcap) {
+		size_t cap = b->hcap ? b->hcap * 2 : 128;
+		size_t *h = calloc(cap, sizeof(*h));
+		if (!h)
+			return fail(b, ENOMEM, "out of memory");
+		free(b->hash);
+		b->hash = h;
+		b->hcap = cap;
+		for (size_t i = 0; i < b->nmemo; i++)
+			hash_put(b, i);
+	}
 	b->memo[b->nmemo++] = (struct memo){ kind, key, x, y, id };
+	hash_put(b, b->nmemo - 1);
 	return id;
 }
 
@@ -234,29 +280,16 @@ out:
 	return err;
 }
 
-static const char *int_name(const struct kl_type *t)
-{
-	if (t->is_char)
-		return "char";
-	switch (t->size) {
-	case 1: return t->is_signed ? "__s8" : "__u8";
-	case 2: return t->is_signed ? "__s16" : "__u16";
-	case 4: return t->is_signed ? "__s32" : "__u32";
-	case 8: return t->is_signed ? "__s64" : "__u64";
-	}
-	return NULL;
-}
-
-
-/* A typedef'd builtin (ipv4_addr...): the typedef over the plain type, once per object. */
+/* A typedef (u32, __u32, ipv4_addr...) over the type it names, each once per object, so
+ * that u32 -> __u32 -> unsigned int is one chain however many maps and members use it. */
 static int typedef_id(struct bb *b, const struct kl_type *t)
 {
 	struct memo *m = memo_find(b, MEMO_INT, t->typedef_name, 1, 0);
 	if (m)
 		return m->id;
-	struct kl_type plain = *t;
-	plain.typedef_name = NULL;
-	int base = type_id(b, &plain);
+	if (!t->under)
+		return fail(b, EINVAL, "BTF: typedef %s names no type", t->typedef_name);
+	int base = type_id(b, t->under);
 	if (base < 0)
 		return base;
 	int id = check(b, btf__add_typedef(b->btf, t->typedef_name, base), t->typedef_name);
@@ -296,14 +329,14 @@ static int type_id(struct bb *b, const struct kl_type *t)
 		return typedef_id(b, t);
 	switch (t->kind) {
 	case KL_T_INT: {
-		/* a kernel integer keeps its own name ("unsigned int"); kiln's are __u32 and friends */
-		const char *name = t->core && t->name ? t->name : int_name(t);
+		/* C's name ("unsigned int"); a kernel integer keeps its own */
+		const char *name = t->cname ? t->cname : t->name;
 		if (!name)
-			return fail(b, EINVAL, "BTF: no integer type of %u bytes", t->size);
-		/* clang describes plain char as signed; so does the seed layout */
+			return fail(b, EINVAL, "BTF: an integer type of %u bytes without a name", t->size);
 		/* kiln's char is signed, as clang describes it; a kernel char keeps the kernel's
 		 * encoding (none), which libbpf's type matching compares */
-		return int_id(b, name, t->size, t->is_signed || (t->is_char && !t->core) ? BTF_INT_SIGNED : 0);
+		int enc = t->is_bool ? BTF_INT_BOOL : t->is_signed || (t->is_char && !t->core) ? BTF_INT_SIGNED : 0;
+		return int_id(b, name, t->size, enc);
 	}
 	case KL_T_PTR:
 		id = type_id(b, t->elem);
@@ -425,7 +458,7 @@ static int map_struct(struct bb *b, uint32_t idx, bool as_inner)
 	return b->map_struct[idx] = sid;
 }
 
-/* struct xdp_md as the uapi header defines it: six __u32. */
+/* struct xdp_md as the uapi header defines it: six __u32 (TYPEDEF __u32 -> unsigned int). */
 static int xdp_md_id(struct bb *b)
 {
 	static const char *const fields[] = { "data", "data_end", "data_meta",
@@ -433,7 +466,7 @@ static int xdp_md_id(struct bb *b)
 	struct memo *m = memo_find(b, MEMO_CTX, "xdp_md", 0, 0);
 	if (m)
 		return m->id;
-	int u32 = int_id(b, "__u32", 4, 0);
+	int u32 = type_id(b, kl_type_builtin("__u32"));
 	if (u32 < 0)
 		return u32;
 	int id = check(b, btf__add_struct(b->btf, "xdp_md", 24), "xdp_md");
@@ -986,6 +1019,7 @@ int kl_btf_build(const struct kl_obj *obj, void **btf, uint32_t *btf_len,
 	}
 	btf__free(b.btf);
 	free(b.memo);
+	free(b.hash);
 	free(b.map_struct);
 	free(b.map_size);
 	free(b.func_id);

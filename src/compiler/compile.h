@@ -28,7 +28,8 @@ struct kl_mapdef {
 };
 
 struct kl_structdef {
-	const char *name;
+	const char *name;                 /* as written */
+	struct kl_span span;              /* of the name */
 	struct kl_type *type;
 	bool event;                       /* defevent: fields named by keywords */
 };
@@ -43,7 +44,7 @@ struct kl_accessor {
 };
 
 struct kl_fundef {
-	const char *name;
+	const char *name;                 /* as written */
 	struct kl_node *form;
 	struct kl_node *params;
 	uint32_t nparams;
@@ -52,7 +53,7 @@ struct kl_fundef {
 };
 
 struct kl_progdef {
-	const char *name;
+	const char *name;                 /* as written */
 	struct kl_node *form;
 	const struct kl_prog_type *pt;
 	const char *section;

@@ -12,6 +12,7 @@
 #include <linux/bpf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct kl_core {
 	const struct kl_kbtf *k;
@@ -115,6 +116,9 @@ static struct kl_type *int_type(struct kl_comp *c, const struct btf *btf, const 
 	struct kl_type *p = kl_arena_new(c->a, struct kl_type);
 	*p = *kl_type_builtin(names[sign][k]);
 	p->name = name;
+	p->cname = NULL;            /* no typedef chain of kiln's: the kernel's INT itself */
+	p->typedef_name = NULL;
+	p->under = NULL;
 	p->core = true;
 	p->is_char = !strcmp(name, "char");
 	return p;
@@ -227,9 +231,9 @@ struct kl_type *kl_core_type(struct kl_comp *c, const char *name, int kinds, str
 }
 
 /* Find member `name` of kernel struct sid, looking inside anonymous members; bit offset
- * from sid's start. */
-static bool find_member(const struct btf *btf, uint32_t sid, const char *name, uint32_t base,
-			uint32_t *bitoff, uint32_t *bitsize, uint32_t *type, int depth)
+ * from sid's start and the member's own spelling (fold: matched without regard to case). */
+static bool find_member(const struct btf *btf, uint32_t sid, const char *name, bool fold, uint32_t base,
+			uint32_t *bitoff, uint32_t *bitsize, uint32_t *type, const char **spelled, int depth)
 {
 	const struct btf_type *t = btf__type_by_id(btf, sid);
 	if (!t || !btf_is_composite(t) || depth > 32)
@@ -239,13 +243,15 @@ static bool find_member(const struct btf *btf, uint32_t sid, const char *name, u
 		const char *mn = btf__name_by_offset(btf, m->name_off);
 		uint32_t off = base + btf_member_bit_offset(t, i);
 		if (mn && *mn) {
-			if (!strcmp(mn, name)) {
+			if (!(fold ? strcasecmp : strcmp)(mn, name)) {
+				*spelled = mn;
 				*bitoff = off;
 				*bitsize = btf_member_bitfield_size(t, i);
 				*type = m->type;
 				return true;
 			}
-		} else if (find_member(btf, skip_mods(btf, m->type), name, off, bitoff, bitsize, type, depth + 1)) {
+		} else if (find_member(btf, skip_mods(btf, m->type), name, fold, off, bitoff, bitsize, type, spelled,
+				       depth + 1)) {
 			return true;
 		}
 	}
@@ -291,16 +297,34 @@ static const char *type_label(const struct kl_type *st)
 	return st->name ? st->name : "(anonymous)";
 }
 
+/* The index of the field spelled name or cn, or (fold) so spelled in another case; -1 if none. */
+static int64_t known_field(const struct kl_type *st, const char *name, const char *cn, bool fold)
+{
+	int (*cmp)(const char *, const char *) = fold ? strcasecmp : strcmp;
+	for (uint32_t i = 0; i < st->nfields; i++)
+		if (!cmp(st->fields[i].name, name) || !cmp(st->fields[i].name, cn))
+			return i;
+	return -1;
+}
+
+/* A member as written first, then as Common Lisp would read it, in any case (PID is pid). */
 int kl_core_member(struct kl_comp *c, struct kl_type *st, const char *name, struct kl_span sp, uint32_t *idx)
 {
-	const char *cn = c_name(c, name);
-	for (uint32_t i = 0; i < st->nfields; i++)
-		if (!strcmp(st->fields[i].name, name) || !strcmp(st->fields[i].name, cn)) {
-			*idx = i;
-			return 0;
-		}
+	const char *cn = c_name(c, name), *spelled = cn;
+	int64_t known = known_field(st, name, cn, false);
 	uint32_t bitoff, bitsize, type;
-	if (!st->kid || !find_member(kl_kbtf_btf(state(c)->k), st->kid, cn, 0, &bitoff, &bitsize, &type, 0)) {
+	bool found = false;
+	for (int fold = 0; fold < 2 && known < 0 && !found; fold++) {
+		if (fold)
+			known = known_field(st, name, cn, true);
+		found = known < 0 && st->kid &&
+			find_member(kl_kbtf_btf(state(c)->k), st->kid, cn, fold, 0, &bitoff, &bitsize, &type, &spelled, 0);
+	}
+	if (known >= 0) {
+		*idx = (uint32_t)known;
+		return 0;
+	}
+	if (!found) {
 		/* the nearest names: a local struct's fields, or all of the kernel struct's members */
 		struct kl_nearest nb;
 		char hint[400];
@@ -320,7 +344,7 @@ int kl_core_member(struct kl_comp *c, struct kl_type *st, const char *name, stru
 		st->fieldcap = cap;
 	}
 	struct kl_field *f = &st->fields[st->nfields];
-	f->name = kl_arena_strdup(c->a, cn);
+	f->name = kl_arena_strdup(c->a, spelled);   /* the kernel's: CO-RE matches members by name */
 	f->type = kl_core_project(c, type);
 	if (!f->type)
 		f->type = kl_type_builtin("u64");     /* a function pointer's target: not followed */
@@ -331,14 +355,18 @@ int kl_core_member(struct kl_comp *c, struct kl_type *st, const char *name, stru
 	return 0;
 }
 
+/* A value as written first, then in any case (tcp_established is TCP_ESTABLISHED). */
 int kl_core_enumval(struct kl_comp *c, struct kl_type *et, const char *name, struct kl_span sp, uint32_t *idx)
 {
-	const char *cn = c_name(c, name);
-	for (uint32_t i = 0; i < et->nvals; i++)
-		if (!strcmp(et->vals[i].name, name) || !strcmp(et->vals[i].name, cn)) {
-			*idx = i;
-			return 0;
-		}
+	const char *cn = c_name(c, name), *spelled = cn;
+	for (int fold = 0; fold < 2; fold++) {
+		int (*cmp)(const char *, const char *) = fold ? strcasecmp : strcmp;
+		for (uint32_t i = 0; i < et->nvals; i++)
+			if (!cmp(et->vals[i].name, name) || !cmp(et->vals[i].name, cn)) {
+				*idx = i;
+				return 0;
+			}
+	}
 	struct kl_nearest nb;
 	char hint[400];
 	kl_nearest_init(&nb, cn);
@@ -346,22 +374,24 @@ int kl_core_enumval(struct kl_comp *c, struct kl_type *et, const char *name, str
 	const struct btf_type *t = btf ? btf__type_by_id(btf, et->kid) : NULL;
 	bool found = false;
 	int64_t value = 0;
-	for (uint32_t i = 0; t && i < btf_vlen(t) && !found; i++) {
+	for (uint32_t i = 0; t && i < 2 * btf_vlen(t) && !found; i++) {
+		bool fold = i >= btf_vlen(t);   /* a second pass without regard to case */
 		const char *vn;
 		int64_t v;
 		if (btf_is_enum64(t)) {
-			const struct btf_enum64 *e = btf_enum64(t) + i;
+			const struct btf_enum64 *e = btf_enum64(t) + i % btf_vlen(t);
 			vn = btf__name_by_offset(btf, e->name_off);
 			v = (int64_t)btf_enum64_value(e);
 		} else {
-			const struct btf_enum *e = btf_enum(t) + i;
+			const struct btf_enum *e = btf_enum(t) + i % btf_vlen(t);
 			vn = btf__name_by_offset(btf, e->name_off);
 			v = et->is_signed ? (int64_t)e->val : (int64_t)(uint32_t)e->val;
 		}
-		if (!strcmp(vn, cn)) {
+		if (!(fold ? strcasecmp : strcmp)(vn, cn)) {
 			found = true;
 			value = v;
-		} else {
+			spelled = vn;
+		} else if (!fold) {
 			kl_nearest_add(&nb, vn);
 		}
 	}
@@ -375,7 +405,7 @@ int kl_core_enumval(struct kl_comp *c, struct kl_type *et, const char *name, str
 		et->vals = kl_arena_grow(c->a, et->vals, et->valcap * sizeof(*et->vals), cap * sizeof(*et->vals));
 		et->valcap = cap;
 	}
-	et->vals[et->nvals].name = kl_arena_strdup(c->a, cn);
+	et->vals[et->nvals].name = kl_arena_strdup(c->a, spelled);   /* the kernel's, which CO-RE matches */
 	et->vals[et->nvals].value = value;
 	*idx = et->nvals++;
 	return 0;

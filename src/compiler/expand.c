@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 struct env {
 	const char *name;
@@ -53,7 +54,7 @@ static struct kl_node *nil(struct ev *e) { return mk(e, KL_N_LIST); }
 static struct kl_node *sym(struct ev *e, const char *name)
 {
 	struct kl_node *n = mk(e, KL_N_SYM);
-	n->str = name;
+	kl_set_name(e->c->a, n, name);
 	return n;
 }
 
@@ -132,10 +133,14 @@ static bool equal(const struct kl_node *a, const struct kl_node *b)
 static const char *text_of(struct ev *e, struct kl_node *v)
 {
 	char buf[256];
-	if (v->kind == KL_N_STR || v->kind == KL_N_SYM)
+	/* a symbol's text is its name as written, so that a name a macro makes from the user's
+	 * (format nil "~a-count" name) keeps the user's spelling in the object */
+	if (v->kind == KL_N_STR)
 		return v->str;
+	if (v->kind == KL_N_SYM)
+		return kl_name(v);
 	if (v->kind == KL_N_KEY)
-		return kl_arena_printf(e->c->a, ":%s", v->str);
+		return kl_arena_printf(e->c->a, ":%s", kl_name(v));
 	kl_node_str(v, buf, sizeof(buf));
 	return kl_arena_strdup(e->c->a, buf);
 }
@@ -371,6 +376,14 @@ static struct kl_node *b_apply(struct ev *e, struct kl_node **a, uint32_t n, str
 	return apply(e, a[0], args, n - 2 + l->nitems, call);
 }
 
+/* A symbol naming one of the integer types (u32, long, __be16...), for macros that load a
+ * scalar where they would copy a struct. */
+static bool integer_type(const struct kl_node *v)
+{
+	const struct kl_type *t = v->kind == KL_N_SYM || v->kind == KL_N_KEY ? kl_type_builtin(v->str) : NULL;
+	return t && t->kind == KL_T_INT;
+}
+
 static struct kl_node *b_pred(struct ev *e, struct kl_node **a, uint32_t n, struct kl_node *call)
 {
 	const char *fn = call->items[0]->str;
@@ -382,6 +395,7 @@ static struct kl_node *b_pred(struct ev *e, struct kl_node **a, uint32_t n, stru
 	       : !strcmp(fn, "symbolp") ? v->kind == KL_N_SYM || is_nil(v)
 	       : !strcmp(fn, "keywordp") ? v->kind == KL_N_KEY
 	       : !strcmp(fn, "stringp") ? v->kind == KL_N_STR
+	       : !strcmp(fn, "%integer-type-p") ? integer_type(v)
 	       : v->kind == KL_N_INT;  /* numberp, integerp */
 	return truth(e, r);
 }
@@ -402,7 +416,7 @@ static struct kl_node *b_intern(struct ev *e, struct kl_node **a, uint32_t n, st
 	const char *s = text_of(e, a[0]);
 	if (s[0] == ':') {
 		struct kl_node *k = mk(e, KL_N_KEY);
-		k->str = s + 1;
+		kl_set_name(e->c->a, k, s + 1);
 		return k;
 	}
 	return sym(e, s);
@@ -411,7 +425,7 @@ static struct kl_node *b_intern(struct ev *e, struct kl_node **a, uint32_t n, st
 static struct kl_node *b_string(struct ev *e, struct kl_node **a, uint32_t n, struct kl_node *call)
 {
 	struct kl_node *s = mk(e, KL_N_STR);
-	s->str = a[0]->kind == KL_N_KEY ? a[0]->str : text_of(e, a[0]);
+	s->str = a[0]->kind == KL_N_KEY ? kl_name(a[0]) : text_of(e, a[0]);
 	return s;
 }
 
@@ -496,7 +510,8 @@ static struct kl_node *b_case(struct ev *e, struct kl_node **a, uint32_t n, stru
  * is what deftracepoint in the prelude is built on. */
 static struct kl_node *b_tracepoint_fields(struct ev *e, struct kl_node **a, uint32_t n, struct kl_node *call)
 {
-	char *event = kl_arena_strdup(e->c->a, text_of(e, a[0]));
+	/* tracefs names are lower case: a symbol's folded name (SCHED/SCHED-SWITCH), a string as is */
+	char *event = kl_arena_strdup(e->c->a, a[0]->kind == KL_N_SYM ? a[0]->str : text_of(e, a[0]));
 	for (char *p = event; *p; p++)   /* sched/sched-switch is sched/sched_switch */
 		if (*p == '-')
 			*p = '_';
@@ -515,7 +530,7 @@ static struct kl_node *b_tracepoint_fields(struct ev *e, struct kl_node **a, uin
 		if (want && want->nitems) {
 			const char *w = kl_mangle(e->c->a, text_of(e, want->items[k]));
 			for (uint32_t i = 0; i < nf && !f; i++)
-				if (!strcmp(fs[i].name, w))
+				if (!strcasecmp(fs[i].name, w))
 					f = &fs[i];
 			if (!f)
 				return fail(e, want->items[k], "tracepoint %s has no field '%s' (see %s)", text_of(e, a[0]),
@@ -552,7 +567,7 @@ static struct kl_node *b_event(struct ev *e, struct kl_node **a, uint32_t n, str
 		struct kl_node **items = kl_arena_array(e->c->a, struct kl_node *, st->nfields + 1);
 		for (uint32_t i = 0; i < st->nfields; i++) {
 			items[i] = mk(e, KL_N_KEY);
-			items[i]->str = st->fields[i].name;
+			kl_set_name(e->c->a, items[i], st->fields[i].name);
 		}
 		return list_of(e, items, st->nfields);
 	}
@@ -567,7 +582,7 @@ static struct kl_node *b_event(struct ev *e, struct kl_node **a, uint32_t n, str
 		return num(e, f->type->size);
 	const struct kl_type *t = f->type->kind == KL_T_ARRAY ? f->type->elem : f->type;
 	struct kl_node *k = mk(e, KL_N_KEY);
-	k->str = t->name ? t->name : t->kind == KL_T_PTR ? "ptr" : "struct";
+	kl_set_name(e->c->a, k, t->name ? t->name : t->kind == KL_T_PTR ? "ptr" : "struct");
 	return k;
 }
 
@@ -590,7 +605,7 @@ static const struct {
 	{ "null", b_pred, 1, 1 }, { "not", b_pred, 1, 1 }, { "listp", b_pred, 1, 1 },
 	{ "consp", b_pred, 1, 1 }, { "atom", b_pred, 1, 1 }, { "symbolp", b_pred, 1, 1 },
 	{ "keywordp", b_pred, 1, 1 }, { "stringp", b_pred, 1, 1 }, { "numberp", b_pred, 1, 1 },
-	{ "integerp", b_pred, 1, 1 }, { "eq", b_equal, 2, 2 }, { "eql", b_equal, 2, 2 },
+	{ "integerp", b_pred, 1, 1 }, { "%integer-type-p", b_pred, 1, 1 }, { "eq", b_equal, 2, 2 }, { "eql", b_equal, 2, 2 },
 	{ "equal", b_equal, 2, 2 }, { "gensym", b_gensym, 0, 1 }, { "intern", b_intern, 1, 2 },
 	{ "symbol-name", b_string, 1, 1 }, { "string", b_string, 1, 1 },
 	{ "concatenate", b_concatenate, 1, 64 }, { "format", b_format, 2, 64 }, { "error", b_error, 0, 64 },

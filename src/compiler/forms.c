@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *kl_mangle(struct kl_arena *a, const char *name)
 {
@@ -27,10 +28,31 @@ static int form_error(struct kl_comp *c, const struct kl_node *n, const char *wh
 	return kl_error(c->d, n->span, "%s: %s", what, buf);
 }
 
+/* name is taken by a definition spelled old at `at`: defined twice, or spelled differently in
+ * case only. Common Lisp's reader would make the two one symbol; kiln's keeps each spelling for
+ * the object, so it cannot pick one: it names both. */
+static int case_clash(struct kl_comp *c, struct kl_span sp, const char *what, const char *name,
+		      const char *old, struct kl_span at)
+{
+	return kl_error(c->d, sp, "%s '%s' differs only in case from '%s' at %s:%u:%u; names match without "
+			"regard to case (as Common Lisp reads them), so rename one", what, name, old,
+			at.src ? at.src->path : "?", at.line, at.col);
+}
+
+static int taken(struct kl_comp *c, const struct kl_node *n, const char *what, const char *old,
+		 struct kl_span at)
+{
+	const char *name = kl_name(n);
+	if (!strcmp(old, name))
+		return kl_error(c->d, n->span, "%s '%s' is defined twice", what, name);
+	return case_clash(c, n->span, what, name, old, at);
+}
+
+/* Constants, the user's and the built-in ones (XDP_PASS, xdp_pass), match in any case. */
 bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out)
 {
 	for (size_t i = c->consts.len; i-- > 0;)
-		if (!strcmp(c->consts.items[i].name, name)) {
+		if (!strcasecmp(c->consts.items[i].name, name)) {
 			*out = c->consts.items[i].value;
 			return true;
 		}
@@ -90,6 +112,7 @@ struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n)
 		if (s)
 			return s->type;
 		kl_error(c->d, n->span, "unknown type '%s' (expected u8 u16 u32 u64 i8 i16 i32 i64 char ptr ipv4 ipv6 kstack ustack, "
+			 "a kernel or C integer name (s32 __u16 __be32 int unsigned-long long-long bool size_t...), "
 			 "a defstruct name, (array TYPE N) or (* TYPE))", n->str);
 		return NULL;
 	}
@@ -97,10 +120,10 @@ struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n)
 		/* (* TYPE): TYPE is kiln's, a local CO-RE struct, or the kernel's */
 		const struct kl_node *tn = n->items[1];
 		struct kl_type *elem = NULL;
-		if (tn->kind == KL_N_SYM && c->defining && !strcmp(c->defining->name, tn->str))
+		if (tn->kind == KL_N_SYM && c->defining && !strcasecmp(c->defining->name, tn->str))
 			elem = c->defining;
 		else if (tn->kind == KL_N_SYM && !kl_type_builtin(tn->str) && !kl_struct_lookup(c, tn->str))
-			elem = kl_core_type(c, tn->str, KL_KB_STRUCT | KL_KB_ENUM, tn->span);
+			elem = kl_core_type(c, kl_name(tn), KL_KB_STRUCT | KL_KB_ENUM, tn->span);
 		else
 			elem = kl_type_parse(c, tn);
 		if (!elem)
@@ -265,9 +288,10 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 {
 	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
 		return form_error(c, n, "defmap needs a name: (defmap NAME :type T :max-entries N ...)");
-	const char *name = n->items[1]->str;
-	if (kl_map_lookup(c, name))
-		return kl_error(c->d, n->items[1]->span, "map '%s' is defined twice", name);
+	const char *name = kl_name(n->items[1]);
+	const struct kl_mapdef *old = kl_map_lookup(c, name);
+	if (old)
+		return taken(c, n->items[1], "map", old->name, old->span);
 	if (c->maps.len >= MAX_MAPS)   /* each is a variable of BTF's .maps section */
 		return kl_error(c->d, n->span, "more than %d maps; BTF's .maps section lists at most that many",
 				MAX_MAPS);
@@ -498,7 +522,7 @@ void kl_warn_unused_maps(struct kl_comp *c)
 static int add_struct(struct kl_comp *c, struct kl_node *n, struct kl_type *st, bool event)
 {
 	kl_type_layout(st);
-	struct kl_structdef sd = { st->name, st, event };
+	struct kl_structdef sd = { st->name, n->items[1]->span, st, event };
 	PUSH_NAMED(c, structs, structs, sd);
 	for (uint32_t i = 0; i < st->nfields; i++) {
 		struct kl_accessor acc = { kl_arena_printf(c->a, "%s-%s", st->name, st->fields[i].name), st,
@@ -520,14 +544,15 @@ static struct kl_type *new_struct(struct kl_comp *c, struct kl_node *n, uint32_t
 		kl_error(c->d, n->span, "%s needs a name and at least one member", form);
 		return NULL;
 	}
-	const char *name = n->items[1]->str;
+	const char *name = kl_name(n->items[1]);
 	if (n->nitems - first > MAX_MEMBERS) {
 		kl_error(c->d, n->items[first + MAX_MEMBERS]->span, "%s %s has %u members; BTF allows at most %d",
 			 form, name, n->nitems - first, MAX_MEMBERS);
 		return NULL;
 	}
-	if (kl_struct_lookup(c, name) || kl_type_builtin(name)) {
-		kl_error(c->d, n->items[1]->span, "type '%s' is defined twice", name);
+	const struct kl_structdef *old = kl_struct_lookup(c, name);
+	if (old || kl_type_builtin(n->items[1]->str)) {
+		taken(c, n->items[1], "type", old ? old->name : name, old ? old->span : n->span);
 		return NULL;
 	}
 	struct kl_type *st = kl_arena_new(c->a, struct kl_type);
@@ -542,7 +567,7 @@ static int by_name_then_index(const void *a, const void *b, void *fields)
 {
 	const struct kl_field *f = fields;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int r = strcmp(f[x].name, f[y].name);
+	int r = strcasecmp(f[x].name, f[y].name);   /* names match in any case */
 	return r ? r : (x > y) - (x < y);
 }
 
@@ -556,8 +581,8 @@ static int first_duplicate(struct kl_comp *c, const struct kl_type *st)
 	qsort_r(ix, n, sizeof(*ix), by_name_then_index, st->fields);
 	int first = -1;
 	for (uint32_t i = 1; i < n; i++)
-		if (!strcmp(st->fields[ix[i]].name, st->fields[ix[i - 1]].name) &&
-		    strcmp(i > 1 ? st->fields[ix[i - 2]].name : "", st->fields[ix[i]].name) &&
+		if (!strcasecmp(st->fields[ix[i]].name, st->fields[ix[i - 1]].name) &&
+		    strcasecmp(i > 1 ? st->fields[ix[i - 2]].name : "", st->fields[ix[i]].name) &&
 		    (first < 0 || ix[i] < (uint32_t)first))
 			first = (int)ix[i];
 	return first;
@@ -578,6 +603,10 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 	struct kl_type *st = new_struct(c, n, 2 + core, event ? "defevent" : "defstruct");
 	if (!st)
 		return -1;
+	/* a view of a kernel type: CO-RE matches it and its members to the kernel's by name, and
+	 * the kernel's C names are in lower case (as Whistler, which folds every name, gives them) */
+	if (core)
+		st->name = n->items[1]->str;
 	const char *name = st->name;
 	st->packed = event;
 	st->core = core;
@@ -590,7 +619,7 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 		if (!ok)
 			return kl_error(c->d, f->span, event ? "defevent field must be [:name :type] or [:name :type count]"
 							     : "defstruct field must be (NAME TYPE)");
-		const char *fname = f->items[0]->str;
+		const char *fname = core ? f->items[0]->str : kl_name(f->items[0]);
 		struct kl_type *t = kl_type_parse(c, f->items[1]);
 		if (!t) {
 			c->defining = NULL;
@@ -609,9 +638,17 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 	}
 	c->defining = NULL;
 	int dup = first_duplicate(c, st);
-	if (dup >= 0)
+	if (dup >= 0) {
+		int k = 0;   /* the earlier one: the same name, perhaps spelled in another case */
+		while (strcasecmp(st->fields[k].name, st->fields[dup].name))
+			k++;
+		const struct kl_node *at = n->items[k + 2 + core];
+		if (strcmp(st->fields[k].name, st->fields[dup].name))
+			return case_clash(c, n->items[dup + 2 + core]->span, kl_arena_printf(c->a, "%s's field", name),
+					  st->fields[dup].name, st->fields[k].name, at->span);
 		return kl_error(c->d, n->items[dup + 2 + core]->span, "field '%s' appears twice in %s",
 				st->fields[dup].name, name);
+	}
 	return add_struct(c, n, st, event);
 }
 
@@ -634,10 +671,10 @@ static int do_defunion(struct kl_comp *c, struct kl_node *n)
 		struct kl_type *t = kl_type_parse(c, named ? f->items[1] : f);
 		if (!t)
 			return -1;
-		st->fields[i].name = named ? f->items[0]->str : f->str;
+		st->fields[i].name = kl_name(named ? f->items[0] : f);
 		st->fields[i].type = t;
 		for (uint32_t k = 0; k < i; k++)
-			if (!strcmp(st->fields[k].name, st->fields[i].name))
+			if (!strcasecmp(st->fields[k].name, st->fields[i].name))
 				return kl_error(c->d, f->span, "member '%s' appears twice in %s", st->fields[i].name, name);
 	}
 	return add_struct(c, n, st, false);
@@ -656,9 +693,10 @@ static int do_defun(struct kl_comp *c, struct kl_node *n)
 	for (uint32_t i = 0; i < params->nitems; i++)
 		if (params->items[i]->kind != KL_N_SYM)
 			return form_error(c, params->items[i], "defun argument must be a symbol");
-	if (kl_fun_lookup(c, n->items[1]->str))
-		return kl_error(c->d, n->items[1]->span, "function '%s' is defined twice", n->items[1]->str);
-	struct kl_fundef f = { n->items[1]->str, n, params, params->nitems, 0, 0 };
+	const struct kl_fundef *old = kl_fun_lookup(c, n->items[1]->str);
+	if (old)
+		return taken(c, n->items[1], "function", old->name, old->form->items[1]->span);
+	struct kl_fundef f = { kl_name(n->items[1]), n, params, params->nitems, 0, 0 };
 	PUSH_NAMED(c, funs, funs, f);
 	return 0;
 }
@@ -667,10 +705,11 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 {
 	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM || n->items[2]->kind != KL_N_LIST)
 		return form_error(c, n, "defprog needs a name, options and a body: (defprog NAME (:type :xdp) BODY...)");
-	struct kl_progdef p = { .name = n->items[1]->str, .form = n, .body_start = 3 };
+	struct kl_progdef p = { .name = kl_name(n->items[1]), .form = n, .body_start = 3 };
 	for (size_t i = 0; i < c->progs.len; i++)
-		if (!strcmp(c->progs.items[i].name, p.name))
-			return kl_error(c->d, n->items[1]->span, "program '%s' is defined twice", p.name);
+		if (!strcasecmp(c->progs.items[i].name, p.name))
+			return taken(c, n->items[1], "program", c->progs.items[i].name,
+				     c->progs.items[i].form->items[1]->span);
 	struct kl_node *o = n->items[2];
 	const struct kl_node *type = NULL, *sec = NULL, *lic = NULL;
 	if (o->nitems % 2)
@@ -756,7 +795,7 @@ static int do_import_kernel_struct(struct kl_comp *c, struct kl_node *n)
 {
 	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
 		return form_error(c, n, "import-kernel-struct needs a struct name: (import-kernel-struct task-struct pid tgid)");
-	const char *lisp = n->items[1]->str;
+	const char *lisp = kl_name(n->items[1]);
 	struct kl_type *st = kl_core_type(c, lisp, KL_KB_STRUCT, n->items[1]->span);
 	if (!st)
 		return -1;
@@ -764,9 +803,9 @@ static int do_import_kernel_struct(struct kl_comp *c, struct kl_node *n)
 		uint32_t idx;
 		if (n->items[i]->kind != KL_N_SYM)
 			return form_error(c, n->items[i], "expected a field name");
-		if (kl_core_member(c, st, n->items[i]->str, n->items[i]->span, &idx))
+		if (kl_core_member(c, st, kl_name(n->items[i]), n->items[i]->span, &idx))
 			return -1;
-		kl_core_add_accessor(c, kl_arena_printf(c->a, "%s-%s", lisp, n->items[i]->str), st->name,
+		kl_core_add_accessor(c, kl_arena_printf(c->a, "%s-%s", lisp, kl_name(n->items[i])), st->name,
 				     st->fields[idx].name, lisp);
 	}
 	if (n->nitems == 2) {

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 struct kl_kbtf {
@@ -71,7 +72,10 @@ static uint32_t find_exact(const struct kl_kbtf *k, const char *name, int kinds)
 uint32_t kl_kbtf_find(const struct kl_kbtf *k, const char *name, int kinds)
 {
 	uint32_t id = find_exact(k, name, kinds);
-	if (id || !strchr(name, '-'))
+	bool upper = false;
+	for (const char *p = name; *p && !upper; p++)
+		upper = isupper((unsigned char)*p);
+	if (id || (!strchr(name, '-') && !upper))
 		return id;
 	/* the Lisp spelling: task-struct is task_struct */
 	char buf[256];
@@ -80,6 +84,13 @@ uint32_t kl_kbtf_find(const struct kl_kbtf *k, const char *name, int kinds)
 		return 0;
 	for (size_t i = 0; i <= n; i++)
 		buf[i] = name[i] == '-' ? '_' : name[i];
+	if ((strchr(name, '-') && (id = find_exact(k, buf, kinds))) || !upper)
+		return id;
+	/* written in another case (TASK-STRUCT, as Common Lisp would read it) than the kernel's
+	 * lower-case one: the name as written won first, so a kernel type spelled with capitals
+	 * (IO_APIC_route_entry) is found when written so */
+	for (size_t i = 0; i < n; i++)
+		buf[i] = (char)tolower((unsigned char)buf[i]);
 	return find_exact(k, buf, kinds);
 }
 

@@ -122,12 +122,12 @@ int kl_lw_arity(struct lw *l, struct kl_node *n, uint32_t min, uint32_t max)
 	char buf[160];
 	kl_node_str(n, buf, sizeof(buf));
 	if (min == max)
-		return kl_error(l->c->d, n->span, "'%s' takes %u argument%s, got %u: %s", n->items[0]->str, min,
+		return kl_error(l->c->d, n->span, "'%s' takes %u argument%s, got %u: %s", kl_name(n->items[0]), min,
 				min == 1 ? "" : "s", got, buf);
 	if (max == UINT32_MAX)
-		return kl_error(l->c->d, n->span, "'%s' takes at least %u argument%s, got %u: %s", n->items[0]->str,
+		return kl_error(l->c->d, n->span, "'%s' takes at least %u argument%s, got %u: %s", kl_name(n->items[0]),
 				min, min == 1 ? "" : "s", got, buf);
-	return kl_error(l->c->d, n->span, "'%s' takes %u to %u arguments, got %u: %s", n->items[0]->str, min,
+	return kl_error(l->c->d, n->span, "'%s' takes %u to %u arguments, got %u: %s", kl_name(n->items[0]), min,
 			max, got, buf);
 }
 
@@ -1066,7 +1066,7 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 		return kl_lw_helper(l, n, helper, out);
 	char buf[160], hint[320];
 	kl_node_str(n, buf, sizeof(buf));
-	return kl_error(l->c->d, hd->span, "unknown function or form '%s' in %s%s%s", h, buf,
+	return kl_error(l->c->d, hd->span, "unknown function or form '%s' in %s%s%s", kl_name(hd), buf,
 			near_hint(l->c, h, hint, sizeof(hint))[0] ? "; " : "", hint);
 }
 
@@ -1101,8 +1101,8 @@ int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out)
 			return ar;
 		if (kl_map_lookup(l->c, n->str))
 			return kl_error(l->c->d, n->span, "map '%s' used as a value; pass it to getmap, map-lookup "
-					"or a helper", n->str);
-		return kl_error(l->c->d, n->span, "unknown variable '%s'", n->str);
+					"or a helper", kl_name(n));
+		return kl_error(l->c->d, n->span, "unknown variable '%s'", kl_name(n));
 	}
 	case KL_N_KEY:
 		return kl_error(l->c->d, n->span, "keyword ':%s' is not an expression here", n->str);

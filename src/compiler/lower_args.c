@@ -8,6 +8,7 @@
 #include "lower_internal.h"
 #include "targs.h"
 #include <linux/bpf.h>
+#include <ctype.h>
 
 /* The program's arguments, read from the kernel's BTF on first need (NULL: none). */
 static const struct kl_targs *targs(struct lw *l)
@@ -91,10 +92,11 @@ static const char *arg_names(struct lw *l, const struct kl_targs *a)
 	return s;
 }
 
+/* sym is folded to lower case (reader.h): a kernel argument spelled with capitals matches too */
 static bool same_name(const char *arg, const char *sym)
 {
 	for (; *arg && *sym; arg++, sym++)
-		if (*arg != *sym && !(*arg == '_' && *sym == '-'))
+		if (tolower((unsigned char)*arg) != *sym && !(*arg == '_' && *sym == '-'))
 			return false;
 	return !*arg && !*sym;
 }

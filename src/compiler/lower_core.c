@@ -61,7 +61,7 @@ static int path_step(struct lw *l, struct path *p, struct kl_node *s)
 				p->f ? p->f->name : p->t->name ? p->t->name : "the value", what);
 	}
 	uint32_t idx;
-	if (kl_core_member(l->c, p->t, s->str, s->span, &idx))
+	if (kl_core_member(l->c, p->t, kl_name(s), s->span, &idx))
 		return -1;
 	const struct kl_field *f = &p->t->fields[idx];
 	p->access[p->n++] = idx;
@@ -226,7 +226,7 @@ static int struct_of(struct lw *l, struct kl_node *n, struct kl_type **out)
 {
 	if (n->kind != KL_N_SYM && n->kind != KL_N_KEY)
 		return kl_error(l->c->d, n->span, "expected the name of a kernel struct or union");
-	*out = kl_core_type(l->c, n->str, KL_KB_STRUCT, n->span);
+	*out = kl_core_type(l->c, kl_name(n), KL_KB_STRUCT, n->span);
 	return *out ? 0 : -1;
 }
 
@@ -438,7 +438,7 @@ static int type_fact(struct lw *l, struct kl_node *n, uint32_t kind, struct val 
 	struct kl_node *tn = n->items[1];
 	if (tn->kind != KL_N_SYM && tn->kind != KL_N_KEY)
 		return kl_error(l->c->d, tn->span, "expected the name of a kernel type");
-	struct kl_type *t = kl_core_type(l->c, tn->str, KL_KB_STRUCT | KL_KB_ENUM, tn->span);
+	struct kl_type *t = kl_core_type(l->c, kl_name(tn), KL_KB_STRUCT | KL_KB_ENUM, tn->span);
 	if (!t)
 		return -1;
 	uint32_t zero = 0;
@@ -476,9 +476,9 @@ static int enum_fact(struct lw *l, struct kl_node *n, uint32_t kind, struct val 
 	struct kl_node *en = n->items[1], *vn = n->items[2];
 	if ((en->kind != KL_N_SYM && en->kind != KL_N_KEY) || (vn->kind != KL_N_SYM && vn->kind != KL_N_KEY))
 		return kl_error(l->c->d, n->span, "expected (%s ENUM NAME)", n->items[0]->str);
-	struct kl_type *et = kl_core_type(l->c, en->str, KL_KB_ENUM, en->span);
+	struct kl_type *et = kl_core_type(l->c, kl_name(en), KL_KB_ENUM, en->span);
 	uint32_t idx;
-	if (!et || kl_core_enumval(l->c, et, vn->str, vn->span, &idx))
+	if (!et || kl_core_enumval(l->c, et, kl_name(vn), vn->span, &idx))
 		return -1;
 	int64_t local = kind == BPF_CORE_ENUMVAL_VALUE ? et->vals[idx].value : 1;
 	*out = rval(reloc_const(l, et, &idx, 1, kind, local, kind == BPF_CORE_ENUMVAL_VALUE && !fits32(local)));
@@ -617,7 +617,7 @@ int kl_lw_kernel_accessor(struct lw *l, struct kl_node *n, struct val *out)
 	path_start(&p, st);
 	struct kl_node field = *n->items[0];
 	field.kind = KL_N_SYM;
-	field.str = a->field;
+	field.str = field.name = a->field;
 	if (path_step(l, &p, &field))
 		return -1;
 	if (p.t->kind == KL_T_STRUCT || p.t->kind == KL_T_ARRAY) {

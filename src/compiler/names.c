@@ -1,19 +1,22 @@
-/* names.c — open addressing over FNV-1a hashes of names; see names.h. */
+/* names.c — open addressing over FNV-1a hashes of names folded to lower case; see names.h. */
 #include "names.h"
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
+/* The hash of the folded name, folded as it goes (no copy): Counts and counts land together. */
 static uint32_t hash(const char *s)
 {
 	uint32_t h = 2166136261u;
 	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
+		h = (h ^ (unsigned char)tolower((unsigned char)*s)) * 16777619u;
 	return h;
 }
 
 static struct kl_name_slot *find(const struct kl_names *t, const char *name)
 {
 	for (uint32_t i = hash(name) & (t->cap - 1);; i = (i + 1) & (t->cap - 1))
-		if (!t->slots[i].name || !strcmp(t->slots[i].name, name))
+		if (!t->slots[i].name || !strcasecmp(t->slots[i].name, name))
 			return &t->slots[i];
 }
 

@@ -16,6 +16,9 @@ struct kl_names {
 	uint32_t cap, len;    /* cap a power of two, at most half full */
 };
 
+/* Names match without regard to case, as Common Lisp's reader folds it (kiln's reader keeps a
+ * name as written for the object: a table holds either spelling and finds it by any). */
+
 /* Record name -> index unless name is there already (the first one stays). */
 void kl_names_put(struct kl_arena *a, struct kl_names *t, const char *name, uint32_t index);
 /* The index recorded for name, or -1. */

@@ -1,7 +1,9 @@
 /* nearest.c — edit distance and the few nearest names, for "did you mean ...?" hints. */
 #include "nearest.h"
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define NAME_CAP 95
 
@@ -16,7 +18,8 @@ unsigned kl_edit_distance(const char *a, const char *b)
 		row[0] = (unsigned)i;
 		for (size_t j = 1; j <= lb; j++) {
 			unsigned up = row[j];
-			unsigned best = diag + (a[i - 1] != b[j - 1]);
+			/* names match without regard to case (reader.h): neither does their distance */
+			unsigned best = diag + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
 			if (up + 1 < best)
 				best = up + 1;
 			if (row[j - 1] + 1 < best)
@@ -42,7 +45,7 @@ static unsigned reach(const char *want)
 
 void kl_nearest_add(struct kl_nearest *nb, const char *cand)
 {
-	if (!cand || !strcmp(cand, nb->want))
+	if (!cand || !strcasecmp(cand, nb->want))
 		return;
 	for (unsigned i = 0; i < nb->n; i++)
 		if (!strncmp(nb->best[i], cand, sizeof(nb->best[i]) - 1))

@@ -80,7 +80,7 @@
 ;; (do-user-array (VAR TYPE BASE COUNT MAX [:index I]) BODY...): TYPE a scalar (VAR is each
 ;; value) or a defstruct (VAR points at a stack copy of each element).
 (defmacro do-user-array ((var type base count max-count &key (index (gensym "i"))) &body body)
-  (if (member type '(u8 u16 u32 u64 i8 i16 i32 i64))
+  (if (%integer-type-p type)
       (let ((buf (gensym "buf")))
         `(let ((,buf (struct-alloc 8)))
            (dotimes (,index ,max-count)

@@ -111,6 +111,25 @@ static bool parse_int(const char *s, int base, int64_t *out)
 
 static struct kl_node *read_form(struct rd *r);
 
+const char *kl_fold_case(struct kl_arena *a, const char *s)
+{
+	const char *p = s;
+	while (*p && !isupper((unsigned char)*p))
+		p++;
+	if (!*p)
+		return s;
+	char *f = kl_arena_strdup(a, s);
+	for (char *q = f + (p - s); *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	return f;
+}
+
+void kl_set_name(struct kl_arena *a, struct kl_node *n, const char *written)
+{
+	n->name = written;
+	n->str = kl_fold_case(a, written);
+}
+
 static struct kl_node *read_list(struct rd *r, char close)
 {
 	struct kl_span start = here(r);
@@ -257,7 +276,7 @@ static struct kl_node *read_atom(struct rd *r)
 	if (tok[0] == '#' && tok[1] == ':' && len > 2) {
 		/* #:name, an uninterned symbol in Common Lisp: (in-package #:whistler) */
 		n = node(r, KL_N_SYM, s);
-		n->str = tok + 2;
+		kl_set_name(r->a, n, tok + 2);
 		return n;
 	}
 	if (tok[0] == '#' && len >= 2) {
@@ -284,11 +303,11 @@ static struct kl_node *read_atom(struct rd *r)
 	}
 	if (tok[0] == ':' && len > 1) {
 		n = node(r, KL_N_KEY, s);
-		n->str = tok + 1;
+		kl_set_name(r->a, n, tok + 1);
 		return n;
 	}
 	n = node(r, KL_N_SYM, s);
-	n->str = tok;
+	kl_set_name(r->a, n, tok);
 	return n;
 }
 
@@ -373,8 +392,8 @@ static void node_str(const struct kl_node *n, char **p, char *end, int depth)
 		snprintf(tmp, sizeof(tmp), "%lld", (long long)n->ival);
 		put(p, end, tmp);
 		break;
-	case KL_N_SYM: put(p, end, n->str); break;
-	case KL_N_KEY: put(p, end, ":"); put(p, end, n->str); break;
+	case KL_N_SYM: put(p, end, kl_name(n)); break;
+	case KL_N_KEY: put(p, end, ":"); put(p, end, kl_name(n)); break;
 	case KL_N_STR: put(p, end, "\""); put(p, end, n->str); put(p, end, "\""); break;
 	case KL_N_LIST:
 		put(p, end, n->vector ? "[" : "(");

@@ -15,7 +15,13 @@ struct kl_node {
 	bool vector;              /* LIST written as [ ... ] */
 	struct kl_span span;
 	int64_t ival;             /* INT */
-	const char *str;          /* SYM and KEY name (KEY without ':'), STR contents */
+	const char *str;          /* SYM and KEY: the name (KEY without ':') folded to lower case, as
+				   * Common Lisp's reader folds it, so If, IF and if are one symbol:
+				   * every comparison with a built-in or a user name uses this.
+				   * STR: the contents, case kept */
+	const char *name;         /* SYM and KEY: the name as written, which the names a user gives
+				   * keep in the object (the same pointer as str when written in lower
+				   * case; NULL in nodes kiln makes): read it with kl_name() */
 	struct kl_node **items;   /* LIST */
 	uint32_t nitems;
 };
@@ -23,6 +29,17 @@ struct kl_node {
 /* Read every top-level form of src. Returns 0 and the forms, or -1 with an error in d. */
 int kl_read(struct kl_arena *a, struct kl_diag *d, const struct kl_source *src,
 	    struct kl_node ***forms, uint32_t *nforms);
+
+/* s folded to lower case: s itself when it has no upper-case letter, else a copy in the arena. */
+const char *kl_fold_case(struct kl_arena *a, const char *s);
+/* Make n a symbol or keyword named as written: name is written, str its folded form. */
+void kl_set_name(struct kl_arena *a, struct kl_node *n, const char *written);
+
+/* A symbol's or keyword's name as written (for names that reach the object and for messages). */
+static inline const char *kl_name(const struct kl_node *n)
+{
+	return n->name ? n->name : n->str;
+}
 
 /* Print a node back as source text (for error messages), at most n bytes. */
 void kl_node_str(const struct kl_node *n, char *buf, size_t size);

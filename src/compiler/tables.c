@@ -2,6 +2,7 @@
  * from the uapi headers (offsetof, enum and macro names), never retyped by hand. */
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <linux/bpf.h>
@@ -146,6 +147,8 @@ static const struct kl_prog_type prog_types[] = {
 	  KL_CTX_VOID,      "bpf_sock_addr" },
 	{ "sock-ops",       BPF_PROG_TYPE_SOCK_OPS,       "sockops",            "sockops",
 	  KL_CTX_VOID,      "bpf_sock_ops" },
+	{ "sk-reuseport",   BPF_PROG_TYPE_SK_REUSEPORT,   "sk_reuseport",       "sk_reuseport",
+	  KL_CTX_VOID,      "sk_reuseport_md" },
 };
 
 const struct kl_prog_type *kl_prog_type_find(const char *keyword)
@@ -221,6 +224,8 @@ static const struct { const char *keyword, *pattern; } section_patterns[] = {
 	{ "cgroup-sock-addr", "cgroup/getsockname4" },
 	{ "cgroup-sock-addr", "cgroup/getsockname6" },
 	{ "sock-ops", "sockops" },
+	{ "sk-reuseport", "sk_reuseport" },
+	{ "sk-reuseport", "sk_reuseport/migrate" },
 };
 
 /* A keyword that, with a given section, means another program type. Whistler's :cgroup-sock
@@ -317,6 +322,7 @@ static const struct kl_map_type map_types[] = {
 	{ "xskmap",           BPF_MAP_TYPE_XSKMAP,             true,  false, 4, 4, 0, false, false },
 	{ "sockmap",          BPF_MAP_TYPE_SOCKMAP,            true,  false, 4, 0, 0, false, false },
 	{ "sockhash",         BPF_MAP_TYPE_SOCKHASH,           true,  false, 0, 0, 0, false, false },
+	{ "reuseport-sockarray", BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, true, false, 4, 0, 0, false, false },
 	/* local storage: the key is an fd (4 bytes), the value needs BTF, and preallocation
 	 * makes no sense for per-object storage */
 	{ "sk-storage",       BPF_MAP_TYPE_SK_STORAGE,         false, false, 4, 0,
@@ -370,6 +376,7 @@ const struct kl_map_type *kl_map_type_by_id(uint32_t map_type)
 #define ADDR(name, member, wr, ptr) FIELD(bpf_sock_addr, name, member, wr, ptr)
 #define OPS(name, member, wr, ptr)  FIELD(bpf_sock_ops, name, member, wr, ptr)
 #define PERF(name, member)          FIELD(bpf_perf_event_data, name, member, false, false)
+#define REUSE(name, member, ptr)    FIELD(sk_reuseport_md, name, member, false, ptr)
 
 /* Writable follows the kernel's tc rules (tc_cls_act_is_valid_access): mark, priority,
  * tc_index, tc_classid, queue_mapping, tstamp and cb[]. The same set serves socket-filter and
@@ -575,6 +582,16 @@ static const struct kl_ctx_field ctx_fields[] = {
 	PERF("regs-flags",    regs.eflags),
 	PERF("regs-sp",       regs.rsp),
 	PERF("regs-ss",       regs.ss),
+
+	/* sk_reuseport: data..data-end start at the UDP or TCP header; sk and migrating_sk are
+	 * kernel sockets kiln does not model */
+	REUSE("data",          data,         true),
+	REUSE("data-end",      data_end,     true),
+	REUSE("len",           len,          false),
+	REUSE("eth-protocol",  eth_protocol, false),
+	REUSE("ip-protocol",   ip_protocol,  false),
+	REUSE("bind-inany",    bind_inany,   false),
+	REUSE("hash",          hash,         false),
 #endif
 };
 
@@ -699,10 +716,11 @@ static const struct { const char *name; int64_t value; } constants[] = {
 };
 #undef K
 
+/* XDP_PASS, xdp_pass, Xdp_Pass: as Common Lisp's reader would fold them, one name. */
 bool kl_constant_find(const char *name, int64_t *value)
 {
 	for (size_t i = 0; i < COUNT(constants); i++)
-		if (strcmp(constants[i].name, name) == 0) {
+		if (strcasecmp(constants[i].name, name) == 0) {
 			*value = constants[i].value;
 			return true;
 		}

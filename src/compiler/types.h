@@ -29,18 +29,25 @@ struct kl_enumval {
 
 struct kl_type {
 	enum kl_type_kind kind;
-	const char *name;      /* "u32", "i8", "char" for INT; struct name; NULL otherwise */
+	const char *name;      /* "u32", "i8", "char", "unsigned-int" for INT (as kiln spells it);
+				* struct name; NULL otherwise */
+	const char *cname;     /* a C integer type (no typedef_name): its BTF INT name, as clang
+				* writes it ("unsigned int"); NULL: name (a kernel type's own) */
 	uint32_t size, align;
 	bool is_signed;        /* INT */
 	bool is_char;          /* INT: the "char" type (BTF INT "char", signed, as clang emits) */
+	bool is_bool;          /* INT: C's _Bool (BTF encoding BOOL) */
 	bool packed;           /* STRUCT from defevent */
 	bool is_union;         /* STRUCT from defunion: every field at offset 0 */
 	struct kl_type *elem;  /* PTR, ARRAY */
 	uint32_t count;        /* ARRAY */
 	struct kl_field *fields;
 	uint32_t nfields;
-	const char *typedef_name; /* BTF TYPEDEF over the type (ipv4_addr, kstack_id...), so
-				   * user space knows how to print the field */
+	const char *typedef_name; /* BTF TYPEDEF naming the type: the kernel's u32 and __u32,
+				   * or kiln's ipv4_addr, kstack_id... (so user space knows how to
+				   * print the field) */
+	const struct kl_type *under; /* with typedef_name: the type it names (another typedef
+				      * or a C type), as the kernel's headers chain them */
 	bool core;             /* relocated by libbpf (CO-RE): a projection of a kernel type or a
 				* local struct declared with (:preserve-access-index) */
 	uint32_t kid;          /* a projection: the kernel BTF id it projects (0 for a local one) */
@@ -49,9 +56,12 @@ struct kl_type {
 	uint32_t nvals, valcap;
 };
 
-/* The built-in scalar types: u8 u16 u32 u64 i8 i16 i32 i64 char ptr, and the ones that
- * tell user space how to print a field: ipv4 (u32 in network order), ipv6 (16 bytes), kstack
- * and ustack (i32 stack ids from get-stackid). NULL if unknown. */
+/* The built-in scalar types: u8 u16 u32 u64 i8 i16 i32 i64 ptr; the kernel's s8..s64,
+ * __u8..__s64, __be16.. and bool; C's char, short, int, long, long-long and their unsigned-
+ * forms (one symbol each: unsigned-int) and size_t; and the ones that tell user space how
+ * to print a field: ipv4 (u32 in network order), ipv6 (16 bytes), kstack and ustack (i32
+ * stack ids from get-stackid). NULL if unknown. Each is described in BTF as the kernel's
+ * headers and clang would: u32 is TYPEDEF u32 -> TYPEDEF __u32 -> INT unsigned int. */
 struct kl_type *kl_type_builtin(const char *name);
 struct kl_type *kl_type_array(struct kl_arena *a, struct kl_type *elem, uint32_t count);
 /* A sized blob for maps declared with :key-size/:value-size only: u8/u16/u32/u64 for 1, 2,

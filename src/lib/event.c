@@ -116,6 +116,65 @@ static int add_field(struct kiln_event *ev, const struct kiln_event_field *f)
 	return 0;
 }
 
+/* A field of BTF type tid at bit offset bits (a bitfield of bsz bits, 0 for none) into f,
+ * whose name the caller has set: its kind, size and layout. */
+static int classify(struct kiln_events *evs, uint32_t tid, uint32_t bits, uint32_t bsz, int depth,
+		    struct kiln_event_field *f)
+{
+	const struct btf *btf = evs->btf;
+	enum kiln_field_kind kind = KILN_FIELD_BYTES, sk = KILN_FIELD_BYTES;
+	const struct btf_type *mt = resolve(btf, &tid, &sk);
+	if (!mt)
+		return -EINVAL;
+	bool special = sk != KILN_FIELD_BYTES;   /* one of kiln's typedefs */
+	f->offset = bits / 8;
+	f->count = 1;
+	if (bsz || bits % 8) {
+		f->bit_offset = bits;
+		f->bit_size = bsz ? bsz : (uint32_t)btf__resolve_size(btf, tid) * 8;
+	}
+	long long size = btf__resolve_size(btf, tid);
+	if (size < 0)
+		return (int)size;
+	f->size = f->elem_size = (uint32_t)size;
+	if (btf_is_int(mt) || btf_is_any_enum(mt)) {
+		kind = KILN_FIELD_INT;
+		f->is_signed = btf_is_int(mt) ? !!(btf_int_encoding(mt) & BTF_INT_SIGNED) : btf_kflag(mt);
+		if (bsz)
+			f->size = f->elem_size = (bsz + 7) / 8;
+	} else if (btf_is_ptr(mt)) {
+		kind = KILN_FIELD_PTR;
+	} else if (btf_is_array(mt)) {
+		const struct btf_array *a = btf_array(mt);
+		uint32_t eid = a->type;
+		const struct btf_type *et = resolve(btf, &eid, NULL);
+		f->count = a->nelems;
+		if (et && is_char(btf, et))
+			kind = KILN_FIELD_CHARS, f->elem_size = 1;
+		else if (et && (btf_is_int(et) || btf_is_any_enum(et)) && a->nelems && size / a->nelems) {
+			/* (an array of zero-size elements stays raw bytes, none to print) */
+			kind = KILN_FIELD_ARRAY;
+			f->elem_size = (uint32_t)(size / a->nelems);
+			f->is_signed = btf_is_int(et) ? !!(btf_int_encoding(et) & BTF_INT_SIGNED) : btf_kflag(et);
+		}
+	} else if (btf_is_composite(mt)) {
+		if (depth >= MAX_NESTING)
+			return -ELOOP;
+		kind = KILN_FIELD_STRUCT;
+		f->sub = layout_of(evs, tid, depth + 1);
+		if (!f->sub)
+			return -errno;
+	}
+	if (special && ((sk == KILN_FIELD_IPV6 && f->size == 16) || (sk != KILN_FIELD_IPV6 && f->size == 4)))
+		kind = sk;
+	f->kind = kind;
+	/* an integer not starting on a byte boundary is read from the bytes its bits span,
+	 * one more than its own size when they cross one */
+	if (f->bit_size && is_integer(f))
+		f->size = f->elem_size = (f->bit_offset % 8 + f->bit_size + 7) / 8;
+	return 0;
+}
+
 /* The members of struct/union `t` at bit offset `base` into ev; anonymous struct and union
  * members are flattened into it, as C reads them. */
 static int add_members(struct kiln_events *evs, struct kiln_event *ev, const struct btf_type *t,
@@ -125,11 +184,9 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 	const struct btf_member *m = btf_members(t);
 	for (uint16_t i = 0; i < btf_vlen(t); i++, m++) {
 		uint32_t tid = m->type, bits = base + btf_member_bit_offset(t, i);
-		enum kiln_field_kind kind = KILN_FIELD_BYTES, sk = KILN_FIELD_BYTES;
-		const struct btf_type *mt = resolve(btf, &tid, &sk);
+		const struct btf_type *mt = resolve(btf, &tid, NULL);
 		if (!mt)
 			return -EINVAL;
-		bool special = sk != KILN_FIELD_BYTES;   /* one of kiln's typedefs */
 		const char *name = btf__name_by_offset(btf, m->name_off);
 		if ((!name || !*name) && btf_is_composite(mt)) {
 			if (depth >= MAX_NESTING)
@@ -139,53 +196,11 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 				return err;
 			continue;
 		}
-		struct kiln_event_field f = { .name = name ? name : "", .offset = bits / 8, .count = 1 };
+		struct kiln_event_field f = { .name = name ? name : "" };
 		f.is_padding = padding_name(f.name);
-		uint32_t bsz = btf_member_bitfield_size(t, i);
-		if (bsz || bits % 8) {
-			f.bit_offset = bits;
-			f.bit_size = bsz ? bsz : (uint32_t)btf__resolve_size(btf, tid) * 8;
-		}
-		long long size = btf__resolve_size(btf, tid);
-		if (size < 0)
-			return (int)size;
-		f.size = f.elem_size = (uint32_t)size;
-		if (btf_is_int(mt) || btf_is_any_enum(mt)) {
-			kind = KILN_FIELD_INT;
-			f.is_signed = btf_is_int(mt) ? !!(btf_int_encoding(mt) & BTF_INT_SIGNED) : btf_kflag(mt);
-			if (bsz)
-				f.size = f.elem_size = (bsz + 7) / 8;
-		} else if (btf_is_ptr(mt)) {
-			kind = KILN_FIELD_PTR;
-		} else if (btf_is_array(mt)) {
-			const struct btf_array *a = btf_array(mt);
-			uint32_t eid = a->type;
-			const struct btf_type *et = resolve(btf, &eid, NULL);
-			f.count = a->nelems;
-			if (et && is_char(btf, et))
-				kind = KILN_FIELD_CHARS, f.elem_size = 1;
-			else if (et && (btf_is_int(et) || btf_is_any_enum(et)) && a->nelems && size / a->nelems) {
-				/* (an array of zero-size elements stays raw bytes, none to print) */
-				kind = KILN_FIELD_ARRAY;
-				f.elem_size = (uint32_t)(size / a->nelems);
-				f.is_signed = btf_is_int(et) ? !!(btf_int_encoding(et) & BTF_INT_SIGNED) : btf_kflag(et);
-			}
-		} else if (btf_is_composite(mt)) {
-			if (depth >= MAX_NESTING)
-				return -ELOOP;
-			kind = KILN_FIELD_STRUCT;
-			f.sub = layout_of(evs, tid, depth + 1);
-			if (!f.sub)
-				return -errno;
-		}
-		if (special && ((sk == KILN_FIELD_IPV6 && f.size == 16) || (sk != KILN_FIELD_IPV6 && f.size == 4)))
-			kind = sk;
-		f.kind = kind;
-		/* an integer not starting on a byte boundary is read from the bytes its bits span,
-		 * one more than its own size when they cross one */
-		if (f.bit_size && is_integer(&f))
-			f.size = f.elem_size = (f.bit_offset % 8 + f.bit_size + 7) / 8;
-		int err = add_field(ev, &f);
+		int err = classify(evs, m->type, bits, btf_member_bitfield_size(t, i), depth, &f);
+		if (!err)
+			err = add_field(ev, &f);
 		if (err)
 			return err;
 	}
@@ -820,6 +835,24 @@ int kiln_event_format(const struct kiln_event *ev, const void *data, size_t size
 		if (!put_stack(&d, d.stacks[i], d.data + d.stack_base[i], false))
 			o.pos = before;   /* nothing to show beyond the id */
 	}
+	if (len)
+		buf[o.pos < len ? o.pos : len - 1] = 0;
+	return o.pos > INT32_MAX ? -EOVERFLOW : (int)o.pos;
+}
+
+int kl_event_format_type(struct kiln_events *evs, uint32_t type_id, const void *data, size_t size,
+			 bool json, char *buf, size_t len)
+{
+	static const struct kiln_event_fmt defaults = { .sz = sizeof(defaults), .cpu = -1 };
+	struct kiln_event_field f = { .name = "" };
+	int err = classify(evs, type_id, 0, 0, 0, &f);
+	if (err)
+		return kl_fail(err, "reading BTF type %u", type_id);
+	if (f.size > size)
+		return kl_fail_msg(-ERANGE, "%zu bytes hold no value of BTF type %u (%u bytes)", size, type_id, f.size);
+	struct out o = { buf, len, 0 };
+	struct decode d = { .o = &o, .fmt = &defaults, .data = data, .size = size };
+	put_value(&d, &f, 0, json);
 	if (len)
 		buf[o.pos < len ? o.pos : len - 1] = 0;
 	return o.pos > INT32_MAX ? -EOVERFLOW : (int)o.pos;

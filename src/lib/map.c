@@ -32,6 +32,7 @@ struct kiln_map {
 	struct kiln_map_info info;
 	size_t stride, buf_size;
 	char label[96];             /* "map 'counts'", for messages */
+	struct kl_map_extra *extra; /* map_util.c's and map_fmt.c's state, made on first use */
 };
 
 static void set_label(struct kiln_map *m)
@@ -319,6 +320,7 @@ void kiln_map_close(struct kiln_map *m)
 		return;
 	if (m->owned && m->fd >= 0)
 		close(m->fd);
+	kl_map_extra_free(m->extra);
 	free(m->name);
 	free(m);
 }
@@ -929,6 +931,35 @@ int kiln_map_dump(struct kiln_map *m, kiln_map_dump_fn fn, void *ctx,
 	}
 	stats->finished_ns = now_ns();
 	return err;
+}
+
+/* ---- for map_util.c and map_fmt.c (map_internal.h) ---------------------------------------- */
+
+int kl_map_need_info(struct kiln_map *m)
+{
+	return need_info(m);
+}
+
+bool kl_map_index_keyed(enum bpf_map_type t)
+{
+	return next_key_is_index(t);
+}
+
+bool kl_map_op_missing(int err)
+{
+	return op_missing_err(err);
+}
+
+struct kl_map_extra *kl_map_extra(struct kiln_map *m)
+{
+	if (!m->extra && !(m->extra = calloc(1, sizeof(*m->extra))))
+		kl_fail(-ENOMEM, "%s", m->label);
+	return m->extra;
+}
+
+const char *kl_map_label(const struct kiln_map *m)
+{
+	return m->label;
 }
 
 int kiln_map_next_id(uint32_t id, uint32_t *next)

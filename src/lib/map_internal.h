@@ -1,5 +1,6 @@
 /* map_internal.h — how the rest of libkiln (object.c) hands libbpf's maps out as struct
- * kiln_map without giving up ownership of their fds. */
+ * kiln_map without giving up ownership of their fds, and what map.c lends the modules built
+ * on it (map_util.c, map_fmt.c). */
 #ifndef KL_LIB_MAP_INTERNAL_H
 #define KL_LIB_MAP_INTERNAL_H
 #include "kiln/map.h"
@@ -13,5 +14,28 @@
 struct kiln_map *kl_map_wrap(int fd, const char *name, bool owned);
 /* Give the map its fd once the object is loaded, and re-read the info from the kernel. */
 void kl_map_set_fd(struct kiln_map *m, int fd);
+
+
+/* State other modules keep on a map, freed with it (kl_map_extra_free, in map_util.c). */
+struct btf;
+struct kiln_events;
+struct kl_map_extra {
+	char *parallel_path;        /* parallel mode: where kiln_map_end_parallel moves the map */
+	char *pending_path;         /* ...from where it is pinned meanwhile */
+	struct btf *btf;            /* kiln_map_format_kv: the map's BTF, from the kernel */
+	struct kiln_events *layouts;  /* ...and the layouts read from it */
+	bool btf_tried;             /* looked for it once (a map without BTF stays without) */
+};
+/* The map's extra state, made on first use; NULL when out of memory (message set). */
+struct kl_map_extra *kl_map_extra(struct kiln_map *m);
+void kl_map_extra_free(struct kl_map_extra *x);
+/* Read the map's info from the kernel if not yet read: 0 or a negative errno. */
+int kl_map_need_info(struct kiln_map *m);
+/* Map types whose next key is the next index, present or not (arrays, fd arrays...). */
+bool kl_map_index_keyed(enum bpf_map_type t);
+/* Whether bpf() said the map type lacks the operation (rather than refusing the call). */
+bool kl_map_op_missing(int err);
+/* "map 'NAME'" for messages. */
+const char *kl_map_label(const struct kiln_map *m);
 
 #endif

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "kiln/pin.h"
 #include "fail.h"
+#include "map_internal.h"
 #include <bpf/bpf.h>
 #include <dirent.h>
 #include <errno.h>
@@ -337,6 +338,80 @@ int kiln_map_open_or_create(const char *path, const struct kiln_map_spec *spec, 
 		return err;
 	}
 	return kl_fail_msg(-EEXIST, "open or create %s: the pin keeps changing under us", path);
+}
+
+/* ---- pkg/bpf's DumpIfExists and parallel mode -------------------------------------------- */
+
+int kiln_map_dump_pinned_if_exists(const char *path, kiln_map_dump_fn fn, void *ctx,
+				   const struct kiln_map_dump_opts *opts,
+				   struct kiln_map_dump_stats *stats)
+{
+	struct kiln_map *m;
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	int err = kiln_map_open_pinned(path, &m);
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	err = kiln_map_dump(m, fn, ctx, opts, stats);
+	kiln_map_close(m);
+	return err;
+}
+
+int kiln_map_open_parallel(const char *path, const struct kiln_map_spec *spec,
+			   struct kiln_map **out, bool *parallel)
+{
+	char pending[PATH_MAX];
+	*out = NULL;
+	if (parallel)
+		*parallel = false;
+	if (snprintf(pending, sizeof(pending), "%s%s", path, KILN_PARALLEL_SUFFIX) >= (int)sizeof(pending))
+		return kl_fail(-ENAMETOOLONG, "parallel mode for %s", path);
+	struct kiln_map *m;
+	int err = kiln_map_open_pinned(path, &m);    /* (a pin that is no map is -EINVAL) */
+	if (err == -ENOENT) {
+		err = create_and_pin(path, spec, out);
+		if (err != -EEXIST)
+			return err;     /* else pinned by someone else meanwhile: go parallel to it */
+	} else if (err) {
+		return err;
+	} else {
+		kiln_map_close(m);
+	}
+	err = kiln_map_create(spec, &m);
+	if (err)
+		return err;
+	struct kl_map_extra *x = kl_map_extra(m);
+	if (!x || !(x->parallel_path = strdup(path)) || !(x->pending_path = strdup(pending))) {
+		kiln_map_close(m);
+		return kl_fail(-ENOMEM, "parallel mode for %s", path);
+	}
+	err = kiln_unpin(pending);      /* a stale one, left by a run that never ended it */
+	if (err && err != -ENOENT)
+		goto fail;
+	if ((err = kiln_map_pin(m, pending)))
+		goto fail;
+	*out = m;
+	if (parallel)
+		*parallel = true;
+	return 0;
+fail:
+	kiln_map_close(m);
+	return err;
+}
+
+int kiln_map_end_parallel(struct kiln_map *m)
+{
+	struct kl_map_extra *x = m ? kl_map_extra(m) : NULL;
+	if (!x || !x->pending_path)
+		return 0;
+	if (rename(x->pending_path, x->parallel_path))
+		return kl_fail(errno, "end of parallel mode: rename %s to %s", x->pending_path, x->parallel_path);
+	free(x->pending_path);
+	free(x->parallel_path);
+	x->pending_path = x->parallel_path = NULL;
+	return 0;
 }
 
 /* ---- what kiln load made: the record at DIR/kiln, and unload ----------------------------- */

@@ -1,6 +1,7 @@
 /* prog.c — loaded programs from C: info by fd or id (tag, instruction counts, map ids, load
  * time), the kernel's programs by id, and BPF_PROG_TEST_RUN. */
 #include "kiln/prog.h"
+#include "kiln/ktime.h"
 #include "fail.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -9,15 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* CLOCK_REALTIME - CLOCK_BOOTTIME now, in ns: what turns a boot-time stamp into wall time. */
-static int64_t boot_to_real_ns(void)
-{
-	struct timespec rt, bt;
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_BOOTTIME, &bt);
-	return ((int64_t)rt.tv_sec - bt.tv_sec) * 1000000000 + (rt.tv_nsec - bt.tv_nsec);
-}
 
 int kiln_prog_info_fd(int fd, struct kiln_prog_info *info)
 {
@@ -53,7 +45,7 @@ int kiln_prog_info_fd(int fd, struct kiln_prog_info *info)
 	info->verified_insns = pi.verified_insns;
 	info->nr_map_ids = pi.nr_map_ids;
 	info->load_time_ns = pi.load_time;
-	info->load_time_unix = pi.load_time ? ((int64_t)pi.load_time + boot_to_real_ns()) / 1000000000 : 0;
+	info->load_time_unix = pi.load_time ? kiln_boottime_to_realtime(pi.load_time) / 1000000000 : 0;
 	info->created_by_uid = pi.created_by_uid;
 	info->btf_id = pi.btf_id;
 	info->run_time_ns = pi.run_time_ns;

@@ -38,3 +38,12 @@
     (incf (getmap drained 0) (user-ringbuf-drain requests #'take acc 0))
     (incf (getmap drained 1) (load u64 acc 0)))
   XDP_PASS)
+
+;; a SO_REUSEPORT group of UDP sockets: a datagram of even length (UDP header included) goes
+;; to the socket in slot 0, an odd one to slot 1
+(defmap group :type :reuseport-sockarray :key u32 :value-size 8 :max-entries 2)
+
+(defprog pick (:type :sk-reuseport)
+  (let ((k u32 (logand (ctx len) 1)))
+    (sk-select-reuseport ctx group (stack-addr k) 0))
+  SK_PASS)

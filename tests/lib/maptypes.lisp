@@ -32,5 +32,6 @@
 (defmap m-percpu-cgroup-storage :type :percpu-cgroup-storage :value u64)
 (defmap m-queue :type :queue :value u32 :max-entries 4)
 (defmap m-stack :type :stack :value u32 :max-entries 4)
+(defmap m-reuseport-sockarray :type :reuseport-sockarray :value-size 8 :max-entries 2)
 (defmap m-bloom-filter :type :bloom-filter :value u32 :max-entries 16)
 (defprog pass (:type :xdp) XDP_PASS)

@@ -199,7 +199,7 @@ def kind(t):
     if 'goto' in t: return 'jump'
     if t.startswith('call'): return 'call'
     if t == 'exit': return 'exit'
-    if t.endswith(' ll'): return 'ld_imm64'
+    if t.endswith(' ll') or t.startswith('ld_pseudo'): return 'ld_imm64'   # llvm 14: ld_pseudo rD, SRC, IMM
     if re.search(r'\*\(|lock|xchg|atomic|skb\[', t): return 'memory'
     return 'alu'
 
@@ -260,6 +260,8 @@ def check(obj):
                 same = a and c and int(a.group(1)) == int(c.group(1))
             elif same and k == 'call' and re.search(r'#\d+$', t):
                 same = lt == 'call ' + t.rsplit('#', 1)[1]
+            elif same and k == 'ld_imm64' and lt.startswith('ld_pseudo'):
+                same = t.split(' ')[0] == lt.split()[1].rstrip(',')     # the same register
             elif same and k in ('alu', 'memory') and not re.search('atomic|xchg', t + lt):
                 same = t == lt
             if not same: bad.append('%s+%d: %r, llvm-objdump %r' % (p['prog'], o, t, lt))

@@ -12,9 +12,8 @@ KILN=${KILN:-$PWD/kiln}
 BUILD=${BUILD:-$PWD/build}
 pin=/sys/fs/bpf/kiln-fdmaps-$$
 trap '"$KILN" unload "$pin" >/dev/null 2>&1; rm -rf "$pin" 2>/dev/null' EXIT
-pass() { echo "PASS fdmaps/$1"; }
-fail() { echo "FAIL fdmaps/$1: $2"; }
-check() { if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "want '$2', got '$3'"; fi; }
+SUITE=fdmaps
+. "${ROOT:-$PWD}/tests/harness/report.sh"
 
 if ! out=$("$KILN" load tests/lib/fdmaps.lisp --pin "$pin" --attach 2>&1); then
 	fail load "$out"

@@ -11,11 +11,8 @@ cd "${ROOT:-$(dirname "$0")/../..}"
 KILN=${KILN:-$PWD/kiln}
 pin=/sys/fs/bpf/kiln-keyless-$$
 trap '"$KILN" unload "$pin" >/dev/null 2>&1; rm -rf "$pin" 2>/dev/null' EXIT
-pass() { echo "PASS keyless/$1"; }
-fail() { echo "FAIL keyless/$1: $2"; }
-check() {   # name, want, got
-	if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "want '$2', got '$3'"; fi
-}
+SUITE=keyless
+. "${ROOT:-$PWD}/tests/harness/report.sh"
 
 if ! out=$("$KILN" load tests/corpus/queue-stack.lisp --pin "$pin" 2>&1); then
 	fail load "$out"

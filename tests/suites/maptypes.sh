@@ -5,8 +5,8 @@
 # dumps without error, and the command line writes and reads back what user space can write:
 # integers in hash and array kinds (per-CPU values on every CPU), an lpm-trie prefix, a
 # program into a prog-array, maps into maps of maps, a cgroup into a cgroup-array, ifindexes
-# into devmaps, a queue size into a cpumap, a listening socket into a sockmap and sockhash
-# (listed back as its cookie), records into a user ring buffer. Local storage: storage.sh;
+# into devmaps, a queue size into a cpumap, a listening socket into a sockmap and sockhash and a
+# SO_REUSEPORT UDP socket into a reuseport sockarray (each listed back as its cookie), records into a user ring buffer. Local storage: storage.sh;
 # queue, stack, bloom: keyless.sh.
 set -u
 export LC_ALL=C
@@ -15,11 +15,8 @@ KILN=${KILN:-$PWD/kiln}
 pin=/sys/fs/bpf/kiln-maptypes-$$
 holder=
 trap '"$KILN" unload "$pin" >/dev/null 2>&1; rm -rf "$pin" 2>/dev/null; [ -n "$holder" ] && kill $holder 2>/dev/null' EXIT
-pass() { echo "PASS maptypes/$1"; }
-fail() { echo "FAIL maptypes/$1: $2"; }
-check() {   # name, want, got
-	if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "want '$2', got '$3'"; fi
-}
+SUITE=maptypes
+. "${ROOT:-$PWD}/tests/harness/report.sh"
 
 src=tests/lib/maptypes.lisp
 types=$(sed -n '/^static const struct kl_map_type map_types\[\] = {/,/^};/p' src/compiler/tables.c |
@@ -99,17 +96,20 @@ done
 "$KILN" map set "$m/m_cpumap" 0 192
 check cpumap-qsize "  0 => qsize 192" "$("$KILN" map get "$m/m_cpumap" 0)"
 
-# a listening socket another process holds, into a sockmap and a sockhash
+# sockets another process holds, into a sockmap, a sockhash and a reuseport sockarray
 fifo=$(mktemp -u); mkfifo "$fifo"
 python3 -c 'import socket, sys
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
-print(s.fileno(), flush=True)
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1); u.bind(("127.0.0.1", 0))
+print(s.fileno(), u.fileno(), flush=True)
 sys.stdin.read()' <"$fifo" >"$fifo.fd" &
 holder=$!
 exec 7>"$fifo"
 fd=
-for _ in $(seq 100); do fd=$(cat "$fifo.fd" 2>/dev/null); [ -n "$fd" ] && break; sleep 0.05; done
-for t in sockmap sockhash; do
+for _ in $(seq 100); do read -r fd ufd <"$fifo.fd" 2>/dev/null; [ -n "$fd" ] && break; sleep 0.05; done
+for t in sockmap sockhash reuseport-sockarray; do
+	[ $t = reuseport-sockarray ] && fd=$ufd
 	name=m_${t//-/_}
 	if [ -n "$fd" ] && "$KILN" map set "$m/$name" 1 "$holder:$fd"; then
 		got=$("$KILN" map dump "$m/$name" --json)

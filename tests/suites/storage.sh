@@ -11,11 +11,8 @@ KILN=${KILN:-$PWD/kiln}
 pin=/sys/fs/bpf/kiln-storage-$$
 holder=
 trap '"$KILN" unload "$pin" >/dev/null 2>&1; rm -rf "$pin" 2>/dev/null; [ -n "$holder" ] && kill $holder 2>/dev/null' EXIT
-pass() { echo "PASS storage/$1"; }
-fail() { echo "FAIL storage/$1: $2"; }
-check() {   # name, want, got
-	if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "want '$2', got '$3'"; fi
-}
+SUITE=storage
+. "${ROOT:-$PWD}/tests/harness/report.sh"
 
 if ! out=$("$KILN" load tests/lib/storage-cli.lisp --pin "$pin" 2>&1); then
 	fail load "$out"

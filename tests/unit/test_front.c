@@ -87,12 +87,52 @@ int main(void)
 	CHECK("forms/accessor", kl_accessor_lookup(&c, "flow-port") &&
 	      kl_accessor_lookup(&c, "flow-port")->field->offset == 2, "missing");
 
+	/* C's and the kernel's integer names, laid out as C does; i32 is the kernel's s32 */
+	const char *ci = "(defstruct cints (a char) (b long) (c unsigned-short) (d bool) (e __be32) (f size_t)"
+			 " (g long-long) (h s16) (i unsigned))"
+			 "(defconstant cs (sizeof cints)) (defconstant ce (offsetof cints e))"
+			 "(defconstant ci (offsetof cints i))";
+	int64_t cs = 0, ce = 0, cio = 0;
+	CHECK("forms/c-int-names", !compile_forms(ci, &c, &d) && kl_const_lookup(&c, "cs", &cs) && cs == 48 &&
+	      kl_const_lookup(&c, "ce", &ce) && ce == 20 && kl_const_lookup(&c, "ci", &cio) && cio == 42 + 2,
+	      "size %lld e@%lld i@%lld %s", (long long)cs, (long long)ce, (long long)cio, d.msg);
+	const struct kl_type *i32 = kl_type_builtin("i32"), *lng = kl_type_builtin("long");
+	CHECK("types/i32-is-s32-chain", i32 && i32->is_signed && i32->size == 4 && !strcmp(i32->typedef_name, "s32") &&
+	      i32->under && !strcmp(i32->under->typedef_name, "__s32") && i32->under->under &&
+	      !strcmp(i32->under->under->cname, "int") && !i32->under->under->typedef_name, "bad chain");
+	CHECK("types/long", lng && lng->size == 8 && lng->is_signed && !lng->typedef_name && !strcmp(lng->cname, "long") &&
+	      kl_type_builtin("s32") == i32 && !kl_type_builtin("unsigned long"), "bad");
+	/* the macro evaluator tells integer type names from others (do-user-array's choice) */
+	CHECK("forms/integer-type-p", !compile_forms("(defmacro k (name x) `(defconstant ,name ,(if (%integer-type-p x) 1 2)))"
+						     "(defstruct pair (a u32) (b u32))"
+						     "(k k1 long) (k k2 __be16) (k k3 pair) (k k4 ptr)", &c, &d) &&
+	      kl_const_lookup(&c, "k1", &v) && v == 1 && kl_const_lookup(&c, "k2", &v) && v == 1 &&
+	      kl_const_lookup(&c, "k3", &v) && v == 2 && kl_const_lookup(&c, "k4", &v) && v == 2, "%s", d.msg);
 	CHECK("forms/defmap-sizes", !compile_forms("(defmap m :type :hash :key-size 16 :value-size 8 :max-entries 64)",
 						   &c, &d) && c.maps.len == 1 && c.maps.items[0].key_size == 16 &&
 	      c.maps.items[0].m.key->kind == KL_T_ARRAY && c.maps.items[0].m.value->size == 8, "%s", d.msg);
 	CHECK("forms/ringbuf-pow2", compile_forms("(defmap r :type :ringbuf :max-entries 12288)", &c, &d) &&
 	      strstr(d.msg, "power of two"), "%s", d.msg);
 	CHECK("forms/mangle", !strcmp(kl_mangle(&arena, "pkt-count"), "pkt_count"), "bad");
+
+	/* case: the reader folds a symbol's or keyword's name for comparisons (str) and keeps it
+	 * as written (kl_name); a lower-case name is not copied; strings and #\A keep their case */
+	CHECK("case/reader", !read_src("Foo :TYPE bar \"Str\" #\\A", &d, &f, &n) && n == 5 &&
+	      !strcmp(f[0]->str, "foo") && !strcmp(kl_name(f[0]), "Foo") && !strcmp(f[1]->str, "type") &&
+	      !strcmp(kl_name(f[1]), "TYPE") && f[2]->str == f[2]->name && !strcmp(f[3]->str, "Str") &&
+	      !strcmp(kl_name(f[3]), "Str") && f[4]->ival == 'A', "n=%u %s", n, n ? f[0]->str : "");
+	const char *uev = "(DEFEVENT ConnectionEvent [:TIMESTAMP :U64] [:Pid :U32] [:COMM :CHAR 16])"
+			  "(DEFCONSTANT PID (EVENT-FIELD-OFFSET CONNECTIONEVENT :pid))"
+			  "(DEFCONSTANT SZ (EVENT-SIZE connectionevent))";
+	struct kl_structdef *sd = NULL;
+	pid = sz = 0;
+	CHECK("case/defevent-upper", !compile_forms(uev, &c, &d) && kl_const_lookup(&c, "pid", &pid) && pid == 8 &&
+	      kl_const_lookup(&c, "Sz", &sz) && sz == 28 && (sd = kl_struct_lookup(&c, "CONNECTIONEVENT")) &&
+	      !strcmp(sd->name, "ConnectionEvent") && !strcmp(sd->type->fields[1].name, "Pid") &&
+	      kl_type_field(sd->type, "PID") == &sd->type->fields[1],
+	      "pid %lld size %lld %s %s", (long long)pid, (long long)sz, sd ? sd->name : "-", d.msg);
+	CHECK("case/clash", compile_forms("(defun f (x) x) (defun F (x) x)", &c, &d) &&
+	      strstr(d.msg, "'F' differs only in case from 'f' at t.lisp:1:8"), "%s", d.msg);
 	kl_arena_free(&arena);
 	return CHECK_DONE();
 }

@@ -6,7 +6,10 @@
  * redirect through a devmap-hash (XDP_REDIRECT once slot 1 holds lo, the XDP_PASS fallback
  * before) and an empty xskmap (XDP_PASS: an xskmap slot needs an AF_XDP socket). A program
  * drains a user ring buffer that user space wrote three records into
- * (kiln_user_ringbuf_write): its callback (#'take, a defun) sums them. */
+ * (kiln_user_ringbuf_write): its callback (#'take, a defun) sums them. An sk_reuseport program
+ * attached to a SO_REUSEPORT group of two UDP sockets picks the one a reuseport sockarray holds
+ * in the slot the datagram's length selects: each socket gets exactly the datagrams meant for
+ * it, which the kernel's own hash would not arrange. */
 #define _GNU_SOURCE
 #include "check.h"
 #include "cgroup.h"
@@ -21,6 +24,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SO_COOKIE
@@ -135,6 +139,66 @@ static void test_user_ringbuf(struct kiln_object *obj)
 	CHECK("user ringbuf: and nothing is left for a second run", n == 3, "%llu", (unsigned long long)n);
 }
 
+static int reuseport_udp(struct sockaddr_in *a)
+{
+	int one = 1, s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	socklen_t len = sizeof(*a);
+	if (s < 0 || setsockopt(s, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) || bind(s, (void *)a, sizeof(*a)) ||
+	    getsockname(s, (void *)a, &len)) {
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	return s;
+}
+
+static void test_reuseport(struct kiln_object *obj)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int s[2] = { reuseport_udp(&a), -1 }, tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	s[1] = s[0] >= 0 ? reuseport_udp(&a) : -1;       /* the same port: one group */
+	CHECK("reuseport: two UDP sockets in one SO_REUSEPORT group", s[0] >= 0 && s[1] >= 0 && tx >= 0, "%s",
+	      strerror(errno));
+	if (s[0] < 0 || s[1] < 0 || tx < 0)
+		goto out;
+	struct kiln_map *g = kiln_object_find_map(obj, "group");
+	int err = 0;
+	for (uint32_t k = 0; k < 2 && !err; k++) {
+		uint64_t fd = (uint64_t)s[k];
+		err = kiln_map_update(g, &k, &fd, BPF_ANY);
+	}
+	CHECK("reuseport: both sockets in the sockarray", !err, "%d %s", err, kiln_errmsg());
+	int pfd = kiln_prog_fd(kiln_object_find_prog(obj, "pick"));
+	err = setsockopt(s[0], SOL_SOCKET, SO_ATTACH_REUSEPORT_EBPF, &pfd, sizeof(pfd)) ? -errno : 0;
+	CHECK("reuseport: the program attached to the group", !err, "%s", strerror(-err));
+	static const char *const msgs[] = { "ab", "abc", "abcd", "abcde", "xy", "xyz" };
+	for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++)
+		sendto(tx, msgs[i], strlen(msgs[i]), 0, (void *)&a, sizeof(a));
+	/* 8 bytes of UDP header: an even payload length is an even len, slot 0 */
+	int right = 0, wrong = 0;
+	for (int tries = 0; tries < 400 && right + wrong < 6; tries++) {
+		char buf[16];
+		ssize_t n;
+		for (int k = 0; k < 2; k++)
+			while ((n = recv(s[k], buf, sizeof(buf), 0)) > 0) {
+				if ((n & 1) == k)
+					right++;
+				else
+					wrong++;
+			}
+		if (right + wrong < 6)
+			nanosleep(&(struct timespec){ 0, 5 * 1000 * 1000 }, NULL);
+	}
+	CHECK("reuseport: each socket got the datagrams its slot was picked for", right == 6 && wrong == 0,
+	      "%d right, %d wrong", right, wrong);
+out:
+	for (int k = 0; k < 2; k++)
+		if (s[k] >= 0)
+			close(s[k]);
+	if (tx >= 0)
+		close(tx);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -154,6 +218,7 @@ int main(void)
 	if (!err) {
 		test_redirects(obj);
 		test_user_ringbuf(obj);
+		test_reuseport(obj);
 		if (cg2_find(&cg)) {
 			test_sockmaps(obj, &cg);
 			cg2_release(&cg);

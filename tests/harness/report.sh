@@ -1,0 +1,8 @@
+# tests/harness/report.sh — sourced by the suites that report checks one by one: after
+# `SUITE=name`, pass NAME, fail NAME WHY and check NAME WANT GOT print the lines tests/run
+# counts ("PASS name/NAME", "FAIL name/NAME: WHY").
+pass() { echo "PASS $SUITE/$1"; }
+fail() { echo "FAIL $SUITE/$1: $2"; }
+check() {   # name, want, got
+	if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "want '$2', got '$3'"; fi
+}
