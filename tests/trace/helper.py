@@ -7,7 +7,7 @@ ready, n = sys.argv[1], int(sys.argv[2])
 sizes = [int(x) for x in sys.argv[3].split(",")]
 fd = os.open("/dev/null", os.O_WRONLY)
 os.dup2(fd, 9)
-deadline = time.time() + 10
+deadline = time.time() + 30
 while not os.path.exists(ready) and time.time() < deadline:
     os.getpgid(0)
     time.sleep(0.01)
