@@ -16,11 +16,8 @@ KILN=${KILN:-$PWD/kiln}
 tmp=$(mktemp -d)
 hp=
 trap '[ -n "$hp" ] && kill $hp 2>/dev/null; rm -rf "$tmp"' EXIT
-pass() { echo "PASS trace/$1"; }
-fail() { echo "FAIL trace/$1: $2"; }
-check() {   # name, want, got
-	if [ "$2" == "$3" ]; then pass "$1"; else fail "$1" "want '$2', got '$3'"; fi
-}
+SUITE=trace
+. "${ROOT:-$PWD}/tests/harness/report.sh"
 wait_for() {   # file, pattern, seconds: 0 once the pattern is in the file
 	local end=$((SECONDS + $3))
 	while [ $SECONDS -lt $end ]; do
