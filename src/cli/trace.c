@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 static const char trace_help[] =
 	"usage: kiln trace [OPTIONS] FILE.bt|- [ARGS...]\n"
@@ -39,11 +40,12 @@ static const char trace_help[] =
 	"  --dry-run       translate and compile, do not load\n"
 	"  --emit FILE.o   write the compiled object (a kiln/libbpf ELF object) and exit\n"
 	"  -o FILE         write the output to FILE instead of stdout\n"
-	"  -c CMD          run CMD (with /bin/sh) once the probes are attached; its exit ends the trace\n"
+	"  -c CMD          run CMD (split into words, no shell) once the probes are attached; its exit\n"
+	"                  ends the trace; cpid is its pid\n"
 	"\n"
 	"Supported so far: probes BEGIN, END, tracepoint:CAT:NAME (wildcards; args->FIELD),\n"
 	"interval:s|ms|us|hz:N, profile:hz|s|ms|us:N; builtins pid tid uid gid nsecs elapsed cpu\n"
-	"comm probe; printf print clear zero delete exit str count sum avg min max stats hist\n"
+	"comm probe cpid; printf time print clear zero delete exit str count sum avg min max stats hist\n"
 	"lhist; maps keyed by integers, strings and several keys; $variables; if/else, ternary,\n"
 	"unroll, while, predicates, integer casts. The rest of the language parses and is refused\n"
 	"with `not supported yet by kiln trace` at its position (docs/trace.md).\n"
@@ -116,7 +118,9 @@ static int list_probes(const char *glob, bool verbose)
 /* ---- running ---- */
 
 /* -c CMD: the command is forked at once but held on a pipe until every probe is attached,
- * then run; its exit ends the trace, as in bpftrace. */
+ * then run; its exit ends the trace, as in bpftrace. It is split into words as a shell would
+ * (quotes, no substitutions) and executed itself, not through a shell, so that cpid is its
+ * pid. */
 struct child {
 	pid_t pid;
 	int go;                     /* write end of the pipe the child waits on; -1 when released */
@@ -124,13 +128,21 @@ struct child {
 
 static int child_start(const char *cmd, struct child *c)
 {
+	wordexp_t w;
+	if (wordexp(cmd, &w, WRDE_NOCMD) || !w.we_wordc) {
+		fprintf(stderr, "kiln trace: -c '%s' is not a command (quotes unbalanced, or $(...))\n", cmd);
+		return -2;
+	}
 	int p[2];
-	if (pipe2(p, O_CLOEXEC))
+	if (pipe2(p, O_CLOEXEC)) {
+		wordfree(&w);
 		return -1;
+	}
 	c->pid = fork();
 	if (c->pid < 0) {
 		close(p[0]);
 		close(p[1]);
+		wordfree(&w);
 		return -1;
 	}
 	if (c->pid == 0) {
@@ -138,9 +150,11 @@ static int child_start(const char *cmd, struct child *c)
 		close(p[1]);
 		if (read(p[0], &b, 1) != 1)   /* the tracer went away before attaching: do not run */
 			_exit(127);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		execvp(w.we_wordv[0], w.we_wordv);
+		fprintf(stderr, "kiln trace: cannot run %s: %s\n", w.we_wordv[0], strerror(errno));
 		_exit(127);
 	}
+	wordfree(&w);
 	close(p[0]);
 	c->go = p[1];
 	return 0;
@@ -305,7 +319,10 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	if (!start || bpf_map_update_elem(kiln_map_fd(start), &zero, &t0, BPF_ANY)) {
+	uint32_t one = 1;
+	uint64_t cpid = child ? (uint64_t)child->pid : 0;
+	if (!start || bpf_map_update_elem(kiln_map_fd(start), &zero, &t0, BPF_ANY) ||
+	    bpf_map_update_elem(kiln_map_fd(start), &one, &cpid, BPF_ANY)) {
 		fprintf(stderr, "kiln trace: cannot set the start time\n");
 		goto out;
 	}
@@ -458,7 +475,7 @@ int cmd_trace(int argc, char **argv)
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
 	struct kt_program prog = { 0 };
-	struct kt_sema s = { .strlen = 64, .params = o.params, .nparams = o.nparams };
+	struct kt_sema s = { .strlen = 64, .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
 	size_t size = 0;
@@ -508,8 +525,10 @@ int cmd_trace(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	struct child child = { .pid = 0, .go = -1 };
-	if (o.command && child_start(o.command, &child)) {
-		fprintf(stderr, "kiln trace: cannot start the command: %s\n", strerror(errno));
+	int cr = o.command ? child_start(o.command, &child) : 0;
+	if (cr) {
+		if (cr == -1)
+			fprintf(stderr, "kiln trace: cannot start the command: %s\n", strerror(errno));
 		goto out;
 	}
 	rc = run_program(&s, &g, elf, size, out, o.command ? &child : NULL);

@@ -32,7 +32,7 @@ struct kt_gen {
 };
 
 #define KT_RINGBUF "kt-events"
-#define KT_START_MAP "kt-start"
+#define KT_START_MAP "kt-start"    /* [0]: the start time (elapsed), [1]: the pid of -c's command (cpid) */
 
 /* 0, or -1 with an error in d. */
 int kt_gen(const struct kt_program *prog, const struct kt_sema *s, struct kl_arena *a, struct kl_diag *d,

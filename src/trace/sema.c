@@ -273,7 +273,7 @@ static const struct builtin builtins[] = {
 	{ "probe", { KTT_PROBE, 8, false, 0, 0 }, true }, { "args", { KTT_NONE, 0, false, 0, 0 }, true },
 	{ "kstack", { 0 }, false }, { "ustack", { 0 }, false }, { "retval", { 0 }, false },
 	{ "curtask", { 0 }, false }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
-	{ "func", { 0 }, false }, { "username", { 0 }, false }, { "cpid", { 0 }, false },
+	{ "func", { 0 }, false }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0 }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
@@ -285,6 +285,8 @@ static int ident(struct sm *m, struct kt_node *n)
 				return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
 			if (!strcmp(n->name, "args"))
 				return err_at(m, n->span, "%s", "args is only read as args->FIELD");
+			if (!strcmp(n->name, "cpid") && !m->s->has_child)
+				return err_at(m, n->span, "%s", "cpid is the pid of the command -c runs: use it with -c");
 			n->kind = KT_BUILTIN;
 			n->type = builtins[i].type;
 			return 0;

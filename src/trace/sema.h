@@ -46,6 +46,7 @@ struct kt_sema {
 	uint32_t strlen;            /* BPFTRACE_STRLEN */
 	const char *const *params;  /* positional parameters $1.. */
 	int nparams;
+	bool has_child;             /* -c CMD: cpid is its pid */
 };
 
 /* Type prog, filling s (whose strlen, params and nparams the caller sets). 0, or -1 with

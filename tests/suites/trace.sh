@@ -97,6 +97,10 @@ ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$py"; ln -s "$(t
 out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == $1/ { @[comm] = count(); }' \
 	-c "$tmp/$py -c 'import os; [os.getppid() for i in range(5)]'" "$py" 2>&1); rc=$?
 check command "0 @[$py]: 5" "$rc $(tail -1 <<<"$out")"
+# cpid is the command's own pid: it is executed directly, not through a shell
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @calls = count(); }' \
+	-c "$tmp/$py -c 'import os; [os.getppid() for i in range(6)]'" 2>&1); rc=$?
+check command-cpid "0 @calls: 6" "$rc $(tail -1 <<<"$out")"
 # a __data_loc string field (the exec'd file name) read through its offset in the record
 out=$(timeout 20 "$KILN" trace -e 'tracepoint:sched:sched_process_exec /comm == $1/ { printf("%s %s\n", comm, args->filename); }' \
 	-c "$tmp/$tru" "$tru" 2>&1)
