@@ -24,9 +24,10 @@ INCDIR  ?= $(PREFIX)/include
 VERSION := 0.1.0
 COMPILER_SRC := $(wildcard src/compiler/*.c)
 LIB_SRC      := $(wildcard src/lib/*.c)
+TRACE_SRC    := $(wildcard src/trace/*.c)
 CLI_SRC      := $(wildcard src/cli/*.c)
 COMPILER_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(COMPILER_SRC)) $(BUILD)/gen/prelude.o
-LIB_OBJS      := $(COMPILER_OBJS) $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC))
+LIB_OBJS      := $(COMPILER_OBJS) $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC) $(TRACE_SRC))
 PIC_OBJS      := $(patsubst $(BUILD)/%.o,$(BUILD)/pic/%.o,$(LIB_OBJS))
 CLI_OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CLI_SRC))
 UNIT_SRC      := $(wildcard tests/unit/test_*.c)
@@ -43,7 +44,7 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
 	libcap2-bin util-linux libclang-rt-14-dev strace
 
-.PHONY: all deps run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
+.PHONY: all deps bench run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
 all: kiln lib
 
 kiln: $(BUILD)/kiln
@@ -144,8 +145,9 @@ $(BUILD)/pic/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(COMPILE) -fPIC -c -o $@ $<
 
-deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+# the Debian packages in $(1) that are not installed yet, installed (as root)
+define install-debs
+	@missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -153,6 +155,16 @@ deps:
 		echo "kiln: installing$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+deps:
+	$(call install-debs,$(DEB_PKGS))
+
+# bench: kiln against clang -O2 over the twin corpus (bench/bench.sh); gnuplot is only for this
+bench: deps
+	$(call install-debs,gnuplot-nox)
+	$(MAKE) --no-print-directory kiln lib
+	@bash bench/bench.sh
 
 examples: kiln
 	@mkdir -p $(BUILD)/examples

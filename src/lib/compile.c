@@ -37,11 +37,19 @@ int kl_compile_to_mem_btf(const char *path, int opt_level, const char *btf_path,
 	char *text = kl_read_file(path, &len);
 	if (!text)
 		return kl_fail_msg(errno, "cannot read %s: %s", path, kl_read_strerror(errno));
+	int rc = kl_compile_text_to_mem(path, text, len, opt_level, btf_path, elf, size, warnings);
+	free(text);
+	return rc;
+}
+
+int kl_compile_text_to_mem(const char *path, const char *text, size_t len, int opt_level, const char *btf_path,
+			   void **elf, size_t *size, char **warnings)
+{
+	if (warnings)
+		*warnings = NULL;
 	int fd = memfd_create("kiln-object", MFD_CLOEXEC);
-	if (fd < 0) {
-		free(text);
+	if (fd < 0)
 		return kl_fail(errno, "memfd_create for compiling %s", path);
-	}
 	struct kl_source src = { path, text, len };
 	struct kl_arena arena = { 0 };
 	struct kl_diag diag = { 0 };
@@ -86,7 +94,6 @@ int kl_compile_to_mem_btf(const char *path, int opt_level, const char *btf_path,
 		}
 	}
 	kl_arena_free(&arena);
-	free(text);
 	close(fd);
 	return rc;
 }

@@ -37,6 +37,10 @@ int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *
 /* The same with the kernel BTF kernel types come from (NULL: the running kernel's). */
 int kl_compile_to_mem_btf(const char *path, int opt_level, const char *btf_path, void **elf, size_t *size,
 			  char **warnings);
+/* The same from source text in memory (kiln trace's generated Lisp); path names it in
+ * messages. */
+int kl_compile_text_to_mem(const char *path, const char *text, size_t len, int opt_level, const char *btf_path,
+			   void **elf, size_t *size, char **warnings);
 /* Whether a path names a kiln source (.lisp, .lsp, .kl). */
 int kl_is_source_path(const char *path);
 

@@ -1,0 +1,548 @@
+/* trace.c — `kiln trace`: bpftrace 0.17's language on kiln's compiler. The program is
+ * parsed, typed and turned into kiln Lisp text (src/trace/), compiled in memory by kiln's
+ * own compiler, loaded and attached with libkiln; printf records come through a ring buffer
+ * and are formatted here from the side table. BEGIN and END are raw-tracepoint programs
+ * run once with BPF_PROG_TEST_RUN: BEGIN before anything is attached, END after everything
+ * is detached, so BEGIN prints first and END sees the final maps, as in bpftrace. */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "trace.h"
+#include "compiler/diag.h"
+#include "lib/fail.h"
+#include "trace/parser.h"
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <wordexp.h>
+
+static const char trace_help[] =
+	"usage: kiln trace [OPTIONS] FILE.bt|- [ARGS...]\n"
+	"       kiln trace [OPTIONS] -e 'PROGRAM' [ARGS...]\n"
+	"       kiln trace -l [GLOB] | -lv [GLOB]\n"
+	"\n"
+	"Run a bpftrace (0.17) program on kiln's compiler: no LLVM. The program is translated to\n"
+	"kiln Lisp, compiled in memory, loaded and attached; `Attaching N probes...` is printed,\n"
+	"printf output streams until exit() or Ctrl-C/SIGTERM, then END runs and every map is\n"
+	"printed in bpftrace's format. ARGS are the positional parameters $1, $2, ... ($# counts).\n"
+	"\n"
+	"options:\n"
+	"  -e PROGRAM      the program text (named `stdin` in messages, as bpftrace names it)\n"
+	"  -l [GLOB]       list tracepoints (tracepoint:CAT:NAME) matching GLOB; -lv with their fields\n"
+	"  -d              print the generated kiln Lisp and exit\n"
+	"  --dry-run       translate and compile, do not load\n"
+	"  --emit FILE.o   write the compiled object (a kiln/libbpf ELF object) and exit\n"
+	"  -o FILE         write the output to FILE instead of stdout\n"
+	"  -c CMD          run CMD (split into words, no shell) once the probes are attached; its exit\n"
+	"                  ends the trace; cpid is its pid\n"
+	"\n"
+	"Supported so far: probes BEGIN, END, tracepoint:CAT:NAME (wildcards; args->FIELD),\n"
+	"interval:s|ms|us|hz:N, profile:hz|s|ms|us:N; builtins pid tid uid gid nsecs elapsed cpu\n"
+	"comm probe cpid; printf time print clear zero delete exit str count sum avg min max stats hist\n"
+	"lhist; maps keyed by integers, strings and several keys; $variables; if/else, ternary,\n"
+	"unroll, while, predicates, integer casts. The rest of the language parses and is refused\n"
+	"with `not supported yet by kiln trace` at its position (docs/trace.md).\n"
+	"environment: BPFTRACE_STRLEN (bytes of str(), default 64, at most 200)\n";
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	if (stop_signal)
+		_exit(128 + sig);
+	stop_signal = sig;
+}
+
+/* ---- -l ---- */
+
+static int list_probes(const char *glob, bool verbose)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/available_events", kt_tracefs());
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "kiln trace: cannot read %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	char line[512];
+	struct kl_arena a = { 0 };
+	jmp_buf oom;
+	if (setjmp(oom)) {
+		fclose(f);
+		kl_arena_free(&a);
+		fprintf(stderr, "kiln trace: out of memory\n");
+		return 1;
+	}
+	a.oom = &oom;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		char name[600];
+		snprintf(name, sizeof(name), "tracepoint:%s:%s", line, colon + 1);
+		if (glob && fnmatch(glob, name, 0) && fnmatch(glob, name + 11, 0))
+			continue;
+		printf("%s\n", name);
+		if (!verbose)
+			continue;
+		char event[520], msg[512];
+		snprintf(event, sizeof(event), "%s/%s", line, colon + 1);
+		struct kl_tp_field *fields;
+		uint32_t n;
+		if (kl_tracepoint_format(&a, event, &fields, &n, msg, sizeof(msg)))
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			if (strncmp(fields[i].name, "common_", 7)) {
+				if (fields[i].data_loc)
+					printf("    __data_loc char[] %s;\n", fields[i].name);
+				else if (fields[i].count)
+					printf("    char %s[%u];\n", fields[i].name, fields[i].count);
+				else
+					printf("    %sint%u %s;\n", fields[i].is_signed ? "" : "u", fields[i].size * 8, fields[i].name);
+			}
+	}
+	fclose(f);
+	kl_arena_free(&a);
+	return 0;
+}
+
+/* ---- running ---- */
+
+/* -c CMD: the command is forked at once but held on a pipe until every probe is attached,
+ * then run; its exit ends the trace, as in bpftrace. It is split into words as a shell would
+ * (quotes, no substitutions) and executed itself, not through a shell, so that cpid is its
+ * pid. */
+struct child {
+	pid_t pid;
+	int go;                     /* write end of the pipe the child waits on; -1 when released */
+};
+
+static int child_start(const char *cmd, struct child *c)
+{
+	wordexp_t w;
+	if (wordexp(cmd, &w, WRDE_NOCMD) || !w.we_wordc) {
+		fprintf(stderr, "kiln trace: -c '%s' is not a command (quotes unbalanced, or $(...))\n", cmd);
+		return -2;
+	}
+	int p[2];
+	if (pipe2(p, O_CLOEXEC)) {
+		wordfree(&w);
+		return -1;
+	}
+	c->pid = fork();
+	if (c->pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		wordfree(&w);
+		return -1;
+	}
+	if (c->pid == 0) {
+		char b;
+		close(p[1]);
+		if (read(p[0], &b, 1) != 1)   /* the tracer went away before attaching: do not run */
+			_exit(127);
+		execvp(w.we_wordv[0], w.we_wordv);
+		fprintf(stderr, "kiln trace: cannot run %s: %s\n", w.we_wordv[0], strerror(errno));
+		_exit(127);
+	}
+	wordfree(&w);
+	close(p[0]);
+	c->go = p[1];
+	return 0;
+}
+
+static void child_release(struct child *c)
+{
+	if (c->go >= 0) {
+		if (write(c->go, "g", 1) != 1)
+			perror("kiln trace: starting the command");
+		close(c->go);
+		c->go = -1;
+	}
+}
+
+static bool child_exited(struct child *c)
+{
+	int st;
+	if (c->pid <= 0)
+		return false;
+	if (waitpid(c->pid, &st, WNOHANG) == c->pid) {
+		c->pid = 0;
+		return true;
+	}
+	return false;
+}
+
+struct run {
+	struct child *child;
+	const struct kt_sema *s;
+	const struct kt_gen *g;
+	struct kiln_object *obj;
+	struct kiln_map **maps;     /* by map index */
+	FILE *out;
+	bool exited;
+};
+
+static int on_record(void *ctx, const struct kiln_record *rec)
+{
+	struct run *r = ctx;
+	if (rec->size < 8)
+		return 0;
+	uint64_t id;
+	memcpy(&id, rec->data, 8);
+	uint32_t kind = (uint32_t)(id >> 32), index = (uint32_t)id;
+	if (r->exited)   /* bpftrace stops handling output once exit() is seen */
+		return 0;
+	switch (kind) {
+	case KT_EV_PRINTF:
+		if (index < r->g->nsites)
+			trace_printf(r->out, &r->g->sites[index], r->s, rec->data, rec->size);
+		break;
+	case KT_EV_EXIT:
+		r->exited = true;
+		break;
+	case KT_EV_PRINT:
+		if (index < r->g->nsites && r->g->sites[index].map < r->s->nmaps) {
+			const struct kt_site *site = &r->g->sites[index];
+			trace_print_map(r->out, r->s, site->map, r->maps[site->map], site->top, site->div);
+		}
+		break;
+	case KT_EV_TIME:
+		if (index < r->g->nsites) {
+			char buf[512];
+			time_t t = time(NULL);
+			struct tm tm;
+			size_t n = strftime(buf, sizeof(buf), r->g->sites[index].fmt, localtime_r(&t, &tm));
+			fwrite(buf, 1, n, r->out);
+		}
+		break;
+	case KT_EV_CLEAR: case KT_EV_ZERO:
+		if (index < r->s->nmaps)
+			trace_clear_map(r->maps[index], kind == KT_EV_ZERO);
+		break;
+	}
+	fflush(r->out);
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* BEGIN or END: every such program once, then what it printed. */
+static int run_special(struct run *r, struct kiln_reader *rd, enum kt_pkind kind)
+{
+	for (uint32_t i = 0; i < r->s->ntargets; i++) {
+		if (r->s->targets[i].kind != kind)
+			continue;
+		char name[32];
+		snprintf(name, sizeof(name), "p%u", i);
+		struct kiln_prog *p = kiln_object_find_prog(r->obj, name);
+		LIBBPF_OPTS(bpf_test_run_opts, o);
+		if (!p || bpf_prog_test_run_opts(kiln_prog_fd(p), &o)) {
+			fprintf(stderr, "kiln trace: running %s: %s\n", r->s->targets[i].probe, strerror(errno));
+			return 1;
+		}
+		while (kiln_reader_poll(rd, 0) > 0)
+			;
+	}
+	return 0;
+}
+
+static int attach_all(struct run *r, struct kiln_link **links)
+{
+	for (uint32_t i = 0; i < r->s->ntargets; i++) {
+		const struct kt_target *t = &r->s->targets[i];
+		if (t->kind == KP_BEGIN || t->kind == KP_END)
+			continue;
+		char name[32];
+		snprintf(name, sizeof(name), "p%u", i);
+		struct kiln_prog *p = kiln_object_find_prog(r->obj, name);
+		struct kiln_attach_opts o = { .sz = sizeof(o), .freq = t->freq, .period = t->period_ns };
+		if (t->kind == KP_INTERVAL) {   /* one CPU: the interval fires once per period */
+			o.on_one_cpu = true;
+			o.cpu = 0;
+		}
+		if (!p || kiln_prog_attach(p, &o, &links[i])) {
+			fprintf(stderr, "kiln trace: attaching %s: %s\n", t->probe, kiln_errmsg());
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int map_name_cmp(const void *a, const void *b, void *arg)
+{
+	const struct kt_sema *s = arg;
+	return strcmp(s->maps[*(const uint32_t *)a].name, s->maps[*(const uint32_t *)b].name);
+}
+
+static int run_program(const struct kt_sema *s, const struct kt_gen *g, const void *elf, size_t size, FILE *out,
+		       struct child *child)
+{
+	struct kiln_object *obj;
+	struct kiln_object_opts oo = { .sz = sizeof(oo), .name = "kiln_trace" };
+	if (kiln_object_open_mem(elf, size, &oo, &obj)) {
+		cli_fail("trace");
+		return 1;
+	}
+	int rc = 1;
+	struct run r = { .child = child, .s = s, .g = g, .obj = obj, .out = out };
+	struct kiln_link **links = calloc(s->ntargets + 1, sizeof(*links));
+	r.maps = calloc(s->nmaps + 1, sizeof(*r.maps));
+	struct kiln_reader *rd = NULL;
+	if (!links || !r.maps) {
+		fprintf(stderr, "kiln trace: out of memory\n");
+		goto out;
+	}
+	if (cli_object_load("trace", obj, "the generated program"))
+		goto out;
+	for (uint32_t i = 0; i < s->nmaps; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "m%u", i);
+		r.maps[i] = kiln_object_find_map(obj, name);
+	}
+	struct kiln_map *start = kiln_object_find_map(obj, KT_START_MAP);
+	uint32_t zero = 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	uint32_t one = 1;
+	uint64_t cpid = child ? (uint64_t)child->pid : 0;
+	if (!start || bpf_map_update_elem(kiln_map_fd(start), &zero, &t0, BPF_ANY) ||
+	    bpf_map_update_elem(kiln_map_fd(start), &one, &cpid, BPF_ANY)) {
+		fprintf(stderr, "kiln trace: cannot set the start time\n");
+		goto out;
+	}
+	if (kiln_reader_new(&rd) || kiln_reader_add_object(rd, obj, on_record, &r, NULL)) {
+		cli_fail("trace");
+		goto out;
+	}
+	fprintf(out, "Attaching %u probe%s...\n", s->ntargets, s->ntargets == 1 ? "" : "s");
+	fflush(out);
+	if (run_special(&r, rd, KP_BEGIN))
+		goto out;
+	if (!r.exited && attach_all(&r, links))
+		goto out;
+	if (r.child)
+		child_release(r.child);
+	while (!stop_signal && !r.exited && !(r.child && child_exited(r.child))) {
+		int err = kiln_reader_poll(rd, 100);
+		if (err < 0 && err != -EINTR) {
+			cli_fail("trace");
+			goto out;
+		}
+	}
+	for (uint32_t i = 0; i < s->ntargets; i++) {
+		kiln_link_destroy(links[i]);
+		links[i] = NULL;
+	}
+	/* what the probes sent before they were detached, for a bounded time */
+	bool exited = r.exited;
+	r.exited = false;
+	double end = now_s() + 0.25;
+	while (!exited && now_s() < end && kiln_reader_poll(rd, 0) > 0)
+		;
+	if (run_special(&r, rd, KP_END))
+		goto out;
+	fputs("\n\n", out);
+	uint32_t *order = calloc(s->nmaps + 1, sizeof(*order));
+	if (!order)
+		goto out;
+	for (uint32_t i = 0; i < s->nmaps; i++)
+		order[i] = i;
+	qsort_r(order, s->nmaps, sizeof(*order), map_name_cmp, (void *)s);
+	for (uint32_t i = 0; i < s->nmaps; i++)
+		if (r.maps[order[i]] && trace_print_map(out, s, order[i], r.maps[order[i]], 0, 0))
+			fprintf(stderr, "kiln trace: reading @%s: %s\n", s->maps[order[i]].name, strerror(errno));
+	free(order);
+	fflush(out);
+	rc = 0;
+out:
+	kiln_reader_free(rd);
+	for (uint32_t i = 0; links && i < s->ntargets; i++)
+		kiln_link_destroy(links[i]);
+	free(links);
+	free(r.maps);
+	kiln_object_close(obj);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+struct opts {
+	const char *prog_text, *file, *emit, *output, *list_glob, *command;
+	bool list, list_verbose, debug, dry_run;
+	const char **params;
+	int nparams;
+};
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	o->params = calloc((size_t)argc + 1, sizeof(*o->params));
+	if (!o->params)
+		return 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool have_prog = o->prog_text || o->file;
+		if (have_prog && (a[0] != '-' || !a[1])) {
+			o->params[o->nparams++] = a;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(trace_help, stdout);
+			return 0;
+		} else if (!strcmp(a, "-e") || !strcmp(a, "-o") || !strcmp(a, "-c") || !strcmp(a, "--emit")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "kiln trace: %s needs an argument\n", a);
+				return 2;
+			}
+			*(a[1] == 'e' ? &o->prog_text : a[1] == 'o' ? &o->output : a[1] == 'c' ? &o->command : &o->emit) = argv[++i];
+		} else if (!strcmp(a, "-l") || !strcmp(a, "-lv") || !strcmp(a, "-vl")) {
+			o->list = true;
+			o->list_verbose = strlen(a) == 3;
+			if (i + 1 < argc && argv[i + 1][0] != '-')
+				o->list_glob = argv[++i];
+		} else if (!strcmp(a, "-v")) {
+			o->list_verbose = true;
+		} else if (!strcmp(a, "-d")) {
+			o->debug = true;
+		} else if (!strcmp(a, "--dry-run")) {
+			o->dry_run = true;
+		} else if (a[0] != '-' || !strcmp(a, "-")) {
+			o->file = a;
+		} else {
+			fprintf(stderr, "kiln trace: unknown option %s\n%s", a, trace_help);
+			return 2;
+		}
+	}
+	return -1;
+}
+
+/* The source: -e's text (named stdin), a file, or standard input for "-". */
+static char *read_source(const struct opts *o, const char **name, size_t *len)
+{
+	if (o->prog_text) {
+		*name = "stdin";
+		*len = strlen(o->prog_text);
+		return strdup(o->prog_text);
+	}
+	if (!strcmp(o->file, "-")) {
+		*name = "stdin";
+		return kl_read_fd(0, len);
+	}
+	*name = o->file;
+	return kl_read_file(o->file, len);
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	int r = parse_args(argc, argv, &o);
+	if (r >= 0) {
+		free(o.params);
+		return r;
+	}
+	if (o.list) {
+		free(o.params);
+		return list_probes(o.list_glob, o.list_verbose);
+	}
+	if (!o.prog_text && !o.file) {
+		fputs(trace_help, stderr);
+		free(o.params);
+		return 2;
+	}
+	const char *name;
+	size_t len;
+	char *text = read_source(&o, &name, &len);
+	if (!text) {
+		fprintf(stderr, "kiln trace: cannot read %s: %s\n", o.file ? o.file : "the program", kl_read_strerror(errno));
+		free(o.params);
+		return 1;
+	}
+	struct kl_source src = { name, text, len };
+	struct kl_arena a = { 0 };
+	struct kl_diag d = { 0 };
+	jmp_buf oom;
+	struct kt_program prog = { 0 };
+	struct kt_sema s = { .strlen = 64, .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL };
+	struct kt_gen g = { 0 };
+	void *elf = NULL;
+	size_t size = 0;
+	int rc = 1;
+	const char *sl = getenv("BPFTRACE_STRLEN");
+	if (sl && atoi(sl) > 0)
+		s.strlen = atoi(sl) > 200 ? 200 : (uint32_t)atoi(sl);
+	if (setjmp(oom)) {
+		fprintf(stderr, "kiln trace: out of memory\n");
+		goto out;
+	}
+	a.oom = &oom;
+	if (kt_parse(&src, &a, &d, &prog) || kt_sema(&prog, &s, &a, &d) || kt_gen(&prog, &s, &a, &d, &g)) {
+		kl_diag_print(&d, stderr);
+		goto out;
+	}
+	if (o.debug) {
+		fwrite(g.text, 1, g.len, stdout);
+		rc = 0;
+		goto out;
+	}
+	if (kl_compile_text_to_mem("kiln-trace.lisp", g.text, g.len, 2, NULL, &elf, &size, NULL)) {
+		fprintf(stderr, "kiln trace: the generated program did not compile (a kiln trace bug; -d shows it):\n%s\n",
+			kiln_errmsg());
+		goto out;
+	}
+	if (o.emit) {
+		FILE *f = fopen(o.emit, "wb");
+		if (!f || fwrite(elf, 1, size, f) != size || fclose(f)) {
+			fprintf(stderr, "kiln trace: cannot write %s: %s\n", o.emit, strerror(errno));
+			goto out;
+		}
+		rc = 0;
+		goto out;
+	}
+	if (o.dry_run) {
+		rc = 0;
+		goto out;
+	}
+	FILE *out = stdout;
+	if (o.output && !(out = fopen(o.output, "w"))) {
+		fprintf(stderr, "kiln trace: cannot write %s: %s\n", o.output, strerror(errno));
+		goto out;
+	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct child child = { .pid = 0, .go = -1 };
+	int cr = o.command ? child_start(o.command, &child) : 0;
+	if (cr) {
+		if (cr == -1)
+			fprintf(stderr, "kiln trace: cannot start the command: %s\n", strerror(errno));
+		goto out;
+	}
+	rc = run_program(&s, &g, elf, size, out, o.command ? &child : NULL);
+	if (child.go >= 0)
+		close(child.go);   /* never released: it exits without running */
+	if (child.pid > 0)
+		waitpid(child.pid, NULL, 0);
+	if (out != stdout)
+		fclose(out);
+out:
+	free(elf);
+	free(g.text);
+	kl_arena_free(&a);
+	free(text);
+	free(o.params);
+	return rc;
+}

@@ -1,0 +1,20 @@
+/* trace.h — `kiln trace`'s output in bpftrace's text format: printf records formatted in user
+ * space from the side table's format strings, and maps printed as bpftrace prints them
+ * (`@name[key]: value`, hist/lhist bars, avg and stats lines), sorted as bpftrace sorts. */
+#ifndef KL_CLI_TRACE_H
+#define KL_CLI_TRACE_H
+#include <kiln/kiln.h>
+#include <stdio.h>
+#include "trace/gen.h"
+
+/* printf's record rec (of site) to out. */
+void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size);
+/* One map as bpftrace prints it at exit or on print(@map, top, div): only the top entries
+ * (the last ones in bpftrace's order) when top is not 0, values divided by div when it is
+ * not 0. 0, or a negative errno. */
+int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct kiln_map *m, uint32_t top,
+		    uint32_t div);
+/* clear(@m) deletes every entry; zero(@m) sets every value to 0. */
+int trace_clear_map(struct kiln_map *m, bool zero);
+
+#endif

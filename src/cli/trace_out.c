@@ -1,0 +1,420 @@
+/* trace_out.c — `kiln trace`'s printing (trace.h). bpftrace 0.17's output is the reference:
+ * keys in brackets joined by ", ", values in decimal, maps of integers sorted by value,
+ * maps of strings by key, hist and lhist maps by their total count, with bars 52 columns
+ * wide under a 16-column label and an 8-column count; avg and stats by their average. */
+#define _GNU_SOURCE
+#include "trace.h"
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t rd64(const uint8_t *p)
+{
+	int64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static void put_str(FILE *out, const uint8_t *p, uint32_t size)
+{
+	fprintf(out, "%.*s", (int)strnlen((const char *)p, size), (const char *)p);
+}
+
+/* One value of type t at p as bpftrace prints it in a key or by %d-free printing. */
+static void put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s)
+{
+	if (t->kind == KTT_STR) {
+		put_str(out, p, t->size);
+	} else if (t->kind == KTT_PROBE) {
+		uint64_t i = (uint64_t)rd64(p);
+		fputs(i < s->ntargets ? s->targets[i].probe : "?", out);
+	} else if (t->is_signed) {
+		fprintf(out, "%" PRId64, rd64(p));
+	} else {
+		fprintf(out, "%" PRIu64, (uint64_t)rd64(p));
+	}
+}
+
+static void put_key(FILE *out, const struct kt_map *m, const uint8_t *key, const struct kt_sema *s)
+{
+	fprintf(out, "@%s", m->name);
+	if (m->key.kind == KTT_NONE)
+		return;
+	fputc('[', out);
+	if (m->key.kind == KTT_TUPLE) {
+		uint32_t off = 0;
+		for (uint32_t i = 0; i < m->key.nelems; i++) {
+			if (i)
+				fputs(", ", out);
+			put_value(out, &m->key.elems[i], key + off, s);
+			off += kt_type_size(&m->key.elems[i]);
+		}
+	} else {
+		put_value(out, &m->key, key, s);
+	}
+	fputc(']', out);
+}
+
+/* ---- printf ---- */
+
+void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size)
+{
+	const char *f = site->fmt;
+	uint32_t arg = 0;
+	while (*f) {
+		if (*f != '%') {
+			fputc(*f++, out);
+			continue;
+		}
+		if (f[1] == '%') {
+			fputc('%', out);
+			f += 2;
+			continue;
+		}
+		/* %[flags][width][.prec][length]conv, rebuilt for the C library with the right length */
+		char spec[32];
+		size_t k = 0;
+		spec[k++] = *f++;
+		while (*f && strchr("-+ #0", *f) && k < 10)
+			spec[k++] = *f++;
+		while (*f >= '0' && *f <= '9' && k < 20)
+			spec[k++] = *f++;
+		if (*f == '.') {
+			spec[k++] = *f++;
+			while (*f >= '0' && *f <= '9' && k < 28)
+				spec[k++] = *f++;
+		}
+		while (*f == 'l' || *f == 'h' || *f == 'z' || *f == 'j')
+			f++;
+		char conv = *f ? *f++ : 0;
+		if (!conv)
+			break;
+		if (arg >= site->nargs) {   /* sema checks counts in bpftrace; be safe */
+			fputs("?", out);
+			continue;
+		}
+		const struct kt_arg *a = &site->args[arg++];
+		if (a->offset + kt_type_size(&a->type) > size)
+			break;
+		const uint8_t *p = rec + a->offset;
+		if (conv == 's') {
+			char tmp[4096];
+			if (a->type.kind == KTT_STR)
+				snprintf(tmp, sizeof(tmp), "%.*s", (int)strnlen((const char *)p, a->type.size), (const char *)p);
+			else if (a->type.kind == KTT_PROBE)
+				snprintf(tmp, sizeof(tmp), "%s", (uint64_t)rd64(p) < s->ntargets ? s->targets[rd64(p)].probe : "?");
+			else
+				snprintf(tmp, sizeof(tmp), "%" PRId64, rd64(p));
+			spec[k++] = 's';
+			spec[k] = 0;
+			fprintf(out, spec, tmp);
+		} else if (strchr("diuxXoc", conv)) {
+			if (a->type.kind == KTT_STR) {
+				put_str(out, p, a->type.size);
+				continue;
+			}
+			int64_t v = rd64(p);
+			if (conv == 'c') {
+				spec[k++] = 'c';
+				spec[k] = 0;
+				fprintf(out, spec, (int)(char)v);
+			} else {
+				spec[k++] = 'l';
+				spec[k++] = 'l';
+				spec[k++] = conv;
+				spec[k] = 0;
+				fprintf(out, spec, (long long)v);
+			}
+		} else if (conv == 'p') {
+			fprintf(out, "0x%" PRIx64, (uint64_t)rd64(p));
+		} else {
+			fputc('%', out);
+			fputc(conv, out);
+		}
+	}
+}
+
+/* ---- maps ---- */
+
+struct entry {
+	uint8_t *key;
+	uint8_t *value;
+	int64_t sort;               /* what bpftrace sorts by */
+	uint64_t *buckets;          /* hist/lhist: counts by bucket */
+	uint32_t nbuckets;
+};
+
+struct collect {
+	const struct kt_map *m;
+	struct entry *e;
+	size_t n, cap;
+	uint32_t ksize, vsize;
+	int err;
+};
+
+static int collect_one(const void *key, const void *value, void *arg)
+{
+	struct collect *c = arg;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct entry *e = realloc(c->e, cap * sizeof(*e));
+		if (!e)
+			return c->err = -ENOMEM;
+		c->e = e;
+		c->cap = cap;
+	}
+	struct entry *e = &c->e[c->n];
+	*e = (struct entry){ 0 };
+	if (!(e->key = malloc(c->ksize)) || !(e->value = malloc(c->vsize))) {
+		free(e->key);
+		return c->err = -ENOMEM;
+	}
+	memcpy(e->key, key, c->ksize);
+	memcpy(e->value, value, c->vsize);
+	c->n++;
+	return 0;
+}
+
+static const struct kt_sema *sort_sema;
+static const struct kt_map *sort_map;
+
+/* By key, element by element: integers as unsigned (as bpftrace compares them), strings by
+ * strncmp. */
+static int key_cmp(const uint8_t *a, const uint8_t *b, const struct kt_type *t)
+{
+	if (t->kind == KTT_TUPLE) {
+		uint32_t off = 0;
+		for (uint32_t i = 0; i < t->nelems; i++) {
+			int r = key_cmp(a + off, b + off, &t->elems[i]);
+			if (r)
+				return r;
+			off += kt_type_size(&t->elems[i]);
+		}
+		return 0;
+	}
+	if (t->kind == KTT_STR)
+		return strncmp((const char *)a, (const char *)b, t->size);
+	if (t->kind == KTT_NONE)
+		return 0;
+	uint64_t x = (uint64_t)rd64(a), y = (uint64_t)rd64(b);
+	return (x > y) - (x < y);
+}
+
+static int by_sort(const void *pa, const void *pb)
+{
+	const struct entry *a = pa, *b = pb;
+	if (sort_map->kind == KM_STR)
+		return key_cmp(a->key, b->key, &sort_map->key);
+	bool sg = sort_map->kind != KM_COUNT && !(sort_map->kind == KM_INT && !sort_map->value.is_signed);
+	int r = sg ? (a->sort > b->sort) - (a->sort < b->sort)
+		   : ((uint64_t)a->sort > (uint64_t)b->sort) - ((uint64_t)a->sort < (uint64_t)b->sort);
+	/* ties (bpftrace leaves them in hash order) by key, so output is reproducible */
+	return r ? r : key_cmp(a->key, b->key, &sort_map->key);
+}
+
+static void hist_label(char *buf, size_t n, int power)
+{
+	static const char suffix[] = " KMGT";
+	int s = 0;
+	while (power >= 10 && s < 4) {
+		power -= 10;
+		s++;
+	}
+	snprintf(buf, n, "%llu%.*s", 1ull << power, s ? 1 : 0, s ? suffix + s : "");
+}
+
+static void lhist_label(char *buf, size_t n, int64_t v)
+{
+	if (v != 0 && v % 1048576 == 0)
+		snprintf(buf, n, "%lldM", (long long)(v / 1048576));
+	else if (v != 0 && v % 1024 == 0)
+		snprintf(buf, n, "%lldK", (long long)(v / 1024));
+	else
+		snprintf(buf, n, "%lld", (long long)v);
+}
+
+/* bpftrace sizes the bar by the count and prints the count divided by print()'s div (hist only). */
+static void bar_line(FILE *out, const char *label, uint64_t v, uint64_t div, uint64_t max)
+{
+	int width = max ? (int)((float)v / (float)max * 52) : 0;
+	char bar[53];
+	memset(bar, '@', (size_t)width);
+	bar[width] = 0;
+	fprintf(out, "%-16s%8" PRIu64 " |%-52s|\n", label, v / div, bar);
+}
+
+static void print_hist(FILE *out, const struct kt_map *m, const struct entry *e, uint64_t div)
+{
+	uint64_t max = 0;
+	int lo = -1, hi = -1;
+	for (uint32_t i = 0; i < e->nbuckets; i++) {
+		if (e->buckets[i] > max)
+			max = e->buckets[i];
+		if (e->buckets[i]) {
+			if (lo < 0)
+				lo = (int)i;
+			hi = (int)i;
+		}
+	}
+	if (lo < 0)
+		return;
+	int64_t nb = m->kind == KM_LHIST ? (m->lmax - m->lmin) / m->lstep : 0;
+	for (int i = lo; i <= hi; i++) {
+		char label[64], a[24], b[24];
+		if (m->kind == KM_HIST) {
+			if (i == 0) {
+				snprintf(label, sizeof(label), "(..., 0)");
+			} else if (i == 1 || i == 2) {
+				snprintf(label, sizeof(label), "[%d]", i - 1);
+			} else {
+				hist_label(a, sizeof(a), i - 2);
+				hist_label(b, sizeof(b), i - 1);
+				snprintf(label, sizeof(label), "[%s, %s)", a, b);
+			}
+		} else if (i == 0) {
+			lhist_label(a, sizeof(a), m->lmin);
+			snprintf(label, sizeof(label), "(..., %s)", a);
+		} else if (i == nb + 1) {
+			lhist_label(a, sizeof(a), m->lmax);
+			snprintf(label, sizeof(label), "[%s, ...)", a);
+		} else {
+			lhist_label(a, sizeof(a), (i - 1) * m->lstep + m->lmin);
+			lhist_label(b, sizeof(b), i * m->lstep + m->lmin);
+			snprintf(label, sizeof(label), "[%s, %s)", a, b);
+		}
+		bar_line(out, label, e->buckets[i], div, max);
+	}
+}
+
+/* hist/lhist entries keyed by (user key, bucket) grouped into one entry per user key. */
+static int group_buckets(struct collect *c)
+{
+	uint32_t uk = c->ksize - 8;
+	uint32_t nb = c->m->kind == KM_HIST ? 66 : (uint32_t)((c->m->lmax - c->m->lmin) / c->m->lstep) + 2;
+	size_t out = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		size_t j = 0;
+		while (j < out && memcmp(c->e[j].key, c->e[i].key, uk))
+			j++;
+		const struct entry *src = &c->e[i];
+		if (j == out) {   /* a new user key: its entry moves to the front part */
+			struct entry t = c->e[j];
+			c->e[j] = c->e[i];
+			c->e[i] = t;
+			if (!(c->e[j].buckets = calloc(nb, sizeof(uint64_t))))
+				return -ENOMEM;
+			c->e[j].nbuckets = nb;
+			src = &c->e[j];
+			out++;
+		}
+		uint64_t b = (uint64_t)rd64(src->key + uk), v = (uint64_t)rd64(src->value);
+		if (b < nb)
+			c->e[j].buckets[b] += v;
+		c->e[j].sort += (int64_t)v;
+	}
+	for (size_t i = out; i < c->n; i++) {
+		free(c->e[i].key);
+		free(c->e[i].value);
+		free(c->e[i].buckets);
+	}
+	c->n = out;
+	return 0;
+}
+
+int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct kiln_map *km, uint32_t top,
+		    uint32_t div)
+{
+	const struct kt_map *m = &s->maps[index];
+	struct collect c = { .m = m, .ksize = m->key_size, .vsize = m->value_size };
+	struct kiln_map_dump_opts o = { .sz = sizeof(o) };
+	int err = kiln_map_dump(km, collect_one, &c, &o, NULL);
+	if (!err && c.err)
+		err = c.err;
+	if (!err && (m->kind == KM_HIST || m->kind == KM_LHIST))
+		err = group_buckets(&c);
+	for (size_t i = 0; !err && i < c.n; i++) {
+		struct entry *e = &c.e[i];
+		if (m->kind == KM_AVG || m->kind == KM_STATS) {
+			int64_t n = rd64(e->value), total = rd64(e->value + 8);
+			e->sort = n ? total / n : 0;
+		} else if (m->kind != KM_HIST && m->kind != KM_LHIST && m->kind != KM_STR) {
+			e->sort = rd64(e->value);
+		}
+	}
+	if (!err) {
+		sort_sema = s;
+		sort_map = m;
+		qsort(c.e, c.n, sizeof(*c.e), by_sort);
+		int64_t dv = div ? (int64_t)div : 1;
+		for (size_t i = top && c.n > top ? c.n - top : 0; i < c.n; i++) {
+			struct entry *e = &c.e[i];
+			put_key(out, m, e->key, s);
+			fputs(": ", out);
+			switch (m->kind) {
+			case KM_HIST: case KM_LHIST:
+				fputc('\n', out);
+				print_hist(out, m, e, (uint64_t)dv);
+				break;
+			case KM_STR:
+				put_str(out, e->value, m->value_size);
+				break;
+			case KM_COUNT:
+				fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
+				break;
+			case KM_INT:
+				if (m->value.is_signed)
+					fprintf(out, "%" PRId64, rd64(e->value) / dv);
+				else
+					fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
+				break;
+			case KM_AVG:
+				fprintf(out, "%" PRId64, e->sort / dv);
+				break;
+			case KM_STATS:
+				fprintf(out, "count %" PRId64 ", average %" PRId64 ", total %" PRId64, rd64(e->value), e->sort,
+					rd64(e->value + 8));
+				break;
+			default:
+				fprintf(out, "%" PRId64, rd64(e->value) / dv);
+			}
+			if (i + 1 < c.n && m->kind != KM_HIST && m->kind != KM_LHIST)
+				fputc('\n', out);
+		}
+		fputc('\n', out);
+		if (m->kind == KM_AVG || m->kind == KM_STATS)
+			fputc('\n', out);
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		free(c.e[i].key);
+		free(c.e[i].value);
+		free(c.e[i].buckets);
+	}
+	free(c.e);
+	return err;
+}
+
+int trace_clear_map(struct kiln_map *km, bool zero)
+{
+	const struct kiln_map_info *info = kiln_map_info(km);
+	struct collect c = { .ksize = info->key_size, .vsize = info->value_size };
+	struct kiln_map_dump_opts o = { .sz = sizeof(o) };
+	int err = kiln_map_dump(km, collect_one, &c, &o, NULL);
+	if (!err)
+		err = c.err;
+	uint8_t *zeros = calloc(1, info->value_size);
+	for (size_t i = 0; !err && i < c.n; i++) {
+		int r = zero ? bpf_map_update_elem(kiln_map_fd(km), c.e[i].key, zeros, BPF_EXIST)
+			     : bpf_map_delete_elem(kiln_map_fd(km), c.e[i].key);
+		if (r && errno != ENOENT)
+			err = -errno;
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		free(c.e[i].key);
+		free(c.e[i].value);
+	}
+	free(c.e);
+	free(zeros);
+	return err;
+}

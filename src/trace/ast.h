@@ -1,0 +1,78 @@
+/* ast.h — the tree kiln trace's parser builds from a bpftrace program: probes with their
+ * attach points, predicate and block; statements and expressions as one node type whose
+ * kind says which children mean what. Every node keeps its line:col in the .bt text, so
+ * sema and gen report errors where the user wrote the construct. */
+#ifndef KT_AST_H
+#define KT_AST_H
+#include <stdbool.h>
+#include <stdint.h>
+#include "compiler/arena.h"
+#include "compiler/diag.h"
+
+enum kt_kind {
+	/* expressions */
+	KT_INT, KT_STR, KT_BUILTIN, KT_VAR, KT_MAP, KT_POSPARAM, KT_CALL, KT_BINOP, KT_UNOP,
+	KT_TERNARY, KT_CAST, KT_TUPLE, KT_FIELD, KT_ARROW, KT_INDEX, KT_INCDEC, KT_SIZEOF,
+	KT_OFFSETOF, KT_IDENT,
+	/* statements */
+	KT_EXPRSTMT, KT_ASSIGN, KT_IF, KT_UNROLL, KT_WHILE, KT_BREAK, KT_CONTINUE, KT_RETURN,
+	KT_BLOCK,
+};
+
+/* Value types, as sema gives them. */
+enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR };
+struct kt_type {
+	enum kt_tkind kind;
+	uint32_t size;              /* bytes: 1, 2, 4, 8 for ints; the buffer for strings */
+	bool is_signed;
+	uint32_t nelems;            /* tuples */
+	struct kt_type *elems;
+};
+
+struct kt_node {
+	enum kt_kind kind;
+	struct kl_span span;        /* where it starts */
+	uint32_t len;               /* characters it spans on its line (for carets), 0: one */
+	int op;                     /* operator token for BINOP, UNOP, INCDEC (prefix: op < 0), ASSIGN */
+	const char *name;           /* builtin, variable, map (without @), call, field, cast type */
+	int64_t num;                /* INT, POSPARAM index */
+	const char *str;            /* STR's bytes (escapes decoded) */
+	uint32_t strlen;
+	struct kt_node *a, *b, *c;  /* children: binop a b; ternary/if a b c; map key a; cast a */
+	struct kt_node **kids;      /* call arguments, tuple elements, block statements */
+	uint32_t nkids;
+	bool is_ptr_cast;           /* (type *) */
+	struct kt_type type;        /* sema */
+	int map_id;                 /* sema: index into the program's maps, -1 none */
+	int var_id;                 /* sema: $variable slot */
+};
+
+struct kt_attach {
+	struct kl_span span;
+	const char *text;           /* as written: "tracepoint:syscalls:sys_enter_*" */
+	const char *provider;       /* normalized: "tracepoint", "BEGIN", "interval", ... */
+	const char *target, *func;  /* the rest, split at ':' (NULL when absent) */
+	const char *extra;
+};
+
+struct kt_probe {
+	struct kl_span span;
+	struct kt_attach *attach;
+	uint32_t nattach;
+	struct kt_node *pred;       /* NULL: none */
+	struct kt_node *block;      /* KT_BLOCK */
+};
+
+struct kt_program {
+	struct kt_probe *probes;
+	uint32_t nprobes;
+};
+
+/* Operator tokens beyond single characters, shared by lexer, parser and gen. */
+enum {
+	KT_OP_EQ = 256, KT_OP_NE, KT_OP_LE, KT_OP_GE, KT_OP_AND, KT_OP_OR, KT_OP_SHL, KT_OP_SHR,
+	KT_OP_INC, KT_OP_DEC, KT_OP_ARROW, KT_OP_ADDEQ, KT_OP_SUBEQ, KT_OP_MULEQ, KT_OP_DIVEQ,
+	KT_OP_MODEQ, KT_OP_ANDEQ, KT_OP_OREQ, KT_OP_XOREQ, KT_OP_SHLEQ, KT_OP_SHREQ,
+};
+
+#endif

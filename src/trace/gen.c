@@ -1,0 +1,658 @@
+/* gen.c — kiln trace's code generator: the typed tree as kiln Lisp text (gen.h). Integers
+ * are kiln's 64-bit values; strings are written where they go (a record field, a map key
+ * buffer, a $variable's stack buffer) by gen_str, so no string is ever a value. */
+#define _GNU_SOURCE
+#include "trace/gen.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct g {
+	FILE *o;
+	const struct kt_sema *s;
+	struct kl_arena *a;
+	struct kl_diag *d;
+	const struct kt_target *t;  /* the program being written */
+	uint32_t target;            /* its index */
+	uint32_t tmp;               /* fresh names */
+	KL_VEC(struct kt_site) sites;
+	uint32_t site;              /* printf sites: numbered in program order, per probe once */
+	uint32_t site_base;
+	int err;
+};
+
+static void gen_int(struct g *g, const struct kt_node *n);
+static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint32_t size);
+static void gen_block(struct g *g, const struct kt_node *b);
+
+static const char *fresh(struct g *g, const char *prefix)
+{
+	return kl_arena_printf(g->a, "%s%u", prefix, g->tmp++);
+}
+
+static int gen_err(struct g *g, struct kl_span at, const char *msg)
+{
+	if (!g->err)
+		g->err = kl_error(g->d, at, "%s", msg);
+	return -1;
+}
+
+/* ---- map keys ---- */
+
+static const struct kt_map *map_at(const struct g *g, const struct kt_node *mn)
+{
+	return &g->s->maps[mn->map_id];
+}
+
+/* The map's user key (without a hist bucket) is passed inline as an integer. */
+static bool inline_key(const struct kt_map *m)
+{
+	return m->kind != KM_HIST && m->kind != KM_LHIST && (m->key.kind == KTT_NONE || m->key.kind == KTT_INT ||
+							     m->key.kind == KTT_PROBE);
+}
+
+/* Store the key's elements into buffer kb (zeroed stack memory). */
+static void fill_key(struct g *g, const struct kt_map *m, const struct kt_node *key, const char *kb)
+{
+	if (!key)
+		return;
+	const struct kt_node *const *elems = (const struct kt_node *const *)&key;
+	uint32_t n = 1;
+	if (key->kind == KT_TUPLE) {
+		elems = (const struct kt_node *const *)key->kids;
+		n = key->nkids;
+	}
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kt_type *t = m->key.kind == KTT_TUPLE ? &m->key.elems[i] : &m->key;
+		if (t->kind == KTT_STR) {
+			gen_str(g, elems[i], kl_arena_printf(g->a, "(+ %s %u)", kb, off), t->size);
+		} else {
+			fprintf(g->o, "(store u64 %s %u ", kb, off);
+			gen_int(g, elems[i]);
+			fprintf(g->o, ")");
+		}
+		off += kt_type_size(t);
+	}
+}
+
+/* Opens "(let ((K ...)) fill" for a buffered key and returns K, or returns the inline
+ * integer expression's text (and opens nothing). *opened tells which. For hist maps the
+ * buffer has room for the bucket after the user key. */
+static const char *open_key(struct g *g, const struct kt_node *mn, bool *opened)
+{
+	const struct kt_map *m = map_at(g, mn);
+	*opened = false;
+	if (inline_key(m) && !mn->a)
+		return "0";
+	const char *k = fresh(g, "k");
+	if (inline_key(m)) {
+		fprintf(g->o, "(let ((%s ", k);
+		gen_int(g, mn->a);
+		fprintf(g->o, ")) ");
+	} else {
+		fprintf(g->o, "(let ((%s (stack-buffer %u))) ", k, m->key_size);
+		fill_key(g, m, mn->a, k);
+	}
+	*opened = true;
+	return k;
+}
+
+static void close_key(struct g *g, bool opened)
+{
+	if (opened)
+		fprintf(g->o, ")");
+}
+
+/* ---- integers ---- */
+
+/* "(HEAD A [B [C]])" with the operands as integers. */
+static void int_form(struct g *g, const char *head, const struct kt_node *a, const struct kt_node *b,
+		     const struct kt_node *c)
+{
+	fprintf(g->o, "(%s", head);
+	for (const struct kt_node *const *k = (const struct kt_node *const[]){ a, b, c, NULL }; *k; k++) {
+		fputc(' ', g->o);
+		gen_int(g, *k);
+	}
+	fputc(')', g->o);
+}
+
+/* "(HEAD COND BLOCK [BLOCK])": if and while. */
+static void cond_form(struct g *g, const char *head, const struct kt_node *cond, const struct kt_node *b1,
+		      const struct kt_node *b2)
+{
+	fprintf(g->o, "(%s ", head);
+	gen_int(g, cond);
+	fputc(' ', g->o);
+	gen_block(g, b1);
+	if (b2) {
+		fputc(' ', g->o);
+		gen_block(g, b2);
+	}
+	fputc(')', g->o);
+}
+
+struct binop {
+	int op;
+	const char *lisp, *signed_lisp;
+};
+static const struct binop binops[] = {
+	{ '+', "+", "+" }, { '-', "-", "-" }, { '*', "*", "*" }, { '/', "/", "/" }, { '%', "mod", "mod" },
+	{ '&', "logand", "logand" }, { '|', "logior", "logior" }, { '^', "logxor", "logxor" },
+	{ KT_OP_SHL, "<<", "<<" }, { KT_OP_SHR, ">>", ">>>" }, { KT_OP_EQ, "=", "=" }, { KT_OP_NE, "/=", "/=" },
+	{ '<', "<", "s<" }, { '>', ">", "s>" }, { KT_OP_LE, "<=", "s<=" }, { KT_OP_GE, ">=", "s>=" },
+	{ KT_OP_AND, "and", "and" }, { KT_OP_OR, "or", "or" },
+};
+
+static const struct { const char *name, *lisp; } builtin_code[] = {
+	{ "pid", "(>> (get-current-pid-tgid) 32)" }, { "tid", "(logand (get-current-pid-tgid) #xffffffff)" },
+	{ "uid", "(logand (get-current-uid-gid) #xffffffff)" }, { "gid", "(>> (get-current-uid-gid) 32)" },
+	{ "nsecs", "(ktime-get-ns)" }, { "cpid", "(getmap " KT_START_MAP " 1)" }, { "elapsed", "(- (ktime-get-ns) (getmap " KT_START_MAP " 0))" },
+	{ "cpu", "(get-smp-processor-id)" },
+};
+
+/* A string compared with a literal: the computed side into a buffer, then byte by byte up to
+ * and including the literal's NUL (or the buffer's end). */
+static void gen_strcmp(struct g *g, const struct kt_node *n)
+{
+	const struct kt_node *lit = n->b->kind == KT_STR ? n->b : n->a, *other = lit == n->b ? n->a : n->b;
+	uint32_t size = other->type.size;
+	const char *b = fresh(g, "s");
+	fprintf(g->o, "(let ((%s (stack-buffer %u))) ", b, (size + 7) & ~7u);
+	gen_str(g, other, b, size);
+	fprintf(g->o, "(%s", n->op == KT_OP_EQ ? "and" : "not (and");
+	uint32_t upto = lit->strlen + 1 < size ? lit->strlen + 1 : size;
+	if (lit->strlen + 1 > size && lit->strlen >= size)   /* longer than the buffer: never equal */
+		fprintf(g->o, " 0");
+	for (uint32_t i = 0; i < upto; i++)
+		fprintf(g->o, " (= (load u8 %s %u) %u)", b, i, i < lit->strlen ? (unsigned char)lit->str[i] : 0);
+	fprintf(g->o, "%s))", n->op == KT_OP_EQ ? "" : ")");
+}
+
+static void gen_int(struct g *g, const struct kt_node *n)
+{
+	switch (n->kind) {
+	case KT_INT:
+		fprintf(g->o, "%lld", (long long)n->num);
+		return;
+	case KT_BUILTIN:
+		if (!strcmp(n->name, "probe")) {
+			fprintf(g->o, "%u", g->target);
+			return;
+		}
+		for (size_t i = 0; i < sizeof(builtin_code) / sizeof(builtin_code[0]); i++)
+			if (!strcmp(n->name, builtin_code[i].name)) {
+				fputs(builtin_code[i].lisp, g->o);
+				return;
+			}
+		break;
+	case KT_VAR:
+		fprintf(g->o, "v%d", n->var_id);
+		return;
+	case KT_MAP: {
+		bool opened;
+		const char *k = open_key(g, n, &opened);
+		fprintf(g->o, "(getmap m%d %s)", n->map_id, k);
+		close_key(g, opened);
+		return;
+	}
+	case KT_BINOP:
+		if (n->a->type.kind == KTT_STR) {
+			gen_strcmp(g, n);
+			return;
+		}
+		for (size_t i = 0; i < sizeof(binops) / sizeof(binops[0]); i++)
+			if (binops[i].op == n->op) {
+				bool sg = n->a->type.is_signed && n->b->type.is_signed;
+				int_form(g, sg ? binops[i].signed_lisp : binops[i].lisp, n->a, n->b, NULL);
+				return;
+			}
+		break;
+	case KT_UNOP:
+		int_form(g, n->op == '!' ? "not" : n->op == '~' ? "lognot" : "-", n->a, NULL, NULL);
+		return;
+	case KT_TERNARY:
+		int_form(g, "if", n->a, n->b, n->c);
+		return;
+	case KT_CAST:
+		int_form(g, kl_arena_printf(g->a, "cast %c%u", n->type.is_signed ? 'i' : 'u', n->type.size * 8), n->a, NULL,
+			 NULL);
+		return;
+	case KT_ARROW: {
+		struct kl_tp_field f;
+		char msg[1024];
+		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
+			gen_err(g, n->span, msg);
+			fputs("0", g->o);
+			return;
+		}
+		if (f.is_signed && f.size < 8)
+			fprintf(g->o, "(cast i%u (ctx u%u %u))", f.size * 8, f.size * 8, f.offset);
+		else
+			fprintf(g->o, "(ctx u%u %u)", f.size * 8, f.offset);
+		return;
+	}
+	case KT_INCDEC: {
+		bool post = n->op > 0;
+		int op = post ? n->op : -n->op;
+		const char *how = op == KT_OP_INC ? "incf" : "decf";
+		if (n->a->kind == KT_VAR) {
+			fprintf(g->o, "(progn (%s v%d) %sv%d%s)", how, n->a->var_id, post ? (op == KT_OP_INC ? "(- " : "(+ ") : "",
+				n->a->var_id, post ? " 1)" : "");
+			return;
+		}
+		bool opened;
+		const char *k = open_key(g, n->a, &opened);
+		fprintf(g->o, "(progn (%s (getmap m%d %s)) ", how, n->a->map_id, k);
+		if (post)
+			fprintf(g->o, "(%s (getmap m%d %s) 1))", op == KT_OP_INC ? "-" : "+", n->a->map_id, k);
+		else
+			fprintf(g->o, "(getmap m%d %s))", n->a->map_id, k);
+		close_key(g, opened);
+		return;
+	}
+	default:
+		break;
+	}
+	gen_err(g, n->span, "kiln trace cannot compute this expression as an integer yet");
+	fputs("0", g->o);
+}
+
+/* ---- strings, written at dest (an address expression) in at most size bytes ---- */
+
+static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint32_t size)
+{
+	const char *d = fresh(g, "d");
+	fprintf(g->o, "(let ((%s %s)) ", d, dest);
+	switch (n->kind) {
+	case KT_STR: {
+		uint32_t len = n->strlen + 1 < size ? n->strlen + 1 : size;
+		for (uint32_t i = 0; i < len; i++)
+			fprintf(g->o, "(store u8 %s %u %u)", d, i, i < n->strlen && i + 1 < size ? (unsigned char)n->str[i] : 0);
+		break;
+	}
+	case KT_BUILTIN:   /* comm */
+		fprintf(g->o, "(get-current-comm %s %u)", d, size < 16 ? size : 16);
+		break;
+	case KT_CALL: {    /* str(p [, n]) */
+		uint32_t want = n->type.size < size ? n->type.size : size;
+		fprintf(g->o, "(probe-read-str %s %u ", d, want);
+		gen_int(g, n->kids[0]);
+		fprintf(g->o, ")");
+		break;
+	}
+	case KT_VAR: {
+		uint32_t want = n->type.size < size ? n->type.size : size;
+		fprintf(g->o, "(memcpy %s 0 v%d 0 %u)", d, n->var_id, want);
+		break;
+	}
+	case KT_MAP: {
+		bool opened;
+		const char *k = open_key(g, n, &opened);
+		const char *p = fresh(g, "p");
+		uint32_t want = n->type.size < size ? n->type.size : size;
+		fprintf(g->o, "(let ((%s (map-lookup m%d %s))) (if %s (memcpy %s 0 %s 0 %u) (store u8 %s 0 0)))", p,
+			n->map_id, k, p, d, p, want, d);
+		close_key(g, opened);
+		break;
+	}
+	case KT_ARROW: {
+		struct kl_tp_field f;
+		char msg[1024];
+		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
+			gen_err(g, n->span, msg);
+			break;
+		}
+		if (f.data_loc) {   /* the bytes are further in the record: offset in the low 16 bits */
+			fprintf(g->o, "(probe-read-kernel-str %s %u (+ (ctx-ptr) (logand (ctx u32 %u) #xffff)))", d, size, f.offset);
+			break;
+		}
+		uint32_t want = f.size < size ? f.size : size;
+		fprintf(g->o, "(probe-read-kernel %s %u (+ (ctx-ptr) %u))", d, want, f.offset);
+		if (want == size)
+			fprintf(g->o, "(store u8 %s %u 0)", d, size - 1);
+		break;
+	}
+	case KT_TERNARY:
+		fprintf(g->o, "(if ");
+		gen_int(g, n->a);
+		fputc(' ', g->o);
+		gen_str(g, n->b, d, size);
+		fputc(' ', g->o);
+		gen_str(g, n->c, d, size);
+		fputc(')', g->o);
+		break;
+	default:
+		gen_err(g, n->span, "kiln trace cannot compute this string yet");
+	}
+	fprintf(g->o, ")");
+}
+
+/* ---- statements ---- */
+
+static uint32_t round8(uint32_t n)
+{
+	return (n + 7) & ~7u;
+}
+
+/* A control record: exit, print(@m), clear(@m), zero(@m). */
+static void gen_ctl(struct g *g, enum kt_ev kind, uint32_t index)
+{
+	const char *e = fresh(g, "e");
+	fprintf(g->o, "(with-event (%s kt-ctl " KT_RINGBUF ") (setf (kt-ctl-id %s) %llu))", e, e,
+		((unsigned long long)kind << 32) | index);
+}
+
+static void gen_printf(struct g *g, const struct kt_node *n)
+{
+	uint32_t id = g->site++;
+	const struct kt_site *site = &g->sites.items[id];
+	const char *e = fresh(g, "e");
+	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %llu)", e, id, id, e,
+		((unsigned long long)KT_EV_PRINTF << 32) | id);
+	for (uint32_t i = 1; i < n->nkids; i++) {
+		const struct kt_node *a = n->kids[i];
+		if (site->args[i - 1].type.kind == KTT_STR) {
+			gen_str(g, a, kl_arena_printf(g->a, "(ev%u-a%u-ptr %s)", id, i, e), site->args[i - 1].type.size);
+		} else {
+			fprintf(g->o, "(setf (ev%u-a%u %s) ", id, i, e);
+			gen_int(g, a);
+			fputc(')', g->o);
+		}
+	}
+	fputc(')', g->o);
+}
+
+static void bucket(struct g *g, const struct kt_map *m, const char *v)
+{
+	if (m->kind == KM_HIST) {
+		fprintf(g->o, "(if (s< %s 0) 0 (if (= %s 0) 1 (+ (log2 %s) 2)))", v, v, v);
+		return;
+	}
+	long long nb = (long long)((m->lmax - m->lmin) / m->lstep);
+	fprintf(g->o, "(if (s< %s %lld) 0 (if (s>= %s %lld) %lld (+ (/ (- %s %lld) %lld) 1)))", v, (long long)m->lmin,
+		v, (long long)m->lmax, nb + 1, v, (long long)m->lmin, (long long)m->lstep);
+}
+
+/* Opens "(let ((NAME EXPR)) ": the value is computed once, before the key. */
+static void bind_int(struct g *g, const char *name, const struct kt_node *e)
+{
+	fprintf(g->o, "(let ((%s ", name);
+	gen_int(g, e);
+	fprintf(g->o, ")) ");
+}
+
+static void gen_assign_map(struct g *g, const struct kt_node *s)
+{
+	const struct kt_node *mn = s->a, *v = s->b;
+	const struct kt_map *m = map_at(g, mn);
+	bool opened;
+	const char *k;
+	const char *val = fresh(g, "x");
+	switch (m->kind) {
+	case KM_INT:
+		k = open_key(g, mn, &opened);
+		fprintf(g->o, "(setf (getmap m%d %s) ", mn->map_id, k);
+		gen_int(g, v);
+		fputc(')', g->o);
+		break;
+	case KM_STR:
+		k = open_key(g, mn, &opened);
+		fprintf(g->o, "(let ((%s (stack-buffer %u))) ", val, round8(m->value_size));
+		gen_str(g, v, val, m->value_size);
+		fprintf(g->o, "(map-update m%d %s %s 0))", mn->map_id, k, val);
+		break;
+	case KM_COUNT:
+		k = open_key(g, mn, &opened);
+		fprintf(g->o, "(incf (getmap m%d %s))", mn->map_id, k);
+		break;
+	case KM_SUM:
+		k = open_key(g, mn, &opened);
+		fprintf(g->o, "(incf (getmap m%d %s) ", mn->map_id, k);
+		gen_int(g, v->kids[0]);
+		fputc(')', g->o);
+		break;
+	case KM_MIN: case KM_MAX: {
+		bind_int(g, val, v->kids[0]);
+		k = open_key(g, mn, &opened);
+		const char *p = fresh(g, "p");
+		fprintf(g->o, "(let ((%s (map-lookup m%d %s))) (if %s (when (%s %s (load u64 %s 0)) (store u64 %s 0 %s)) "
+			      "(map-update m%d %s %s 0)))", p, mn->map_id, k, p, m->kind == KM_MIN ? "s<" : "s>", val, p, p,
+			val, mn->map_id, k, val);
+		close_key(g, opened);
+		fputc(')', g->o);
+		return;
+	}
+	case KM_AVG: case KM_STATS: {
+		bind_int(g, val, v->kids[0]);
+		k = open_key(g, mn, &opened);
+		const char *p = fresh(g, "p"), *b = fresh(g, "b");
+		fprintf(g->o, "(let ((%s (map-lookup m%d %s))) (if %s (progn (atomic-add %s 0 1) (atomic-add %s 8 %s)) "
+			      "(let ((%s (stack-buffer 16))) (store u64 %s 0 1) (store u64 %s 8 %s) (map-update m%d %s %s 0))))",
+			p, mn->map_id, k, p, p, p, val, b, b, b, val, mn->map_id, k, b);
+		close_key(g, opened);
+		fputc(')', g->o);
+		return;
+	}
+	case KM_HIST: case KM_LHIST: {
+		bind_int(g, val, v->kids[0]);
+		k = open_key(g, mn, &opened);
+		fprintf(g->o, "(store u64 %s %u ", k, m->key_size - 8);
+		bucket(g, m, val);
+		fprintf(g->o, ") (incf (getmap m%d %s))", mn->map_id, k);
+		close_key(g, opened);
+		fputc(')', g->o);
+		return;
+	}
+	default:
+		gen_err(g, s->span, "kiln trace cannot store this value yet");
+		return;
+	}
+	close_key(g, opened);
+}
+
+static void gen_call_stmt(struct g *g, const struct kt_node *n)
+{
+	if (!strcmp(n->name, "printf")) {
+		gen_printf(g, n);
+	} else if (!strcmp(n->name, "exit")) {
+		gen_ctl(g, KT_EV_EXIT, 0);
+		fprintf(g->o, "(return 0)");
+	} else if (!strcmp(n->name, "print") || !strcmp(n->name, "time")) {
+		uint32_t id = g->site++;
+		gen_ctl(g, g->sites.items[id].kind, id);
+	} else if (!strcmp(n->name, "clear") || !strcmp(n->name, "zero")) {
+		gen_ctl(g, n->name[0] == 'c' ? KT_EV_CLEAR : KT_EV_ZERO, (uint32_t)n->kids[0]->map_id);
+	} else if (!strcmp(n->name, "delete")) {
+		bool opened;
+		const char *k = open_key(g, n->kids[0], &opened);
+		fprintf(g->o, "(remmap m%d %s)", n->kids[0]->map_id, k);
+		close_key(g, opened);
+	} else {
+		gen_int(g, n);
+	}
+}
+
+static void gen_stmt(struct g *g, const struct kt_node *s)
+{
+	switch (s->kind) {
+	case KT_EXPRSTMT:
+		if (s->a->kind == KT_CALL)
+			gen_call_stmt(g, s->a);
+		else if (s->a->type.kind == KTT_INT || s->a->type.kind == KTT_PROBE)
+			gen_int(g, s->a);
+		break;
+	case KT_ASSIGN:
+		if (s->a->kind == KT_MAP) {
+			gen_assign_map(g, s);
+		} else if (s->a->type.kind == KTT_STR) {
+			gen_str(g, s->b, kl_arena_printf(g->a, "v%d", s->a->var_id), s->a->type.size);
+		} else {
+			fprintf(g->o, "(setf v%d ", s->a->var_id);
+			gen_int(g, s->b);
+			fputc(')', g->o);
+		}
+		break;
+	case KT_IF:
+		cond_form(g, "if", s->a, s->b, s->c);
+		break;
+	case KT_UNROLL:
+		fprintf(g->o, "(dotimes (%s %lld) ", fresh(g, "i"), (long long)s->a->num);
+		gen_block(g, s->b);
+		fputc(')', g->o);
+		break;
+	case KT_WHILE:
+		cond_form(g, "loop :while", s->a, s->b, NULL);
+		break;
+	case KT_RETURN:
+		fprintf(g->o, "(return 0)");
+		break;
+	default:
+		gen_err(g, s->span, "kiln trace cannot compile this statement yet");
+	}
+}
+
+static void gen_block(struct g *g, const struct kt_node *b)
+{
+	fprintf(g->o, "(progn");
+	for (uint32_t i = 0; i < b->nkids; i++) {
+		fprintf(g->o, "\n    ");
+		gen_stmt(g, b->kids[i]);
+	}
+	fprintf(g->o, " 0)");
+}
+
+/* ---- printf sites: their record layouts, collected before the code ---- */
+
+static void collect_sites(struct g *g, const struct kt_node *n)
+{
+	if (!n)
+		return;
+	if (n->kind == KT_CALL && !strcmp(n->name, "time")) {
+		struct kt_site site = { .kind = KT_EV_TIME, .fmt = n->nkids ? n->kids[0]->str : "%H:%M:%S\n", .size = 8 };
+		kl_vec_push(g->a, &g->sites, site);
+	}
+	if (n->kind == KT_CALL && !strcmp(n->name, "print")) {
+		struct kt_site site = { .kind = KT_EV_PRINT, .map = (uint32_t)n->kids[0]->map_id, .size = 8 };
+		site.top = n->nkids > 1 ? (uint32_t)n->kids[1]->num : 0;
+		site.div = n->nkids > 2 ? (uint32_t)n->kids[2]->num : 0;
+		kl_vec_push(g->a, &g->sites, site);
+	}
+	if (n->kind == KT_CALL && !strcmp(n->name, "printf")) {
+		struct kt_site site = { .kind = KT_EV_PRINTF, .fmt = n->kids[0]->str, .nargs = n->nkids - 1 };
+		site.args = kl_arena_array(g->a, struct kt_arg, n->nkids);
+		uint32_t off = 8;
+		for (uint32_t i = 1; i < n->nkids; i++) {
+			site.args[i - 1].type = n->kids[i]->type;
+			site.args[i - 1].offset = off;
+			off += round8(kt_type_size(&n->kids[i]->type));
+		}
+		site.size = off;
+		kl_vec_push(g->a, &g->sites, site);
+	}
+	collect_sites(g, n->a);
+	collect_sites(g, n->b);
+	collect_sites(g, n->c);
+	for (uint32_t i = 0; i < n->nkids; i++)
+		collect_sites(g, n->kids[i]);
+}
+
+static const char *const map_kind_names[] = {
+	[KM_INT] = "int", [KM_STR] = "string", [KM_COUNT] = "count", [KM_SUM] = "sum", [KM_MIN] = "min",
+	[KM_MAX] = "max", [KM_AVG] = "avg", [KM_STATS] = "stats", [KM_HIST] = "hist", [KM_LHIST] = "lhist",
+};
+
+static void gen_defs(struct g *g, const struct kt_program *prog)
+{
+	const struct kt_sema *s = g->s;
+	fprintf(g->o, ";; generated by kiln trace from a bpftrace program\n");
+	fprintf(g->o, "(defmap " KT_RINGBUF " :type :ringbuf :max-entries 262144)\n");
+	fprintf(g->o, "(defmap " KT_START_MAP " :type :array :max-entries 2 :key-size 4 :value-size 8)\n");
+	for (uint32_t i = 0; i < s->nmaps; i++)
+		fprintf(g->o, "(defmap m%u :type :hash :max-entries 4096 :key-size %u :value-size %u) ; @%s %s\n", i,
+			s->maps[i].key_size, s->maps[i].value_size, s->maps[i].name, map_kind_names[s->maps[i].kind]);
+	fprintf(g->o, "(defevent kt-ctl [:id :u64])\n");
+	for (uint32_t i = 0; i < g->sites.len; i++) {
+		const struct kt_site *site = &g->sites.items[i];
+		if (site->kind != KT_EV_PRINTF)
+			continue;
+		fprintf(g->o, "(defevent ev%u [:id :u64]", i);
+		for (uint32_t k = 0; k < site->nargs; k++) {
+			uint32_t sz = round8(kt_type_size(&site->args[k].type));
+			if (site->args[k].type.kind == KTT_STR)
+				fprintf(g->o, " [:a%u :u8 %u]", k + 1, sz);
+			else
+				fprintf(g->o, " [:a%u :u64]", k + 1);
+		}
+		fprintf(g->o, ")\n");
+	}
+	(void)prog;
+}
+
+static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
+{
+	const struct kt_target *t = &g->s->targets[ti];
+	const struct kt_probe *pr = &prog->probes[t->probe_index];
+	g->t = t;
+	g->target = ti;
+	switch (t->kind) {
+	case KP_BEGIN: case KP_END:
+		fprintf(g->o, "\n(defprog p%u (:type :raw-tracepoint :section \"raw_tracepoint/kiln_trace_%s\") ; %s\n  ", ti,
+			t->kind == KP_BEGIN ? "begin" : "end", t->probe);
+		break;
+	case KP_TRACEPOINT:
+		fprintf(g->o, "\n(defprog p%u (:type :tracepoint :section \"tracepoint/%s\") ; %s\n  ", ti, t->event, t->probe);
+		break;
+	case KP_INTERVAL: case KP_PROFILE:
+		fprintf(g->o, "\n(defprog p%u (:type :perf-event) ; %s\n  ", ti, t->probe);
+		break;
+	}
+	uint32_t nv = g->s->nvars[t->probe_index];
+	const struct kt_var *vars = g->s->vars[t->probe_index];
+	fprintf(g->o, "(let (");
+	for (uint32_t i = 0; i < nv; i++)
+		if (vars[i].type.kind == KTT_STR)
+			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, round8(vars[i].type.size));
+		else
+			fprintf(g->o, "%s(v%u 0)", i ? " " : "", i);
+	fprintf(g->o, ")\n    ");
+	if (pr->pred) {
+		fprintf(g->o, "(when ");
+		gen_int(g, pr->pred);
+		fprintf(g->o, "\n    ");
+	}
+	gen_block(g, pr->block);
+	fprintf(g->o, "%s)\n  0)\n", pr->pred ? ")" : "");
+}
+
+int kt_gen(const struct kt_program *prog, const struct kt_sema *s, struct kl_arena *a, struct kl_diag *d,
+	   struct kt_gen *out)
+{
+	struct g g = { .s = s, .a = a, .d = d };
+	*out = (struct kt_gen){ 0 };
+	/* sites are per probe in the tree; a probe with several targets shares them */
+	uint32_t *first_site = kl_arena_array(a, uint32_t, prog->nprobes + 1);
+	for (uint32_t p = 0; p < prog->nprobes; p++) {
+		first_site[p] = (uint32_t)g.sites.len;
+		collect_sites(&g, prog->probes[p].pred);
+		collect_sites(&g, prog->probes[p].block);
+	}
+	g.o = open_memstream(&out->text, &out->len);
+	if (!g.o)
+		return kl_error(d, (struct kl_span){ 0 }, "out of memory");
+	gen_defs(&g, prog);
+	for (uint32_t i = 0; i < s->ntargets && !g.err; i++) {
+		g.site = first_site[s->targets[i].probe_index];
+		gen_prog(&g, prog, i);
+	}
+	fclose(g.o);
+	out->sites = g.sites.items;
+	out->nsites = (uint32_t)g.sites.len;
+	if (g.err) {
+		free(out->text);
+		out->text = NULL;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,41 @@
+/* gen.h — a typed bpftrace program as kiln Lisp source text: one defmap per @map, one
+ * defprog per target, a ring buffer for what user space prints or does (printf, print,
+ * clear, zero, exit) with one record layout per printf call site. The format strings and
+ * record layouts stay in the side table here, for the runtime; BPF carries only ids. */
+#ifndef KT_GEN_H
+#define KT_GEN_H
+#include "trace/sema.h"
+
+/* A record's first 8 bytes: kind << 32 | index (a site for printf, time and print; the map
+ * for clear and zero). */
+enum kt_ev { KT_EV_PRINTF = 1, KT_EV_EXIT, KT_EV_PRINT, KT_EV_CLEAR, KT_EV_ZERO, KT_EV_TIME };
+
+struct kt_arg {
+	struct kt_type type;
+	uint32_t offset;            /* in the record */
+};
+
+struct kt_site {
+	enum kt_ev kind;            /* KT_EV_PRINTF, KT_EV_TIME, KT_EV_PRINT */
+	uint32_t map, top, div;     /* print(@map [, top [, div]]) */
+	const char *fmt;            /* printf's format, escapes decoded; time()'s strftime format */
+	uint32_t nargs;
+	struct kt_arg *args;
+	uint32_t size;              /* record bytes */
+};
+
+struct kt_gen {
+	char *text;                 /* the Lisp source (malloc'd) */
+	size_t len;
+	struct kt_site *sites;
+	uint32_t nsites;
+};
+
+#define KT_RINGBUF "kt-events"
+#define KT_START_MAP "kt-start"    /* [0]: the start time (elapsed), [1]: the pid of -c's command (cpid) */
+
+/* 0, or -1 with an error in d. */
+int kt_gen(const struct kt_program *prog, const struct kt_sema *s, struct kl_arena *a, struct kl_diag *d,
+	   struct kt_gen *out);
+
+#endif

@@ -1,0 +1,632 @@
+/* parser.c — recursive descent over bpftrace 0.17's grammar (its parser.yy is the
+ * reference for what is a program; this is kiln's own reading of it): probes with several
+ * attach points and a predicate, blocks of statements (an expression statement needs a ';'
+ * unless it is the last; if/unroll/while blocks need none), C's operator precedence with
+ * the ternary at the top, casts `(type)` and `(struct X *)`, tuples, maps, $variables,
+ * positional parameters, calls. */
+#include "trace/parser.h"
+#include "trace/lexer.h"
+#include <string.h>
+
+struct ps {
+	struct kt_lexer lx;
+	struct kl_arena *a;
+	struct kl_diag *d;
+	struct kt_tok tok;          /* the lookahead, when have */
+	bool have;
+	bool failed;
+	bool in_pred;               /* a '/' followed by '{' ends the predicate */
+};
+
+static struct kt_tok *peek(struct ps *p)
+{
+	if (!p->have) {
+		p->tok = kt_lex_next(&p->lx);
+		p->have = true;
+		if (p->tok.kind == KT_TOK_ERROR)
+			p->failed = true;
+	}
+	return &p->tok;
+}
+
+static struct kt_tok take(struct ps *p)
+{
+	struct kt_tok t = *peek(p);
+	p->have = false;
+	return t;
+}
+
+static bool accept(struct ps *p, int kind)
+{
+	if (peek(p)->kind != kind)
+		return false;
+	take(p);
+	return true;
+}
+
+static void *fail(struct ps *p, struct kl_span at, const char *what)
+{
+	if (!p->failed)
+		kl_error(p->d, at, "syntax error: %s", what);
+	p->failed = true;
+	return NULL;
+}
+
+static void *unexpected(struct ps *p, const char *wanted)
+{
+	struct kt_tok *t = peek(p);
+	if (p->failed)
+		return NULL;
+	char msg[160];
+	if (t->kind == KT_TOK_IDENT || t->kind == KT_TOK_MAP || t->kind == KT_TOK_VAR)
+		snprintf(msg, sizeof(msg), "unexpected %s '%s%s', expected %s", kt_tok_name(t->kind),
+			 t->kind == KT_TOK_MAP ? "@" : t->kind == KT_TOK_VAR ? "$" : "", t->s, wanted);
+	else
+		snprintf(msg, sizeof(msg), "unexpected %s, expected %s", kt_tok_name(t->kind), wanted);
+	return fail(p, t->span, msg);
+}
+
+static bool expect(struct ps *p, int kind, const char *wanted)
+{
+	if (accept(p, kind))
+		return true;
+	unexpected(p, wanted);
+	return false;
+}
+
+static struct kt_node *node(struct ps *p, enum kt_kind kind, struct kl_span at)
+{
+	struct kt_node *n = kl_arena_new(p->a, struct kt_node);
+	n->kind = kind;
+	n->span = at;
+	n->map_id = n->var_id = -1;
+	return n;
+}
+
+typedef KL_VEC(struct kt_node *) nodevec;
+
+static void set_kids(struct kt_node *n, nodevec *v)
+{
+	n->kids = v->items;
+	n->nkids = (uint32_t)v->len;
+}
+
+static struct kt_node *expr(struct ps *p);
+static struct kt_node *cast_expr(struct ps *p);
+static struct kt_node *block(struct ps *p);
+
+/* expr {, expr} up to `close` (consumed). */
+static bool args(struct ps *p, int close, nodevec *v)
+{
+	if (accept(p, close))
+		return true;
+	do {
+		struct kt_node *e = expr(p);
+		if (!e)
+			return false;
+		kl_vec_push(p->a, v, e);
+	} while (accept(p, ','));
+	return expect(p, close, close == ')' ? "',' or ')'" : "',' or ']'");
+}
+
+static const char *const type_names[] = {
+	"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "int", "char",
+	"short", "long", "unsigned", "bool", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
+	"void", "size_t", "pid_t", "uid_t", "gid_t",
+};
+
+static bool is_type_name(const char *s)
+{
+	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
+		if (!strcmp(s, type_names[i]))
+			return true;
+	return !strcmp(s, "struct") || !strcmp(s, "union") || !strcmp(s, "enum");
+}
+
+/* After '(' IDENT: is this a cast? The lexer is saved and restored around the look. */
+static bool looks_like_cast(struct ps *p)
+{
+	struct kt_tok *t = peek(p);
+	if (t->kind != KT_TOK_IDENT)
+		return false;
+	struct kt_lexer save = p->lx;
+	struct kt_tok tsave = p->tok;
+	bool cast = false;
+	if (!strcmp(t->s, "struct") || !strcmp(t->s, "union") || !strcmp(t->s, "enum")) {
+		cast = true;
+	} else if (is_type_name(t->s)) {
+		struct kt_tok n = kt_lex_next(&p->lx);
+		while (n.kind == '*')
+			n = kt_lex_next(&p->lx);
+		cast = n.kind == ')' || n.kind == '[';
+	} else {
+		/* a typedef'd kernel type is a cast only when written as a pointer: (sk_buff_t *) */
+		struct kt_tok n = kt_lex_next(&p->lx);
+		if (n.kind == '*') {
+			while (n.kind == '*')
+				n = kt_lex_next(&p->lx);
+			cast = n.kind == ')';
+		}
+	}
+	p->lx = save;
+	p->tok = tsave;
+	p->have = true;
+	return cast;
+}
+
+static struct kt_node *cast_after_paren(struct ps *p, struct kl_span at)
+{
+	struct kt_tok t = take(p);
+	const char *name = t.s;
+	if (!strcmp(name, "struct") || !strcmp(name, "union") || !strcmp(name, "enum")) {
+		struct kt_tok id = take(p);
+		if (id.kind != KT_TOK_IDENT)
+			return fail(p, id.span, "expected a struct name after 'struct'");
+		name = kl_arena_printf(p->a, "%s %s", t.s, id.s);
+	}
+	struct kt_node *n = node(p, KT_CAST, at);
+	n->name = name;
+	while (accept(p, '*'))
+		n->is_ptr_cast = true;
+	if (accept(p, '[')) {       /* (int8[4]) */
+		struct kt_tok c = take(p);
+		if (c.kind != KT_TOK_INT || !expect(p, ']', "']'"))
+			return fail(p, c.span, "expected an array size");
+		n->num = c.num;
+	}
+	if (!expect(p, ')', "')' after the type"))
+		return NULL;
+	n->len = (uint32_t)(p->lx.col > at.col ? p->lx.col - at.col : 1);
+	if (!(n->a = cast_expr(p)))
+		return NULL;
+	return n;
+}
+
+/* A node for a token that is all of it: a literal, a parameter, a variable, a map's name. */
+static struct kt_node *leaf(struct ps *p, enum kt_kind kind, const struct kt_tok *t)
+{
+	struct kt_node *n = node(p, kind, t->span);
+	n->num = t->num;
+	n->len = t->len;
+	if (kind == KT_STR) {
+		n->str = t->s;
+		n->strlen = t->n;
+	} else {
+		n->name = t->s;
+	}
+	return n;
+}
+
+static struct kt_node *primary(struct ps *p)
+{
+	struct kt_tok t = take(p);
+	struct kt_node *n;
+	switch (t.kind) {
+	case KT_TOK_INT:
+		return leaf(p, KT_INT, &t);
+	case KT_TOK_STR:
+		return leaf(p, KT_STR, &t);
+	case KT_TOK_PARAM:
+		return leaf(p, KT_POSPARAM, &t);
+	case KT_TOK_VAR:
+		return leaf(p, KT_VAR, &t);
+	case KT_TOK_MAP:
+		n = leaf(p, KT_MAP, &t);
+		if (accept(p, '[')) {
+			nodevec v = { 0 };
+			if (!args(p, ']', &v))
+				return NULL;
+			if (!v.len)
+				return fail(p, t.span, "a map key needs at least one expression");
+			if (v.len == 1) {
+				n->a = v.items[0];
+			} else {
+				struct kt_node *tu = node(p, KT_TUPLE, v.items[0]->span);
+				set_kids(tu, &v);
+				tu->op = 1;   /* several keys, not a tuple value: printed without parens */
+				n->a = tu;
+			}
+		}
+		return n;
+	case KT_TOK_IDENT:
+		if (peek(p)->kind == '(') {
+			take(p);
+			if (!strcmp(t.s, "sizeof") || !strcmp(t.s, "offsetof")) {
+				/* the argument may be a type: read it as written */
+				n = node(p, !strcmp(t.s, "sizeof") ? KT_SIZEOF : KT_OFFSETOF, t.span);
+				n->name = t.s;
+				int depth = 1;
+				while (depth && !p->failed) {
+					struct kt_tok x = take(p);
+					if (x.kind == KT_TOK_EOF)
+						return fail(p, t.span, "unterminated sizeof/offsetof");
+					depth += x.kind == '(' ? 1 : x.kind == ')' ? -1 : 0;
+				}
+				return p->failed ? NULL : n;
+			}
+			n = node(p, KT_CALL, t.span);
+			n->name = t.s;
+			n->len = t.len;
+			nodevec v = { 0 };
+			if (!args(p, ')', &v))
+				return NULL;
+			set_kids(n, &v);
+			return n;
+		}
+		n = node(p, KT_IDENT, t.span);   /* a builtin, or an enum/constant name: sema decides */
+		n->name = t.s;
+		n->len = t.len;
+		return n;
+	case '(': {
+		if (looks_like_cast(p))
+			return cast_after_paren(p, t.span);
+		struct kt_node *e = expr(p);
+		if (!e)
+			return NULL;
+		if (accept(p, ')'))
+			return e;
+		if (peek(p)->kind != ',')
+			return unexpected(p, "')'");
+		nodevec v = { 0 };
+		kl_vec_push(p->a, &v, e);
+		take(p);
+		if (!args(p, ')', &v))
+			return NULL;
+		n = node(p, KT_TUPLE, t.span);
+		set_kids(n, &v);
+		return n;
+	}
+	case KT_TOK_ERROR:
+		p->failed = true;
+		return NULL;
+	}
+	p->have = true;   /* put it back for the message */
+	p->tok = t;
+	return unexpected(p, "an expression");
+}
+
+static struct kt_node *postfix(struct ps *p)
+{
+	struct kt_node *e = primary(p);
+	while (e) {
+		struct kt_tok *t = peek(p);
+		if (t->kind == '.' || t->kind == KT_OP_ARROW) {
+			struct kt_tok op = take(p);
+			struct kt_tok f = take(p);
+			struct kt_node *n = node(p, op.kind == '.' ? KT_FIELD : KT_ARROW, e->span);
+			n->a = e;
+			if (f.kind == KT_TOK_INT && op.kind == '.') {
+				n->num = f.num;   /* tuple element */
+				n->name = NULL;
+			} else if (f.kind == KT_TOK_IDENT) {
+				n->name = f.s;
+			} else {
+				return fail(p, f.span, "expected a field name");
+			}
+			e = n;
+		} else if (t->kind == '[') {
+			take(p);
+			struct kt_node *n = node(p, KT_INDEX, e->span);
+			n->a = e;
+			if (!(n->b = expr(p)) || !expect(p, ']', "']'"))
+				return NULL;
+			e = n;
+		} else if ((t->kind == KT_OP_INC || t->kind == KT_OP_DEC) && (e->kind == KT_MAP || e->kind == KT_VAR)) {
+			struct kt_tok op = take(p);
+			struct kt_node *n = node(p, KT_INCDEC, op.span);
+			n->op = op.kind;
+			n->a = e;
+			e = n;
+		} else {
+			break;
+		}
+	}
+	return e;
+}
+
+static struct kt_node *unary(struct ps *p)
+{
+	struct kt_tok *t = peek(p);
+	int k = t->kind;
+	if (k == '*' || k == '~' || k == '!' || k == '-' || k == '&') {
+		struct kt_tok op = take(p);
+		if (k == '-' && peek(p)->kind == KT_TOK_INT) {   /* a negative literal */
+			struct kt_tok i = take(p);
+			struct kt_node *n = node(p, KT_INT, op.span);
+			n->num = (int64_t)(~(uint64_t)i.num + 1);
+			n->len = op.len + i.len;
+			return n;
+		}
+		struct kt_node *n = node(p, KT_UNOP, op.span);
+		n->op = k;
+		if (!(n->a = cast_expr(p)))
+			return NULL;
+		return n;
+	}
+	if (k == KT_OP_INC || k == KT_OP_DEC) {
+		struct kt_tok op = take(p);
+		struct kt_node *n = node(p, KT_INCDEC, op.span);
+		n->op = -op.kind;
+		if (!(n->a = postfix(p)))
+			return NULL;
+		if (n->a->kind != KT_MAP && n->a->kind != KT_VAR)
+			return fail(p, op.span, k == KT_OP_INC ? "the ++ operator must be applied to a map or variable"
+							   : "the -- operator must be applied to a map or variable");
+		return n;
+	}
+	return postfix(p);
+}
+
+static struct kt_node *cast_expr(struct ps *p)
+{
+	return unary(p);   /* casts are recognized in primary, after their '(' */
+}
+
+/* Binary operators by precedence level, loosest first (the ternary is above them). */
+static const int levels[][5] = {
+	{ KT_OP_OR }, { KT_OP_AND }, { '|' }, { '^' }, { '&' }, { KT_OP_EQ, KT_OP_NE },
+	{ '<', '>', KT_OP_LE, KT_OP_GE }, { KT_OP_SHL, KT_OP_SHR }, { '+', '-' }, { '*', '/', '%' },
+};
+#define NLEVELS (sizeof(levels) / sizeof(levels[0]))
+
+static bool at_level(int kind, size_t lvl)
+{
+	for (size_t i = 0; i < 5 && levels[lvl][i]; i++)
+		if (levels[lvl][i] == kind)
+			return true;
+	return false;
+}
+
+/* At a '/' in a predicate: is it the predicate's end (a '{' follows)? */
+static bool pred_end(struct ps *p)
+{
+	struct kt_lexer save = p->lx;
+	struct kt_tok n = kt_lex_next(&p->lx);
+	p->lx = save;
+	return n.kind == '{' || n.kind == KT_TOK_EOF;
+}
+
+static struct kt_node *binary(struct ps *p, size_t lvl)
+{
+	if (lvl == NLEVELS)
+		return cast_expr(p);
+	struct kt_node *l = binary(p, lvl + 1);
+	while (l && at_level(peek(p)->kind, lvl) && !(peek(p)->kind == '/' && p->in_pred && pred_end(p))) {
+		struct kt_tok op = take(p);
+		struct kt_node *n = node(p, KT_BINOP, op.span);
+		n->op = op.kind;
+		n->len = op.len;
+		n->a = l;
+		if (!(n->b = binary(p, lvl + 1)))
+			return NULL;
+		l = n;
+	}
+	return l;
+}
+
+static struct kt_node *expr(struct ps *p)
+{
+	struct kt_node *c = binary(p, 0);
+	if (!c || peek(p)->kind != '?')
+		return c;
+	struct kt_tok q = take(p);
+	struct kt_node *n = node(p, KT_TERNARY, q.span);
+	n->a = c;
+	if (!(n->b = expr(p)) || !expect(p, ':', "':' of the ternary") || !(n->c = expr(p)))
+		return NULL;
+	return n;
+}
+
+static bool is_kw(struct kt_tok *t, const char *kw)
+{
+	return t->kind == KT_TOK_IDENT && !strcmp(t->s, kw);
+}
+
+static const int compound_ops[][2] = {
+	{ KT_OP_ADDEQ, '+' }, { KT_OP_SUBEQ, '-' }, { KT_OP_MULEQ, '*' }, { KT_OP_DIVEQ, '/' },
+	{ KT_OP_MODEQ, '%' }, { KT_OP_ANDEQ, '&' }, { KT_OP_OREQ, '|' }, { KT_OP_XOREQ, '^' },
+	{ KT_OP_SHLEQ, KT_OP_SHL }, { KT_OP_SHREQ, KT_OP_SHR },
+};
+
+static struct kt_node *if_stmt(struct ps *p, struct kt_tok kw)
+{
+	struct kt_node *n = node(p, KT_IF, kw.span);
+	if (!expect(p, '(', "'(' after if") || !(n->a = expr(p)) || !expect(p, ')', "')'") || !(n->b = block(p)))
+		return NULL;
+	if (is_kw(peek(p), "else")) {
+		take(p);
+		if (is_kw(peek(p), "if")) {
+			struct kt_tok k2 = take(p);
+			struct kt_node *blk = node(p, KT_BLOCK, k2.span);
+			struct kt_node *inner = if_stmt(p, k2);
+			if (!inner)
+				return NULL;
+			nodevec v = { 0 };
+			kl_vec_push(p->a, &v, inner);
+			set_kids(blk, &v);
+			n->c = blk;
+		} else if (!(n->c = block(p))) {
+			return NULL;
+		}
+	}
+	return n;
+}
+
+/* One statement; *needs_semi says whether a ';' (or the block's end) must follow. */
+static struct kt_node *statement(struct ps *p, bool *needs_semi)
+{
+	struct kt_tok *t = peek(p);
+	*needs_semi = true;
+	if (is_kw(t, "if")) {
+		*needs_semi = false;
+		return if_stmt(p, take(p));
+	}
+	if (is_kw(t, "unroll") || is_kw(t, "while")) {
+		struct kt_tok kw = take(p);
+		*needs_semi = false;
+		struct kt_node *n = node(p, kw.s[0] == 'u' ? KT_UNROLL : KT_WHILE, kw.span);
+		if (!expect(p, '(', "'('") || !(n->a = expr(p)) || !expect(p, ')', "')'") || !(n->b = block(p)))
+			return NULL;
+		return n;
+	}
+	if (is_kw(t, "break") || is_kw(t, "continue") || is_kw(t, "return")) {
+		struct kt_tok kw = take(p);
+		return node(p, kw.s[0] == 'b' ? KT_BREAK : kw.s[0] == 'c' ? KT_CONTINUE : KT_RETURN, kw.span);
+	}
+	struct kt_node *e = expr(p);
+	if (!e)
+		return NULL;
+	int k = peek(p)->kind;
+	if (k == '=' || (k >= KT_OP_ADDEQ && k <= KT_OP_SHREQ)) {
+		struct kt_tok op = take(p);
+		if (e->kind == KT_FIELD && !e->name)
+			return fail(p, e->span, "tuples are immutable once created; create a new tuple and assign it instead");
+		if (e->kind != KT_MAP && e->kind != KT_VAR)
+			return fail(p, op.span, "only a map or a $variable can be assigned to");
+		struct kt_node *n = node(p, KT_ASSIGN, op.span);
+		n->a = e;
+		struct kt_node *rhs = expr(p);
+		if (!rhs)
+			return NULL;
+		if (k != '=') {
+			struct kt_node *b = node(p, KT_BINOP, op.span);
+			for (size_t i = 0; i < sizeof(compound_ops) / sizeof(compound_ops[0]); i++)
+				if (compound_ops[i][0] == k)
+					b->op = compound_ops[i][1];
+			b->a = e;
+			b->b = rhs;
+			rhs = b;
+		}
+		n->b = rhs;
+		return n;
+	}
+	struct kt_node *s = node(p, KT_EXPRSTMT, e->span);
+	s->a = e;
+	return s;
+}
+
+static struct kt_node *block(struct ps *p)
+{
+	struct kt_tok open = *peek(p);
+	if (!expect(p, '{', "'{'"))
+		return NULL;
+	struct kt_node *b = node(p, KT_BLOCK, open.span);
+	nodevec v = { 0 };
+	while (!accept(p, '}')) {
+		if (peek(p)->kind == KT_TOK_EOF)
+			return fail(p, open.span, "unterminated block: '}' expected");
+		if (accept(p, ';'))
+			continue;
+		bool semi;
+		struct kt_node *s = statement(p, &semi);
+		if (!s)
+			return NULL;
+		kl_vec_push(p->a, &v, s);
+		if (semi && !accept(p, ';') && peek(p)->kind != '}')
+			return unexpected(p, "';' or '}'");
+	}
+	set_kids(b, &v);
+	return b;
+}
+
+static const char *const aliases[][2] = {
+	{ "t", "tracepoint" }, { "k", "kprobe" }, { "kr", "kretprobe" }, { "u", "uprobe" },
+	{ "ur", "uretprobe" }, { "U", "usdt" }, { "p", "profile" }, { "i", "interval" },
+	{ "s", "software" }, { "h", "hardware" }, { "w", "watchpoint" }, { "f", "kfunc" },
+	{ "fr", "kretfunc" }, { "rt", "rawtracepoint" }, { "it", "iter" },
+};
+
+/* "provider:a:b:c" split at ':' outside quotes, quotes removed; the provider's one- and
+ * two-letter aliases spelled out. */
+static void split_attach(struct ps *p, struct kt_attach *ap)
+{
+	const char *parts[4] = { 0 };
+	int n = 0;
+	const char *s = ap->text;
+	while (*s && n < 4) {
+		char buf[4096];
+		size_t k = 0;
+		bool q = false;
+		for (; *s && (q || *s != ':' || n == 3); s++) {
+			if (*s == '"')
+				q = !q;
+			else if (k < sizeof(buf) - 1)
+				buf[k++] = *s;
+		}
+		buf[k] = 0;
+		parts[n++] = kl_arena_strdup(p->a, buf);
+		if (*s == ':')
+			s++;
+	}
+	ap->provider = parts[0] ? parts[0] : "";
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(ap->provider, aliases[i][0]))
+			ap->provider = aliases[i][1];
+	ap->target = parts[1];
+	ap->func = parts[2];
+	ap->extra = parts[3];
+}
+
+static bool probe(struct ps *p, struct kt_probe *pr)
+{
+	KL_VEC(struct kt_attach) v = { 0 };
+	for (;;) {
+		struct kt_attach ap = { 0 };
+		if (!(ap.text = kt_lex_attach(&p->lx, &ap.span))) {
+			p->failed = true;
+			return false;
+		}
+		split_attach(p, &ap);
+		kl_vec_push(p->a, &v, ap);
+		if (!accept(p, ','))
+			break;
+	}
+	pr->attach = v.items;
+	pr->nattach = (uint32_t)v.len;
+	pr->span = v.items[0].span;
+	struct kt_tok *t = peek(p);
+	if (t->kind == '/') {
+		struct kt_tok open = take(p);
+		p->in_pred = true;
+		pr->pred = expr(p);
+		p->in_pred = false;
+		if (!pr->pred)
+			return false;
+		if (!accept(p, '/'))
+			return fail(p, open.span, "unterminated predicate: '/' expected after its expression"), false;
+	} else if (t->kind == KT_TOK_EOF) {
+		return fail(p, t->span, "unexpected end of file, expected {"), false;
+	}
+	return (pr->block = block(p)) != NULL;
+}
+
+int kt_parse(const struct kl_source *src, struct kl_arena *a, struct kl_diag *d, struct kt_program *out)
+{
+	struct ps p = { .a = a, .d = d };
+	kt_lex_init(&p.lx, src, a, d);
+	KL_VEC(struct kt_probe) v = { 0 };
+	for (;;) {
+		int r = kt_lex_top(&p.lx);
+		if (r < 0)
+			return -1;
+		if (!r)
+			break;
+		struct kt_probe pr = { 0 };
+		if (!probe(&p, &pr) || p.failed) {
+			if (!d->nerrors)
+				kl_error(d, pr.span, "syntax error");
+			return -1;
+		}
+		kl_vec_push(a, &v, pr);
+		if (p.have)   /* the lexer is past the probe's '}' only if nothing was peeked */
+			return fail(&p, p.tok.span, "unexpected token after a probe"), -1;
+	}
+	if (!v.len) {
+		struct kl_span at = { src, p.lx.line, p.lx.col };
+		kl_error(d, at, "syntax error: no probes in the program");
+		return -1;
+	}
+	out->probes = v.items;
+	out->nprobes = (uint32_t)v.len;
+	return 0;
+}

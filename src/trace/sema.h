@@ -1,0 +1,67 @@
+/* sema.h — types for a parsed bpftrace program: every expression's type (integers with a
+ * size and sign, strings char[N], tuples), each @map's key layout and value kind (from the
+ * aggregation or assignment that first writes it), each probe's $variables, and each attach
+ * point resolved to what kiln attaches (wildcards expanded against tracefs). What parses
+ * but kiln trace cannot compile yet is refused here, at its position, in bpftrace's terms. */
+#ifndef KT_SEMA_H
+#define KT_SEMA_H
+#include "trace/ast.h"
+
+/* What a map holds, as bpftrace prints it. */
+enum kt_mkind { KM_NONE, KM_INT, KM_STR, KM_COUNT, KM_SUM, KM_MIN, KM_MAX, KM_AVG, KM_STATS, KM_HIST, KM_LHIST };
+
+struct kt_map {
+	const char *name;           /* as written, without '@' ("" for @) */
+	enum kt_mkind kind;
+	struct kt_type key;         /* KTT_NONE: no key; KTT_TUPLE for several keys */
+	struct kt_type value;       /* KM_INT, KM_STR */
+	int64_t lmin, lmax, lstep;  /* lhist */
+	struct kl_span span;        /* first use */
+	uint32_t key_size, value_size;   /* in the BPF map (hist/lhist: key + a u64 bucket) */
+};
+
+struct kt_var {
+	const char *name;
+	struct kt_type type;
+};
+
+enum kt_pkind { KP_BEGIN, KP_END, KP_TRACEPOINT, KP_INTERVAL, KP_PROFILE };
+
+/* One program kiln attaches (or test-runs, for BEGIN and END). */
+struct kt_target {
+	enum kt_pkind kind;
+	const char *event;          /* tracepoint "CAT/NAME" */
+	const char *probe;          /* the `probe` builtin's text: "tracepoint:syscalls:sys_enter_read" */
+	uint64_t period_ns, freq;   /* interval / profile */
+	uint32_t probe_index;       /* which probe of the program */
+};
+
+struct kt_sema {
+	struct kt_map *maps;
+	uint32_t nmaps;
+	struct kt_target *targets;
+	uint32_t ntargets;
+	struct kt_var **vars;       /* per probe */
+	uint32_t *nvars;
+	uint32_t strlen;            /* BPFTRACE_STRLEN */
+	const char *const *params;  /* positional parameters $1.. */
+	int nparams;
+	bool has_child;             /* -c CMD: cpid is its pid */
+};
+
+/* Type prog, filling s (whose strlen, params and nparams the caller sets). 0, or -1 with
+ * the first error in d at its line:col. */
+int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d);
+/* Bytes a value of type t takes in a record or key. */
+uint32_t kt_type_size(const struct kt_type *t);
+/* The tracefs root kiln trace reads ("/sys/kernel/tracing", or debugfs's). */
+const char *kt_tracefs(void);
+
+
+
+#include "compiler/tracefs.h"
+/* The field `name` of tracepoint event "CAT/NAME"; 0, or -1 with the reason (naming the
+ * fields there are) in msg. Formats are cached in the arena per event. */
+int kt_tp_field(struct kl_arena *a, const char *event, const char *name, struct kl_tp_field *out, char *msg,
+		size_t msgsz);
+#endif

@@ -1,0 +1,116 @@
+;; big-parser — (bench) a production-style L2-L4 parser: Ethernet, up to two VLAN tags
+;; (802.1Q and 802.1ad), IPv4 with options and fragments, IPv6 with up to three extension
+;; headers (hop-by-hop, routing, destination options; a fragment header ends the walk),
+;; then TCP or UDP; per-layer counters, payload bytes, a per-destination-port table and a
+;; verdict (drop telnet, drop truncated headers).
+;; Proves: packet offsets that grow by variable amounts (IHL, extension header lengths)
+;; bounds-checked before every read, bounded loops over tags and headers, early returns
+;; from inside loops, the same counters and verdicts as clang. Each header's pointer is
+;; bound before its bounds check: kiln does not see that a later (+ data off) is the
+;; pointer it checked, and the verifier wants the checked register.
+;; twin-args: --input 020000000002020000000001080045000028123440004006149a0a0000010a0000029c40005000000001000000005002ffffff4e0000
+;; twin-args: --input 02000000000202000000000181000064080046000028123440004011118e0a0000010a0000020101010014e90035001000006162636465666768
+;; twin-args: --input 02000000000202000000000188a8000a8100001486dd6000000000210040fd000000000000000000000000000001fd000000000000000000000000000002060001040000000004d2001700000001000000005018ffff0000000068656c6c6f
+;; twin-args: --input 02000000000202000000000186dd6000000000112c40fd000000000000000000000000000001fd0000000000000000000000000000021100000100000007000100020009000078
+;; twin-args: --input 02000000000202000000000108004500003012342000401134870a0000010a00000200010002001c00007979797979797979797979797979797979797979
+(defconstant max-vlans 2)
+(defconstant max-ext 3)
+;; results: 0 packets, 1 VLAN tags, 2 IPv4, 3 IPv6, 4 TCP, 5 UDP, 6 other L4, 7 truncated,
+;; 8 IPv4 option bytes, 9 IPv6 extension headers, 10 L4 payload bytes, 11 fragments,
+;; 12 TCP SYNs, 13 not IP, 14 sum of L4 offsets
+(defmap results :type :array :key u32 :value u64 :max-entries 16)
+(defmap dports :type :hash :key u32 :value u64 :max-entries 64)
+
+(defprog big-parser (:type :xdp)
+  (let ((data (ctx data))
+        (data-end (ctx data-end))
+        (off 14)
+        (proto 0)
+        (l4 0))
+    (incf (getmap results 0))
+    (when (> (+ data 14) data-end)
+      (incf (getmap results 7))
+      (return XDP_DROP))
+    (setf proto (ntohs (load u16 data 12)))
+    (dotimes (i max-vlans)
+      (when (or (= proto #x8100) (= proto #x88a8))
+        (let ((tag (+ data off)))
+          (when (> (+ tag 4) data-end)
+            (incf (getmap results 7))
+            (return XDP_DROP))
+          (setf proto (ntohs (load u16 tag 2))
+                off (+ off 4)))
+        (incf (getmap results 1))))
+    (cond
+      ((= proto #x0800)
+       (let* ((ip (+ data off))
+              (ihl 0))
+         (when (> (+ ip 20) data-end)
+           (incf (getmap results 7))
+           (return XDP_DROP))
+         (setf ihl (* (logand (load u8 ip 0) 15) 4))
+         (when (< ihl 20)
+           (incf (getmap results 7))
+           (return XDP_DROP))
+         (incf (getmap results 2))
+         (incf (getmap results 8) (- ihl 20))
+         (when (/= (logand (ntohs (load u16 ip 6)) #x3fff) 0)
+           (incf (getmap results 11))
+           (return XDP_PASS))
+         (setf l4 (load u8 ip 9)
+               off (+ off ihl))))
+      ((= proto #x86dd)
+       (let ((ip6 (+ data off)))
+         (when (> (+ ip6 40) data-end)
+           (incf (getmap results 7))
+           (return XDP_DROP))
+         (setf l4 (load u8 ip6 6)
+               off (+ off 40)))
+       (incf (getmap results 3))
+       (dotimes (i max-ext)
+         (when (or (= l4 0) (= l4 43) (= l4 60))
+           (let ((h (+ data off)))
+             (when (> (+ h 8) data-end)
+               (incf (getmap results 7))
+               (return XDP_DROP))
+             (setf l4 (load u8 h 0)
+                   off (+ off (* (+ (load u8 h 1) 1) 8))))
+           (incf (getmap results 9))))
+       (when (= l4 44)
+         (incf (getmap results 11))
+         (return XDP_PASS)))
+      (t
+       (incf (getmap results 13))
+       (return XDP_PASS)))
+    (incf (getmap results 14) off)
+    (cond
+      ((= l4 6)
+       (let ((th (+ data off)))
+         (when (> (+ th 20) data-end)
+           (incf (getmap results 7))
+           (return XDP_DROP))
+         (let ((dport (ntohs (load u16 th 2)))
+               (doff (* (>> (load u8 th 12) 4) 4))
+               (flags (load u8 th 13)))
+         (incf (getmap results 4))
+         (when (= (logand flags #x12) #x02)
+           (incf (getmap results 12)))
+         (when (<= (+ th doff) data-end)
+           (incf (getmap results 10) (- data-end (+ th doff))))
+         (incf (getmap dports dport))
+         (if (= dport 23) XDP_DROP XDP_PASS))))
+      ((= l4 17)
+       (let ((uh (+ data off)))
+         (when (> (+ uh 8) data-end)
+           (incf (getmap results 7))
+           (return XDP_DROP))
+         (let ((dport (ntohs (load u16 uh 2)))
+               (len (ntohs (load u16 uh 4))))
+         (incf (getmap results 5))
+         (when (>= len 8)
+           (incf (getmap results 10) (- len 8)))
+         (incf (getmap dports (logior dport #x10000)))
+         XDP_PASS)))
+      (t
+       (incf (getmap results 6))
+       XDP_PASS))))

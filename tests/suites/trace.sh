@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# trace.sh — `kiln trace`, bpftrace's language on kiln's compiler. A helper process (python3,
+# tests/trace/helper.py) makes known activity and tests/trace/activity.bt traces it by pid:
+# the getppid count must be exactly N, the write sizes give exact hist/lhist/stats lines,
+# and the helper's exit ends the trace through exit(). formats.bt checks printf's
+# conversions, BEGIN before END, operators and map printing against an expected output.
+# Then: errors at FILE:LINE:COL with the line and a caret (tests/trace/errors/*.bt say on
+# their first line what kiln must print), -d, --emit, -l, Ctrl-C/SIGTERM, and --dry-run
+# over bpftrace v0.17.0's tools/*.bt from its source mirror ($BPFTRACE_SRC or the fetched
+# one; SKIP without it): every tool must parse; which compile and why the others are
+# refused is printed.
+set -u
+export LC_ALL=C
+cd "${ROOT:-$(dirname "$0")/../..}"
+KILN=${KILN:-$PWD/kiln}
+tmp=$(mktemp -d)
+hp=
+trap '[ -n "$hp" ] && kill $hp 2>/dev/null; rm -rf "$tmp"' EXIT
+SUITE=trace
+. "${ROOT:-$PWD}/tests/harness/report.sh"
+wait_for() {   # file, pattern, seconds: 0 once the pattern is in the file
+	local end=$((SECONDS + $3))
+	while [ $SECONDS -lt $end ]; do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# ---- activity of our own helper, counted exactly ------------------------------------------
+N=7
+python3 tests/trace/helper.py "$tmp/ready" $N 1,2,3,8,50,1000,5000,0 &
+hp=$!
+timeout 30 "$KILN" trace tests/trace/activity.bt $hp >"$tmp/act.out" 2>"$tmp/act.err" &
+kp=$!
+if wait_for "$tmp/act.out" '^ready' 15; then
+	touch "$tmp/ready"
+	wait $hp; hp=
+	wait $kp; rc=$?
+	out=$(cat "$tmp/act.out")
+	check activity-status 0 "$rc"
+	check attaching "Attaching 4 probes..." "$(head -1 <<<"$out")"
+	check exit-printf "exited tracepoint:sched:sched_process_exit" "$(grep '^exited' <<<"$out")"
+	check count "@calls: $N" "$(grep '^@calls' <<<"$out")"
+	check count-by-comm "@by_comm[python3]: $N" "$(grep '^@by_comm' <<<"$out")"
+	check stats "@st: count 8, average 758, total 6064" "$(grep '^@st' <<<"$out")"
+	check avg-min-max "@avg: 758 @big: 5000 @small: 0" "$(grep -E '^@(avg|big|small):' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
+	check sum-tuple-key "@total[9, fd]: 6064" "$(grep '^@total' <<<"$out")"
+	check string-var-key "@kinds[big]: 2 @kinds[small]: 6" "$(grep '^@kinds' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
+	hist=$(sed -n '/^@bytes: $/,/^$/p' <<<"$out")
+	want=$(cat <<'H'
+@bytes: 
+[0]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[1]                    1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[2, 4)                 2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
+[4, 8)                 0 |                                                    |
+[8, 16)                1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[16, 32)               0 |                                                    |
+[32, 64)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[64, 128)              0 |                                                    |
+[128, 256)             0 |                                                    |
+[256, 512)             0 |                                                    |
+[512, 1K)              1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+[1K, 2K)               0 |                                                    |
+[2K, 4K)               0 |                                                    |
+[4K, 8K)               1 |@@@@@@@@@@@@@@@@@@@@@@@@@@                          |
+H
+)
+	check hist "$want" "$hist"
+	lh=$(sed -n '/^@linear: $/,/^$/p' <<<"$out")
+	check lhist-first "[0, 10)                5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|" "$(sed -n 2p <<<"$lh")"
+	check lhist-50 "[50, 60)               1 |@@@@@@@@@@                                          |" "$(grep '^\[50' <<<"$lh")"
+	check lhist-over "[100, ...)             2 |@@@@@@@@@@@@@@@@@@@@                                |" "$(grep '^\[100' <<<"$lh")"
+else
+	fail activity "the trace never reported ready: $(cat "$tmp/act.out" "$tmp/act.err")"
+	kill $kp 2>/dev/null
+fi
+
+# ---- printf, BEGIN/END, operators, map printing ------------------------------------------
+out=$(timeout 20 "$KILN" trace tests/trace/formats.bt 2>&1); rc=$?
+check formats-status 0 "$rc"
+check formats "$(cat tests/trace/formats.expected)" "$out"
+out=$(timeout 20 "$KILN" trace -e 'BEGIN { printf("%s %d\n", $2, $1 + $#); exit(); }' 40 hello 2>&1)
+check positional "$(printf 'Attaching 1 probe...\nhello 42\n\n')" "$out"
+out=$(printf 'BEGIN { printf("from stdin\\n"); exit(); }' | timeout 20 "$KILN" trace - 2>&1)
+check stdin "from stdin" "$(sed -n 2p <<<"$out")"
+timeout 20 "$KILN" trace -o "$tmp/o.txt" -e 'BEGIN { @x = 3; exit(); }' >"$tmp/stdout.txt" 2>&1
+check output-file "Attaching 1 probe...|||@x: 3" "$(tr '\n' '|' <"$tmp/o.txt" | sed 's/|$//')$(cat "$tmp/stdout.txt")"
+
+out=$(timeout 20 "$KILN" trace -e 'BEGIN { @a[1] = 10; @a[2] = 20; @a[3] = 30; print(@a, 2, 10); time("%Y|"); printf("\n"); exit(); }' 2>&1)
+check print-top-div "@a[2]: 2|@a[3]: 3|$(date +%Y)||" "$(sed -n '2,4p' <<<"$out" | tr '\n' '|')"
+# -c: the command starts once the probes are attached (all 5 calls are seen) and its exit ends
+# the trace. Commands run under names of this run's own (a symlink's name is the comm), so
+# other processes on the machine are not counted.
+py=ktpy$$ tru=kttrue$$
+ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$py"; ln -s "$(type -P true)" "$tmp/$tru"
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == $1/ { @[comm] = count(); }' \
+	-c "$tmp/$py -c 'import os; [os.getppid() for i in range(5)]'" "$py" 2>&1); rc=$?
+check command "0 @[$py]: 5" "$rc $(tail -1 <<<"$out")"
+# cpid is the command's own pid: it is executed directly, not through a shell
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @calls = count(); }' \
+	-c "$tmp/$py -c 'import os; [os.getppid() for i in range(6)]'" 2>&1); rc=$?
+check command-cpid "0 @calls: 6" "$rc $(tail -1 <<<"$out")"
+# a __data_loc string field (the exec'd file name) read through its offset in the record
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:sched:sched_process_exec /comm == $1/ { printf("%s %s\n", comm, args->filename); }' \
+	-c "$tmp/$tru" "$tru" 2>&1)
+check data-loc-string "$tru $tmp/$tru" "$(grep "^$tru " <<<"$out")"
+
+# ---- bad input: FILE:LINE:COL: error, the line, a caret; status 1, never a crash ----------
+for src in tests/trace/errors/*.bt; do
+	name=$(basename "$src" .bt)
+	want=$(sed -n '1s|^// expect: ||p' "$src")
+	err=$(timeout 10 "$KILN" trace --dry-run "$src" 2>&1 >/dev/null); rc=$?
+	loc=${want#"$src":}; line=${loc%%:*}; loc=${loc#*:}; col=${loc%%:*}
+	srcline=$(sed -n "${line}p" "$src")
+	pad=${srcline:0:$((col - 1))}; pad=${pad//[^$'\t']/ }
+	if [ $rc -ne 1 ]; then fail "error-$name" "status $rc: $err"
+	elif [ "$(head -1 <<<"$err")" != "$want" ]; then fail "error-$name" "want '$want', got '$(head -1 <<<"$err")'"
+	elif [ "$(sed -n 2p <<<"$err")" != "  $srcline" ] || [ "$(sed -n 3p <<<"$err")" != "  $pad^" ]; then
+		fail "error-$name" "no source line and caret: $err"
+	else pass "error-$name"; fi
+done
+err=$(timeout 10 "$KILN" trace -e 'BEGIN { printf("x" }' 2>&1); rc=$?
+check error-stdin-name "1 stdin:1:20: error: syntax error: unexpected '}', expected ',' or ')'" "$rc $(head -1 <<<"$err")"
+
+# ---- -d, --emit, -l ----------------------------------------------------------------------
+out=$("$KILN" trace -d -e 'tracepoint:syscalls:sys_enter_getppid { @[comm] = count(); }' 2>&1)
+if grep -q '(defprog p0 (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid")' <<<"$out" &&
+   grep -q '(defmap m0 :type :hash' <<<"$out"; then pass debug-lisp; else fail debug-lisp "$out"; fi
+if "$KILN" trace --emit "$tmp/t.o" -e 'tracepoint:syscalls:sys_enter_getppid { @[pid] = count(); }' &&
+   out=$("$KILN" check "$tmp/t.o" 2>&1); then pass emit-object
+else fail emit-object "$out"; fi
+check list "tracepoint:syscalls:sys_enter_getppid" "$("$KILN" trace -l 'tracepoint:syscalls:sys_enter_getppid')"
+out=$("$KILN" trace -lv 'syscalls:sys_enter_openat')
+if grep -q '^    uint64 filename;' <<<"$out" && grep -q '^tracepoint:syscalls:sys_enter_openat$' <<<"$out"; then pass list-fields
+else fail list-fields "$out"; fi
+
+# ---- SIGTERM: stops within a bounded time, runs END, prints the maps ------------------------
+"$KILN" trace -e 'interval:ms:10 { @ticks = count(); printf("tick\n"); } END { printf("end ran\n"); }' >"$tmp/sig.out" 2>&1 &
+kp=$!
+if wait_for "$tmp/sig.out" '^tick' 10; then
+	kill -TERM $kp
+	end=$((SECONDS + 5))
+	while kill -0 $kp 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.05; done
+	if kill -0 $kp 2>/dev/null; then fail sigterm "still running 5 s after SIGTERM"; kill -9 $kp
+	elif grep -q '^end ran$' "$tmp/sig.out" && grep -qE '^@ticks: [1-9][0-9]*$' "$tmp/sig.out"; then pass sigterm
+	else fail sigterm "$(cat "$tmp/sig.out")"; fi
+else
+	fail sigterm "never ticked: $(cat "$tmp/sig.out")"; kill $kp
+fi
+
+# ---- bpftrace v0.17.0's tools: all parse; which compile, which are refused and why --------
+mirror=${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}
+if ! git -C "$mirror" rev-parse -q --verify v0.17.0 >/dev/null 2>&1; then
+	echo "SKIP trace/bpftrace-tools: no bpftrace source with tag v0.17.0 at $mirror (set BPFTRACE_SRC to a clone)"
+else
+	mkdir -p "$tmp/tools"
+	compiled=() refused=() bad=()
+	for f in $(git -C "$mirror" ls-tree --name-only v0.17.0 tools/ | grep '\.bt$'); do
+		b=$(basename "$f")
+		git -C "$mirror" show "v0.17.0:$f" >"$tmp/tools/$b"
+		err=$(cd "$tmp/tools" && timeout 30 "$KILN" trace --dry-run "$b" 2>&1); rc=$?
+		if [ $rc -eq 0 ]; then compiled+=("$b")
+		elif [ $rc -eq 1 ] && ! grep -q 'syntax error' <<<"$err" && grep -q "^$b:[0-9]*:[0-9]*: error: " <<<"$err"; then
+			refused+=("$b: ${err%%$'\n'*}")
+		else bad+=("$b (status $rc): ${err%%$'\n'*}"); fi
+	done
+	echo "    bpftrace tools compiled by kiln trace (${#compiled[@]}): ${compiled[*]}"
+	for r in "${refused[@]}"; do echo "    refused: ${r#*: }"; done
+	if [ ${#bad[@]} -eq 0 ]; then pass "bpftrace-tools-parse (${#compiled[@]} compile, ${#refused[@]} refused)"
+	else fail bpftrace-tools-parse "$(printf '%s; ' "${bad[@]}")"; fi
+	for t in bitesize.bt cpuwalk.bt killsnoop.bt opensnoop.bt pidpersec.bt setuids.bt statsnoop.bt syncsnoop.bt \
+		syscount.bt writeback.bt; do
+		if [[ " ${compiled[*]} " == *" $t "* ]]; then pass "bpftrace-tool-compiles-$t"
+		else fail "bpftrace-tool-compiles-$t" "not compiled"; fi
+	done
+	# one of them live, unchanged: opensnoop sees the file a command it starts opens
+	out=$(cd "$tmp/tools" && timeout 20 "$KILN" trace opensnoop.bt -c 'cat /etc/hostname' 2>&1)
+	if grep -qE '^[0-9]+ +cat +[0-9]+ +0 /etc/hostname$' <<<"$out"; then pass bpftrace-tool-opensnoop-live
+	else fail bpftrace-tool-opensnoop-live "$(head -20 <<<"$out")"; fi
+fi
