@@ -8,10 +8,9 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 KILN=${KILN:-$ROOT/kiln}
 BUILD=${BUILD:-$ROOT/build}
 TWIN=$BUILD/tests/twin
-CLANG=${CLANG:-clang}
 ROUNDS=${1:-${ROUNDS:-5}}
-MULTIARCH=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
-CLANG_FLAGS=(-O2 -g -target bpf "-I/usr/include/$MULTIARCH" -c)
+# shellcheck source=bench/clang.sh
+. "$ROOT/bench/clang.sh"
 OUT=$BUILD/bench/corpus
 mkdir -p "$OUT"
 
@@ -36,8 +35,7 @@ for f in "${files[@]}"; do
 	name=$(basename "$f" .lisp)
 	kobj=$OUT/$name.kiln.o
 	cobj=$OUT/$name.clang.o
-	if ! "$CLANG" "${CLANG_FLAGS[@]}" "${f%.lisp}.c" -o "$cobj" 2>/dev/null ||
-	   ! "$KILN" compile "$f" -o "$kobj" >/dev/null 2>&1; then
+	if ! clang_compile "${f%.lisp}.c" "$cobj" || ! kiln_compile "$f" "$kobj"; then
 		skipped+=("$name (does not compile)")
 		continue
 	fi
@@ -73,25 +71,17 @@ compile_all() {       # kiln|clang: every corpus file once
 	for f in "${files[@]}"; do
 		name=$(basename "$f" .lisp)
 		if [ "$1" = kiln ]; then
-			"$KILN" compile "$f" -o "$OUT/$name.time.kiln.o" >/dev/null 2>&1
+			kiln_compile "$f" "$OUT/$name.time.kiln.o"
 		else
-			"$CLANG" "${CLANG_FLAGS[@]}" "${f%.lisp}.c" -o "$OUT/$name.time.clang.o" 2>/dev/null
+			clang_compile "${f%.lisp}.c" "$OUT/$name.time.clang.o"
 		fi
 	done
 }
 
-time_ns() {
-	local start end
-	start=$(date +%s%N)
-	for ((r = 0; r < ROUNDS; r++)); do
-		compile_all "$1"
-	done
-	end=$(date +%s%N)
-	echo $((end - start))
-}
+rounds() { for ((r = 0; r < ROUNDS; r++)); do compile_all "$1"; done; }
 
-kns=$(time_ns kiln)
-cns=$(time_ns clang)
+kns=$(ns_of rounds kiln)
+cns=$(ns_of rounds clang)
 echo
 printf 'compile time, %d files x %d rounds: kiln %s ms (%s ms/file), clang -O2 %s ms (%s ms/file), ratio %s\n' \
 	"${#files[@]}" "$ROUNDS" \
