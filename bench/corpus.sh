@@ -80,8 +80,10 @@ compile_all() {       # kiln|clang: every corpus file once
 
 rounds() { for ((r = 0; r < ROUNDS; r++)); do compile_all "$1"; done; }
 
-kns=$(ns_of rounds kiln)
-cns=$(ns_of rounds clang)
+ns_of rounds kiln
+kns=$ns
+ns_of rounds clang
+cns=$ns
 echo
 printf 'compile time, %d files x %d rounds: kiln %s ms (%s ms/file), clang -O2 %s ms (%s ms/file), ratio %s\n' \
 	"${#files[@]}" "$ROUNDS" \

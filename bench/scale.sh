@@ -91,8 +91,10 @@ for f in "${files[@]}"; do
 	kiln_compile "$f" "$OUT/$name.kiln.o" && clang_compile "${f%.lisp}.c" "$OUT/$name.clang.o" || continue
 	kt=() ct=()
 	for ((r = 0; r < ROUNDS; r++)); do   # interleaved, so load on the machine hits both alike
-		kt+=("$(ns_of kiln_compile "$f" "$OUT/$name.kiln.o")")
-		ct+=("$(ns_of clang_compile "${f%.lisp}.c" "$OUT/$name.clang.o")")
+		ns_of kiln_compile "$f" "$OUT/$name.kiln.o"
+		kt+=("$ns")
+		ns_of clang_compile "${f%.lisp}.c" "$OUT/$name.clang.o"
+		ct+=("$ns")
 	done
 	k=$(printf '%s\n' "${kt[@]}" | sort -n | sed -n "$(((ROUNDS + 1) / 2))p")
 	c=$(printf '%s\n' "${ct[@]}" | sort -n | sed -n "$(((ROUNDS + 1) / 2))p")
