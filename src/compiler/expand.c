@@ -2,6 +2,7 @@
  * lists (&optional &rest &body &key), gensym, and the list, symbol, string and arithmetic
  * functions macro bodies use. Values are reader nodes; nil is the empty list. */
 #include "expand.h"
+#include "names.h"
 #include "compile.h"
 #include "tracefs.h"
 #include <ctype.h>
@@ -865,15 +866,18 @@ int kl_macro_define(struct kl_comp *c, struct kl_node *form)
 	}
 	struct macro m = { form->items[1]->str, form->items[2], form->items + 3, form->nitems - 3, form };
 	kl_vec_push(c->a, macros_of(c), m);
+	if (!c->macro_names)
+		c->macro_names = kl_arena_new(c->a, struct kl_names);
+	kl_names_set(c->a, c->macro_names, m.name, (uint32_t)(macros_of(c)->len - 1));
 	return 0;
 }
 
+/* The last definition of name: names are folded to lower case, so the table's folding
+ * changes nothing. */
 static struct macro *find(struct kl_comp *c, const char *name)
 {
-	for (size_t i = macros_of(c)->len; i-- > 0;)
-		if (!strcmp(macros_of(c)->items[i].name, name))
-			return &macros_of(c)->items[i];
-	return NULL;
+	int64_t i = c->macro_names ? kl_names_get(c->macro_names, name) : -1;
+	return i < 0 ? NULL : &macros_of(c)->items[i];
 }
 
 bool kl_macro_is(struct kl_comp *c, const char *name) { return name && find(c, name); }

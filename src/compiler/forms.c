@@ -48,20 +48,10 @@ static int taken(struct kl_comp *c, const struct kl_node *n, const char *what, c
 	return case_clash(c, n->span, what, name, old, at);
 }
 
-/* Constants, the user's and the built-in ones (XDP_PASS, xdp_pass), match in any case. */
-bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out)
-{
-	for (size_t i = c->consts.len; i-- > 0;)
-		if (!strcasecmp(c->consts.items[i].name, name)) {
-			*out = c->consts.items[i].value;
-			return true;
-		}
-	return kl_constant_find(name, out);
-}
-
 /* Each table's entries by name (names.h): the vectors are only ever pushed to, here. */
 struct kl_name_index {
 	struct kl_names maps, structs, accessors, funs;
+	struct kl_names consts;   /* the last definition of each name */
 };
 
 static struct kl_name_index *name_index(struct kl_comp *c)
@@ -69,6 +59,23 @@ static struct kl_name_index *name_index(struct kl_comp *c)
 	if (!c->index)
 		c->index = kl_arena_new(c->a, struct kl_name_index);
 	return c->index;
+}
+
+static void add_const(struct kl_comp *c, struct kl_constdef d)
+{
+	kl_vec_push(c->a, &c->consts, d);
+	kl_names_set(c->a, &name_index(c)->consts, d.name, (uint32_t)(c->consts.len - 1));
+}
+
+/* Constants, the user's and the built-in ones (XDP_PASS, xdp_pass), match in any case. */
+bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out)
+{
+	int64_t i = c->index ? kl_names_get(&c->index->consts, name) : -1;
+	if (i >= 0) {
+		*out = c->consts.items[i].value;
+		return true;
+	}
+	return kl_constant_find(name, out);
 }
 
 #define PUSH_NAMED(c, vec, table, x) do {                                                     \
@@ -770,7 +777,7 @@ static int do_defconstant(struct kl_comp *c, struct kl_node *n)
 	struct kl_constdef d = { n->items[1]->str, 0 };
 	if (kl_const_eval(c, n->items[2], &d.value))
 		return -1;
-	kl_vec_push(c->a, &c->consts, d);
+	add_const(c, d);
 	return 0;
 }
 
@@ -821,7 +828,7 @@ static int do_import_kernel_struct(struct kl_comp *c, struct kl_node *n)
 	}
 	kl_core_add_accessor(c, kl_arena_printf(c->a, "as-%s", lisp), st->name, NULL, lisp);
 	struct kl_constdef d = { kl_arena_printf(c->a, "+%s-size+", lisp), st->size };
-	kl_vec_push(c->a, &c->consts, d);
+	add_const(c, d);
 	return 0;
 }
 
