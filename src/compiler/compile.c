@@ -3,6 +3,7 @@
 #include "compile.h"
 #include "core.h"
 #include "opt.h"
+#include "prelude.h"
 #include <errno.h>
 #include <setjmp.h>
 #include <string.h>
@@ -44,18 +45,12 @@ static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t f
 	return ((frame[fi] ? frame[fi] : 1) + 31) / 32 * 32 + deepest;
 }
 
-/* The prelude's macros and constants, then the program's (which may redefine them). */
+/* The prelude's macros and constants (as the program needs them), then the program's. */
 int kl_compile_front(struct kl_comp *c)
 {
-	/* in the compilation's arena, not a static (two threads compiling at once would share
-	 * it) nor on this stack (the nodes' spans point at it until the compilation ends) */
-	struct kl_source *prelude = kl_arena_new(c->a, struct kl_source);
-	*prelude = (struct kl_source){ "<prelude>", kl_prelude_text, strlen(kl_prelude_text) };
 	struct kl_node **forms;
 	uint32_t nforms;
-	if (kl_read(c->a, c->d, prelude, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
-		return -1;
-	if (kl_read(c->a, c->d, c->src, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
+	if (kl_prelude_start(c) || kl_read(c->a, c->d, c->src, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
 		return -1;
 	return kl_add_drop_counters(c);
 }

@@ -6,6 +6,7 @@
 #include "kbtf.h"
 #include "expand.h"
 #include "names.h"
+#include "prelude.h"
 #include "tracefs.h"
 #include <ctype.h>
 #include <stdlib.h>
@@ -63,6 +64,8 @@ static struct kl_name_index *name_index(struct kl_comp *c)
 
 static void add_const(struct kl_comp *c, struct kl_constdef d)
 {
+	if (kl_prelude_loading(c) && kl_names_get(&name_index(c)->consts, d.name) >= 0)
+		return;   /* the program's own, defined before the prelude's was needed */
 	kl_vec_push(c->a, &c->consts, d);
 	kl_names_set(c->a, &name_index(c)->consts, d.name, (uint32_t)(c->consts.len - 1));
 }
@@ -71,6 +74,8 @@ static void add_const(struct kl_comp *c, struct kl_constdef d)
 bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out)
 {
 	int64_t i = c->index ? kl_names_get(&c->index->consts, name) : -1;
+	if (i < 0 && kl_prelude_need(c, name, KL_PRELUDE_CONST) > 0)
+		i = kl_names_get(&name_index(c)->consts, name);
 	if (i >= 0) {
 		*out = c->consts.items[i].value;
 		return true;
