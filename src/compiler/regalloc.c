@@ -221,7 +221,7 @@ static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mod
 			reg[iv->v] = (int8_t)r;
 			active[r] = iv;
 		}
-		reg[victim->v] = -1;
+		reg[victim->v] = KL_REG_SPILLED;
 	}
 	return spills;
 }
@@ -462,12 +462,12 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 	/* vregs defined but never read: their defining instruction is dead */
 	for (uint32_t v = 1; v < nv; v++)
 		if (seen[v] && !used[v])
-			out->reg[v] = -2;
+			out->reg[v] = KL_REG_DEAD;
 
 	/* spill slots, then the frame */
 	uint32_t nlow = f->nslots;
 	for (uint32_t v = 1; v < nv; v++) {
-		if (!seen[v] || out->reg[v] != -1)
+		if (!seen[v] || out->reg[v] != KL_REG_SPILLED)
 			continue;
 		uint32_t s = kl_ir_slot(a, f, 8, 8);
 		f->slots[s].temp = true;
