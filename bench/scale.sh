@@ -83,22 +83,27 @@ for n in 100 1000 5000; do measure maps "$n"; done
 for n in 100 1000 5000; do measure structs "$n"; done
 
 # -- a typical program: whole process, kiln against clang ---------------------------------------
+# the floor: starting a process that does nothing, timed the same way
+run_true() { /bin/true >/dev/null 2>&1; }
 files=("$ROOT"/tests/corpus/*.lisp)
 ratios=$OUT/ratios.txt
 : >"$ratios"
 for f in "${files[@]}"; do
 	name=$(basename "$f" .lisp)
 	kiln_compile "$f" "$OUT/$name.kiln.o" && clang_compile "${f%.lisp}.c" "$OUT/$name.clang.o" || continue
-	kt=() ct=()
+	kt=() ct=() tt=()
 	for ((r = 0; r < ROUNDS; r++)); do   # interleaved, so load on the machine hits both alike
+		ns_of run_true
+		tt+=("$ns")
 		ns_of kiln_compile "$f" "$OUT/$name.kiln.o"
 		kt+=("$ns")
 		ns_of clang_compile "${f%.lisp}.c" "$OUT/$name.clang.o"
 		ct+=("$ns")
 	done
 	k=$(printf '%s\n' "${kt[@]}" | sort -n | sed -n "$(((ROUNDS + 1) / 2))p")
+	t=$(printf '%s\n' "${tt[@]}" | sort -n | sed -n "$(((ROUNDS + 1) / 2))p")
 	c=$(printf '%s\n' "${ct[@]}" | sort -n | sed -n "$(((ROUNDS + 1) / 2))p")
-	echo "$name $k $c" >>"$ratios"
+	echo "$name $k $c $t" >>"$ratios"
 done
 echo
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -110,7 +115,10 @@ fi
 km=$(awk '{ print $2 }' "$ratios" | median)
 cm=$(awk '{ print $3 }' "$ratios" | median)
 rm=$(awk '{ print $2 / $3 }' "$ratios" | median)
+tm=$(awk '{ print $4 }' "$ratios" | median)
 echo "typical compile, whole process ($n corpus files, median of $ROUNDS interleaved rounds each):"
-awk -v k="$km" -v c="$cm" -v r="$rm" 'BEGIN {
+awk -v k="$km" -v c="$cm" -v r="$rm" -v t="$tm" 'BEGIN {
 	printf "  kiln %.2f ms, clang -O2 %.2f ms (medians per file); median kiln/clang %.4f: kiln %.1fx faster\n",
-		k / 1e6, c / 1e6, r, 1 / r }'
+		k / 1e6, c / 1e6, r, 1 / r
+	printf "  the floor, /bin/true timed alike: %.2f ms; above it kiln %.2f ms, clang %.2f ms (%.1fx)\n",
+		t / 1e6, (k - t) / 1e6, (c - t) / 1e6, (k > t) ? (c - t) / (k - t) : 0 }'
