@@ -36,6 +36,13 @@ gen_progs() {    # N programs in one file, each incrementing a counter
 		echo "(defprog p$i (:type :xdp) (incf (getmap m $((i % 1024)))) XDP_PASS)"
 	done
 }
+gen_sections() {  # N programs, each in a section of its own and calling a defun of its own
+	echo '(defmap m :type :array :key u32 :value u64 :max-entries 1024)'
+	for ((i = 0; i < $1; i++)); do
+		echo "(defun f$i (x) (+ x $i))"
+		echo "(defprog p$i (:type :xdp :section \"xdp/p$i\") (incf (getmap m (f$i $((i % 1024))))) XDP_PASS)"
+	done
+}
 gen_defuns() {   # N defuns, one program calling each
 	echo '(defmap m :type :array :key u32 :value u64 :max-entries 1)'
 	for ((i = 0; i < $1; i++)); do echo "(defun f$i (x) (+ (* x 3) $i))"; done
@@ -64,7 +71,7 @@ gen_structs() {  # N structs, each the value of a map one program writes
 }
 
 # -- scaling table -----------------------------------------------------------------------------
-printf '%-8s %7s %9s %10s %9s  %s\n' shape N wall-s maxrss-MB obj-KB status
+printf '%-9s %7s %9s %10s %9s  %s\n' shape N wall-s maxrss-MB obj-KB status
 measure() {      # SHAPE N
 	local src=$OUT/$1-$2.lisp obj=$OUT/$1-$2.o tf=$OUT/time.txt
 	"gen_$1" "$2" >"$src"
@@ -73,11 +80,12 @@ measure() {      # SHAPE N
 		st="error: $(grep -m1 error: "$OUT/err.txt" | cut -c1-60)"
 	read -r wall rss < <(tail -n 1 "$tf")
 	[ "$st" = ok ] || rm -f "$obj"
-	printf '%-8s %7s %9s %10s %9s  %s\n' "$1" "$2" "$wall" "$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')" \
+	printf '%-9s %7s %9s %10s %9s  %s\n' "$1" "$2" "$wall" "$(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }')" \
 		"$( [ -f "$obj" ] && awk -v b="$(stat -c %s "$obj")" 'BEGIN { printf "%.0f", b / 1024 }' || echo -)" "$st"
 }
 for n in 1000 5000 10000 20000; do measure incs "$n"; done
 for n in 100 1000 2000; do measure progs "$n"; done
+for n in 1000 5000; do measure sections "$n"; done
 for n in 100 1000 5000; do measure defuns "$n"; done
 for n in 100 1000 5000; do measure maps "$n"; done
 for n in 100 1000 5000; do measure structs "$n"; done

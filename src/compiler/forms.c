@@ -51,7 +51,7 @@ static int taken(struct kl_comp *c, const struct kl_node *n, const char *what, c
 
 /* Each table's entries by name (names.h): the vectors are only ever pushed to, here. */
 struct kl_name_index {
-	struct kl_names maps, structs, accessors, funs;
+	struct kl_names maps, structs, accessors, funs, progs;
 	struct kl_names consts;   /* the last definition of each name */
 };
 
@@ -718,10 +718,9 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM || n->items[2]->kind != KL_N_LIST)
 		return form_error(c, n, "defprog needs a name, options and a body: (defprog NAME (:type :xdp) BODY...)");
 	struct kl_progdef p = { .name = kl_name(n->items[1]), .form = n, .body_start = 3 };
-	for (size_t i = 0; i < c->progs.len; i++)
-		if (!strcasecmp(c->progs.items[i].name, p.name))
-			return taken(c, n->items[1], "program", c->progs.items[i].name,
-				     c->progs.items[i].form->items[1]->span);
+	const struct kl_progdef *had = LOOKUP_NAMED(c, progs, progs, p.name);
+	if (had)
+		return taken(c, n->items[1], "program", had->name, had->form->items[1]->span);
 	struct kl_node *o = n->items[2];
 	const struct kl_node *type = NULL, *sec = NULL, *lic = NULL;
 	if (o->nitems % 2)
@@ -771,7 +770,7 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 		c->license = lic->str;
 		c->license_span = lic->span;
 	}
-	kl_vec_push(c->a, &c->progs, p);
+	PUSH_NAMED(c, progs, progs, p);
 	return 0;
 }
 
