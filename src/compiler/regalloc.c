@@ -344,11 +344,10 @@ static uint32_t layout_frame(struct kl_arena *a, struct kl_ir_func *f, uint32_t 
 	return off;
 }
 
-int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, struct kl_alloc *out)
+/* The CFG: blocks end at a jump, branch or return, or before a label. */
+static struct block *cfg(struct kl_arena *a, const struct kl_ir_func *f, uint32_t *nblocks)
 {
-	uint32_t nv = f->nvregs, n = f->nins;
-
-	/* basic blocks */
+	uint32_t n = f->nins;
 	uint32_t *label_block = kl_arena_array(a, uint32_t, f->nlabels + 2);
 	KL_VEC(struct block) blocks = { 0 };
 	for (uint32_t i = 0; i < n;) {
@@ -375,17 +374,23 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 		if (t->op != IR_JMP && t->op != IR_RET && bi + 1 < nb)
 			b->succ[b->nsucc++] = bi + 1;
 	}
+	*nblocks = nb;
+	return blocks.items;
+}
 
-	/* intervals */
-	struct ivl *iv = kl_arena_array(a, struct ivl, nv);
-	bool *seen = kl_arena_array(a, bool, nv);
-	bool *used = kl_arena_array(a, bool, nv);
+/* Each vreg's interval (seen: it has one; used: something reads it), its register hints,
+ * and whether it lives across a call. Returns the intervals in order of their starts. */
+static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, struct ivl *iv, bool *seen,
+			      bool *used, uint32_t *norder_out)
+{
+	uint32_t nv = f->nvregs, n = f->nins, nb;
 	for (uint32_t v = 0; v < nv; v++) {
 		iv[v].v = v;
 		iv[v].start = UINT32_MAX;
 		iv[v].hint_reg = -1;
 	}
-	live_ranges(a, f, blocks.items, nb, iv, seen);
+	struct block *blocks = cfg(a, f, &nb);
+	live_ranges(a, f, blocks, nb, iv, seen);
 	KL_VEC(uint32_t) calls = { 0 };
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
@@ -443,7 +448,16 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 		order[norder++] = &iv[v];
 	}
 	qsort(order, norder, sizeof(*order), cmp_start);
+	*norder_out = norder;
+	return order;
+}
 
+/* Registers by linear scan; when some instruction with spilled operands has no two free
+ * registers for them, r0 and r5 are reserved everywhere and the scan runs again. */
+static void assign(struct kl_arena *a, const struct kl_ir_func *f, struct ivl **order, uint32_t norder,
+		   struct kl_alloc *out)
+{
+	uint32_t nv = f->nvregs, n = f->nins;
 	out->reg = kl_arena_array(a, int8_t, nv);
 	out->spill = kl_arena_array(a, uint32_t, nv);
 	out->scratch = kl_arena_alloc(a, sizeof(*out->scratch) * (n + 1));
@@ -451,14 +465,22 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 	for (uint32_t i = 0; i < n; i++)
 		out->scratch[i][0] = 0, out->scratch[i][1] = 5;
 	if (scan(order, norder, out->reg, false, nv) && !find_scratch(f, order, norder, out)) {
-		/* some instruction with spilled operands has no two free registers: reserve
-		 * r0 and r5 everywhere and allocate again */
 		out->spill_mode = true;
 		memset(out->reg, 0, nv);
 		scan(order, norder, out->reg, true, nv);
 		for (uint32_t i = 0; i < n; i++)
 			out->scratch[i][0] = 0, out->scratch[i][1] = 5;
 	}
+}
+
+int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, struct kl_alloc *out)
+{
+	uint32_t nv = f->nvregs, norder;
+	struct ivl *iv = kl_arena_array(a, struct ivl, nv);
+	bool *seen = kl_arena_array(a, bool, nv);
+	bool *used = kl_arena_array(a, bool, nv);
+	struct ivl **order = intervals(a, f, iv, seen, used, &norder);
+	assign(a, f, order, norder, out);
 	/* vregs defined but never read: their defining instruction is dead */
 	for (uint32_t v = 1; v < nv; v++)
 		if (seen[v] && !used[v])
