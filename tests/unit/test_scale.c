@@ -1,12 +1,13 @@
 /* test_scale.c — the compiler on large inputs, and the tables that keep it linear: the name
  * table (put keeps the first, set the last, any case finds either), then generated programs
  * (thousands of map increments in one program, a thousand programs each in its own section,
- * thousands of defuns) compiled and read back by libbpf: every program there, in its
+ * a call graph of 2^40 paths) compiled and read back by libbpf: every program there, in its
  * section, with the instructions and the symbols it should have. Times and memory are
  * bench/scale.sh's business; this checks the results are right at that size. */
 #include "check.h"
 #include "compiler/names.h"
 #include "lib/fail.h"
+#include <kiln/error.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -139,11 +140,30 @@ static void test_sections(void)
 	free(b.s);
 }
 
+/* Functions calling the next one twice, 40 deep: 2^40 call paths, whose stack is each
+ * function's worked out once (walking every path never ended). Too deep for the stack,
+ * which is the error expected. */
+static void test_call_dag(void)
+{
+	struct buf b = { 0 };
+	add(&b, "(defmap m :type :array :key u32 :value u64 :max-entries 1)\n(defun f40 (x) (+ x 1))\n");
+	for (int i = 39; i >= 0; i--)
+		add(&b, "(defun f%d (x) (+ (f%d x) (f%d 1)))\n", i, i + 1, i + 1);
+	add(&b, "(defprog p (:type :xdp) (setf (getmap m 0) (f0 1)) XDP_PASS)\n");
+	void *elf = NULL;
+	struct bpf_object *o = compile_text(b.s, &elf);
+	CHECK("scale/call-dag", !o && strstr(kiln_errmsg(), "bytes of stack"), "%s", o ? "compiled" : kiln_errmsg());
+	bpf_object__close(o);
+	free(elf);
+	free(b.s);
+}
+
 int main(void)
 {
 	libbpf_set_print(NULL);
 	test_names();
 	test_increments();
 	test_sections();
+	test_call_dag();
 	return check_failures ? 1 : 0;
 }
