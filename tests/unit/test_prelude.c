@@ -15,11 +15,8 @@ static struct kl_source src;
 static int front(const char *text, struct kl_comp *c, struct kl_diag *d)
 {
 	src = (struct kl_source){ "t.lisp", text, strlen(text) };
-	memset(d, 0, sizeof(*d));
-	memset(c, 0, sizeof(*c));
-	c->a = &arena;
-	c->d = d;
-	c->src = &src;
+	*d = (struct kl_diag){ 0 };
+	*c = (struct kl_comp){ .a = &arena, .d = d, .src = &src };
 	return kl_compile_front(c);
 }
 
