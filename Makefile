@@ -26,7 +26,8 @@ COMPILER_SRC := $(wildcard src/compiler/*.c)
 LIB_SRC      := $(wildcard src/lib/*.c)
 TRACE_SRC    := $(wildcard src/trace/*.c)
 CLI_SRC      := $(wildcard src/cli/*.c)
-COMPILER_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(COMPILER_SRC)) $(BUILD)/gen/prelude.o
+COMPILER_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(COMPILER_SRC)) $(BUILD)/gen/prelude.o \
+	$(BUILD)/gen/prelude_index.o
 LIB_OBJS      := $(COMPILER_OBJS) $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC) $(TRACE_SRC))
 PIC_OBJS      := $(patsubst $(BUILD)/%.o,$(BUILD)/pic/%.o,$(LIB_OBJS))
 CLI_OBJS      := $(patsubst src/%.c,$(BUILD)/%.o,$(CLI_SRC))
@@ -135,6 +136,18 @@ $(BUILD)/gen/prelude.c: src/compiler/prelude.lisp
 	  echo ';'; } > $@
 $(BUILD)/gen/prelude.o: $(BUILD)/gen/prelude.c
 	$(COMPILE) -c -o $@ $<
+# Which prelude form defines which macro or constant (src/compiler/prelude.h), worked out by
+# the compiler itself reading the prelude (tools/prelude_index.c, which has an empty table of
+# its own), so that a compilation reads only the prelude forms its program needs.
+$(BUILD)/gen/prelude_index: tools/prelude_index.c $(filter-out $(BUILD)/gen/prelude_index.o,$(COMPILER_OBJS))
+	$(COMPILE) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/gen/prelude_index.c: $(BUILD)/gen/prelude_index
+	$< > $@.tmp && mv $@.tmp $@
+$(BUILD)/gen/prelude_index.o: $(BUILD)/gen/prelude_index.c
+	$(COMPILE) -c -o $@ $<
+$(BUILD)/pic/gen/prelude_index.o: $(BUILD)/gen/prelude_index.c
+	@mkdir -p $(dir $@)
+	$(COMPILE) -fPIC -c -o $@ $<
 $(BUILD)/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(COMPILE) -c -o $@ $<

@@ -16,11 +16,10 @@ set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 KILN=${KILN:-$ROOT/kiln}
 BUILD=${BUILD:-$ROOT/build}
-CLANG=${CLANG:-clang}
 ROUNDS=${ROUNDS:-5}
 REPEAT=${REPEAT:-10000}
-MULTIARCH=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
-CLANG_FLAGS=(-O2 -g -target bpf "-I/usr/include/$MULTIARCH" -c)
+# shellcheck source=bench/clang.sh  # CLANG, its flags, kiln_compile/clang_compile, ns_of
+. "$ROOT/bench/clang.sh"
 OUT=$BUILD/bench/bench
 RESULTS=${RESULTS:-$ROOT/bench/results.json}
 PLOT=${PLOT:-$ROOT/bench/ratios.png}
@@ -46,16 +45,14 @@ raw=$OUT/raw.txt
 : >"$raw"
 now_us() { local t=${EPOCHREALTIME/./}; echo "${t#0}"; }   # bash's clock: no fork
 
-compile() {       # side name: one timed whole-process compile; prints its ms or fails
-	local t0 t1 src=$ROOT/tests/corpus/$2
-	t0=$(now_us)
+compile() {       # side name: one timed whole-process compile, its ms in $ms; or fails
+	local src=$ROOT/tests/corpus/$2
 	if [ "$1" = kiln ]; then
-		"$KILN" compile "$src.lisp" -o "$OUT/$2.kiln.o" >/dev/null 2>&1 || return 1
+		ns_of kiln_compile "$src.lisp" "$OUT/$2.kiln.o" || return 1
 	else
-		"$CLANG" "${CLANG_FLAGS[@]}" "$src.c" -o "$OUT/$2.clang.o" 2>/dev/null || return 1
+		ns_of clang_compile "$src.c" "$OUT/$2.clang.o" || return 1
 	fi
-	t1=$(now_us)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1000 }'
+	ms=$(printf '%d.%06d' $((ns / 1000000)) $((ns % 1000000)))
 }
 
 declare -A failed=()
@@ -65,7 +62,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		[ -n "${failed[$n]:-}" ] && continue
 		if (( r % 2 )); then order=(kiln clang); else order=(clang kiln); fi
 		for side in "${order[@]}"; do
-			if ! ms=$(compile "$side" "$n"); then
+			if ! compile "$side" "$n"; then
 				failed[$n]="$side does not compile it"
 				continue 2
 			fi

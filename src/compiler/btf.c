@@ -31,6 +31,7 @@ struct bb {
 	int *map_struct;       /* per map: its anonymous definition STRUCT; -1 while building */
 	uint32_t *map_size;    /* per map: bytes of its block in .maps */
 	int *func_id;          /* per function: its BTF FUNC */
+	uint32_t *by_sec, *sec_start; /* functions grouped by code section (see layout) */
 	const char **line_at;  /* obj->source split in lines, 1-based */
 	uint32_t nlines;
 	char *scratch;         /* one source line or one mangled name, NUL-terminated */
@@ -544,34 +545,55 @@ static int func_btf(struct bb *b, const struct kl_func *f)
 
 /* Code sections in file order: .text (subprograms) first, then each program section as
  * it first appears. Functions sharing a section follow one another in obj order. This is
- * where text_off is decided; elf.c places the code by it. */
+ * where text_off and sec are decided (elf.c places the code by them); b->by_sec lists the
+ * functions section by section, from b->sec_start[s]. Section names are found by a hash,
+ * so a thousand programs each in its own section stay linear. */
 static int layout(struct bb *b, const char ***secs_out, uint32_t *nsecs_out)
 {
 	const struct kl_obj *obj = b->obj;
-	const char **secs = calloc(obj->nfuncs + 1, sizeof(*secs));
-	uint32_t *ends = calloc(obj->nfuncs + 1, sizeof(*ends));
+	uint32_t n = obj->nfuncs, cap = 16;
+	while (cap < 2 * (n + 1))
+		cap *= 2;
+	const char **secs = calloc(n + 1, sizeof(*secs));
+	uint32_t *ends = calloc(n + 1, sizeof(*ends)), *slot = calloc(cap, sizeof(*slot));
+	b->by_sec = calloc(n + 1, sizeof(*b->by_sec));
+	b->sec_start = calloc(n + 2, sizeof(*b->sec_start));
 	uint32_t nsecs = 0;
-	if (!secs || !ends) {
+	if (!secs || !ends || !slot || !b->by_sec || !b->sec_start) {
 		free(secs);
 		free(ends);
+		free(slot);
 		return fail(b, ENOMEM, "out of memory");
 	}
 	for (uint32_t pass = 0; pass < 2; pass++) {
-		for (uint32_t i = 0; i < obj->nfuncs; i++) {
+		for (uint32_t i = 0; i < n; i++) {
 			struct kl_func *f = &obj->funcs[i];
 			const char *name = f->section ? f->section : ".text";
 			if ((pass == 0) != !f->section)
 				continue;
-			uint32_t s = 0;
-			while (s < nsecs && strcmp(secs[s], name))
-				s++;
-			if (s == nsecs)
+			uint32_t h = 2166136261u;
+			for (const char *p = name; *p; p++)
+				h = (h ^ (unsigned char)*p) * 16777619u;
+			uint32_t k = h & (cap - 1);
+			while (slot[k] && strcmp(secs[slot[k] - 1], name))
+				k = (k + 1) & (cap - 1);
+			if (!slot[k]) {
 				secs[nsecs++] = name;
-			f->text_off = ends[s];
-			ends[s] += f->ninsns * 8;
+				slot[k] = nsecs;
+			}
+			f->sec = slot[k] - 1;
+			f->text_off = ends[f->sec];
+			ends[f->sec] += f->ninsns * 8;
+			b->sec_start[f->sec + 1]++;
 		}
 	}
+	for (uint32_t s = 0; s < nsecs; s++)
+		b->sec_start[s + 1] += b->sec_start[s];
+	memcpy(ends, b->sec_start, nsecs * sizeof(*ends));
+	for (uint32_t i = 0; i < n; i++)
+		b->by_sec[ends[obj->funcs[i].sec]++] = i;
 	free(ends);
+	free(slot);
 	*secs_out = secs;
 	*nsecs_out = nsecs;
 	return 0;
@@ -770,9 +792,9 @@ static int core_relos(struct bb *b, const char **secs, uint32_t nsecs, struct wo
 	for (uint32_t s = 0; s < nsecs && !err; s++) {
 		size_t head = out->n;
 		uint32_t n = 0;
-		for (uint32_t i = 0; i < obj->nfuncs && !err; i++) {
-			const struct kl_func *f = &obj->funcs[i];
-			if (!f->ncore || strcmp(f->section ? f->section : ".text", secs[s]))
+		for (uint32_t k = b->sec_start[s]; k < b->sec_start[s + 1] && !err; k++) {
+			const struct kl_func *f = &obj->funcs[b->by_sec[k]];
+			if (!f->ncore)
 				continue;
 			if (!n) {
 				int name = check(b, btf__add_str(b->btf, secs[s]), "section name");
@@ -836,10 +858,9 @@ static int build_ext(struct bb *b, const char **secs, uint32_t nsecs, void **ext
 		err = err ? err : put(b, &fi, 0);
 		err = err ? err : put(b, &li, (uint32_t)name);
 		err = err ? err : put(b, &li, 0);
-		for (uint32_t i = 0; i < obj->nfuncs && !err; i++) {
+		for (uint32_t k = b->sec_start[s]; k < b->sec_start[s + 1] && !err; k++) {
+			uint32_t i = b->by_sec[k];
 			const struct kl_func *f = &obj->funcs[i];
-			if (strcmp(f->section ? f->section : ".text", secs[s]))
-				continue;
 			err = put(b, &fi, f->text_off);
 			err = err ? err : put(b, &fi, (uint32_t)b->func_id[i]);
 			nf++;
@@ -1023,6 +1044,8 @@ int kl_btf_build(const struct kl_obj *obj, void **btf, uint32_t *btf_len,
 	free(b.map_struct);
 	free(b.map_size);
 	free(b.func_id);
+	free(b.by_sec);
+	free(b.sec_start);
 	free(b.line_at);
 	free(b.scratch);
 	return rc;

@@ -3,6 +3,7 @@
 #include "compile.h"
 #include "core.h"
 #include "opt.h"
+#include "prelude.h"
 #include <errno.h>
 #include <setjmp.h>
 #include <string.h>
@@ -30,32 +31,29 @@ static int check_recursion(struct kl_comp *c, uint32_t fi, uint32_t *stack, uint
 }
 
 /* Stack of f and the deepest chain of functions it calls, each frame rounded up to 32
- * bytes as the kernel counts them. */
-static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t fi)
+ * bytes as the kernel counts them. Remembered per function in chain (0: not yet), so that
+ * functions called from many places are walked once. */
+static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t *chain, uint32_t fi)
 {
+	if (chain[fi])
+		return chain[fi];
 	const struct kl_ir_func *f = c->ir.items[fi];
 	uint32_t deepest = 0;
 	for (uint32_t i = 0; i < f->nins; i++)
 		if (f->ins[i].op == IR_CALLF || f->ins[i].op == IR_LDFUNC) {   /* a callback runs below its caller too */
-			uint32_t d = chain_stack(c, frame, (uint32_t)f->ins[i].imm);
+			uint32_t d = chain_stack(c, frame, chain, (uint32_t)f->ins[i].imm);
 			if (d > deepest)
 				deepest = d;
 		}
-	return ((frame[fi] ? frame[fi] : 1) + 31) / 32 * 32 + deepest;
+	return chain[fi] = ((frame[fi] ? frame[fi] : 1) + 31) / 32 * 32 + deepest;
 }
 
-/* The prelude's macros and constants, then the program's (which may redefine them). */
+/* The prelude's macros and constants (as the program needs them), then the program's. */
 int kl_compile_front(struct kl_comp *c)
 {
-	/* in the compilation's arena, not a static (two threads compiling at once would share
-	 * it) nor on this stack (the nodes' spans point at it until the compilation ends) */
-	struct kl_source *prelude = kl_arena_new(c->a, struct kl_source);
-	*prelude = (struct kl_source){ "<prelude>", kl_prelude_text, strlen(kl_prelude_text) };
 	struct kl_node **forms;
 	uint32_t nforms;
-	if (kl_read(c->a, c->d, prelude, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
-		return -1;
-	if (kl_read(c->a, c->d, c->src, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
+	if (kl_prelude_start(c) || kl_read(c->a, c->d, c->src, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
 		return -1;
 	return kl_add_drop_counters(c);
 }
@@ -114,8 +112,9 @@ static int compile(struct kl_comp *c, const char *out_path)
 	}
 
 	/* the kernel limits the stack of a program and all the functions it calls together */
+	uint32_t *chain = kl_arena_array(c->a, uint32_t, nf + 1);
 	for (uint32_t i = (uint32_t)c->funs.len; i < nf; i++) {
-		uint32_t need = chain_stack(c, frame, i);
+		uint32_t need = chain_stack(c, frame, chain, i);
 		if (need > 512)
 			return kl_error(c->d, c->ir.items[i]->span, "'%s' needs %u bytes of stack; BPF allows 512 (use a "
 					"per-CPU array map as scratch space for large buffers)", c->ir.items[i]->name, need);

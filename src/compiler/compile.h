@@ -83,6 +83,8 @@ struct kl_comp {
 	struct kl_span license_span;
 	KL_VEC(struct kl_ir_func *) ir;   /* lowered functions: defuns then programs */
 	struct { void *items; size_t len, cap; } macros;  /* expand.c's macro table */
+	struct kl_names *macro_names;     /* expand.c: the macro table's index by name */
+	struct kl_prelude_state *prelude; /* prelude.c: which prelude forms are collected */
 	uint32_t expansions;              /* macro expansions open now (nested) */
 	struct kl_closure *closures;      /* expand.c's lambdas made so far, with their environments */
 	unsigned gensyms;                 /* expand.c's gensym counter */

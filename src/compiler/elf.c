@@ -155,28 +155,23 @@ static const char *sec_of(const struct kl_func *f)
 	return f->section ? f->section : ".text";
 }
 
-/* Code sections in the order btf.c's layout chose them (.text first), each as big as the
- * functions placed in it at their text_off. */
+/* Code sections in the order btf.c's layout chose them (.text first; each function's sec),
+ * each as big as the functions placed in it at their text_off. */
 static int place_code(struct writer *w)
 {
 	const struct kl_obj *obj = w->obj;
 	w->secs = calloc(obj->nfuncs + 1, sizeof(*w->secs));
 	if (!w->secs)
 		return fail(w, ENOMEM, "out of memory");
-	for (uint32_t pass = 0; pass < 2; pass++) {
-		for (uint32_t i = 0; i < obj->nfuncs; i++) {
-			const struct kl_func *f = &obj->funcs[i];
-			if ((pass == 0) != !f->section)
-				continue;
-			uint32_t s = 0;
-			while (s < w->nsecs && strcmp(w->secs[s].name, sec_of(f)))
-				s++;
-			if (s == w->nsecs)
-				w->secs[w->nsecs++].name = sec_of(f);
-			size_t end = (size_t)f->text_off + (size_t)f->ninsns * 8;
-			if (end > w->secs[s].size)
-				w->secs[s].size = end;
-		}
+	for (uint32_t i = 0; i < obj->nfuncs; i++) {
+		const struct kl_func *f = &obj->funcs[i];
+		struct code_sec *cs = &w->secs[f->sec];
+		if (f->sec >= w->nsecs)
+			w->nsecs = f->sec + 1;
+		cs->name = sec_of(f);
+		size_t end = (size_t)f->text_off + (size_t)f->ninsns * 8;
+		if (end > cs->size)
+			cs->size = end;
 	}
 	for (uint32_t s = 0; s < w->nsecs; s++) {
 		struct code_sec *cs = &w->secs[s];
@@ -190,10 +185,7 @@ static int place_code(struct writer *w)
 	}
 	for (uint32_t i = 0; i < obj->nfuncs; i++) {
 		const struct kl_func *f = &obj->funcs[i];
-		for (uint32_t s = 0; s < w->nsecs; s++)
-			if (!strcmp(w->secs[s].name, sec_of(f)))
-				memcpy(w->secs[s].code + f->text_off, f->insns,
-				       (size_t)f->ninsns * sizeof(*f->insns));
+		memcpy(w->secs[f->sec].code + f->text_off, f->insns, (size_t)f->ninsns * sizeof(*f->insns));
 	}
 	return 0;
 }
@@ -250,10 +242,7 @@ static void number_sections(struct writer *w)
 
 static struct code_sec *sec_for(struct writer *w, const struct kl_func *f)
 {
-	for (uint32_t s = 0; s < w->nsecs; s++)
-		if (!strcmp(w->secs[s].name, sec_of(f)))
-			return &w->secs[s];
-	return NULL;
+	return &w->secs[f->sec];
 }
 
 /* Count relocations per section (so .rel sections can be numbered) and check each one
@@ -307,12 +296,13 @@ static int make_symbols(struct writer *w)
 	int rc = sym_add(w, NULL, STB_LOCAL, STT_NOTYPE, SHN_UNDEF, 0, 0);
 	if (rc >= 0 && obj->source_path)
 		rc = sym_add(w, obj->source_path, STB_LOCAL, STT_FILE, SHN_ABS, 0, 0);
+	/* subprograms are all in .text, section 0 when there are any */
 	for (uint32_t s = 0; s < w->nsecs && rc >= 0; s++) {
 		rc = sym_add(w, NULL, STB_LOCAL, STT_SECTION, w->secs[s].shndx, 0, 0);
 		w->secs[s].sym = (uint32_t)rc;
-		for (uint32_t i = 0; i < obj->nfuncs && rc >= 0; i++) {
+		for (uint32_t i = 0; i < obj->nfuncs && rc >= 0 && s == 0; i++) {
 			const struct kl_func *f = &obj->funcs[i];
-			if (f->section || sec_for(w, f) != &w->secs[s])
+			if (f->section)
 				continue;
 			rc = sym_add(w, f->name, STB_LOCAL, STT_FUNC, w->secs[s].shndx,
 				     f->text_off, (uint64_t)f->ninsns * 8);

@@ -57,7 +57,7 @@ static uint8_t dst(struct em *e, kl_vreg v) { return reg(e, v) >= 0 ? (uint8_t)r
 
 static void finish(struct em *e, kl_vreg v, uint8_t r)
 {
-	if (reg(e, v) == -1)
+	if (reg(e, v) == KL_REG_SPILLED)
 		put(e, kl_stx(8, KL_FP, r, spill_off(e, v)));
 }
 
@@ -65,7 +65,7 @@ static void finish(struct em *e, kl_vreg v, uint8_t r)
 static void fetch_into(struct em *e, uint8_t r, kl_vreg v)
 {
 	int rv = reg(e, v);
-	if (rv == -1)
+	if (rv == KL_REG_SPILLED)
 		put(e, kl_ldx(8, r, KL_FP, spill_off(e, v)));
 	else if (rv != r)
 		put(e, kl_mov(r, (uint8_t)rv));
@@ -189,7 +189,7 @@ static void emit_ins(struct em *e, uint32_t idx)
 {
 	const struct kl_ir_func *f = e->f;
 	const struct kl_ir_ins *i = &f->ins[idx];
-	bool dead = i->d && reg(e, i->d) == -2;
+	bool dead = i->d && reg(e, i->d) == KL_REG_DEAD;
 	uint8_t rd, ra;
 	int16_t off;
 	switch (i->op) {
@@ -211,7 +211,7 @@ static void emit_ins(struct em *e, uint32_t idx)
 	case IR_MOV:
 		if (dead)
 			break;
-		if (reg(e, i->d) == -1 && reg(e, i->a) >= 0) {
+		if (reg(e, i->d) == KL_REG_SPILLED && reg(e, i->a) >= 0) {
 			put(e, kl_stx(8, KL_FP, (uint8_t)reg(e, i->a), spill_off(e, i->d)));
 			break;
 		}
@@ -310,7 +310,7 @@ static void emit_ins(struct em *e, uint32_t idx)
 			put(e, kl_call_helper((int32_t)i->imm));
 		}
 		if (!dead && i->d) {
-			if (reg(e, i->d) == -1)
+			if (reg(e, i->d) == KL_REG_SPILLED)
 				put(e, kl_stx(8, KL_FP, 0, spill_off(e, i->d)));
 			else if (reg(e, i->d) != 0)
 				put(e, kl_mov((uint8_t)reg(e, i->d), 0));
@@ -345,7 +345,7 @@ static void emit_ins(struct em *e, uint32_t idx)
 		uint32_t n = 0;
 		for (uint32_t j = idx; j < f->nins && f->ins[j].op == IR_ENTRY; j++) {
 			const struct kl_ir_ins *en = &f->ins[j];
-			if (reg(e, en->d) == -1)
+			if (reg(e, en->d) == KL_REG_SPILLED)
 				put(e, kl_stx(8, KL_FP, (uint8_t)(en->imm + 1), spill_off(e, en->d)));
 		}
 		for (uint32_t j = idx; j < f->nins && f->ins[j].op == IR_ENTRY; j++) {

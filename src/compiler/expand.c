@@ -2,6 +2,8 @@
  * lists (&optional &rest &body &key), gensym, and the list, symbol, string and arithmetic
  * functions macro bodies use. Values are reader nodes; nil is the empty list. */
 #include "expand.h"
+#include "names.h"
+#include "prelude.h"
 #include "compile.h"
 #include "tracefs.h"
 #include <ctype.h>
@@ -864,21 +866,30 @@ int kl_macro_define(struct kl_comp *c, struct kl_node *form)
 		return kl_error(c->d, form->span, "defmacro needs a name, a lambda list and a body: %s", buf);
 	}
 	struct macro m = { form->items[1]->str, form->items[2], form->items + 3, form->nitems - 3, form };
+	if (kl_prelude_loading(c) && c->macro_names && kl_names_get(c->macro_names, m.name) >= 0)
+		return 0;   /* the program's own, defined before the prelude's was needed */
 	kl_vec_push(c->a, macros_of(c), m);
+	if (!c->macro_names)
+		c->macro_names = kl_arena_new(c->a, struct kl_names);
+	kl_names_set(c->a, c->macro_names, m.name, (uint32_t)(macros_of(c)->len - 1));
 	return 0;
 }
 
+/* The last definition of name: names are folded to lower case, so the table's folding
+ * changes nothing. */
 static struct macro *find(struct kl_comp *c, const char *name)
 {
-	for (size_t i = macros_of(c)->len; i-- > 0;)
-		if (!strcmp(macros_of(c)->items[i].name, name))
-			return &macros_of(c)->items[i];
-	return NULL;
+	int64_t i = c->macro_names ? kl_names_get(c->macro_names, name) : -1;
+	if (i < 0 && kl_prelude_need(c, name, KL_PRELUDE_MACRO) > 0)
+		i = kl_names_get(c->macro_names, name);
+	return i < 0 ? NULL : &macros_of(c)->items[i];
 }
 
 bool kl_macro_is(struct kl_comp *c, const char *name) { return name && find(c, name); }
 const char *kl_macro_name(struct kl_comp *c, size_t i)
 {
+	if (!i)
+		kl_prelude_need_all(c);
 	return i < macros_of(c)->len ? macros_of(c)->items[i].name : NULL;
 }
 
@@ -913,7 +924,8 @@ static struct kl_node *respan(struct kl_arena *a, struct kl_node *x, const struc
 
 struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n)
 {
-	struct macro *m = find(c, kl_head(n));
+	/* a copy: expanding may collect prelude forms, and the table grow */
+	const struct macro mc = *find(c, kl_head(n)), *m = &mc;
 	if (c->expansions >= KL_MAX_EXPANSIONS) {
 		kl_error(c->d, n->span, "macro '%s' expands without end (more than %d nested expansions)", m->name,
 			 KL_MAX_EXPANSIONS);

@@ -6,6 +6,7 @@
 #include "kbtf.h"
 #include "expand.h"
 #include "names.h"
+#include "prelude.h"
 #include "tracefs.h"
 #include <ctype.h>
 #include <stdlib.h>
@@ -48,20 +49,10 @@ static int taken(struct kl_comp *c, const struct kl_node *n, const char *what, c
 	return case_clash(c, n->span, what, name, old, at);
 }
 
-/* Constants, the user's and the built-in ones (XDP_PASS, xdp_pass), match in any case. */
-bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out)
-{
-	for (size_t i = c->consts.len; i-- > 0;)
-		if (!strcasecmp(c->consts.items[i].name, name)) {
-			*out = c->consts.items[i].value;
-			return true;
-		}
-	return kl_constant_find(name, out);
-}
-
 /* Each table's entries by name (names.h): the vectors are only ever pushed to, here. */
 struct kl_name_index {
-	struct kl_names maps, structs, accessors, funs;
+	struct kl_names maps, structs, accessors, funs, progs;
+	struct kl_names consts;   /* the last definition of each name */
 };
 
 static struct kl_name_index *name_index(struct kl_comp *c)
@@ -69,6 +60,27 @@ static struct kl_name_index *name_index(struct kl_comp *c)
 	if (!c->index)
 		c->index = kl_arena_new(c->a, struct kl_name_index);
 	return c->index;
+}
+
+static void add_const(struct kl_comp *c, struct kl_constdef d)
+{
+	if (kl_prelude_loading(c) && kl_names_get(&name_index(c)->consts, d.name) >= 0)
+		return;   /* the program's own, defined before the prelude's was needed */
+	kl_vec_push(c->a, &c->consts, d);
+	kl_names_set(c->a, &name_index(c)->consts, d.name, (uint32_t)(c->consts.len - 1));
+}
+
+/* Constants, the user's and the built-in ones (XDP_PASS, xdp_pass), match in any case. */
+bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out)
+{
+	int64_t i = c->index ? kl_names_get(&c->index->consts, name) : -1;
+	if (i < 0 && kl_prelude_need(c, name, KL_PRELUDE_CONST) > 0)
+		i = kl_names_get(&name_index(c)->consts, name);
+	if (i >= 0) {
+		*out = c->consts.items[i].value;
+		return true;
+	}
+	return kl_constant_find(name, out);
 }
 
 #define PUSH_NAMED(c, vec, table, x) do {                                                     \
@@ -706,10 +718,9 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM || n->items[2]->kind != KL_N_LIST)
 		return form_error(c, n, "defprog needs a name, options and a body: (defprog NAME (:type :xdp) BODY...)");
 	struct kl_progdef p = { .name = kl_name(n->items[1]), .form = n, .body_start = 3 };
-	for (size_t i = 0; i < c->progs.len; i++)
-		if (!strcasecmp(c->progs.items[i].name, p.name))
-			return taken(c, n->items[1], "program", c->progs.items[i].name,
-				     c->progs.items[i].form->items[1]->span);
+	const struct kl_progdef *had = LOOKUP_NAMED(c, progs, progs, p.name);
+	if (had)
+		return taken(c, n->items[1], "program", had->name, had->form->items[1]->span);
 	struct kl_node *o = n->items[2];
 	const struct kl_node *type = NULL, *sec = NULL, *lic = NULL;
 	if (o->nitems % 2)
@@ -759,7 +770,7 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 		c->license = lic->str;
 		c->license_span = lic->span;
 	}
-	kl_vec_push(c->a, &c->progs, p);
+	PUSH_NAMED(c, progs, progs, p);
 	return 0;
 }
 
@@ -770,7 +781,7 @@ static int do_defconstant(struct kl_comp *c, struct kl_node *n)
 	struct kl_constdef d = { n->items[1]->str, 0 };
 	if (kl_const_eval(c, n->items[2], &d.value))
 		return -1;
-	kl_vec_push(c->a, &c->consts, d);
+	add_const(c, d);
 	return 0;
 }
 
@@ -821,7 +832,7 @@ static int do_import_kernel_struct(struct kl_comp *c, struct kl_node *n)
 	}
 	kl_core_add_accessor(c, kl_arena_printf(c->a, "as-%s", lisp), st->name, NULL, lisp);
 	struct kl_constdef d = { kl_arena_printf(c->a, "+%s-size+", lisp), st->size };
-	kl_vec_push(c->a, &c->consts, d);
+	add_const(c, d);
 	return 0;
 }
 

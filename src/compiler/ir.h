@@ -69,8 +69,11 @@ struct kl_ir_func {
 };
 
 /* After allocation: where each vreg lives. */
+/* Where the allocator put a vreg, when not in a register (0..9). */
+enum { KL_REG_SPILLED = -1, KL_REG_DEAD = -2 /* defined, never read: its definition is dropped */ };
+
 struct kl_alloc {
-	int8_t *reg;          /* per vreg: 0..9, or -1 spilled */
+	int8_t *reg;          /* per vreg: 0..9, KL_REG_SPILLED or KL_REG_DEAD */
 	uint32_t *spill;      /* per vreg: slot when spilled */
 	bool spill_mode;      /* r0 and r5 are reserved as scratch registers everywhere */
 	uint8_t (*scratch)[2]; /* per instruction: two registers free there, for spilled operands */

@@ -168,47 +168,6 @@ static void warn_unused(struct lw *l, size_t mark)
 	}
 }
 
-/* Does body assign the variable `name` (setf/incf/decf of the bare symbol)? Macro calls
- * are looked at through their expansion. */
-static bool assigns(struct kl_comp *c, struct kl_node *n, const char *name)
-{
-	if (n->kind != KL_N_LIST)
-		return false;
-	const char *h = kl_head(n);
-	if (kl_macro_is(c, h)) {
-		int errors = c->d->nerrors;
-		struct kl_node *x = kl_macro_expand(c, n);
-		if (!x) {
-			c->d->nerrors = errors;   /* reported again when the form itself is lowered */
-			return false;
-		}
-		c->expansions++;
-		bool r = assigns(c, x, name);
-		c->expansions--;
-		return r;
-	}
-	if (h && (!strcmp(h, "setf") || !strcmp(h, "setq"))) {
-		for (uint32_t i = 1; i < n->nitems; i += 2)
-			if (kl_is_sym(n->items[i], name))
-				return true;
-	} else if (h && (!strcmp(h, "incf") || !strcmp(h, "decf")) && n->nitems > 1 &&
-		   kl_is_sym(n->items[1], name)) {
-		return true;
-	}
-	for (uint32_t i = 0; i < n->nitems; i++)
-		if (assigns(c, n->items[i], name))
-			return true;
-	return false;
-}
-
-static bool body_assigns(struct lw *l, struct kl_node **body, uint32_t n, const char *name)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (assigns(l->c, body[i], name))
-			return true;
-	return false;
-}
-
 static void bind_typed(struct lw *l, const char *name, struct val v, bool mutable, const struct kl_type *t)
 {
 	if (t && t->kind == KL_T_INT && t->size < 8)
@@ -509,6 +468,20 @@ static const struct kl_type *var_type(const struct kl_node *n)
 	return t && (t->kind == KL_T_INT || t->kind == KL_T_PTR) ? t : NULL;
 }
 
+/* mut[i]: binding i is assigned in the body or, when the bindings are sequential (bindings
+ * given), in a later binding's form. */
+static void mutable_bindings(struct lw *l, struct kl_node **body, uint32_t nbody, struct kl_node **bindings,
+			     const struct bspec *specs, uint32_t n, bool *mut)
+{
+	struct kl_names set = { 0 };
+	kl_lw_assigned(l, body, nbody, &set);
+	for (uint32_t i = n; i-- > 0;) {
+		mut[i] = kl_names_get(&set, specs[i].name) >= 0;
+		if (bindings)
+			kl_lw_assigned(l, bindings + i, 1, &set);
+	}
+}
+
 static int binding_spec(struct lw *l, const char *form, struct kl_node *b, struct bspec *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -611,19 +584,20 @@ static int let_common(struct lw *l, struct kl_node *n, struct val *out, bool seq
 		return -1;
 	struct kl_node **body = n->items + 2 + ndecl;
 	uint32_t nbody = n->nitems - 2 - ndecl;
+	bool mut[64];
+	mutable_bindings(l, body, nbody, sequential ? bs->items : NULL, specs, bs->nitems, mut);
 	for (uint32_t i = 0; i < bs->nitems; i++) {
 		vals[i] = cval(0);
 		if (specs[i].init && kl_lw_lower(l, specs[i].init, &vals[i]))
 			return -1;
 		if (sequential) {
-			bind_typed(l, specs[i].name, vals[i], body_assigns(l, body, nbody, specs[i].name) ||
-				   body_assigns(l, bs->items + i + 1, bs->nitems - i - 1, specs[i].name), specs[i].type);
+			bind_typed(l, specs[i].name, vals[i], mut[i], specs[i].type);
 			mark_user(l, n, &specs[i]);
 		}
 	}
 	if (!sequential)
 		for (uint32_t i = 0; i < bs->nitems; i++) {
-			bind_typed(l, specs[i].name, vals[i], body_assigns(l, body, nbody, specs[i].name), specs[i].type);
+			bind_typed(l, specs[i].name, vals[i], mut[i], specs[i].type);
 			mark_user(l, n, &specs[i]);
 		}
 	int r = kl_lw_lower_body(l, body, nbody, out);
@@ -673,12 +647,13 @@ static int bind_test(struct lw *l, struct kl_node *n, struct val *out, bool has_
 		return -1;
 	struct kl_node **body = n->items + 2 + ndecl;
 	uint32_t nbody = has_else ? (n->nitems >= 3 ? 1 : 0) : n->nitems - 2 - ndecl;
+	bool mut[16];
+	mutable_bindings(l, body, nbody, list, specs, nb, mut);
 	for (uint32_t i = 0; i < nb; i++) {
 		struct val bv = cval(0);
 		if (specs[i].init && kl_lw_lower(l, specs[i].init, &bv))
 			return -1;
-		bind_typed(l, specs[i].name, bv, body_assigns(l, body, nbody, specs[i].name) ||
-			   body_assigns(l, list + i + 1, nb - i - 1, specs[i].name), specs[i].type);
+		bind_typed(l, specs[i].name, bv, mut[i], specs[i].type);
 		mark_user(l, n, &specs[i]);
 		kl_lw_branch(l, BPF_JEQ, l->scope.items[l->scope.len - 1].v, cval(0), lelse);
 	}
@@ -1168,12 +1143,14 @@ struct kl_ir_func *kl_lower_fun(struct kl_comp *c, struct kl_fundef *fd)
 	struct kl_ir_func *f = new_func(&l, c, fd->name, fd->form);
 	struct kl_node **body = fd->form->items + 3;
 	uint32_t nbody = fd->form->nitems - 3;
+	struct kl_names set = { 0 };
+	kl_lw_assigned(&l, body, nbody, &set);
 	for (uint32_t i = 0; i < fd->nparams; i++) {
 		struct kl_ir_ins *e = emit(&l, IR_ENTRY);
 		e->imm = i;
 		e->d = vreg(&l);
 		const char *name = fd->params->items[i]->str;
-		bool mut = body_assigns(&l, body, nbody, name);
+		bool mut = kl_names_get(&set, name) >= 0;
 		struct binding b = { name, rval(e->d), mut, NULL, false, NULL };
 		if (mut)
 			b.v.is_var = true;

@@ -5,6 +5,7 @@
 #ifndef KL_LOWER_INTERNAL_H
 #define KL_LOWER_INTERNAL_H
 #include "compile.h"
+#include "names.h"
 #include <string.h>
 
 struct kl_targs;
@@ -135,6 +136,9 @@ kl_vreg kl_lw_alu(struct lw *l, uint8_t op, struct val a, struct val b);
 void kl_lw_alu_in_place(struct lw *l, uint8_t op, kl_vreg r, int64_t imm);
 void kl_lw_branch(struct lw *l, uint8_t cond, struct val a, struct val b, uint32_t lab);
 int kl_lw_err_form(struct lw *l, const struct kl_node *n, const char *fmt, const char *what);
+/* lower_assigned.c: add to set every variable forms assign (setf, setq, incf, decf of the bare
+ * name), macro calls looked at through their expansions. */
+void kl_lw_assigned(struct lw *l, struct kl_node **forms, uint32_t n, struct kl_names *set);
 int kl_lw_arity(struct lw *l, struct kl_node *n, uint32_t min, uint32_t max);
 struct binding *kl_lw_find_var(struct lw *l, const char *name);
 void kl_lw_bind(struct lw *l, const char *name, struct val v, bool mutable);

@@ -20,7 +20,8 @@ static struct kl_name_slot *find(const struct kl_names *t, const char *name)
 			return &t->slots[i];
 }
 
-void kl_names_put(struct kl_arena *a, struct kl_names *t, const char *name, uint32_t index)
+/* The slot for name, the table grown first so that one more name fits. */
+static struct kl_name_slot *slot_for(struct kl_arena *a, struct kl_names *t, const char *name)
 {
 	if (2 * (t->len + 1) > t->cap) {
 		struct kl_names grown = { .cap = t->cap ? 2 * t->cap : 16 };
@@ -31,12 +32,26 @@ void kl_names_put(struct kl_arena *a, struct kl_names *t, const char *name, uint
 		grown.len = t->len;
 		*t = grown;
 	}
-	struct kl_name_slot *s = find(t, name);
+	return find(t, name);
+}
+
+void kl_names_put(struct kl_arena *a, struct kl_names *t, const char *name, uint32_t index)
+{
+	struct kl_name_slot *s = slot_for(a, t, name);
 	if (s->name)
 		return;
 	s->name = name;
 	s->index = index;
 	t->len++;
+}
+
+void kl_names_set(struct kl_arena *a, struct kl_names *t, const char *name, uint32_t index)
+{
+	struct kl_name_slot *s = slot_for(a, t, name);
+	if (!s->name)
+		t->len++;
+	s->name = name;
+	s->index = index;
 }
 
 int64_t kl_names_get(const struct kl_names *t, const char *name)

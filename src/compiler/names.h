@@ -21,6 +21,8 @@ struct kl_names {
 
 /* Record name -> index unless name is there already (the first one stays). */
 void kl_names_put(struct kl_arena *a, struct kl_names *t, const char *name, uint32_t index);
+/* Record name -> index, replacing what name had (the last one stays: redefinitions). */
+void kl_names_set(struct kl_arena *a, struct kl_names *t, const char *name, uint32_t index);
 /* The index recorded for name, or -1. */
 int64_t kl_names_get(const struct kl_names *t, const char *name);
 

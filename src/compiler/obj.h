@@ -61,6 +61,7 @@ struct kl_func {
 	struct kl_core_reloc *core; /* sorted by insn */
 	uint32_t ncore;
 	uint32_t text_off;     /* filled by the ELF writer: byte offset within its section */
+	uint32_t sec;          /* filled by the ELF writer: its code section, in file order */
 };
 
 struct kl_map {

@@ -1,9 +1,9 @@
 ;;; prelude.lisp — kiln's library of surface forms, written in kiln itself.
 ;;;
-;;; Every compilation reads this file before the program (it is built into the kiln binary;
-;;; `kiln prelude` prints it). Everything here is an ordinary defmacro or defconstant: a
-;;; program may define its own with the same name, and the later definition wins. The forms
-;;; follow Whistler's surface language; docs/whistler.md lists each one.
+;;; Every program sees this file as if read before it (built into kiln, `kiln prelude` prints
+;;; it; only forms defining names the program uses are read, so each must define some). All
+;;; are defmacro, defconstant or defheader: a program may define its own with the same name,
+;;; the later definition winning. The forms follow Whistler's (docs/whistler.md lists them).
 ;;;
 ;;; The primitives these macros expand into are kiln's special forms: load, store, ctx,
 ;;; ctx-ptr, getmap, map-lookup, map-update, atomic-add, struct-alloc, dotimes, helpers...

@@ -378,6 +378,16 @@ int kl_read(struct kl_arena *a, struct kl_diag *d, const struct kl_source *src,
 	return 0;
 }
 
+int kl_read_one(struct kl_arena *a, struct kl_diag *d, const struct kl_source *src, uint32_t off,
+		uint32_t line, uint32_t col, struct kl_node **form)
+{
+	struct rd r = { a, d, src, src->text + off, src->text + src->len, line, col, 0, 0 };
+	if (skip(&r))
+		return -1;
+	*form = r.p < r.end ? read_form(&r) : NULL;
+	return *form ? 0 : -1;
+}
+
 static void put(char **p, char *end, const char *s)
 {
 	while (*s && *p < end)

@@ -30,6 +30,10 @@ struct kl_node {
 int kl_read(struct kl_arena *a, struct kl_diag *d, const struct kl_source *src,
 	    struct kl_node ***forms, uint32_t *nforms);
 
+/* Read the one form that starts at byte off of src, which is at line:col (the lazy prelude
+ * reads its forms one by one, each where it is). -1 with an error in d, or at the end. */
+int kl_read_one(struct kl_arena *a, struct kl_diag *d, const struct kl_source *src, uint32_t off,
+		uint32_t line, uint32_t col, struct kl_node **form);
 /* s folded to lower case: s itself when it has no upper-case letter, else a copy in the arena. */
 const char *kl_fold_case(struct kl_arena *a, const char *s);
 /* Make n a symbol or keyword named as written: name is written, str its folded form. */

@@ -1,5 +1,7 @@
-/* regalloc.c — liveness over the IR's basic blocks, then linear-scan allocation of virtual
- * registers onto r0-r9: values live across a call go to r6-r9, hints put call arguments in
+/* regalloc.c — liveness over the IR's basic blocks (sparse: each vreg walked back from its
+ * uses through the blocks where it is live, so a program's thousands of short-lived
+ * temporaries cost their own ranges, not a bit in every block), then linear-scan allocation
+ * of virtual registers onto r0-r9: values live across a call go to r6-r9, hints put call arguments in
  * r1-r5 and results in r0, and when registers run out whole intervals spill to the stack
  * (r0 and r5 then become scratch registers). Finally the stack frame is laid out. */
 #include "ir.h"
@@ -66,16 +68,32 @@ static void ins_uses(const struct kl_ir_ins *i, struct use_def *u)
 
 static bool ends_block(uint8_t op) { return op == IR_JMP || op == IR_BR || op == IR_RET; }
 
-typedef uint64_t word;
-#define WBITS 64
-static inline void bset(word *s, uint32_t i) { s[i / WBITS] |= (word)1 << (i % WBITS); }
-static inline bool bget(const word *s, uint32_t i) { return s[i / WBITS] >> (i % WBITS) & 1; }
-
 struct block {
 	uint32_t first, last;    /* instruction range, inclusive */
 	uint32_t succ[2], nsucc;
-	word *use, *def, *in, *out;
 };
+
+/* Lists by vreg in one array (compressed rows): the items of vreg v are
+ * items[start[v]..start[v+1]). Built from (vreg, item) pairs by counting. */
+struct rows {
+	uint32_t *start, *items;
+};
+
+struct pair { uint32_t v, x; };
+
+static struct rows rows_of(struct kl_arena *a, const struct pair *p, size_t n, uint32_t nrows)
+{
+	struct rows r = { kl_arena_array(a, uint32_t, nrows + 1), kl_arena_array(a, uint32_t, n + 1) };
+	for (size_t k = 0; k < n; k++)
+		r.start[p[k].v + 1]++;
+	for (uint32_t v = 0; v < nrows; v++)
+		r.start[v + 1] += r.start[v];
+	uint32_t *fill = kl_arena_array(a, uint32_t, nrows + 1);
+	memcpy(fill, r.start, nrows * sizeof(*fill));
+	for (size_t k = 0; k < n; k++)
+		r.items[fill[p[k].v]++] = p[k].x;
+	return r;
+}
 
 static void touch(struct ivl *iv, bool *seen, kl_vreg v, uint32_t pos)
 {
@@ -84,6 +102,69 @@ static void touch(struct ivl *iv, bool *seen, kl_vreg v, uint32_t pos)
 		iv[v].start = pos;
 	if (pos > iv[v].end)
 		iv[v].end = pos;
+}
+
+/* Widen each vreg's interval over the blocks it is live into (at the block's first
+ * position) and out of (its last): the least fixed point of in = use | (out & ~def),
+ * out = the successors' in, found per vreg by walking predecessors back from the blocks that
+ * read it before writing it, stopping at blocks that write it. Linear in the total size of
+ * the live ranges. */
+static void live_ranges(struct kl_arena *a, const struct kl_ir_func *f, const struct block *b, uint32_t nb,
+			struct ivl *iv, bool *seen)
+{
+	uint32_t nv = f->nvregs;
+	KL_VEC(struct pair) ue = { 0 }, defs = { 0 }, edges = { 0 };
+	uint32_t *defd = kl_arena_array(a, uint32_t, nv), *used = kl_arena_array(a, uint32_t, nv);
+	for (uint32_t bi = 0; bi < nb; bi++) {
+		for (uint32_t i = b[bi].first; i <= b[bi].last; i++) {
+			struct use_def ud;
+			ins_uses(&f->ins[i], &ud);
+			for (uint32_t k = 0; k < ud.nuses; k++) {
+				kl_vreg v = ud.uses[k];
+				if (v && defd[v] != bi + 1 && used[v] != bi + 1) {
+					used[v] = bi + 1;
+					kl_vec_push(a, &ue, ((struct pair){ v, bi }));
+				}
+			}
+			if (ud.def && defd[ud.def] != bi + 1) {
+				defd[ud.def] = bi + 1;
+				kl_vec_push(a, &defs, ((struct pair){ ud.def, bi }));
+			}
+		}
+		for (uint32_t s = 0; s < b[bi].nsucc; s++)
+			kl_vec_push(a, &edges, ((struct pair){ b[bi].succ[s], bi }));
+	}
+	struct rows uses = rows_of(a, ue.items, ue.len, nv), defined = rows_of(a, defs.items, defs.len, nv);
+	struct rows preds = rows_of(a, edges.items, edges.len, nb);
+	/* marks stamped with the vreg being walked, so nothing is cleared between vregs */
+	uint32_t *is_def = kl_arena_array(a, uint32_t, nb), *in = kl_arena_array(a, uint32_t, nb);
+	uint32_t *out = kl_arena_array(a, uint32_t, nb), *work = kl_arena_array(a, uint32_t, nb + 1);
+	for (uint32_t v = 1; v < nv; v++) {
+		uint32_t nwork = 0;
+		for (uint32_t k = defined.start[v]; k < defined.start[v + 1]; k++)
+			is_def[defined.items[k]] = v;
+		for (uint32_t k = uses.start[v]; k < uses.start[v + 1]; k++) {
+			uint32_t bi = uses.items[k];
+			in[bi] = v;
+			touch(iv, seen, v, 2 * b[bi].first);
+			work[nwork++] = bi;
+		}
+		while (nwork) {
+			uint32_t bi = work[--nwork];
+			for (uint32_t k = preds.start[bi]; k < preds.start[bi + 1]; k++) {
+				uint32_t p = preds.items[k];
+				if (out[p] == v)
+					continue;
+				out[p] = v;
+				touch(iv, seen, v, 2 * b[p].last + 1);
+				if (is_def[p] != v && in[p] != v) {
+					in[p] = v;
+					touch(iv, seen, v, 2 * b[p].first);
+					work[nwork++] = p;
+				}
+			}
+		}
+	}
 }
 
 static int cmp_start(const void *a, const void *b)
@@ -140,7 +221,7 @@ static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mod
 			reg[iv->v] = (int8_t)r;
 			active[r] = iv;
 		}
-		reg[victim->v] = -1;
+		reg[victim->v] = KL_REG_SPILLED;
 	}
 	return spills;
 }
@@ -183,6 +264,16 @@ static bool find_scratch(const struct kl_ir_func *f, struct ivl **order, uint32_
 	}
 	free(busy);
 	return ok;
+}
+
+struct slot_key { uint32_t first, slot; };
+
+static int cmp_slot_key(const void *a, const void *b)
+{
+	const struct slot_key *x = a, *y = b;
+	if (x->first != y->first)
+		return x->first < y->first ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
 /* Stack frame: fixed slots first, then temporary slots packed so that two whose
@@ -228,13 +319,13 @@ static uint32_t layout_frame(struct kl_arena *a, struct kl_ir_func *f, uint32_t 
 	for (uint32_t s = 1; s <= f->nslots; s++)
 		if (f->slots[s].temp && f->slots[s].first != UINT32_MAX)
 			order[nt++] = s;
-	/* by first instruction (insertion sort: few slots) */
-	for (uint32_t i = 1; i < nt; i++)
-		for (uint32_t j = i; j > 0 && f->slots[order[j]].first < f->slots[order[j - 1]].first; j--) {
-			uint32_t t = order[j];
-			order[j] = order[j - 1];
-			order[j - 1] = t;
-		}
+	/* by first instruction, then by number (a stable order: sorting must not move bytes) */
+	struct slot_key *keys = kl_arena_array(a, struct slot_key, nt + 1);
+	for (uint32_t k = 0; k < nt; k++)
+		keys[k] = (struct slot_key){ f->slots[order[k]].first, order[k] };
+	qsort(keys, nt, sizeof(*keys), cmp_slot_key);
+	for (uint32_t k = 0; k < nt; k++)
+		order[k] = keys[k].slot;
 	for (uint32_t k = 0; k < nt; k++) {
 		struct kl_slot *sl = &f->slots[order[k]];
 		struct region *r = NULL;
@@ -253,12 +344,10 @@ static uint32_t layout_frame(struct kl_arena *a, struct kl_ir_func *f, uint32_t 
 	return off;
 }
 
-int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, struct kl_alloc *out)
+/* The CFG: blocks end at a jump, branch or return, or before a label. */
+static struct block *cfg(struct kl_arena *a, const struct kl_ir_func *f, uint32_t *nblocks)
 {
-	uint32_t nv = f->nvregs, n = f->nins;
-	uint32_t words = (nv + WBITS - 1) / WBITS;
-
-	/* basic blocks */
+	uint32_t n = f->nins;
 	uint32_t *label_block = kl_arena_array(a, uint32_t, f->nlabels + 2);
 	KL_VEC(struct block) blocks = { 0 };
 	for (uint32_t i = 0; i < n;) {
@@ -284,57 +373,24 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 			b->succ[b->nsucc++] = label_block[t->label];
 		if (t->op != IR_JMP && t->op != IR_RET && bi + 1 < nb)
 			b->succ[b->nsucc++] = bi + 1;
-		b->use = kl_arena_array(a, word, words);
-		b->def = kl_arena_array(a, word, words);
-		b->in = kl_arena_array(a, word, words);
-		b->out = kl_arena_array(a, word, words);
-		for (uint32_t i = b->first; i <= b->last; i++) {
-			struct use_def ud;
-			ins_uses(&f->ins[i], &ud);
-			for (uint32_t k = 0; k < ud.nuses; k++)
-				if (!bget(b->def, ud.uses[k]))
-					bset(b->use, ud.uses[k]);
-			if (ud.def)
-				bset(b->def, ud.def);
-		}
 	}
-	/* liveness to a fixed point, backwards */
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (uint32_t bi = nb; bi-- > 0;) {
-			struct block *b = &blocks.items[bi];
-			for (uint32_t w = 0; w < words; w++) {
-				word o = 0;
-				for (uint32_t s = 0; s < b->nsucc; s++)
-					o |= blocks.items[b->succ[s]].in[w];
-				word in = b->use[w] | (o & ~b->def[w]);
-				if (o != b->out[w] || in != b->in[w]) {
-					b->out[w] = o;
-					b->in[w] = in;
-					changed = true;
-				}
-			}
-		}
-	}
+	*nblocks = nb;
+	return blocks.items;
+}
 
-	/* intervals */
-	struct ivl *iv = kl_arena_array(a, struct ivl, nv);
-	bool *seen = kl_arena_array(a, bool, nv);
-	bool *used = kl_arena_array(a, bool, nv);
+/* Each vreg's interval (seen: it has one; used: something reads it), its register hints,
+ * and whether it lives across a call. Returns the intervals in order of their starts. */
+static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, struct ivl *iv, bool *seen,
+			      bool *used, uint32_t *norder_out)
+{
+	uint32_t nv = f->nvregs, n = f->nins, nb;
 	for (uint32_t v = 0; v < nv; v++) {
 		iv[v].v = v;
 		iv[v].start = UINT32_MAX;
 		iv[v].hint_reg = -1;
 	}
-	for (uint32_t bi = 0; bi < nb; bi++) {
-		struct block *b = &blocks.items[bi];
-		for (uint32_t v = 1; v < nv; v++) {
-			if (bget(b->in, v))
-				touch(iv, seen, v, 2 * b->first);
-			if (bget(b->out, v))
-				touch(iv, seen, v, 2 * b->last + 1);
-		}
-	}
+	struct block *blocks = cfg(a, f, &nb);
+	live_ranges(a, f, blocks, nb, iv, seen);
 	KL_VEC(uint32_t) calls = { 0 };
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
@@ -379,17 +435,29 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 	for (uint32_t v = 1; v < nv; v++) {
 		if (!seen[v])
 			continue;
-		for (size_t k = 0; k < calls.len; k++) {
-			uint32_t p = 2 * calls.items[k];
-			if (iv[v].start < p && iv[v].end > p + 1) {
-				iv[v].crosses_call = true;
-				break;
-			}
+		/* the first call after the interval starts: it crosses that one if any */
+		size_t lo = 0, hi = calls.len;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (2 * calls.items[mid] > iv[v].start)
+				hi = mid;
+			else
+				lo = mid + 1;
 		}
+		iv[v].crosses_call = lo < calls.len && 2 * calls.items[lo] + 1 < iv[v].end;
 		order[norder++] = &iv[v];
 	}
 	qsort(order, norder, sizeof(*order), cmp_start);
+	*norder_out = norder;
+	return order;
+}
 
+/* Registers by linear scan; when some instruction with spilled operands has no two free
+ * registers for them, r0 and r5 are reserved everywhere and the scan runs again. */
+static void assign(struct kl_arena *a, const struct kl_ir_func *f, struct ivl **order, uint32_t norder,
+		   struct kl_alloc *out)
+{
+	uint32_t nv = f->nvregs, n = f->nins;
 	out->reg = kl_arena_array(a, int8_t, nv);
 	out->spill = kl_arena_array(a, uint32_t, nv);
 	out->scratch = kl_arena_alloc(a, sizeof(*out->scratch) * (n + 1));
@@ -397,23 +465,31 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 	for (uint32_t i = 0; i < n; i++)
 		out->scratch[i][0] = 0, out->scratch[i][1] = 5;
 	if (scan(order, norder, out->reg, false, nv) && !find_scratch(f, order, norder, out)) {
-		/* some instruction with spilled operands has no two free registers: reserve
-		 * r0 and r5 everywhere and allocate again */
 		out->spill_mode = true;
 		memset(out->reg, 0, nv);
 		scan(order, norder, out->reg, true, nv);
 		for (uint32_t i = 0; i < n; i++)
 			out->scratch[i][0] = 0, out->scratch[i][1] = 5;
 	}
+}
+
+int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, struct kl_alloc *out)
+{
+	uint32_t nv = f->nvregs, norder;
+	struct ivl *iv = kl_arena_array(a, struct ivl, nv);
+	bool *seen = kl_arena_array(a, bool, nv);
+	bool *used = kl_arena_array(a, bool, nv);
+	struct ivl **order = intervals(a, f, iv, seen, used, &norder);
+	assign(a, f, order, norder, out);
 	/* vregs defined but never read: their defining instruction is dead */
 	for (uint32_t v = 1; v < nv; v++)
 		if (seen[v] && !used[v])
-			out->reg[v] = -2;
+			out->reg[v] = KL_REG_DEAD;
 
 	/* spill slots, then the frame */
 	uint32_t nlow = f->nslots;
 	for (uint32_t v = 1; v < nv; v++) {
-		if (!seen[v] || out->reg[v] != -1)
+		if (!seen[v] || out->reg[v] != KL_REG_SPILLED)
 			continue;
 		uint32_t s = kl_ir_slot(a, f, 8, 8);
 		f->slots[s].temp = true;
