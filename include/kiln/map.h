@@ -171,6 +171,25 @@ enum {
 int kiln_map_format_kv(struct kiln_map *m, const void *key, const void *value, unsigned flags,
 		       char *buf, size_t len);
 
+/* A key or value typed as text, read by the map's BTF (the inverse of kiln_map_format_kv,
+ * loading the BTF the same way): an integer type takes an integer (decimal, 0x hex,
+ * negative; range-checked for its width and sign; hex fills a signed type's bits; true and
+ * false are 1 and 0); a struct a JSON object of its fields by name ('-' for '_' is fine;
+ * nested structs as objects, bitfields too; a field left out is zero; an unknown name is an
+ * error naming the nearest); an integer array a JSON array (missing elements zero); a char
+ * array a string of at most its length; an ipv4_addr (kiln's :ipv4) a dotted address, an
+ * ipv6_addr one in IPv6 text; a JSON number for an ipv4_addr, or an array of 16 bytes for
+ * an ipv6_addr, is taken as the bytes a reader without BTF shows. The whole text is JSON when
+ * it starts with '{', '[' or '"', else one bare word: `80`, `10.0.0.1`, `bash`. A struct key
+ * may still be written as an integer or 0x and every byte in hex, and without BTF that is
+ * the only spelling (kiln map's before). An lpm-trie key may be ADDRESS/PREFIXLEN
+ * (10.0.0.0/8, fd00::/16): the prefix length as a u32, then the address. A per-CPU value is
+ * one value for every CPU or a JSON list of one per possible CPU. key: len >= key_size;
+ * value: len >= kiln_map_value_buf_size(). 0, or a negative errno with kiln_errmsg() saying
+ * what the type wanted ("key field 'dport' is a u16: 70000 is out of range (0..65535)"). */
+int kiln_map_parse_key(struct kiln_map *m, const char *text, void *buf, size_t len);
+int kiln_map_parse_value(struct kiln_map *m, const char *text, void *buf, size_t len);
+
 /* Kernel-wide iteration over loaded maps by id: *next after id (0 = first); -ENOENT at end. */
 int kiln_map_next_id(uint32_t id, uint32_t *next);
 

@@ -1,7 +1,7 @@
 /* maps.c — `kiln map dump|get|set|delete|list`: maps by pinned path, id or name, keys and
- * values as integers or hex in, decoded by BTF out, as text or JSON lines. */
+ * values typed in by the map's BTF (kiln_map_parse_key/_value: JSON objects for structs,
+ * addresses, strings, integers), decoded by BTF out, as text or JSON lines. */
 #include "cli.h"
-#include <arpa/inet.h>
 #include <bpf/btf.h>
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -406,36 +406,6 @@ static int fd_value(const struct kiln_map_info *info, const char *s, int *fd)
 	return 0;
 }
 
-/* An lpm-trie key written ADDRESS/PREFIXLEN (10.0.0.0/8, fd00::/16): the prefix length as a
- * u32, then the address in network order, as struct bpf_lpm_trie_key lays it out. */
-static int parse_prefix(const char *s, uint8_t *key, size_t size)
-{
-	char addr[64];
-	const char *slash = strchr(s, '/');
-	size_t n = (size_t)(slash - s);
-	char *end;
-	unsigned long len = strtoul(slash + 1, &end, 10);
-	if (n >= sizeof(addr) || !slash[1] || *end) {
-		fprintf(stderr, "kiln map: key '%s' is not ADDRESS/PREFIXLEN\n", s);
-		return -EINVAL;
-	}
-	memcpy(addr, s, n);
-	addr[n] = 0;
-	uint8_t bytes[16];
-	int family = strchr(addr, ':') ? AF_INET6 : AF_INET;
-	size_t alen = family == AF_INET6 ? 16 : 4;
-	if (inet_pton(family, addr, bytes) != 1 || len > alen * 8 || 4 + alen > size) {
-		fprintf(stderr, "kiln map: key '%s': %s\n", s,
-			4 + alen > size ? "the map's keys are too short for that address" : "not an address and a prefix length");
-		return -EINVAL;
-	}
-	memset(key, 0, size);
-	uint32_t plen = (uint32_t)len;
-	memcpy(key, &plen, 4);
-	memcpy(key + 4, bytes, alen);
-	return 0;
-}
-
 /* push VALUE, pop, peek [VALUE] on a queue, stack or bloom filter. */
 /* A record into a user ring buffer: an integer (8 bytes), or 0x and every byte in hex. */
 static int user_ringbuf_push(struct kiln_map *m, const char *arg)
@@ -472,8 +442,10 @@ static int keyless_verb(struct kiln_map *m, const char *verb, const char *arg, u
 			fprintf(stderr, "kiln %s: a bloom filter is asked about a VALUE\n", cmd);
 			return 2;
 		}
-		if (parse_arg("value", arg, val, info->value_size))
+		if (kiln_map_parse_value(m, arg, val, kiln_map_value_buf_size(m))) {
+			fprintf(stderr, "kiln %s: %s\n", cmd, kiln_errmsg());
 			return 2;
+		}
 		if (!strcmp(verb, "push")) {
 			int err = kiln_map_push(m, val, flags);
 			if (err)
@@ -621,8 +593,8 @@ int cmd_map(int argc, char **argv)
 	if (!sk) {
 		uint32_t u = (uint32_t)kfd;
 		memcpy(key, &u, 4);
-	} else if (info->type == BPF_MAP_TYPE_LPM_TRIE && strchr(pos[2], '/')
-		   ? parse_prefix(pos[2], key, info->key_size) : parse_arg("key", pos[2], key, info->key_size)) {
+	} else if (kiln_map_parse_key(m, pos[2], key, info->key_size)) {
+		fprintf(stderr, "kiln map %s: %s\n", pos[0], kiln_errmsg());
 		rc = 2;
 		goto out;
 	}
@@ -652,13 +624,11 @@ int cmd_map(int argc, char **argv)
 			close(vfd);
 			goto out;
 		}
-		if (parse_arg("value", pos[3], val, info->value_size)) {
+		if (kiln_map_parse_value(m, pos[3], val, kiln_map_value_buf_size(m))) {
+			fprintf(stderr, "kiln map set: %s\n", kiln_errmsg());
 			rc = 2;
 			goto out;
 		}
-		size_t stride = kiln_map_value_stride(m);
-		for (size_t off = stride; kiln_map_is_percpu(m) && off < kiln_map_value_buf_size(m); off += stride)
-			memcpy(val + off, val, info->value_size);
 		if (kiln_map_update(m, key, val, flags))
 			cli_fail("map set");
 		else

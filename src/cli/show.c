@@ -2,6 +2,7 @@
  * and out as text for people or JSON for programs, decoded by the map's BTF when it has one. */
 #include "cli.h"
 #include "lib/event_internal.h"
+#include "lib/map_internal.h"
 #include <bpf/btf.h>
 #include <ctype.h>
 #include <errno.h>
@@ -177,39 +178,5 @@ void cli_show(FILE *out, const struct btf *btf, uint32_t type_id, const void *da
 
 int cli_parse_value(const char *s, void *out, size_t size)
 {
-	memset(out, 0, size);
-	const char *hex = !strncmp(s, "0x", 2) || !strncmp(s, "0X", 2) ? s + 2 : NULL;
-	size_t ndig = hex ? strlen(hex) : 0;
-	if (hex && size > 8) {
-		/* wider than an integer: the bytes in the order written, e.g. a 16-byte key */
-		if (ndig != 2 * size)
-			return -EINVAL;
-		for (size_t i = 0; i < size; i++) {
-			unsigned v;
-			if (!isxdigit((unsigned char)hex[2 * i]) || !isxdigit((unsigned char)hex[2 * i + 1]) ||
-			    sscanf(hex + 2 * i, "%2x", &v) != 1)
-				return -EINVAL;
-			((uint8_t *)out)[i] = (uint8_t)v;
-		}
-		return 0;
-	}
-	if (size > 8)
-		size = 8;   /* an integer into the first 8 bytes of a wider value */
-	errno = 0;
-	char *end;
-	uint64_t v;
-	if (s[0] == '-') {
-		int64_t sv = strtoll(s, &end, 0);
-		v = (uint64_t)sv;
-		if (size < 8 && (sv < -(int64_t)(1ull << (8 * size - 1))))
-			return -ERANGE;
-	} else {
-		v = strtoull(s, &end, 0);
-		if (size < 8 && v >> (8 * size))
-			return -ERANGE;
-	}
-	if (errno || end == s || *end)
-		return errno == ERANGE ? -ERANGE : -EINVAL;
-	memcpy(out, &v, size);
-	return 0;
+	return kl_map_parse_raw(s, out, size);
 }

@@ -844,10 +844,10 @@ int kl_event_format_type(struct kiln_events *evs, uint32_t type_id, const void *
 			 bool json, char *buf, size_t len)
 {
 	static const struct kiln_event_fmt defaults = { .sz = sizeof(defaults), .cpu = -1 };
-	struct kiln_event_field f = { .name = "" };
-	int err = classify(evs, type_id, 0, 0, 0, &f);
+	struct kiln_event_field f;
+	int err = kl_event_classify(evs, type_id, &f);
 	if (err)
-		return kl_fail(err, "reading BTF type %u", type_id);
+		return err;
 	if (f.size > size)
 		return kl_fail_msg(-ERANGE, "%zu bytes hold no value of BTF type %u (%u bytes)", size, type_id, f.size);
 	struct out o = { buf, len, 0 };
@@ -856,6 +856,13 @@ int kl_event_format_type(struct kiln_events *evs, uint32_t type_id, const void *
 	if (len)
 		buf[o.pos < len ? o.pos : len - 1] = 0;
 	return o.pos > INT32_MAX ? -EOVERFLOW : (int)o.pos;
+}
+
+int kl_event_classify(struct kiln_events *evs, uint32_t type_id, struct kiln_event_field *f)
+{
+	*f = (struct kiln_event_field){ .name = "" };
+	int err = classify(evs, type_id, 0, 0, 0, f);
+	return err ? kl_fail(err, "reading BTF type %u", type_id) : 0;
 }
 
 int kiln_event_print(FILE *f, const struct kiln_event *ev, const void *data, size_t size,

@@ -22,4 +22,9 @@ struct kiln_events;
 int kl_event_format_type(struct kiln_events *evs, uint32_t type_id, const void *data, size_t size,
 			 bool json, char *buf, size_t len);
 
+/* BTF type type_id read as the decoder reads a field (kind, size, signedness, nested layout),
+ * at offset 0: what kiln_map_parse_key/_value write values by (map_parse.c). 0 or -errno. */
+struct kiln_event_field;
+int kl_event_classify(struct kiln_events *evs, uint32_t type_id, struct kiln_event_field *f);
+
 #endif

@@ -60,8 +60,7 @@ static int put_part(struct out *o, struct kiln_events *evs, uint32_t type_id, co
 	return 0;
 }
 
-/* The map's BTF and its layouts, loaded once; none for a map created without BTF. */
-static int load_btf(struct kiln_map *m, struct kl_map_extra *x)
+int kl_map_load_btf(struct kiln_map *m, struct kl_map_extra *x)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
 	if (x->btf_tried || !info->btf_id)
@@ -84,7 +83,7 @@ int kiln_map_format_kv(struct kiln_map *m, const void *key, const void *value, u
 {
 	int err = kl_map_need_info(m);
 	struct kl_map_extra *x = err ? NULL : kl_map_extra(m);
-	if (err || !x || (err = load_btf(m, x)))
+	if (err || !x || (err = kl_map_load_btf(m, x)))
 		return err ? err : -ENOMEM;
 	const struct kiln_map_info *info = kiln_map_info(m);
 	bool json = flags & KILN_MAP_FMT_JSON;

@@ -23,12 +23,20 @@ struct kl_map_extra {
 	char *parallel_path;        /* parallel mode: where kiln_map_end_parallel moves the map */
 	char *pending_path;         /* ...from where it is pinned meanwhile */
 	struct btf *btf;            /* kiln_map_format_kv: the map's BTF, from the kernel */
-	struct kiln_events *layouts;  /* ...and the layouts read from it */
+	struct kiln_events *layouts;  /* ...and the layouts read from it (kiln_map_format_kv,
+				       * kiln_map_parse_key/_value) */
 	bool btf_tried;             /* looked for it once (a map without BTF stays without) */
 };
 /* The map's extra state, made on first use; NULL when out of memory (message set). */
 struct kl_map_extra *kl_map_extra(struct kiln_map *m);
 void kl_map_extra_free(struct kl_map_extra *x);
+/* The map's BTF and its layouts into x, loaded once (map_fmt.c); none (x->layouts NULL) for
+ * a map created without BTF. 0 or a negative errno. */
+int kl_map_load_btf(struct kiln_map *m, struct kl_map_extra *x);
+/* Today's untyped spelling of a key or value (map_parse.c): an integer (decimal, 0x hex,
+ * negative) into the first min(size, 8) bytes, range-checked for size; or, when size > 8,
+ * 0x and two hex digits per byte. 0, -EINVAL or -ERANGE (no message recorded). */
+int kl_map_parse_raw(const char *s, void *out, size_t size);
 /* Read the map's info from the kernel if not yet read: 0 or a negative errno. */
 int kl_map_need_info(struct kiln_map *m);
 /* Map types whose next key is the next index, present or not (arrays, fd arrays...). */

@@ -64,7 +64,7 @@ else
 	o=$("$KILN" map get "$pin/maps/pairs" 3 2>&1); rc=$?
 	expect map-delete test $rc -eq 1 -a -n "$(grep 'No such file' <<<"$o")"
 	o=$("$KILN" map get "$pin/maps/calls" 99999999999 2>&1); rc=$?
-	expect map-key-range test $rc -eq 2 -a -n "$(grep 'not in range' <<<"$o")"
+	expect map-key-range test $rc -eq 2 -a -n "$(grep 'is a u32: 99999999999 is out of range' <<<"$o")"
 	o=$("$KILN" map dump "$pin/maps/nosuch" 2>&1); rc=$?
 	expect map-missing-pin test $rc -eq 1 -a -n "$(grep -i 'no such file' <<<"$o")"
 	o=$("$KILN" map dump name:no-such-map-kiln 2>&1); rc=$?
