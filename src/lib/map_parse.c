@@ -49,6 +49,8 @@ static int read_number(const char *s, bool *neg, bool *hex, uint64_t *mag)
 int kl_map_parse_raw(const char *s, void *out, size_t size)
 {
 	memset(out, 0, size);
+	if (!size)
+		return -EINVAL;
 	const char *hex = !strncmp(s, "0x", 2) || !strncmp(s, "0X", 2) ? s + 2 : NULL;
 	if (hex && size > 8) {
 		/* wider than an integer: the bytes in the order written, e.g. a 16-byte key */
@@ -237,8 +239,10 @@ static int put_ipv4(struct ctx *c, const struct kiln_event_field *f, uint8_t *ba
 		memcpy(base + f->offset, &a, 4);
 		return 0;
 	}
-	if (j->kind == KL_JSON_NUMBER) {
-		/* the integer the bytes make on this host, as a reader without BTF shows them */
+	if (j->kind == KL_JSON_NUMBER || (j->kind == KL_JSON_STRING && isdigit((unsigned char)j->text[0]) &&
+					  !strchr(j->text, '.'))) {
+		/* the integer the bytes make on this host, as a reader without BTF shows them
+		 * (a bare word of digits too: `kiln map get` prints an ipv4 key so) */
 		struct kiln_event_field u = *f;
 		u.kind = KILN_FIELD_INT;
 		u.is_signed = false;
@@ -432,6 +436,8 @@ int kiln_map_parse_key(struct kiln_map *m, const char *text, void *buf, size_t l
 	const struct kiln_map_info *info = kiln_map_info(m);
 	if (len < info->key_size)
 		return kl_fail_msg(-ENOSPC, "%s's keys are %u bytes, the buffer %zu", kl_map_label(m), info->key_size, len);
+	if (!info->key_size)
+		return kl_fail_msg(-EINVAL, "%s (%s) has no keys", kl_map_label(m), kiln_map_type_name(info->type));
 	if (info->type == BPF_MAP_TYPE_LPM_TRIE && text[0] != '{' && strchr(text, '/'))
 		return parse_prefix(text, buf, info->key_size);
 	return parse_typed(x, "key", info->btf_key_type_id, text, buf, info->key_size);

@@ -54,6 +54,11 @@ check round-trip "${want/\"key\":1/\"key\":2}" "$("$KILN" map get "$M/recs" 2 --
 check struct-key '{"saddr":67305985,"daddr":0,"sport":9,"dport":0}' \
 	"$("$KILN" map get "$M/by_rec" '{"name":"k","inner":{"dport":7}}' --json 2>&1 | sed 's/.*"value"://; s/}$//')"
 
+# a key that is an :ipv4: dotted in, and what get prints (its bytes as an integer) reads back
+"$KILN" map set "$M/by_addr" 10.0.0.1 3
+k=$("$KILN" map get "$M/by_addr" 10.0.0.1 --json 2>&1 | sed 's/.*"key":\([0-9]*\).*/\1/')
+check ipv4-key '{"map":"by_addr","key":16777226,"value":3}' "$("$KILN" map get "$M/by_addr" "$k" --json 2>&1)"
+
 # per-CPU: one value for every CPU, or a list of one per possible CPU
 ncpu=$(( $(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1 ))
 "$KILN" map set "$M/per_cpu" 1 7

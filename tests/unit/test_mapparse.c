@@ -93,6 +93,18 @@ static void test_flow(struct kiln_object *obj)
 	CHECK("flow key: 0x and every byte, as before", !err && !memcmp(&key, &want, sizeof(key)), "%s", kiln_errmsg());
 }
 
+/* A key that is an ipv4_addr itself: dotted, or the integer a reader without BTF shows. */
+static void test_addr_key(struct kiln_object *obj)
+{
+	struct kiln_map *m = kiln_object_find_map(obj, "by-addr");
+	uint8_t k[4], want[4] = { 10, 0, 0, 1 };
+	int err = kiln_map_parse_key(m, "10.0.0.1", k, sizeof(k));
+	CHECK("ipv4 key: dotted", !err && !memcmp(k, want, 4), "%s", kiln_errmsg());
+	err = kiln_map_parse_key(m, "16777226", k, sizeof(k));
+	CHECK("ipv4 key: as a bare integer", !err && !memcmp(k, want, 4), "%s", kiln_errmsg());
+	check_error("ipv4 key: 10.0.0", m, true, "10.0.0", -EINVAL, "key is an ipv4 address (10.0.0.1): '10.0.0' is not");
+}
+
 static void test_rec(struct kiln_object *obj)
 {
 	struct kiln_map *m = kiln_object_find_map(obj, "recs");
@@ -317,6 +329,7 @@ int main(void)
 	if (!err) {
 		test_flow(obj);
 		test_rec(obj);
+		test_addr_key(obj);
 		test_per_cpu(obj);
 		test_small_and_lpm(obj);
 	}
