@@ -12,6 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A map's or program's name as a member and function-name part: an identifier, and not a C
+ * keyword (runqlat's program `switch` becomes switch_). */
+static void member(char *dst, size_t n, const char *name)
+{
+	static const char *const keywords[] = {
+		"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+		"enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+		"restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+		"typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", NULL,
+	};
+	gen_ident(dst, n, name);
+	for (const char *const *k = keywords; *k; k++)
+		if (!strcmp(*k, dst) && strlen(dst) + 2 <= n) {
+			strcat(dst, "_");
+			return;
+		}
+}
+
 static void decl_printf(void *ctx, const char *fmt, va_list args)
 {
 	FILE *f = ctx;
@@ -82,17 +100,17 @@ static void emit_struct(FILE *out, const char *s, struct bpf_object *o)
 	char id[128];
 	fprintf(out, "struct %s {\n\tstruct kiln_object *obj;\n\tstruct {\n", s);
 	bpf_object__for_each_map(m, o) {
-		gen_ident(id, sizeof(id), bpf_map__name(m));
+		member(id, sizeof(id), bpf_map__name(m));
 		fprintf(out, "\t\tstruct kiln_map *%s;\n", id);
 	}
 	fputs("\t} maps;\n\tstruct {\n", out);
 	bpf_object__for_each_program(p, o) {
-		gen_ident(id, sizeof(id), bpf_program__name(p));
+		member(id, sizeof(id), bpf_program__name(p));
 		fprintf(out, "\t\tstruct kiln_prog *%s;\n", id);
 	}
 	fputs("\t} progs;\n\tstruct {\n", out);
 	bpf_object__for_each_program(p, o) {
-		gen_ident(id, sizeof(id), bpf_program__name(p));
+		member(id, sizeof(id), bpf_program__name(p));
 		fprintf(out, "\t\tstruct kiln_link *%s;\n", id);
 	}
 	fputs("\t} links;\n};\n\n", out);
@@ -115,12 +133,12 @@ static void emit_open(FILE *out, const char *s, struct bpf_object *o)
 		"\tif (err)\n\t\tgoto fail;\n",
 		s, s, s, s, s, s, s, s);
 	bpf_object__for_each_map(m, o) {
-		gen_ident(id, sizeof(id), bpf_map__name(m));
+		member(id, sizeof(id), bpf_map__name(m));
 		fprintf(out, "\tif (!(skel->maps.%s = kiln_object_find_map(skel->obj, \"%s\")))\n\t\tgoto missing;\n",
 			id, bpf_map__name(m));
 	}
 	bpf_object__for_each_program(p, o) {
-		gen_ident(id, sizeof(id), bpf_program__name(p));
+		member(id, sizeof(id), bpf_program__name(p));
 		fprintf(out, "\tif (!(skel->progs.%s = kiln_object_find_prog(skel->obj, \"%s\")))\n\t\tgoto missing;\n",
 			id, bpf_program__name(p));
 	}
@@ -147,7 +165,7 @@ static void emit_attach(FILE *out, const char *s, struct bpf_object *o)
 	struct bpf_program *p;
 	char id[128];
 	bpf_object__for_each_program(p, o) {
-		gen_ident(id, sizeof(id), bpf_program__name(p));
+		member(id, sizeof(id), bpf_program__name(p));
 		fprintf(out,
 			"/* %s (section %s) at its hook: opts names the interface, cgroup, binary... */\n"
 			"static inline int %s__%s__attach(struct %s *skel, const struct kiln_attach_opts *opts)\n{\n"
@@ -161,13 +179,13 @@ static void emit_attach(FILE *out, const char *s, struct bpf_object *o)
 	bpf_object__for_each_program(p, o) {
 		if (needs_opts(bpf_program__type(p)))
 			continue;
-		gen_ident(id, sizeof(id), bpf_program__name(p));
+		member(id, sizeof(id), bpf_program__name(p));
 		fprintf(out, "\tif (!err)\n\t\terr = %s__%s__attach(skel, NULL);\n", s, id);
 	}
 	fprintf(out, "\tif (err)\n\t\t%s__detach(skel);\n\treturn err;\n}\n\n", s);
 	fprintf(out, "static inline void %s__detach(struct %s *skel)\n{\n", s, s);
 	bpf_object__for_each_program(p, o) {
-		gen_ident(id, sizeof(id), bpf_program__name(p));
+		member(id, sizeof(id), bpf_program__name(p));
 		fprintf(out, "\tkiln_link_destroy(skel->links.%s);\n\tskel->links.%s = NULL;\n", id, id);
 	}
 	fputs("}\n\n", out);
@@ -181,7 +199,7 @@ static void emit_accessors(FILE *out, const char *s, const struct gen_input *in)
 	bpf_object__for_each_map(m, kiln_object_libbpf(in->obj)) {
 		if (!bpf_map__key_size(m) || !bpf_map__value_size(m))
 			continue;
-		gen_ident(id, sizeof(id), bpf_map__name(m));
+		member(id, sizeof(id), bpf_map__name(m));
 		c_type(in->btf, bpf_map__btf_key_type_id(m), k, sizeof(k));
 		c_type(in->btf, bpf_map__btf_value_type_id(m), v, sizeof(v));
 		fprintf(out,

@@ -14,6 +14,7 @@
 #  - `kiln gen skeleton`: tests/gen/skel_test.c compiles against the header and links with
 #    build/libkiln.a; it opens, loads, attaches, makes three getpid() calls, reads its entry
 #    through the typed accessor (calls=3, delta=-3), deletes it and destroys; for both objects.
+#  - every example's C header and skeleton compile, its Python module imports, its Rust builds.
 #    The skeleton's size and line count are printed beside `bpftool gen skeleton`'s of the
 #    clang twin (issue 17 asks for the measurement).
 set -u
@@ -165,6 +166,21 @@ PY
 else
 	fail python-map-load "$out"
 fi
+
+# every example: the C header and the skeleton compile, Python imports, rustc builds
+for f in examples/*.lisp; do
+	n=$(basename "$f" .lisp | tr - _)
+	bad=
+	"$KILN" gen c "$f" -w -o "$tmp/ex_$n.h" 2>"$tmp/err" && gcc -fsyntax-only -Wall -Werror -x c "$tmp/ex_$n.h" 2>>"$tmp/err" || bad="c"
+	{ "$KILN" gen skeleton "$f" -w -o "$tmp/ex_skel_$n.h" && echo "#include \"ex_skel_$n.h\"" >"$tmp/ex_skel_$n.c" &&
+	  gcc -fsyntax-only -Wall -Werror -Iinclude -I"$tmp" "$tmp/ex_skel_$n.c"; } 2>>"$tmp/err" || bad="$bad skeleton"
+	{ "$KILN" gen python "$f" -w -o "$tmp/ex_$n.py" && (cd "$tmp" && python3 -c "import ex_$n"); } 2>>"$tmp/err" || bad="$bad python"
+	if command -v rustc >/dev/null; then
+		{ "$KILN" gen rust "$f" -w -o "$tmp/ex_$n.rs" &&
+		  rustc --edition 2021 --crate-type lib -o "$tmp/libex_$n.rlib" "$tmp/ex_$n.rs"; } 2>>"$tmp/err" || bad="$bad rust"
+	fi
+	if [ -z "$bad" ]; then pass "example-$n"; else fail "example-$n" "$bad: $(head -c 600 "$tmp/err")"; fi
+done
 
 # the measurement: kiln's skeleton of the clang twin against bpftool's
 if [ -f "$tmp/clang.skel.h" ] && bpftool gen skeleton "$tmp/clang.o" name shapes >"$tmp/bpftool.skel.h" 2>"$tmp/err"; then
