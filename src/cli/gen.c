@@ -210,9 +210,9 @@ struct gen_lang {
 	const char *kw_prefix, *kw_suffix;
 	void (*head)(FILE *out, const struct gen_input *in);
 	void (*open)(FILE *out, const char *name, bool is_union, bool packed, uint32_t size);
-	void (*field)(FILE *out, const char *name, const char *type);
-	void (*pad)(FILE *out, unsigned n, uint32_t bytes, const struct gen_lang *l);
-	void (*close)(FILE *out, const char *name, uint32_t size);
+	const char *field;                /* printf of (name, type) */
+	const char *pad;                  /* of (bytes, number): explicit padding */
+	const char *close;                /* of (name, size) */
 	void (*tail)(FILE *out, const struct gen_input *in, const struct gen_lang *l);
 };
 
@@ -386,10 +386,10 @@ static int emit_type(struct walk *w, uint32_t id)
 		if (!types[i][0] || off < at)
 			continue;
 		if (off > at)
-			w->l->pad(w->out, npad++, off - at, w->l);
+			fprintf(w->out, w->l->pad, off - at, npad++);
 		char fname[128];
 		field_name(w, btf__name_by_offset(btf, m[i].name_off), i, fname, sizeof(fname));
-		w->l->field(w->out, fname, types[i]);
+		fprintf(w->out, w->l->field, fname, types[i]);
 		at = off + (uint32_t)btf__resolve_size(btf, m[i].type);
 	}
 	if (btf_is_union(t) && is_union)
@@ -398,14 +398,14 @@ static int emit_type(struct walk *w, uint32_t id)
 			if (!types[i][0])
 				continue;
 			field_name(w, btf__name_by_offset(btf, m[i].name_off), i, fname, sizeof(fname));
-			w->l->field(w->out, fname, types[i]);
+			fprintf(w->out, w->l->field, fname, types[i]);
 		}
 	/* the tail, and a union's full size: explicit bytes */
 	if (btf_is_union(t))
-		w->l->pad(w->out, npad++, t->size, w->l);
+		fprintf(w->out, w->l->pad, t->size, npad++);
 	else if (at < t->size)
-		w->l->pad(w->out, npad++, t->size - at, w->l);
-	w->l->close(w->out, name, t->size);
+		fprintf(w->out, w->l->pad, t->size - at, npad++);
+	fprintf(w->out, w->l->close, name, t->size);
 	w->done[id] = 2;
 	return 0;
 }
@@ -462,21 +462,6 @@ static void py_open(FILE *out, const char *name, bool is_union, bool packed, uin
 		is_union ? "Union" : "Structure");
 }
 
-static void py_field(FILE *out, const char *name, const char *type)
-{
-	fprintf(out, "        (\"%s\", %s),\n", name, type);
-}
-
-static void py_pad(FILE *out, unsigned n, uint32_t bytes, const struct gen_lang *l)
-{
-	fprintf(out, "        (\"_pad%u\", ctypes.c_uint8 * %u),\n", n, bytes);
-}
-
-static void py_close(FILE *out, const char *name, uint32_t size)
-{
-	fprintf(out, "    ]\n\n\nassert ctypes.sizeof(%s) == %u\n", name, size);
-}
-
 static void py_tail(FILE *out, const struct gen_input *in, const struct gen_lang *l)
 {
 	struct bpf_map *m;
@@ -514,21 +499,6 @@ static void go_open(FILE *out, const char *name, bool is_union, bool packed, uin
 		name);
 }
 
-static void go_field(FILE *out, const char *name, const char *type)
-{
-	fprintf(out, "\t%s %s\n", name, type);
-}
-
-static void go_pad(FILE *out, unsigned n, uint32_t bytes, const struct gen_lang *l)
-{
-	fprintf(out, "\t_ [%u]byte\n", bytes);
-}
-
-static void go_close(FILE *out, const char *name, uint32_t size)
-{
-	fprintf(out, "}\n\nconst %sSize = %u\n", name, size);
-}
-
 static void go_tail(FILE *out, const struct gen_input *in, const struct gen_lang *l)
 {
 }
@@ -555,32 +525,19 @@ static void rust_open(FILE *out, const char *name, bool is_union, bool packed, u
 		packed ? ", packed" : "", is_union ? "union" : "struct", name);
 }
 
-static void rust_field(FILE *out, const char *name, const char *type)
-{
-	fprintf(out, "    pub %s: %s,\n", name, type);
-}
-
-static void rust_pad(FILE *out, unsigned n, uint32_t bytes, const struct gen_lang *l)
-{
-	fprintf(out, "    pub _pad%u: [u8; %u],\n", n, bytes);
-}
-
-static void rust_close(FILE *out, const char *name, uint32_t size)
-{
-	fprintf(out, "}\n\nconst _: () = assert!(core::mem::size_of::<%s>() == %u);\n", name, size);
-}
-
 static const struct gen_lang langs[] = {
 	{ "python", { { "ctypes.c_uint8", "ctypes.c_uint16", "ctypes.c_uint32", "ctypes.c_uint64" },
 		      { "ctypes.c_int8", "ctypes.c_int16", "ctypes.c_int32", "ctypes.c_int64" } },
 	  "ctypes.c_float", "ctypes.c_double", "ctypes.c_char", "(%s * %u)", false, false, false, py_keywords, "", "_",
-	  py_head, py_open, py_field, py_pad, py_close, py_tail },
+	  py_head, py_open, "        (\"%s\", %s),\n", "        (\"_pad%2$u\", ctypes.c_uint8 * %1$u),\n",
+	  "    ]\n\n\nassert ctypes.sizeof(%s) == %u\n", py_tail },
 	{ "go", { { "uint8", "uint16", "uint32", "uint64" }, { "int8", "int16", "int32", "int64" } },
 	  "float32", "float64", "byte", "[%u]%s", true, true, true, NULL, "", "",
-	  go_head, go_open, go_field, go_pad, go_close, go_tail },
+	  go_head, go_open, "\t%s %s\n", "\t_ [%u]byte\n", "}\n\nconst %sSize = %u\n", go_tail },
 	{ "rust", { { "u8", "u16", "u32", "u64" }, { "i8", "i16", "i32", "i64" } },
 	  "f32", "f64", "u8", "[%s; %u]", false, false, false, rust_keywords, "r#", "",
-	  rust_head, rust_open, rust_field, rust_pad, rust_close, go_tail },
+	  rust_head, rust_open, "    pub %s: %s,\n", "    pub _pad%2$u: [u8; %1$u],\n",
+	  "}\n\nconst _: () = assert!(core::mem::size_of::<%s>() == %u);\n", go_tail },
 };
 
 /* ---- the command ---- */
