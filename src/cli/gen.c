@@ -38,8 +38,9 @@ static const char gen_help[] =
 	"            NAME__open, __load, __open_and_load, __attach (the programs whose section\n"
 	"            names their hook), NAME__PROG__attach(skel, opts) for the others (xdp, tc,\n"
 	"            cgroup), __detach and __destroy on libkiln (kiln/object.h; link with\n"
-	"            -lkiln -lbpf -lelf -lz), and typed lookup, update and delete functions\n"
-	"            for each map with a key (NAME__MAP__lookup(skel, &key, &value))\n"
+	"            -lkiln -lbpf -lelf -ldw -lz -lpthread), and typed lookup, update and\n"
+	"            delete functions for each map with a key\n"
+	"            (NAME__MAP__lookup(skel, &key, &value))\n"
 	"\n"
 	"Field names that are keywords of the language get a trailing _ (Python) or r# (Rust);\n"
 	"Go names are exported (CamelCase). Bitfields are left to padding.\n"
@@ -556,9 +557,17 @@ static int gen_open(const char *path, const char *name, struct gen_input *in)
 		in->elf = kl_read_file(path, &in->size);
 		err = in->elf ? 0 : kl_fail_msg(errno, "cannot read %s: %s", path, kl_read_strerror(errno));
 	}
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (name) {
+		gen_ident(in->name, sizeof(in->name), name);
+	} else {
+		char stem[64];
+		snprintf(stem, sizeof(stem), "%.*s", (int)strcspn(base, "."), base);
+		gen_ident(in->name, sizeof(in->name), stem);
+	}
+	struct kiln_object_opts o = { .sz = sizeof(o), .name = base };
 	if (!err)
-		err = kiln_object_open_mem(in->elf, in->size, &(struct kiln_object_opts){ .sz = sizeof(struct kiln_object_opts) },
-					   &in->obj);
+		err = kiln_object_open_mem(in->elf, in->size, &o, &in->obj);
 	if (!err && !(in->btf = bpf_object__btf(kiln_object_libbpf(in->obj))))
 		err = kl_fail_msg(ENOENT, "%s has no BTF to generate from", path);
 	if (err) {
@@ -567,19 +576,8 @@ static int gen_open(const char *path, const char *name, struct gen_input *in)
 			fprintf(stderr, "%s\n", log);
 		else
 			cli_fail("gen");
-		return err;
 	}
-	if (!name) {
-		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-		const char *dot = strchr(base, '.');
-		char stem[64];
-		snprintf(stem, sizeof(stem), "%.*s", (int)(dot ? (size_t)(dot - base) : strlen(base)), base);
-		name = stem;
-		gen_ident(in->name, sizeof(in->name), name);
-	} else {
-		gen_ident(in->name, sizeof(in->name), name);
-	}
-	return 0;
+	return err;
 }
 
 int cmd_gen(int argc, char **argv)
