@@ -210,7 +210,8 @@ struct gen_lang {
 	const char *const *keywords;      /* field names that get kw_suffix/kw_prefix */
 	const char *kw_prefix, *kw_suffix;
 	void (*head)(FILE *out, const struct gen_input *in);
-	void (*open)(FILE *out, const char *name, bool is_union, bool packed, uint32_t size);
+	/* anon: the anonymous members' names, quoted, comma-separated ("" if none) */
+	void (*open)(FILE *out, const char *name, bool is_union, bool packed, const char *anon);
 	const char *field;                /* printf of (name, type) */
 	const char *pad;                  /* of (bytes, number): explicit padding */
 	const char *close;                /* of (name, size) */
@@ -376,10 +377,13 @@ static int emit_type(struct walk *w, uint32_t id)
 		if (err)
 			types[i][0] = 0;   /* no spelling: left to padding */
 	}
-	char name[128];
+	char name[128], anon[256] = "";
 	type_name(w, id, name, sizeof(name));
+	for (uint16_t i = 0; i < vlen; i++)
+		if (types[i][0] && !m[i].name_off && strlen(anon) + 16 < sizeof(anon))
+			snprintf(anon + strlen(anon), sizeof(anon) - strlen(anon), "%s\"anon%u\"", *anon ? ", " : "", i);
 	bool is_union = btf_is_union(t) && !(w->l->bytes_when_packed);
-	w->l->open(w->out, name, is_union, packed, t->size);
+	w->l->open(w->out, name, is_union, packed, anon);
 	uint32_t at = 0;
 	unsigned npad = 0;
 	for (uint16_t i = 0; i < vlen && !btf_is_union(t); i++) {
@@ -457,10 +461,12 @@ static void py_head(FILE *out, const struct gen_input *in)
 	fputs("import ctypes\n", out);
 }
 
-static void py_open(FILE *out, const char *name, bool is_union, bool packed, uint32_t size)
+static void py_open(FILE *out, const char *name, bool is_union, bool packed, const char *anon)
 {
-	fprintf(out, "\n\nclass %s(ctypes.%s):\n    _pack_ = 1\n    _fields_ = [\n", name,
-		is_union ? "Union" : "Structure");
+	fprintf(out, "\n\nclass %s(ctypes.%s):\n    _pack_ = 1\n", name, is_union ? "Union" : "Structure");
+	if (*anon)   /* their fields read as the struct's own, as in C */
+		fprintf(out, "    _anonymous_ = (%s,)\n", anon);
+	fputs("    _fields_ = [\n", out);
 }
 
 static void py_tail(FILE *out, const struct gen_input *in, const struct gen_lang *l)
@@ -494,7 +500,7 @@ static void go_head(FILE *out, const struct gen_input *in)
 	fprintf(out, "\npackage %s\n", in->name);
 }
 
-static void go_open(FILE *out, const char *name, bool is_union, bool packed, uint32_t size)
+static void go_open(FILE *out, const char *name, bool is_union, bool packed, const char *anon)
 {
 	fprintf(out, "\n%stype %s struct {\n", packed ? "// packed in the BTF: wide fields as bytes\n" : "",
 		name);
@@ -519,7 +525,7 @@ static void rust_head(FILE *out, const struct gen_input *in)
 	list_maps(out, in, "//");
 }
 
-static void rust_open(FILE *out, const char *name, bool is_union, bool packed, uint32_t size)
+static void rust_open(FILE *out, const char *name, bool is_union, bool packed, const char *anon)
 {
 	fprintf(out, "\n#[allow(non_camel_case_types, non_snake_case, dead_code)]\n#[repr(C%s)]\n"
 		     "#[derive(Clone, Copy)]\npub %s %s {\n",
@@ -607,6 +613,14 @@ int cmd_gen(int argc, char **argv)
 	}
 	struct gen_input in;
 	if (gen_open(pos[1], name, &in)) {
+		kiln_object_close(in.obj);
+		free(in.elf);
+		return 1;
+	}
+	if (skel && (btf__find_by_name_kind(in.btf, in.name, BTF_KIND_STRUCT) > 0 ||
+		     btf__find_by_name_kind(in.btf, in.name, BTF_KIND_UNION) > 0)) {
+		fprintf(stderr, "kiln gen: the skeleton's name '%s' is a type of %s: give another with --name\n",
+			in.name, pos[1]);
 		kiln_object_close(in.obj);
 		free(in.elf);
 		return 1;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""layout.py — the layouts of an object's named structs, from `bpftool -j btf dump file`
+"""layout.py — the layouts of an object's named structs and unions, from `bpftool -j btf dump file`
 (read on stdin), as checks in one language: `layout.py c|python|rust MODULE`. The checks
 are written from bpftool's BTF, not from kiln's, so they test kiln gen's output against an
 independent reader. Bitfields and anonymous members are left out (kiln gen pads them)."""
@@ -30,12 +30,13 @@ def signed(type_id):
 out = []
 n = 0
 for t in types:
-    if t["kind"] != "STRUCT" or t["name"] == "(anon)":
+    if t["kind"] not in ("STRUCT", "UNION") or t["name"] == "(anon)":
         continue
+    tag = "union" if t["kind"] == "UNION" else "struct"
     name, size = t["name"], t["size"]
     n += 1
     if lang == "c":
-        out.append(f'_Static_assert(sizeof(struct {name}) == {size}, "sizeof {name}");')
+        out.append(f'_Static_assert(sizeof({tag} {name}) == {size}, "sizeof {name}");')
     elif lang == "python":
         out.append(f"check({module}.{name}, None, {size}, None)")
     elif lang == "rust":
@@ -46,13 +47,13 @@ for t in types:
         f, off = m["name"], m["bits_offset"] // 8
         sg = signed(m["type_id"])
         if lang == "c":
-            out.append(f'_Static_assert(offsetof(struct {name}, {f}) == {off}, "{name}.{f}");')
+            out.append(f'_Static_assert(offsetof({tag} {name}, {f}) == {off}, "{name}.{f}");')
             if sg is not None:
-                out.append(f'_Static_assert(((__typeof__(((struct {name} *)0)->{f}))-1 < 0) == {int(sg)}, '
+                out.append(f'_Static_assert(((__typeof__((({tag} {name} *)0)->{f}))-1 < 0) == {int(sg)}, '
                            f'"{name}.{f} signedness");')
         elif lang == "python":
             out.append(f"check({module}.{name}, '{f + '_' if f in PY_KW else f}', {off}, {sg})")
-        elif lang == "rust":
+        elif lang == "rust" and tag == "struct":
             rf = "r#" + f if f in RUST_KW else f
             out.append(f"assert_eq!(std::mem::offset_of!({module}::{name}, {rf}), {off});")
 print("\n".join(out))
