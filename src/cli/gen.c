@@ -30,7 +30,7 @@ static const char gen_help[] =
 	"            explicit padding), and MAPS {name: (key, value)} and EVENTS {map: event}\n"
 	"  go        a Go package of structs with sized ints and explicit padding fields\n"
 	"            (`_ [N]byte`); a packed struct's fields become byte arrays, as Go has no\n"
-	"            packed layout\n"
+	"            packed layout, and a union its bytes (Raw)\n"
 	"  rust      #[repr(C)] structs (#[repr(C, packed)] where the BTF layout is packed)\n"
 	"            with explicit padding, deriving Clone and Copy\n"
 	"  skeleton  a C header in the manner of `bpftool gen skeleton`: the object embedded as\n"
@@ -405,8 +405,13 @@ static int emit_type(struct walk *w, uint32_t id)
 			field_name(w, btf__name_by_offset(btf, m[i].name_off), i, fname, sizeof(fname));
 			fprintf(w->out, w->l->field, fname, types[i]);
 		}
-	/* the tail, and a union's full size: explicit bytes */
-	if (btf_is_union(t))
+	/* the tail, and a union's full size: explicit bytes; a language without unions (Go)
+	 * reads a union as its bytes, Raw */
+	char raw[64];
+	array_expr(w->l, raw, sizeof(raw), w->l->ints[0][0], t->size);
+	if (btf_is_union(t) && !is_union)
+		fprintf(w->out, w->l->field, "Raw", raw);
+	else if (btf_is_union(t))
 		fprintf(w->out, w->l->pad, t->size, npad++);
 	else if (at < t->size)
 		fprintf(w->out, w->l->pad, t->size - at, npad++);
