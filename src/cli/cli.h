@@ -26,6 +26,7 @@ int cmd_unload(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 /* args.c: options as a table. name may list spellings: "--quiet|-q"; CLI_OLEVEL takes
  * -O0, -O1, -O2 into an int. arg names a value in messages ("a name"). */

@@ -1,0 +1,644 @@
+/* gen.c — `kiln gen c|python|go|rust|skeleton FILE`: the types a user-space program needs to
+ * read an object's maps and events, from the object's BTF, so a clang-built object works as
+ * well as a kiln source. C goes through libbpf's btf_dump; Python, Go and Rust share one walk
+ * over the BTF (structs in dependency order, every member at its BTF offset with explicit
+ * padding between) and differ only in a table of type names and spellings. */
+#include "cli.h"
+#include "gen.h"
+#include "compiler/diag.h"
+#include "lib/fail.h"
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char gen_help[] =
+	"usage: kiln gen c|python|go|rust|skeleton FILE [-o OUT] [--name NAME] [-w] [--btf FILE]\n"
+	"\n"
+	"Write the types a user-space program needs to use FILE's maps and events: the key and\n"
+	"value types of every map, the event struct of every ring or perf buffer (the BTF decl\n"
+	"tag kiln.event:EVENT that defevent and with-event leave, or that clang code writes with\n"
+	"__attribute__((btf_decl_tag(\"kiln.event:EVENT\")))), and every named struct and union.\n"
+	"FILE is a kiln source (.lisp, compiled in memory) or a BPF object, kiln's or clang's:\n"
+	"the types come from its BTF.\n"
+	"\n"
+	"  c         a C header (libbpf's btf_dump), with a list of the maps and events\n"
+	"  python    ctypes.Structure classes (_pack_ = 1, every field at its BTF offset with\n"
+	"            explicit padding), and MAPS {name: (key, value)} and EVENTS {map: event}\n"
+	"  go        a Go package of structs with sized ints and explicit padding fields\n"
+	"            (`_ [N]byte`); a packed struct's fields become byte arrays, as Go has no\n"
+	"            packed layout, and a union its bytes (Raw)\n"
+	"  rust      #[repr(C)] structs (#[repr(C, packed)] where the BTF layout is packed)\n"
+	"            with explicit padding, deriving Clone and Copy\n"
+	"  skeleton  a C header in the manner of `bpftool gen skeleton`: the object embedded as\n"
+	"            bytes, a struct NAME with the object's maps, programs and links by name,\n"
+	"            NAME__open, __load, __open_and_load, __attach (the programs whose section\n"
+	"            names their hook), NAME__PROG__attach(skel, opts) for the others (xdp, tc,\n"
+	"            cgroup), __detach and __destroy on libkiln (kiln/object.h; link with\n"
+	"            -lkiln -lbpf -lelf -ldw -lz -lpthread), and typed lookup, update and\n"
+	"            delete functions for each map with a key\n"
+	"            (NAME__MAP__lookup(skel, &key, &value))\n"
+	"\n"
+	"Field names that are keywords of the language get a trailing _ (Python) or r# (Rust);\n"
+	"Go names are exported (CamelCase). Bitfields are left to padding.\n"
+	"\n"
+	"  -o OUT        write to OUT rather than standard output\n"
+	"  --name NAME   the skeleton's, Go package's and guard's name (default: FILE's stem)\n"
+	"  --btf FILE    kiln sources: take kernel types from FILE instead of\n"
+	"                /sys/kernel/btf/vmlinux\n"
+	"  -w, --no-warnings\n"
+	"                do not print a kiln source's compile warnings\n";
+
+void gen_ident(char *dst, size_t n, const char *name)
+{
+	size_t i = 0;
+	if (isdigit((unsigned char)name[0]) && n > 1)
+		dst[i++] = '_';
+	for (; *name && i + 1 < n; name++)
+		dst[i++] = isalnum((unsigned char)*name) ? *name : '_';
+	dst[i] = 0;
+}
+
+/* ---- the BTF: what to generate ---- */
+
+static const struct btf_type *skip_mods(const struct btf *btf, uint32_t *id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *id);
+	while (t && (btf_is_typedef(t) || btf_is_mod(t) || btf_is_type_tag(t))) {
+		*id = t->type;
+		t = btf__type_by_id(btf, *id);
+	}
+	return t;
+}
+
+uint32_t gen_event_type(const struct btf *btf, const char *map)
+{
+	uint32_t n = btf__type_cnt(btf);
+	for (uint32_t i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+		const char *tag = btf__name_by_offset(btf, t->name_off);
+		if (!btf_is_decl_tag(t) || strncmp(tag, "kiln.event:", 11))
+			continue;
+		const struct btf_type *v = btf__type_by_id(btf, t->type);
+		if (!v || !btf_is_var(v) || strcmp(btf__name_by_offset(btf, v->name_off), map))
+			continue;
+		int32_t s = btf__find_by_name_kind(btf, tag + 11, BTF_KIND_STRUCT);
+		return s > 0 ? (uint32_t)s : 0;
+	}
+	return 0;
+}
+
+/* Every type to generate, in BTF order: each map's key and value, each event, every named
+ * struct or union (only_maps: not these). Callers emit dependencies first themselves. */
+struct gen_roots {
+	uint32_t *ids;
+	size_t n, cap;
+};
+
+static int roots_add(struct gen_roots *r, uint32_t id)
+{
+	if (!id)
+		return 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->ids[i] == id)
+			return 0;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 32;
+		uint32_t *ids = realloc(r->ids, cap * sizeof(*ids));
+		if (!ids)
+			return -ENOMEM;
+		r->ids = ids;
+		r->cap = cap;
+	}
+	r->ids[r->n++] = id;
+	return 0;
+}
+
+static int gen_roots(const struct gen_input *in, bool only_maps, struct gen_roots *r)
+{
+	struct bpf_object *o = kiln_object_libbpf(in->obj);
+	struct bpf_map *m;
+	int err = 0;
+	bpf_object__for_each_map(m, o) {
+		err = err ? err : roots_add(r, bpf_map__btf_key_type_id(m));
+		err = err ? err : roots_add(r, bpf_map__btf_value_type_id(m));
+		err = err ? err : roots_add(r, gen_event_type(in->btf, bpf_map__name(m)));
+	}
+	uint32_t n = btf__type_cnt(in->btf);
+	for (uint32_t i = 1; i < n && !err && !only_maps; i++) {
+		const struct btf_type *t = btf__type_by_id(in->btf, i);
+		if (btf_is_composite(t) && t->name_off && *btf__name_by_offset(in->btf, t->name_off))
+			err = roots_add(r, i);
+	}
+	return err;
+}
+
+/* ---- C, by libbpf ---- */
+
+static void c_printf(void *ctx, const char *fmt, va_list args)
+{
+	vfprintf(ctx, fmt, args);
+}
+
+static void list_maps(FILE *out, const struct gen_input *in, const char *comment)
+{
+	struct bpf_map *m;
+	fprintf(out, "%s maps (key, value) and the events of ring and perf buffers:\n", comment);
+	bpf_object__for_each_map(m, kiln_object_libbpf(in->obj)) {
+		const struct btf_type *k = btf__type_by_id(in->btf, bpf_map__btf_key_type_id(m));
+		const struct btf_type *v = btf__type_by_id(in->btf, bpf_map__btf_value_type_id(m));
+		uint32_t ev = gen_event_type(in->btf, bpf_map__name(m));
+		fprintf(out, "%s   %s: %s", comment, bpf_map__name(m), libbpf_bpf_map_type_str(bpf_map__type(m)));
+		if (k && bpf_map__btf_key_type_id(m))
+			fprintf(out, ", key %s (%u bytes)", btf__name_by_offset(in->btf, k->name_off), bpf_map__key_size(m));
+		if (v && bpf_map__btf_value_type_id(m))
+			fprintf(out, ", value %s (%u bytes)", btf__name_by_offset(in->btf, v->name_off),
+				bpf_map__value_size(m));
+		if (ev)
+			fprintf(out, ", events %s",
+				btf__name_by_offset(in->btf, btf__type_by_id(in->btf, ev)->name_off));
+		fputc('\n', out);
+	}
+}
+
+int gen_c_types(FILE *out, const struct gen_input *in, bool only_maps)
+{
+	struct gen_roots r = { 0 };
+	int err = gen_roots(in, only_maps, &r);
+	struct btf_dump *d = err ? NULL : btf_dump__new(in->btf, c_printf, out, NULL);
+	if (!err && !d)
+		err = -errno;
+	for (size_t i = 0; i < r.n && !err; i++) {
+		const struct btf_type *t = btf__type_by_id(in->btf, r.ids[i]);
+		/* plain ints (u32 keys) need no declaration; anonymous types are declared inline */
+		if (t->name_off && !btf_is_int(t))
+			err = btf_dump__dump_type(d, r.ids[i]);
+	}
+	btf_dump__free(d);
+	free(r.ids);
+	return err;
+}
+
+static int emit_c(FILE *out, const struct gen_input *in)
+{
+	char guard[80];
+	snprintf(guard, sizeof(guard), "%s_TYPES_H", in->name);
+	for (char *p = guard; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	fprintf(out, "/* %s types, generated by `kiln gen c` from the BTF of %s.\n *\n", in->name, in->path);
+	list_maps(out, in, " *");
+	fprintf(out, " */\n#ifndef %s\n#define %s\n\n", guard, guard);
+	int err = gen_c_types(out, in, false);
+	fprintf(out, "\n#endif /* %s */\n", guard);
+	return err;
+}
+
+/* ---- Python, Go, Rust: one walk, a table per language ---- */
+
+struct gen_lang {
+	const char *name;
+	const char *ints[2][4];           /* [signed][1, 2, 4, 8 bytes] */
+	const char *f32, *f64;
+	const char *chr;                  /* C's char: text in a char array */
+	const char *array;                /* printf of (element, count), or of (count, element) */
+	bool count_first;
+	bool bytes_when_packed;           /* a packed struct's fields as byte arrays (Go) */
+	bool camel;                       /* type and field names exported: CamelCase (Go) */
+	const char *const *keywords;      /* field names that get kw_suffix/kw_prefix */
+	const char *kw_prefix, *kw_suffix;
+	void (*head)(FILE *out, const struct gen_input *in);
+	/* anon: the anonymous members' names, quoted, comma-separated ("" if none) */
+	void (*open)(FILE *out, const char *name, bool is_union, bool packed, const char *anon);
+	const char *field;                /* printf of (name, type) */
+	const char *pad;                  /* of (bytes, number): explicit padding */
+	const char *close;                /* of (name, size) */
+	void (*tail)(FILE *out, const struct gen_input *in, const struct gen_lang *l);
+};
+
+struct walk {
+	FILE *out;
+	const struct gen_input *in;
+	const struct gen_lang *l;
+	uint8_t *done;                    /* by type id: emitted (2) or being emitted (1) */
+};
+
+/* raw as an exported Go name: "conn_event" -> "ConnEvent" */
+static void camel(const char *raw, char *dst, size_t n)
+{
+	size_t j = 0;
+	for (const char *p = raw; *p && j + 1 < n; p++) {
+		if (*p == '_' && p[1] && p != raw)
+			continue;
+		dst[j++] = (char)(p == raw || p[-1] == '_' ? toupper((unsigned char)*p) : *p);
+	}
+	dst[j] = 0;
+}
+
+static void type_name(const struct walk *w, uint32_t id, char *dst, size_t n)
+{
+	const struct btf_type *t = btf__type_by_id(w->in->btf, id);
+	const char *s = t->name_off ? btf__name_by_offset(w->in->btf, t->name_off) : "";
+	char raw[128];
+	if (*s)
+		gen_ident(raw, sizeof(raw), s);
+	else
+		snprintf(raw, sizeof(raw), "anon_%u", id);
+	if (w->l->camel)
+		camel(raw, dst, n);
+	else
+		snprintf(dst, n, "%s", raw);
+}
+
+/* A member's name (or anonN for an anonymous one) as the language may spell it. */
+static void field_name(const struct walk *w, const char *s, unsigned i, char *dst, size_t n)
+{
+	char raw[128];
+	if (*s)
+		gen_ident(raw, sizeof(raw), s);
+	else
+		snprintf(raw, sizeof(raw), "anon%u", i);
+	if (w->l->camel) {
+		camel(raw, dst, n);
+		return;
+	}
+	for (const char *const *k = w->l->keywords; k && *k; k++)
+		if (!strcmp(*k, raw)) {
+			snprintf(dst, n, "%s%s%s", w->l->kw_prefix, raw, w->l->kw_suffix);
+			return;
+		}
+	snprintf(dst, n, "%s", raw);
+}
+
+static void array_expr(const struct gen_lang *l, char *dst, size_t n, const char *elem, uint32_t count)
+{
+	if (l->count_first)
+		snprintf(dst, n, l->array, count, elem);
+	else
+		snprintf(dst, n, l->array, elem, count);
+}
+
+static bool btf_is_void_like(const struct btf_type *t)
+{
+	return btf_is_func(t) || btf_is_func_proto(t) || btf_is_fwd(t);
+}
+
+static int emit_type(struct walk *w, uint32_t id);
+
+static unsigned log2_size(uint32_t size)
+{
+	return size >= 8 ? 3 : size >= 4 ? 2 : size >= 2 ? 1 : 0;
+}
+
+/* The language's spelling of type id (arrays included) into dst; structs it names are
+ * emitted first. 0, or -errno for what has no spelling (a function). */
+static int type_expr(struct walk *w, uint32_t id, char *dst, size_t n)
+{
+	const struct btf *btf = w->in->btf;
+	const struct btf_type *t = skip_mods(btf, &id);
+	if (!t || btf_is_void_like(t))
+		return -EINVAL;
+	if (btf_is_array(t)) {
+		const struct btf_array *a = btf_array(t);
+		char elem[256];
+		int err = type_expr(w, a->type, elem, sizeof(elem));
+		if (err)
+			return err;
+		array_expr(w->l, dst, n, elem, a->nelems);
+		return 0;
+	}
+	if (btf_is_composite(t)) {
+		int err = emit_type(w, id);
+		if (!err)
+			type_name(w, id, dst, n);
+		return err;
+	}
+	if (btf_is_int(t) && !strcmp(btf__name_by_offset(btf, t->name_off), "char")) {
+		snprintf(dst, n, "%s", w->l->chr);
+		return 0;
+	}
+	if (btf_is_int(t) || btf_is_any_enum(t) || btf_is_ptr(t)) {
+		bool sign = btf_is_int(t) ? !!(btf_int_encoding(t) & BTF_INT_SIGNED)
+			  : btf_is_any_enum(t) ? btf_kflag(t) : false;
+		uint32_t size = btf_is_ptr(t) ? 8 : t->size;
+		snprintf(dst, n, "%s", w->l->ints[sign][log2_size(size)]);
+		return 0;
+	}
+	if (btf_is_float(t)) {
+		snprintf(dst, n, "%s", t->size == 4 ? w->l->f32 : w->l->f64);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Whether the natural layout of the language (each member aligned to its size) would move
+ * a member or the size: then the BTF layout is packed. */
+static bool is_packed(const struct btf *btf, const struct btf_type *t)
+{
+	const struct btf_member *m = btf_members(t);
+	int maxal = 1;
+	for (uint16_t i = 0; i < btf_vlen(t); i++) {
+		int al = btf__align_of(btf, m[i].type);
+		if (al <= 0)
+			continue;
+		if (al > maxal)
+			maxal = al;
+		if (!btf_member_bitfield_size(t, i) && btf_member_bit_offset(t, i) % (8u * (unsigned)al))
+			return true;
+	}
+	return t->size % (uint32_t)maxal != 0;
+}
+
+static int emit_type(struct walk *w, uint32_t id)
+{
+	const struct btf *btf = w->in->btf;
+	if (w->done[id])
+		return w->done[id] == 2 ? 0 : -ELOOP;
+	w->done[id] = 1;
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m = btf_members(t);
+	bool packed = is_packed(btf, t), as_bytes = packed && w->l->bytes_when_packed;
+	char types[64][256];
+	uint16_t vlen = btf_vlen(t) < 64 ? btf_vlen(t) : 64;
+	/* every member's type first, so that the structs they name come before this one */
+	for (uint16_t i = 0; i < vlen; i++) {
+		uint32_t size = (uint32_t)btf__resolve_size(btf, m[i].type);
+		int err = 0;
+		if (btf_member_bitfield_size(t, i))
+			types[i][0] = 0;
+		else if (as_bytes)
+			array_expr(w->l, types[i], sizeof(types[i]), w->l->ints[0][0], size);
+		else
+			err = type_expr(w, m[i].type, types[i], sizeof(types[i]));
+		if (err == -ELOOP)
+			return err;
+		if (err)
+			types[i][0] = 0;   /* no spelling: left to padding */
+	}
+	char name[128], anon[256] = "";
+	type_name(w, id, name, sizeof(name));
+	for (uint16_t i = 0; i < vlen; i++)
+		if (types[i][0] && !m[i].name_off && strlen(anon) + 16 < sizeof(anon))
+			snprintf(anon + strlen(anon), sizeof(anon) - strlen(anon), "%s\"anon%u\"", *anon ? ", " : "", i);
+	bool is_union = btf_is_union(t) && !(w->l->bytes_when_packed);
+	w->l->open(w->out, name, is_union, packed, anon);
+	uint32_t at = 0;
+	unsigned npad = 0;
+	for (uint16_t i = 0; i < vlen && !btf_is_union(t); i++) {
+		uint32_t off = btf_member_bit_offset(t, i) / 8;
+		if (!types[i][0] || off < at)
+			continue;
+		if (off > at)
+			fprintf(w->out, w->l->pad, off - at, npad++);
+		char fname[128];
+		field_name(w, btf__name_by_offset(btf, m[i].name_off), i, fname, sizeof(fname));
+		fprintf(w->out, w->l->field, fname, types[i]);
+		at = off + (uint32_t)btf__resolve_size(btf, m[i].type);
+	}
+	if (btf_is_union(t) && is_union)
+		for (uint16_t i = 0; i < vlen; i++) {
+			char fname[128];
+			if (!types[i][0])
+				continue;
+			field_name(w, btf__name_by_offset(btf, m[i].name_off), i, fname, sizeof(fname));
+			fprintf(w->out, w->l->field, fname, types[i]);
+		}
+	/* the tail, and a union's full size: explicit bytes; a language without unions (Go)
+	 * reads a union as its bytes, Raw */
+	char raw[64];
+	array_expr(w->l, raw, sizeof(raw), w->l->ints[0][0], t->size);
+	if (btf_is_union(t) && !is_union)
+		fprintf(w->out, w->l->field, "Raw", raw);
+	else if (btf_is_union(t))
+		fprintf(w->out, w->l->pad, t->size, npad++);
+	else if (at < t->size)
+		fprintf(w->out, w->l->pad, t->size - at, npad++);
+	fprintf(w->out, w->l->close, name, t->size);
+	w->done[id] = 2;
+	return 0;
+}
+
+static int emit_walk(FILE *out, const struct gen_input *in, const struct gen_lang *l)
+{
+	struct gen_roots r = { 0 };
+	struct walk w = { out, in, l, calloc(btf__type_cnt(in->btf), 1) };
+	int err = w.done ? gen_roots(in, false, &r) : -ENOMEM;
+	l->head(out, in);
+	for (size_t i = 0; i < r.n && !err; i++) {
+		uint32_t id = r.ids[i];
+		const struct btf_type *t = skip_mods(in->btf, &id);
+		if (t && btf_is_composite(t))
+			err = emit_type(&w, id);
+	}
+	if (!err)
+		l->tail(out, in, l);
+	free(w.done);
+	free(r.ids);
+	return err;
+}
+
+/* The spelling of a map's key or value type for a language's list of maps ("" if none). */
+static void map_type_expr(FILE *out, const struct gen_input *in, const struct gen_lang *l, uint32_t id,
+			  const char *none)
+{
+	char buf[256];
+	struct walk w = { out, in, l, calloc(btf__type_cnt(in->btf), 1) };
+	if (w.done)   /* every struct was emitted already: mark them so nothing prints again */
+		memset(w.done, 2, btf__type_cnt(in->btf));
+	fputs(id && w.done && !type_expr(&w, id, buf, sizeof(buf)) ? buf : none, out);
+	free(w.done);
+}
+
+/* Python */
+static const char *const py_keywords[] = {
+	"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+	"def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+	"in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+	"with", "yield", NULL,
+};
+
+static void py_head(FILE *out, const struct gen_input *in)
+{
+	fprintf(out, "# %s types, generated by `kiln gen python` from the BTF of %s.\n", in->name, in->path);
+	list_maps(out, in, "#");
+	fputs("import ctypes\n", out);
+}
+
+static void py_open(FILE *out, const char *name, bool is_union, bool packed, const char *anon)
+{
+	fprintf(out, "\n\nclass %s(ctypes.%s):\n    _pack_ = 1\n", name, is_union ? "Union" : "Structure");
+	if (*anon)   /* their fields read as the struct's own, as in C */
+		fprintf(out, "    _anonymous_ = (%s,)\n", anon);
+	fputs("    _fields_ = [\n", out);
+}
+
+static void py_tail(FILE *out, const struct gen_input *in, const struct gen_lang *l)
+{
+	struct bpf_map *m;
+	fputs("\n# each map's key and value type (None: no BTF type)\nMAPS = {\n", out);
+	bpf_object__for_each_map(m, kiln_object_libbpf(in->obj)) {
+		fprintf(out, "    \"%s\": (", bpf_map__name(m));
+		map_type_expr(out, in, l, bpf_map__btf_key_type_id(m), "None");
+		fputs(", ", out);
+		map_type_expr(out, in, l, bpf_map__btf_value_type_id(m), "None");
+		fputs("),\n", out);
+	}
+	fputs("}\n\n# the record type of each ring or perf buffer that says it\nEVENTS = {\n", out);
+	bpf_object__for_each_map(m, kiln_object_libbpf(in->obj)) {
+		uint32_t ev = gen_event_type(in->btf, bpf_map__name(m));
+		if (!ev)
+			continue;
+		fprintf(out, "    \"%s\": ", bpf_map__name(m));
+		map_type_expr(out, in, l, ev, "None");
+		fputs(",\n", out);
+	}
+	fputs("}\n", out);
+}
+
+/* Go */
+static void go_head(FILE *out, const struct gen_input *in)
+{
+	fprintf(out, "// %s types, generated by `kiln gen go` from the BTF of %s.\n", in->name, in->path);
+	list_maps(out, in, "//");
+	fprintf(out, "\npackage %s\n", in->name);
+}
+
+static void go_open(FILE *out, const char *name, bool is_union, bool packed, const char *anon)
+{
+	fprintf(out, "\n%stype %s struct {\n", packed ? "// packed in the BTF: wide fields as bytes\n" : "",
+		name);
+}
+
+static void go_tail(FILE *out, const struct gen_input *in, const struct gen_lang *l)
+{
+}
+
+/* Rust */
+static const char *const rust_keywords[] = {
+	"as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
+	"fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+	"return", "static", "struct", "trait", "true", "type", "unsafe", "use", "where", "while",
+	"abstract", "become", "box", "do", "final", "gen", "macro", "override", "priv", "try",
+	"typeof", "unsized", "virtual", "yield", NULL,
+};
+
+static void rust_head(FILE *out, const struct gen_input *in)
+{
+	fprintf(out, "// %s types, generated by `kiln gen rust` from the BTF of %s.\n", in->name, in->path);
+	list_maps(out, in, "//");
+}
+
+static void rust_open(FILE *out, const char *name, bool is_union, bool packed, const char *anon)
+{
+	fprintf(out, "\n#[allow(non_camel_case_types, non_snake_case, dead_code)]\n#[repr(C%s)]\n"
+		     "#[derive(Clone, Copy)]\npub %s %s {\n",
+		packed ? ", packed" : "", is_union ? "union" : "struct", name);
+}
+
+static const struct gen_lang langs[] = {
+	{ "python", { { "ctypes.c_uint8", "ctypes.c_uint16", "ctypes.c_uint32", "ctypes.c_uint64" },
+		      { "ctypes.c_int8", "ctypes.c_int16", "ctypes.c_int32", "ctypes.c_int64" } },
+	  "ctypes.c_float", "ctypes.c_double", "ctypes.c_char", "(%s * %u)", false, false, false, py_keywords, "", "_",
+	  py_head, py_open, "        (\"%s\", %s),\n", "        (\"_pad%2$u\", ctypes.c_uint8 * %1$u),\n",
+	  "    ]\n\n\nassert ctypes.sizeof(%s) == %u\n", py_tail },
+	{ "go", { { "uint8", "uint16", "uint32", "uint64" }, { "int8", "int16", "int32", "int64" } },
+	  "float32", "float64", "byte", "[%u]%s", true, true, true, NULL, "", "",
+	  go_head, go_open, "\t%s %s\n", "\t_ [%u]byte\n", "}\n\nconst %sSize = %u\n", go_tail },
+	{ "rust", { { "u8", "u16", "u32", "u64" }, { "i8", "i16", "i32", "i64" } },
+	  "f32", "f64", "u8", "[%s; %u]", false, false, false, rust_keywords, "r#", "",
+	  rust_head, rust_open, "    pub %s: %s,\n", "    pub _pad%2$u: [u8; %1$u],\n",
+	  "}\n\nconst _: () = assert!(core::mem::size_of::<%s>() == %u);\n", go_tail },
+};
+
+/* ---- the command ---- */
+
+static int gen_open(const char *path, const char *name, struct gen_input *in)
+{
+	*in = (struct gen_input){ .path = path };
+	int err;
+	if (kl_is_source_path(path)) {
+		char *warnings = NULL;
+		err = kl_compile_to_mem_btf(path, 2, cli_btf_path, &in->elf, &in->size, &warnings);
+		if (warnings && !cli_no_warnings)
+			fputs(warnings, stderr);
+		free(warnings);
+	} else {
+		in->elf = kl_read_file(path, &in->size);
+		err = in->elf ? 0 : kl_fail_msg(errno, "cannot read %s: %s", path, kl_read_strerror(errno));
+	}
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (name) {
+		gen_ident(in->name, sizeof(in->name), name);
+	} else {
+		char stem[64];
+		snprintf(stem, sizeof(stem), "%.*s", (int)strcspn(base, "."), base);
+		gen_ident(in->name, sizeof(in->name), stem);
+	}
+	struct kiln_object_opts o = { .sz = sizeof(o), .name = base };
+	if (!err)
+		err = kiln_object_open_mem(in->elf, in->size, &o, &in->obj);
+	if (!err && !(in->btf = bpf_object__btf(kiln_object_libbpf(in->obj))))
+		err = kl_fail_msg(ENOENT, "%s has no BTF to generate from", path);
+	if (err) {
+		const char *log = kiln_errlog();
+		if (*log)
+			fprintf(stderr, "%s\n", log);
+		else
+			cli_fail("gen");
+	}
+	return err;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+	const char *outp = NULL, *name = NULL;
+	const struct cli_opt opts[] = {
+		{ "-o", CLI_STR, &outp, "a file name" }, { "--name", CLI_STR, &name, "a name" },
+		{ "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
+	};
+	const char *pos[3];
+	int npos, r = cli_parse("gen", gen_help, argc, argv, opts, pos, 3, &npos);
+	if (r != CLI_OK)
+		return r;
+	if (npos != 2) {
+		fprintf(stderr, "%s", gen_help);
+		return 2;
+	}
+	const struct gen_lang *l = NULL;
+	for (size_t i = 0; i < sizeof(langs) / sizeof(langs[0]); i++)
+		if (!strcmp(langs[i].name, pos[0]))
+			l = &langs[i];
+	bool c = !strcmp(pos[0], "c"), skel = !strcmp(pos[0], "skeleton");
+	if (!l && !c && !skel) {
+		fprintf(stderr, "kiln gen: no generator '%s' (c, python, go, rust, skeleton)\n", pos[0]);
+		return 2;
+	}
+	struct gen_input in;
+	if (gen_open(pos[1], name, &in)) {
+		kiln_object_close(in.obj);
+		free(in.elf);
+		return 1;
+	}
+	if (skel && (btf__find_by_name_kind(in.btf, in.name, BTF_KIND_STRUCT) > 0 ||
+		     btf__find_by_name_kind(in.btf, in.name, BTF_KIND_UNION) > 0)) {
+		fprintf(stderr, "kiln gen: the skeleton's name '%s' is a type of %s: give another with --name\n",
+			in.name, pos[1]);
+		kiln_object_close(in.obj);
+		free(in.elf);
+		return 1;
+	}
+	FILE *out = outp ? fopen(outp, "w") : stdout;
+	int err = out ? 0 : -errno;
+	if (out)
+		err = c ? emit_c(out, &in) : skel ? gen_skeleton(out, &in) : emit_walk(out, &in, l);
+	if (err)
+		fprintf(stderr, "kiln gen: %s: %s\n", outp ? outp : pos[1], strerror(-err));
+	if (out && out != stdout && fclose(out) && !err)
+		err = -errno;
+	kiln_object_close(in.obj);
+	free(in.elf);
+	return err ? 1 : 0;
+}

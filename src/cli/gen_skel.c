@@ -1,0 +1,257 @@
+/* gen_skel.c — `kiln gen skeleton FILE`: one C header that carries the object (its ELF bytes
+ * as a string literal) and opens, loads, attaches and destroys it through libkiln, with the
+ * object's maps, programs and links as named members and typed map accessors, so a program
+ * needs neither the object file at run time nor lookups by name. */
+#include "cli.h"
+#include "gen.h"
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A map's or program's name as a member and function-name part: an identifier, and not a C
+ * keyword (runqlat's program `switch` becomes switch_). */
+static void member(char *dst, size_t n, const char *name)
+{
+	static const char *const keywords[] = {
+		"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+		"enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+		"restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
+		"typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", NULL,
+	};
+	gen_ident(dst, n, name);
+	for (const char *const *k = keywords; *k; k++)
+		if (!strcmp(*k, dst) && strlen(dst) + 2 <= n) {
+			strcat(dst, "_");
+			return;
+		}
+}
+
+static void decl_printf(void *ctx, const char *fmt, va_list args)
+{
+	FILE *f = ctx;
+	vfprintf(f, fmt, args);
+}
+
+/* The C spelling of type id for a pointer parameter ("struct stats", "u32"); "void" for
+ * what has none a pointer can name directly (arrays, no BTF). */
+static void c_type(const struct btf *btf, uint32_t id, char *dst, size_t n)
+{
+	const struct btf_type *t = id ? btf__type_by_id(btf, id) : NULL;
+	snprintf(dst, n, "void");
+	if (!t || btf_is_array(t) || (!t->name_off && !btf_is_int(t)))
+		return;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct btf_dump *d = f ? btf_dump__new(btf, decl_printf, f, NULL) : NULL;
+	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = "");
+	bool ok = d && !btf_dump__emit_type_decl(d, id, &o);
+	btf_dump__free(d);
+	if (f)
+		fclose(f);
+	if (ok && buf && *buf)
+		snprintf(dst, n, "%s", buf);
+	free(buf);
+}
+
+/* The ELF bytes as string literal lines: printable characters as themselves, zero as \0,
+ * the rest as \xNN, which takes about half the text of escaping every byte. An escape must
+ * not run on into the next character: no digit after \0 (octal), no hex digit after \xNN. */
+static void emit_bytes(FILE *out, const uint8_t *p, size_t n)
+{
+	size_t col = 0;
+	enum { PLAIN, OCT, HEX } last = PLAIN;
+	fputs("\t\t\"", out);
+	for (size_t i = 0; i < n; i++) {
+		int c = p[i];
+		bool printable = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?';
+		if (printable && ((last == OCT && isdigit(c)) || (last == HEX && isxdigit(c))))
+			printable = false;
+		if (col >= 72) {
+			fputs("\"\n\t\t\"", out);
+			col = 0;
+			last = PLAIN;
+		}
+		if (printable) {
+			fputc(c, out);
+			col++;
+			last = PLAIN;
+		} else if (!c) {
+			fputs("\\0", out);
+			col += 2;
+			last = OCT;
+		} else {
+			fprintf(out, "\\x%02x", (unsigned)c);
+			col += 4;
+			last = HEX;
+		}
+	}
+	fputc('"', out);
+}
+
+static void emit_struct(FILE *out, const char *s, struct bpf_object *o)
+{
+	struct bpf_map *m;
+	struct bpf_program *p;
+	char id[128];
+	fprintf(out, "struct %s {\n\tstruct kiln_object *obj;\n\tstruct {\n", s);
+	bpf_object__for_each_map(m, o) {
+		member(id, sizeof(id), bpf_map__name(m));
+		fprintf(out, "\t\tstruct kiln_map *%s;\n", id);
+	}
+	fputs("\t} maps;\n\tstruct {\n", out);
+	bpf_object__for_each_program(p, o) {
+		member(id, sizeof(id), bpf_program__name(p));
+		fprintf(out, "\t\tstruct kiln_prog *%s;\n", id);
+	}
+	fputs("\t} progs;\n\tstruct {\n", out);
+	bpf_object__for_each_program(p, o) {
+		member(id, sizeof(id), bpf_program__name(p));
+		fprintf(out, "\t\tstruct kiln_link *%s;\n", id);
+	}
+	fputs("\t} links;\n};\n\n", out);
+}
+
+/* open: the embedded object, and every map and program found by name into the struct */
+static void emit_open(FILE *out, const char *s, struct bpf_object *o)
+{
+	struct bpf_map *m;
+	struct bpf_program *p;
+	char id[128];
+	fprintf(out,
+		"static inline void %s__destroy(struct %s *skel);\n\n"
+		"/* NULL on failure, with errno set and kiln_errmsg() saying why */\n"
+		"static inline struct %s *%s__open(void)\n{\n"
+		"\tstruct %s *skel = (struct %s *)calloc(1, sizeof(*skel));\n"
+		"\tsize_t size;\n\tconst void *elf = %s__elf_bytes(&size);\n"
+		"\tstruct kiln_object_opts opts = { .sz = sizeof(opts), .name = \"%s\" };\n"
+		"\tint err = skel ? kiln_object_open_mem(elf, size, &opts, &skel->obj) : -ENOMEM;\n"
+		"\tif (err)\n\t\tgoto fail;\n",
+		s, s, s, s, s, s, s, s);
+	bpf_object__for_each_map(m, o) {
+		member(id, sizeof(id), bpf_map__name(m));
+		fprintf(out, "\tif (!(skel->maps.%s = kiln_object_find_map(skel->obj, \"%s\")))\n\t\tgoto missing;\n",
+			id, bpf_map__name(m));
+	}
+	bpf_object__for_each_program(p, o) {
+		member(id, sizeof(id), bpf_program__name(p));
+		fprintf(out, "\tif (!(skel->progs.%s = kiln_object_find_prog(skel->obj, \"%s\")))\n\t\tgoto missing;\n",
+			id, bpf_program__name(p));
+	}
+	fprintf(out, "\treturn skel;\nmissing:\n\terr = -ENOENT;\nfail:\n\t%s__destroy(skel);\n"
+		     "\terrno = -err;\n\treturn NULL;\n}\n\n", s);
+}
+
+static bool needs_opts(enum bpf_prog_type t)
+{
+	static const enum bpf_prog_type with_opts[] = {
+		BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_SCHED_CLS, BPF_PROG_TYPE_SCHED_ACT,
+		BPF_PROG_TYPE_CGROUP_SKB, BPF_PROG_TYPE_CGROUP_SOCK, BPF_PROG_TYPE_CGROUP_SOCK_ADDR,
+		BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_PROG_TYPE_CGROUP_SYSCTL, BPF_PROG_TYPE_CGROUP_DEVICE,
+		BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_PERF_EVENT,
+	};
+	for (size_t i = 0; i < sizeof(with_opts) / sizeof(with_opts[0]); i++)
+		if (with_opts[i] == t)
+			return true;
+	return false;
+}
+
+static void emit_attach(FILE *out, const char *s, struct bpf_object *o)
+{
+	struct bpf_program *p;
+	char id[128];
+	bpf_object__for_each_program(p, o) {
+		member(id, sizeof(id), bpf_program__name(p));
+		fprintf(out,
+			"/* %s (section %s) at its hook: opts names the interface, cgroup, binary... */\n"
+			"static inline int %s__%s__attach(struct %s *skel, const struct kiln_attach_opts *opts)\n{\n"
+			"\treturn kiln_prog_attach(skel->progs.%s, opts, &skel->links.%s);\n}\n\n",
+			bpf_program__name(p), bpf_program__section_name(p), s, id, s, id, id);
+	}
+	fprintf(out, "/* the programs whose section names their hook (tracepoints, raw tracepoints,\n"
+		     " * tracing, uprobes); 0 or a negative errno, with everything attached detached */\n"
+		     "static inline void %s__detach(struct %s *skel);\n"
+		     "static inline int %s__attach(struct %s *skel)\n{\n\tint err = 0;\n", s, s, s, s);
+	bpf_object__for_each_program(p, o) {
+		if (needs_opts(bpf_program__type(p)))
+			continue;
+		member(id, sizeof(id), bpf_program__name(p));
+		fprintf(out, "\tif (!err)\n\t\terr = %s__%s__attach(skel, NULL);\n", s, id);
+	}
+	fprintf(out, "\tif (err)\n\t\t%s__detach(skel);\n\treturn err;\n}\n\n", s);
+	fprintf(out, "static inline void %s__detach(struct %s *skel)\n{\n", s, s);
+	bpf_object__for_each_program(p, o) {
+		member(id, sizeof(id), bpf_program__name(p));
+		fprintf(out, "\tkiln_link_destroy(skel->links.%s);\n\tskel->links.%s = NULL;\n", id, id);
+	}
+	fputs("}\n\n", out);
+}
+
+/* typed lookup, update, delete for the maps with keys */
+static void emit_accessors(FILE *out, const char *s, const struct gen_input *in)
+{
+	struct bpf_map *m;
+	char id[128], k[256], v[256];
+	bpf_object__for_each_map(m, kiln_object_libbpf(in->obj)) {
+		if (!bpf_map__key_size(m) || !bpf_map__value_size(m))
+			continue;
+		member(id, sizeof(id), bpf_map__name(m));
+		c_type(in->btf, bpf_map__btf_key_type_id(m), k, sizeof(k));
+		c_type(in->btf, bpf_map__btf_value_type_id(m), v, sizeof(v));
+		fprintf(out,
+			"/* %s: key %u bytes, value %u bytes%s; 0 or a negative errno (-ENOENT: no entry) */\n"
+			"static inline int %s__%s__lookup(struct %s *skel, const %s *key, %s *value)\n{\n"
+			"\treturn kiln_map_lookup(skel->maps.%s, key, value);\n}\n\n"
+			"static inline int %s__%s__update(struct %s *skel, const %s *key, const %s *value, uint64_t flags)\n{\n"
+			"\treturn kiln_map_update(skel->maps.%s, key, value, flags);\n}\n\n"
+			"static inline int %s__%s__delete(struct %s *skel, const %s *key)\n{\n"
+			"\treturn kiln_map_delete(skel->maps.%s, key);\n}\n\n",
+			bpf_map__name(m), bpf_map__key_size(m), bpf_map__value_size(m),
+			libbpf_bpf_map_type_str(bpf_map__type(m)) && strstr(libbpf_bpf_map_type_str(bpf_map__type(m)), "percpu")
+				? ", one per possible CPU (kiln_map_value_buf_size())" : "",
+			s, id, s, k, v, id, s, id, s, k, v, id, s, id, s, k, id);
+	}
+}
+
+int gen_skeleton(FILE *out, const struct gen_input *in)
+{
+	const char *s = in->name;
+	struct bpf_object *o = kiln_object_libbpf(in->obj);
+	char guard[80];
+	snprintf(guard, sizeof(guard), "%s_SKEL_H", s);
+	for (char *p = guard; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	fprintf(out, "/* %s skeleton, generated by `kiln gen skeleton` from %s: the object embedded,\n"
+		     " * opened, loaded, attached and destroyed through libkiln (kiln/object.h). */\n"
+		     "#ifndef %s\n#define %s\n#include <errno.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
+		     "#include <kiln/kiln.h>\n\n",
+		s, in->path, guard, guard);
+	int err = gen_c_types(out, in, true);
+	if (err)
+		return err;
+	fputc('\n', out);
+	emit_struct(out, s, o);
+	fprintf(out, "static inline const void *%s__elf_bytes(size_t *size)\n{\n\tstatic const char elf[] =\n", s);
+	emit_bytes(out, in->elf, in->size);
+	fprintf(out, ";\n\t*size = sizeof(elf) - 1;\n\treturn elf;\n}\n\n");
+	emit_open(out, s, o);
+	fprintf(out,
+		"/* create the maps, load the programs: 0 or a negative errno (kiln_object_verifier_error()) */\n"
+		"static inline int %s__load(struct %s *skel)\n{\n\treturn kiln_object_load(skel->obj);\n}\n\n"
+		"static inline struct %s *%s__open_and_load(void)\n{\n"
+		"\tstruct %s *skel = %s__open();\n\tint err = skel ? %s__load(skel) : 0;\n"
+		"\tif (err) {\n\t\t%s__destroy(skel);\n\t\terrno = -err;\n\t\treturn NULL;\n\t}\n"
+		"\treturn skel;\n}\n\n",
+		s, s, s, s, s, s, s, s);
+	emit_attach(out, s, o);
+	fprintf(out, "/* detach, unload, free; NULL ok */\nstatic inline void %s__destroy(struct %s *skel)\n{\n"
+		     "\tif (!skel)\n\t\treturn;\n\t%s__detach(skel);\n\tkiln_object_close(skel->obj);\n"
+		     "\tfree(skel);\n}\n\n", s, s, s);
+	emit_accessors(out, s, in);
+	fprintf(out, "#endif /* %s */\n", guard);
+	return ferror(out) ? -EIO : 0;
+}
