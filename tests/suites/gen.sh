@@ -123,7 +123,7 @@ for which in kiln clang odd; do
 	fi
 	# Go
 	if ! command -v go >/dev/null; then
-		echo "SKIP gen/go-$which: no go toolchain installed (Debian's golang is a test dependency)"
+		echo "SKIP gen/go-$which: no go toolchain installed (Debian's golang-go runs it; kiln does not install it for the tests)"
 	elif ! out=$("$KILN" gen go "$obj" --name shapes -o "$tmp/go_$which/shapes.go" 2>&1) &&
 	     ! { mkdir -p "$tmp/go_$which" && out=$("$KILN" gen go "$obj" --name shapes -o "$tmp/go_$which/shapes.go" 2>&1); }; then
 		fail "go-$which" "$out"
