@@ -379,7 +379,9 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 			default:
 				fprintf(out, "%" PRId64, rd64(e->value) / dv);
 			}
-			if (i + 1 < c.n && m->kind != KM_HIST && m->kind != KM_LHIST)
+			/* bpftrace joins the entries with a newline: after a histogram's own last
+			 * line, that is a blank line between two keys' histograms */
+			if (i + 1 < c.n)
 				fputc('\n', out);
 		}
 		fputc('\n', out);

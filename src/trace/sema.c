@@ -787,6 +787,13 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 		struct kt_map *mp = &m.maps.items[i];
 		if (mp->kind == KM_NONE)
 			return kl_error(d, mp->span, "@%s is used but never assigned", mp->name);
+		/* Strings in keys take whole u64 slots: an integer after one (or a hist's bucket) is
+		 * stored with one 8-byte access, which the verifier refuses off its alignment. */
+		if (mp->key.kind == KTT_STR)
+			mp->key.size = (mp->key.size + 7) & ~7u;
+		for (uint32_t k = 0; mp->key.kind == KTT_TUPLE && k < mp->key.nelems; k++)
+			if (mp->key.elems[k].kind == KTT_STR)
+				mp->key.elems[k].size = (mp->key.elems[k].size + 7) & ~7u;
 		mp->key_size = mp->key.kind == KTT_NONE ? 8 : kt_type_size(&mp->key);
 		if (mp->kind == KM_HIST || mp->kind == KM_LHIST)
 			mp->key_size = (mp->key.kind == KTT_NONE ? 0 : mp->key_size) + 8;

@@ -76,6 +76,49 @@ else
 	kill $kp 2>/dev/null
 fi
 
+# ---- bpftrace 0.17 itself on the same activity, in the same run --------------------------
+# Both trace one helper at once; once both have reported ready it makes its calls and exits,
+# which ends both. Their outputs must be the same lines (the "ready" lines aside: how many
+# each sees depends on when it attached). Then programs without activity (printf lines,
+# every kind of map, tuple and string keys) must print the same bytes.
+BPFTRACE=${BPFTRACE:-$(type -P bpftrace)}
+if [ -z "$BPFTRACE" ]; then
+	echo "SKIP trace/bpftrace-compare: bpftrace is not installed (make deps installs Debian's 0.17)"
+else
+	python3 tests/trace/helper.py "$tmp/ready2" $N 1,2,3,8,50,1000,5000,0 &
+	hp=$!
+	timeout 30 "$KILN" trace tests/trace/activity.bt $hp >"$tmp/k.out" 2>"$tmp/k.err" &
+	kp=$!
+	timeout 30 "$BPFTRACE" tests/trace/activity.bt $hp >"$tmp/b.out" 2>"$tmp/b.err" &
+	bp=$!
+	if wait_for "$tmp/k.out" '^ready' 15 && wait_for "$tmp/b.out" '^ready' 15; then
+		touch "$tmp/ready2"
+		wait $hp; hp=
+		wait $kp; krc=$?
+		wait $bp; brc=$?
+		check bpftrace-activity-status "0 0" "$krc $brc"
+		check bpftrace-activity "$(grep -v '^ready$' "$tmp/b.out")" "$(grep -v '^ready$' "$tmp/k.out")"
+	else
+		fail bpftrace-activity "never ready: kiln: $(cat "$tmp/k.out" "$tmp/k.err"); bpftrace: $(cat "$tmp/b.out" "$tmp/b.err")"
+		kill $kp $bp $hp 2>/dev/null; hp=
+	fi
+	# bpftrace 0.17 counts printf's arguments differently for %i and %lld: formats.bt's line
+	# using them is left out here
+	sed '/%lld %i/d' tests/trace/formats.bt >"$tmp/formats2.bt"
+	cmp_bpftrace() {   # name, program text: kiln and bpftrace print the same bytes
+		local k b
+		k=$(timeout 20 "$KILN" trace -e "$2" 2>&1)
+		b=$(timeout 20 "$BPFTRACE" -e "$2" 2>/dev/null)
+		check "bpftrace-$1" "$b" "$k"
+	}
+	cmp_bpftrace formats "$(cat "$tmp/formats2.bt")"
+	cmp_bpftrace maps 'BEGIN { @b = 1; @a[1] = 5; @a[2] = 3; @a[3] = -2; @c["x"] = 1; @c["ab"] = 4;
+		@h = hist(5); @h = hist(100); @h = hist(0); @z = count(); @s = stats(4); @s = stats(9);
+		@v = avg(3); @v = avg(8); @l = lhist(5, 0, 10, 2); @l = lhist(12, 0, 10, 2); @mx = max(3); @mn = min(-7);
+		@t[1, "a", 2] = 3; @t[2, "b", 1] = 1; @sk["z"] = sum(5); @sk["y"] = sum(2); @hk["k"] = hist(1024); @hk["j"] = hist(2);
+		@str = "text"; @skeyed[4] = "d"; @skeyed[2] = "b"; exit(); }'
+fi
+
 # ---- printf, BEGIN/END, operators, map printing ------------------------------------------
 out=$(timeout 20 "$KILN" trace tests/trace/formats.bt 2>&1); rc=$?
 check formats-status 0 "$rc"
