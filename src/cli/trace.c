@@ -314,6 +314,7 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		snprintf(name, sizeof(name), "m%u", i);
 		r.maps[i] = kiln_object_find_map(obj, name);
 	}
+	trace_set_stacks(kiln_object_find_map(obj, KT_STACKS));
 	struct kiln_map *start = kiln_object_find_map(obj, KT_START_MAP);
 	uint32_t zero = 0;
 	struct timespec ts;
@@ -376,6 +377,7 @@ out:
 		kiln_link_destroy(links[i]);
 	free(links);
 	free(r.maps);
+	trace_set_stacks(NULL);
 	kiln_object_close(obj);
 	return rc;
 }

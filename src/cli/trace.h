@@ -14,6 +14,9 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
  * not 0. 0, or a negative errno. */
 int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct kiln_map *m, uint32_t top,
 		    uint32_t div);
+/* The :stack-trace map kstack and ustack values are read from (NULL at the end: frees the
+ * symbolizer). */
+void trace_set_stacks(struct kiln_map *stacks);
 /* clear(@m) deletes every entry; zero(@m) sets every value to 0. */
 int trace_clear_map(struct kiln_map *m, bool zero);
 

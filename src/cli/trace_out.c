@@ -17,6 +17,45 @@ static int64_t rd64(const uint8_t *p)
 	return v;
 }
 
+/* ---- stacks ---- */
+
+static struct kiln_map *stack_map;
+static struct kiln_syms *syms;
+
+void trace_set_stacks(struct kiln_map *stacks)
+{
+	stack_map = stacks;
+	if (!stacks && syms) {
+		kiln_syms_free(syms);
+		syms = NULL;
+	}
+}
+
+/* A kstack/ustack value as bpftrace prints it: a newline, then one frame a line, each
+ * indented (8 in printf and as a map's value, 4 in a key): "func+OFFSET" with the offset in
+ * decimal, or the address when nothing symbolizes it. Nothing for a failed stack id. */
+static void put_stack(FILE *out, const struct kt_type *t, uint64_t v, int indent)
+{
+	uint64_t ips[KILN_STACK_MAX_DEPTH];
+	int32_t id = (int32_t)(uint32_t)v;
+	int pid = (int)(v >> 32);
+	int n = id < 0 || !stack_map ? -ENOENT : kiln_stack_read(stack_map, (uint32_t)id, ips, t->size);
+	if (n < 0)
+		return;
+	if (!syms && kiln_syms_new(&syms))
+		syms = NULL;
+	fputc('\n', out);
+	for (int i = 0; i < n && ips[i]; i++) {
+		struct kiln_frame f = { 0 };
+		int err = !syms ? -ENOENT : t->kind == KTT_KSTACK ? kiln_syms_kernel(syms, ips[i], &f)
+								: kiln_syms_user(syms, pid, ips[i], &f);
+		if (!err && f.symbol)
+			fprintf(out, "%*s%s+%" PRIu64 "\n", indent, "", f.symbol, f.offset);
+		else
+			fprintf(out, "%*s0x%" PRIx64 "\n", indent, "", ips[i]);
+	}
+}
+
 static void put_str(FILE *out, const uint8_t *p, uint32_t size)
 {
 	fprintf(out, "%.*s", (int)strnlen((const char *)p, size), (const char *)p);
@@ -30,6 +69,8 @@ static void put_value(FILE *out, const struct kt_type *t, const uint8_t *p, cons
 	} else if (t->kind == KTT_PROBE) {
 		uint64_t i = (uint64_t)rd64(p);
 		fputs(i < s->ntargets ? s->targets[i].probe : "?", out);
+	} else if (kt_is_stack(t)) {
+		put_stack(out, t, (uint64_t)rd64(p), 4);
 	} else if (t->is_signed) {
 		fprintf(out, "%" PRId64, rd64(p));
 	} else {
@@ -99,7 +140,9 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
 		if (a->offset + kt_type_size(&a->type) > size)
 			break;
 		const uint8_t *p = rec + a->offset;
-		if (conv == 's') {
+		if (conv == 's' && kt_is_stack(&a->type)) {
+			put_stack(out, &a->type, (uint64_t)rd64(p), 8);
+		} else if (conv == 's') {
 			char tmp[4096];
 			if (a->type.kind == KTT_STR)
 				snprintf(tmp, sizeof(tmp), "%.*s", (int)strnlen((const char *)p, a->type.size), (const char *)p);
@@ -364,7 +407,9 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 				fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
 				break;
 			case KM_INT:
-				if (m->value.is_signed)
+				if (kt_is_stack(&m->value))
+					put_stack(out, &m->value, (uint64_t)rd64(e->value), 8);
+				else if (m->value.is_signed)
 					fprintf(out, "%" PRId64, rd64(e->value) / dv);
 				else
 					fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
@@ -381,7 +426,7 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 			}
 			/* bpftrace joins the entries with a newline: after a histogram's own last
 			 * line, that is a blank line between two keys' histograms */
-			if (i + 1 < c.n)
+			if (i + 1 < c.n && !kt_is_stack(&m->value))   /* a stack ends in its newline */
 				fputc('\n', out);
 		}
 		fputc('\n', out);

@@ -20,7 +20,9 @@ enum kt_kind {
 };
 
 /* Value types, as sema gives them. */
-enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR };
+/* KTT_KSTACK/KTT_USTACK: a stack id (ustack: the pid above it) in 8 bytes, printed as its
+ * symbolized frames; their size is the most frames printed. */
+enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR, KTT_KSTACK, KTT_USTACK };
 struct kt_type {
 	enum kt_tkind kind;
 	uint32_t size;              /* bytes: 1, 2, 4, 8 for ints; the buffer for strings */

@@ -32,6 +32,7 @@ struct kt_gen {
 };
 
 #define KT_RINGBUF "kt-events"
+#define KT_STACKS "kt-stacks"      /* :stack-trace, when kstack or ustack is used */
 #define KT_START_MAP "kt-start"    /* [0]: the start time (elapsed), [1]: the pid of -c's command (cpid) */
 
 /* 0, or -1 with an error in d. */

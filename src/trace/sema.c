@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "trace/sema.h"
 #include "compiler/nearest.h"
+#include <kiln/stack.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ uint32_t kt_type_size(const struct kt_type *t)
 			n += kt_type_size(&t->elems[i]);
 		return n;
 	}
-	if (t->kind == KTT_INT || t->kind == KTT_PROBE || t->kind == KTT_PTR)
+	if (t->kind == KTT_INT || t->kind == KTT_PROBE || t->kind == KTT_PTR || kt_is_stack(t))
 		return 8;   /* integers travel as 8 bytes in records and keys */
 	return t->size;
 }
@@ -271,7 +272,8 @@ static const struct builtin builtins[] = {
 	{ "nsecs", { KTT_INT, 8, false, 0, 0 }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0 }, true },
 	{ "cpu", { KTT_INT, 8, false, 0, 0 }, true }, { "comm", { KTT_STR, 16, false, 0, 0 }, true },
 	{ "probe", { KTT_PROBE, 8, false, 0, 0 }, true }, { "args", { KTT_NONE, 0, false, 0, 0 }, true },
-	{ "kstack", { 0 }, false }, { "ustack", { 0 }, false }, { "retval", { 0 }, false },
+	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0 }, true },
+	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0 }, true }, { "retval", { 0 }, false },
 	{ "curtask", { 0 }, false }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
 	{ "func", { 0 }, false }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0 }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
@@ -289,6 +291,8 @@ static int ident(struct sm *m, struct kt_node *n)
 				return err_at(m, n->span, "%s", "cpid is the pid of the command -c runs: use it with -c");
 			n->kind = KT_BUILTIN;
 			n->type = builtins[i].type;
+			if (kt_is_stack(&n->type))
+				m->s->has_stacks = true;
 			return 0;
 		}
 	if ((n->name[0] == 'a' || n->name[0] == 's') && !strncmp(n->name + (n->name[0] == 's'), "arg", 3))
@@ -464,7 +468,7 @@ static int expr(struct sm *m, struct kt_node *n)
 			if (expr(m, n->kids[i]))
 				return -1;
 			e[i] = n->kids[i]->type;
-			if (e[i].kind != KTT_INT && e[i].kind != KTT_STR && e[i].kind != KTT_PROBE)
+			if (e[i].kind != KTT_INT && e[i].kind != KTT_STR && e[i].kind != KTT_PROBE && !kt_is_stack(&e[i]))
 				return err_at(m, n->kids[i]->span, "%s", "tuple elements other than integers and strings are not supported yet by kiln trace");
 		}
 		n->type = (struct kt_type){ .kind = KTT_TUPLE, .nelems = n->nkids, .elems = e };
@@ -514,8 +518,32 @@ static const char *const unsupported_calls[] = {
 	"buf", "join", "ntop", "ksym", "usym", "kaddr", "uaddr", "reg", "strftime", "cat",
 	"signal", "strncmp", "sizeof", "bswap", "cgroupid", "macaddr", "system", "kptr", "uptr",
 	"override", "cgroup_path", "strerror", "strcontains", "path", "unwatch", "skboutput", "pton",
-	"debugf", "kstack", "ustack",
+	"debugf",
 };
+
+/* kstack([bpftrace,] [LIMIT]), ustack(...): becomes the builtin, its type's size the limit
+ * (bpftrace's perf mode, which prints addresses too, is not done). */
+static int stack_call(struct sm *m, struct kt_node *n)
+{
+	uint32_t limit = KILN_STACK_MAX_DEPTH;
+	for (uint32_t i = 0; i < n->nkids; i++) {
+		struct kt_node *k = n->kids[i];
+		if (i == 0 && k->kind == KT_IDENT && !strcmp(k->name, "bpftrace") && n->nkids <= 2)
+			continue;
+		if (i == 0 && k->kind == KT_IDENT && !strcmp(k->name, "perf"))
+			return err_at(m, k->span, "%s", "the perf stack mode is not supported yet by kiln trace");
+		if (k->kind != KT_INT || i != n->nkids - 1)
+			return err_at(m, k->span, "%s() takes an optional mode (bpftrace) and a limit", n->name);
+		if (k->num < 1 || k->num > KILN_STACK_MAX_DEPTH)
+			return kl_error(m->d, k->span, "the stack limit must be 1 to %d", KILN_STACK_MAX_DEPTH);
+		limit = (uint32_t)k->num;
+	}
+	n->kind = KT_BUILTIN;
+	n->nkids = 0;
+	n->type = (struct kt_type){ .kind = !strcmp(n->name, "kstack") ? KTT_KSTACK : KTT_USTACK, .size = limit };
+	m->s->has_stacks = true;
+	return 0;
+}
 
 /* How many arguments a printf format takes: its conversions, %% not counted. */
 static uint32_t conversions(const char *f)
@@ -537,6 +565,8 @@ static int call(struct sm *m, struct kt_node *n)
 	for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++)
 		if (!strcmp(f, aggs[i].name))
 			return kl_error(m->d, n->span, "%s() should be assigned to a map", f);
+	if (!strcmp(f, "kstack") || !strcmp(f, "ustack"))
+		return stack_call(m, n);
 	for (size_t i = 0; i < n->nkids; i++)
 		if (n->kids[i]->kind != KT_MAP && expr(m, n->kids[i]))
 			return -1;
@@ -551,7 +581,7 @@ static int call(struct sm *m, struct kt_node *n)
 			if (n->kids[i]->kind == KT_MAP && expr(m, n->kids[i]))
 				return -1;
 			enum kt_tkind k = n->kids[i]->type.kind;
-			if (k != KTT_INT && k != KTT_STR && k != KTT_PROBE)
+			if (k != KTT_INT && k != KTT_STR && k != KTT_PROBE && !kt_is_stack(&n->kids[i]->type))
 				return err_at(m, n->kids[i]->span, "%s", "printf() arguments other than integers and strings are not supported yet by kiln trace");
 		}
 		n->type.kind = KTT_NONE;
@@ -658,6 +688,8 @@ static int assign_map(struct sm *m, struct kt_node *s)
 			kind = KM_INT;
 		else if (v->type.kind == KTT_STR)
 			kind = KM_STR;
+		else if (kt_is_stack(&v->type))
+			kind = KM_INT;
 		else
 			return kl_error(m->d, v->span, "%s", "only integers and strings can be stored in maps by kiln trace yet");
 	}
@@ -666,7 +698,7 @@ static int assign_map(struct sm *m, struct kt_node *s)
 	if (mp->kind == KM_NONE) {
 		mp->kind = kind;
 		mp->value = v->type;
-		if (kind == KM_INT)
+		if (kind == KM_INT && !kt_is_stack(&v->type))
 			mp->value = t_int(8, v->type.is_signed);
 	} else if (kind == KM_STR && v->type.size > mp->value.size) {
 		mp->value.size = v->type.size;

@@ -47,11 +47,16 @@ struct kt_sema {
 	const char *const *params;  /* positional parameters $1.. */
 	int nparams;
 	bool has_child;             /* -c CMD: cpid is its pid */
+	bool has_stacks;            /* kstack/ustack: the programs share a :stack-trace map */
 };
 
 /* Type prog, filling s (whose strlen, params and nparams the caller sets). 0, or -1 with
  * the first error in d at its line:col. */
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d);
+static inline bool kt_is_stack(const struct kt_type *t)
+{
+	return t->kind == KTT_KSTACK || t->kind == KTT_USTACK;
+}
 /* Bytes a value of type t takes in a record or key. */
 uint32_t kt_type_size(const struct kt_type *t);
 /* The tracefs root kiln trace reads ("/sys/kernel/tracing", or debugfs's). */

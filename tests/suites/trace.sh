@@ -112,12 +112,28 @@ else
 		check "bpftrace-$1" "$b" "$k"
 	}
 	cmp_bpftrace formats "$(cat "$tmp/formats2.bt")"
+	# kstack and ustack in printf, as keys (alone and in a tuple) and as a value: the same
+	# kernel frames; user addresses differ from run to run (ASLR), so they are masked
+	printf 'import os\nos.getppid()\nos.getppid()\n' >"$tmp/gp.py"
+	py2=ktpy2$$
+	ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$py2"
+	prog='tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { @[kstack] = count(); @u[ustack(3)] = count();
+		@k[kstack(2), comm] = count(); printf("%s|%s|\n", kstack(2), ustack(2)); @v = kstack(2); }'
+	k=$(timeout 20 "$KILN" trace -e "$prog" -c "$tmp/$py2 $tmp/gp.py" 2>&1 | sed -E 's/0x[0-9a-f]+/ADDR/g')
+	b=$(timeout 20 "$BPFTRACE" -e "$prog" -c "$tmp/$py2 $tmp/gp.py" 2>/dev/null | sed -E 's/0x[0-9a-f]+/ADDR/g')
+	if grep -q '^    [a-z_0-9]*+[0-9]*$' <<<"$k"; then check bpftrace-stacks "$b" "$k"
+	else fail bpftrace-stacks "no kernel frame: $k"; fi
 	cmp_bpftrace maps 'BEGIN { @b = 1; @a[1] = 5; @a[2] = 3; @a[3] = -2; @c["x"] = 1; @c["ab"] = 4;
 		@h = hist(5); @h = hist(100); @h = hist(0); @z = count(); @s = stats(4); @s = stats(9);
 		@v = avg(3); @v = avg(8); @l = lhist(5, 0, 10, 2); @l = lhist(12, 0, 10, 2); @mx = max(3); @mn = min(-7);
 		@t[1, "a", 2] = 3; @t[2, "b", 1] = 1; @sk["z"] = sum(5); @sk["y"] = sum(2); @hk["k"] = hist(1024); @hk["j"] = hist(2);
 		@str = "text"; @skeyed[4] = "d"; @skeyed[2] = "b"; exit(); }'
 fi
+
+# ---- profile:hz:99 counting kernel stacks, as most one-liners do ---------------------------
+out=$(timeout 20 "$KILN" trace -e 'profile:hz:99 { @[kstack] = count(); } interval:ms:300 { exit(); }' 2>&1)
+if grep -qE '^\]: [1-9][0-9]*$' <<<"$out" && grep -qE '^    [a-zA-Z_.0-9]+\+[0-9]+$' <<<"$out"; then pass profile-kstack
+else fail profile-kstack "$(head -20 <<<"$out")"; fi
 
 # ---- printf, BEGIN/END, operators, map printing ------------------------------------------
 out=$(timeout 20 "$KILN" trace tests/trace/formats.bt 2>&1); rc=$?
