@@ -131,7 +131,9 @@ else
 fi
 
 # ---- profile:hz:99 counting kernel stacks, as most one-liners do ---------------------------
-out=$(timeout 20 "$KILN" trace -e 'profile:hz:99 { @[kstack] = count(); } interval:ms:300 { exit(); }' 2>&1)
+# (of a command that spends its time in the kernel: a sample in user mode has no kernel stack)
+out=$(timeout 20 "$KILN" trace -e 'profile:hz:99 /pid == cpid/ { @[kstack] = count(); }' \
+	-c 'dd if=/dev/zero of=/dev/null bs=1M count=20000' 2>&1)
 if grep -qE '^\]: [1-9][0-9]*$' <<<"$out" && grep -qE '^    [a-zA-Z_.0-9]+\+[0-9]+$' <<<"$out"; then pass profile-kstack
 else fail profile-kstack "$(head -20 <<<"$out")"; fi
 
