@@ -29,6 +29,7 @@ struct kt_type {
 	bool is_signed;
 	uint32_t nelems;            /* tuples */
 	struct kt_type *elems;
+	const char *tname;          /* an integer that points at this kernel struct (curtask, ->) */
 };
 
 struct kt_node {

@@ -150,7 +150,7 @@ static const struct { const char *name, *lisp; } builtin_code[] = {
 	{ "pid", "(>> (get-current-pid-tgid) 32)" }, { "tid", "(logand (get-current-pid-tgid) #xffffffff)" },
 	{ "uid", "(logand (get-current-uid-gid) #xffffffff)" }, { "gid", "(>> (get-current-uid-gid) 32)" },
 	{ "nsecs", "(ktime-get-ns)" }, { "cpid", "(getmap " KT_START_MAP " 1)" }, { "elapsed", "(- (ktime-get-ns) (getmap " KT_START_MAP " 0))" },
-	{ "cpu", "(get-smp-processor-id)" },
+	{ "cpu", "(get-smp-processor-id)" }, { "curtask", "(current-task)" },
 };
 
 /* A string compared with a literal: the computed side into a buffer, then byte by byte up to
@@ -229,10 +229,20 @@ static void gen_int(struct g *g, const struct kt_node *n)
 		int_form(g, "if", n->a, n->b, n->c);
 		return;
 	case KT_CAST:
+		if (n->type.tname) {   /* (struct X *)p: the same number, typed for -> */
+			gen_int(g, n->a);
+			return;
+		}
 		int_form(g, kl_arena_printf(g->a, "cast %c%u", n->type.is_signed ? 'i' : 'u', n->type.size * 8), n->a, NULL,
 			 NULL);
 		return;
 	case KT_ARROW: {
+		if (n->a->type.tname) {   /* a CO-RE read through the kernel's struct */
+			fprintf(g->o, "(-> (kernel-ptr %s ", n->a->type.tname);
+			gen_int(g, n->a);
+			fprintf(g->o, ") %s)", n->name);
+			return;
+		}
 		struct kl_tp_field f;
 		char msg[1024];
 		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
@@ -311,6 +321,12 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 		break;
 	}
 	case KT_ARROW: {
+		if (n->a->type.tname) {   /* a char array of a kernel struct */
+			fprintf(g->o, "(core-read-str %s %u (kernel-ptr %s ", d, size, n->a->type.tname);
+			gen_int(g, n->a);
+			fprintf(g->o, ") %s %s)", n->a->type.tname, n->name);
+			break;
+		}
 		struct kl_tp_field f;
 		char msg[1024];
 		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "trace/sema.h"
 #include "compiler/nearest.h"
+#include "trace/ktypes.h"
 #include <kiln/stack.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -267,15 +268,15 @@ struct builtin {
 	bool supported;
 };
 static const struct builtin builtins[] = {
-	{ "pid", { KTT_INT, 8, false, 0, 0 }, true }, { "tid", { KTT_INT, 8, false, 0, 0 }, true },
-	{ "uid", { KTT_INT, 8, false, 0, 0 }, true }, { "gid", { KTT_INT, 8, false, 0, 0 }, true },
-	{ "nsecs", { KTT_INT, 8, false, 0, 0 }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0 }, true },
-	{ "cpu", { KTT_INT, 8, false, 0, 0 }, true }, { "comm", { KTT_STR, 16, false, 0, 0 }, true },
-	{ "probe", { KTT_PROBE, 8, false, 0, 0 }, true }, { "args", { KTT_NONE, 0, false, 0, 0 }, true },
-	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0 }, true },
-	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0 }, true }, { "retval", { 0 }, false },
-	{ "curtask", { 0 }, false }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
-	{ "func", { 0 }, false }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0 }, true },
+	{ "pid", { KTT_INT, 8, false, 0, 0, NULL }, true }, { "tid", { KTT_INT, 8, false, 0, 0, NULL }, true },
+	{ "uid", { KTT_INT, 8, false, 0, 0, NULL }, true }, { "gid", { KTT_INT, 8, false, 0, 0, NULL }, true },
+	{ "nsecs", { KTT_INT, 8, false, 0, 0, NULL }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0, NULL }, true },
+	{ "cpu", { KTT_INT, 8, false, 0, 0, NULL }, true }, { "comm", { KTT_STR, 16, false, 0, 0, NULL }, true },
+	{ "probe", { KTT_PROBE, 8, false, 0, 0, NULL }, true }, { "args", { KTT_NONE, 0, false, 0, 0, NULL }, true },
+	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL }, true },
+	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL }, true }, { "retval", { 0 }, false },
+	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct" }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
+	{ "func", { 0 }, false }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
@@ -302,8 +303,18 @@ static int ident(struct sm *m, struct kt_node *n)
 
 static int arrow(struct sm *m, struct kt_node *n)
 {
-	if (n->a->kind != KT_IDENT || strcmp(n->a->name, "args") || !n->name)
-		return err_at(m, n->span, "%s", "-> on anything but args (struct access through BTF) is not supported yet by kiln trace");
+	if (!n->name)
+		return err_at(m, n->span, "%s", "-> needs a field name");
+	if (n->a->kind != KT_IDENT || strcmp(n->a->name, "args")) {   /* a kernel struct through BTF */
+		if (expr(m, n->a))
+			return -1;
+		if (n->a->type.kind != KTT_INT || !n->a->type.tname)
+			return err_at(m, n->span, "%s", "-> needs a pointer to a kernel struct (curtask, a field of one, a cast to (struct NAME *))");
+		char msg[1024];
+		if (kt_kfield(n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
+			return err_at(m, n->span, "%s", msg);
+		return 0;
+	}
 	if (!m->is_tracepoint)
 		return err_at(m, n->span, "%s", "args->FIELD is only supported in tracepoint probes by kiln trace yet");
 	n->a->kind = KT_BUILTIN;
@@ -317,7 +328,7 @@ static int arrow(struct sm *m, struct kt_node *n)
 		if (kt_tp_field(m->a, t->event, n->name, &f, msg, sizeof(msg)))
 			return err_at(m, n->span, "%s", msg);
 		struct kt_type ft = f.data_loc ? t_str(m->s->strlen) : f.count && f.size / f.count == 1 ? t_str(f.size)
-				   : f.count ? (struct kt_type){ KTT_NONE, 0, false, 0, 0 } : t_int(f.size, f.is_signed);
+				   : f.count ? (struct kt_type){ .kind = KTT_NONE } : t_int(f.size, f.is_signed);
 		if (ft.kind == KTT_NONE || (ft.kind == KTT_INT && f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8))
 			return err_at(m, n->span, "the array field args->%s is not supported yet by kiln trace", n->name);
 		if (ty.kind == KTT_NONE)
@@ -348,6 +359,16 @@ static int cast(struct sm *m, struct kt_node *n)
 				n->type = t_int((uint32_t)(int_casts[i][1][0] - '0'), int_casts[i][1][1] == 's');
 				return 0;
 			}
+	if (n->is_ptr_cast && !n->num && !strncmp(n->name, "struct ", 7)) {
+		char msg[1024];
+		if (n->a->type.kind != KTT_INT)
+			return err_at(m, n->span, "cannot cast to (%s *): the value is not an integer", n->name);
+		if (kt_kstruct(n->name + 7, msg, sizeof(msg)))
+			return err_at(m, n->span, "%s", msg);
+		n->type = t_int(8, false);
+		n->type.tname = n->name + 7;
+		return 0;
+	}
 	return err_at(m, n->span, "the cast to (%s) is not supported yet by kiln trace", n->name);
 }
 
@@ -745,8 +766,10 @@ static int stmt(struct sm *m, struct kt_node *s)
 				return 0;
 			}
 		struct kt_var v = { s->a->name, s->b->type };
-		if (v.type.kind == KTT_INT)
+		if (v.type.kind == KTT_INT) {
 			v.type = t_int(8, s->b->type.is_signed);
+			v.type.tname = s->b->type.tname;   /* $t = curtask; $t->pid */
+		}
 		kl_vec_push(m->a, &m->vars, v);
 		s->a->var_id = (int)m->vars.len - 1;
 		s->a->type = v.type;

@@ -43,6 +43,7 @@ if wait_for "$tmp/act.out" '^ready' 15; then
 	check exit-printf "exited tracepoint:sched:sched_process_exit" "$(grep '^exited' <<<"$out")"
 	check count "@calls: $N" "$(grep '^@calls' <<<"$out")"
 	check count-by-comm "@by_comm[python3]: $N" "$(grep '^@by_comm' <<<"$out")"
+	check curtask-parent "@parent[$$, python3]: $N" "$(grep '^@parent' <<<"$out")"
 	check stats "@st: count 8, average 758, total 6064" "$(grep '^@st' <<<"$out")"
 	check avg-min-max "@avg: 758 @big: 5000 @small: 0" "$(grep -E '^@(avg|big|small):' <<<"$out" | tr '\n' ' ' | sed 's/ $//')"
 	check sum-tuple-key "@total[9, fd]: 6064" "$(grep '^@total' <<<"$out")"
