@@ -171,8 +171,58 @@ static void gen_strcmp(struct g *g, const struct kt_node *n)
 	fprintf(g->o, "%s))", n->op == KT_OP_EQ ? "" : ")");
 }
 
+/* A read through a kernel struct, `p->a.b` (KT_FIELD over KT_ARROW over a pointer): opens
+ * "(HEAD (kernel-ptr T P) a b" (CORE_ARROW), "(HEAD (kernel-ptr T P) T a b" (CORE_STR:
+ * core-read-str names the type again) or "(HEAD P (core-field-offset T a b)" (CORE_OFFSET)
+ * for the caller to close: the fields down to the first `->`, the pointer under it read first. */
+enum core_mode { CORE_ARROW, CORE_STR, CORE_OFFSET };
+static void gen_core_path(struct g *g, const struct kt_node *n, const char *head, enum core_mode mode)
+{
+	const char *names[16];
+	int k = 0;
+	for (; k < 16; n = n->a) {
+		names[k++] = n->name;
+		if (n->kind == KT_ARROW)
+			break;
+	}
+	const char *t = n->a->type.tname;
+	if (mode == CORE_OFFSET)
+		fprintf(g->o, "(%s ", head);
+	else
+		fprintf(g->o, "(%s (kernel-ptr %s ", head, t);
+	gen_int(g, n->a);
+	fputs(mode == CORE_OFFSET ? " (core-field-offset " : ")", g->o);
+	if (mode != CORE_ARROW)
+		fprintf(g->o, " %s", t);
+	while (k)
+		fprintf(g->o, " %s", names[--k]);
+	if (mode == CORE_OFFSET)
+		fputs(")", g->o);
+}
+
+static bool is_core(const struct kt_node *n)
+{
+	return n->kind == KT_FIELD || (n->kind == KT_ARROW && n->a->type.tname);
+}
+
 static void gen_int(struct g *g, const struct kt_node *n)
 {
+	if (is_core(n) && n->type.user) {   /* the CO-RE offset, then a read of user memory */
+		const char *b = fresh(g, "u");
+		fprintf(g->o, "(let ((%s (stack-buffer 8))) ", b);
+		gen_core_path(g, n, kl_arena_printf(g->a, "probe-read-user %s %u (+", b, n->type.size), CORE_OFFSET);
+		fprintf(g->o, ")) ");
+		if (n->type.is_signed && n->type.size < 8)
+			fprintf(g->o, "(cast i%u (load u%u %s 0)))", n->type.size * 8, n->type.size * 8, b);
+		else
+			fprintf(g->o, "(load u%u %s 0))", n->type.size * 8, b);
+		return;
+	}
+	if (is_core(n)) {
+		gen_core_path(g, n, "->", CORE_ARROW);
+		fputs(")", g->o);
+		return;
+	}
 	switch (n->kind) {
 	case KT_INT:
 		fprintf(g->o, "%lld", (long long)n->num);
@@ -237,12 +287,6 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			 NULL);
 		return;
 	case KT_ARROW: {
-		if (n->a->type.tname) {   /* a CO-RE read through the kernel's struct */
-			fprintf(g->o, "(-> (kernel-ptr %s ", n->a->type.tname);
-			gen_int(g, n->a);
-			fprintf(g->o, ") %s)", n->name);
-			return;
-		}
 		struct kl_tp_field f;
 		char msg[1024];
 		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
@@ -288,6 +332,11 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 {
 	const char *d = fresh(g, "d");
 	fprintf(g->o, "(let ((%s %s)) ", d, dest);
+	if (is_core(n)) {   /* a char array of a kernel struct */
+		gen_core_path(g, n, kl_arena_printf(g->a, "core-read-str %s %u", d, size), CORE_STR);
+		fputs("))", g->o);
+		return;
+	}
 	switch (n->kind) {
 	case KT_STR: {
 		uint32_t len = n->strlen + 1 < size ? n->strlen + 1 : size;
@@ -321,12 +370,6 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 		break;
 	}
 	case KT_ARROW: {
-		if (n->a->type.tname) {   /* a char array of a kernel struct */
-			fprintf(g->o, "(core-read-str %s %u (kernel-ptr %s ", d, size, n->a->type.tname);
-			gen_int(g, n->a);
-			fprintf(g->o, ") %s %s)", n->a->type.tname, n->name);
-			break;
-		}
 		struct kl_tp_field f;
 		char msg[1024];
 		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {

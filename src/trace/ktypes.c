@@ -99,6 +99,9 @@ int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *m
 		if (to && (btf_is_struct(to) || btf_is_union(to)) && to->name_off)
 			out->tname = btf__name_by_offset(btf, to->name_off);
 		return 0;
+	} else if ((btf_is_struct(t) || btf_is_union(t)) && t->name_off) {
+		*out = (struct kt_type){ .kind = KTT_STRUCT, .tname = btf__name_by_offset(btf, t->name_off) };
+		return 0;
 	} else if (btf_is_array(t)) {
 		const struct btf_array *ar = btf_array(t);
 		const struct btf_type *e = btf__type_by_id(btf, strip(btf, ar->type));
@@ -107,7 +110,7 @@ int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *m
 			return 0;
 		}
 	}
-	snprintf(msg, len, "the field %s of struct %s (neither an integer, a pointer nor a char array) is not supported yet by kiln trace",
+	snprintf(msg, len, "the field %s of struct %s (neither an integer, a pointer, a named struct nor a char array) is not supported yet by kiln trace",
 		 field, sname);
 	return -1;
 }

@@ -268,15 +268,15 @@ struct builtin {
 	bool supported;
 };
 static const struct builtin builtins[] = {
-	{ "pid", { KTT_INT, 8, false, 0, 0, NULL }, true }, { "tid", { KTT_INT, 8, false, 0, 0, NULL }, true },
-	{ "uid", { KTT_INT, 8, false, 0, 0, NULL }, true }, { "gid", { KTT_INT, 8, false, 0, 0, NULL }, true },
-	{ "nsecs", { KTT_INT, 8, false, 0, 0, NULL }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0, NULL }, true },
-	{ "cpu", { KTT_INT, 8, false, 0, 0, NULL }, true }, { "comm", { KTT_STR, 16, false, 0, 0, NULL }, true },
-	{ "probe", { KTT_PROBE, 8, false, 0, 0, NULL }, true }, { "args", { KTT_NONE, 0, false, 0, 0, NULL }, true },
-	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL }, true },
-	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL }, true }, { "retval", { 0 }, false },
-	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct" }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
-	{ "func", { 0 }, false }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL }, true },
+	{ "pid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "tid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "uid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "gid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "nsecs", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "cpu", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "comm", { KTT_STR, 16, false, 0, 0, NULL, false }, true },
+	{ "probe", { KTT_PROBE, 8, false, 0, 0, NULL, false }, true }, { "args", { KTT_NONE, 0, false, 0, 0, NULL, false }, true },
+	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true },
+	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true }, { "retval", { 0 }, false },
+	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
+	{ "func", { 0 }, false }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
@@ -313,6 +313,9 @@ static int arrow(struct sm *m, struct kt_node *n)
 		char msg[1024];
 		if (kt_kfield(n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
 			return err_at(m, n->span, "%s", msg);
+		n->type.user = n->a->type.user;
+		if (n->type.user && (n->type.kind != KTT_INT || n->type.tname))
+			return err_at(m, n->span, "%s", "only integer fields of a struct in user memory are read by kiln trace yet");
 		return 0;
 	}
 	if (!m->is_tracepoint)
@@ -331,6 +334,16 @@ static int arrow(struct sm *m, struct kt_node *n)
 				   : f.count ? (struct kt_type){ .kind = KTT_NONE } : t_int(f.size, f.is_signed);
 		if (ft.kind == KTT_NONE || (ft.kind == KTT_INT && f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8))
 			return err_at(m, n->span, "the array field args->%s is not supported yet by kiln trace", n->name);
+		const char *ct = f.ctype ? f.ctype : "";
+		if (!strncmp(ct, "const ", 6))
+			ct += 6;
+		if (ft.kind == KTT_INT && f.size == 8 && !strncmp(ct, "struct ", 7) && ct[strlen(ct) - 1] == '*') {
+			size_t len = strcspn(ct + 7, " *");   /* args->rqtp->tv_sec */
+			if (strspn(ct + 7 + len, " ") + 1 == strlen(ct + 7 + len)) {
+				ft.tname = kl_arena_strndup(m->a, ct + 7, len);
+				ft.user = !strncmp(t->event, "syscalls/", 9);   /* what the process passed */
+			}
+		}
 		if (ty.kind == KTT_NONE)
 			ty = ft;
 		else if (ty.kind != ft.kind)
@@ -498,6 +511,17 @@ static int expr(struct sm *m, struct kt_node *n)
 	case KT_ARROW:
 		return arrow(m, n);
 	case KT_FIELD:
+		if (expr(m, n->a))
+			return -1;
+		if (n->a->type.kind == KTT_STRUCT) {   /* $task->se.cfs_rq */
+			char msg[1024];
+			if (kt_kfield(n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
+				return err_at(m, n->span, "%s", msg);
+			n->type.user = n->a->type.user;
+			if (n->type.user && (n->type.kind != KTT_INT || n->type.tname))
+				return err_at(m, n->span, "%s", "only integer fields of a struct in user memory are read by kiln trace yet");
+			return 0;
+		}
 		return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
 	case KT_INDEX:
 		return err_at(m, n->span, "%s", "indexing with [] is not supported yet by kiln trace");

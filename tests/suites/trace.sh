@@ -231,8 +231,8 @@ else
 	for r in "${refused[@]}"; do echo "    refused: ${r#*: }"; done
 	if [ ${#bad[@]} -eq 0 ]; then pass "bpftrace-tools-parse (${#compiled[@]} compile, ${#refused[@]} refused)"
 	else fail bpftrace-tools-parse "$(printf '%s; ' "${bad[@]}")"; fi
-	for t in bitesize.bt cpuwalk.bt killsnoop.bt opensnoop.bt pidpersec.bt setuids.bt statsnoop.bt syncsnoop.bt \
-		syscount.bt writeback.bt; do
+	for t in bitesize.bt cpuwalk.bt killsnoop.bt naptime.bt opensnoop.bt pidpersec.bt setuids.bt statsnoop.bt \
+		syncsnoop.bt syscount.bt writeback.bt; do
 		if [[ " ${compiled[*]} " == *" $t "* ]]; then pass "bpftrace-tool-compiles-$t"
 		else fail "bpftrace-tool-compiles-$t" "not compiled"; fi
 	done
@@ -240,4 +240,34 @@ else
 	out=$(cd "$tmp/tools" && timeout 20 "$KILN" trace opensnoop.bt -c 'cat /etc/hostname' 2>&1)
 	if grep -qE '^[0-9]+ +cat +[0-9]+ +0 /etc/hostname$' <<<"$out"; then pass bpftrace-tool-opensnoop-live
 	else fail bpftrace-tool-opensnoop-live "$(head -20 <<<"$out")"; fi
+	# naptime (struct access through BTF: args->rqtp->tv_sec, curtask->real_parent) under
+	# kiln and bpftrace at once: the line of one sleep of ours must be the same in both
+	if [ -n "$BPFTRACE" ]; then
+		# sleep(1) and glibc's nanosleep() call clock_nanosleep: the helper makes the nanosleep
+		# system call itself (python, under a name of this run's own)
+		nap=ktnap$$
+		ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$nap"
+		napper() { "$tmp/$nap" -c 'import ctypes, sys
+sec, ns = divmod(int(float(sys.argv[1]) * 1e9), 10**9)
+ts = (ctypes.c_long * 2)(sec, ns)
+ctypes.CDLL(None, use_errno=True).syscall(35, ts, None)' "$1"; }
+		(cd "$tmp/tools" && exec "$KILN" trace naptime.bt) >"$tmp/nk.out" 2>&1 &
+		nk=$!
+		(cd "$tmp/tools" && exec "$BPFTRACE" naptime.bt) >"$tmp/nb.out" 2>/dev/null &
+		nb=$!
+		end=$((SECONDS + 20))   # until both see our sleeps
+		while [ $SECONDS -lt $end ] && ! { grep -q " $nap " "$tmp/nk.out" && grep -q " $nap " "$tmp/nb.out"; }; do
+			napper 0.05
+		done
+		napper 0.3 &   # its parent is the subshell $! (PPID in naptime's lines)
+		sp=$!
+		wait $sp
+		line="^[0-9:]* $sp  *bash  *[0-9]*  *$nap "
+		wait_for "$tmp/nk.out" "$line" 5; wait_for "$tmp/nb.out" "$line" 5
+		kill -INT $nk $nb; wait $nk $nb
+		k=$(grep "$line" "$tmp/nk.out" | cut -d' ' -f2-)
+		b=$(grep "$line" "$tmp/nb.out" | cut -d' ' -f2-)
+		if [ -n "$k" ] && grep -q "$nap  *0.300$" <<<"$k"; then check bpftrace-naptime-live "$b" "$k"
+		else fail bpftrace-naptime-live "kiln: $(tail -5 "$tmp/nk.out"); bpftrace: $(tail -5 "$tmp/nb.out")"; fi
+	fi
 fi
