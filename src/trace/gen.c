@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "trace/gen.h"
 #include <kiln/stack.h>
+
+#define KT_STR_VALUE "kt-sv"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,7 +152,9 @@ static const struct { const char *name, *lisp; } builtin_code[] = {
 	{ "pid", "(>> (get-current-pid-tgid) 32)" }, { "tid", "(logand (get-current-pid-tgid) #xffffffff)" },
 	{ "uid", "(logand (get-current-uid-gid) #xffffffff)" }, { "gid", "(>> (get-current-uid-gid) 32)" },
 	{ "nsecs", "(ktime-get-ns)" }, { "cpid", "(getmap " KT_START_MAP " 1)" }, { "elapsed", "(- (ktime-get-ns) (getmap " KT_START_MAP " 0))" },
-	{ "cpu", "(get-smp-processor-id)" }, { "curtask", "(current-task)" },
+	{ "cpu", "(get-smp-processor-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
+	{ "arg0", "(pt-regs-parm1)" }, { "arg1", "(pt-regs-parm2)" }, { "arg2", "(pt-regs-parm3)" },
+	{ "arg3", "(pt-regs-parm4)" }, { "arg4", "(pt-regs-parm5)" }, { "arg5", "(pt-regs-parm6)" },
 };
 
 /* A string compared with a literal: the computed side into a buffer, then byte by byte up to
@@ -471,7 +475,7 @@ static void gen_assign_map(struct g *g, const struct kt_node *s)
 		break;
 	case KM_STR:
 		k = open_key(g, mn, &opened);
-		fprintf(g->o, "(let ((%s (stack-buffer %u))) ", val, round8(m->value_size));
+		fprintf(g->o, "(let ((%s " KT_STR_VALUE ")) ", val);
 		gen_str(g, v, val, m->value_size);
 		fprintf(g->o, "(map-update m%d %s %s 0))", mn->map_id, k, val);
 		break;
@@ -682,10 +686,28 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	case KP_INTERVAL: case KP_PROFILE:
 		fprintf(g->o, "\n(defprog p%u (:type :perf-event) ; %s\n  ", ti, t->probe);
 		break;
+	case KP_UPROBE: case KP_URETPROBE: {   /* libkiln finds the function in the file at attach */
+		const char *k = t->kind == KP_UPROBE ? "uprobe" : "uretprobe";
+		fprintf(g->o, "\n(defprog p%u (:type :%s :section \"%s/%s:%s\") ; %s\n  ", ti, k, k, t->binary, t->event, t->probe);
+		break;
+	}
+	case KP_KPROBE: case KP_KRETPROBE: {
+		const char *k = t->kind == KP_KPROBE ? "kprobe" : "kretprobe";
+		fprintf(g->o, "\n(defprog p%u (:type :%s :section \"%s/%s\") ; %s\n  ", ti, k, k, t->event, t->probe);
+		break;
+	}
 	}
 	uint32_t nv = g->s->nvars[t->probe_index];
 	const struct kt_var *vars = g->s->vars[t->probe_index];
+	/* One buffer for every string stored into a map: it is filled and stored at once, and
+	 * kiln gives each stack-buffer its own stack (capable.bt stores 40 strings in BEGIN). */
+	uint32_t sv = 0;
+	for (uint32_t i = 0; i < g->s->nmaps; i++)
+		if (g->s->maps[i].kind == KM_STR && g->s->maps[i].value_size > sv)
+			sv = g->s->maps[i].value_size;
 	fprintf(g->o, "(let (");
+	if (sv)
+		fprintf(g->o, "(" KT_STR_VALUE " (stack-buffer %u))%s", round8(sv), nv ? " " : "");
 	for (uint32_t i = 0; i < nv; i++)
 		if (vars[i].type.kind == KTT_STR)
 			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, round8(vars[i].type.size));

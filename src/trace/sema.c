@@ -5,6 +5,8 @@
 #include "trace/sema.h"
 #include "compiler/nearest.h"
 #include "trace/ktypes.h"
+#include "trace/binpath.h"
+#include <ctype.h>
 #include <kiln/stack.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@ struct sm {
 	struct kt_probe *probe;
 	const struct kt_target *first;  /* the current probe's first target */
 	bool is_tracepoint;             /* every target of the probe is a tracepoint */
+	bool has_args, has_retval;      /* every one a u/kprobe (arg0..), a u/kretprobe (retval) */
 	bool in_loop;
 };
 
@@ -131,7 +134,7 @@ static int expand_tracepoint(struct sm *m, const struct kt_attach *ap, uint32_t 
 		if (kl_tracepoint_check(event, msg, sizeof(msg)) < 0)
 			return err_at(m, ap->span, "%s", msg);
 		return add_target(m, v, (struct kt_target){ KP_TRACEPOINT, kl_arena_strdup(m->a, event),
-			kl_arena_printf(m->a, "tracepoint:%s:%s", ap->target, ap->func), 0, 0, pi });
+			kl_arena_printf(m->a, "tracepoint:%s:%s", ap->target, ap->func), 0, 0, pi, NULL });
 	}
 	char path[256];
 	snprintf(path, sizeof(path), "%s/available_events", kt_tracefs());
@@ -149,7 +152,7 @@ static int expand_tracepoint(struct sm *m, const struct kt_attach *ap, uint32_t 
 		if (fnmatch(ap->target, line, 0) || fnmatch(ap->func, colon + 1, 0))
 			continue;
 		add_target(m, v, (struct kt_target){ KP_TRACEPOINT, kl_arena_printf(m->a, "%s/%s", line, colon + 1),
-			kl_arena_printf(m->a, "tracepoint:%s:%s", line, colon + 1), 0, 0, pi });
+			kl_arena_printf(m->a, "tracepoint:%s:%s", line, colon + 1), 0, 0, pi, NULL });
 	}
 	fclose(f);
 	if (v->len == before)
@@ -172,7 +175,7 @@ static int timed(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv
 			      ap->text);
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(unit, units[i].unit)) {
-			struct kt_target t = { kind, NULL, kl_arena_printf(m->a, "%s:%s:%llu", ap->provider, unit, n), 0, 0, pi };
+			struct kt_target t = { kind, NULL, kl_arena_printf(m->a, "%s:%s:%llu", ap->provider, unit, n), 0, 0, pi, NULL };
 			if (units[i].ns)
 				t.period_ns = units[i].ns * n;
 			else if (kind == KP_INTERVAL)
@@ -184,6 +187,31 @@ static int timed(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv
 	return err_at(m, ap->span, "%s: the unit must be s, ms, us or hz", ap->text);
 }
 
+/* uprobe:FILE:FUNC, uretprobe:...; kprobe:FUNC, kretprobe:FUNC. The file is found now; the
+ * function's offset in it when attaching (libkiln). kprobes compile: a kernel without them
+ * says so when they attach. */
+static int dynamic_probe(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv, enum kt_pkind kind)
+{
+	bool user = kind == KP_UPROBE || kind == KP_URETPROBE;
+	const char *func = user ? ap->func : ap->target;
+	if (!func || (user ? ap->extra != NULL : ap->func != NULL))
+		return err_at(m, ap->span, user ? "%s: expected uprobe:FILE:FUNCTION" : "%s: expected kprobe:FUNCTION", ap->text);
+	if (has_wild(func) || (user && has_wild(ap->target)))
+		return err_at(m, ap->span, "%s: wildcards in uprobes and kprobes are not supported yet by kiln trace", ap->text);
+	if (strchr(func, '+') || isdigit((unsigned char)func[0]))
+		return err_at(m, ap->span, "%s: offsets and addresses are not supported yet by kiln trace", ap->text);
+	struct kt_target t = { .kind = kind, .event = func, .probe_index = pi };
+	if (user) {
+		char msg[1024];
+		if (kt_find_binary(m->a, ap->target, &t.binary, msg, sizeof(msg)))
+			return err_at(m, ap->span, "%s", msg);
+		t.probe = kl_arena_printf(m->a, "%s:%s:%s", ap->provider, t.binary, func);
+	} else {
+		t.probe = kl_arena_printf(m->a, "%s:%s", ap->provider, func);
+	}
+	return add_target(m, vv, t);
+}
+
 static int resolve_attach(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv)
 {
 	struct tvec *v = vv;
@@ -191,7 +219,7 @@ static int resolve_attach(struct sm *m, const struct kt_attach *ap, uint32_t pi,
 	if (!strcmp(p, "BEGIN") || !strcmp(p, "END")) {
 		if (ap->target)
 			return err_at(m, ap->span, "%s takes no target", p);
-		return add_target(m, v, (struct kt_target){ p[0] == 'B' ? KP_BEGIN : KP_END, NULL, p, 0, 0, pi });
+		return add_target(m, v, (struct kt_target){ p[0] == 'B' ? KP_BEGIN : KP_END, NULL, p, 0, 0, pi, NULL });
 	}
 	if (!strcmp(p, "tracepoint"))
 		return expand_tracepoint(m, ap, pi, vv);
@@ -199,7 +227,11 @@ static int resolve_attach(struct sm *m, const struct kt_attach *ap, uint32_t pi,
 		return timed(m, ap, pi, vv, KP_INTERVAL);
 	if (!strcmp(p, "profile"))
 		return timed(m, ap, pi, vv, KP_PROFILE);
-	static const char *const known[] = { "kprobe", "kretprobe", "uprobe", "uretprobe", "usdt", "software",
+	if (!strcmp(p, "uprobe") || !strcmp(p, "uretprobe"))
+		return dynamic_probe(m, ap, pi, vv, p[1] == 'r' ? KP_URETPROBE : KP_UPROBE);
+	if (!strcmp(p, "kprobe") || !strcmp(p, "kretprobe"))
+		return dynamic_probe(m, ap, pi, vv, p[1] == 'r' ? KP_KRETPROBE : KP_KPROBE);
+	static const char *const known[] = { "usdt", "software",
 		"hardware", "watchpoint", "asyncwatchpoint", "kfunc", "kretfunc", "rawtracepoint", "iter" };
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcmp(p, known[i]))
@@ -273,8 +305,9 @@ static const struct builtin builtins[] = {
 	{ "nsecs", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
 	{ "cpu", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "comm", { KTT_STR, 16, false, 0, 0, NULL, false }, true },
 	{ "probe", { KTT_PROBE, 8, false, 0, 0, NULL, false }, true }, { "args", { KTT_NONE, 0, false, 0, 0, NULL, false }, true },
+	{ "retval", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
 	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true },
-	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true }, { "retval", { 0 }, false },
+	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true }, 
 	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
 	{ "func", { 0 }, false }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
@@ -288,6 +321,8 @@ static int ident(struct sm *m, struct kt_node *n)
 				return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
 			if (!strcmp(n->name, "args"))
 				return err_at(m, n->span, "%s", "args is only read as args->FIELD");
+			if (!strcmp(n->name, "retval") && !m->has_retval)
+				return err_at(m, n->span, "%s", "retval is only in uretprobe and kretprobe probes");
 			if (!strcmp(n->name, "cpid") && !m->s->has_child)
 				return err_at(m, n->span, "%s", "cpid is the pid of the command -c runs: use it with -c");
 			n->kind = KT_BUILTIN;
@@ -296,6 +331,13 @@ static int ident(struct sm *m, struct kt_node *n)
 				m->s->has_stacks = true;
 			return 0;
 		}
+	if (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '5' && !n->name[4]) {
+		if (!m->has_args)
+			return err_at(m, n->span, "%s is only in uprobe and kprobe probes", n->name);
+		n->kind = KT_BUILTIN;   /* the argument registers of x86-64 (pt_regs) */
+		n->type = t_int(8, false);
+		return 0;
+	}
 	if ((n->name[0] == 'a' || n->name[0] == 's') && !strncmp(n->name + (n->name[0] == 's'), "arg", 3))
 		return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
 	return err_at(m, n->span, "unknown identifier '%s'", n->name);
@@ -844,12 +886,15 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 		m.probe = &prog->probes[p];
 		m.vars = (typeof(m.vars)){ 0 };
 		m.first = NULL;
-		m.is_tracepoint = true;
+		m.is_tracepoint = m.has_args = m.has_retval = true;
 		for (uint32_t i = 0; i < s->ntargets; i++)
 			if (s->targets[i].probe_index == p) {
+				enum kt_pkind k = s->targets[i].kind;
 				if (!m.first)
 					m.first = &s->targets[i];
-				m.is_tracepoint = m.is_tracepoint && s->targets[i].kind == KP_TRACEPOINT;
+				m.is_tracepoint = m.is_tracepoint && k == KP_TRACEPOINT;
+				m.has_args = m.has_args && (k == KP_UPROBE || k == KP_KPROBE);
+				m.has_retval = m.has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE);
 			}
 		if (m.probe->pred) {
 			if (expr(&m, m.probe->pred))

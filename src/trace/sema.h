@@ -25,15 +25,16 @@ struct kt_var {
 	struct kt_type type;
 };
 
-enum kt_pkind { KP_BEGIN, KP_END, KP_TRACEPOINT, KP_INTERVAL, KP_PROFILE };
+enum kt_pkind { KP_BEGIN, KP_END, KP_TRACEPOINT, KP_INTERVAL, KP_PROFILE, KP_UPROBE, KP_URETPROBE, KP_KPROBE, KP_KRETPROBE };
 
 /* One program kiln attaches (or test-runs, for BEGIN and END). */
 struct kt_target {
 	enum kt_pkind kind;
-	const char *event;          /* tracepoint "CAT/NAME" */
+	const char *event;          /* tracepoint "CAT/NAME"; the function of a uprobe or kprobe */
 	const char *probe;          /* the `probe` builtin's text: "tracepoint:syscalls:sys_enter_read" */
 	uint64_t period_ns, freq;   /* interval / profile */
 	uint32_t probe_index;       /* which probe of the program */
+	const char *binary;         /* uprobe: the file (a library found by name, a path) */
 };
 
 struct kt_sema {
