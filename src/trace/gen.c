@@ -348,7 +348,16 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 			fprintf(g->o, "(store u8 %s %u %u)", d, i, i < n->strlen && i + 1 < size ? (unsigned char)n->str[i] : 0);
 		break;
 	}
-	case KT_BUILTIN:   /* comm */
+	case KT_BUILTIN:   /* comm, func (the name of this program's function) */
+		if (!strcmp(n->name, "func")) {
+			const char *f = g->t->event;
+			for (uint32_t i = 0; i < size; i++) {
+				fprintf(g->o, "(store u8 %s %u %u)", d, i, i + 1 < size ? (unsigned char)f[i] : 0);
+				if (!f[i])
+					break;
+			}
+			break;
+		}
 		fprintf(g->o, "(get-current-comm %s %u)", d, size < 16 ? size : 16);
 		break;
 	case KT_CALL: {    /* str(p [, n]) */

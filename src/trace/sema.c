@@ -24,6 +24,7 @@ struct sm {
 	const struct kt_target *first;  /* the current probe's first target */
 	bool is_tracepoint;             /* every target of the probe is a tracepoint */
 	bool has_args, has_retval;      /* every one a u/kprobe (arg0..), a u/kretprobe (retval) */
+	bool has_func;                  /* every one a u/kprobe or a u/kretprobe */
 	bool in_loop;
 };
 
@@ -309,7 +310,7 @@ static const struct builtin builtins[] = {
 	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true },
 	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true }, 
 	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
-	{ "func", { 0 }, false }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "func", { KTT_STR, 0, false, 0, 0, NULL, false }, true }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
@@ -321,6 +322,17 @@ static int ident(struct sm *m, struct kt_node *n)
 				return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
 			if (!strcmp(n->name, "args"))
 				return err_at(m, n->span, "%s", "args is only read as args->FIELD");
+			if (!strcmp(n->name, "func") && !m->has_func)
+				return err_at(m, n->span, "%s", "func is only in uprobe, uretprobe, kprobe and kretprobe probes");
+			if (!strcmp(n->name, "func")) {   /* a string: each target's program writes its own name */
+				n->kind = KT_BUILTIN;
+				n->type = t_str(1);
+				for (uint32_t i = 0; i < m->s->ntargets; i++)
+					if (m->s->targets[i].probe_index == m->first->probe_index &&
+					    strlen(m->s->targets[i].event) + 1 > n->type.size)
+						n->type.size = (uint32_t)strlen(m->s->targets[i].event) + 1;
+				return 0;
+			}
 			if (!strcmp(n->name, "retval") && !m->has_retval)
 				return err_at(m, n->span, "%s", "retval is only in uretprobe and kretprobe probes");
 			if (!strcmp(n->name, "cpid") && !m->s->has_child)
@@ -886,7 +898,7 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 		m.probe = &prog->probes[p];
 		m.vars = (typeof(m.vars)){ 0 };
 		m.first = NULL;
-		m.is_tracepoint = m.has_args = m.has_retval = true;
+		m.is_tracepoint = m.has_args = m.has_retval = m.has_func = true;
 		for (uint32_t i = 0; i < s->ntargets; i++)
 			if (s->targets[i].probe_index == p) {
 				enum kt_pkind k = s->targets[i].kind;
@@ -895,6 +907,7 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 				m.is_tracepoint = m.is_tracepoint && k == KP_TRACEPOINT;
 				m.has_args = m.has_args && (k == KP_UPROBE || k == KP_KPROBE);
 				m.has_retval = m.has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE);
+				m.has_func = m.has_func && k >= KP_UPROBE && k <= KP_KRETPROBE;
 			}
 		if (m.probe->pred) {
 			if (expr(&m, m.probe->pred))

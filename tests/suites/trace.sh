@@ -137,7 +137,7 @@ fi
 if [ -n "$BPFTRACE" ]; then
 	gai=ktgai$$
 	ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$gai"
-	prog='uprobe:libc:getaddrinfo /comm == "'$gai'"/ { printf("host %s %s %d\n", probe, str(arg0), arg1 != 0); }
+	prog='uprobe:libc:getaddrinfo /comm == "'$gai'"/ { printf("host %s %s %s %d\n", probe, func, str(arg0), arg1 != 0); }
 		uretprobe:libc:getaddrinfo /comm == "'$gai'"/ { printf("ret %d\n", retval); }'
 	"$KILN" trace -e "$prog" >"$tmp/gk.out" 2>&1 &
 	gk=$!
@@ -154,7 +154,7 @@ if [ -n "$BPFTRACE" ]; then
 	kill -INT $gk $gb; wait $gk $gb
 	k=$(sed -n '/127.0.0.9/,$p' "$tmp/gk.out" | grep -E '^(host|ret)' | head -2)
 	b=$(sed -n '/127.0.0.9/,$p' "$tmp/gb.out" | grep -E '^(host|ret)' | head -2)
-	if grep -q '^host uprobe:/.*libc.so.*:getaddrinfo 127.0.0.9 1$' <<<"$k" && [ "$(sed -n 2p <<<"$k")" == "ret 0" ]; then
+	if grep -q '^host uprobe:/.*libc.so.*:getaddrinfo getaddrinfo 127.0.0.9 1$' <<<"$k" && [ "$(sed -n 2p <<<"$k")" == "ret 0" ]; then
 		check bpftrace-uprobe-libc "$b" "$k"
 	else fail bpftrace-uprobe-libc "kiln: $(tail -5 "$tmp/gk.out"); bpftrace: $(tail -5 "$tmp/gb.out")"; fi
 fi
@@ -268,7 +268,7 @@ else
 	# (the kprobe tools compile; this kernel refuses them at attach, see kprobe-refused)
 	for t in bashreadline.bt biolatency.bt biosnoop.bt biostacks.bt bitesize.bt capable.bt cpuwalk.bt \
 		gethostlatency.bt killsnoop.bt mdflush.bt naptime.bt opensnoop.bt pidpersec.bt setuids.bt statsnoop.bt \
-		swapin.bt syncsnoop.bt syscount.bt tcpsynbl.bt writeback.bt; do
+		ssllatency.bt sslsnoop.bt swapin.bt syncsnoop.bt syscount.bt tcpsynbl.bt writeback.bt xfsdist.bt; do
 		if [[ " ${compiled[*]} " == *" $t "* ]]; then pass "bpftrace-tool-compiles-$t"
 		else fail "bpftrace-tool-compiles-$t" "not compiled"; fi
 	done
