@@ -40,6 +40,7 @@ static const char trace_help[] =
 	"  --dry-run       translate and compile, do not load\n"
 	"  --emit FILE.o   write the compiled object (a kiln/libbpf ELF object) and exit\n"
 	"  -o FILE         write the output to FILE instead of stdout\n"
+	"  -f json|text    the output as bpftrace's JSON lines (printf, time, maps, hist, stats)\n"
 	"  -c CMD          run CMD (split into words, no shell) once the probes are attached; its exit\n"
 	"                  ends the trace; cpid is its pid\n"
 	"\n"
@@ -204,8 +205,19 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		return 0;
 	switch (kind) {
 	case KT_EV_PRINTF:
-		if (index < r->g->nsites)
+		if (index < r->g->nsites && trace_json()) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+			if (f) {
+				trace_printf(f, &r->g->sites[index], r->s, rec->data, rec->size);
+				fclose(f);
+				trace_json_message(r->out, "printf", buf, len);
+				free(buf);
+			}
+		} else if (index < r->g->nsites) {
 			trace_printf(r->out, &r->g->sites[index], r->s, rec->data, rec->size);
+		}
 		break;
 	case KT_EV_EXIT:
 		r->exited = true;
@@ -222,7 +234,10 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 			time_t t = time(NULL);
 			struct tm tm;
 			size_t n = strftime(buf, sizeof(buf), r->g->sites[index].fmt, localtime_r(&t, &tm));
-			fwrite(buf, 1, n, r->out);
+			if (trace_json())
+				trace_json_message(r->out, "time", buf, n);
+			else
+				fwrite(buf, 1, n, r->out);
 		}
 		break;
 	case KT_EV_CLEAR: case KT_EV_ZERO:
@@ -331,7 +346,10 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		cli_fail("trace");
 		goto out;
 	}
-	fprintf(out, "Attaching %u probe%s...\n", s->ntargets, s->ntargets == 1 ? "" : "s");
+	if (trace_json())
+		fprintf(out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n", s->ntargets);
+	else
+		fprintf(out, "Attaching %u probe%s...\n", s->ntargets, s->ntargets == 1 ? "" : "s");
 	fflush(out);
 	if (run_special(&r, rd, KP_BEGIN))
 		goto out;
@@ -410,6 +428,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			*(a[1] == 'e' ? &o->prog_text : a[1] == 'o' ? &o->output : a[1] == 'c' ? &o->command : &o->emit) = argv[++i];
+		} else if (!strcmp(a, "-f")) {
+			if (i + 1 >= argc || (strcmp(argv[i + 1], "json") && strcmp(argv[i + 1], "text"))) {
+				fprintf(stderr, "kiln trace: -f takes json or text\n");
+				return 2;
+			}
+			trace_set_json(!strcmp(argv[++i], "json"));
 		} else if (!strcmp(a, "-l") || !strcmp(a, "-lv") || !strcmp(a, "-vl")) {
 			o->list = true;
 			o->list_verbose = strlen(a) == 3;

@@ -106,10 +106,10 @@ else
 	# bpftrace 0.17 counts printf's arguments differently for %i and %lld: formats.bt's line
 	# using them is left out here
 	sed '/%lld %i/d' tests/trace/formats.bt >"$tmp/formats2.bt"
-	cmp_bpftrace() {   # name, program text: kiln and bpftrace print the same bytes
+	cmp_bpftrace() {   # name, program text [, options]: kiln and bpftrace print the same bytes
 		local k b
-		k=$(timeout 20 "$KILN" trace -e "$2" 2>&1)
-		b=$(timeout 20 "$BPFTRACE" -e "$2" 2>/dev/null)
+		k=$(timeout 20 "$KILN" trace "${@:3}" -e "$2" 2>&1)
+		b=$(timeout 20 "$BPFTRACE" "${@:3}" -e "$2" 2>/dev/null)
 		check "bpftrace-$1" "$b" "$k"
 	}
 	cmp_bpftrace formats "$(cat "$tmp/formats2.bt")"
@@ -129,6 +129,10 @@ else
 		@v = avg(3); @v = avg(8); @l = lhist(5, 0, 10, 2); @l = lhist(12, 0, 10, 2); @mx = max(3); @mn = min(-7);
 		@t[1, "a", 2] = 3; @t[2, "b", 1] = 1; @sk["z"] = sum(5); @sk["y"] = sum(2); @hk["k"] = hist(1024); @hk["j"] = hist(2);
 		@str = "text"; @skeyed[4] = "d"; @skeyed[2] = "b"; exit(); }'
+	# -f json: the same JSON lines (attached_probes, printf with escapes, map, hist, stats)
+	cmp_bpftrace json 'BEGIN { printf("a \"q\"\t%d\n", 5); @b = 1; @a[1] = 5; @a[2] = 3; @c["x"] = 1; @t[1, "a"] = 2;
+		@h = hist(5); @h = hist(100); @h = hist(0); @hk["k"] = hist(3); @l = lhist(5, 0, 10, 2); @l = lhist(-1, 0, 10, 2);
+		@l = lhist(12, 0, 10, 2); @s = stats(4); @v = avg(3); @str = "te\"xt"; @z = count(); @e[1] = 1; delete(@e[1]); exit(); }' -f json
 fi
 
 # ---- uprobe/uretprobe on a library by name, arg0/arg1/retval, under kiln and bpftrace -------
