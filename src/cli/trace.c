@@ -219,6 +219,27 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 			trace_printf(r->out, &r->g->sites[index], r->s, rec->data, rec->size);
 		}
 		break;
+	case KT_EV_JOIN:
+		if (index < r->g->nsites && rec->size >= 8 + KT_JOIN_ARGS * KT_JOIN_SIZE) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+			for (uint32_t i = 0; f && i < KT_JOIN_ARGS; i++) {
+				const char *arg = (const char *)rec->data + 8 + i * KT_JOIN_SIZE;
+				if (!arg[0])
+					break;
+				fprintf(f, "%s%.*s", i ? r->g->sites[index].fmt : "", (int)strnlen(arg, KT_JOIN_SIZE), arg);
+			}
+			if (f) {
+				fclose(f);
+				if (trace_json())
+					trace_json_message(r->out, "join", buf, len);
+				else
+					fprintf(r->out, "%s\n", buf);
+				free(buf);
+			}
+		}
+		break;
 	case KT_EV_EXIT:
 		r->exited = true;
 		break;

@@ -449,6 +449,25 @@ static void gen_printf(struct g *g, const struct kt_node *n)
 	fputc(')', g->o);
 }
 
+/* join(argv): the array of user pointers read one by one, each string into its slot, until
+ * a NULL (nested whens: nothing past the array's end is read). */
+static void gen_join(struct g *g, const struct kt_node *n)
+{
+	uint32_t id = g->site++;
+	const char *e = fresh(g, "e"), *p = fresh(g, "j"), *b = fresh(g, "jb");
+	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %llu) (let ((%s ", e, id, id, e,
+		((unsigned long long)KT_EV_JOIN << 32) | id, p);
+	gen_int(g, n->kids[0]);
+	fprintf(g->o, ") (%s (stack-buffer 8))) ", b);
+	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
+		fprintf(g->o, "(store u64 %s 0 0) (probe-read-user %s 8 (+ %s %u)) (when (load u64 %s 0) "
+			"(probe-read-user-str (ev%u-a%u-ptr %s) %u (load u64 %s 0)) ", b, b, p, i * 8, b, id, i + 1, e,
+			KT_JOIN_SIZE, b);
+	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
+		fputc(')', g->o);
+	fputs("))", g->o);
+}
+
 static void bucket(struct g *g, const struct kt_map *m, const char *v)
 {
 	if (m->kind == KM_HIST) {
@@ -541,6 +560,8 @@ static void gen_call_stmt(struct g *g, const struct kt_node *n)
 {
 	if (!strcmp(n->name, "printf")) {
 		gen_printf(g, n);
+	} else if (!strcmp(n->name, "join")) {
+		gen_join(g, n);
 	} else if (!strcmp(n->name, "exit")) {
 		gen_ctl(g, KT_EV_EXIT, 0);
 		fprintf(g->o, "(return 0)");
@@ -624,6 +645,14 @@ static void collect_sites(struct g *g, const struct kt_node *n)
 		site.div = n->nkids > 2 ? (uint32_t)n->kids[2]->num : 0;
 		kl_vec_push(g->a, &g->sites, site);
 	}
+	if (n->kind == KT_CALL && !strcmp(n->name, "join")) {
+		struct kt_site site = { .kind = KT_EV_JOIN, .fmt = n->nkids > 1 ? n->kids[1]->str : " ", .nargs = KT_JOIN_ARGS };
+		site.args = kl_arena_array(g->a, struct kt_arg, KT_JOIN_ARGS);
+		for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
+			site.args[i] = (struct kt_arg){ .type = { .kind = KTT_STR, .size = KT_JOIN_SIZE }, .offset = 8 + i * KT_JOIN_SIZE };
+		site.size = 8 + KT_JOIN_ARGS * KT_JOIN_SIZE;
+		kl_vec_push(g->a, &g->sites, site);
+	}
 	if (n->kind == KT_CALL && !strcmp(n->name, "printf")) {
 		struct kt_site site = { .kind = KT_EV_PRINTF, .fmt = n->kids[0]->str, .nargs = n->nkids - 1 };
 		site.args = kl_arena_array(g->a, struct kt_arg, n->nkids);
@@ -663,7 +692,7 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 	fprintf(g->o, "(defevent kt-ctl [:id :u64])\n");
 	for (uint32_t i = 0; i < g->sites.len; i++) {
 		const struct kt_site *site = &g->sites.items[i];
-		if (site->kind != KT_EV_PRINTF)
+		if (site->kind != KT_EV_PRINTF && site->kind != KT_EV_JOIN)
 			continue;
 		fprintf(g->o, "(defevent ev%u [:id :u64]", i);
 		for (uint32_t k = 0; k < site->nargs; k++) {

@@ -614,7 +614,7 @@ static const struct { const char *name; enum kt_mkind kind; int nargs; } aggs[] 
 };
 
 static const char *const unsupported_calls[] = {
-	"buf", "join", "ntop", "ksym", "usym", "kaddr", "uaddr", "reg", "strftime", "cat",
+	"buf", "ntop", "ksym", "usym", "kaddr", "uaddr", "reg", "strftime", "cat",
 	"signal", "strncmp", "sizeof", "bswap", "cgroupid", "macaddr", "system", "kptr", "uptr",
 	"override", "cgroup_path", "strerror", "strcontains", "path", "unwatch", "skboutput", "pton",
 	"debugf",
@@ -701,6 +701,13 @@ static int call(struct sm *m, struct kt_node *n)
 				size = (uint32_t)n->kids[1]->num + 1;
 		}
 		n->type = t_str(size);
+		return 0;
+	}
+	if (!strcmp(f, "join")) {   /* join(argv [, "delim"]): argv an array of user string pointers */
+		if (n->nkids < 1 || n->nkids > 2 || n->kids[0]->type.kind != KTT_INT ||
+		    (n->nkids == 2 && n->kids[1]->kind != KT_STR))
+			return err_at(m, n->span, "%s", "join() takes an array of string pointers and an optional delimiter literal");
+		n->type.kind = KTT_NONE;
 		return 0;
 	}
 	if (!strcmp(f, "exit")) {

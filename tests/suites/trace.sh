@@ -271,7 +271,7 @@ else
 	else fail bpftrace-tools-parse "$(printf '%s; ' "${bad[@]}")"; fi
 	# (the kprobe tools compile; this kernel refuses them at attach, see kprobe-refused)
 	for t in bashreadline.bt biolatency.bt biosnoop.bt biostacks.bt bitesize.bt capable.bt cpuwalk.bt \
-		gethostlatency.bt killsnoop.bt mdflush.bt naptime.bt opensnoop.bt pidpersec.bt setuids.bt statsnoop.bt \
+		execsnoop.bt gethostlatency.bt killsnoop.bt mdflush.bt naptime.bt opensnoop.bt pidpersec.bt setuids.bt statsnoop.bt \
 		ssllatency.bt sslsnoop.bt swapin.bt syncsnoop.bt syscount.bt tcpsynbl.bt writeback.bt xfsdist.bt; do
 		if [[ " ${compiled[*]} " == *" $t "* ]]; then pass "bpftrace-tool-compiles-$t"
 		else fail "bpftrace-tool-compiles-$t" "not compiled"; fi
@@ -309,5 +309,25 @@ ctypes.CDLL(None, use_errno=True).syscall(35, ts, None)' "$1"; }
 		b=$(grep "$line" "$tmp/nb.out" | cut -d' ' -f2-)
 		if [ -n "$k" ] && grep -q "$nap  *0.300$" <<<"$k"; then check bpftrace-naptime-live "$b" "$k"
 		else fail bpftrace-naptime-live "kiln: $(tail -5 "$tmp/nk.out"); bpftrace: $(tail -5 "$tmp/nb.out")"; fi
+		# execsnoop (join(args->argv)) under both at once: one exec of ours, the same line
+		ex=ktexec$$
+		ln -s "$(type -P true)" "$tmp/$ex"
+		(cd "$tmp/tools" && exec "$KILN" trace execsnoop.bt) >"$tmp/xk.out" 2>&1 &
+		xk=$!
+		(cd "$tmp/tools" && exec "$BPFTRACE" execsnoop.bt) >"$tmp/xb.out" 2>/dev/null &
+		xb=$!
+		end=$((SECONDS + 20))
+		while [ $SECONDS -lt $end ] && ! { grep -q "$ex warmup$" "$tmp/xk.out" && grep -q "$ex warmup$" "$tmp/xb.out"; }; do
+			"$tmp/$ex" warmup; sleep 0.05
+		done
+		"$tmp/$ex" one "two three" '' four
+		wait_for "$tmp/xk.out" "$ex one" 5; wait_for "$tmp/xb.out" "$ex one" 5
+		kill -INT $xk $xb; wait $xk $xb
+		# (the TIME column, ms since each tracer started, differs: it is left out)
+		k=$(grep " $tmp/$ex one" "$tmp/xk.out" | sed -E 's/^[0-9]+ +//')
+		b=$(grep " $tmp/$ex one" "$tmp/xb.out" | sed -E 's/^[0-9]+ +//')
+		# (an empty argument ends the list, as in bpftrace)
+		if grep -qE "^[0-9]+ +$tmp/$ex one two three$" <<<"$k"; then check bpftrace-execsnoop-live "$b" "$k"
+		else fail bpftrace-execsnoop-live "kiln: $(grep "$ex" "$tmp/xk.out" | tail -3); bpftrace: $(grep "$ex" "$tmp/xb.out" | tail -3)"; fi
 	fi
 fi
