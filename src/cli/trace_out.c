@@ -78,23 +78,30 @@ static void put_value(FILE *out, const struct kt_type *t, const uint8_t *p, cons
 	}
 }
 
+/* A key's elements as text, joined by sep. */
+static void put_key_elems(FILE *out, const struct kt_map *m, const uint8_t *key, const struct kt_sema *s,
+			  const char *sep)
+{
+	if (m->key.kind != KTT_TUPLE) {
+		put_value(out, &m->key, key, s);
+		return;
+	}
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < m->key.nelems; i++) {
+		if (i)
+			fputs(sep, out);
+		put_value(out, &m->key.elems[i], key + off, s);
+		off += kt_type_size(&m->key.elems[i]);
+	}
+}
+
 static void put_key(FILE *out, const struct kt_map *m, const uint8_t *key, const struct kt_sema *s)
 {
 	fprintf(out, "@%s", m->name);
 	if (m->key.kind == KTT_NONE)
 		return;
 	fputc('[', out);
-	if (m->key.kind == KTT_TUPLE) {
-		uint32_t off = 0;
-		for (uint32_t i = 0; i < m->key.nelems; i++) {
-			if (i)
-				fputs(", ", out);
-			put_value(out, &m->key.elems[i], key + off, s);
-			off += kt_type_size(&m->key.elems[i]);
-		}
-	} else {
-		put_value(out, &m->key, key, s);
-	}
+	put_key_elems(out, m, key, s, ", ");
 	fputc(']', out);
 }
 
@@ -267,17 +274,7 @@ static void json_key(FILE *out, const struct kt_map *m, const uint8_t *key, cons
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return;
-	if (m->key.kind == KTT_TUPLE) {
-		uint32_t off = 0;
-		for (uint32_t i = 0; i < m->key.nelems; i++) {
-			if (i)
-				fputc(',', f);
-			put_value(f, &m->key.elems[i], key + off, s);
-			off += kt_type_size(&m->key.elems[i]);
-		}
-	} else {
-		put_value(f, &m->key, key, s);
-	}
+	put_key_elems(f, m, key, s, ",");
 	fclose(f);
 	json_str(out, buf, len);
 	fputs(": ", out);

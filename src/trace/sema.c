@@ -355,6 +355,18 @@ static int ident(struct sm *m, struct kt_node *n)
 	return err_at(m, n->span, "unknown identifier '%s'", n->name);
 }
 
+/* n->name of the kernel struct n->a points at (->) or is (.), typed from BTF. */
+static int struct_field(struct sm *m, struct kt_node *n)
+{
+	char msg[1024];
+	if (kt_kfield(n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
+		return err_at(m, n->span, "%s", msg);
+	n->type.user = n->a->type.user;
+	if (n->type.user && (n->type.kind != KTT_INT || n->type.tname))
+		return err_at(m, n->span, "%s", "only integer fields of a struct in user memory are read by kiln trace yet");
+	return 0;
+}
+
 static int arrow(struct sm *m, struct kt_node *n)
 {
 	if (!n->name)
@@ -364,13 +376,7 @@ static int arrow(struct sm *m, struct kt_node *n)
 			return -1;
 		if (n->a->type.kind != KTT_INT || !n->a->type.tname)
 			return err_at(m, n->span, "%s", "-> needs a pointer to a kernel struct (curtask, a field of one, a cast to (struct NAME *))");
-		char msg[1024];
-		if (kt_kfield(n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
-			return err_at(m, n->span, "%s", msg);
-		n->type.user = n->a->type.user;
-		if (n->type.user && (n->type.kind != KTT_INT || n->type.tname))
-			return err_at(m, n->span, "%s", "only integer fields of a struct in user memory are read by kiln trace yet");
-		return 0;
+		return struct_field(m, n);
 	}
 	if (!m->is_tracepoint)
 		return err_at(m, n->span, "%s", "args->FIELD is only supported in tracepoint probes by kiln trace yet");
@@ -567,15 +573,8 @@ static int expr(struct sm *m, struct kt_node *n)
 	case KT_FIELD:
 		if (expr(m, n->a))
 			return -1;
-		if (n->a->type.kind == KTT_STRUCT) {   /* $task->se.cfs_rq */
-			char msg[1024];
-			if (kt_kfield(n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
-				return err_at(m, n->span, "%s", msg);
-			n->type.user = n->a->type.user;
-			if (n->type.user && (n->type.kind != KTT_INT || n->type.tname))
-				return err_at(m, n->span, "%s", "only integer fields of a struct in user memory are read by kiln trace yet");
-			return 0;
-		}
+		if (n->a->type.kind == KTT_STRUCT)   /* $task->se.cfs_rq */
+			return struct_field(m, n);
 		return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
 	case KT_INDEX:
 		return err_at(m, n->span, "%s", "indexing with [] is not supported yet by kiln trace");
