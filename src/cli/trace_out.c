@@ -56,6 +56,21 @@ static void put_stack(FILE *out, const struct kt_type *t, uint64_t v, int indent
 	}
 }
 
+/* ksym(): the function's name alone, or the address when nothing symbolizes it (written as
+ * C++ streams write a pointer: a null one is "0"). */
+static void put_ksym(FILE *out, uint64_t addr)
+{
+	struct kiln_frame f = { 0 };
+	if (!syms && kiln_syms_new(&syms))
+		syms = NULL;
+	if (syms && !kiln_syms_kernel(syms, addr, &f) && f.symbol)
+		fputs(f.symbol, out);
+	else if (!addr)
+		fputc('0', out);
+	else
+		fprintf(out, "0x%" PRIx64, addr);
+}
+
 static void put_str(FILE *out, const uint8_t *p, uint32_t size)
 {
 	fprintf(out, "%.*s", (int)strnlen((const char *)p, size), (const char *)p);
@@ -71,6 +86,8 @@ static void put_value(FILE *out, const struct kt_type *t, const uint8_t *p, cons
 		fputs(i < s->ntargets ? s->targets[i].probe : "?", out);
 	} else if (kt_is_stack(t)) {
 		put_stack(out, t, (uint64_t)rd64(p), 4);
+	} else if (t->kind == KTT_KSYM) {
+		put_ksym(out, (uint64_t)rd64(p));
 	} else if (t->is_signed) {
 		fprintf(out, "%" PRId64, rd64(p));
 	} else {
@@ -149,6 +166,8 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
 		const uint8_t *p = rec + a->offset;
 		if (conv == 's' && kt_is_stack(&a->type)) {
 			put_stack(out, &a->type, (uint64_t)rd64(p), 8);
+		} else if (conv == 's' && a->type.kind == KTT_KSYM) {
+			put_ksym(out, (uint64_t)rd64(p));
 		} else if (conv == 's') {
 			char tmp[4096];
 			if (a->type.kind == KTT_STR)
@@ -421,12 +440,15 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 			fprintf(out, "%" PRIu64, (uint64_t)rd64(e[i].value) / (uint64_t)dv);
 			break;
 		default:
-			if (kt_is_stack(&m->value)) {
+			if (kt_is_symbolic(&m->value)) {
 				char *buf = NULL;
 				size_t len = 0;
 				FILE *f = open_memstream(&buf, &len);
 				if (f) {
-					put_value(f, &m->value, e[i].value, s);
+					if (kt_is_stack(&m->value))
+						put_stack(f, &m->value, (uint64_t)rd64(e[i].value), 8);
+					else
+						put_value(f, &m->value, e[i].value, s);
 					fclose(f);
 					json_str(out, buf, len);
 					free(buf);
@@ -562,8 +584,10 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 				fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
 				break;
 			case KM_INT:
-				if (kt_is_stack(&m->value))
+				if (kt_is_stack(&m->value))   /* as a value: indented 8, as in printf */
 					put_stack(out, &m->value, (uint64_t)rd64(e->value), 8);
+				else if (m->value.kind == KTT_KSYM)
+					put_ksym(out, (uint64_t)rd64(e->value));
 				else if (m->value.is_signed)
 					fprintf(out, "%" PRId64, rd64(e->value) / dv);
 				else
@@ -581,7 +605,8 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 			}
 			/* bpftrace joins the entries with a newline: after a histogram's own last
 			 * line, that is a blank line between two keys' histograms */
-			if (i + 1 < c.n && !kt_is_stack(&m->value))   /* a stack ends in its newline */
+			/* no delimiter after a stack (it ends in its newline) or a ksym: bpftrace's */
+			if (i + 1 < c.n && !kt_is_symbolic(&m->value))
 				fputc('\n', out);
 		}
 		if (!json)

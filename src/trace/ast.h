@@ -23,7 +23,8 @@ enum kt_kind {
 /* KTT_KSTACK/KTT_USTACK: a stack id (ustack: the pid above it) in 8 bytes, printed as its
  * symbolized frames; their size is the most frames printed. */
 /* KTT_STRUCT: a kernel struct embedded in another (tname), only the base of `.field`. */
-enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR, KTT_KSTACK, KTT_USTACK, KTT_STRUCT };
+enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR, KTT_KSTACK, KTT_USTACK, KTT_STRUCT,
+	KTT_KSYM };   /* KTT_KSYM: a kernel address, printed as its function's name (ksym()) */
 struct kt_type {
 	enum kt_tkind kind;
 	uint32_t size;              /* bytes: 1, 2, 4, 8 for ints; the buffer for strings */

@@ -51,7 +51,7 @@ static const struct kt_map *map_at(const struct g *g, const struct kt_node *mn)
 static bool inline_key(const struct kt_map *m)
 {
 	return m->kind != KM_HIST && m->kind != KM_LHIST && (m->key.kind == KTT_NONE || m->key.kind == KTT_INT ||
-							     m->key.kind == KTT_PROBE || kt_is_stack(&m->key));
+							     m->key.kind == KTT_PROBE || kt_is_symbolic(&m->key));
 }
 
 /* Store the key's elements into buffer kb (zeroed stack memory). */
@@ -257,6 +257,12 @@ static void gen_int(struct g *g, const struct kt_node *n)
 	case KT_VAR:
 		fprintf(g->o, "v%d", n->var_id);
 		return;
+	case KT_CALL:   /* ksym(addr): the address; user space names it */
+		if (n->type.kind == KTT_KSYM) {
+			gen_int(g, n->kids[0]);
+			return;
+		}
+		break;
 	case KT_MAP: {
 		bool opened;
 		const char *k = open_key(g, n, &opened);
@@ -586,7 +592,7 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 	case KT_EXPRSTMT:
 		if (s->a->kind == KT_CALL)
 			gen_call_stmt(g, s->a);
-		else if (s->a->type.kind == KTT_INT || s->a->type.kind == KTT_PROBE || kt_is_stack(&s->a->type))
+		else if (s->a->type.kind == KTT_INT || s->a->type.kind == KTT_PROBE || kt_is_symbolic(&s->a->type))
 			gen_int(g, s->a);
 		break;
 	case KT_ASSIGN:

@@ -53,7 +53,7 @@ uint32_t kt_type_size(const struct kt_type *t)
 			n += kt_type_size(&t->elems[i]);
 		return n;
 	}
-	if (t->kind == KTT_INT || t->kind == KTT_PROBE || t->kind == KTT_PTR || kt_is_stack(t))
+	if (t->kind == KTT_INT || t->kind == KTT_PROBE || t->kind == KTT_PTR || kt_is_symbolic(t))
 		return 8;   /* integers travel as 8 bytes in records and keys */
 	return t->size;
 }
@@ -562,7 +562,7 @@ static int expr(struct sm *m, struct kt_node *n)
 			if (expr(m, n->kids[i]))
 				return -1;
 			e[i] = n->kids[i]->type;
-			if (e[i].kind != KTT_INT && e[i].kind != KTT_STR && e[i].kind != KTT_PROBE && !kt_is_stack(&e[i]))
+			if (e[i].kind != KTT_INT && e[i].kind != KTT_STR && e[i].kind != KTT_PROBE && !kt_is_symbolic(&e[i]))
 				return err_at(m, n->kids[i]->span, "%s", "tuple elements other than integers and strings are not supported yet by kiln trace");
 		}
 		n->type = (struct kt_type){ .kind = KTT_TUPLE, .nelems = n->nkids, .elems = e };
@@ -613,11 +613,37 @@ static const struct { const char *name; enum kt_mkind kind; int nargs; } aggs[] 
 };
 
 static const char *const unsupported_calls[] = {
-	"buf", "ntop", "ksym", "usym", "kaddr", "uaddr", "reg", "strftime", "cat",
+	"buf", "ntop", "usym", "uaddr", "reg", "strftime", "cat",
 	"signal", "strncmp", "sizeof", "bswap", "cgroupid", "macaddr", "system", "kptr", "uptr",
 	"override", "cgroup_path", "strerror", "strcontains", "path", "unwatch", "skboutput", "pton",
 	"debugf",
 };
+
+/* kaddr("name"): the kernel symbol's address from /proc/kallsyms, now (bpftrace resolves
+ * it when compiling too); this kernel's kallsyms lists functions, not data. */
+static int kaddr(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids != 1 || n->kids[0]->kind != KT_STR)
+		return err_at(m, n->span, "%s", "kaddr() takes a symbol name as a string literal");
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	unsigned long long addr = 0;
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char name[256], type;
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strcmp(name, n->kids[0]->str))
+			found = true;
+	}
+	if (f)
+		fclose(f);
+	if (!found || !addr)
+		return err_at(m, n->kids[0]->span, "kaddr: no address for '%s' in /proc/kallsyms", n->kids[0]->str);
+	n->kind = KT_INT;
+	n->num = (int64_t)addr;
+	n->nkids = 0;
+	n->type = t_int(8, false);
+	return 0;
+}
 
 /* kstack([bpftrace,] [LIMIT]), ustack(...): becomes the builtin, its type's size the limit
  * (bpftrace's perf mode, which prints addresses too, is not done). */
@@ -665,6 +691,8 @@ static int call(struct sm *m, struct kt_node *n)
 			return kl_error(m->d, n->span, "%s() should be assigned to a map", f);
 	if (!strcmp(f, "kstack") || !strcmp(f, "ustack"))
 		return stack_call(m, n);
+	if (!strcmp(f, "kaddr"))
+		return kaddr(m, n);
 	for (size_t i = 0; i < n->nkids; i++)
 		if (n->kids[i]->kind != KT_MAP && expr(m, n->kids[i]))
 			return -1;
@@ -679,7 +707,7 @@ static int call(struct sm *m, struct kt_node *n)
 			if (n->kids[i]->kind == KT_MAP && expr(m, n->kids[i]))
 				return -1;
 			enum kt_tkind k = n->kids[i]->type.kind;
-			if (k != KTT_INT && k != KTT_STR && k != KTT_PROBE && !kt_is_stack(&n->kids[i]->type))
+			if (k != KTT_INT && k != KTT_STR && k != KTT_PROBE && !kt_is_symbolic(&n->kids[i]->type))
 				return err_at(m, n->kids[i]->span, "%s", "printf() arguments other than integers and strings are not supported yet by kiln trace");
 		}
 		n->type.kind = KTT_NONE;
@@ -700,6 +728,12 @@ static int call(struct sm *m, struct kt_node *n)
 				size = (uint32_t)n->kids[1]->num + 1;
 		}
 		n->type = t_str(size);
+		return 0;
+	}
+	if (!strcmp(f, "ksym")) {
+		if (n->nkids != 1 || n->kids[0]->type.kind != KTT_INT)
+			return err_at(m, n->span, "%s", "ksym() takes one integer (an address)");
+		n->type = (struct kt_type){ .kind = KTT_KSYM, .size = 8 };
 		return 0;
 	}
 	if (!strcmp(f, "join")) {   /* join(argv [, "delim"]): argv an array of user string pointers */
@@ -793,7 +827,7 @@ static int assign_map(struct sm *m, struct kt_node *s)
 			kind = KM_INT;
 		else if (v->type.kind == KTT_STR)
 			kind = KM_STR;
-		else if (kt_is_stack(&v->type))
+		else if (kt_is_symbolic(&v->type))
 			kind = KM_INT;
 		else
 			return kl_error(m->d, v->span, "%s", "only integers and strings can be stored in maps by kiln trace yet");
@@ -803,7 +837,7 @@ static int assign_map(struct sm *m, struct kt_node *s)
 	if (mp->kind == KM_NONE) {
 		mp->kind = kind;
 		mp->value = v->type;
-		if (kind == KM_INT && !kt_is_stack(&v->type))
+		if (kind == KM_INT && !kt_is_symbolic(&v->type))
 			mp->value = t_int(8, v->type.is_signed);
 	} else if (kind == KM_STR && v->type.size > mp->value.size) {
 		mp->value.size = v->type.size;

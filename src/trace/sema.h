@@ -58,6 +58,11 @@ static inline bool kt_is_stack(const struct kt_type *t)
 {
 	return t->kind == KTT_KSTACK || t->kind == KTT_USTACK;
 }
+/* Values of 8 bytes printed as text looked up at print time: stacks, ksym(). */
+static inline bool kt_is_symbolic(const struct kt_type *t)
+{
+	return kt_is_stack(t) || t->kind == KTT_KSYM;
+}
 /* Bytes a value of type t takes in a record or key. */
 uint32_t kt_type_size(const struct kt_type *t);
 /* The tracefs root kiln trace reads ("/sys/kernel/tracing", or debugfs's). */

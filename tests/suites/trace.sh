@@ -129,6 +129,9 @@ else
 		@v = avg(3); @v = avg(8); @l = lhist(5, 0, 10, 2); @l = lhist(12, 0, 10, 2); @mx = max(3); @mn = min(-7);
 		@t[1, "a", 2] = 3; @t[2, "b", 1] = 1; @sk["z"] = sum(5); @sk["y"] = sum(2); @hk["k"] = hist(1024); @hk["j"] = hist(2);
 		@str = "text"; @skeyed[4] = "d"; @skeyed[2] = "b"; exit(); }'
+	# ksym() of kaddr() (resolved when compiling) in printf, a key and a value
+	cmp_bpftrace ksym 'BEGIN { printf("%s|%s|%s\n", ksym(kaddr("vfs_read")), ksym(kaddr("vfs_read") + 4), ksym(0));
+		@k[ksym(kaddr("do_sys_openat2"))] = count(); @v = ksym(kaddr("vfs_write")); exit(); }'
 	# -f json: the same JSON lines (attached_probes, printf with escapes, map, hist, stats)
 	cmp_bpftrace json 'BEGIN { printf("a \"q\"\t%d\n", 5); @b = 1; @a[1] = 5; @a[2] = 3; @c["x"] = 1; @t[1, "a"] = 2;
 		@h = hist(5); @h = hist(100); @h = hist(0); @hk["k"] = hist(3); @l = lhist(5, 0, 10, 2); @l = lhist(-1, 0, 10, 2);
