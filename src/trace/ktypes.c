@@ -72,6 +72,33 @@ static uint32_t strip(const struct btf *btf, uint32_t id)
 	return id;
 }
 
+int kt_kenum(const char *name, int64_t *val)
+{
+	char err[256];
+	const struct kl_kbtf *k = kl_kbtf_open(NULL, err, sizeof(err));
+	const struct btf *btf = k ? kl_kbtf_btf(k) : NULL;
+	uint32_t n = btf ? btf__type_cnt(btf) : 0;
+	for (uint32_t id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+			for (uint16_t i = 0; i < btf_vlen(t); i++)
+				if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name)) {
+					*val = btf_kflag(t) ? (int64_t)e[i].val : (int64_t)(uint32_t)e[i].val;
+					return 0;
+				}
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+			for (uint16_t i = 0; i < btf_vlen(t); i++)
+				if (!strcmp(btf__name_by_offset(btf, e[i].name_off), name)) {
+					*val = (int64_t)btf_enum64_value(e + i);
+					return 0;
+				}
+		}
+	}
+	return -1;
+}
+
 int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *msg, size_t len)
 {
 	const struct kl_kbtf *k;

@@ -15,4 +15,7 @@ int kt_kstruct(const char *name, char *msg, size_t len);
  * integer); a named struct or union embedded (KTT_STRUCT, read on with `.field`); a char
  * array (a string of its size). 0, or -1 with the reason in msg. */
 int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *msg, size_t len);
+/* The value of enumerator `name` of any kernel enum (TCP_FIN_WAIT1, SKB_DROP_REASON_*):
+ * 0 with *val set, -1 if no enum has it (or the kernel has no BTF). */
+int kt_kenum(const char *name, int64_t *val);
 #endif

@@ -352,6 +352,13 @@ static int ident(struct sm *m, struct kt_node *n)
 	}
 	if ((n->name[0] == 'a' || n->name[0] == 's') && !strncmp(n->name + (n->name[0] == 's'), "arg", 3))
 		return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
+	int64_t v;
+	if (kt_kenum(n->name, &v) == 0) {   /* an enumerator of the kernel's (TCP_FIN_WAIT1) */
+		n->kind = KT_INT;
+		n->num = v;
+		n->type = t_int(8, true);
+		return 0;
+	}
 	return err_at(m, n->span, "unknown identifier '%s'", n->name);
 }
 

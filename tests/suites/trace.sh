@@ -132,6 +132,8 @@ else
 	# ksym() of kaddr() (resolved when compiling) in printf, a key and a value
 	cmp_bpftrace ksym 'BEGIN { printf("%s|%s|%s\n", ksym(kaddr("vfs_read")), ksym(kaddr("vfs_read") + 4), ksym(0));
 		@k[ksym(kaddr("do_sys_openat2"))] = count(); @v = ksym(kaddr("vfs_write")); exit(); }'
+	# the kernel's enumerators, from its BTF
+	cmp_bpftrace enum 'BEGIN { printf("%d %d\n", TCP_FIN_WAIT1, SKB_DROP_REASON_NOT_SPECIFIED); exit(); }'
 	# -f json: the same JSON lines (attached_probes, printf with escapes, map, hist, stats)
 	cmp_bpftrace json 'BEGIN { printf("a \"q\"\t%d\n", 5); @b = 1; @a[1] = 5; @a[2] = 3; @c["x"] = 1; @t[1, "a"] = 2;
 		@h = hist(5); @h = hist(100); @h = hist(0); @hk["k"] = hist(3); @l = lhist(5, 0, 10, 2); @l = lhist(-1, 0, 10, 2);
