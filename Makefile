@@ -43,7 +43,7 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 # run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a test's netns,
 # libclang-rt-14-dev for clang's libFuzzer and sanitizer runtimes (`make fuzz`)
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
-	libcap2-bin util-linux libclang-rt-14-dev strace
+	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace
 
 .PHONY: all deps bench run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
 all: kiln lib

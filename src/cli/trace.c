@@ -40,13 +40,18 @@ static const char trace_help[] =
 	"  --dry-run       translate and compile, do not load\n"
 	"  --emit FILE.o   write the compiled object (a kiln/libbpf ELF object) and exit\n"
 	"  -o FILE         write the output to FILE instead of stdout\n"
+	"  -f json|text    the output as bpftrace's JSON lines (printf, time, maps, hist, stats)\n"
 	"  -c CMD          run CMD (split into words, no shell) once the probes are attached; its exit\n"
 	"                  ends the trace; cpid is its pid\n"
 	"\n"
 	"Supported so far: probes BEGIN, END, tracepoint:CAT:NAME (wildcards; args->FIELD),\n"
-	"interval:s|ms|us|hz:N, profile:hz|s|ms|us:N; builtins pid tid uid gid nsecs elapsed cpu\n"
-	"comm probe cpid; printf time print clear zero delete exit str count sum avg min max stats hist\n"
-	"lhist; maps keyed by integers, strings and several keys; $variables; if/else, ternary,\n"
+	"interval:s|ms|us|hz:N, profile:hz|s|ms|us:N, uprobe/uretprobe:FILE|LIB:FUNC, kprobe/\n"
+	"kretprobe:FUNC (refused at attach where the kernel has no kprobes); builtins pid tid uid gid\n"
+	"nsecs elapsed cpu comm probe func cpid kstack ustack curtask arg0-arg5 retval; struct access\n"
+	"through BTF (curtask->real_parent->pid, args->ptr->field, (struct NAME *) casts, .field);\n"
+	"printf time print clear zero delete exit str join ksym kaddr count sum avg min max stats\n"
+	"hist lhist;\n"
+	"maps keyed by integers, strings, stacks and several keys; $variables; if/else, ternary,\n"
 	"unroll, while, predicates, integer casts. The rest of the language parses and is refused\n"
 	"with `not supported yet by kiln trace` at its position (docs/trace.md).\n"
 	"environment: BPFTRACE_STRLEN (bytes of str(), default 64, at most 200)\n";
@@ -204,8 +209,40 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		return 0;
 	switch (kind) {
 	case KT_EV_PRINTF:
-		if (index < r->g->nsites)
+		if (index < r->g->nsites && trace_json()) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+			if (f) {
+				trace_printf(f, &r->g->sites[index], r->s, rec->data, rec->size);
+				fclose(f);
+				trace_json_message(r->out, "printf", buf, len);
+				free(buf);
+			}
+		} else if (index < r->g->nsites) {
 			trace_printf(r->out, &r->g->sites[index], r->s, rec->data, rec->size);
+		}
+		break;
+	case KT_EV_JOIN:
+		if (index < r->g->nsites && rec->size >= 8 + KT_JOIN_ARGS * KT_JOIN_SIZE) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+			for (uint32_t i = 0; f && i < KT_JOIN_ARGS; i++) {
+				const char *arg = (const char *)rec->data + 8 + i * KT_JOIN_SIZE;
+				if (!arg[0])
+					break;
+				fprintf(f, "%s%.*s", i ? r->g->sites[index].fmt : "", (int)strnlen(arg, KT_JOIN_SIZE), arg);
+			}
+			if (f) {
+				fclose(f);
+				if (trace_json())
+					trace_json_message(r->out, "join", buf, len);
+				else
+					fprintf(r->out, "%s\n", buf);
+				free(buf);
+			}
+		}
 		break;
 	case KT_EV_EXIT:
 		r->exited = true;
@@ -222,7 +259,10 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 			time_t t = time(NULL);
 			struct tm tm;
 			size_t n = strftime(buf, sizeof(buf), r->g->sites[index].fmt, localtime_r(&t, &tm));
-			fwrite(buf, 1, n, r->out);
+			if (trace_json())
+				trace_json_message(r->out, "time", buf, n);
+			else
+				fwrite(buf, 1, n, r->out);
 		}
 		break;
 	case KT_EV_CLEAR: case KT_EV_ZERO:
@@ -314,6 +354,7 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		snprintf(name, sizeof(name), "m%u", i);
 		r.maps[i] = kiln_object_find_map(obj, name);
 	}
+	trace_set_stacks(kiln_object_find_map(obj, KT_STACKS));
 	struct kiln_map *start = kiln_object_find_map(obj, KT_START_MAP);
 	uint32_t zero = 0;
 	struct timespec ts;
@@ -330,7 +371,10 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		cli_fail("trace");
 		goto out;
 	}
-	fprintf(out, "Attaching %u probe%s...\n", s->ntargets, s->ntargets == 1 ? "" : "s");
+	if (trace_json())
+		fprintf(out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n", s->ntargets);
+	else
+		fprintf(out, "Attaching %u probe%s...\n", s->ntargets, s->ntargets == 1 ? "" : "s");
 	fflush(out);
 	if (run_special(&r, rd, KP_BEGIN))
 		goto out;
@@ -376,6 +420,7 @@ out:
 		kiln_link_destroy(links[i]);
 	free(links);
 	free(r.maps);
+	trace_set_stacks(NULL);
 	kiln_object_close(obj);
 	return rc;
 }
@@ -408,6 +453,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			*(a[1] == 'e' ? &o->prog_text : a[1] == 'o' ? &o->output : a[1] == 'c' ? &o->command : &o->emit) = argv[++i];
+		} else if (!strcmp(a, "-f")) {
+			if (i + 1 >= argc || (strcmp(argv[i + 1], "json") && strcmp(argv[i + 1], "text"))) {
+				fprintf(stderr, "kiln trace: -f takes json or text\n");
+				return 2;
+			}
+			trace_set_json(!strcmp(argv[++i], "json"));
 		} else if (!strcmp(a, "-l") || !strcmp(a, "-lv") || !strcmp(a, "-vl")) {
 			o->list = true;
 			o->list_verbose = strlen(a) == 3;

@@ -14,6 +14,14 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
  * not 0. 0, or a negative errno. */
 int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct kiln_map *m, uint32_t top,
 		    uint32_t div);
+/* The :stack-trace map kstack and ustack values are read from (NULL at the end: frees the
+ * symbolizer). */
+void trace_set_stacks(struct kiln_map *stacks);
+/* -f json: every line one JSON object, in bpftrace's shapes. */
+void trace_set_json(bool on);
+bool trace_json(void);
+/* {"type": TYPE, "data": "TEXT"} (printf, time, ...). */
+void trace_json_message(FILE *out, const char *type, const char *text, size_t n);
 /* clear(@m) deletes every entry; zero(@m) sets every value to 0. */
 int trace_clear_map(struct kiln_map *m, bool zero);
 

@@ -17,6 +17,60 @@ static int64_t rd64(const uint8_t *p)
 	return v;
 }
 
+/* ---- stacks ---- */
+
+static struct kiln_map *stack_map;
+static struct kiln_syms *syms;
+
+void trace_set_stacks(struct kiln_map *stacks)
+{
+	stack_map = stacks;
+	if (!stacks && syms) {
+		kiln_syms_free(syms);
+		syms = NULL;
+	}
+}
+
+/* A kstack/ustack value as bpftrace prints it: a newline, then one frame a line, each
+ * indented (8 in printf and as a map's value, 4 in a key): "func+OFFSET" with the offset in
+ * decimal, or the address when nothing symbolizes it. Nothing for a failed stack id. */
+static void put_stack(FILE *out, const struct kt_type *t, uint64_t v, int indent)
+{
+	uint64_t ips[KILN_STACK_MAX_DEPTH];
+	int32_t id = (int32_t)(uint32_t)v;
+	int pid = (int)(v >> 32);
+	int n = id < 0 || !stack_map ? -ENOENT : kiln_stack_read(stack_map, (uint32_t)id, ips, t->size);
+	if (n < 0)
+		return;
+	if (!syms && kiln_syms_new(&syms))
+		syms = NULL;
+	fputc('\n', out);
+	for (int i = 0; i < n && ips[i]; i++) {
+		struct kiln_frame f = { 0 };
+		int err = !syms ? -ENOENT : t->kind == KTT_KSTACK ? kiln_syms_kernel(syms, ips[i], &f)
+								: kiln_syms_user(syms, pid, ips[i], &f);
+		if (!err && f.symbol)
+			fprintf(out, "%*s%s+%" PRIu64 "\n", indent, "", f.symbol, f.offset);
+		else
+			fprintf(out, "%*s0x%" PRIx64 "\n", indent, "", ips[i]);
+	}
+}
+
+/* ksym(): the function's name alone, or the address when nothing symbolizes it (written as
+ * C++ streams write a pointer: a null one is "0"). */
+static void put_ksym(FILE *out, uint64_t addr)
+{
+	struct kiln_frame f = { 0 };
+	if (!syms && kiln_syms_new(&syms))
+		syms = NULL;
+	if (syms && !kiln_syms_kernel(syms, addr, &f) && f.symbol)
+		fputs(f.symbol, out);
+	else if (!addr)
+		fputc('0', out);
+	else
+		fprintf(out, "0x%" PRIx64, addr);
+}
+
 static void put_str(FILE *out, const uint8_t *p, uint32_t size)
 {
 	fprintf(out, "%.*s", (int)strnlen((const char *)p, size), (const char *)p);
@@ -30,10 +84,31 @@ static void put_value(FILE *out, const struct kt_type *t, const uint8_t *p, cons
 	} else if (t->kind == KTT_PROBE) {
 		uint64_t i = (uint64_t)rd64(p);
 		fputs(i < s->ntargets ? s->targets[i].probe : "?", out);
+	} else if (kt_is_stack(t)) {
+		put_stack(out, t, (uint64_t)rd64(p), 4);
+	} else if (t->kind == KTT_KSYM) {
+		put_ksym(out, (uint64_t)rd64(p));
 	} else if (t->is_signed) {
 		fprintf(out, "%" PRId64, rd64(p));
 	} else {
 		fprintf(out, "%" PRIu64, (uint64_t)rd64(p));
+	}
+}
+
+/* A key's elements as text, joined by sep. */
+static void put_key_elems(FILE *out, const struct kt_map *m, const uint8_t *key, const struct kt_sema *s,
+			  const char *sep)
+{
+	if (m->key.kind != KTT_TUPLE) {
+		put_value(out, &m->key, key, s);
+		return;
+	}
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < m->key.nelems; i++) {
+		if (i)
+			fputs(sep, out);
+		put_value(out, &m->key.elems[i], key + off, s);
+		off += kt_type_size(&m->key.elems[i]);
 	}
 }
 
@@ -43,17 +118,7 @@ static void put_key(FILE *out, const struct kt_map *m, const uint8_t *key, const
 	if (m->key.kind == KTT_NONE)
 		return;
 	fputc('[', out);
-	if (m->key.kind == KTT_TUPLE) {
-		uint32_t off = 0;
-		for (uint32_t i = 0; i < m->key.nelems; i++) {
-			if (i)
-				fputs(", ", out);
-			put_value(out, &m->key.elems[i], key + off, s);
-			off += kt_type_size(&m->key.elems[i]);
-		}
-	} else {
-		put_value(out, &m->key, key, s);
-	}
+	put_key_elems(out, m, key, s, ", ");
 	fputc(']', out);
 }
 
@@ -99,7 +164,11 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
 		if (a->offset + kt_type_size(&a->type) > size)
 			break;
 		const uint8_t *p = rec + a->offset;
-		if (conv == 's') {
+		if (conv == 's' && kt_is_stack(&a->type)) {
+			put_stack(out, &a->type, (uint64_t)rd64(p), 8);
+		} else if (conv == 's' && a->type.kind == KTT_KSYM) {
+			put_ksym(out, (uint64_t)rd64(p));
+		} else if (conv == 's') {
 			char tmp[4096];
 			if (a->type.kind == KTT_STR)
 				snprintf(tmp, sizeof(tmp), "%.*s", (int)strnlen((const char *)p, a->type.size), (const char *)p);
@@ -177,6 +246,60 @@ static int collect_one(const void *key, const void *value, void *arg)
 	return 0;
 }
 
+/* ---- -f json: bpftrace's JSON lines ---- */
+
+static bool json;
+
+void trace_set_json(bool on)
+{
+	json = on;
+}
+
+bool trace_json(void)
+{
+	return json;
+}
+
+/* s (n bytes) as a JSON string, with bpftrace's escapes. */
+static void json_str(FILE *out, const char *s, size_t n)
+{
+	fputc('"', out);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t"
+				: c == '\r' ? "\\r" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+		if (esc)
+			fputs(esc, out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void trace_json_message(FILE *out, const char *type, const char *text, size_t n)
+{
+	fprintf(out, "{\"type\": \"%s\", \"data\": ", type);
+	json_str(out, text, n);
+	fputs("}\n", out);
+}
+
+/* A key as bpftrace writes it in JSON: its elements as text joined by ",", quoted. */
+static void json_key(FILE *out, const struct kt_map *m, const uint8_t *key, const struct kt_sema *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	put_key_elems(f, m, key, s, ",");
+	fclose(f);
+	json_str(out, buf, len);
+	fputs(": ", out);
+	free(buf);
+}
+
 static const struct kt_sema *sort_sema;
 static const struct kt_map *sort_map;
 
@@ -243,6 +366,101 @@ static void bar_line(FILE *out, const char *label, uint64_t v, uint64_t div, uin
 	memset(bar, '@', (size_t)width);
 	bar[width] = 0;
 	fprintf(out, "%-16s%8" PRIu64 " |%-52s|\n", label, v / div, bar);
+}
+
+/* [{"min": LO, "max": HI, "count": N}, ...] over the same buckets as the bars. */
+static void json_hist(FILE *out, const struct kt_map *m, const struct entry *e, uint64_t div)
+{
+	int lo = -1, hi = -1;
+	for (uint32_t i = 0; i < e->nbuckets; i++)
+		if (e->buckets[i]) {
+			if (lo < 0)
+				lo = (int)i;
+			hi = (int)i;
+		}
+	int64_t nb = m->kind == KM_LHIST ? (m->lmax - m->lmin) / m->lstep : 0;
+	fputc('[', out);
+	for (int i = lo; lo >= 0 && i <= hi; i++) {
+		fputs(i > lo ? ", {" : "{", out);
+		if (m->kind == KM_HIST) {
+			if (i == 0)
+				fputs("\"max\": -1, ", out);
+			else if (i <= 2)
+				fprintf(out, "\"min\": %d, \"max\": %d, ", i - 1, i - 1);
+			else
+				fprintf(out, "\"min\": %llu, \"max\": %llu, ", 1ull << (i - 2), (1ull << (i - 1)) - 1);
+		} else if (i == 0) {
+			fprintf(out, "\"max\": %" PRId64 ", ", m->lmin - 1);
+		} else if (i == nb + 1) {
+			fprintf(out, "\"min\": %" PRId64 ", ", m->lmax);
+		} else {
+			fprintf(out, "\"min\": %" PRId64 ", \"max\": %" PRId64 ", ", (i - 1) * m->lstep + m->lmin,
+				i * m->lstep + m->lmin - 1);
+		}
+		/* bpftrace divides hist counts by print()'s div, not lhist's */
+		fprintf(out, "\"count\": %" PRIu64 "}", e->buckets[i] / (m->kind == KM_HIST ? div : 1));
+	}
+	fputc(']', out);
+}
+
+/* One map as one JSON line: {"type": "map"|"hist"|"stats", "data": {"@name": VALUE or
+ * {"key": VALUE, ...}}}; nothing for an empty map, as bpftrace. */
+static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, size_t from, size_t n, int64_t dv,
+		     const struct kt_sema *s)
+{
+	if (from >= n)
+		return;
+	const char *type = m->kind == KM_HIST || m->kind == KM_LHIST ? "hist"
+			   : m->kind == KM_AVG || m->kind == KM_STATS ? "stats" : "map";
+	fprintf(out, "{\"type\": \"%s\", \"data\": {", type);
+	char name[256];
+	int nl = snprintf(name, sizeof(name), "@%s", m->name);
+	json_str(out, name, nl < (int)sizeof(name) ? (size_t)nl : sizeof(name) - 1);
+	fputs(m->key.kind == KTT_NONE ? ": " : ": {", out);
+	for (size_t i = from; i < n; i++) {
+		if (i > from)
+			fputs(", ", out);
+		if (m->key.kind != KTT_NONE)
+			json_key(out, m, e[i].key, s);
+		switch (m->kind) {
+		case KM_HIST: case KM_LHIST:
+			json_hist(out, m, &e[i], (uint64_t)dv);
+			break;
+		case KM_STR:
+			json_str(out, (const char *)e[i].value, strnlen((const char *)e[i].value, m->value_size));
+			break;
+		case KM_STATS:
+			fprintf(out, "{\"count\": %" PRId64 ", \"average\": %" PRId64 ", \"total\": %" PRId64 "}",
+				rd64(e[i].value), e[i].sort, rd64(e[i].value + 8));
+			break;
+		case KM_AVG:
+			fprintf(out, "%" PRId64, e[i].sort / dv);
+			break;
+		case KM_COUNT:
+			fprintf(out, "%" PRIu64, (uint64_t)rd64(e[i].value) / (uint64_t)dv);
+			break;
+		default:
+			if (kt_is_symbolic(&m->value)) {
+				char *buf = NULL;
+				size_t len = 0;
+				FILE *f = open_memstream(&buf, &len);
+				if (f) {
+					if (kt_is_stack(&m->value))
+						put_stack(f, &m->value, (uint64_t)rd64(e[i].value), 8);
+					else
+						put_value(f, &m->value, e[i].value, s);
+					fclose(f);
+					json_str(out, buf, len);
+					free(buf);
+				}
+			} else if (m->kind == KM_INT && !m->value.is_signed) {
+				fprintf(out, "%" PRIu64, (uint64_t)rd64(e[i].value) / (uint64_t)dv);
+			} else {
+				fprintf(out, "%" PRId64, rd64(e[i].value) / dv);
+			}
+		}
+	}
+	fputs(m->key.kind == KTT_NONE ? "}}\n" : "}}}\n", out);
 }
 
 static void print_hist(FILE *out, const struct kt_map *m, const struct entry *e, uint64_t div)
@@ -348,7 +566,9 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 		sort_map = m;
 		qsort(c.e, c.n, sizeof(*c.e), by_sort);
 		int64_t dv = div ? (int64_t)div : 1;
-		for (size_t i = top && c.n > top ? c.n - top : 0; i < c.n; i++) {
+		if (json)
+			json_map(out, m, c.e, top && c.n > top ? c.n - top : 0, c.n, dv, s);
+		for (size_t i = top && c.n > top ? c.n - top : 0; !json && i < c.n; i++) {
 			struct entry *e = &c.e[i];
 			put_key(out, m, e->key, s);
 			fputs(": ", out);
@@ -364,7 +584,11 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 				fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
 				break;
 			case KM_INT:
-				if (m->value.is_signed)
+				if (kt_is_stack(&m->value))   /* as a value: indented 8, as in printf */
+					put_stack(out, &m->value, (uint64_t)rd64(e->value), 8);
+				else if (m->value.kind == KTT_KSYM)
+					put_ksym(out, (uint64_t)rd64(e->value));
+				else if (m->value.is_signed)
 					fprintf(out, "%" PRId64, rd64(e->value) / dv);
 				else
 					fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
@@ -379,11 +603,15 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 			default:
 				fprintf(out, "%" PRId64, rd64(e->value) / dv);
 			}
-			if (i + 1 < c.n && m->kind != KM_HIST && m->kind != KM_LHIST)
+			/* bpftrace joins the entries with a newline: after a histogram's own last
+			 * line, that is a blank line between two keys' histograms */
+			/* no delimiter after a stack (it ends in its newline) or a ksym: bpftrace's */
+			if (i + 1 < c.n && !kt_is_symbolic(&m->value))
 				fputc('\n', out);
 		}
-		fputc('\n', out);
-		if (m->kind == KM_AVG || m->kind == KM_STATS)
+		if (!json)
+			fputc('\n', out);
+		if (!json && (m->kind == KM_AVG || m->kind == KM_STATS))
 			fputc('\n', out);
 	}
 	for (size_t i = 0; i < c.n; i++) {

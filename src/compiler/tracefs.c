@@ -140,8 +140,13 @@ int kl_tracepoint_format(struct kl_arena *a, const char *event, struct kl_tp_fie
 		int sg;
 		if (start == end || sscanf(semi + 1, " offset:%u; size:%u; signed:%d;", &off, &size, &sg) != 3)
 			continue;
+		const char *ct = field + 6, *ce = start;
+		while (*ct == ' ' || *ct == '\t')
+			ct++;
+		while (ce > ct && (ce[-1] == ' ' || ce[-1] == '\t'))
+			ce--;
 		struct kl_tp_field tf = { kl_arena_strndup(a, start, (size_t)(end - start)), off, size, count, sg != 0,
-					  strstr(field, "__data_loc") != NULL };
+					  strstr(field, "__data_loc") != NULL, kl_arena_strndup(a, ct, (size_t)(ce - ct)) };
 		kl_vec_push(a, &out, tf);
 	}
 	*fields = out.items;

@@ -13,6 +13,7 @@ struct kl_tp_field {
 	uint32_t count;       /* elements of an array field (char comm[16]: 16), 0 for a scalar */
 	bool is_signed;
 	bool data_loc;        /* __data_loc: a u32 of length << 16 | offset of the bytes in the record */
+	const char *ctype;    /* the C type before the name: "struct __kernel_timespec *", "int" */
 };
 
 /* Check a tracepoint name "CATEGORY/EVENT" against tracefs: both parts only letters, digits

@@ -20,13 +20,19 @@ enum kt_kind {
 };
 
 /* Value types, as sema gives them. */
-enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR };
+/* KTT_KSTACK/KTT_USTACK: a stack id (ustack: the pid above it) in 8 bytes, printed as its
+ * symbolized frames; their size is the most frames printed. */
+/* KTT_STRUCT: a kernel struct embedded in another (tname), only the base of `.field`. */
+enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR, KTT_KSTACK, KTT_USTACK, KTT_STRUCT,
+	KTT_KSYM };   /* KTT_KSYM: a kernel address, printed as its function's name (ksym()) */
 struct kt_type {
 	enum kt_tkind kind;
 	uint32_t size;              /* bytes: 1, 2, 4, 8 for ints; the buffer for strings */
 	bool is_signed;
 	uint32_t nelems;            /* tuples */
 	struct kt_type *elems;
+	const char *tname;          /* an integer that points at this kernel struct (curtask, ->) */
+	bool user;                  /* ... in user memory (a syscall tracepoint's argument) */
 };
 
 struct kt_node {

@@ -3,6 +3,9 @@
  * buffer, a $variable's stack buffer) by gen_str, so no string is ever a value. */
 #define _GNU_SOURCE
 #include "trace/gen.h"
+#include <kiln/stack.h>
+
+#define KT_STR_VALUE "kt-sv"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +51,7 @@ static const struct kt_map *map_at(const struct g *g, const struct kt_node *mn)
 static bool inline_key(const struct kt_map *m)
 {
 	return m->kind != KM_HIST && m->kind != KM_LHIST && (m->key.kind == KTT_NONE || m->key.kind == KTT_INT ||
-							     m->key.kind == KTT_PROBE);
+							     m->key.kind == KTT_PROBE || kt_is_symbolic(&m->key));
 }
 
 /* Store the key's elements into buffer kb (zeroed stack memory). */
@@ -149,7 +152,9 @@ static const struct { const char *name, *lisp; } builtin_code[] = {
 	{ "pid", "(>> (get-current-pid-tgid) 32)" }, { "tid", "(logand (get-current-pid-tgid) #xffffffff)" },
 	{ "uid", "(logand (get-current-uid-gid) #xffffffff)" }, { "gid", "(>> (get-current-uid-gid) 32)" },
 	{ "nsecs", "(ktime-get-ns)" }, { "cpid", "(getmap " KT_START_MAP " 1)" }, { "elapsed", "(- (ktime-get-ns) (getmap " KT_START_MAP " 0))" },
-	{ "cpu", "(get-smp-processor-id)" },
+	{ "cpu", "(get-smp-processor-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
+	{ "arg0", "(pt-regs-parm1)" }, { "arg1", "(pt-regs-parm2)" }, { "arg2", "(pt-regs-parm3)" },
+	{ "arg3", "(pt-regs-parm4)" }, { "arg4", "(pt-regs-parm5)" }, { "arg5", "(pt-regs-parm6)" },
 };
 
 /* A string compared with a literal: the computed side into a buffer, then byte by byte up to
@@ -170,8 +175,58 @@ static void gen_strcmp(struct g *g, const struct kt_node *n)
 	fprintf(g->o, "%s))", n->op == KT_OP_EQ ? "" : ")");
 }
 
+/* A read through a kernel struct, `p->a.b` (KT_FIELD over KT_ARROW over a pointer): opens
+ * "(HEAD (kernel-ptr T P) a b" (CORE_ARROW), "(HEAD (kernel-ptr T P) T a b" (CORE_STR:
+ * core-read-str names the type again) or "(HEAD P (core-field-offset T a b)" (CORE_OFFSET)
+ * for the caller to close: the fields down to the first `->`, the pointer under it read first. */
+enum core_mode { CORE_ARROW, CORE_STR, CORE_OFFSET };
+static void gen_core_path(struct g *g, const struct kt_node *n, const char *head, enum core_mode mode)
+{
+	const char *names[16];
+	int k = 0;
+	for (; k < 16; n = n->a) {
+		names[k++] = n->name;
+		if (n->kind == KT_ARROW)
+			break;
+	}
+	const char *t = n->a->type.tname;
+	if (mode == CORE_OFFSET)
+		fprintf(g->o, "(%s ", head);
+	else
+		fprintf(g->o, "(%s (kernel-ptr %s ", head, t);
+	gen_int(g, n->a);
+	fputs(mode == CORE_OFFSET ? " (core-field-offset " : ")", g->o);
+	if (mode != CORE_ARROW)
+		fprintf(g->o, " %s", t);
+	while (k)
+		fprintf(g->o, " %s", names[--k]);
+	if (mode == CORE_OFFSET)
+		fputs(")", g->o);
+}
+
+static bool is_core(const struct kt_node *n)
+{
+	return n->kind == KT_FIELD || (n->kind == KT_ARROW && n->a->type.tname);
+}
+
 static void gen_int(struct g *g, const struct kt_node *n)
 {
+	if (is_core(n) && n->type.user) {   /* the CO-RE offset, then a read of user memory */
+		const char *b = fresh(g, "u");
+		fprintf(g->o, "(let ((%s (stack-buffer 8))) ", b);
+		gen_core_path(g, n, kl_arena_printf(g->a, "probe-read-user %s %u (+", b, n->type.size), CORE_OFFSET);
+		fprintf(g->o, ")) ");
+		if (n->type.is_signed && n->type.size < 8)
+			fprintf(g->o, "(cast i%u (load u%u %s 0)))", n->type.size * 8, n->type.size * 8, b);
+		else
+			fprintf(g->o, "(load u%u %s 0))", n->type.size * 8, b);
+		return;
+	}
+	if (is_core(n)) {
+		gen_core_path(g, n, "->", CORE_ARROW);
+		fputs(")", g->o);
+		return;
+	}
 	switch (n->kind) {
 	case KT_INT:
 		fprintf(g->o, "%lld", (long long)n->num);
@@ -179,6 +234,18 @@ static void gen_int(struct g *g, const struct kt_node *n)
 	case KT_BUILTIN:
 		if (!strcmp(n->name, "probe")) {
 			fprintf(g->o, "%u", g->target);
+			return;
+		}
+		/* REUSE_STACKID: a new stack whose hash collides replaces the old one (bpftrace's
+		 * choice too) rather than giving no stack; a ustack carries its pid above the id,
+		 * for the symbolizer */
+		if (n->type.kind == KTT_KSTACK) {
+			fputs("(get-stackid ctx " KT_STACKS " BPF_F_REUSE_STACKID)", g->o);
+			return;
+		}
+		if (n->type.kind == KTT_USTACK) {
+			fputs("(logior (logand (get-stackid ctx " KT_STACKS " (logior BPF_F_USER_STACK BPF_F_REUSE_STACKID)) "
+			      "#xffffffff) (logand (get-current-pid-tgid) #xffffffff00000000))", g->o);
 			return;
 		}
 		for (size_t i = 0; i < sizeof(builtin_code) / sizeof(builtin_code[0]); i++)
@@ -190,6 +257,12 @@ static void gen_int(struct g *g, const struct kt_node *n)
 	case KT_VAR:
 		fprintf(g->o, "v%d", n->var_id);
 		return;
+	case KT_CALL:   /* ksym(addr): the address; user space names it */
+		if (n->type.kind == KTT_KSYM) {
+			gen_int(g, n->kids[0]);
+			return;
+		}
+		break;
 	case KT_MAP: {
 		bool opened;
 		const char *k = open_key(g, n, &opened);
@@ -216,6 +289,10 @@ static void gen_int(struct g *g, const struct kt_node *n)
 		int_form(g, "if", n->a, n->b, n->c);
 		return;
 	case KT_CAST:
+		if (n->type.tname) {   /* (struct X *)p: the same number, typed for -> */
+			gen_int(g, n->a);
+			return;
+		}
 		int_form(g, kl_arena_printf(g->a, "cast %c%u", n->type.is_signed ? 'i' : 'u', n->type.size * 8), n->a, NULL,
 			 NULL);
 		return;
@@ -265,6 +342,11 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 {
 	const char *d = fresh(g, "d");
 	fprintf(g->o, "(let ((%s %s)) ", d, dest);
+	if (is_core(n)) {   /* a char array of a kernel struct */
+		gen_core_path(g, n, kl_arena_printf(g->a, "core-read-str %s %u", d, size), CORE_STR);
+		fputs("))", g->o);
+		return;
+	}
 	switch (n->kind) {
 	case KT_STR: {
 		uint32_t len = n->strlen + 1 < size ? n->strlen + 1 : size;
@@ -272,7 +354,16 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 			fprintf(g->o, "(store u8 %s %u %u)", d, i, i < n->strlen && i + 1 < size ? (unsigned char)n->str[i] : 0);
 		break;
 	}
-	case KT_BUILTIN:   /* comm */
+	case KT_BUILTIN:   /* comm, func (the name of this program's function) */
+		if (!strcmp(n->name, "func")) {
+			const char *f = g->t->event;
+			for (uint32_t i = 0; i < size; i++) {
+				fprintf(g->o, "(store u8 %s %u %u)", d, i, i + 1 < size ? (unsigned char)f[i] : 0);
+				if (!f[i])
+					break;
+			}
+			break;
+		}
 		fprintf(g->o, "(get-current-comm %s %u)", d, size < 16 ? size : 16);
 		break;
 	case KT_CALL: {    /* str(p [, n]) */
@@ -364,6 +455,25 @@ static void gen_printf(struct g *g, const struct kt_node *n)
 	fputc(')', g->o);
 }
 
+/* join(argv): the array of user pointers read one by one, each string into its slot, until
+ * a NULL (nested whens: nothing past the array's end is read). */
+static void gen_join(struct g *g, const struct kt_node *n)
+{
+	uint32_t id = g->site++;
+	const char *e = fresh(g, "e"), *p = fresh(g, "j"), *b = fresh(g, "jb");
+	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %llu) (let ((%s ", e, id, id, e,
+		((unsigned long long)KT_EV_JOIN << 32) | id, p);
+	gen_int(g, n->kids[0]);
+	fprintf(g->o, ") (%s (stack-buffer 8))) ", b);
+	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
+		fprintf(g->o, "(store u64 %s 0 0) (probe-read-user %s 8 (+ %s %u)) (when (load u64 %s 0) "
+			"(probe-read-user-str (ev%u-a%u-ptr %s) %u (load u64 %s 0)) ", b, b, p, i * 8, b, id, i + 1, e,
+			KT_JOIN_SIZE, b);
+	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
+		fputc(')', g->o);
+	fputs("))", g->o);
+}
+
 static void bucket(struct g *g, const struct kt_map *m, const char *v)
 {
 	if (m->kind == KM_HIST) {
@@ -399,7 +509,7 @@ static void gen_assign_map(struct g *g, const struct kt_node *s)
 		break;
 	case KM_STR:
 		k = open_key(g, mn, &opened);
-		fprintf(g->o, "(let ((%s (stack-buffer %u))) ", val, round8(m->value_size));
+		fprintf(g->o, "(let ((%s " KT_STR_VALUE ")) ", val);
 		gen_str(g, v, val, m->value_size);
 		fprintf(g->o, "(map-update m%d %s %s 0))", mn->map_id, k, val);
 		break;
@@ -456,6 +566,8 @@ static void gen_call_stmt(struct g *g, const struct kt_node *n)
 {
 	if (!strcmp(n->name, "printf")) {
 		gen_printf(g, n);
+	} else if (!strcmp(n->name, "join")) {
+		gen_join(g, n);
 	} else if (!strcmp(n->name, "exit")) {
 		gen_ctl(g, KT_EV_EXIT, 0);
 		fprintf(g->o, "(return 0)");
@@ -480,7 +592,7 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 	case KT_EXPRSTMT:
 		if (s->a->kind == KT_CALL)
 			gen_call_stmt(g, s->a);
-		else if (s->a->type.kind == KTT_INT || s->a->type.kind == KTT_PROBE)
+		else if (s->a->type.kind == KTT_INT || s->a->type.kind == KTT_PROBE || kt_is_symbolic(&s->a->type))
 			gen_int(g, s->a);
 		break;
 	case KT_ASSIGN:
@@ -539,6 +651,14 @@ static void collect_sites(struct g *g, const struct kt_node *n)
 		site.div = n->nkids > 2 ? (uint32_t)n->kids[2]->num : 0;
 		kl_vec_push(g->a, &g->sites, site);
 	}
+	if (n->kind == KT_CALL && !strcmp(n->name, "join")) {
+		struct kt_site site = { .kind = KT_EV_JOIN, .fmt = n->nkids > 1 ? n->kids[1]->str : " ", .nargs = KT_JOIN_ARGS };
+		site.args = kl_arena_array(g->a, struct kt_arg, KT_JOIN_ARGS);
+		for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
+			site.args[i] = (struct kt_arg){ .type = { .kind = KTT_STR, .size = KT_JOIN_SIZE }, .offset = 8 + i * KT_JOIN_SIZE };
+		site.size = 8 + KT_JOIN_ARGS * KT_JOIN_SIZE;
+		kl_vec_push(g->a, &g->sites, site);
+	}
 	if (n->kind == KT_CALL && !strcmp(n->name, "printf")) {
 		struct kt_site site = { .kind = KT_EV_PRINTF, .fmt = n->kids[0]->str, .nargs = n->nkids - 1 };
 		site.args = kl_arena_array(g->a, struct kt_arg, n->nkids);
@@ -569,13 +689,16 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 	fprintf(g->o, ";; generated by kiln trace from a bpftrace program\n");
 	fprintf(g->o, "(defmap " KT_RINGBUF " :type :ringbuf :max-entries 262144)\n");
 	fprintf(g->o, "(defmap " KT_START_MAP " :type :array :max-entries 2 :key-size 4 :value-size 8)\n");
+	if (s->has_stacks)
+		fprintf(g->o, "(defmap " KT_STACKS " :type :stack-trace :key u32 :value-size %d :max-entries 4096)\n",
+			8 * KILN_STACK_MAX_DEPTH);
 	for (uint32_t i = 0; i < s->nmaps; i++)
 		fprintf(g->o, "(defmap m%u :type :hash :max-entries 4096 :key-size %u :value-size %u) ; @%s %s\n", i,
 			s->maps[i].key_size, s->maps[i].value_size, s->maps[i].name, map_kind_names[s->maps[i].kind]);
 	fprintf(g->o, "(defevent kt-ctl [:id :u64])\n");
 	for (uint32_t i = 0; i < g->sites.len; i++) {
 		const struct kt_site *site = &g->sites.items[i];
-		if (site->kind != KT_EV_PRINTF)
+		if (site->kind != KT_EV_PRINTF && site->kind != KT_EV_JOIN)
 			continue;
 		fprintf(g->o, "(defevent ev%u [:id :u64]", i);
 		for (uint32_t k = 0; k < site->nargs; k++) {
@@ -607,10 +730,28 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	case KP_INTERVAL: case KP_PROFILE:
 		fprintf(g->o, "\n(defprog p%u (:type :perf-event) ; %s\n  ", ti, t->probe);
 		break;
+	case KP_UPROBE: case KP_URETPROBE: {   /* libkiln finds the function in the file at attach */
+		const char *k = t->kind == KP_UPROBE ? "uprobe" : "uretprobe";
+		fprintf(g->o, "\n(defprog p%u (:type :%s :section \"%s/%s:%s\") ; %s\n  ", ti, k, k, t->binary, t->event, t->probe);
+		break;
+	}
+	case KP_KPROBE: case KP_KRETPROBE: {
+		const char *k = t->kind == KP_KPROBE ? "kprobe" : "kretprobe";
+		fprintf(g->o, "\n(defprog p%u (:type :%s :section \"%s/%s\") ; %s\n  ", ti, k, k, t->event, t->probe);
+		break;
+	}
 	}
 	uint32_t nv = g->s->nvars[t->probe_index];
 	const struct kt_var *vars = g->s->vars[t->probe_index];
+	/* One buffer for every string stored into a map: it is filled and stored at once, and
+	 * kiln gives each stack-buffer its own stack (capable.bt stores 40 strings in BEGIN). */
+	uint32_t sv = 0;
+	for (uint32_t i = 0; i < g->s->nmaps; i++)
+		if (g->s->maps[i].kind == KM_STR && g->s->maps[i].value_size > sv)
+			sv = g->s->maps[i].value_size;
 	fprintf(g->o, "(let (");
+	if (sv)
+		fprintf(g->o, "(" KT_STR_VALUE " (stack-buffer %u))%s", round8(sv), nv ? " " : "");
 	for (uint32_t i = 0; i < nv; i++)
 		if (vars[i].type.kind == KTT_STR)
 			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, round8(vars[i].type.size));

@@ -8,7 +8,12 @@
 
 /* A record's first 8 bytes: kind << 32 | index (a site for printf, time and print; the map
  * for clear and zero). */
-enum kt_ev { KT_EV_PRINTF = 1, KT_EV_EXIT, KT_EV_PRINT, KT_EV_CLEAR, KT_EV_ZERO, KT_EV_TIME };
+enum kt_ev { KT_EV_PRINTF = 1, KT_EV_EXIT, KT_EV_PRINT, KT_EV_CLEAR, KT_EV_ZERO, KT_EV_TIME, KT_EV_JOIN };
+
+/* join(argv [, delim]): up to 16 strings of up to 1024 bytes each (bpftrace's sizes), printed
+ * joined by the delimiter (the site's fmt) up to the first empty one. */
+#define KT_JOIN_ARGS 16
+#define KT_JOIN_SIZE 1024
 
 struct kt_arg {
 	struct kt_type type;
@@ -16,7 +21,7 @@ struct kt_arg {
 };
 
 struct kt_site {
-	enum kt_ev kind;            /* KT_EV_PRINTF, KT_EV_TIME, KT_EV_PRINT */
+	enum kt_ev kind;            /* KT_EV_PRINTF, KT_EV_TIME, KT_EV_PRINT, KT_EV_JOIN */
 	uint32_t map, top, div;     /* print(@map [, top [, div]]) */
 	const char *fmt;            /* printf's format, escapes decoded; time()'s strftime format */
 	uint32_t nargs;
@@ -32,6 +37,7 @@ struct kt_gen {
 };
 
 #define KT_RINGBUF "kt-events"
+#define KT_STACKS "kt-stacks"      /* :stack-trace, when kstack or ustack is used */
 #define KT_START_MAP "kt-start"    /* [0]: the start time (elapsed), [1]: the pid of -c's command (cpid) */
 
 /* 0, or -1 with an error in d. */

@@ -4,6 +4,10 @@
 #define _GNU_SOURCE
 #include "trace/sema.h"
 #include "compiler/nearest.h"
+#include "trace/ktypes.h"
+#include "trace/binpath.h"
+#include <ctype.h>
+#include <kiln/stack.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,8 @@ struct sm {
 	struct kt_probe *probe;
 	const struct kt_target *first;  /* the current probe's first target */
 	bool is_tracepoint;             /* every target of the probe is a tracepoint */
+	bool has_args, has_retval;      /* every one a u/kprobe (arg0..), a u/kretprobe (retval) */
+	bool has_func;                  /* every one a u/kprobe or a u/kretprobe */
 	bool in_loop;
 };
 
@@ -47,7 +53,7 @@ uint32_t kt_type_size(const struct kt_type *t)
 			n += kt_type_size(&t->elems[i]);
 		return n;
 	}
-	if (t->kind == KTT_INT || t->kind == KTT_PROBE || t->kind == KTT_PTR)
+	if (t->kind == KTT_INT || t->kind == KTT_PROBE || t->kind == KTT_PTR || kt_is_symbolic(t))
 		return 8;   /* integers travel as 8 bytes in records and keys */
 	return t->size;
 }
@@ -129,7 +135,7 @@ static int expand_tracepoint(struct sm *m, const struct kt_attach *ap, uint32_t 
 		if (kl_tracepoint_check(event, msg, sizeof(msg)) < 0)
 			return err_at(m, ap->span, "%s", msg);
 		return add_target(m, v, (struct kt_target){ KP_TRACEPOINT, kl_arena_strdup(m->a, event),
-			kl_arena_printf(m->a, "tracepoint:%s:%s", ap->target, ap->func), 0, 0, pi });
+			kl_arena_printf(m->a, "tracepoint:%s:%s", ap->target, ap->func), 0, 0, pi, NULL });
 	}
 	char path[256];
 	snprintf(path, sizeof(path), "%s/available_events", kt_tracefs());
@@ -147,7 +153,7 @@ static int expand_tracepoint(struct sm *m, const struct kt_attach *ap, uint32_t 
 		if (fnmatch(ap->target, line, 0) || fnmatch(ap->func, colon + 1, 0))
 			continue;
 		add_target(m, v, (struct kt_target){ KP_TRACEPOINT, kl_arena_printf(m->a, "%s/%s", line, colon + 1),
-			kl_arena_printf(m->a, "tracepoint:%s:%s", line, colon + 1), 0, 0, pi });
+			kl_arena_printf(m->a, "tracepoint:%s:%s", line, colon + 1), 0, 0, pi, NULL });
 	}
 	fclose(f);
 	if (v->len == before)
@@ -170,7 +176,7 @@ static int timed(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv
 			      ap->text);
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(unit, units[i].unit)) {
-			struct kt_target t = { kind, NULL, kl_arena_printf(m->a, "%s:%s:%llu", ap->provider, unit, n), 0, 0, pi };
+			struct kt_target t = { kind, NULL, kl_arena_printf(m->a, "%s:%s:%llu", ap->provider, unit, n), 0, 0, pi, NULL };
 			if (units[i].ns)
 				t.period_ns = units[i].ns * n;
 			else if (kind == KP_INTERVAL)
@@ -182,6 +188,31 @@ static int timed(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv
 	return err_at(m, ap->span, "%s: the unit must be s, ms, us or hz", ap->text);
 }
 
+/* uprobe:FILE:FUNC, uretprobe:...; kprobe:FUNC, kretprobe:FUNC. The file is found now; the
+ * function's offset in it when attaching (libkiln). kprobes compile: a kernel without them
+ * says so when they attach. */
+static int dynamic_probe(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv, enum kt_pkind kind)
+{
+	bool user = kind == KP_UPROBE || kind == KP_URETPROBE;
+	const char *func = user ? ap->func : ap->target;
+	if (!func || (user ? ap->extra != NULL : ap->func != NULL))
+		return err_at(m, ap->span, user ? "%s: expected uprobe:FILE:FUNCTION" : "%s: expected kprobe:FUNCTION", ap->text);
+	if (has_wild(func) || (user && has_wild(ap->target)))
+		return err_at(m, ap->span, "%s: wildcards in uprobes and kprobes are not supported yet by kiln trace", ap->text);
+	if (strchr(func, '+') || isdigit((unsigned char)func[0]))
+		return err_at(m, ap->span, "%s: offsets and addresses are not supported yet by kiln trace", ap->text);
+	struct kt_target t = { .kind = kind, .event = func, .probe_index = pi };
+	if (user) {
+		char msg[1024];
+		if (kt_find_binary(m->a, ap->target, &t.binary, msg, sizeof(msg)))
+			return err_at(m, ap->span, "%s", msg);
+		t.probe = kl_arena_printf(m->a, "%s:%s:%s", ap->provider, t.binary, func);
+	} else {
+		t.probe = kl_arena_printf(m->a, "%s:%s", ap->provider, func);
+	}
+	return add_target(m, vv, t);
+}
+
 static int resolve_attach(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv)
 {
 	struct tvec *v = vv;
@@ -189,7 +220,7 @@ static int resolve_attach(struct sm *m, const struct kt_attach *ap, uint32_t pi,
 	if (!strcmp(p, "BEGIN") || !strcmp(p, "END")) {
 		if (ap->target)
 			return err_at(m, ap->span, "%s takes no target", p);
-		return add_target(m, v, (struct kt_target){ p[0] == 'B' ? KP_BEGIN : KP_END, NULL, p, 0, 0, pi });
+		return add_target(m, v, (struct kt_target){ p[0] == 'B' ? KP_BEGIN : KP_END, NULL, p, 0, 0, pi, NULL });
 	}
 	if (!strcmp(p, "tracepoint"))
 		return expand_tracepoint(m, ap, pi, vv);
@@ -197,7 +228,11 @@ static int resolve_attach(struct sm *m, const struct kt_attach *ap, uint32_t pi,
 		return timed(m, ap, pi, vv, KP_INTERVAL);
 	if (!strcmp(p, "profile"))
 		return timed(m, ap, pi, vv, KP_PROFILE);
-	static const char *const known[] = { "kprobe", "kretprobe", "uprobe", "uretprobe", "usdt", "software",
+	if (!strcmp(p, "uprobe") || !strcmp(p, "uretprobe"))
+		return dynamic_probe(m, ap, pi, vv, p[1] == 'r' ? KP_URETPROBE : KP_UPROBE);
+	if (!strcmp(p, "kprobe") || !strcmp(p, "kretprobe"))
+		return dynamic_probe(m, ap, pi, vv, p[1] == 'r' ? KP_KRETPROBE : KP_KPROBE);
+	static const char *const known[] = { "usdt", "software",
 		"hardware", "watchpoint", "asyncwatchpoint", "kfunc", "kretfunc", "rawtracepoint", "iter" };
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcmp(p, known[i]))
@@ -266,14 +301,16 @@ struct builtin {
 	bool supported;
 };
 static const struct builtin builtins[] = {
-	{ "pid", { KTT_INT, 8, false, 0, 0 }, true }, { "tid", { KTT_INT, 8, false, 0, 0 }, true },
-	{ "uid", { KTT_INT, 8, false, 0, 0 }, true }, { "gid", { KTT_INT, 8, false, 0, 0 }, true },
-	{ "nsecs", { KTT_INT, 8, false, 0, 0 }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0 }, true },
-	{ "cpu", { KTT_INT, 8, false, 0, 0 }, true }, { "comm", { KTT_STR, 16, false, 0, 0 }, true },
-	{ "probe", { KTT_PROBE, 8, false, 0, 0 }, true }, { "args", { KTT_NONE, 0, false, 0, 0 }, true },
-	{ "kstack", { 0 }, false }, { "ustack", { 0 }, false }, { "retval", { 0 }, false },
-	{ "curtask", { 0 }, false }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
-	{ "func", { 0 }, false }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0 }, true },
+	{ "pid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "tid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "uid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "gid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "nsecs", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "cpu", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "comm", { KTT_STR, 16, false, 0, 0, NULL, false }, true },
+	{ "probe", { KTT_PROBE, 8, false, 0, 0, NULL, false }, true }, { "args", { KTT_NONE, 0, false, 0, 0, NULL, false }, true },
+	{ "retval", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true },
+	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true }, 
+	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
+	{ "func", { KTT_STR, 0, false, 0, 0, NULL, false }, true }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
@@ -285,21 +322,69 @@ static int ident(struct sm *m, struct kt_node *n)
 				return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
 			if (!strcmp(n->name, "args"))
 				return err_at(m, n->span, "%s", "args is only read as args->FIELD");
+			if (!strcmp(n->name, "func") && !m->has_func)
+				return err_at(m, n->span, "%s", "func is only in uprobe, uretprobe, kprobe and kretprobe probes");
+			if (!strcmp(n->name, "func")) {   /* a string: each target's program writes its own name */
+				n->kind = KT_BUILTIN;
+				n->type = t_str(1);
+				for (uint32_t i = 0; i < m->s->ntargets; i++)
+					if (m->s->targets[i].probe_index == m->first->probe_index &&
+					    strlen(m->s->targets[i].event) + 1 > n->type.size)
+						n->type.size = (uint32_t)strlen(m->s->targets[i].event) + 1;
+				return 0;
+			}
+			if (!strcmp(n->name, "retval") && !m->has_retval)
+				return err_at(m, n->span, "%s", "retval is only in uretprobe and kretprobe probes");
 			if (!strcmp(n->name, "cpid") && !m->s->has_child)
 				return err_at(m, n->span, "%s", "cpid is the pid of the command -c runs: use it with -c");
 			n->kind = KT_BUILTIN;
 			n->type = builtins[i].type;
+			if (kt_is_stack(&n->type))
+				m->s->has_stacks = true;
 			return 0;
 		}
+	if (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '5' && !n->name[4]) {
+		if (!m->has_args)
+			return err_at(m, n->span, "%s is only in uprobe and kprobe probes", n->name);
+		n->kind = KT_BUILTIN;   /* the argument registers of x86-64 (pt_regs) */
+		n->type = t_int(8, false);
+		return 0;
+	}
 	if ((n->name[0] == 'a' || n->name[0] == 's') && !strncmp(n->name + (n->name[0] == 's'), "arg", 3))
 		return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
+	int64_t v;
+	if (kt_kenum(n->name, &v) == 0) {   /* an enumerator of the kernel's (TCP_FIN_WAIT1) */
+		n->kind = KT_INT;
+		n->num = v;
+		n->type = t_int(8, true);
+		return 0;
+	}
 	return err_at(m, n->span, "unknown identifier '%s'", n->name);
+}
+
+/* n->name of the kernel struct n->a points at (->) or is (.), typed from BTF. */
+static int struct_field(struct sm *m, struct kt_node *n)
+{
+	char msg[1024];
+	if (kt_kfield(n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
+		return err_at(m, n->span, "%s", msg);
+	n->type.user = n->a->type.user;
+	if (n->type.user && (n->type.kind != KTT_INT || n->type.tname))
+		return err_at(m, n->span, "%s", "only integer fields of a struct in user memory are read by kiln trace yet");
+	return 0;
 }
 
 static int arrow(struct sm *m, struct kt_node *n)
 {
-	if (n->a->kind != KT_IDENT || strcmp(n->a->name, "args") || !n->name)
-		return err_at(m, n->span, "%s", "-> on anything but args (struct access through BTF) is not supported yet by kiln trace");
+	if (!n->name)
+		return err_at(m, n->span, "%s", "-> needs a field name");
+	if (n->a->kind != KT_IDENT || strcmp(n->a->name, "args")) {   /* a kernel struct through BTF */
+		if (expr(m, n->a))
+			return -1;
+		if (n->a->type.kind != KTT_INT || !n->a->type.tname)
+			return err_at(m, n->span, "%s", "-> needs a pointer to a kernel struct (curtask, a field of one, a cast to (struct NAME *))");
+		return struct_field(m, n);
+	}
 	if (!m->is_tracepoint)
 		return err_at(m, n->span, "%s", "args->FIELD is only supported in tracepoint probes by kiln trace yet");
 	n->a->kind = KT_BUILTIN;
@@ -313,9 +398,19 @@ static int arrow(struct sm *m, struct kt_node *n)
 		if (kt_tp_field(m->a, t->event, n->name, &f, msg, sizeof(msg)))
 			return err_at(m, n->span, "%s", msg);
 		struct kt_type ft = f.data_loc ? t_str(m->s->strlen) : f.count && f.size / f.count == 1 ? t_str(f.size)
-				   : f.count ? (struct kt_type){ KTT_NONE, 0, false, 0, 0 } : t_int(f.size, f.is_signed);
+				   : f.count ? (struct kt_type){ .kind = KTT_NONE } : t_int(f.size, f.is_signed);
 		if (ft.kind == KTT_NONE || (ft.kind == KTT_INT && f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8))
 			return err_at(m, n->span, "the array field args->%s is not supported yet by kiln trace", n->name);
+		const char *ct = f.ctype ? f.ctype : "";
+		if (!strncmp(ct, "const ", 6))
+			ct += 6;
+		if (ft.kind == KTT_INT && f.size == 8 && !strncmp(ct, "struct ", 7) && ct[strlen(ct) - 1] == '*') {
+			size_t len = strcspn(ct + 7, " *");   /* args->rqtp->tv_sec */
+			if (strspn(ct + 7 + len, " ") + 1 == strlen(ct + 7 + len)) {
+				ft.tname = kl_arena_strndup(m->a, ct + 7, len);
+				ft.user = !strncmp(t->event, "syscalls/", 9);   /* what the process passed */
+			}
+		}
 		if (ty.kind == KTT_NONE)
 			ty = ft;
 		else if (ty.kind != ft.kind)
@@ -344,6 +439,16 @@ static int cast(struct sm *m, struct kt_node *n)
 				n->type = t_int((uint32_t)(int_casts[i][1][0] - '0'), int_casts[i][1][1] == 's');
 				return 0;
 			}
+	if (n->is_ptr_cast && !n->num && !strncmp(n->name, "struct ", 7)) {
+		char msg[1024];
+		if (n->a->type.kind != KTT_INT)
+			return err_at(m, n->span, "cannot cast to (%s *): the value is not an integer", n->name);
+		if (kt_kstruct(n->name + 7, msg, sizeof(msg)))
+			return err_at(m, n->span, "%s", msg);
+		n->type = t_int(8, false);
+		n->type.tname = n->name + 7;
+		return 0;
+	}
 	return err_at(m, n->span, "the cast to (%s) is not supported yet by kiln trace", n->name);
 }
 
@@ -464,7 +569,7 @@ static int expr(struct sm *m, struct kt_node *n)
 			if (expr(m, n->kids[i]))
 				return -1;
 			e[i] = n->kids[i]->type;
-			if (e[i].kind != KTT_INT && e[i].kind != KTT_STR && e[i].kind != KTT_PROBE)
+			if (e[i].kind != KTT_INT && e[i].kind != KTT_STR && e[i].kind != KTT_PROBE && !kt_is_symbolic(&e[i]))
 				return err_at(m, n->kids[i]->span, "%s", "tuple elements other than integers and strings are not supported yet by kiln trace");
 		}
 		n->type = (struct kt_type){ .kind = KTT_TUPLE, .nelems = n->nkids, .elems = e };
@@ -473,6 +578,10 @@ static int expr(struct sm *m, struct kt_node *n)
 	case KT_ARROW:
 		return arrow(m, n);
 	case KT_FIELD:
+		if (expr(m, n->a))
+			return -1;
+		if (n->a->type.kind == KTT_STRUCT)   /* $task->se.cfs_rq */
+			return struct_field(m, n);
 		return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
 	case KT_INDEX:
 		return err_at(m, n->span, "%s", "indexing with [] is not supported yet by kiln trace");
@@ -511,11 +620,61 @@ static const struct { const char *name; enum kt_mkind kind; int nargs; } aggs[] 
 };
 
 static const char *const unsupported_calls[] = {
-	"buf", "join", "ntop", "ksym", "usym", "kaddr", "uaddr", "reg", "strftime", "cat",
+	"buf", "ntop", "usym", "uaddr", "reg", "strftime", "cat",
 	"signal", "strncmp", "sizeof", "bswap", "cgroupid", "macaddr", "system", "kptr", "uptr",
 	"override", "cgroup_path", "strerror", "strcontains", "path", "unwatch", "skboutput", "pton",
-	"debugf", "kstack", "ustack",
+	"debugf",
 };
+
+/* kaddr("name"): the kernel symbol's address from /proc/kallsyms, now (bpftrace resolves
+ * it when compiling too); this kernel's kallsyms lists functions, not data. */
+static int kaddr(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids != 1 || n->kids[0]->kind != KT_STR)
+		return err_at(m, n->span, "%s", "kaddr() takes a symbol name as a string literal");
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	unsigned long long addr = 0;
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char name[256], type;
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strcmp(name, n->kids[0]->str))
+			found = true;
+	}
+	if (f)
+		fclose(f);
+	if (!found || !addr)
+		return err_at(m, n->kids[0]->span, "kaddr: no address for '%s' in /proc/kallsyms", n->kids[0]->str);
+	n->kind = KT_INT;
+	n->num = (int64_t)addr;
+	n->nkids = 0;
+	n->type = t_int(8, false);
+	return 0;
+}
+
+/* kstack([bpftrace,] [LIMIT]), ustack(...): becomes the builtin, its type's size the limit
+ * (bpftrace's perf mode, which prints addresses too, is not done). */
+static int stack_call(struct sm *m, struct kt_node *n)
+{
+	uint32_t limit = KILN_STACK_MAX_DEPTH;
+	for (uint32_t i = 0; i < n->nkids; i++) {
+		struct kt_node *k = n->kids[i];
+		if (i == 0 && k->kind == KT_IDENT && !strcmp(k->name, "bpftrace") && n->nkids <= 2)
+			continue;
+		if (i == 0 && k->kind == KT_IDENT && !strcmp(k->name, "perf"))
+			return err_at(m, k->span, "%s", "the perf stack mode is not supported yet by kiln trace");
+		if (k->kind != KT_INT || i != n->nkids - 1)
+			return err_at(m, k->span, "%s() takes an optional mode (bpftrace) and a limit", n->name);
+		if (k->num < 1 || k->num > KILN_STACK_MAX_DEPTH)
+			return kl_error(m->d, k->span, "the stack limit must be 1 to %d", KILN_STACK_MAX_DEPTH);
+		limit = (uint32_t)k->num;
+	}
+	n->kind = KT_BUILTIN;
+	n->nkids = 0;
+	n->type = (struct kt_type){ .kind = !strcmp(n->name, "kstack") ? KTT_KSTACK : KTT_USTACK, .size = limit };
+	m->s->has_stacks = true;
+	return 0;
+}
 
 /* How many arguments a printf format takes: its conversions, %% not counted. */
 static uint32_t conversions(const char *f)
@@ -537,6 +696,10 @@ static int call(struct sm *m, struct kt_node *n)
 	for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++)
 		if (!strcmp(f, aggs[i].name))
 			return kl_error(m->d, n->span, "%s() should be assigned to a map", f);
+	if (!strcmp(f, "kstack") || !strcmp(f, "ustack"))
+		return stack_call(m, n);
+	if (!strcmp(f, "kaddr"))
+		return kaddr(m, n);
 	for (size_t i = 0; i < n->nkids; i++)
 		if (n->kids[i]->kind != KT_MAP && expr(m, n->kids[i]))
 			return -1;
@@ -551,7 +714,7 @@ static int call(struct sm *m, struct kt_node *n)
 			if (n->kids[i]->kind == KT_MAP && expr(m, n->kids[i]))
 				return -1;
 			enum kt_tkind k = n->kids[i]->type.kind;
-			if (k != KTT_INT && k != KTT_STR && k != KTT_PROBE)
+			if (k != KTT_INT && k != KTT_STR && k != KTT_PROBE && !kt_is_symbolic(&n->kids[i]->type))
 				return err_at(m, n->kids[i]->span, "%s", "printf() arguments other than integers and strings are not supported yet by kiln trace");
 		}
 		n->type.kind = KTT_NONE;
@@ -572,6 +735,19 @@ static int call(struct sm *m, struct kt_node *n)
 				size = (uint32_t)n->kids[1]->num + 1;
 		}
 		n->type = t_str(size);
+		return 0;
+	}
+	if (!strcmp(f, "ksym")) {
+		if (n->nkids != 1 || n->kids[0]->type.kind != KTT_INT)
+			return err_at(m, n->span, "%s", "ksym() takes one integer (an address)");
+		n->type = (struct kt_type){ .kind = KTT_KSYM, .size = 8 };
+		return 0;
+	}
+	if (!strcmp(f, "join")) {   /* join(argv [, "delim"]): argv an array of user string pointers */
+		if (n->nkids < 1 || n->nkids > 2 || n->kids[0]->type.kind != KTT_INT ||
+		    (n->nkids == 2 && n->kids[1]->kind != KT_STR))
+			return err_at(m, n->span, "%s", "join() takes an array of string pointers and an optional delimiter literal");
+		n->type.kind = KTT_NONE;
 		return 0;
 	}
 	if (!strcmp(f, "exit")) {
@@ -658,6 +834,8 @@ static int assign_map(struct sm *m, struct kt_node *s)
 			kind = KM_INT;
 		else if (v->type.kind == KTT_STR)
 			kind = KM_STR;
+		else if (kt_is_symbolic(&v->type))
+			kind = KM_INT;
 		else
 			return kl_error(m->d, v->span, "%s", "only integers and strings can be stored in maps by kiln trace yet");
 	}
@@ -666,7 +844,7 @@ static int assign_map(struct sm *m, struct kt_node *s)
 	if (mp->kind == KM_NONE) {
 		mp->kind = kind;
 		mp->value = v->type;
-		if (kind == KM_INT)
+		if (kind == KM_INT && !kt_is_symbolic(&v->type))
 			mp->value = t_int(8, v->type.is_signed);
 	} else if (kind == KM_STR && v->type.size > mp->value.size) {
 		mp->value.size = v->type.size;
@@ -713,8 +891,10 @@ static int stmt(struct sm *m, struct kt_node *s)
 				return 0;
 			}
 		struct kt_var v = { s->a->name, s->b->type };
-		if (v.type.kind == KTT_INT)
+		if (v.type.kind == KTT_INT) {
 			v.type = t_int(8, s->b->type.is_signed);
+			v.type.tname = s->b->type.tname;   /* $t = curtask; $t->pid */
+		}
 		kl_vec_push(m->a, &m->vars, v);
 		s->a->var_id = (int)m->vars.len - 1;
 		s->a->type = v.type;
@@ -765,12 +945,16 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 		m.probe = &prog->probes[p];
 		m.vars = (typeof(m.vars)){ 0 };
 		m.first = NULL;
-		m.is_tracepoint = true;
+		m.is_tracepoint = m.has_args = m.has_retval = m.has_func = true;
 		for (uint32_t i = 0; i < s->ntargets; i++)
 			if (s->targets[i].probe_index == p) {
+				enum kt_pkind k = s->targets[i].kind;
 				if (!m.first)
 					m.first = &s->targets[i];
-				m.is_tracepoint = m.is_tracepoint && s->targets[i].kind == KP_TRACEPOINT;
+				m.is_tracepoint = m.is_tracepoint && k == KP_TRACEPOINT;
+				m.has_args = m.has_args && (k == KP_UPROBE || k == KP_KPROBE);
+				m.has_retval = m.has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE);
+				m.has_func = m.has_func && k >= KP_UPROBE && k <= KP_KRETPROBE;
 			}
 		if (m.probe->pred) {
 			if (expr(&m, m.probe->pred))
@@ -787,6 +971,13 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 		struct kt_map *mp = &m.maps.items[i];
 		if (mp->kind == KM_NONE)
 			return kl_error(d, mp->span, "@%s is used but never assigned", mp->name);
+		/* Strings in keys take whole u64 slots: an integer after one (or a hist's bucket) is
+		 * stored with one 8-byte access, which the verifier refuses off its alignment. */
+		if (mp->key.kind == KTT_STR)
+			mp->key.size = (mp->key.size + 7) & ~7u;
+		for (uint32_t k = 0; mp->key.kind == KTT_TUPLE && k < mp->key.nelems; k++)
+			if (mp->key.elems[k].kind == KTT_STR)
+				mp->key.elems[k].size = (mp->key.elems[k].size + 7) & ~7u;
 		mp->key_size = mp->key.kind == KTT_NONE ? 8 : kt_type_size(&mp->key);
 		if (mp->kind == KM_HIST || mp->kind == KM_LHIST)
 			mp->key_size = (mp->key.kind == KTT_NONE ? 0 : mp->key_size) + 8;

@@ -25,15 +25,16 @@ struct kt_var {
 	struct kt_type type;
 };
 
-enum kt_pkind { KP_BEGIN, KP_END, KP_TRACEPOINT, KP_INTERVAL, KP_PROFILE };
+enum kt_pkind { KP_BEGIN, KP_END, KP_TRACEPOINT, KP_INTERVAL, KP_PROFILE, KP_UPROBE, KP_URETPROBE, KP_KPROBE, KP_KRETPROBE };
 
 /* One program kiln attaches (or test-runs, for BEGIN and END). */
 struct kt_target {
 	enum kt_pkind kind;
-	const char *event;          /* tracepoint "CAT/NAME" */
+	const char *event;          /* tracepoint "CAT/NAME"; the function of a uprobe or kprobe */
 	const char *probe;          /* the `probe` builtin's text: "tracepoint:syscalls:sys_enter_read" */
 	uint64_t period_ns, freq;   /* interval / profile */
 	uint32_t probe_index;       /* which probe of the program */
+	const char *binary;         /* uprobe: the file (a library found by name, a path) */
 };
 
 struct kt_sema {
@@ -47,11 +48,21 @@ struct kt_sema {
 	const char *const *params;  /* positional parameters $1.. */
 	int nparams;
 	bool has_child;             /* -c CMD: cpid is its pid */
+	bool has_stacks;            /* kstack/ustack: the programs share a :stack-trace map */
 };
 
 /* Type prog, filling s (whose strlen, params and nparams the caller sets). 0, or -1 with
  * the first error in d at its line:col. */
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d);
+static inline bool kt_is_stack(const struct kt_type *t)
+{
+	return t->kind == KTT_KSTACK || t->kind == KTT_USTACK;
+}
+/* Values of 8 bytes printed as text looked up at print time: stacks, ksym(). */
+static inline bool kt_is_symbolic(const struct kt_type *t)
+{
+	return kt_is_stack(t) || t->kind == KTT_KSYM;
+}
 /* Bytes a value of type t takes in a record or key. */
 uint32_t kt_type_size(const struct kt_type *t);
 /* The tracefs root kiln trace reads ("/sys/kernel/tracing", or debugfs's). */
