@@ -564,7 +564,8 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 	if (!err) {
 		sort_sema = s;
 		sort_map = m;
-		qsort(c.e, c.n, sizeof(*c.e), by_sort);
+		if (c.n)        /* an empty map has no array: qsort takes no NULL */
+			qsort(c.e, c.n, sizeof(*c.e), by_sort);
 		int64_t dv = div ? (int64_t)div : 1;
 		if (json)
 			json_map(out, m, c.e, top && c.n > top ? c.n - top : 0, c.n, dv, s);

@@ -472,9 +472,10 @@ static int parse_per_cpu(struct kiln_map *m, struct kl_map_extra *x, const char 
 		return rc == -ENOMEM ? kl_fail(ENOMEM, "reading value '%s'", text)
 				     : kl_fail_msg(-EINVAL, "value '%s' is not JSON: %s", text, err);
 	if (j->n != ncpu) {
+		size_t n = j->n;
 		kl_json_free(j);
 		return kl_fail_msg(-EINVAL, "a per-CPU value is one value for every CPU, or a list of one per possible "
-				   "CPU (%zu), not of %zu", ncpu, j->n);
+				   "CPU (%zu), not of %zu", ncpu, n);
 	}
 	struct kiln_event_field f;
 	bool typed = x->layouts && info->btf_value_type_id && !kl_event_classify(x->layouts, info->btf_value_type_id, &f);

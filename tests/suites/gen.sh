@@ -27,6 +27,9 @@ cd "${ROOT:-$(dirname "$0")/../..}" || exit 1
 KILN=${KILN:-$PWD/kiln}
 BUILD=${BUILD:-$PWD/build}
 CLANG=${CLANG:-clang}
+# run under make (make test), rustc would take make's jobserver from MAKEFLAGS and warn that
+# its fds are closed
+unset MAKEFLAGS MFLAGS
 MULTIARCH=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
 SUITE=gen
 . tests/harness/report.sh
@@ -163,7 +166,8 @@ GO
 	fi
 	if ! out=$("$KILN" gen skeleton "$obj" --name shapes -o "$tmp/shapes.skel.h" 2>&1); then
 		fail "skeleton-$which" "$out"
-	elif ! out=$(gcc -std=gnu11 -Wall -Wextra -Werror -Iinclude -I"$tmp" tests/gen/skel_test.c \
+	# shellcheck disable=SC2086  # SANITIZE: a sanitizer build's flags (make test-asan), as words
+	elif ! out=$(gcc -std=gnu11 -Wall -Wextra -Werror ${SANITIZE:-} -Iinclude -I"$tmp" tests/gen/skel_test.c \
 			-o "$tmp/skel_$which" "$BUILD/libkiln.a" "${LIBS[@]}" 2>&1); then
 		fail "skeleton-$which" "$out"
 	else
