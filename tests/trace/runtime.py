@@ -113,14 +113,10 @@ def run_one(t, tracer, cwd):
     attached = False
     fd = p.stdout.fileno()
     while True:
-        left = deadline - time.time()
-        if left <= 0:
+        chunk = read_some(fd, deadline)
+        if chunk is None:
             timed_out = True
             break
-        r, _, _ = select.select([fd], [], [], left)
-        if not r:
-            continue
-        chunk = os.read(fd, 65536)
         if not chunk:
             break
         out += chunk
@@ -135,12 +131,9 @@ def run_one(t, tracer, cwd):
             os.killpg(p.pid, signal.SIGTERM)
         except ProcessLookupError:
             pass
-        end = time.time() + 2
-        while time.time() < end:
-            r, _, _ = select.select([fd], [], [], max(0, end - time.time()))
-            if not r:
-                break
-            chunk = os.read(fd, 65536)
+        end = time.time() + 2      # what it prints as it ends (END, maps)
+        while True:
+            chunk = read_some(fd, end)
             if not chunk:
                 break
             out += chunk
@@ -160,6 +153,15 @@ def run_one(t, tracer, cwd):
     if re.search(t["expect"], text, re.M):
         return True, ""
     return False, "output does not match /%s/: %s" % (t["expect"], first)
+
+
+def read_some(fd, deadline):
+    """Bytes from fd, b"" at its end, None once the deadline has passed."""
+    left = deadline - time.time()
+    if left <= 0:
+        return None
+    r, _, _ = select.select([fd], [], [], left)
+    return os.read(fd, 65536) if r else None
 
 
 def kill(p):
