@@ -53,8 +53,9 @@ static const char trace_help[] =
 	"hist lhist;\n"
 	"maps keyed by integers, strings, stacks and several keys; $variables; if/else, ternary,\n"
 	"unroll, while, predicates, integer casts; integer #defines of the script and of the\n"
-	"/usr/include headers it #includes (AF_INET, O_CREAT), and the kernel's enumerators. The rest of the language parses and is refused\n"
-	"with `not supported yet by kiln trace` at its position (docs/trace.md).\n"
+	"/usr/include headers it #includes (AF_INET, O_CREAT), and the kernel's enumerators.\n"
+	"The rest of the language parses and is refused with `not supported yet by kiln trace`\n"
+	"at its position (docs/trace.md).\n"
 	"environment: BPFTRACE_STRLEN (bytes of str(), default 64, at most 200)\n";
 
 static volatile sig_atomic_t stop_signal;
