@@ -2,6 +2,7 @@
  * K/M/G-free plain forms 0.17 has), strings with C escapes, @maps, $variables and $N
  * positional parameters, C operators; comments // and block comments. */
 #include "trace/lexer.h"
+#include "trace/cdefine.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -108,7 +109,14 @@ int kt_lex_top(struct kt_lexer *lx)
 		if (!c)
 			return 0;
 		if (c == '#') {
+			struct kl_span at = here(lx);
+			size_t start = lx->pos;
 			skip_line(lx);
+			char why[512];
+			if (kt_cdef_line(lx->src->text + start, lx->pos - start, why, sizeof why)) {
+				kl_error(lx->d, at, "%s", why);
+				return -1;
+			}
 		} else if ((word_at(lx, "struct") || word_at(lx, "union") || word_at(lx, "enum"))) {
 			if (skip_c_definition(lx))
 				return -1;

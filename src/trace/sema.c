@@ -5,6 +5,7 @@
 #include "trace/sema.h"
 #include "compiler/nearest.h"
 #include "trace/ktypes.h"
+#include "trace/cdefine.h"
 #include "trace/binpath.h"
 #include <ctype.h>
 #include <kiln/stack.h>
@@ -353,7 +354,9 @@ static int ident(struct sm *m, struct kt_node *n)
 	if ((n->name[0] == 'a' || n->name[0] == 's') && !strncmp(n->name + (n->name[0] == 's'), "arg", 3))
 		return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
 	int64_t v;
-	if (kt_kenum(n->name, &v) == 0) {   /* an enumerator of the kernel's (TCP_FIN_WAIT1) */
+	/* a #define of the script or of a header it includes (AF_INET), then an enumerator of
+	 * the kernel's (TCP_FIN_WAIT1) */
+	if (kt_cdef_value(n->name, &v) == 0 || kt_kenum(n->name, &v) == 0) {
 		n->kind = KT_INT;
 		n->num = v;
 		n->type = t_int(8, true);

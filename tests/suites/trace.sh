@@ -134,6 +134,12 @@ else
 		@k[ksym(kaddr("do_sys_openat2"))] = count(); @v = ksym(kaddr("vfs_write")); exit(); }'
 	# the kernel's enumerators, from its BTF
 	cmp_bpftrace enum 'BEGIN { printf("%d %d\n", TCP_FIN_WAIT1, SKB_DROP_REASON_NOT_SPECIFIED); exit(); }'
+	# constants from the system headers' #defines (AF_INET is PF_INET in bits/socket.h, O_CREAT
+	# octal) and the script's own, read without clang
+	cmp_bpftrace defines '#include <sys/socket.h>
+#include <fcntl.h>
+#define OWN (0x10)
+BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN); exit(); }'
 	# -f json: the same JSON lines (attached_probes, printf with escapes, map, hist, stats)
 	cmp_bpftrace json 'BEGIN { printf("a \"q\"\t%d\n", 5); @b = 1; @a[1] = 5; @a[2] = 3; @c["x"] = 1; @t[1, "a"] = 2;
 		@h = hist(5); @h = hist(100); @h = hist(0); @hk["k"] = hist(3); @l = lhist(5, 0, 10, 2); @l = lhist(-1, 0, 10, 2);

@@ -1,0 +1,251 @@
+/* cdefine.c — integer #defines of a bpftrace script and of the system headers it includes
+ * (cdefine.h says what is read and what is not). */
+#include "trace/cdefine.h"
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_DEPTH = 8, MAX_FILES = 256, MAX_ALIAS = 8 };
+
+struct def {
+	char *name, *value;
+};
+
+static struct def *defs;
+static size_t ndefs, capdefs;
+static char *seen[MAX_FILES];       /* headers already scanned, by path */
+static size_t nseen;
+/* The script's #if[n]def nesting: bit i set when level i's branch is not taken. */
+static unsigned skip_mask, depth;
+
+/* Where <H> is looked for: the multiarch directory first, as gcc does on Debian. */
+static const char *const include_dirs[] = {
+#if defined(__x86_64__)
+	"/usr/include/x86_64-linux-gnu",
+#elif defined(__aarch64__)
+	"/usr/include/aarch64-linux-gnu",
+#endif
+	"/usr/include",
+};
+
+void kt_cdef_reset(void)
+{
+	for (size_t i = 0; i < ndefs; i++) {
+		free(defs[i].name);
+		free(defs[i].value);
+	}
+	free(defs);
+	defs = NULL;
+	ndefs = capdefs = 0;
+	for (size_t i = 0; i < nseen; i++)
+		free(seen[i]);
+	nseen = 0;
+	skip_mask = depth = 0;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static bool is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* The directive of a `#  word rest` line: WORD's length, *rest past it; 0 when not one. */
+static size_t directive(const char *p, const char *end, const char **word, const char **rest)
+{
+	p = skip_ws(p, end);
+	if (p >= end || *p != '#')
+		return 0;
+	p = skip_ws(p + 1, end);
+	const char *w = p;
+	while (p < end && is_ident((unsigned char)*p))
+		p++;
+	*word = w;
+	*rest = skip_ws(p, end);
+	return (size_t)(p - w);
+}
+
+static bool word_is(const char *w, size_t n, const char *s)
+{
+	return strlen(s) == n && !memcmp(w, s, n);
+}
+
+/* `NAME VALUE` after #define: recorded unless NAME is function-like or already known. */
+static void add_define(const char *p, const char *end)
+{
+	const char *name = p;
+	while (p < end && is_ident((unsigned char)*p))
+		p++;
+	size_t nlen = (size_t)(p - name);
+	if (!nlen || (p < end && *p == '('))
+		return;
+	const char *v = skip_ws(p, end), *vend = v;
+	/* the value stops at a comment */
+	while (vend < end && !(vend[0] == '/' && vend + 1 < end && (vend[1] == '*' || vend[1] == '/')))
+		vend++;
+	while (vend > v && isspace((unsigned char)vend[-1]))
+		vend--;
+	for (size_t i = 0; i < ndefs; i++)
+		if (strlen(defs[i].name) == nlen && !memcmp(defs[i].name, name, nlen))
+			return;
+	if (ndefs == capdefs) {
+		size_t cap = capdefs ? capdefs * 2 : 256;
+		struct def *nd = realloc(defs, cap * sizeof *nd);
+		if (!nd)
+			return;
+		defs = nd;
+		capdefs = cap;
+	}
+	defs[ndefs].name = strndup(name, nlen);
+	defs[ndefs].value = strndup(v, (size_t)(vend - v));
+	if (defs[ndefs].name && defs[ndefs].value)
+		ndefs++;
+}
+
+static int scan_header(const char *h, size_t hlen, unsigned level);
+
+/* `<H>` after #include: H's path, scanned once. -1 when no include directory has it. */
+static int include(const char *p, const char *end, unsigned level)
+{
+	if (p >= end || *p != '<')
+		return 0;           /* "local.h": relative to the script, which kiln does not read */
+	const char *h = ++p;
+	while (p < end && *p != '>')
+		p++;
+	if (p >= end)
+		return 0;
+	return scan_header(h, (size_t)(p - h), level);
+}
+
+static int scan_header(const char *h, size_t hlen, unsigned level)
+{
+	if (level > MAX_DEPTH || nseen == MAX_FILES)
+		return 0;
+	char path[4096];
+	FILE *f = NULL;
+	for (size_t i = 0; i < sizeof include_dirs / sizeof *include_dirs && !f; i++) {
+		snprintf(path, sizeof path, "%s/%.*s", include_dirs[i], (int)hlen, h);
+		f = fopen(path, "r");
+	}
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < nseen; i++)
+		if (!strcmp(seen[i], path)) {
+			fclose(f);
+			return 0;
+		}
+	seen[nseen] = strdup(path);
+	if (seen[nseen])
+		nseen++;
+	char line[4096];
+	while (fgets(line, sizeof line, f)) {
+		const char *end = line + strlen(line), *w, *rest;
+		size_t n = directive(line, end, &w, &rest);
+		if (word_is(w, n, "define"))
+			add_define(rest, end);
+		else if (word_is(w, n, "include"))
+			include(rest, end, level + 1);   /* what a header cannot find, it lacks */
+	}
+	fclose(f);
+	return 0;
+}
+
+int kt_cdef_line(const char *line, size_t len, char *err, size_t errlen)
+{
+	const char *end = line + len, *w, *rest;
+	size_t n = directive(line, end, &w, &rest);
+	if (word_is(w, n, "ifdef") || word_is(w, n, "ifndef")) {
+		const char *name = rest;
+		while (rest < end && is_ident((unsigned char)*rest))
+			rest++;
+		bool btf = word_is(name, (size_t)(rest - name), "BPFTRACE_HAVE_BTF");
+		/* other conditions are not evaluated: their lines are read as if taken */
+		bool taken = !btf || word_is(w, n, "ifdef");
+		if (depth < 32 && !taken)
+			skip_mask |= 1u << depth;
+		depth++;
+		return 0;
+	}
+	if (word_is(w, n, "if")) {
+		depth++;
+		return 0;
+	}
+	if (word_is(w, n, "else") || word_is(w, n, "endif")) {
+		if (!depth)
+			return 0;
+		unsigned bit = depth - 1 < 32 ? 1u << (depth - 1) : 0;
+		if (word_is(w, n, "else")) {
+			skip_mask ^= bit;
+		} else {
+			skip_mask &= ~bit;
+			depth--;
+		}
+		return 0;
+	}
+	if (skip_mask)
+		return 0;
+	if (word_is(w, n, "define")) {
+		add_define(rest, end);
+	} else if (word_is(w, n, "include") && include(rest, end, 0)) {
+		snprintf(err, errlen, "%.*s: file not found", (int)(end - rest), rest);
+		return -1;
+	}
+	return 0;
+}
+
+/* An integer literal with C's suffixes, in parentheses or not, or another name. */
+static int eval(const char *s, int64_t *v, unsigned alias)
+{
+	const char *end = s + strlen(s);
+	for (;;) {
+		while (s < end && isspace((unsigned char)*s))
+			s++;
+		while (end > s && isspace((unsigned char)end[-1]))
+			end--;
+		if (end - s < 2 || *s != '(' || end[-1] != ')')
+			break;
+		s++;
+		end--;
+	}
+	if (s == end)
+		return -1;
+	bool neg = *s == '-';
+	if (neg)
+		s++;
+	if (isdigit((unsigned char)*s)) {
+		char *e;
+		unsigned long long u = strtoull(s, &e, 0);
+		while (e < end && strchr("uUlL", *e))
+			e++;
+		if (e != end)
+			return -1;
+		*v = neg ? -(int64_t)u : (int64_t)u;
+		return 0;
+	}
+	if (neg || alias >= MAX_ALIAS)
+		return -1;
+	for (const char *p = s; p < end; p++)
+		if (!is_ident((unsigned char)*p))
+			return -1;
+	char name[256];
+	snprintf(name, sizeof name, "%.*s", (int)(end - s), s);
+	for (size_t i = 0; i < ndefs; i++)
+		if (!strcmp(defs[i].name, name))
+			return eval(defs[i].value, v, alias + 1);
+	return -1;
+}
+
+int kt_cdef_value(const char *name, int64_t *v)
+{
+	for (size_t i = 0; i < ndefs; i++)
+		if (!strcmp(defs[i].name, name))
+			return eval(defs[i].value, v, 0);
+	return -1;
+}

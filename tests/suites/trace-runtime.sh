@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# trace-runtime.sh — bpftrace v0.17.0's own runtime tests (tests/runtime/*, NAME/RUN/EXPECT
+# files read from its source mirror at test time, $BPFTRACE_SRC or the fetched one) run by
+# kiln's runner, tests/trace/runtime.py: each test under bpftrace 0.17, then, if bpftrace
+# passes it here, under `kiln trace`. Prints both counts and each test kiln fails with why.
+# Only the files that fit a ~60 s budget run (FILES below; `call` alone takes ~20 s, the
+# others wait on probes or timeouts longer). SKIP without the mirror or bpftrace.
+set -u
+export LC_ALL=C
+cd "${ROOT:-$(dirname "$0")/../..}"
+KILN=${KILN:-$PWD/kiln}
+SUITE=trace-runtime
+. "${ROOT:-$PWD}/tests/harness/report.sh"
+FILES="basic call variable precedence signed_ints intcast tuples"
+# What kiln passed of these when the runner was added (of the 113 bpftrace passes here); a
+# lower count is a regression. Raise it when kiln passes more.
+KILN_PASSED=37
+mirror=${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}
+if ! command -v bpftrace >/dev/null; then
+	echo "SKIP trace-runtime/suite: bpftrace is not installed (make deps installs Debian's 0.17)"
+	exit 0
+fi
+if ! git -C "$mirror" rev-parse -q --verify v0.17.0 >/dev/null 2>&1; then
+	echo "SKIP trace-runtime/suite: no bpftrace source with tag v0.17.0 at $mirror (set BPFTRACE_SRC to a clone)"
+	exit 0
+fi
+out=$(python3 tests/trace/runtime.py --mirror "$mirror" --kiln "$KILN" $FILES 2>&1)
+rc=$?
+sed 's/^/  /' <<<"$out"
+check runner-status 0 "$rc"
+line=$(grep '^bpftrace 0.17: ' <<<"$out")
+ref=$(sed -n 's/^bpftrace 0.17: \([0-9]*\) passed.*/\1/p' <<<"$line")
+got=$(sed -n 's/.*kiln trace: \([0-9]*\) passed.*/\1/p' <<<"$line")
+if [ -z "$ref" ] || [ "$ref" -eq 0 ]; then
+	fail bpftrace-passes "bpftrace 0.17 passed none of $FILES: ${line:-no summary}"
+else
+	pass bpftrace-passes
+fi
+if [ -n "$got" ] && [ "$got" -ge "$KILN_PASSED" ]; then
+	pass kiln-passes
+else
+	fail kiln-passes "kiln trace passed ${got:-?} of bpftrace's $ref, fewer than the $KILN_PASSED recorded"
+fi
