@@ -73,6 +73,16 @@ int cli_map_open_target(const char *cmd, const char *target, struct kiln_map **o
 /* Every entry of m: "KEY => VALUE" lines under a heading, or JSON lines
  * {"map":NAME,"key":...,"value":...}. Arrays list only their non-zero slots unless all. */
 int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all);
+/* The same, viewed as `kiln run --interval` shows it: sort "key" (ascending keys, as integers
+ * up to 8 bytes, else by bytes) or "value" (ascending u64 values, per-CPU summed, the biggest
+ * last as bpftrace prints), top (0: all) keeps only the top entries by value, and clear
+ * empties the map after printing (kiln_map_delete_all: arrays are zeroed). */
+struct cli_map_view {
+	const char *sort;       /* NULL, "key" or "value" */
+	uint32_t top;
+	bool clear;
+};
+int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cli_map_view *v);
 
 /* version.c: `kiln version`, and the Makefile's VERSION ("0.1.0"); completion.c: `kiln
  * completion bash`. */

@@ -291,6 +291,129 @@ static int storage_key(const struct kiln_map_info *info, const char *s, int *fd)
 	return 0;
 }
 
+/* ---- sorted and cut views (kiln run --sort/--top) ---- */
+
+struct kv {
+	uint8_t *key, *value;
+	uint64_t sum;           /* the value as a u64, summed over CPUs: what --top and --sort value rank */
+};
+
+struct kv_list {
+	struct kv *e;
+	size_t n, cap, ksize, vsize, stride, ncpu;
+	bool skip_zero;
+	int err;
+};
+
+static int kv_collect(const void *key, const void *value, void *arg)
+{
+	struct kv_list *l = arg;
+	if (l->skip_zero && all_zero(value, l->vsize))
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct kv *p = realloc(l->e, cap * sizeof(*p));
+		if (!p)
+			return l->err = -ENOMEM;
+		l->e = p;
+		l->cap = cap;
+	}
+	struct kv *e = &l->e[l->n];
+	e->key = malloc(l->ksize ? l->ksize : 1);
+	e->value = malloc(l->vsize);
+	if (!e->key || !e->value) {
+		free(e->key);
+		free(e->value);
+		return l->err = -ENOMEM;
+	}
+	memcpy(e->key, key, l->ksize);
+	memcpy(e->value, value, l->vsize);
+	e->sum = 0;
+	for (size_t c = 0; c < l->ncpu; c++) {
+		uint64_t v = 0;
+		memcpy(&v, e->value + c * l->stride, l->stride < 8 ? l->stride : 8);
+		e->sum += v;
+	}
+	l->n++;
+	return 0;
+}
+
+static size_t kv_ksize;
+
+static int kv_by_key(const void *pa, const void *pb)
+{
+	const struct kv *a = pa, *b = pb;
+	if (kv_ksize <= 8) {
+		uint64_t x = 0, y = 0;
+		memcpy(&x, a->key, kv_ksize);
+		memcpy(&y, b->key, kv_ksize);
+		return (x > y) - (x < y);
+	}
+	return memcmp(a->key, b->key, kv_ksize);
+}
+
+static int kv_by_value(const void *pa, const void *pb)
+{
+	const struct kv *a = pa, *b = pb;
+	int r = (a->sum > b->sum) - (a->sum < b->sum);
+	return r ? r : kv_by_key(pa, pb);   /* ties by key: the same output for the same map */
+}
+
+int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cli_map_view *v)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	int err = 0;
+	if (!v->sort && !v->top) {
+		err = cli_map_print(out, m, json, false);
+	} else if (info->type == BPF_MAP_TYPE_QUEUE || info->type == BPF_MAP_TYPE_STACK || unlisted(info)) {
+		err = cli_map_print(out, m, json, false);   /* nothing to sort: one element or none listed */
+	} else {
+		bool array = info->type == BPF_MAP_TYPE_ARRAY || info->type == BPF_MAP_TYPE_PERCPU_ARRAY;
+		size_t stride = kiln_map_value_stride(m);
+		struct kv_list l = { .ksize = info->key_size, .vsize = kiln_map_value_buf_size(m), .stride = stride,
+				     .skip_zero = array };
+		l.ncpu = kiln_map_is_percpu(m) ? l.vsize / stride : 1;
+		if (!kiln_map_is_percpu(m))
+			l.stride = info->value_size;
+		struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
+		err = kiln_map_dump(m, kv_collect, &l, &o, NULL);
+		if (!err)
+			err = l.err;
+		size_t from = 0, n = l.n;
+		if (!err) {
+			/* the top N by value, then in the order asked (by value when none was) */
+			kv_ksize = l.ksize;
+			qsort(l.e, l.n, sizeof(*l.e), kv_by_value);
+			if (v->top && l.n > v->top)
+				from = l.n - v->top;
+			if (v->sort && !strcmp(v->sort, "key"))
+				qsort(l.e + from, n - from, sizeof(*l.e), kv_by_key);
+			if (!json)
+				fprintf(out, "map %s (%s, id %u, key %u, value %u, max %u)", kiln_map_name(m),
+					kiln_map_type_name(info->type), info->id, info->key_size, info->value_size,
+					info->max_entries);
+			if (!json && from)
+				fprintf(out, ", the top %zu of %zu by value", n - from, n);
+			if (!json)
+				fputs(":\n", out);
+			struct print_ctx pc = { .out = out, .m = m, .btf = map_btf(info), .json = json };
+			for (size_t i = from; i < n; i++)
+				print_entry(l.e[i].key, l.e[i].value, &pc);
+			btf__free(pc.btf);
+			if (!json && !pc.shown)
+				fprintf(out, "  (empty)\n");
+		}
+		for (size_t i = 0; i < l.n; i++) {
+			free(l.e[i].key);
+			free(l.e[i].value);
+		}
+		free(l.e);
+	}
+	if (!err && v->clear && info->type != BPF_MAP_TYPE_QUEUE && info->type != BPF_MAP_TYPE_STACK && !unlisted(info))
+		err = kiln_map_delete_all(m, NULL);
+	return err;
+}
+
 int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);

@@ -16,6 +16,7 @@ static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
 	"                [--cgroup PATH] [--egress] [-q|--quiet] [-w|--no-warnings]\n"
 	"                [--freq HZ | --period NS] [--btf FILE]\n"
+	"                [--interval DURATION [--clear]] [--top N] [--sort key|value]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
@@ -34,7 +35,12 @@ static const char run_help[] =
 	"perf_event programs sample every online CPU by the cpu-clock event, --freq times a\n"
 	"second (default 99) or every --period nanoseconds of CPU time. A hash of u64 counts\n"
 	"keyed by a struct with :kstack/:ustack fields (a profiler's) prints as its top 10\n"
-	"stacks by count, symbolized (examples/profile.lisp).\n";
+	"stacks by count, symbolized (examples/profile.lisp).\n"
+	"--interval DURATION (1s, 500ms, 2) prints the maps every DURATION as well, each time\n"
+	"under a line `--- interval N, HH:MM:SS ---` ({\"interval\":N,\"time\":\"HH:MM:SS\"} with\n"
+	"--json); --clear empties them after each printing (arrays are zeroed). --top N prints\n"
+	"only the N entries with the biggest values (u64, per-CPU values summed), --sort key|value\n"
+	"orders the entries (ascending, the biggest value last; --top alone sorts by value).\n";
 
 static volatile sig_atomic_t stop_signal;
 static struct kiln_reader *volatile signal_reader;
@@ -319,9 +325,42 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Every map the programs fill, by the view asked: not the buffers (their records were
+ * streamed), stack traces (printed through the maps that count them) or drop counters. */
+static void print_maps(struct streams *ss, struct kiln_object *obj, struct kiln_reader *rd, bool json,
+		       const struct cli_map_view *view)
+{
+	for (size_t i = 0; i < kiln_object_map_count(obj); i++) {
+		struct kiln_map *m = kiln_object_map(obj, i);
+		enum bpf_map_type t = kiln_map_info(m)->type;
+		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY && t != BPF_MAP_TYPE_STACK_TRACE &&
+		    !is_drop_counter(rd, m) && !print_top_stacks(ss, obj, m, json) &&
+		    cli_map_print_view(stdout, m, json, view))
+			cli_fail("run");
+	}
+}
+
+static void print_interval(struct streams *ss, struct kiln_object *obj, struct kiln_reader *rd, bool json,
+			   const struct cli_map_view *view, unsigned n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char hms[16] = "?";
+	if (localtime_r(&t, &tm))
+		strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+	if (json)
+		printf("{\"interval\":%u,\"time\":\"%s\"}\n", n, hms);
+	else
+		printf("--- interval %u, %s ---\n", n, hms);
+	print_maps(ss, obj, rd, json, view);
+	fflush(stdout);
+}
+
 int cmd_run(int argc, char **argv)
 {
-	const char *file = NULL, *pin = NULL, *dur = NULL;
+	const char *file = NULL, *pin = NULL, *dur = NULL, *ivl = NULL, *top = NULL;
+	struct cli_map_view view = { 0 };
+	double interval = 0;
 	struct cli_attach a = { 0 };
 	bool json = false, quiet = false;
 	double duration = -1;
@@ -331,7 +370,10 @@ int cmd_run(int argc, char **argv)
 		{ "--egress", CLI_FLAG, &a.egress, NULL }, { "--json", CLI_FLAG, &json, NULL },
 		{ "--freq", CLI_STR, &a.freq, "samples a second" }, { "--period", CLI_STR, &a.period, "nanoseconds" },
 		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
-		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" },
+		{ "--interval", CLI_STR, &ivl, "a duration" }, { "--clear", CLI_FLAG, &view.clear, NULL },
+		{ "--top", CLI_STR, &top, "a number of entries" }, { "--sort", CLI_STR, &view.sort, "key or value" },
+		{ 0 },
 	};
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)
@@ -342,6 +384,25 @@ int cmd_run(int argc, char **argv)
 	}
 	if (dur && cli_parse_duration(dur, &duration)) {
 		fprintf(stderr, "kiln run: --duration '%s' is not a number of seconds\n", dur);
+		return 2;
+	}
+	if (ivl && (cli_parse_duration(ivl, &interval) || interval < 0.001)) {
+		fprintf(stderr, "kiln run: --interval '%s' is not a duration (1s, 500ms)\n", ivl);
+		return 2;
+	}
+	char *end_top = NULL;
+	unsigned long ntop = top ? strtoul(top, &end_top, 10) : 0;
+	if (top && (!*top || *end_top || ntop == 0 || ntop > UINT32_MAX || *top == '-')) {
+		fprintf(stderr, "kiln run: --top '%s' is not a positive number\n", top);
+		return 2;
+	}
+	view.top = (uint32_t)ntop;
+	if (view.sort && strcmp(view.sort, "key") && strcmp(view.sort, "value")) {
+		fprintf(stderr, "kiln run: --sort '%s': key or value\n", view.sort);
+		return 2;
+	}
+	if (view.clear && !ivl) {
+		fprintf(stderr, "kiln run: --clear empties the maps after each --interval printing; it needs --interval\n");
 		return 2;
 	}
 	/* From here on a signal only sets a flag: cleanup always runs. */
@@ -355,7 +416,7 @@ int cmd_run(int argc, char **argv)
 	if (cli_object_open("run", file, &o, &obj))
 		return 1;
 	int rc = 1;
-	size_t nprogs = kiln_object_prog_count(obj), nmaps = kiln_object_map_count(obj);
+	size_t nprogs = kiln_object_prog_count(obj);
 	struct kiln_link **links = calloc(nprogs + 1, sizeof(*links));
 	struct streams ss = { 0 };
 	struct kiln_reader *rd = NULL;
@@ -375,10 +436,21 @@ int cmd_run(int argc, char **argv)
 	if (!quiet)
 		fprintf(stderr, "kiln run: running%s; Ctrl-C to stop\n", duration >= 0 ? " for the duration" : "");
 	double end = duration >= 0 ? now() + duration : 0;
+	double tick = interval > 0 ? now() + interval : 0;
+	unsigned ticks = 0;
 	while (!stop_signal && (duration < 0 || now() < end)) {
+		/* the poll's timeout is the interval's clock: no timer to race the signal handler */
+		if (interval > 0 && now() >= tick) {
+			print_interval(&ss, obj, rd, json, &view, ++ticks);
+			tick += interval;
+			if (tick < now())       /* printing took longer than the interval: skip, not burst */
+				tick = now() + interval;
+		}
 		int wait_ms = 100;
 		if (duration >= 0 && (end - now()) * 1000 < wait_ms)
 			wait_ms = (int)((end - now()) * 1000) + 1;
+		if (interval > 0 && (tick - now()) * 1000 < wait_ms)
+			wait_ms = (tick - now()) > 0 ? (int)((tick - now()) * 1000) + 1 : 0;
 		int err = 0;
 		if (rd)
 			err = kiln_reader_poll(rd, wait_ms);
@@ -397,13 +469,9 @@ int cmd_run(int argc, char **argv)
 		;
 	if (!quiet && stop_signal)
 		fprintf(stderr, "kiln run: %s, detaching\n", stop_signal == SIGINT ? "interrupted" : "terminated");
-	for (size_t i = 0; i < nmaps; i++) {
-		struct kiln_map *m = kiln_object_map(obj, i);
-		enum bpf_map_type t = kiln_map_info(m)->type;
-		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY && t != BPF_MAP_TYPE_STACK_TRACE &&
-		    !is_drop_counter(rd, m) && !print_top_stacks(&ss, obj, m, json) && cli_map_print(stdout, m, json, false))
-			cli_fail("run");
-	}
+	struct cli_map_view last = view;
+	last.clear = false;      /* what is printed at exit goes with the process anyway */
+	print_maps(&ss, obj, rd, json, &last);
 	streams_report(rd, json);
 	rc = 0;
 out:

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# interval.sh — `kiln run --interval`: the maps printed every interval under a numbered line
+# as well as at exit, re-read each time (a key the test sets, and a getppid caller's count,
+# appear in a later block and not an earlier one); --top 2 keeps the two biggest values,
+# --sort key orders them; --clear empties the maps after each printing; --json lines all
+# parse; a bad --interval, --top or --sort is a usage error; SIGINT stops kiln run within 2 s
+# though the interval is long. The program (tests/interval/counts.lisp) counts getppid calls
+# by tgid; its second map is only filled by the test through --pin, so its contents are
+# known exactly whatever else runs on the machine.
+set -u
+export LC_ALL=C
+cd "${ROOT:-$(dirname "$0")/../..}"
+KILN=${KILN:-$PWD/kiln}
+BUILD=${BUILD:-$PWD/build}
+pin=/sys/fs/bpf/kiln-interval-$$
+out=$(mktemp -d)
+k=
+trap '[ -n "$k" ] && kill -KILL $k 2>/dev/null; "$KILN" unload "$pin" >/dev/null 2>&1; rm -rf "$pin" "$out"' EXIT
+SUITE=interval
+. "${ROOT:-$PWD}/tests/harness/report.sh"
+. "${ROOT:-$PWD}/tests/harness/run.sh"
+getppid="$BUILD/tests/getppid"
+prog=tests/interval/counts.lisp
+
+# blocks FILE: the number of interval lines printed so far
+blocks() { grep -c '^--- interval [0-9]*, [0-9:]* ---$' "$1"; }
+# block FILE N MAP: map MAP's lines in interval block N (its heading without the map's id)
+block() {
+	awk -v n="$2" -v m="$3" '
+		/^--- interval / { cur = ($3 == n ",") ; inmap = 0; next }
+		/^map / { inmap = cur && $2 == m; if (inmap) { sub(/ \(.*\)/, ""); print }; next }
+		/^[a-z]/ { inmap = 0 }
+		inmap { print }' "$1"
+}
+# wait_blocks FILE N: 0 once N interval blocks are complete (N+1 begun), 1 after 10 s
+wait_blocks() {
+	local i
+	for i in $(seq 200); do
+		[ "$(blocks "$1")" -gt "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# stop_run: SIGINT, then 0 if kiln run ended within 2 s (killed otherwise)
+stop_run() {
+	local i
+	kill -INT $k
+	for i in $(seq 200); do
+		kill -0 $k 2>/dev/null || { wait $k; k=; return 0; }
+		sleep 0.01
+	done
+	kill -KILL $k; wait $k; k=
+	return 1
+}
+
+# ---- usage errors ------------------------------------------------------------------------
+for bad in "--interval soon" "--interval 0" "--top 0" "--top x" "--sort size" "--clear"; do
+	"$KILN" run $prog -w $bad >/dev/null 2>"$out/usage.err"; rc=$?
+	check "usage ${bad// /=}" "2" "$rc"
+done
+
+# ---- text: blocks re-read the maps; --top 2 --sort key --------------------------------------
+if ! start_run "$out/a.out" "$out/a.err" $prog -w --pin "$pin" --interval 200ms --top 2 --sort key; then
+	fail run-start "$(cat "$out/a.err")"
+	exit 0
+fi
+wait_blocks "$out/a.out" 1
+for kv in "1 10" "2 30" "3 20" "4 5"; do "$KILN" map set "$pin/maps/scores" $kv; done
+"$getppid" 50 >/dev/null & gp=$!; wait $gp
+# the first block begun after the changes shows them all
+last=$(( $(blocks "$out/a.out") + 1 ))
+wait_blocks "$out/a.out" $last
+check scores-before "map scores:
+  (empty)" "$(block "$out/a.out" 1 scores)"
+check scores-top2-by-key "map scores, the top 2 of 4 by value:
+  2 => 30
+  3 => 20" "$(block "$out/a.out" $last scores)"
+# the caller made 50 calls: one of the biggest counts unless something else makes more
+calls_last=$(block "$out/a.out" $last calls)
+lines=$(grep -c ' => ' <<<"$calls_last")
+if [ "$lines" -ge 1 ] && [ "$lines" -le 2 ]; then pass calls-top2-lines; else fail calls-top2-lines "$calls_last"; fi
+check calls-before-none 0 "$(block "$out/a.out" 1 calls | grep -c "^  $gp => ")"
+n=$(sed -n "s/^  $gp => //p" <<<"$calls_last")
+if [ -z "$n" ]; then
+	# another process made more getppid calls meanwhile: the count is in the dump then
+	n=$("$KILN" map get "$pin/maps/calls" $gp --json | grep -o '"value":[0-9]*' | cut -d: -f2)
+fi
+check calls-counted 50 "$n"
+"$KILN" map set "$pin/maps/scores" 3 40
+b=$(( $(blocks "$out/a.out") + 1 )); wait_blocks "$out/a.out" $b
+check scores-changed "map scores, the top 2 of 4 by value:
+  2 => 30
+  3 => 40" "$(block "$out/a.out" $b scores)"
+if stop_run; then pass sigint-bounded; else fail sigint-bounded "still running 2 s after SIGINT"; fi
+# and at exit, as before: the whole view once more, under no interval line
+tail_scores=$(awk '/^--- interval /{t=""} {t = t $0 "\n"} END {printf "%s", t}' "$out/a.out" | sed -n '/^map scores/,$p' | sed 's/ (.*)//')
+check exit-print "map scores, the top 2 of 4 by value:
+  2 => 30
+  3 => 40" "$(sed -n '/^map scores/,/^map [^s]/p' <<<"$tail_scores" | grep -v '^map [^s]' | tail -3)"
+"$KILN" unload "$pin" >/dev/null 2>&1
+
+# ---- --clear: printed once, then gone; --sort value ------------------------------------------
+if start_run "$out/c.out" "$out/c.err" $prog -w --pin "$pin" --interval 200ms --clear --sort value; then
+	wait_blocks "$out/c.out" 1
+	for kv in "7 3" "8 1" "9 2"; do "$KILN" map set "$pin/maps/scores" $kv; done
+	b=$(( $(blocks "$out/c.out") + 1 )); wait_blocks "$out/c.out" $((b + 1))
+	check clear-printed "map scores:
+  8 => 1
+  9 => 2
+  7 => 3" "$(block "$out/c.out" $b scores)"
+	check clear-then-empty "map scores:
+  (empty)" "$(block "$out/c.out" $((b + 1)) scores)"
+	check clear-map-empty 0 "$("$KILN" map dump "$pin/maps/scores" --json | grep -c .)"
+	stop_run || fail clear-sigint "still running 2 s after SIGINT"
+else
+	fail clear-start "$(cat "$out/c.err")"
+fi
+"$KILN" unload "$pin" >/dev/null 2>&1
+
+# ---- --json: every line parses; interval lines numbered; a long interval still stops -----------
+if start_run "$out/j.out" "$out/j.err" $prog -w --pin "$pin" --interval 200ms --json; then
+	"$KILN" map set "$pin/maps/scores" 5 55
+	for i in $(seq 200); do [ "$(grep -c '"interval"' "$out/j.out")" -ge 2 ] && break; sleep 0.05; done
+	stop_run || fail json-sigint "still running 2 s after SIGINT"
+	got=$(python3 -c '
+import json, sys
+n, iv, seen = 0, [], False
+for line in open(sys.argv[1]):
+    o = json.loads(line); n += 1
+    if "interval" in o: iv.append(o["interval"])
+    if o.get("map") == "scores" and o.get("key") == 5 and o.get("value") == 55: seen = True
+print(n > 0, iv[:2], seen)' "$out/j.out" 2>&1)
+	check json-parses "True [1, 2] True" "$got"
+else
+	fail json-start "$(cat "$out/j.err")"
+fi
+"$KILN" unload "$pin" >/dev/null 2>&1
+if start_run "$out/l.out" "$out/l.err" $prog -w --interval 60s; then
+	if stop_run; then pass sigint-long-interval; else fail sigint-long-interval "still running 2 s after SIGINT"; fi
+else
+	fail long-start "$(cat "$out/l.err")"
+fi
+exit 0
