@@ -40,7 +40,10 @@ static const char run_help[] =
 	"under a line `--- interval N, HH:MM:SS ---` ({\"interval\":N,\"time\":\"HH:MM:SS\"} with\n"
 	"--json); --clear empties them after each printing (arrays are zeroed). --top N prints\n"
 	"only the N entries with the biggest values (u64, per-CPU values summed), --sort key|value\n"
-	"orders the entries (ascending, the biggest value last; --top alone sorts by value).\n";
+	"orders the entries (ascending, the biggest value last; --top alone sorts by value).\n"
+	"A map declared with :display :log2-hist or (:linear-hist LO HI STEP) is drawn as\n"
+	"bpftrace draws hist() and lhist(): `[4K, 8K)  7 |@@@@...|`; JSON {\"map\":NAME,\"hist\":\n"
+	"[{\"min\":4096,\"max\":8191,\"count\":7},...]}.\n";
 
 static volatile sig_atomic_t stop_signal;
 static struct kiln_reader *volatile signal_reader;
@@ -325,6 +328,105 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* ---- maps declared with :display, drawn as bpftrace's hist() and lhist() ---- */
+
+/* The map's BTF decl tag kiln.display:log2-hist or kiln.display:linear-hist:LO:HI:STEP. */
+static bool display_of(const struct btf *btf, const char *map, struct cli_hist *h)
+{
+	for (uint32_t id = 1; btf && id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *tag = btf_is_decl_tag(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		if (!tag || strncmp(tag, "kiln.display:", 13))
+			continue;
+		const struct btf_type *var = btf__type_by_id(btf, t->type);
+		const char *name = var && btf_is_var(var) ? btf__name_by_offset(btf, var->name_off) : NULL;
+		if (!name || strcmp(name, map))
+			continue;
+		long long lo, hi, step;
+		*h = (struct cli_hist){ .zero_in_one = true };
+		if (!strcmp(tag + 13, "log2-hist"))
+			return true;
+		if (sscanf(tag + 13, "linear-hist:%lld:%lld:%lld", &lo, &hi, &step) == 3 && step > 0 && hi > lo) {
+			*h = (struct cli_hist){ .linear = true, .lo = lo, .hi = hi, .step = step };
+			return true;
+		}
+	}
+	return false;
+}
+
+struct buckets {
+	const struct cli_hist *h;
+	uint64_t *n;
+	uint32_t count;
+	size_t key_size, stride, ncpu;
+	bool key_signed;
+};
+
+/* kiln's buckets into bpftrace's numbering: (log2 x) k is bucket k + 2; linear k is k + 1,
+ * those from HI on the last */
+static int add_bucket(const void *key, const void *value, void *arg)
+{
+	struct buckets *b = arg;
+	uint64_t k = 0;
+	memcpy(&k, key, b->key_size < 8 ? b->key_size : 8);
+	if (b->key_signed && b->key_size < 8 && (k >> (8 * b->key_size - 1)) & 1)
+		k |= ~(uint64_t)0 << (8 * b->key_size);
+	int64_t sk = (int64_t)k;
+	uint32_t i = sk < 0 ? 0 : b->h->linear ? (sk + 1 < (int64_t)b->count - 1 ? (uint32_t)sk + 1 : b->count - 1)
+				 : (sk + 2 < (int64_t)b->count ? (uint32_t)sk + 2 : b->count - 1);
+	for (size_t c = 0; c < b->ncpu; c++) {
+		uint64_t v;
+		memcpy(&v, (const uint8_t *)value + c * b->stride, 8);
+		b->n[i] += v;
+	}
+	return 0;
+}
+
+/* A map declared with :display: "map NAME (log2 histogram):" over the bars, or one JSON line
+ * {"map":NAME,"hist":[{"min","max","count"},...]}. false when the map is not one. */
+static bool print_hist_map(struct kiln_object *obj, struct kiln_map *m, bool json, bool clear)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	struct cli_hist h;
+	const struct btf *btf = bpf_object__btf(kiln_object_libbpf(obj));
+	if (!display_of(btf, kiln_map_name(m), &h) || info->value_size != 8 || !info->key_size || info->key_size > 8)
+		return false;
+	const struct btf_type *kt = btf ? btf__type_by_id(btf, info->btf_key_type_id) : NULL;
+	int kid = kt ? btf__resolve_type(btf, info->btf_key_type_id) : -1;
+	kt = kid > 0 ? btf__type_by_id(btf, (uint32_t)kid) : NULL;
+	struct buckets b = { .h = &h, .key_size = info->key_size, .stride = kiln_map_value_stride(m),
+			     .key_signed = kt && btf_is_int(kt) && (btf_int_encoding(kt) & BTF_INT_SIGNED) };
+	b.ncpu = kiln_map_is_percpu(m) ? kiln_map_value_buf_size(m) / b.stride : 1;
+	b.count = h.linear ? (uint32_t)((h.hi - h.lo) / h.step) + 2 : 66;
+	if (!(b.n = calloc(b.count, sizeof(*b.n)))) {
+		fprintf(stderr, "kiln run: out of memory\n");
+		return true;
+	}
+	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
+	if (kiln_map_dump(m, add_bucket, &b, &o, NULL) < 0)
+		cli_fail("run");
+	bool any = false;
+	for (uint32_t i = 0; i < b.count; i++)
+		any = any || b.n[i];
+	if (json) {
+		printf("{\"map\":");
+		cli_json_str(stdout, kiln_map_name(m), 256);
+		printf(",\"hist\":");
+		cli_hist_json(stdout, &h, b.n, b.count, 1);
+		printf("}\n");
+	} else {
+		printf("map %s (%s histogram):\n", kiln_map_name(m), h.linear ? "linear" : "log2");
+		if (any)
+			cli_hist_print(stdout, &h, b.n, b.count, 1);
+		else
+			printf("  (empty)\n");
+	}
+	if (clear && kiln_map_delete_all(m, NULL))
+		cli_fail("run");
+	free(b.n);
+	return true;
+}
+
 /* Every map the programs fill, by the view asked: not the buffers (their records were
  * streamed), stack traces (printed through the maps that count them) or drop counters. */
 static void print_maps(struct streams *ss, struct kiln_object *obj, struct kiln_reader *rd, bool json,
@@ -335,6 +437,7 @@ static void print_maps(struct streams *ss, struct kiln_object *obj, struct kiln_
 		enum bpf_map_type t = kiln_map_info(m)->type;
 		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY && t != BPF_MAP_TYPE_STACK_TRACE &&
 		    !is_drop_counter(rd, m) && !print_top_stacks(ss, obj, m, json) &&
+		    !print_hist_map(obj, m, json, view->clear) &&
 		    cli_map_print_view(stdout, m, json, view))
 			cli_fail("run");
 	}

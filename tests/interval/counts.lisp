@@ -8,3 +8,7 @@
   (let ((tgid (cast u32 (ash (get-current-pid-tgid) -32))))
     (incf (getmap calls tgid)))
   0)
+
+;; histograms the test fills: bucket (log2 x) and bucket (x - 0) / 10, from 100 on one
+(defmap lat :type :hash :key u32 :value u64 :max-entries 64 :display :log2-hist)
+(defmap pct :type :array :key u32 :value u64 :max-entries 11 :display (:linear-hist 0 100 10))
