@@ -92,6 +92,7 @@ struct cli_map_view {
 	const char *sort;       /* NULL, "key" or "value" */
 	uint32_t top;
 	bool clear;
+	bool per_cpu;           /* per-CPU values one a CPU; else integers summed over the CPUs */
 };
 int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cli_map_view *v);
 

@@ -123,7 +123,35 @@ static bool show_held(FILE *out, const struct kiln_map_info *info, const uint8_t
 }
 
 /* The value of one entry: plain, or per CPU as a list. */
-static void show_value(FILE *out, const struct kiln_map *m, const struct btf *btf, const uint8_t *v, bool json)
+/* Per-CPU integers summed over the CPUs (kiln run's default): one count, as people read it.
+ * false when the value is not an integer of at most 8 bytes (those keep one value a CPU). */
+static bool show_sum(FILE *out, const struct kiln_map *m, const struct btf *btf, const uint8_t *v)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	int id = btf && info->btf_value_type_id ? btf__resolve_type(btf, info->btf_value_type_id) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	bool sign = t && btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED);
+	if ((btf && info->btf_value_type_id && !(t && btf_is_int(t) && !(btf_int_encoding(t) & BTF_INT_BOOL))) ||
+	    info->value_size > 8 || (info->value_size & (info->value_size - 1)))
+		return false;
+	size_t stride = kiln_map_value_stride(m), n = info->value_size;
+	uint64_t sum = 0;
+	for (size_t c = 0; c < kiln_map_value_buf_size(m) / stride; c++) {
+		uint64_t x = 0;
+		memcpy(&x, v + c * stride, n);
+		if (sign && n < 8 && (x >> (8 * n - 1)) & 1)
+			x |= ~(uint64_t)0 << (8 * n);
+		sum += x;
+	}
+	if (sign)
+		fprintf(out, "%lld", (long long)sum);
+	else
+		fprintf(out, "%llu", (unsigned long long)sum);
+	return true;
+}
+
+static void show_value(FILE *out, const struct kiln_map *m, const struct btf *btf, const uint8_t *v, bool json,
+		       bool sum)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
 	if (show_held(out, info, v, json))
@@ -132,6 +160,8 @@ static void show_value(FILE *out, const struct kiln_map *m, const struct btf *bt
 		cli_show(out, btf, info->btf_value_type_id, v, info->value_size, json);
 		return;
 	}
+	if (sum && show_sum(out, m, btf, v))
+		return;
 	size_t stride = kiln_map_value_stride(m);
 	int ncpu = (int)(kiln_map_value_buf_size(m) / stride);
 	fputc('[', out);
@@ -156,6 +186,7 @@ struct print_ctx {
 	struct kiln_map *m;
 	struct btf *btf;
 	bool json, skip_zero;
+	bool sum;                  /* per-CPU integers summed (kiln run without --per-cpu) */
 	uint32_t shown;
 	const char *key_text;      /* local storage: the key as given, not the fd it became */
 };
@@ -176,7 +207,7 @@ static int print_entry(const void *key, const void *value, void *arg)
 		else
 			cli_show(pc->out, pc->btf, info->btf_key_type_id, key, info->key_size, true);
 		fputs(",\"value\":", pc->out);
-		show_value(pc->out, pc->m, pc->btf, value, true);
+		show_value(pc->out, pc->m, pc->btf, value, true, pc->sum);
 		fputs("}\n", pc->out);
 	} else {
 		fputs("  ", pc->out);
@@ -185,7 +216,7 @@ static int print_entry(const void *key, const void *value, void *arg)
 		else
 			cli_show(pc->out, pc->btf, info->btf_key_type_id, key, info->key_size, false);
 		fputs(" => ", pc->out);
-		show_value(pc->out, pc->m, pc->btf, value, false);
+		show_value(pc->out, pc->m, pc->btf, value, false, pc->sum);
 		fputc('\n', pc->out);
 	}
 	return 0;
@@ -199,11 +230,11 @@ static void print_element(FILE *out, struct kiln_map *m, const uint8_t *v, const
 		fputs("{\"map\":", out);
 		cli_json_str(out, kiln_map_name(m), 64);
 		fprintf(out, ",\"%s\":", what);
-		show_value(out, m, btf, v, true);
+		show_value(out, m, btf, v, true, false);
 		fputs("}\n", out);
 	} else {
 		fprintf(out, "  %s => ", what);
-		show_value(out, m, btf, v, false);
+		show_value(out, m, btf, v, false, false);
 		fputc('\n', out);
 	}
 	btf__free(btf);
@@ -292,6 +323,8 @@ static int storage_key(const struct kiln_map_info *info, const char *s, int *fd)
 	return 0;
 }
 
+static int map_print(FILE *out, struct kiln_map *m, bool json, bool all, bool sum);
+
 /* ---- sorted and cut views (kiln run --sort/--top) ---- */
 
 struct kv {
@@ -365,9 +398,9 @@ int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cl
 	const struct kiln_map_info *info = kiln_map_info(m);
 	int err = 0;
 	if (!v->sort && !v->top) {
-		err = cli_map_print(out, m, json, false);
+		err = map_print(out, m, json, false, !v->per_cpu);
 	} else if (info->type == BPF_MAP_TYPE_QUEUE || info->type == BPF_MAP_TYPE_STACK || unlisted(info)) {
-		err = cli_map_print(out, m, json, false);   /* nothing to sort: one element or none listed */
+		err = map_print(out, m, json, false, !v->per_cpu);   /* nothing to sort: one element or none listed */
 	} else {
 		bool array = info->type == BPF_MAP_TYPE_ARRAY || info->type == BPF_MAP_TYPE_PERCPU_ARRAY;
 		size_t stride = kiln_map_value_stride(m);
@@ -397,7 +430,7 @@ int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cl
 				fprintf(out, ", the top %zu of %zu by value", n - from, n);
 			if (!json)
 				fputs(":\n", out);
-			struct print_ctx pc = { .out = out, .m = m, .btf = map_btf(info), .json = json };
+			struct print_ctx pc = { .out = out, .m = m, .btf = map_btf(info), .json = json, .sum = !v->per_cpu };
 			for (size_t i = from; i < n; i++)
 				print_entry(l.e[i].key, l.e[i].value, &pc);
 			btf__free(pc.btf);
@@ -416,6 +449,11 @@ int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cl
 }
 
 int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
+{
+	return map_print(out, m, json, all, false);
+}
+
+static int map_print(FILE *out, struct kiln_map *m, bool json, bool all, bool sum)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
 	bool array = info->type == BPF_MAP_TYPE_ARRAY || info->type == BPF_MAP_TYPE_PERCPU_ARRAY;
@@ -440,7 +478,7 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 			fprintf(out, "  (%s: entries are not listed%s)\n", kiln_map_type_name(info->type), hint);
 		return 0;
 	}
-	struct print_ctx pc = { .out = out, .m = m, .btf = map_btf(info), .json = json, .skip_zero = array && !all };
+	struct print_ctx pc = { .out = out, .m = m, .btf = map_btf(info), .json = json, .skip_zero = array && !all, .sum = sum };
 	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
 	int err = kiln_map_dump(m, print_entry, &pc, &o, NULL);
 	btf__free(pc.btf);

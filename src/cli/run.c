@@ -16,7 +16,7 @@ static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
 	"                [--cgroup PATH] [--egress] [-q|--quiet] [-w|--no-warnings]\n"
 	"                [--freq HZ | --period NS] [--btf FILE]\n"
-	"                [--interval DURATION [--clear]] [--top N] [--sort key|value]\n"
+	"                [--interval DURATION [--clear]] [--top N] [--sort key|value] [--per-cpu]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
@@ -41,6 +41,7 @@ static const char run_help[] =
 	"--json); --clear empties them after each printing (arrays are zeroed). --top N prints\n"
 	"only the N entries with the biggest values (u64, per-CPU values summed), --sort key|value\n"
 	"orders the entries (ascending, the biggest value last; --top alone sorts by value).\n"
+	"Per-CPU maps of integers show each value summed over the CPUs; --per-cpu lists one a CPU.\n"
 	"A map declared with :display :log2-hist or (:linear-hist LO HI STEP) is drawn as\n"
 	"bpftrace draws hist() and lhist(): `[4K, 8K)  7 |@@@@...|`; JSON {\"map\":NAME,\"hist\":\n"
 	"[{\"min\":4096,\"max\":8191,\"count\":7},...]}.\n";
@@ -476,6 +477,7 @@ int cmd_run(int argc, char **argv)
 		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" },
 		{ "--interval", CLI_STR, &ivl, "a duration" }, { "--clear", CLI_FLAG, &view.clear, NULL },
 		{ "--top", CLI_STR, &top, "a number of entries" }, { "--sort", CLI_STR, &view.sort, "key or value" },
+		{ "--per-cpu", CLI_FLAG, &view.per_cpu, NULL },
 		{ 0 },
 	};
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);

@@ -3,7 +3,8 @@
 # as well as at exit, maps declared :display :log2-hist / (:linear-hist 0 100 10) drawn as
 # bpftrace's hist()/lhist() (exact bars and labels, [4K, 8K) included; a bad :display is a
 # compile error), re-read each time (a key the test sets, and a getppid caller's count, appear in a later block and not an earlier one); --top 2 keeps the two biggest values,
-# --sort key orders them; --clear empties the maps after each printing; --json lines all
+# --sort key orders them; per-CPU counts summed (a getppid caller's exactly), or listed with
+# --per-cpu; --clear empties the maps after each printing; --json lines all
 # parse; a bad --interval, --top or --sort is a usage error; SIGINT stops kiln run within 2 s
 # though the interval is long. The program (tests/interval/counts.lisp) counts getppid calls
 # by tgid; its second map is only filled by the test through --pin, so its contents are
@@ -127,10 +128,11 @@ check exit-print "map scores, the top 2 of 4 by value:
 "$KILN" unload "$pin" >/dev/null 2>&1
 
 # ---- --clear: printed once, then gone; --sort value ------------------------------------------
-if start_run "$out/c.out" "$out/c.err" $prog -w --pin "$pin" --interval 200ms --clear --sort value; then
+if start_run "$out/c.out" "$out/c.err" $prog -w --pin "$pin" --interval 200ms --clear --sort value --per-cpu; then
 	wait_blocks "$out/c.out" 1
 	for kv in "7 3" "8 1" "9 2"; do "$KILN" map set "$pin/maps/scores" $kv; done
 	"$KILN" map set "$pin/maps/pct" 1 5
+	"$KILN" map set "$pin/maps/pcalls" 1 7
 	b=$(( $(blocks "$out/c.out") + 1 )); wait_blocks "$out/c.out" $((b + 1))
 	check clear-printed "map scores:
   8 => 1
@@ -140,6 +142,8 @@ if start_run "$out/c.out" "$out/c.err" $prog -w --pin "$pin" --interval 200ms --
   (empty)" "$(block "$out/c.out" $((b + 1)) scores)"
 	check clear-hist "[10, 20)               5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@| (empty)" \
 		"$(block "$out/c.out" $b pct | tail -1) $(block "$out/c.out" $((b + 1)) pct | tail -1 | sed 's/^ *//')"
+	ncpu=$(( $(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1 ))
+	check per-cpu-listed "  1 => [$(seq -s, 1 $ncpu | sed 's/[0-9]*/7/g; s/,/ /g')]" "$(block "$out/c.out" $b pcalls | grep '^  1 => ')"
 	check clear-map-empty 0 "$("$KILN" map dump "$pin/maps/scores" --json | grep -c .)"
 	stop_run || fail clear-sigint "still running 2 s after SIGINT"
 else
@@ -151,18 +155,20 @@ fi
 if start_run "$out/j.out" "$out/j.err" $prog -w --pin "$pin" --interval 200ms --json; then
 	"$KILN" map set "$pin/maps/scores" 5 55
 	"$KILN" map set "$pin/maps/lat" 0 2 && "$KILN" map set "$pin/maps/lat" 2 5
+	"$getppid" 30 >/dev/null & jp=$!; wait $jp
 	for i in $(seq 200); do [ "$(grep -c '"interval"' "$out/j.out")" -ge 2 ] && break; sleep 0.05; done
 	stop_run || fail json-sigint "still running 2 s after SIGINT"
 	got=$(python3 -c '
 import json, sys
-n, iv, seen, hist = 0, [], False, None
+n, iv, seen, hist, summed = 0, [], False, None, None
 for line in open(sys.argv[1]):
     o = json.loads(line); n += 1
     if "interval" in o: iv.append(o["interval"])
     if o.get("map") == "scores" and o.get("key") == 5 and o.get("value") == 55: seen = True
     if o.get("map") == "lat" and o["hist"]: hist = o["hist"]
-print(n > 0, iv[:2], seen, hist)' "$out/j.out" 2>&1)
-	check json-parses "True [1, 2] True [{'min': 0, 'max': 1, 'count': 2}, {'min': 2, 'max': 3, 'count': 0}, {'min': 4, 'max': 7, 'count': 5}]" "$got"
+    if o.get("map") == "pcalls" and o.get("key") == int(sys.argv[2]): summed = o["value"]
+print(n > 0, iv[:2], seen, summed, hist)' "$out/j.out" $jp 2>&1)
+	check json-parses "True [1, 2] True 30 [{'min': 0, 'max': 1, 'count': 2}, {'min': 2, 'max': 3, 'count': 0}, {'min': 4, 'max': 7, 'count': 5}]" "$got"
 else
 	fail json-start "$(cat "$out/j.err")"
 fi
