@@ -68,11 +68,33 @@ void cli_show(FILE *out, const struct btf *btf, uint32_t type_id, const void *da
  * 0x followed by exactly 2*size hex digits gives the bytes in order. -EINVAL/-ERANGE. */
 int cli_parse_value(const char *s, void *out, size_t size);
 
+/* hist.c: bpftrace's hist()/lhist() drawing, by bucket index as bpftrace numbers them (log2:
+ * 0 negative, 1 zero, i >= 2 [2^(i-2), 2^(i-1)); linear: 0 below lo, the last from hi).
+ * zero_in_one: log2 bucket 2 holds 0 and 1 (kiln's (log2 x) is 0 for both). div divides the
+ * log2 counts (bpftrace's print(@, 0, div)); 1 for none. */
+struct cli_hist {
+	bool linear, zero_in_one;
+	int64_t lo, hi, step;
+};
+void cli_hist_print(FILE *out, const struct cli_hist *h, const uint64_t *buckets, uint32_t n, uint64_t div);
+void cli_hist_json(FILE *out, const struct cli_hist *h, const uint64_t *buckets, uint32_t n, uint64_t div);
+
 /* maps.c: "PATH" (pinned), "id:N" or "name:NAME". Prints the error. */
 int cli_map_open_target(const char *cmd, const char *target, struct kiln_map **out);
 /* Every entry of m: "KEY => VALUE" lines under a heading, or JSON lines
  * {"map":NAME,"key":...,"value":...}. Arrays list only their non-zero slots unless all. */
 int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all);
+/* The same, viewed as `kiln run --interval` shows it: sort "key" (ascending keys, as integers
+ * up to 8 bytes, else by bytes) or "value" (ascending u64 values, per-CPU summed, the biggest
+ * last as bpftrace prints), top (0: all) keeps only the top entries by value, and clear
+ * empties the map after printing (kiln_map_delete_all: arrays are zeroed). */
+struct cli_map_view {
+	const char *sort;       /* NULL, "key" or "value" */
+	uint32_t top;
+	bool clear;
+	bool per_cpu;           /* per-CPU values one a CPU; else integers summed over the CPUs */
+};
+int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cli_map_view *v);
 
 /* version.c: `kiln version`, and the Makefile's VERSION ("0.1.0"); completion.c: `kiln
  * completion bash`. */

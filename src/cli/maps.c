@@ -29,7 +29,8 @@ static const char map_help[] =
 	"fields left out are zero), arrays as JSON arrays, char arrays as strings, :ipv4 and :ipv6\n"
 	"fields as addresses. An lpm-trie key may be written ADDRESS/PREFIXLEN (10.0.0.0/8,\n"
 	"fd00::/16). Without BTF, and for a struct too, a key or value is an integer or 0x and\n"
-	"every byte in hex. Output is decoded by the map's BTF when it has one; per-CPU maps show\n"
+	"every byte in hex. Output is decoded by the map's BTF when it has one (addresses as\n"
+	"addresses, so what get prints can be typed back); per-CPU maps show\n"
 	"one value per possible CPU, and `set` writes one value to every CPU, or a JSON list of one\n"
 	"per CPU ('[1,2]'). dump lists every entry (arrays: their non-zero slots, or all with\n"
 	"--all; a queue or stack shows its next element).\n"
@@ -122,7 +123,35 @@ static bool show_held(FILE *out, const struct kiln_map_info *info, const uint8_t
 }
 
 /* The value of one entry: plain, or per CPU as a list. */
-static void show_value(FILE *out, const struct kiln_map *m, const struct btf *btf, const uint8_t *v, bool json)
+/* Per-CPU integers summed over the CPUs (kiln run's default): one count, as people read it.
+ * false when the value is not an integer of at most 8 bytes (those keep one value a CPU). */
+static bool show_sum(FILE *out, const struct kiln_map *m, const struct btf *btf, const uint8_t *v)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	int id = btf && info->btf_value_type_id ? btf__resolve_type(btf, info->btf_value_type_id) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	bool sign = t && btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED);
+	if ((btf && info->btf_value_type_id && !(t && btf_is_int(t) && !(btf_int_encoding(t) & BTF_INT_BOOL))) ||
+	    info->value_size > 8 || (info->value_size & (info->value_size - 1)))
+		return false;
+	size_t stride = kiln_map_value_stride(m), n = info->value_size;
+	uint64_t sum = 0;
+	for (size_t c = 0; c < kiln_map_value_buf_size(m) / stride; c++) {
+		uint64_t x = 0;
+		memcpy(&x, v + c * stride, n);
+		if (sign && n < 8 && (x >> (8 * n - 1)) & 1)
+			x |= ~(uint64_t)0 << (8 * n);
+		sum += x;
+	}
+	if (sign)
+		fprintf(out, "%lld", (long long)sum);
+	else
+		fprintf(out, "%llu", (unsigned long long)sum);
+	return true;
+}
+
+static void show_value(FILE *out, const struct kiln_map *m, const struct btf *btf, const uint8_t *v, bool json,
+		       bool sum)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
 	if (show_held(out, info, v, json))
@@ -131,6 +160,8 @@ static void show_value(FILE *out, const struct kiln_map *m, const struct btf *bt
 		cli_show(out, btf, info->btf_value_type_id, v, info->value_size, json);
 		return;
 	}
+	if (sum && show_sum(out, m, btf, v))
+		return;
 	size_t stride = kiln_map_value_stride(m);
 	int ncpu = (int)(kiln_map_value_buf_size(m) / stride);
 	fputc('[', out);
@@ -155,6 +186,7 @@ struct print_ctx {
 	struct kiln_map *m;
 	struct btf *btf;
 	bool json, skip_zero;
+	bool sum;                  /* per-CPU integers summed (kiln run without --per-cpu) */
 	uint32_t shown;
 	const char *key_text;      /* local storage: the key as given, not the fd it became */
 };
@@ -175,7 +207,7 @@ static int print_entry(const void *key, const void *value, void *arg)
 		else
 			cli_show(pc->out, pc->btf, info->btf_key_type_id, key, info->key_size, true);
 		fputs(",\"value\":", pc->out);
-		show_value(pc->out, pc->m, pc->btf, value, true);
+		show_value(pc->out, pc->m, pc->btf, value, true, pc->sum);
 		fputs("}\n", pc->out);
 	} else {
 		fputs("  ", pc->out);
@@ -184,7 +216,7 @@ static int print_entry(const void *key, const void *value, void *arg)
 		else
 			cli_show(pc->out, pc->btf, info->btf_key_type_id, key, info->key_size, false);
 		fputs(" => ", pc->out);
-		show_value(pc->out, pc->m, pc->btf, value, false);
+		show_value(pc->out, pc->m, pc->btf, value, false, pc->sum);
 		fputc('\n', pc->out);
 	}
 	return 0;
@@ -198,11 +230,11 @@ static void print_element(FILE *out, struct kiln_map *m, const uint8_t *v, const
 		fputs("{\"map\":", out);
 		cli_json_str(out, kiln_map_name(m), 64);
 		fprintf(out, ",\"%s\":", what);
-		show_value(out, m, btf, v, true);
+		show_value(out, m, btf, v, true, false);
 		fputs("}\n", out);
 	} else {
 		fprintf(out, "  %s => ", what);
-		show_value(out, m, btf, v, false);
+		show_value(out, m, btf, v, false, false);
 		fputc('\n', out);
 	}
 	btf__free(btf);
@@ -291,7 +323,137 @@ static int storage_key(const struct kiln_map_info *info, const char *s, int *fd)
 	return 0;
 }
 
+static int map_print(FILE *out, struct kiln_map *m, bool json, bool all, bool sum);
+
+/* ---- sorted and cut views (kiln run --sort/--top) ---- */
+
+struct kv {
+	uint8_t *key, *value;
+	uint64_t sum;           /* the value as a u64, summed over CPUs: what --top and --sort value rank */
+};
+
+struct kv_list {
+	struct kv *e;
+	size_t n, cap, ksize, vsize, stride, ncpu;
+	bool skip_zero;
+	int err;
+};
+
+static int kv_collect(const void *key, const void *value, void *arg)
+{
+	struct kv_list *l = arg;
+	if (l->skip_zero && all_zero(value, l->vsize))
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct kv *p = realloc(l->e, cap * sizeof(*p));
+		if (!p)
+			return l->err = -ENOMEM;
+		l->e = p;
+		l->cap = cap;
+	}
+	struct kv *e = &l->e[l->n];
+	e->key = malloc(l->ksize ? l->ksize : 1);
+	e->value = malloc(l->vsize);
+	if (!e->key || !e->value) {
+		free(e->key);
+		free(e->value);
+		return l->err = -ENOMEM;
+	}
+	memcpy(e->key, key, l->ksize);
+	memcpy(e->value, value, l->vsize);
+	e->sum = 0;
+	for (size_t c = 0; c < l->ncpu; c++) {
+		uint64_t v = 0;
+		memcpy(&v, e->value + c * l->stride, l->stride < 8 ? l->stride : 8);
+		e->sum += v;
+	}
+	l->n++;
+	return 0;
+}
+
+static size_t kv_ksize;
+
+static int kv_by_key(const void *pa, const void *pb)
+{
+	const struct kv *a = pa, *b = pb;
+	if (kv_ksize <= 8) {
+		uint64_t x = 0, y = 0;
+		memcpy(&x, a->key, kv_ksize);
+		memcpy(&y, b->key, kv_ksize);
+		return (x > y) - (x < y);
+	}
+	return memcmp(a->key, b->key, kv_ksize);
+}
+
+static int kv_by_value(const void *pa, const void *pb)
+{
+	const struct kv *a = pa, *b = pb;
+	int r = (a->sum > b->sum) - (a->sum < b->sum);
+	return r ? r : kv_by_key(pa, pb);   /* ties by key: the same output for the same map */
+}
+
+int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cli_map_view *v)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	int err = 0;
+	if (!v->sort && !v->top) {
+		err = map_print(out, m, json, false, !v->per_cpu);
+	} else if (info->type == BPF_MAP_TYPE_QUEUE || info->type == BPF_MAP_TYPE_STACK || unlisted(info)) {
+		err = map_print(out, m, json, false, !v->per_cpu);   /* nothing to sort: one element or none listed */
+	} else {
+		bool array = info->type == BPF_MAP_TYPE_ARRAY || info->type == BPF_MAP_TYPE_PERCPU_ARRAY;
+		size_t stride = kiln_map_value_stride(m);
+		struct kv_list l = { .ksize = info->key_size, .vsize = kiln_map_value_buf_size(m), .stride = stride,
+				     .skip_zero = array };
+		l.ncpu = kiln_map_is_percpu(m) ? l.vsize / stride : 1;
+		if (!kiln_map_is_percpu(m))
+			l.stride = info->value_size;
+		struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
+		err = kiln_map_dump(m, kv_collect, &l, &o, NULL);
+		if (!err)
+			err = l.err;
+		size_t from = 0, n = l.n;
+		if (!err) {
+			/* the top N by value, then in the order asked (by value when none was) */
+			kv_ksize = l.ksize;
+			qsort(l.e, l.n, sizeof(*l.e), kv_by_value);
+			if (v->top && l.n > v->top)
+				from = l.n - v->top;
+			if (v->sort && !strcmp(v->sort, "key"))
+				qsort(l.e + from, n - from, sizeof(*l.e), kv_by_key);
+			if (!json)
+				fprintf(out, "map %s (%s, id %u, key %u, value %u, max %u)", kiln_map_name(m),
+					kiln_map_type_name(info->type), info->id, info->key_size, info->value_size,
+					info->max_entries);
+			if (!json && from)
+				fprintf(out, ", the top %zu of %zu by value", n - from, n);
+			if (!json)
+				fputs(":\n", out);
+			struct print_ctx pc = { .out = out, .m = m, .btf = map_btf(info), .json = json, .sum = !v->per_cpu };
+			for (size_t i = from; i < n; i++)
+				print_entry(l.e[i].key, l.e[i].value, &pc);
+			btf__free(pc.btf);
+			if (!json && !pc.shown)
+				fprintf(out, "  (empty)\n");
+		}
+		for (size_t i = 0; i < l.n; i++) {
+			free(l.e[i].key);
+			free(l.e[i].value);
+		}
+		free(l.e);
+	}
+	if (!err && v->clear && info->type != BPF_MAP_TYPE_QUEUE && info->type != BPF_MAP_TYPE_STACK && !unlisted(info))
+		err = kiln_map_delete_all(m, NULL);
+	return err;
+}
+
 int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
+{
+	return map_print(out, m, json, all, false);
+}
+
+static int map_print(FILE *out, struct kiln_map *m, bool json, bool all, bool sum)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
 	bool array = info->type == BPF_MAP_TYPE_ARRAY || info->type == BPF_MAP_TYPE_PERCPU_ARRAY;
@@ -316,7 +478,7 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 			fprintf(out, "  (%s: entries are not listed%s)\n", kiln_map_type_name(info->type), hint);
 		return 0;
 	}
-	struct print_ctx pc = { .out = out, .m = m, .btf = map_btf(info), .json = json, .skip_zero = array && !all };
+	struct print_ctx pc = { .out = out, .m = m, .btf = map_btf(info), .json = json, .skip_zero = array && !all, .sum = sum };
 	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
 	int err = kiln_map_dump(m, print_entry, &pc, &o, NULL);
 	btf__free(pc.btf);

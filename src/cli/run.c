@@ -16,6 +16,7 @@ static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
 	"                [--cgroup PATH] [--egress] [-q|--quiet] [-w|--no-warnings]\n"
 	"                [--freq HZ | --period NS] [--btf FILE]\n"
+	"                [--interval DURATION [--clear]] [--top N] [--sort key|value] [--per-cpu]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
@@ -34,7 +35,16 @@ static const char run_help[] =
 	"perf_event programs sample every online CPU by the cpu-clock event, --freq times a\n"
 	"second (default 99) or every --period nanoseconds of CPU time. A hash of u64 counts\n"
 	"keyed by a struct with :kstack/:ustack fields (a profiler's) prints as its top 10\n"
-	"stacks by count, symbolized (examples/profile.lisp).\n";
+	"stacks by count, symbolized (examples/profile.lisp).\n"
+	"--interval DURATION (1s, 500ms, 2) prints the maps every DURATION as well, each time\n"
+	"under a line `--- interval N, HH:MM:SS ---` ({\"interval\":N,\"time\":\"HH:MM:SS\"} with\n"
+	"--json); --clear empties them after each printing (arrays are zeroed). --top N prints\n"
+	"only the N entries with the biggest values (u64, per-CPU values summed), --sort key|value\n"
+	"orders the entries (ascending, the biggest value last; --top alone sorts by value).\n"
+	"Per-CPU maps of integers show each value summed over the CPUs; --per-cpu lists one a CPU.\n"
+	"A map declared with :display :log2-hist or (:linear-hist LO HI STEP) is drawn as\n"
+	"bpftrace draws hist() and lhist(): `[4K, 8K)  7 |@@@@...|`; JSON {\"map\":NAME,\"hist\":\n"
+	"[{\"min\":4096,\"max\":8191,\"count\":7},...]}.\n";
 
 static volatile sig_atomic_t stop_signal;
 static struct kiln_reader *volatile signal_reader;
@@ -319,9 +329,142 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* ---- maps declared with :display, drawn as bpftrace's hist() and lhist() ---- */
+
+/* The map's BTF decl tag kiln.display:log2-hist or kiln.display:linear-hist:LO:HI:STEP. */
+static bool display_of(const struct btf *btf, const char *map, struct cli_hist *h)
+{
+	for (uint32_t id = 1; btf && id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *tag = btf_is_decl_tag(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		if (!tag || strncmp(tag, "kiln.display:", 13))
+			continue;
+		const struct btf_type *var = btf__type_by_id(btf, t->type);
+		const char *name = var && btf_is_var(var) ? btf__name_by_offset(btf, var->name_off) : NULL;
+		if (!name || strcmp(name, map))
+			continue;
+		long long lo, hi, step;
+		*h = (struct cli_hist){ .zero_in_one = true };
+		if (!strcmp(tag + 13, "log2-hist"))
+			return true;
+		if (sscanf(tag + 13, "linear-hist:%lld:%lld:%lld", &lo, &hi, &step) == 3 && step > 0 && hi > lo) {
+			*h = (struct cli_hist){ .linear = true, .lo = lo, .hi = hi, .step = step };
+			return true;
+		}
+	}
+	return false;
+}
+
+struct buckets {
+	const struct cli_hist *h;
+	uint64_t *n;
+	uint32_t count;
+	size_t key_size, stride, ncpu;
+	bool key_signed;
+};
+
+/* kiln's buckets into bpftrace's numbering: (log2 x) k is bucket k + 2; linear k is k + 1,
+ * those from HI on the last */
+static int add_bucket(const void *key, const void *value, void *arg)
+{
+	struct buckets *b = arg;
+	uint64_t k = 0;
+	memcpy(&k, key, b->key_size < 8 ? b->key_size : 8);
+	if (b->key_signed && b->key_size < 8 && (k >> (8 * b->key_size - 1)) & 1)
+		k |= ~(uint64_t)0 << (8 * b->key_size);
+	int64_t sk = (int64_t)k;
+	uint32_t i = sk < 0 ? 0 : b->h->linear ? (sk + 1 < (int64_t)b->count - 1 ? (uint32_t)sk + 1 : b->count - 1)
+				 : (sk + 2 < (int64_t)b->count ? (uint32_t)sk + 2 : b->count - 1);
+	for (size_t c = 0; c < b->ncpu; c++) {
+		uint64_t v;
+		memcpy(&v, (const uint8_t *)value + c * b->stride, 8);
+		b->n[i] += v;
+	}
+	return 0;
+}
+
+/* A map declared with :display: "map NAME (log2 histogram):" over the bars, or one JSON line
+ * {"map":NAME,"hist":[{"min","max","count"},...]}. false when the map is not one. */
+static bool print_hist_map(struct kiln_object *obj, struct kiln_map *m, bool json, bool clear)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	struct cli_hist h;
+	const struct btf *btf = bpf_object__btf(kiln_object_libbpf(obj));
+	if (!display_of(btf, kiln_map_name(m), &h) || info->value_size != 8 || !info->key_size || info->key_size > 8)
+		return false;
+	const struct btf_type *kt = btf ? btf__type_by_id(btf, info->btf_key_type_id) : NULL;
+	int kid = kt ? btf__resolve_type(btf, info->btf_key_type_id) : -1;
+	kt = kid > 0 ? btf__type_by_id(btf, (uint32_t)kid) : NULL;
+	struct buckets b = { .h = &h, .key_size = info->key_size, .stride = kiln_map_value_stride(m),
+			     .key_signed = kt && btf_is_int(kt) && (btf_int_encoding(kt) & BTF_INT_SIGNED) };
+	b.ncpu = kiln_map_is_percpu(m) ? kiln_map_value_buf_size(m) / b.stride : 1;
+	b.count = h.linear ? (uint32_t)((h.hi - h.lo) / h.step) + 2 : 66;
+	if (!(b.n = calloc(b.count, sizeof(*b.n)))) {
+		fprintf(stderr, "kiln run: out of memory\n");
+		return true;
+	}
+	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
+	if (kiln_map_dump(m, add_bucket, &b, &o, NULL) < 0)
+		cli_fail("run");
+	bool any = false;
+	for (uint32_t i = 0; i < b.count; i++)
+		any = any || b.n[i];
+	if (json) {
+		printf("{\"map\":");
+		cli_json_str(stdout, kiln_map_name(m), 256);
+		printf(",\"hist\":");
+		cli_hist_json(stdout, &h, b.n, b.count, 1);
+		printf("}\n");
+	} else {
+		printf("map %s (%s histogram):\n", kiln_map_name(m), h.linear ? "linear" : "log2");
+		if (any)
+			cli_hist_print(stdout, &h, b.n, b.count, 1);
+		else
+			printf("  (empty)\n");
+	}
+	if (clear && kiln_map_delete_all(m, NULL))
+		cli_fail("run");
+	free(b.n);
+	return true;
+}
+
+/* Every map the programs fill, by the view asked: not the buffers (their records were
+ * streamed), stack traces (printed through the maps that count them) or drop counters. */
+static void print_maps(struct streams *ss, struct kiln_object *obj, struct kiln_reader *rd, bool json,
+		       const struct cli_map_view *view)
+{
+	for (size_t i = 0; i < kiln_object_map_count(obj); i++) {
+		struct kiln_map *m = kiln_object_map(obj, i);
+		enum bpf_map_type t = kiln_map_info(m)->type;
+		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY && t != BPF_MAP_TYPE_STACK_TRACE &&
+		    !is_drop_counter(rd, m) && !print_top_stacks(ss, obj, m, json) &&
+		    !print_hist_map(obj, m, json, view->clear) &&
+		    cli_map_print_view(stdout, m, json, view))
+			cli_fail("run");
+	}
+}
+
+static void print_interval(struct streams *ss, struct kiln_object *obj, struct kiln_reader *rd, bool json,
+			   const struct cli_map_view *view, unsigned n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	char hms[16] = "?";
+	if (localtime_r(&t, &tm))
+		strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+	if (json)
+		printf("{\"interval\":%u,\"time\":\"%s\"}\n", n, hms);
+	else
+		printf("--- interval %u, %s ---\n", n, hms);
+	print_maps(ss, obj, rd, json, view);
+	fflush(stdout);
+}
+
 int cmd_run(int argc, char **argv)
 {
-	const char *file = NULL, *pin = NULL, *dur = NULL;
+	const char *file = NULL, *pin = NULL, *dur = NULL, *ivl = NULL, *top = NULL;
+	struct cli_map_view view = { 0 };
+	double interval = 0;
 	struct cli_attach a = { 0 };
 	bool json = false, quiet = false;
 	double duration = -1;
@@ -331,7 +474,11 @@ int cmd_run(int argc, char **argv)
 		{ "--egress", CLI_FLAG, &a.egress, NULL }, { "--json", CLI_FLAG, &json, NULL },
 		{ "--freq", CLI_STR, &a.freq, "samples a second" }, { "--period", CLI_STR, &a.period, "nanoseconds" },
 		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
-		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" },
+		{ "--interval", CLI_STR, &ivl, "a duration" }, { "--clear", CLI_FLAG, &view.clear, NULL },
+		{ "--top", CLI_STR, &top, "a number of entries" }, { "--sort", CLI_STR, &view.sort, "key or value" },
+		{ "--per-cpu", CLI_FLAG, &view.per_cpu, NULL },
+		{ 0 },
 	};
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)
@@ -342,6 +489,25 @@ int cmd_run(int argc, char **argv)
 	}
 	if (dur && cli_parse_duration(dur, &duration)) {
 		fprintf(stderr, "kiln run: --duration '%s' is not a number of seconds\n", dur);
+		return 2;
+	}
+	if (ivl && (cli_parse_duration(ivl, &interval) || interval < 0.001)) {
+		fprintf(stderr, "kiln run: --interval '%s' is not a duration (1s, 500ms)\n", ivl);
+		return 2;
+	}
+	char *end_top = NULL;
+	unsigned long ntop = top ? strtoul(top, &end_top, 10) : 0;
+	if (top && (!*top || *end_top || ntop == 0 || ntop > UINT32_MAX || *top == '-')) {
+		fprintf(stderr, "kiln run: --top '%s' is not a positive number\n", top);
+		return 2;
+	}
+	view.top = (uint32_t)ntop;
+	if (view.sort && strcmp(view.sort, "key") && strcmp(view.sort, "value")) {
+		fprintf(stderr, "kiln run: --sort '%s': key or value\n", view.sort);
+		return 2;
+	}
+	if (view.clear && !ivl) {
+		fprintf(stderr, "kiln run: --clear empties the maps after each --interval printing; it needs --interval\n");
 		return 2;
 	}
 	/* From here on a signal only sets a flag: cleanup always runs. */
@@ -355,7 +521,7 @@ int cmd_run(int argc, char **argv)
 	if (cli_object_open("run", file, &o, &obj))
 		return 1;
 	int rc = 1;
-	size_t nprogs = kiln_object_prog_count(obj), nmaps = kiln_object_map_count(obj);
+	size_t nprogs = kiln_object_prog_count(obj);
 	struct kiln_link **links = calloc(nprogs + 1, sizeof(*links));
 	struct streams ss = { 0 };
 	struct kiln_reader *rd = NULL;
@@ -375,10 +541,21 @@ int cmd_run(int argc, char **argv)
 	if (!quiet)
 		fprintf(stderr, "kiln run: running%s; Ctrl-C to stop\n", duration >= 0 ? " for the duration" : "");
 	double end = duration >= 0 ? now() + duration : 0;
+	double tick = interval > 0 ? now() + interval : 0;
+	unsigned ticks = 0;
 	while (!stop_signal && (duration < 0 || now() < end)) {
+		/* the poll's timeout is the interval's clock: no timer to race the signal handler */
+		if (interval > 0 && now() >= tick) {
+			print_interval(&ss, obj, rd, json, &view, ++ticks);
+			tick += interval;
+			if (tick < now())       /* printing took longer than the interval: skip, not burst */
+				tick = now() + interval;
+		}
 		int wait_ms = 100;
 		if (duration >= 0 && (end - now()) * 1000 < wait_ms)
 			wait_ms = (int)((end - now()) * 1000) + 1;
+		if (interval > 0 && (tick - now()) * 1000 < wait_ms)
+			wait_ms = (tick - now()) > 0 ? (int)((tick - now()) * 1000) + 1 : 0;
 		int err = 0;
 		if (rd)
 			err = kiln_reader_poll(rd, wait_ms);
@@ -397,13 +574,9 @@ int cmd_run(int argc, char **argv)
 		;
 	if (!quiet && stop_signal)
 		fprintf(stderr, "kiln run: %s, detaching\n", stop_signal == SIGINT ? "interrupted" : "terminated");
-	for (size_t i = 0; i < nmaps; i++) {
-		struct kiln_map *m = kiln_object_map(obj, i);
-		enum bpf_map_type t = kiln_map_info(m)->type;
-		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY && t != BPF_MAP_TYPE_STACK_TRACE &&
-		    !is_drop_counter(rd, m) && !print_top_stacks(&ss, obj, m, json) && cli_map_print(stdout, m, json, false))
-			cli_fail("run");
-	}
+	struct cli_map_view last = view;
+	last.clear = false;      /* what is printed at exit goes with the process anyway */
+	print_maps(&ss, obj, rd, json, &last);
 	streams_report(rd, json);
 	rc = 0;
 out:

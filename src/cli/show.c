@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "lib/event_internal.h"
 #include "lib/map_internal.h"
+#include <arpa/inet.h>
 #include <bpf/btf.h>
 #include <ctype.h>
 #include <errno.h>
@@ -90,9 +91,32 @@ static bool printable_string(const uint8_t *p, size_t n)
 	return true;
 }
 
+/* kiln's :ipv4 and :ipv6 are typedefs ipv4_addr and ipv6_addr (the names event.c decodes
+ * records by too): addresses in network order, shown as people write them, which is also what
+ * `kiln map get/set` read back. */
+static bool show_addr(FILE *out, const struct btf *btf, uint32_t id, const uint8_t *p, size_t avail, bool json)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	for (int guard = 0; t && guard < 32 && (btf_is_mod(t) || btf_is_typedef(t)); guard++) {
+		const char *n = btf_is_typedef(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		int family = !n ? 0 : !strcmp(n, "ipv4_addr") ? AF_INET : !strcmp(n, "ipv6_addr") ? AF_INET6 : 0;
+		size_t size = family == AF_INET ? 4 : 16;
+		char text[INET6_ADDRSTRLEN];
+		if (family && btf__resolve_size(btf, id) == (long)size && avail >= size &&
+		    inet_ntop(family, p, text, sizeof(text))) {
+			fprintf(out, json ? "\"%s\"" : "%s", text);
+			return true;
+		}
+		t = btf__type_by_id(btf, t->type);
+	}
+	return false;
+}
+
 static void show_type(FILE *out, const struct btf *btf, uint32_t id, const uint8_t *p, size_t avail,
 		      bool json, int depth)
 {
+	if (show_addr(out, btf, id, p, avail, json))
+		return;
 	id = btf__resolve_type(btf, id) < 0 ? id : (uint32_t)btf__resolve_type(btf, id);
 	const struct btf_type *t = btf__type_by_id(btf, id);
 	long sz = btf__resolve_size(btf, id);

@@ -3,6 +3,7 @@
  * maps of strings by key, hist and lhist maps by their total count, with bars 52 columns
  * wide under a 16-column label and an 8-column count; avg and stats by their average. */
 #define _GNU_SOURCE
+#include "cli.h"
 #include "trace.h"
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -337,70 +338,9 @@ static int by_sort(const void *pa, const void *pb)
 	return r ? r : key_cmp(a->key, b->key, &sort_map->key);
 }
 
-static void hist_label(char *buf, size_t n, int power)
+static struct cli_hist hist_of(const struct kt_map *m)
 {
-	static const char suffix[] = " KMGT";
-	int s = 0;
-	while (power >= 10 && s < 4) {
-		power -= 10;
-		s++;
-	}
-	snprintf(buf, n, "%llu%.*s", 1ull << power, s ? 1 : 0, s ? suffix + s : "");
-}
-
-static void lhist_label(char *buf, size_t n, int64_t v)
-{
-	if (v != 0 && v % 1048576 == 0)
-		snprintf(buf, n, "%lldM", (long long)(v / 1048576));
-	else if (v != 0 && v % 1024 == 0)
-		snprintf(buf, n, "%lldK", (long long)(v / 1024));
-	else
-		snprintf(buf, n, "%lld", (long long)v);
-}
-
-/* bpftrace sizes the bar by the count and prints the count divided by print()'s div (hist only). */
-static void bar_line(FILE *out, const char *label, uint64_t v, uint64_t div, uint64_t max)
-{
-	int width = max ? (int)((float)v / (float)max * 52) : 0;
-	char bar[53];
-	memset(bar, '@', (size_t)width);
-	bar[width] = 0;
-	fprintf(out, "%-16s%8" PRIu64 " |%-52s|\n", label, v / div, bar);
-}
-
-/* [{"min": LO, "max": HI, "count": N}, ...] over the same buckets as the bars. */
-static void json_hist(FILE *out, const struct kt_map *m, const struct entry *e, uint64_t div)
-{
-	int lo = -1, hi = -1;
-	for (uint32_t i = 0; i < e->nbuckets; i++)
-		if (e->buckets[i]) {
-			if (lo < 0)
-				lo = (int)i;
-			hi = (int)i;
-		}
-	int64_t nb = m->kind == KM_LHIST ? (m->lmax - m->lmin) / m->lstep : 0;
-	fputc('[', out);
-	for (int i = lo; lo >= 0 && i <= hi; i++) {
-		fputs(i > lo ? ", {" : "{", out);
-		if (m->kind == KM_HIST) {
-			if (i == 0)
-				fputs("\"max\": -1, ", out);
-			else if (i <= 2)
-				fprintf(out, "\"min\": %d, \"max\": %d, ", i - 1, i - 1);
-			else
-				fprintf(out, "\"min\": %llu, \"max\": %llu, ", 1ull << (i - 2), (1ull << (i - 1)) - 1);
-		} else if (i == 0) {
-			fprintf(out, "\"max\": %" PRId64 ", ", m->lmin - 1);
-		} else if (i == nb + 1) {
-			fprintf(out, "\"min\": %" PRId64 ", ", m->lmax);
-		} else {
-			fprintf(out, "\"min\": %" PRId64 ", \"max\": %" PRId64 ", ", (i - 1) * m->lstep + m->lmin,
-				i * m->lstep + m->lmin - 1);
-		}
-		/* bpftrace divides hist counts by print()'s div, not lhist's */
-		fprintf(out, "\"count\": %" PRIu64 "}", e->buckets[i] / (m->kind == KM_HIST ? div : 1));
-	}
-	fputc(']', out);
+	return (struct cli_hist){ .linear = m->kind == KM_LHIST, .lo = m->lmin, .hi = m->lmax, .step = m->lstep };
 }
 
 /* One map as one JSON line: {"type": "map"|"hist"|"stats", "data": {"@name": VALUE or
@@ -410,6 +350,7 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 {
 	if (from >= n)
 		return;
+	struct cli_hist hist = hist_of(m);
 	const char *type = m->kind == KM_HIST || m->kind == KM_LHIST ? "hist"
 			   : m->kind == KM_AVG || m->kind == KM_STATS ? "stats" : "map";
 	fprintf(out, "{\"type\": \"%s\", \"data\": {", type);
@@ -424,7 +365,7 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 			json_key(out, m, e[i].key, s);
 		switch (m->kind) {
 		case KM_HIST: case KM_LHIST:
-			json_hist(out, m, &e[i], (uint64_t)dv);
+			cli_hist_json(out, &hist, e[i].buckets, e[i].nbuckets, (uint64_t)dv);
 			break;
 		case KM_STR:
 			json_str(out, (const char *)e[i].value, strnlen((const char *)e[i].value, m->value_size));
@@ -461,49 +402,6 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 		}
 	}
 	fputs(m->key.kind == KTT_NONE ? "}}\n" : "}}}\n", out);
-}
-
-static void print_hist(FILE *out, const struct kt_map *m, const struct entry *e, uint64_t div)
-{
-	uint64_t max = 0;
-	int lo = -1, hi = -1;
-	for (uint32_t i = 0; i < e->nbuckets; i++) {
-		if (e->buckets[i] > max)
-			max = e->buckets[i];
-		if (e->buckets[i]) {
-			if (lo < 0)
-				lo = (int)i;
-			hi = (int)i;
-		}
-	}
-	if (lo < 0)
-		return;
-	int64_t nb = m->kind == KM_LHIST ? (m->lmax - m->lmin) / m->lstep : 0;
-	for (int i = lo; i <= hi; i++) {
-		char label[64], a[24], b[24];
-		if (m->kind == KM_HIST) {
-			if (i == 0) {
-				snprintf(label, sizeof(label), "(..., 0)");
-			} else if (i == 1 || i == 2) {
-				snprintf(label, sizeof(label), "[%d]", i - 1);
-			} else {
-				hist_label(a, sizeof(a), i - 2);
-				hist_label(b, sizeof(b), i - 1);
-				snprintf(label, sizeof(label), "[%s, %s)", a, b);
-			}
-		} else if (i == 0) {
-			lhist_label(a, sizeof(a), m->lmin);
-			snprintf(label, sizeof(label), "(..., %s)", a);
-		} else if (i == nb + 1) {
-			lhist_label(a, sizeof(a), m->lmax);
-			snprintf(label, sizeof(label), "[%s, ...)", a);
-		} else {
-			lhist_label(a, sizeof(a), (i - 1) * m->lstep + m->lmin);
-			lhist_label(b, sizeof(b), i * m->lstep + m->lmin);
-			snprintf(label, sizeof(label), "[%s, %s)", a, b);
-		}
-		bar_line(out, label, e->buckets[i], div, max);
-	}
 }
 
 /* hist/lhist entries keyed by (user key, bucket) grouped into one entry per user key. */
@@ -545,6 +443,7 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 		    uint32_t div)
 {
 	const struct kt_map *m = &s->maps[index];
+	struct cli_hist hist = hist_of(m);
 	struct collect c = { .m = m, .ksize = m->key_size, .vsize = m->value_size };
 	struct kiln_map_dump_opts o = { .sz = sizeof(o) };
 	int err = kiln_map_dump(km, collect_one, &c, &o, NULL);
@@ -576,7 +475,7 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 			switch (m->kind) {
 			case KM_HIST: case KM_LHIST:
 				fputc('\n', out);
-				print_hist(out, m, e, (uint64_t)dv);
+				cli_hist_print(out, &hist, e->buckets, e->nbuckets, (uint64_t)dv);
 				break;
 			case KM_STR:
 				put_str(out, e->value, m->value_size);

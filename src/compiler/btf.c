@@ -371,6 +371,15 @@ static int event_tag(struct bb *b, int var, const struct kl_type *ev)
 	return id < 0 ? id : 0;
 }
 
+/* "kiln.display:log2-hist" (or linear-hist:LO:HI:STEP) on a map's VAR: how kiln run draws it. */
+static int display_tag(struct bb *b, int var, const char *display)
+{
+	char tag[96];
+	snprintf(tag, sizeof(tag), "kiln.display:%s", display);
+	int id = check(b, btf__add_decl_tag(b->btf, tag, var, -1), "DECL_TAG");
+	return id < 0 ? id : 0;
+}
+
 /* libbpf reads a map attribute N from `int (*name)[N]`, i.e. __uint(name, N). */
 static int uint_attr(struct bb *b, uint32_t n)
 {
@@ -943,6 +952,8 @@ static int build(struct bb *b, void **btf_out, uint32_t *btf_len, void **ext,
 			err = vars[i];
 		else if (obj->maps[i].event)
 			err = event_tag(b, vars[i], obj->maps[i].event);
+		if (!err && obj->maps[i].display)
+			err = display_tag(b, vars[i], obj->maps[i].display);
 	}
 	for (uint32_t i = 0; i < obj->nfuncs && !err; i++)
 		if ((b->func_id[i] = func_btf(b, &obj->funcs[i])) < 0)

@@ -271,7 +271,7 @@ static bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
 static const char *const map_options[] = {
 	"type", "key-size", "value-size", "key", "value", "max-entries", "map-flags", "pinning",
-	"inner-map", "value-type", "event",
+	"inner-map", "value-type", "event", "display",
 };
 
 /* A BTF DATASEC's vlen, its variable count, is 16 bits; the drop counters of ring buffers
@@ -294,6 +294,34 @@ static const char *local_storage(uint32_t type)
 		if (kinds[i].type == type)
 			return kinds[i].per;
 	return NULL;
+}
+
+/* :display :log2-hist (the map's key is (log2 x), its value a u64 count) or :display
+ * (:linear-hist LO HI STEP) (the key (x - LO) / STEP, from HI on one bucket): how `kiln run`
+ * draws the map, as bpftrace's hist() and lhist(). */
+static int map_display(struct kl_comp *c, struct kl_mapdef *md, const struct kl_node *d)
+{
+	const struct kl_type *k = md->m.key, *v = md->m.value;
+	bool counts = k && v && k->kind == KL_T_INT && k->size <= 8 && v->kind == KL_T_INT && v->size == 8;
+	if (kl_is_key(d, "log2-hist")) {
+		md->m.display = "log2-hist";
+	} else if (d->kind == KL_N_LIST && d->nitems == 4 && kl_is_key(d->items[0], "linear-hist")) {
+		int64_t lo, hi, step;
+		if (kl_const_eval(c, d->items[1], &lo) || kl_const_eval(c, d->items[2], &hi) ||
+		    kl_const_eval(c, d->items[3], &step))
+			return -1;
+		if (step <= 0 || hi <= lo || (hi - lo) / step > 1000)
+			return form_error(c, d, ":linear-hist needs LO < HI, STEP > 0 and at most 1000 buckets");
+		char buf[80];
+		snprintf(buf, sizeof(buf), "linear-hist:%lld:%lld:%lld", (long long)lo, (long long)hi, (long long)step);
+		md->m.display = kl_arena_strdup(c->a, buf);
+	} else {
+		return form_error(c, d, ":display must be :log2-hist or (:linear-hist LO HI STEP)");
+	}
+	if (!counts)
+		return form_error(c, d, ":display draws a histogram: the map needs an integer :key (the bucket) "
+				  "and a u64 :value (its count)");
+	return 0;
 }
 
 static int do_defmap(struct kl_comp *c, struct kl_node *n)
@@ -329,7 +357,7 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 			char buf[64];
 			kl_node_str(k, buf, sizeof(buf));
 			return kl_error(c->d, k->span, "unknown defmap option '%s' (expected :type, :key, :value, "
-					":key-size, :value-size, :value-type, :max-entries, :map-flags, :pinning, :inner-map or :event)", buf);
+					":key-size, :value-size, :value-type, :max-entries, :map-flags, :pinning, :inner-map, :event or :display)", buf);
 		}
 		if (opt[j])
 			return kl_error(c->d, k->span, "defmap option ':%s' given twice", map_options[j]);
@@ -464,6 +492,8 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 			return form_error(c, opt[10], ":event must name a defevent or defstruct defined before");
 		md.m.event = sd->type;
 	}
+	if (opt[11] && map_display(c, &md, opt[11]))
+		return -1;
 	PUSH_NAMED(c, maps, maps, md);
 	return 0;
 }

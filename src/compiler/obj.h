@@ -77,6 +77,8 @@ struct kl_map {
 	int inner;             /* index of the inner map template for map-in-map, or -1 */
 	const struct kl_type *event; /* ringbuf/perf-event-array: the layout of its records, told
 				      * to user space by a BTF decl tag "kiln.event:NAME" */
+	const char *display;   /* :display: "log2-hist" or "linear-hist:LO:HI:STEP", told to user
+				* space by a BTF decl tag "kiln.display:..." (kiln run draws it) */
 };
 
 struct kl_obj {

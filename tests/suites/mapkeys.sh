@@ -31,8 +31,8 @@ M=$pin/maps
 
 # the issue's example: saddr is an :ipv4 (network order), dport a u16; the rest is zero
 "$KILN" map set "$M/flows" '{"saddr": "10.0.0.1", "dport": 80}' 1 || fail issue-example "status $?"
-# 10.0.0.1 in network order, read as a little-endian u32 by a reader without BTF
-check issue-example '{"map":"flows","key":{"saddr":16777226,"daddr":0,"sport":0,"dport":80},"value":1}' \
+# the :ipv4 fields printed as addresses (their typedef ipv4_addr in the BTF)
+check issue-example '{"map":"flows","key":{"saddr":"10.0.0.1","daddr":"0.0.0.0","sport":0,"dport":80},"value":1}' \
 	"$("$KILN" map get "$M/flows" '{"saddr": "10.0.0.1", "dport": 80}' --json 2>&1)"
 # the kernel's bytes of that key: 0a 00 00 01, four zeros, sport 0, dport 80 little-endian
 bt=$(bpftool -j map lookup pinned "$M/flows" key 10 0 0 1 0 0 0 0 0 0 80 0 2>&1 | grep -o '"value":\[[^]]*\]')
@@ -41,8 +41,8 @@ check issue-example-bytes '"value":["0x01","0x00","0x00","0x00","0x00","0x00","0
 rec='{"a":255,"b":65535,"c":4294967295,"d":18446744073709551615,"e":-2147483648,"addr6":"fd00::1","name":"hello world","inner":{"saddr":"192.168.1.2","daddr":"10.1.2.3","sport":1234,"dport":443},"nums":[1,2,3]}'
 "$KILN" map set "$M/recs" 1 "$rec" || fail rec-set "status $?"
 got=$("$KILN" map get "$M/recs" 1 --json 2>&1)
-# 192.168.1.2 and 10.1.2.3 in network order as little-endian u32s; fd00::1 as its 16 bytes
-want='{"map":"recs","key":1,"value":{"a":255,"b":65535,"c":4294967295,"d":18446744073709551615,"e":-2147483648,"addr6":[253,0,0,0,0,0,0,0,0,0,0,0,0,0,0,1],"name":"hello world","inner":{"saddr":33663168,"daddr":50462986,"sport":1234,"dport":443},"nums":[1,2,3,0]}}'
+# the :ipv4 and :ipv6 fields printed as the addresses that were set
+want='{"map":"recs","key":1,"value":{"a":255,"b":65535,"c":4294967295,"d":18446744073709551615,"e":-2147483648,"addr6":"fd00::1","name":"hello world","inner":{"saddr":"192.168.1.2","daddr":"10.1.2.3","sport":1234,"dport":443},"nums":[1,2,3,0]}}'
 check rec-get "$want" "$got"
 # the round trip: what get printed, set again under another key, reads back the same
 value=$(sed 's/^{"map":"recs","key":1,"value":\(.*\)}$/\1/' <<<"$got")
@@ -51,13 +51,15 @@ check round-trip "${want/\"key\":1/\"key\":2}" "$("$KILN" map get "$M/recs" 2 --
 # a struct as a key, and dashes for underscores in field names
 "$KILN" map set "$M/by_rec" '{"name":"k","inner":{"dport":7}}' '{"saddr":"1.2.3.4","sport":9}' ||
 	fail struct-key "status $?"
-check struct-key '{"saddr":67305985,"daddr":0,"sport":9,"dport":0}' \
+check struct-key '{"saddr":"1.2.3.4","daddr":"0.0.0.0","sport":9,"dport":0}' \
 	"$("$KILN" map get "$M/by_rec" '{"name":"k","inner":{"dport":7}}' --json 2>&1 | sed 's/.*"value"://; s/}$//')"
 
-# a key that is an :ipv4: dotted in, and what get prints (its bytes as an integer) reads back
+# a key that is an :ipv4: dotted in, printed dotted, and what get prints reads back; its bytes
+# as an integer (what kiln printed before it knew addresses) still name it
 "$KILN" map set "$M/by_addr" 10.0.0.1 3
-k=$("$KILN" map get "$M/by_addr" 10.0.0.1 --json 2>&1 | sed 's/.*"key":\([0-9]*\).*/\1/')
-check ipv4-key '{"map":"by_addr","key":16777226,"value":3}' "$("$KILN" map get "$M/by_addr" "$k" --json 2>&1)"
+k=$("$KILN" map get "$M/by_addr" 10.0.0.1 --json 2>&1 | sed 's/.*"key":"\([0-9.]*\)".*/\1/')
+check ipv4-key '{"map":"by_addr","key":"10.0.0.1","value":3}' "$("$KILN" map get "$M/by_addr" "$k" --json 2>&1)"
+check ipv4-key-text '  10.0.0.1 => 3' "$("$KILN" map get "$M/by_addr" 16777226 2>&1)"
 
 # per-CPU: one value for every CPU, or a list of one per possible CPU
 ncpu=$(( $(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1 ))
