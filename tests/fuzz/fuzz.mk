@@ -30,7 +30,8 @@ fuzz: fuzz-bins $(BUILD)/kiln
 	bash tests/fuzz/seeds.sh $(BUILD)/fuzz
 	FUZZ_TIME=$(FUZZ_TIME) FUZZ_JOBS=$(FUZZ_JOBS) bash tests/fuzz/run.sh $(BUILD)/fuzz $(FUZZ_NAMES)
 
-$(BUILD)/fuzz/obj/gen/prelude.o: $(BUILD)/gen/prelude.c
+# the generated sources: the prelude's text and its index
+$(BUILD)/fuzz/obj/gen/%.o: $(BUILD)/gen/%.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 $(BUILD)/fuzz/obj/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
