@@ -417,10 +417,11 @@ int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cl
 		if (!err) {
 			/* the top N by value, then in the order asked (by value when none was) */
 			kv_ksize = l.ksize;
-			qsort(l.e, l.n, sizeof(*l.e), kv_by_value);
+			if (l.n)          /* an empty map has no array: qsort takes no NULL */
+				qsort(l.e, l.n, sizeof(*l.e), kv_by_value);
 			if (v->top && l.n > v->top)
 				from = l.n - v->top;
-			if (v->sort && !strcmp(v->sort, "key"))
+			if (l.n && v->sort && !strcmp(v->sort, "key"))
 				qsort(l.e + from, n - from, sizeof(*l.e), kv_by_key);
 			if (!json)
 				fprintf(out, "map %s (%s, id %u, key %u, value %u, max %u)", kiln_map_name(m),

@@ -148,7 +148,8 @@ static bool print_top_stacks(struct streams *ss, struct kiln_object *obj, struct
 	int err = kiln_map_dump(m, collect_one, &c, &o, NULL);
 	if (err < 0 && !c.nomem)
 		cli_fail("run");
-	qsort(c.items, c.n, sizeof(*c.items), by_count);
+	if (c.n)
+		qsort(c.items, c.n, sizeof(*c.items), by_count);
 	uint64_t total = 0;
 	for (size_t i = 0; i < c.n; i++)
 		total += c.items[i].count;

@@ -153,15 +153,15 @@ static struct kl_obj build_obj(void)
 		.ctx = KL_CTX_U64_ARRAY, .insns = zero_insns, .ninsns = N(zero_insns) };
 
 	snprintf(pinned_name, sizeof(pinned_name), "kl_pin_%d", (int)getpid());
-	maps[M_COUNTS] = (struct kl_map){ "counts", BPF_MAP_TYPE_ARRAY, u32, u64, false, 4, 0, 0, -1, NULL };
-	maps[M_FLOWS] = (struct kl_map){ "flows", BPF_MAP_TYPE_HASH, &flow_key, u64, false, 16, 0, 0, -1, NULL };
-	maps[M_EVENTS] = (struct kl_map){ "events", BPF_MAP_TYPE_RINGBUF, NULL, NULL, false, 4096, 0, 0, -1, NULL };
-	maps[M_JUMPS] = (struct kl_map){ "jumps", BPF_MAP_TYPE_PROG_ARRAY, u32, u32, true, 4, 0, 0, -1, NULL };
+	maps[M_COUNTS] = (struct kl_map){ "counts", BPF_MAP_TYPE_ARRAY, u32, u64, false, 4, 0, 0, -1, NULL, NULL };
+	maps[M_FLOWS] = (struct kl_map){ "flows", BPF_MAP_TYPE_HASH, &flow_key, u64, false, 16, 0, 0, -1, NULL, NULL };
+	maps[M_EVENTS] = (struct kl_map){ "events", BPF_MAP_TYPE_RINGBUF, NULL, NULL, false, 4096, 0, 0, -1, NULL, NULL };
+	maps[M_JUMPS] = (struct kl_map){ "jumps", BPF_MAP_TYPE_PROG_ARRAY, u32, u32, true, 4, 0, 0, -1, NULL, NULL };
 	maps[M_PINNED] = (struct kl_map){ pinned_name, BPF_MAP_TYPE_HASH, u32, u64, false, 8,
-					  BPF_F_NO_PREALLOC, PIN_BY_NAME, -1, NULL };
-	maps[M_INNER] = (struct kl_map){ "inner", BPF_MAP_TYPE_ARRAY, u32, u64, false, 1, 0, 0, -1, NULL };
+					  BPF_F_NO_PREALLOC, PIN_BY_NAME, -1, NULL, NULL };
+	maps[M_INNER] = (struct kl_map){ "inner", BPF_MAP_TYPE_ARRAY, u32, u64, false, 1, 0, 0, -1, NULL, NULL };
 	maps[M_OUTER] = (struct kl_map){ "outer", BPF_MAP_TYPE_ARRAY_OF_MAPS, u32, u32, false, 2,
-					 0, 0, M_INNER, NULL };
+					 0, 0, M_INNER, NULL, NULL };
 	return (struct kl_obj){ .source_path = "count.lisp", .source = source, .license = "GPL",
 		.funcs = funcs, .nfuncs = NFUNCS, .maps = maps, .nmaps = NMAPS,
 		.structs = structs, .nstructs = N(structs) };
