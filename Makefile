@@ -41,9 +41,10 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 # veth pairs and network namespaces of the attach tests, ping (iputils-ping) to send packets,
 # libdw (libdw-dev) for the file:line of user stack frames from DWARF, capsh (libcap2-bin) to
 # run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a test's netns,
-# libclang-rt-14-dev for clang's libFuzzer and sanitizer runtimes (`make fuzz`)
+# libclang-rt-14-dev for clang's libFuzzer and sanitizer runtimes (`make fuzz`), prometheus to
+# scrape `kiln run --metrics` in tests/suites/metrics.sh
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
-	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace
+	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus
 
 .PHONY: all deps bench run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
 all: kiln lib

@@ -78,6 +78,21 @@ struct cli_hist {
 };
 void cli_hist_print(FILE *out, const struct cli_hist *h, const uint64_t *buckets, uint32_t n, uint64_t div);
 void cli_hist_json(FILE *out, const struct cli_hist *h, const uint64_t *buckets, uint32_t n, uint64_t div);
+/* A map declared with :display :log2-hist or (:linear-hist LO HI STEP): h, and its buckets in
+ * that numbering (per-CPU values summed) in a calloc'ed *n of *count (NULL after printing the
+ * error). false when the map is not one. */
+bool cli_hist_map_buckets(struct kiln_object *obj, struct kiln_map *m, struct cli_hist *h, uint64_t **n,
+			  uint32_t *count);
+
+/* metrics.c: `kiln run --metrics`. The listening socket (non-blocking) for ADDR:PORT, or -1
+ * after printing why; the maps skip() does not refuse as Prometheus text exposition 0.0.4;
+ * every waiting connection answered (GET /metrics, else 404). */
+struct kiln_events;
+int cli_metrics_listen(const char *spec);
+void cli_metrics_write(FILE *out, struct kiln_object *obj, struct kiln_events *evs,
+		       bool (*skip)(struct kiln_map *, void *), void *arg);
+void cli_metrics_serve(int lfd, struct kiln_object *obj, struct kiln_events *evs,
+		       bool (*skip)(struct kiln_map *, void *), void *arg);
 
 /* maps.c: "PATH" (pinned), "id:N" or "name:NAME". Prints the error. */
 int cli_map_open_target(const char *cmd, const char *target, struct kiln_map **out);

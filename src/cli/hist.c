@@ -5,6 +5,9 @@
  * :display). Buckets are indexed as bpftrace's: log2 0 below zero, 1 for 0, 2 for 1, i for
  * [2^(i-2), 2^(i-1)); linear 0 below lo, i for [lo+(i-1)*step, lo+i*step), the last from hi. */
 #include "cli.h"
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -123,4 +126,89 @@ void cli_hist_json(FILE *out, const struct cli_hist *h, const uint64_t *bk, uint
 		fprintf(out, "\"count\": %" PRIu64 "}", bk[i] / (h->linear ? 1 : div));
 	}
 	fputc(']', out);
+}
+
+/* ---- maps declared with :display ---- */
+
+/* The map's BTF decl tag kiln.display:log2-hist or kiln.display:linear-hist:LO:HI:STEP. */
+static bool display_of(const struct btf *btf, const char *map, struct cli_hist *h)
+{
+	for (uint32_t id = 1; btf && id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *tag = btf_is_decl_tag(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		if (!tag || strncmp(tag, "kiln.display:", 13))
+			continue;
+		const struct btf_type *var = btf__type_by_id(btf, t->type);
+		const char *name = var && btf_is_var(var) ? btf__name_by_offset(btf, var->name_off) : NULL;
+		if (!name || strcmp(name, map))
+			continue;
+		long long lo, hi, step;
+		*h = (struct cli_hist){ .zero_in_one = true };
+		if (!strcmp(tag + 13, "log2-hist"))
+			return true;
+		if (sscanf(tag + 13, "linear-hist:%lld:%lld:%lld", &lo, &hi, &step) == 3 && step > 0 && hi > lo) {
+			*h = (struct cli_hist){ .linear = true, .lo = lo, .hi = hi, .step = step };
+			return true;
+		}
+	}
+	return false;
+}
+
+struct buckets {
+	const struct cli_hist *h;
+	uint64_t *n;
+	uint32_t count;
+	size_t key_size, stride, ncpu;
+	bool key_signed;
+};
+
+/* kiln's buckets into bpftrace's numbering: (log2 x) k is bucket k + 2; linear k is k + 1,
+ * those from HI on the last */
+static int add_bucket(const void *key, const void *value, void *arg)
+{
+	struct buckets *b = arg;
+	uint64_t k = 0;
+	memcpy(&k, key, b->key_size < 8 ? b->key_size : 8);
+	if (b->key_signed && b->key_size < 8 && (k >> (8 * b->key_size - 1)) & 1)
+		k |= ~(uint64_t)0 << (8 * b->key_size);
+	int64_t sk = (int64_t)k;
+	uint32_t i = sk < 0 ? 0 : b->h->linear ? (sk + 1 < (int64_t)b->count - 1 ? (uint32_t)sk + 1 : b->count - 1)
+				 : (sk + 2 < (int64_t)b->count ? (uint32_t)sk + 2 : b->count - 1);
+	for (size_t c = 0; c < b->ncpu; c++) {
+		uint64_t v;
+		memcpy(&v, (const uint8_t *)value + c * b->stride, 8);
+		b->n[i] += v;
+	}
+	return 0;
+}
+
+/* A map declared with :display (8-byte values, integer keys of up to 8 bytes): its kind in h
+ * and its buckets, per-CPU values summed, as a calloc'ed array (*n NULL after printing the
+ * error when out of memory or the map cannot be read). false when the map is not one. */
+bool cli_hist_map_buckets(struct kiln_object *obj, struct kiln_map *m, struct cli_hist *h, uint64_t **n,
+			  uint32_t *count)
+{
+	const struct kiln_map_info *info = kiln_map_info(m);
+	const struct btf *btf = bpf_object__btf(kiln_object_libbpf(obj));
+	if (!display_of(btf, kiln_map_name(m), h) || info->value_size != 8 || !info->key_size || info->key_size > 8)
+		return false;
+	const struct btf_type *kt = btf ? btf__type_by_id(btf, info->btf_key_type_id) : NULL;
+	int kid = kt ? btf__resolve_type(btf, info->btf_key_type_id) : -1;
+	kt = kid > 0 ? btf__type_by_id(btf, (uint32_t)kid) : NULL;
+	struct buckets b = { .h = h, .key_size = info->key_size, .stride = kiln_map_value_stride(m),
+			     .key_signed = kt && btf_is_int(kt) && (btf_int_encoding(kt) & BTF_INT_SIGNED) };
+	b.ncpu = kiln_map_is_percpu(m) ? kiln_map_value_buf_size(m) / b.stride : 1;
+	b.count = h->linear ? (uint32_t)((h->hi - h->lo) / h->step) + 2 : 66;
+	*count = b.count;
+	if (!(*n = b.n = calloc(b.count, sizeof(*b.n)))) {
+		fprintf(stderr, "kiln: out of memory\n");
+		return true;
+	}
+	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
+	if (kiln_map_dump(m, add_bucket, &b, &o, NULL) < 0) {
+		cli_fail("run");
+		free(b.n);
+		*n = NULL;
+	}
+	return true;
 }

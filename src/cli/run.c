@@ -6,6 +6,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ static const char run_help[] =
 	"                [--cgroup PATH] [--egress] [-q|--quiet] [-w|--no-warnings]\n"
 	"                [--freq HZ | --period NS] [--btf FILE]\n"
 	"                [--interval DURATION [--clear]] [--top N] [--sort key|value] [--per-cpu]\n"
+	"                [--metrics ADDR:PORT]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
@@ -44,7 +46,14 @@ static const char run_help[] =
 	"Per-CPU maps of integers show each value summed over the CPUs; --per-cpu lists one a CPU.\n"
 	"A map declared with :display :log2-hist or (:linear-hist LO HI STEP) is drawn as\n"
 	"bpftrace draws hist() and lhist(): `[4K, 8K)  7 |@@@@...|`; JSON {\"map\":NAME,\"hist\":\n"
-	"[{\"min\":4096,\"max\":8191,\"count\":7},...]}.\n";
+	"[{\"min\":4096,\"max\":8191,\"count\":7},...]}.\n"
+	"--metrics ADDR:PORT (127.0.0.1:9435, [::1]:9435, :9435 for every address) serves the maps\n"
+	"at http://ADDR:PORT/metrics as Prometheus text (version 0.0.4), read at each scrape: a\n"
+	"map of u64 values (per-CPU ones summed) is the counter kiln_NAME, one series a key,\n"
+	"labelled by the key's fields (integers in decimal, ipv4/ipv6 fields as addresses, char\n"
+	"arrays as strings; an integer key is label key); a map with :display is the histogram\n"
+	"kiln_NAME with cumulative le buckets (upper bounds, inclusive), _count, and a _sum that\n"
+	"is approximate: each bucket counted at its lower bound. Other paths get 404.\n";
 
 static volatile sig_atomic_t stop_signal;
 static struct kiln_reader *volatile signal_reader;
@@ -332,101 +341,46 @@ static double now(void)
 
 /* ---- maps declared with :display, drawn as bpftrace's hist() and lhist() ---- */
 
-/* The map's BTF decl tag kiln.display:log2-hist or kiln.display:linear-hist:LO:HI:STEP. */
-static bool display_of(const struct btf *btf, const char *map, struct cli_hist *h)
-{
-	for (uint32_t id = 1; btf && id < btf__type_cnt(btf); id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		const char *tag = btf_is_decl_tag(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
-		if (!tag || strncmp(tag, "kiln.display:", 13))
-			continue;
-		const struct btf_type *var = btf__type_by_id(btf, t->type);
-		const char *name = var && btf_is_var(var) ? btf__name_by_offset(btf, var->name_off) : NULL;
-		if (!name || strcmp(name, map))
-			continue;
-		long long lo, hi, step;
-		*h = (struct cli_hist){ .zero_in_one = true };
-		if (!strcmp(tag + 13, "log2-hist"))
-			return true;
-		if (sscanf(tag + 13, "linear-hist:%lld:%lld:%lld", &lo, &hi, &step) == 3 && step > 0 && hi > lo) {
-			*h = (struct cli_hist){ .linear = true, .lo = lo, .hi = hi, .step = step };
-			return true;
-		}
-	}
-	return false;
-}
-
-struct buckets {
-	const struct cli_hist *h;
-	uint64_t *n;
-	uint32_t count;
-	size_t key_size, stride, ncpu;
-	bool key_signed;
-};
-
-/* kiln's buckets into bpftrace's numbering: (log2 x) k is bucket k + 2; linear k is k + 1,
- * those from HI on the last */
-static int add_bucket(const void *key, const void *value, void *arg)
-{
-	struct buckets *b = arg;
-	uint64_t k = 0;
-	memcpy(&k, key, b->key_size < 8 ? b->key_size : 8);
-	if (b->key_signed && b->key_size < 8 && (k >> (8 * b->key_size - 1)) & 1)
-		k |= ~(uint64_t)0 << (8 * b->key_size);
-	int64_t sk = (int64_t)k;
-	uint32_t i = sk < 0 ? 0 : b->h->linear ? (sk + 1 < (int64_t)b->count - 1 ? (uint32_t)sk + 1 : b->count - 1)
-				 : (sk + 2 < (int64_t)b->count ? (uint32_t)sk + 2 : b->count - 1);
-	for (size_t c = 0; c < b->ncpu; c++) {
-		uint64_t v;
-		memcpy(&v, (const uint8_t *)value + c * b->stride, 8);
-		b->n[i] += v;
-	}
-	return 0;
-}
-
 /* A map declared with :display: "map NAME (log2 histogram):" over the bars, or one JSON line
  * {"map":NAME,"hist":[{"min","max","count"},...]}. false when the map is not one. */
 static bool print_hist_map(struct kiln_object *obj, struct kiln_map *m, bool json, bool clear)
 {
-	const struct kiln_map_info *info = kiln_map_info(m);
 	struct cli_hist h;
-	const struct btf *btf = bpf_object__btf(kiln_object_libbpf(obj));
-	if (!display_of(btf, kiln_map_name(m), &h) || info->value_size != 8 || !info->key_size || info->key_size > 8)
+	uint64_t *n;
+	uint32_t count;
+	if (!cli_hist_map_buckets(obj, m, &h, &n, &count))
 		return false;
-	const struct btf_type *kt = btf ? btf__type_by_id(btf, info->btf_key_type_id) : NULL;
-	int kid = kt ? btf__resolve_type(btf, info->btf_key_type_id) : -1;
-	kt = kid > 0 ? btf__type_by_id(btf, (uint32_t)kid) : NULL;
-	struct buckets b = { .h = &h, .key_size = info->key_size, .stride = kiln_map_value_stride(m),
-			     .key_signed = kt && btf_is_int(kt) && (btf_int_encoding(kt) & BTF_INT_SIGNED) };
-	b.ncpu = kiln_map_is_percpu(m) ? kiln_map_value_buf_size(m) / b.stride : 1;
-	b.count = h.linear ? (uint32_t)((h.hi - h.lo) / h.step) + 2 : 66;
-	if (!(b.n = calloc(b.count, sizeof(*b.n)))) {
-		fprintf(stderr, "kiln run: out of memory\n");
+	if (!n)
 		return true;
-	}
-	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
-	if (kiln_map_dump(m, add_bucket, &b, &o, NULL) < 0)
-		cli_fail("run");
 	bool any = false;
-	for (uint32_t i = 0; i < b.count; i++)
-		any = any || b.n[i];
+	for (uint32_t i = 0; i < count; i++)
+		any = any || n[i];
 	if (json) {
 		printf("{\"map\":");
 		cli_json_str(stdout, kiln_map_name(m), 256);
 		printf(",\"hist\":");
-		cli_hist_json(stdout, &h, b.n, b.count, 1);
+		cli_hist_json(stdout, &h, n, count, 1);
 		printf("}\n");
 	} else {
 		printf("map %s (%s histogram):\n", kiln_map_name(m), h.linear ? "linear" : "log2");
 		if (any)
-			cli_hist_print(stdout, &h, b.n, b.count, 1);
+			cli_hist_print(stdout, &h, n, count, 1);
 		else
 			printf("  (empty)\n");
 	}
 	if (clear && kiln_map_delete_all(m, NULL))
 		cli_fail("run");
-	free(b.n);
+	free(n);
 	return true;
+}
+
+/* Maps that are not counts: buffers (their records are streamed), stack traces (printed
+ * through the maps that count them) and ring buffers' drop counters. */
+static bool not_counts(struct kiln_map *m, void *rd)
+{
+	enum bpf_map_type t = kiln_map_info(m)->type;
+	return t == BPF_MAP_TYPE_RINGBUF || t == BPF_MAP_TYPE_PERF_EVENT_ARRAY || t == BPF_MAP_TYPE_STACK_TRACE ||
+	       is_drop_counter(rd, m);
 }
 
 /* Every map the programs fill, by the view asked: not the buffers (their records were
@@ -436,9 +390,7 @@ static void print_maps(struct streams *ss, struct kiln_object *obj, struct kiln_
 {
 	for (size_t i = 0; i < kiln_object_map_count(obj); i++) {
 		struct kiln_map *m = kiln_object_map(obj, i);
-		enum bpf_map_type t = kiln_map_info(m)->type;
-		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY && t != BPF_MAP_TYPE_STACK_TRACE &&
-		    !is_drop_counter(rd, m) && !print_top_stacks(ss, obj, m, json) &&
+		if (!not_counts(m, rd) && !print_top_stacks(ss, obj, m, json) &&
 		    !print_hist_map(obj, m, json, view->clear) &&
 		    cli_map_print_view(stdout, m, json, view))
 			cli_fail("run");
@@ -463,7 +415,7 @@ static void print_interval(struct streams *ss, struct kiln_object *obj, struct k
 
 int cmd_run(int argc, char **argv)
 {
-	const char *file = NULL, *pin = NULL, *dur = NULL, *ivl = NULL, *top = NULL;
+	const char *file = NULL, *pin = NULL, *dur = NULL, *ivl = NULL, *top = NULL, *metrics = NULL;
 	struct cli_map_view view = { 0 };
 	double interval = 0;
 	struct cli_attach a = { 0 };
@@ -478,7 +430,7 @@ int cmd_run(int argc, char **argv)
 		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" },
 		{ "--interval", CLI_STR, &ivl, "a duration" }, { "--clear", CLI_FLAG, &view.clear, NULL },
 		{ "--top", CLI_STR, &top, "a number of entries" }, { "--sort", CLI_STR, &view.sort, "key or value" },
-		{ "--per-cpu", CLI_FLAG, &view.per_cpu, NULL },
+		{ "--per-cpu", CLI_FLAG, &view.per_cpu, NULL }, { "--metrics", CLI_STR, &metrics, "ADDR:PORT" },
 		{ 0 },
 	};
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
@@ -517,10 +469,17 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	/* listening first: a port in use fails before anything is loaded */
+	int mfd = metrics ? cli_metrics_listen(metrics) : -1;
+	if (metrics && mfd < 0)
+		return 1;
 	struct kiln_object *obj;
 	struct kiln_object_opts o = { .sz = sizeof(o) };
-	if (cli_object_open("run", file, &o, &obj))
+	if (cli_object_open("run", file, &o, &obj)) {
+		if (mfd >= 0)
+			close(mfd);
 		return 1;
+	}
 	int rc = 1;
 	size_t nprogs = kiln_object_prog_count(obj);
 	struct kiln_link **links = calloc(nprogs + 1, sizeof(*links));
@@ -536,6 +495,8 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (streams_open(obj, json, &ss, &rd))
 		goto out;
+	if (metrics && !quiet)
+		fprintf(stderr, "kiln run: serving the maps at http://%s/metrics\n", metrics);
 	signal_reader = rd;
 	if (stop_signal && rd)     /* a signal before the reader was there */
 		kiln_reader_stop(rd);
@@ -558,7 +519,16 @@ int cmd_run(int argc, char **argv)
 		if (interval > 0 && (tick - now()) * 1000 < wait_ms)
 			wait_ms = (tick - now()) > 0 ? (int)((tick - now()) * 1000) + 1 : 0;
 		int err = 0;
-		if (rd)
+		if (mfd >= 0) {
+			/* the scrapes' socket and the reader's epoll in one poll: a signal interrupts it */
+			struct pollfd p[2] = { { .fd = mfd, .events = POLLIN },
+					       { .fd = rd ? kiln_reader_epoll_fd(rd) : -1, .events = POLLIN } };
+			int n = poll(p, 2, wait_ms);
+			if (n > 0 && (p[0].revents & POLLIN) && !stop_signal)
+				cli_metrics_serve(mfd, obj, ss.evs, not_counts, rd);
+			if (n > 0 && p[1].revents)
+				err = kiln_reader_poll(rd, 0);
+		} else if (rd)
 			err = kiln_reader_poll(rd, wait_ms);
 		else
 			nanosleep(&(struct timespec){ 0, (long)wait_ms * 1000000L }, NULL);
@@ -581,6 +551,8 @@ int cmd_run(int argc, char **argv)
 	streams_report(rd, json);
 	rc = 0;
 out:
+	if (mfd >= 0)
+		close(mfd);
 	signal_reader = NULL;
 	streams_close(&ss, rd);
 	for (size_t i = 0; links && i < nprogs; i++)

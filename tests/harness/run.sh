@@ -20,6 +20,18 @@ start_run() {
 	return 1
 }
 
+# stop_run: SIGINT to the kiln run in $k, then 0 if it ended within 2 s (killed otherwise)
+stop_run() {
+	local i
+	kill -INT $k
+	for i in $(seq 200); do
+		kill -0 $k 2>/dev/null || { wait $k; k=; return 0; }
+		sleep 0.01
+	done
+	kill -KILL $k; wait $k; k=
+	return 1
+}
+
 # fd_ids PID KIND: the ids of the bpf links (KIND link) or programs (prog) PID holds, one a line
 fd_ids() {
 	cat /proc/"$1"/fdinfo/* 2>/dev/null | sed -n "s/^$2_id:[[:space:]]*//p" | sort -un

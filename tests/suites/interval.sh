@@ -43,17 +43,6 @@ wait_blocks() {
 	done
 	return 1
 }
-# stop_run: SIGINT, then 0 if kiln run ended within 2 s (killed otherwise)
-stop_run() {
-	local i
-	kill -INT $k
-	for i in $(seq 200); do
-		kill -0 $k 2>/dev/null || { wait $k; k=; return 0; }
-		sleep 0.01
-	done
-	kill -KILL $k; wait $k; k=
-	return 1
-}
 
 # ---- usage errors ------------------------------------------------------------------------
 for bad in "--interval soon" "--interval 0" "--top 0" "--top x" "--sort size" "--clear"; do
