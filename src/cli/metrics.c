@@ -10,6 +10,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,8 +204,9 @@ static bool bucket_bounds(const struct cli_hist *h, uint32_t i, uint32_t count, 
 		if (i + 1 == count)
 			*lower = (double)h->hi;
 	} else {
-		*le = i <= 2 ? (long long)i - 1 : (long long)((1ull << (i - 1)) - 1);
-		*lower = i <= 2 ? (double)i - 1 : (double)(1ull << (i - 2));
+		/* the last bucket's bound, 2^64 - 1, is +Inf: no shift by 64 */
+		*le = i <= 2 ? (long long)i - 1 : i - 1 < 64 ? (long long)((1ull << (i - 1)) - 1) : LLONG_MAX;
+		*lower = i <= 2 ? (double)i - 1 : i - 2 < 64 ? (double)(1ull << (i - 2)) : 0x1p64;
 		if (i == 2 && h->zero_in_one)
 			*lower = 0;
 	}
