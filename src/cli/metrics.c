@@ -121,18 +121,26 @@ struct series {
 	FILE *out;
 	struct kiln_map *m;
 	const struct kiln_event *key_ev;  /* a struct key's layout; NULL: an integer key */
-	bool key_signed;
-	size_t key_size, stride, ncpu;
+	bool key_signed, value_signed;
+	size_t key_size, value_size, stride, ncpu;
 };
+
+/* An integer of n (1..8) bytes at p, sign-extended when signed. */
+static uint64_t int_at(const uint8_t *p, size_t n, bool sign)
+{
+	uint64_t v = 0;
+	memcpy(&v, p, n);
+	if (sign && n < 8 && (v >> (8 * n - 1)) & 1)
+		v |= ~(uint64_t)0 << (8 * n);
+	return v;
+}
 
 static int put_series(const void *key, const void *value, void *arg)
 {
 	struct series *s = arg;
-	uint64_t sum = 0, v;
-	for (size_t c = 0; c < s->ncpu; c++) {
-		memcpy(&v, (const uint8_t *)value + c * s->stride, 8);
-		sum += v;
-	}
+	uint64_t sum = 0;
+	for (size_t c = 0; c < s->ncpu; c++)
+		sum += int_at((const uint8_t *)value + c * s->stride, s->value_size, s->value_signed);
 	fputs("kiln_", s->out);
 	put_name(s->out, kiln_map_name(s->m), false);
 	fputc('{', s->out);
@@ -153,7 +161,10 @@ static int put_series(const void *key, const void *value, void *arg)
 		else
 			fprintf(s->out, "key=\"%llu\"", (unsigned long long)k);
 	}
-	fprintf(s->out, "} %llu\n", (unsigned long long)sum);
+	if (s->value_signed)
+		fprintf(s->out, "} %lld\n", (long long)sum);
+	else
+		fprintf(s->out, "} %llu\n", (unsigned long long)sum);
 	return 0;
 }
 
@@ -166,17 +177,24 @@ static void put_header(FILE *out, struct kiln_map *m, const char *type, const ch
 	fprintf(out, " %s\n", type);
 }
 
-/* a map of u64 values keyed by an integer (of up to 8 bytes) or a named struct, as a counter;
- * false when it is not one */
+/* a map of integer values keyed by an integer (of up to 8 bytes) or a named struct: u64 values
+ * (counts, as kiln's incf makes them) as a counter, signed or narrower ones as a gauge; false
+ * when it is not one */
 static bool put_counter(FILE *out, struct kiln_object *obj, struct kiln_events *evs, struct kiln_map *m)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
 	struct btf *btf = bpf_object__btf(kiln_object_libbpf(obj));
 	int kid = btf && info->btf_key_type_id ? btf__resolve_type(btf, info->btf_key_type_id) : -1;
 	const struct btf_type *kt = kid > 0 ? btf__type_by_id(btf, (uint32_t)kid) : NULL;
-	if (info->value_size != 8 || !kt)
+	int vid = btf && info->btf_value_type_id ? btf__resolve_type(btf, info->btf_value_type_id) : -1;
+	const struct btf_type *vt = vid > 0 ? btf__type_by_id(btf, (uint32_t)vid) : NULL;
+	size_t vs = info->value_size;
+	if (!kt || (vs != 1 && vs != 2 && vs != 4 && vs != 8) || (vt ? !btf_is_int(vt) : vs != 8))
 		return false;
-	struct series s = { .out = out, .m = m, .key_size = info->key_size, .stride = kiln_map_value_stride(m) };
+	struct series s = { .out = out, .m = m, .key_size = info->key_size, .value_size = vs,
+			    .value_signed = vt && (btf_int_encoding(vt) & BTF_INT_SIGNED),
+			    .stride = kiln_map_value_stride(m) };
+	bool counter = vs == 8 && !s.value_signed;
 	s.ncpu = kiln_map_is_percpu(m) ? kiln_map_value_buf_size(m) / s.stride : 1;
 	if (btf_is_int(kt) && info->key_size <= 8) {
 		s.key_signed = btf_int_encoding(kt) & BTF_INT_SIGNED;
@@ -187,7 +205,7 @@ static bool put_counter(FILE *out, struct kiln_object *obj, struct kiln_events *
 	} else {
 		return false;
 	}
-	put_header(out, m, "counter", "u64 values of map");
+	put_header(out, m, counter ? "counter" : "gauge", counter ? "u64 values of map" : "integer values of map");
 	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
 	if (kiln_map_dump(m, put_series, &s, &o, NULL) < 0)
 		cli_fail("run");

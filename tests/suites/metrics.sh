@@ -47,6 +47,7 @@ url=http://127.0.0.1:$port/metrics
 "$KILN" map set "$pin/maps/bytes" '{"addr": "10.1.2.3", "port": 443, "tag": "web"}' 1234
 "$KILN" map set "$pin/maps/bytes" '{"addr": "192.168.0.9", "port": 53, "tag": "dns"}' 77
 "$KILN" map set "$pin/maps/hits" 7 3
+"$KILN" map set "$pin/maps/temps" 2 -5
 "$KILN" map set "$pin/maps/pkts" 5 2        # 2 on every CPU: served summed
 for kv in "0 1" "1 2" "3 4"; do "$KILN" map set "$pin/maps/lat" $kv; done
 ncpu=$("$KILN" map get "$pin/maps/pkts" 5 --json | grep -o '"value":\[[0-9,]*\]' | tr -cd , | wc -c)
@@ -61,6 +62,8 @@ kiln_bytes{addr=\"192.168.0.9\",port=\"53\",tag=\"dns\"} 77" \
 	"$(grep '^# [A-Z]* kiln_bytes ' "$out/m1"; grep '^kiln_bytes{' "$out/m1" | sort)"
 check counter-int-key "# TYPE kiln_hits counter
 kiln_hits{key=\"7\"} 3" "$(grep -E '^# TYPE kiln_hits |^kiln_hits' "$out/m1")"
+check gauge-signed "# TYPE kiln_temps gauge
+kiln_temps{key=\"2\"} -5" "$(grep -E '^# TYPE kiln_temps |^kiln_temps' "$out/m1")"
 check percpu-summed "kiln_pkts{key=\"5\"} $((2 * ncpu))" "$(grep '^kiln_pkts{' "$out/m1")"
 # kiln's (log2 x): 0 and 1 in [0, 1], 2..3, 8..15: cumulative 1, 3, 3, 7; sum from the lower
 # bounds 0*1 + 2*2 + 8*4 = 36
