@@ -449,6 +449,13 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 	int err = kiln_map_dump(km, collect_one, &c, &o, NULL);
 	if (!err && c.err)
 		err = c.err;
+	/* bpftrace 0.17 keeps a count() without keys in a per-CPU array, whose one element always
+	 * exists: never counted, deleted or cleared, it prints `@name: 0` (pidpersec.bt's END) */
+	if (!err && !c.n && m->kind == KM_COUNT && m->key.kind == KTT_NONE) {
+		uint8_t zeros[16] = { 0 };
+		if (m->key_size <= sizeof(zeros) && m->value_size <= sizeof(zeros))
+			err = collect_one(zeros, zeros, &c);
+	}
 	if (!err && (m->kind == KM_HIST || m->kind == KM_LHIST))
 		err = group_buckets(&c);
 	for (size_t i = 0; !err && i < c.n; i++) {

@@ -129,6 +129,10 @@ else
 		@v = avg(3); @v = avg(8); @l = lhist(5, 0, 10, 2); @l = lhist(12, 0, 10, 2); @mx = max(3); @mn = min(-7);
 		@t[1, "a", 2] = 3; @t[2, "b", 1] = 1; @sk["z"] = sum(5); @sk["y"] = sum(2); @hk["k"] = hist(1024); @hk["j"] = hist(2);
 		@str = "text"; @skeyed[4] = "d"; @skeyed[2] = "b"; exit(); }'
+	# a count() without keys is never absent in bpftrace 0.17 (a per-CPU array's one element):
+	# cleared, deleted or never counted, it prints `@name: 0`, in print() and at exit
+	cmp_bpftrace count-keyless 'BEGIN { @ = count(); print(@); clear(@); print(@); @a = count(); delete(@a);
+		if (0) { @n = count(); } @x[1] = count(); clear(@x); print(@x); exit(); }'
 	# ksym() of kaddr() (resolved when compiling) in printf, a key and a value
 	cmp_bpftrace ksym 'BEGIN { printf("%s|%s|%s\n", ksym(kaddr("vfs_read")), ksym(kaddr("vfs_read") + 4), ksym(0));
 		@k[ksym(kaddr("do_sys_openat2"))] = count(); @v = ksym(kaddr("vfs_write")); exit(); }'
