@@ -307,7 +307,7 @@ static int attach_all(struct run *r, struct kiln_link **links)
 {
 	for (uint32_t i = 0; i < r->s->ntargets; i++) {
 		const struct kt_target *t = &r->s->targets[i];
-		if (t->kind == KP_BEGIN || t->kind == KP_END)
+		if (t->kind == KP_BEGIN || t->kind == KP_END || t->absent)
 			continue;
 		char name[32];
 		snprintf(name, sizeof(name), "p%u", i);
@@ -323,6 +323,16 @@ static int attach_all(struct run *r, struct kiln_link **links)
 		}
 	}
 	return 0;
+}
+
+/* What `Attaching N probes...` counts: every attach point but the uprobes whose function the
+ * file lacks (bpftrace 0.17 drops those as it expands the program). */
+static uint32_t probe_count(const struct kt_sema *s)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < s->ntargets; i++)
+		n += !s->targets[i].absent;
+	return n;
 }
 
 static int map_name_cmp(const void *a, const void *b, void *arg)
@@ -373,10 +383,15 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		cli_fail("trace");
 		goto out;
 	}
+	uint32_t nprobes = probe_count(s);
+	if (!nprobes) {
+		fprintf(stderr, "kiln trace: no probes to attach (no attach point's function is in its file)\n");
+		goto out;
+	}
 	if (trace_json())
-		fprintf(out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n", s->ntargets);
+		fprintf(out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n", nprobes);
 	else
-		fprintf(out, "Attaching %u probe%s...\n", s->ntargets, s->ntargets == 1 ? "" : "s");
+		fprintf(out, "Attaching %u probe%s...\n", nprobes, nprobes == 1 ? "" : "s");
 	fflush(out);
 	if (run_special(&r, rd, KP_BEGIN))
 		goto out;

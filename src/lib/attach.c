@@ -3,6 +3,7 @@
  * cgroups), and the links that keep them attached: pin, detach, destroy. */
 #define _GNU_SOURCE
 #include "object_internal.h"
+#include "elfsym.h"
 #include "kiln/error.h"
 #include "fail.h"
 #include <bpf/bpf.h>
@@ -304,41 +305,6 @@ static int probe_pmu(struct attach_ctx *c, const char *pmu, uint32_t *type, int 
 	return 0;
 }
 
-/* The file offset of function sym in the ELF file at path: what a uprobe takes. */
-static int elf_func_offset(const char *path, const char *sym, uint64_t *off)
-{
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int err = e && elf_kind(e) == ELF_K_ELF ? -ENOENT : -ENOEXEC;
-	for (Elf_Scn *scn = NULL; err == -ENOENT && (scn = elf_nextscn(e, scn));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			GElf_Shdr ss;
-			if (!gelf_getsym(d, (int)i, &s) || !s.st_value || s.st_shndx == SHN_UNDEF ||
-			    (GELF_ST_TYPE(s.st_info) != STT_FUNC && GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
-				continue;
-			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (!name || strcmp(name, sym) || !gelf_getshdr(elf_getscn(e, s.st_shndx), &ss))
-				continue;
-			*off = s.st_value - ss.sh_addr + ss.sh_offset;
-			err = 0;
-			break;
-		}
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return err;
-}
-
 /* "NAME+OFF" or "NAME" or "0xADDR" into name (maybe "") and offset. */
 static void split_func(const char *s, char *name, size_t len, uint64_t *off)
 {
@@ -372,7 +338,7 @@ static int attach_uprobe(struct attach_ctx *c)
 		return attach_fail(c, EINVAL, false, "%s needs a binary and a symbol (options, or section %s/BINARY:FUNC)",
 				   ret ? "uretprobe" : "uprobe", ret ? "uretprobe" : "uprobe");
 	if (symbol) {
-		int err = elf_func_offset(binary, symbol, &sym_off);
+		int err = kl_elf_func_offset(binary, symbol, &sym_off);
 		if (err)
 			return attach_fail(c, err, false, "function %s in %s", symbol, binary);
 		snprintf(what, sizeof(what), "%s %s:%s", ret ? "uretprobe" : "uprobe", binary, symbol);

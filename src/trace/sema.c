@@ -7,6 +7,8 @@
 #include "trace/ktypes.h"
 #include "trace/cdefine.h"
 #include "trace/binpath.h"
+#include "lib/elfsym.h"
+#include <errno.h>
 #include <ctype.h>
 #include <kiln/stack.h>
 #include <fnmatch.h>
@@ -136,7 +138,7 @@ static int expand_tracepoint(struct sm *m, const struct kt_attach *ap, uint32_t 
 		if (kl_tracepoint_check(event, msg, sizeof(msg)) < 0)
 			return err_at(m, ap->span, "%s", msg);
 		return add_target(m, v, (struct kt_target){ KP_TRACEPOINT, kl_arena_strdup(m->a, event),
-			kl_arena_printf(m->a, "tracepoint:%s:%s", ap->target, ap->func), 0, 0, pi, NULL });
+			kl_arena_printf(m->a, "tracepoint:%s:%s", ap->target, ap->func), 0, 0, pi, NULL, false });
 	}
 	char path[256];
 	snprintf(path, sizeof(path), "%s/available_events", kt_tracefs());
@@ -154,7 +156,7 @@ static int expand_tracepoint(struct sm *m, const struct kt_attach *ap, uint32_t 
 		if (fnmatch(ap->target, line, 0) || fnmatch(ap->func, colon + 1, 0))
 			continue;
 		add_target(m, v, (struct kt_target){ KP_TRACEPOINT, kl_arena_printf(m->a, "%s/%s", line, colon + 1),
-			kl_arena_printf(m->a, "tracepoint:%s:%s", line, colon + 1), 0, 0, pi, NULL });
+			kl_arena_printf(m->a, "tracepoint:%s:%s", line, colon + 1), 0, 0, pi, NULL, false });
 	}
 	fclose(f);
 	if (v->len == before)
@@ -177,7 +179,7 @@ static int timed(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv
 			      ap->text);
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		if (!strcmp(unit, units[i].unit)) {
-			struct kt_target t = { kind, NULL, kl_arena_printf(m->a, "%s:%s:%llu", ap->provider, unit, n), 0, 0, pi, NULL };
+			struct kt_target t = { kind, NULL, kl_arena_printf(m->a, "%s:%s:%llu", ap->provider, unit, n), 0, 0, pi, NULL, false };
 			if (units[i].ns)
 				t.period_ns = units[i].ns * n;
 			else if (kind == KP_INTERVAL)
@@ -189,7 +191,8 @@ static int timed(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv
 	return err_at(m, ap->span, "%s: the unit must be s, ms, us or hz", ap->text);
 }
 
-/* uprobe:FILE:FUNC, uretprobe:...; kprobe:FUNC, kretprobe:FUNC. The file is found now; the
+/* uprobe:FILE:FUNC, uretprobe:...; kprobe:FUNC, kretprobe:FUNC. The file is found now, and
+ * whether it has the function (absent ones are dropped, as bpftrace 0.17 drops them); the
  * function's offset in it when attaching (libkiln). kprobes compile: a kernel without them
  * says so when they attach. */
 static int dynamic_probe(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv, enum kt_pkind kind)
@@ -208,6 +211,8 @@ static int dynamic_probe(struct sm *m, const struct kt_attach *ap, uint32_t pi, 
 		if (kt_find_binary(m->a, ap->target, &t.binary, msg, sizeof(msg)))
 			return err_at(m, ap->span, "%s", msg);
 		t.probe = kl_arena_printf(m->a, "%s:%s:%s", ap->provider, t.binary, func);
+		uint64_t off;
+		t.absent = kl_elf_func_offset(t.binary, func, &off) == -ENOENT;
 	} else {
 		t.probe = kl_arena_printf(m->a, "%s:%s", ap->provider, func);
 	}
@@ -221,7 +226,7 @@ static int resolve_attach(struct sm *m, const struct kt_attach *ap, uint32_t pi,
 	if (!strcmp(p, "BEGIN") || !strcmp(p, "END")) {
 		if (ap->target)
 			return err_at(m, ap->span, "%s takes no target", p);
-		return add_target(m, v, (struct kt_target){ p[0] == 'B' ? KP_BEGIN : KP_END, NULL, p, 0, 0, pi, NULL });
+		return add_target(m, v, (struct kt_target){ p[0] == 'B' ? KP_BEGIN : KP_END, NULL, p, 0, 0, pi, NULL, false });
 	}
 	if (!strcmp(p, "tracepoint"))
 		return expand_tracepoint(m, ap, pi, vv);

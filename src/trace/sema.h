@@ -35,6 +35,9 @@ struct kt_target {
 	uint64_t period_ns, freq;   /* interval / profile */
 	uint32_t probe_index;       /* which probe of the program */
 	const char *binary;         /* uprobe: the file (a library found by name, a path) */
+	bool absent;                /* uprobe: the file has no such function; as bpftrace 0.17
+	                             * does, it is neither attached nor counted (sslsnoop.bt names
+	                             * libcrypto functions a stripped libcrypto does not export) */
 };
 
 struct kt_sema {
