@@ -152,8 +152,11 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
 			while (*f >= '0' && *f <= '9' && k < 28)
 				spec[k++] = *f++;
 		}
-		while (*f == 'l' || *f == 'h' || *f == 'z' || *f == 'j')
-			f++;
+		int longs = 0, shorts = 0;
+		for (; *f && strchr("lhzjt", *f); f++) {
+			longs += *f != 'h';
+			shorts += *f == 'h';
+		}
 		char conv = *f ? *f++ : 0;
 		if (!conv)
 			break;
@@ -185,7 +188,17 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
 				put_str(out, p, a->type.size);
 				continue;
 			}
+			/* bpftrace hands the C library its 64-bit value with the script's own length:
+			 * %d reads the low 32 bits as an int, %hd as a short, %ld all of them (a
+			 * uretprobe's int -1 is 0xffffffff in the register and prints as -1) */
 			int64_t v = rd64(p);
+			bool sign = conv == 'd' || conv == 'i';
+			if (!longs && shorts >= 2)
+				v = sign ? (int64_t)(signed char)v : (int64_t)(unsigned char)v;
+			else if (!longs && shorts == 1)
+				v = sign ? (int64_t)(short)v : (int64_t)(unsigned short)v;
+			else if (!longs)
+				v = sign ? (int64_t)(int)v : (int64_t)(unsigned int)v;
 			if (conv == 'c') {
 				spec[k++] = 'c';
 				spec[k] = 0;

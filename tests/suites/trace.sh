@@ -129,6 +129,11 @@ else
 		@v = avg(3); @v = avg(8); @l = lhist(5, 0, 10, 2); @l = lhist(12, 0, 10, 2); @mx = max(3); @mn = min(-7);
 		@t[1, "a", 2] = 3; @t[2, "b", 1] = 1; @sk["z"] = sum(5); @sk["y"] = sum(2); @hk["k"] = hist(1024); @hk["j"] = hist(2);
 		@str = "text"; @skeyed[4] = "d"; @skeyed[2] = "b"; exit(); }'
+	# printf's length modifiers: bpftrace passes the C library a 64-bit value with the script's
+	# own format, so %d prints the low 32 bits as an int (a uretprobe's int -1, 0xffffffff in
+	# the register, prints -1: sslsnoop.bt's RET), %hd a short, %ld all 64
+	cmp_bpftrace printf-lengths 'BEGIN { printf("%d %u %x %X %o|%hd %hu %hhd %hhx|%ld %lu %lx|%5d %-4u|\n", 0xffffffff, -1, -1,
+		0x123456789, -1, 70000, -1, 300, 0x1ff, 0xffffffff, -1, -1, -1, 4294967297); exit(); }'
 	# a count() without keys is never absent in bpftrace 0.17 (a per-CPU array's one element):
 	# cleared, deleted or never counted, it prints `@name: 0`, in print() and at exit
 	cmp_bpftrace count-keyless 'BEGIN { @ = count(); print(@); clear(@); print(@); @a = count(); delete(@a);
