@@ -456,7 +456,8 @@ static void gen_printf(struct g *g, const struct kt_node *n)
 }
 
 /* join(argv): the array of user pointers read one by one, each string into its slot, until
- * a NULL (nested whens: nothing past the array's end is read). */
+ * a NULL (nested ifs: nothing past the array's end is read), whose slot gets an empty string:
+ * the ring buffer's record is not zeroed, and the reader stops at the first empty slot. */
 static void gen_join(struct g *g, const struct kt_node *n)
 {
 	uint32_t id = g->site++;
@@ -466,11 +467,11 @@ static void gen_join(struct g *g, const struct kt_node *n)
 	gen_int(g, n->kids[0]);
 	fprintf(g->o, ") (%s (stack-buffer 8))) ", b);
 	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
-		fprintf(g->o, "(store u64 %s 0 0) (probe-read-user %s 8 (+ %s %u)) (when (load u64 %s 0) "
+		fprintf(g->o, "(store u64 %s 0 0) (probe-read-user %s 8 (+ %s %u)) (if (load u64 %s 0) (progn "
 			"(probe-read-user-str (ev%u-a%u-ptr %s) %u (load u64 %s 0)) ", b, b, p, i * 8, b, id, i + 1, e,
 			KT_JOIN_SIZE, b);
-	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
-		fputc(')', g->o);
+	for (uint32_t i = KT_JOIN_ARGS; i-- > 0;)
+		fprintf(g->o, "0) (store u8 (ev%u-a%u-ptr %s) 0 0))", id, i + 1, e);
 	fputs("))", g->o);
 }
 

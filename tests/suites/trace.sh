@@ -233,6 +233,14 @@ out=$(timeout 20 "$KILN" trace -e 'tracepoint:sched:sched_process_exec /comm == 
 	-c "$tmp/$tru" "$tru" 2>&1)
 check data-loc-string "$tru $tmp/$tru" "$(grep "^$tru " <<<"$out")"
 
+# join(): the slot after argv's NULL is emptied. Ring buffer records are not zeroed: once
+# long arguments have been through the ring, a short argv printed what was left there.
+jn=ktjoin$$
+ln -s "$(type -P true)" "$tmp/$jn"
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_execve /comm == $1/ { join(args->argv); }' \
+	-c "$tmp/$py -c 'import os, sys; [os.waitpid(os.spawnv(os.P_NOWAIT, sys.argv[1], a), 0) for a in [[\"t\"] + [\"a\" * 1000] * 15] * 20 + [[\"t\", \"x\"]]]' $tmp/$jn" "$py" 2>&1)
+check join-ends-at-null "t x" "$(grep -v '^t a' <<<"$out" | grep '^t ')"
+
 # ---- bad input: FILE:LINE:COL: error, the line, a caret; status 1, never a crash ----------
 for src in tests/trace/errors/*.bt; do
 	name=$(basename "$src" .bt)
