@@ -534,6 +534,7 @@ def diff(a, b):
 class Tracer:
     def __init__(self, argv, cwd, base):
         self.out, self.err = base + ".out", base + ".err"
+        self.stuck = None
         env = dict(os.environ, **{NOTIFY: "1"})
         with open(self.out, "w") as o, open(self.err, "w") as e:
             self.p = subprocess.Popen(argv, cwd=cwd, stdout=o, stderr=e, env=env)
@@ -552,11 +553,30 @@ class Tracer:
             return NOTIFY in (self.text() + "\n" + f.read()).split("\n")
 
     def stop(self):
+        """SIGINT, then, while it has not started printing its maps (the "\n\n" before them),
+        SIGTERM every 3 s: bpftrace 0.17 notices a signal only when it interrupts its
+        epoll_wait() or when an event arrives next, so one that lands elsewhere (another
+        thread, between two waits) leaves a tool that prints nothing more (cpuwalk, bitesize)
+        waiting forever. SIGTERM, not a second SIGINT: that one kills it while it prints."""
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGINT)
+        end = time.time() + STOP_TIMEOUT
         try:
-            self.p.wait(STOP_TIMEOUT)
+            while True:
+                try:
+                    self.p.wait(min(3.0, max(0.1, end - time.time())))
+                    break
+                except subprocess.TimeoutExpired:
+                    if time.time() >= end:
+                        raise
+                    if "\n\n" not in self.text():
+                        self.p.send_signal(signal.SIGTERM)
         except subprocess.TimeoutExpired:
+            try:   # where it is stuck, for the failure's message
+                with open("/proc/%d/wchan" % self.p.pid) as f:
+                    self.stuck = f.read().strip()
+            except OSError:
+                self.stuck = "?"
             self.p.kill()
             self.p.wait()
             return False
@@ -613,7 +633,9 @@ def run_tool(name, ctx):
             info["hold"].stdin.close()
             info["hold"].wait(10)
     if not okb or not okk:
-        return "FAIL", "did not stop within %d s of SIGINT: %s" % (STOP_TIMEOUT, "bpftrace" if not okb else "kiln")
+        t = b if not okb else k
+        return "FAIL", "%s did not stop within %d s of SIGINT (waiting in %s); its last lines: %s" % (
+            "bpftrace" if not okb else "kiln", STOP_TIMEOUT, t.stuck, " | ".join(t.text().split("\n")[-4:]))
     if k.p.returncode:
         return "FAIL", "kiln trace exited with status %d: %s" % (k.p.returncode, k.error())
     bo, ko = digest(b.text(), evspec, entry, info), digest(k.text(), evspec, entry, info)
@@ -623,7 +645,9 @@ def run_tool(name, ctx):
     if evspec and not bo[0]:
         return "FAIL", "bpftrace printed no line of our activity, kiln did:\n" + diff(bo[0], ko[0])
     if bo[0] != ko[0]:
-        return "FAIL", "our event lines differ:\n" + diff(bo[0], ko[0])
+        lost = [l for l in b.text().split("\n") if l.startswith("Lost ")]
+        return "FAIL", "our event lines differ%s:\n" % (" (bpftrace: %s)" % lost[0] if lost else "") + \
+            diff(bo[0], ko[0])
     if bo[1] != ko[1]:
         return "FAIL", "the other lines differ:\n" + diff(bo[1], ko[1])
     return "PASS", ("%d lines of our activity, " % len(ko[0]) if evspec else "") + "%d other lines" % len(ko[1])
