@@ -15,12 +15,12 @@
 #     equal, with only the columns that legitimately differ masked (times since each tracer
 #     started, wall-clock stamps, latencies; each tool says which), and must not be empty;
 #   - every other line (Attaching N probes..., BEGIN's and END's text, map printouts) must be
-#     equal too; in map printouts only the keys our activity controls are compared with their
-#     values, other keys and measured values (latencies, samples) are masked;
+#     equal too; map printouts are compared on the keys our activity controls (other
+#     processes' entries are left out), with measured values (latencies, samples) masked;
 #   - lines of other processes are left out: other tests may run at the same time.
 # Tools that only sample (cpuwalk, loads, pidpersec, runqlen) compare the shapes of their lines.
 # Prints PASS/FAIL/SKIP lines (with a diff under a FAIL) and a summary; exits 0.
-import argparse, base64, ctypes, os, re, signal, socket, subprocess, sys, tempfile, threading, time
+import argparse, base64, os, re, select, signal, subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 
 NOTIFY = "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
@@ -38,11 +38,16 @@ libc.prctl(15, sys.argv[1].encode(), 0, 0, 0)
 """
 
 
-def child(name, code, *args, timeout=20):
-    """Run python code in a child named name; its pid. (The code is passed as one line, so
-    that execsnoop's lines of these children are one line each.)"""
+def child_argv(name, code, args):
+    """python running code as a child named name. (The code is passed as one line, so that
+    execsnoop's lines of these children are one line each.)"""
     line = "import base64; exec(base64.b64decode('%s'))" % base64.b64encode((PRELUDE + code).encode()).decode()
-    p = subprocess.Popen([sys.executable, "-c", line, name, *map(str, args)])
+    return [sys.executable, "-c", line, name, *map(str, args)]
+
+
+def child(name, code, *args, timeout=20):
+    """Run python code in a child named name; its pid."""
+    p = subprocess.Popen(child_argv(name, code, args))
     try:
         p.wait(timeout)
     except subprocess.TimeoutExpired:
@@ -57,10 +62,8 @@ def child(name, code, *args, timeout=20):
 def held(name, code, *args):
     """Like child(), but the child then waits for its standard input to close (run_tool closes
     it once both tracers have stopped): what the tracers print of its addresses resolves."""
-    line = "import base64; exec(base64.b64decode('%s'))" % base64.b64encode(
-        (PRELUDE + code + "\nprint('done', flush=True)\nsys.stdin.read()\n").encode()).decode()
-    p = subprocess.Popen([sys.executable, "-c", line, name, *map(str, args)], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, text=True)
+    p = subprocess.Popen(child_argv(name, code + "\nprint('done', flush=True)\nsys.stdin.read()\n", args),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     if p.stdout.readline() != "done\n":
         p.stdin.close()
         p.wait()
@@ -75,16 +78,25 @@ def comm(tag):
 # ---- where the block-device tools can write ----------------------------------------------
 
 def block_dir(tmp):
-    """(directory on a filesystem of a real block device, its disk's MAJ:MIN) or (None, why)."""
-    st = os.stat(tmp)
-    sysdir = "/sys/dev/block/%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
-    if not os.path.exists(sysdir):
-        return None, "%s is on no block device (no %s)" % (tmp, sysdir)
-    real = os.path.realpath(sysdir)
-    if os.path.exists(os.path.join(real, "partition")):   # the bdi is the whole disk's
-        real = os.path.dirname(real)
-    with open(os.path.join(real, "dev")) as f:
-        return tmp, f.read().strip()
+    """(a directory on a filesystem of a real block device, its disk's MAJ:MIN: the writeback
+    device's name) or (None, why not): the scratch directory, else /var/tmp."""
+    for d in (tmp, "/var/tmp"):
+        try:
+            st = os.stat(d)
+        except OSError:
+            continue
+        sysdir = "/sys/dev/block/%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+        if not os.path.exists(sysdir) or not os.access(d, os.W_OK):
+            continue
+        real = os.path.realpath(sysdir)
+        if os.path.exists(os.path.join(real, "partition")):   # the bdi is the whole disk's
+            real = os.path.dirname(real)
+        with open(os.path.join(real, "dev")) as f:
+            return d, f.read().strip()
+    with open("/proc/mounts") as f:
+        devs = sorted({l.split()[1] for l in f if l.startswith("/dev/")})
+    return None, "neither %s nor /var/tmp is on a block device (mounts from /dev: %s)" % (
+        tmp, ", ".join(devs) or "none")
 
 
 # ---- activities: each returns what tells its lines apart (pid, comm, path, ...) ----------
@@ -100,10 +112,11 @@ def act_bashreadline(ctx):
     os.write(master, ("echo %s\nexit\n" % word).encode())
     end = time.time() + 20
     while p.poll() is None and time.time() < end:
-        try:
-            os.read(master, 4096)   # keep the terminal drained
-        except OSError:
-            break
+        if select.select([master], [], [], 0.1)[0]:
+            try:
+                os.read(master, 4096)   # keep the terminal drained
+            except OSError:
+                break
     try:
         p.wait(max(0.1, end - time.time()))
     finally:
@@ -323,9 +336,8 @@ def act_wait(ctx):
 # groups shown as <name>; shape: compare the set of masked lines (sampling tools); entry(key
 # line, bucket lines, info): the lines of a map entry to compare, None to leave it out.
 
-def ev(event, fields, ours, mask=(), shape=False, cont=False):
-    return {"event": re.compile(event), "fields": re.compile(fields), "ours": ours, "mask": mask, "shape": shape,
-            "cont": cont}
+def ev(event, fields, ours, mask=(), shape=False):
+    return {"event": re.compile(event), "fields": re.compile(fields), "ours": ours, "mask": mask, "shape": shape}
 
 
 def by(field, key):
@@ -396,8 +408,7 @@ TOOLS = {
     "cpuwalk": (act_spin, None, buckets_masked),
     # TIME(ms) counts from each tracer's start
     "execsnoop": (act_exec, ev(r"^\d+ +\d+ ", r"^(?P<time>\d+) +(?P<pid>\d+) +(?P<args>.*)$",
-                               lambda g, info: g["args"].startswith(info["path"] + " "), ("time",),
-                               cont=True), None),
+                               lambda g, info: g["args"].startswith(info["path"] + " "), ("time",)), None),
     # TIME is the wall clock, LATms a measured latency
     "gethostlatency": (act_gethost, ev(r"^%s  \d+ " % HHMMSS,
                                        r"^(?P<time>\S+)  (?P<pid>\d+) +(?P<comm>\S+) +(?P<lat>-?\d+) (?P<host>.*)$",
@@ -477,7 +488,12 @@ def digest(text, evspec, entry, info):
     lines = [l for l in text.split("\n") if l != NOTIFY]
     i = 0
     seen = set()
-    event = None   # cont: the event line the lines after it continue (execsnoop's arguments)
+    # Other lines after an event line, but blank ones and map entries, continue it: execsnoop's
+    # arguments with newlines in them, and kiln's lines of two events at once on two CPUs,
+    # which its one ring buffer (bpftrace has one per CPU) can interleave record by record
+    # (naptime's time() and printf() of two threads: "12:00:00 12:00:00 ..."). They are
+    # compared with ours, left out with the others'.
+    event = None
     while i < len(lines):
         line = lines[i]
         if evspec and evspec["event"].match(line):
@@ -488,11 +504,11 @@ def digest(text, evspec, entry, info):
                 event = len(ours) - 1
             elif not m and evspec["shape"]:
                 ours.append("<unparsed> " + line)
-            if evspec["cont"] and event is None:
+            if event is None:
                 event = -1
             i += 1
             continue
-        if evspec and evspec["cont"] and event is not None:
+        if event is not None and line != "" and not line.startswith("@"):
             if event >= 0:
                 ours[event] += "\n" + line
             i += 1
@@ -517,8 +533,6 @@ def digest(text, evspec, entry, info):
         i += 1
     while rest and rest[-1] == "":
         rest.pop()
-    if evspec and evspec["cont"]:   # (not the blank lines that end the output)
-        ours = [o.rstrip("\n") for o in ours]
     if evspec and evspec["shape"]:
         ours = sorted(set(ours))
     return ours, rest
