@@ -15,16 +15,8 @@ FILES="basic call variable precedence signed_ints intcast tuples"
 # What kiln passed of these when the runner was added (of the 113 bpftrace passes here); a
 # lower count is a regression. Raise it when kiln passes more.
 KILN_PASSED=39
-mirror=${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}
-if ! command -v bpftrace >/dev/null; then
-	echo "SKIP trace-runtime/suite: bpftrace is not installed (make deps installs Debian's 0.17)"
-	exit 0
-fi
-if ! git -C "$mirror" rev-parse -q --verify v0.17.0 >/dev/null 2>&1; then
-	echo "SKIP trace-runtime/suite: no bpftrace source with tag v0.17.0 at $mirror (set BPFTRACE_SRC to a clone)"
-	exit 0
-fi
-out=$(python3 tests/trace/runtime.py --mirror "$mirror" --kiln "$KILN" $FILES 2>&1)
+. "${ROOT:-$PWD}/tests/harness/bpftrace_src.sh"
+out=$(python3 tests/trace/runtime.py --mirror "$mirror" --kiln "$KILN" --bpftrace "$BPFTRACE" $FILES 2>&1)
 rc=$?
 sed 's/^/  /' <<<"$out"
 check runner-status 0 "$rc"

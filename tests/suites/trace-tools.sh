@@ -17,16 +17,7 @@ SUITE=trace-tools
 # the tools whose probe types this kernel has (no kprobes here: the others cannot attach)
 TOOLS="bashreadline bitesize cpuwalk execsnoop gethostlatency killsnoop loads naptime opensnoop pidpersec
 	runqlat runqlen setuids ssllatency sslsnoop statsnoop syncsnoop syscount tcpdrop threadsnoop writeback"
-mirror=${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}
-BPFTRACE=${BPFTRACE:-$(type -P bpftrace)}
-if [ -z "$BPFTRACE" ]; then
-	echo "SKIP trace-tools/suite: bpftrace is not installed (make deps installs Debian's 0.17)"
-	exit 0
-fi
-if ! git -C "$mirror" rev-parse -q --verify v0.17.0 >/dev/null 2>&1; then
-	echo "SKIP trace-tools/suite: no bpftrace source with tag v0.17.0 at $mirror (set BPFTRACE_SRC to a clone)"
-	exit 0
-fi
+. "${ROOT:-$PWD}/tests/harness/bpftrace_src.sh"
 # (the driver prints the PASS/FAIL/SKIP lines, one per tool, and a summary)
 timeout 170 python3 tests/trace/tools.py --mirror "$mirror" --kiln "$KILN" --bpftrace "$BPFTRACE" $TOOLS
 check driver-status 0 "$?"

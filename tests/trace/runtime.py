@@ -19,6 +19,7 @@
 # passes if its output matches anyway. A non-zero exit fails unless the test says WILL_FAIL.
 # Prints one line per test kiln fails, then the two counts; exits 0 (the caller asserts).
 import argparse, os, platform, re, select, shutil, signal, subprocess, sys, tarfile, tempfile, time, io
+import btsrc   # (beside this file)
 
 ATTACH_TIMEOUT = 5.0
 NOTIFY = "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
@@ -175,10 +176,7 @@ def kill(p):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mirror", required=True)
-    ap.add_argument("--tag", default="v0.17.0")
-    ap.add_argument("--kiln", required=True)
-    ap.add_argument("--bpftrace", default="bpftrace")
+    btsrc.add_args(ap)
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="kiln-runtime-")

@@ -21,6 +21,7 @@
 # Tools that only sample (cpuwalk, loads, pidpersec, runqlen) compare the shapes of their lines.
 # Prints PASS/FAIL/SKIP lines (with a diff under a FAIL) and a summary; exits 0.
 import argparse, base64, os, re, select, signal, subprocess, sys, tempfile, threading, time
+import btsrc   # (beside this file)
 from concurrent.futures import ThreadPoolExecutor
 
 NOTIFY = "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
@@ -669,10 +670,7 @@ def run_tool(name, ctx):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mirror", required=True)
-    ap.add_argument("--tag", default="v0.17.0")
-    ap.add_argument("--kiln", required=True)
-    ap.add_argument("--bpftrace", default="bpftrace")
+    btsrc.add_args(ap)
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("--keep", help="copy the outputs into this directory")
     ap.add_argument("tools", nargs="*")
