@@ -19,6 +19,7 @@
 # passes if its output matches anyway. A non-zero exit fails unless the test says WILL_FAIL.
 # Prints one line per test kiln fails, then the two counts; exits 0 (the caller asserts).
 import argparse, os, platform, re, select, shutil, signal, subprocess, sys, tarfile, tempfile, time, io
+sys.dont_write_bytecode = True   # (no __pycache__ left in the tree)
 import btsrc   # (beside this file)
 
 ATTACH_TIMEOUT = 5.0

@@ -21,6 +21,7 @@
 # Tools that only sample (cpuwalk, loads, pidpersec, runqlen) compare the shapes of their lines.
 # Prints PASS/FAIL/SKIP lines (with a diff under a FAIL) and a summary; exits 0.
 import argparse, base64, os, re, select, signal, subprocess, sys, tempfile, threading, time
+sys.dont_write_bytecode = True   # (no __pycache__ left in the tree)
 import btsrc   # (beside this file)
 from concurrent.futures import ThreadPoolExecutor
 
