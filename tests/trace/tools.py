@@ -350,6 +350,10 @@ def any_line(g, info):
     return True
 
 
+def whole(key, buckets, info):
+    return [key] + buckets
+
+
 def hist_keys(key, buckets, info):   # hist/lhist of measured values: the key line alone
     return [key]
 
@@ -449,9 +453,10 @@ TOOLS = {
     "syncsnoop": (act_sync, ev(r"^%s  \d+ " % HHMMSS, r"^(?P<time>\S+)  (?P<pid>\d+) +(?P<rest>.*)$",
                                by("pid", "pid"), ("time",)), None),
     "syscount": (act_syscalls, None, syscount_entry),
-    # TIME is the wall clock (the kernel stacks under each line are other lines)
+    # TIME is the wall clock (the kernel stack under each line continues it; the blank line
+    # after it goes with the map entries, of which END's clear() leaves none)
     "tcpdrop": (act_tcpdrop, ev(r"^%s \d+ " % HHMMSS, r"^(?P<time>\S+) (?P<pid>\d+) +(?P<rest>.*)$",
-                                by("pid", "pid"), ("time",)), None),
+                                by("pid", "pid"), ("time",)), whole),
     # TIME(ms) counts from each tracer's start
     "threadsnoop": (act_threads, ev(r"^\d+ +\d+ ", r"^(?P<time>\d+) +(?P<pid>\d+) +(?P<rest>.*)$",
                                     by("pid", "pid"), ("time",)), None),
