@@ -466,6 +466,17 @@ TOOLS = {
                                     lambda g, info: g["dev"] == info["dev"] and g["reason"] == "sync",
                                     ("time", "ms")), None),
 }
+# the map line that shows our activity, for the tools that print only maps: when neither
+# tracer prints it, the activity went unseen (a SKIP saying so), when one does, the
+# comparison fails
+SIGN = {
+    "bitesize": lambda info: "@[%s]: " % info["comm"],   # (not when a kworker issues our I/O)
+    "cpuwalk": lambda info: "[0, 1) <count>",
+    "runqlat": lambda info: "@usecs: ",
+    "runqlen": lambda info: "@runqlen: ",
+    "ssllatency": lambda info: "@histF[SSL_do_handshake]: ",
+    "syscount": lambda info: "@process[%s]: " % info["comm"],
+}
 # run one after another (each one's sync or fsync would be the others' activity)
 SERIAL = ("writeback", "bitesize", "syncsnoop")
 NEEDS_BLOCK = ("bitesize", "writeback")
@@ -660,6 +671,10 @@ def run_tool(name, ctx):
     if k.p.returncode:
         return "FAIL", "kiln trace exited with status %d: %s" % (k.p.returncode, k.error())
     bo, ko = digest(b.text(), evspec, entry, info), digest(k.text(), evspec, entry, info)
+    if name in SIGN:
+        sign = SIGN[name](info)
+        if not any(l.startswith(sign) for l in bo[1] + ko[1]):
+            return "SKIP", "neither bpftrace 0.17 nor kiln trace printed %r: our activity went unseen" % sign
     if evspec and not bo[0] and not ko[0]:
         return "SKIP", "neither bpftrace 0.17 nor kiln trace printed a line of our activity (%s)" % \
             ("; ".join(bo[1][:1]) or "no output")
