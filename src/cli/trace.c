@@ -197,7 +197,45 @@ struct run {
 	struct kiln_map **maps;     /* by map index */
 	FILE *out;
 	bool exited;
+	struct pending *pend;       /* by CPU: text not yet ended by a newline */
+	uint32_t npend;
 };
+
+/* One ring buffer serves every CPU: the records of two events at once interleave (one's
+ * time(), the other's, one's printf(), ...). As bpftrace's per-CPU buffers keep each CPU's
+ * output together, each CPU's text waits here until it ends a line. */
+struct pending {
+	char *buf;
+	size_t len;
+};
+
+static void put_text(struct run *r, uint32_t cpu, const char *text, size_t n)
+{
+	struct pending *p = cpu < r->npend ? &r->pend[cpu] : NULL;
+	char *grown = p ? realloc(p->buf, p->len + n) : NULL;
+	if (!grown) {   /* no pending text for it: as it comes */
+		fwrite(text, 1, n, r->out);
+		return;
+	}
+	p->buf = grown;
+	memcpy(p->buf + p->len, text, n);
+	p->len += n;
+	size_t end = p->len;
+	while (end && p->buf[end - 1] != '\n')
+		end--;
+	fwrite(p->buf, 1, end, r->out);
+	memmove(p->buf, p->buf + end, p->len - end);
+	p->len -= end;
+}
+
+/* What every CPU has not ended with a newline (before END runs, before the maps). */
+static void flush_pending(struct run *r)
+{
+	for (uint32_t i = 0; i < r->npend; i++) {
+		fwrite(r->pend[i].buf, 1, r->pend[i].len, r->out);
+		r->pend[i].len = 0;
+	}
+}
 
 static int on_record(void *ctx, const struct kiln_record *rec)
 {
@@ -206,65 +244,66 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		return 0;
 	uint64_t id;
 	memcpy(&id, rec->data, 8);
-	uint32_t kind = (uint32_t)(id >> 32), index = (uint32_t)id;
+	/* kind << 32 | the CPU << 16 | index (gen.c's rec_id) */
+	uint32_t kind = (uint32_t)(id >> 32), cpu = (uint32_t)(id >> 16) & 0xffff, index = (uint32_t)id & 0xffff;
 	if (r->exited)   /* bpftrace stops handling output once exit() is seen */
 		return 0;
+	const struct kt_site *site = index < r->g->nsites ? &r->g->sites[index] : NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = NULL;
 	switch (kind) {
 	case KT_EV_PRINTF:
-		if (index < r->g->nsites && trace_json()) {
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *f = open_memstream(&buf, &len);
-			if (f) {
-				trace_printf(f, &r->g->sites[index], r->s, rec->data, rec->size);
-				fclose(f);
+		if (site && (f = open_memstream(&buf, &len))) {
+			trace_printf(f, site, r->s, rec->data, rec->size);
+			fclose(f);
+			if (trace_json())
 				trace_json_message(r->out, "printf", buf, len);
-				free(buf);
-			}
-		} else if (index < r->g->nsites) {
-			trace_printf(r->out, &r->g->sites[index], r->s, rec->data, rec->size);
+			else
+				put_text(r, cpu, buf, len);
 		}
 		break;
 	case KT_EV_JOIN:
-		if (index < r->g->nsites && rec->size >= 8 + KT_JOIN_ARGS * KT_JOIN_SIZE) {
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *f = open_memstream(&buf, &len);
-			for (uint32_t i = 0; f && i < KT_JOIN_ARGS; i++) {
+		if (site && rec->size >= 8 + KT_JOIN_ARGS * KT_JOIN_SIZE && (f = open_memstream(&buf, &len))) {
+			for (uint32_t i = 0; i < KT_JOIN_ARGS; i++) {
 				const char *arg = (const char *)rec->data + 8 + i * KT_JOIN_SIZE;
 				if (!arg[0])
 					break;
-				fprintf(f, "%s%.*s", i ? r->g->sites[index].fmt : "", (int)strnlen(arg, KT_JOIN_SIZE), arg);
+				fprintf(f, "%s%.*s", i ? site->fmt : "", (int)strnlen(arg, KT_JOIN_SIZE), arg);
 			}
-			if (f) {
-				fclose(f);
-				if (trace_json())
-					trace_json_message(r->out, "join", buf, len);
-				else
-					fprintf(r->out, "%s\n", buf);
-				free(buf);
-			}
+			if (!trace_json())
+				fputc('\n', f);
+			fclose(f);
+			if (trace_json())
+				trace_json_message(r->out, "join", buf, len);
+			else
+				put_text(r, cpu, buf, len);
 		}
 		break;
 	case KT_EV_EXIT:
 		r->exited = true;
 		break;
 	case KT_EV_PRINT:
-		if (index < r->g->nsites && r->g->sites[index].map < r->s->nmaps) {
-			const struct kt_site *site = &r->g->sites[index];
-			trace_print_map(r->out, r->s, site->map, r->maps[site->map], site->top, site->div);
+		if (site && site->map < r->s->nmaps) {
+			if (trace_json()) {
+				trace_print_map(r->out, r->s, site->map, r->maps[site->map], site->top, site->div);
+			} else if ((f = open_memstream(&buf, &len))) {
+				trace_print_map(f, r->s, site->map, r->maps[site->map], site->top, site->div);
+				fclose(f);
+				put_text(r, cpu, buf, len);
+			}
 		}
 		break;
 	case KT_EV_TIME:
-		if (index < r->g->nsites) {
-			char buf[512];
+		if (site) {
+			char text[512];
 			time_t t = time(NULL);
 			struct tm tm;
-			size_t n = strftime(buf, sizeof(buf), r->g->sites[index].fmt, localtime_r(&t, &tm));
+			size_t n = strftime(text, sizeof(text), site->fmt, localtime_r(&t, &tm));
 			if (trace_json())
-				trace_json_message(r->out, "time", buf, n);
+				trace_json_message(r->out, "time", text, n);
 			else
-				fwrite(buf, 1, n, r->out);
+				put_text(r, cpu, text, n);
 		}
 		break;
 	case KT_EV_CLEAR: case KT_EV_ZERO:
@@ -272,6 +311,7 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 			trace_clear_map(r->maps[index], kind == KT_EV_ZERO);
 		break;
 	}
+	free(buf);
 	fflush(r->out);
 	return 0;
 }
@@ -354,8 +394,11 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 	struct run r = { .child = child, .s = s, .g = g, .obj = obj, .out = out };
 	struct kiln_link **links = calloc(s->ntargets + 1, sizeof(*links));
 	r.maps = calloc(s->nmaps + 1, sizeof(*r.maps));
+	int ncpus = kiln_num_possible_cpus();
+	r.npend = ncpus > 0 ? (uint32_t)ncpus : 1;
+	r.pend = calloc(r.npend, sizeof(*r.pend));
 	struct kiln_reader *rd = NULL;
-	if (!links || !r.maps) {
+	if (!links || !r.maps || !r.pend) {
 		fprintf(stderr, "kiln trace: out of memory\n");
 		goto out;
 	}
@@ -395,6 +438,7 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 	fflush(out);
 	if (run_special(&r, rd, KP_BEGIN))
 		goto out;
+	flush_pending(&r);
 	if (!r.exited && attach_all(&r, links))
 		goto out;
 	/* bpftrace's runtime tests wait for this line before they start their clock */
@@ -421,8 +465,10 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 	double end = now_s() + 0.25;
 	while (!exited && now_s() < end && kiln_reader_poll(rd, 0) > 0)
 		;
+	flush_pending(&r);
 	if (run_special(&r, rd, KP_END))
 		goto out;
+	flush_pending(&r);
 	fputs("\n\n", out);
 	uint32_t *order = calloc(s->nmaps + 1, sizeof(*order));
 	if (!order)
@@ -442,6 +488,9 @@ out:
 		kiln_link_destroy(links[i]);
 	free(links);
 	free(r.maps);
+	for (uint32_t i = 0; r.pend && i < r.npend; i++)
+		free(r.pend[i].buf);
+	free(r.pend);
 	trace_set_stacks(NULL);
 	kiln_object_close(obj);
 	return rc;

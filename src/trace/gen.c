@@ -427,12 +427,23 @@ static uint32_t round8(uint32_t n)
 	return (n + 7) & ~7u;
 }
 
+/* A record's first u64: kind << 32 | index, and the CPU in bits 16..31. One ring buffer
+ * serves every CPU, so two events at once can interleave their records (naptime's time() and
+ * printf()); the reader keeps each CPU's text together up to its newlines, as bpftrace's
+ * per-CPU buffers do. */
+static const char *rec_id(struct g *g, enum kt_ev kind, uint32_t index)
+{
+	if (index > 0xffff)
+		gen_err(g, (struct kl_span){ 0 }, "more than 65536 printf sites or maps");
+	return kl_arena_printf(g->a, "(logior %llu (<< (get-smp-processor-id) 16))",
+			       ((unsigned long long)kind << 32) | index);
+}
+
 /* A control record: exit, print(@m), clear(@m), zero(@m). */
 static void gen_ctl(struct g *g, enum kt_ev kind, uint32_t index)
 {
 	const char *e = fresh(g, "e");
-	fprintf(g->o, "(with-event (%s kt-ctl " KT_RINGBUF ") (setf (kt-ctl-id %s) %llu))", e, e,
-		((unsigned long long)kind << 32) | index);
+	fprintf(g->o, "(with-event (%s kt-ctl " KT_RINGBUF ") (setf (kt-ctl-id %s) %s))", e, e, rec_id(g, kind, index));
 }
 
 static void gen_printf(struct g *g, const struct kt_node *n)
@@ -440,8 +451,8 @@ static void gen_printf(struct g *g, const struct kt_node *n)
 	uint32_t id = g->site++;
 	const struct kt_site *site = &g->sites.items[id];
 	const char *e = fresh(g, "e");
-	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %llu)", e, id, id, e,
-		((unsigned long long)KT_EV_PRINTF << 32) | id);
+	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %s)", e, id, id, e,
+		rec_id(g, KT_EV_PRINTF, id));
 	for (uint32_t i = 1; i < n->nkids; i++) {
 		const struct kt_node *a = n->kids[i];
 		if (site->args[i - 1].type.kind == KTT_STR) {
@@ -462,8 +473,8 @@ static void gen_join(struct g *g, const struct kt_node *n)
 {
 	uint32_t id = g->site++;
 	const char *e = fresh(g, "e"), *p = fresh(g, "j"), *b = fresh(g, "jb");
-	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %llu) (let ((%s ", e, id, id, e,
-		((unsigned long long)KT_EV_JOIN << 32) | id, p);
+	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %s) (let ((%s ", e, id, id, e,
+		rec_id(g, KT_EV_JOIN, id), p);
 	gen_int(g, n->kids[0]);
 	fprintf(g->o, ") (%s (stack-buffer 8))) ", b);
 	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
