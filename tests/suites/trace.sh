@@ -107,10 +107,14 @@ else
 	# using them is left out here
 	sed '/%lld %i/d' tests/trace/formats.bt >"$tmp/formats2.bt"
 	cmp_bpftrace() {   # name, program text [, options]: kiln and bpftrace print the same bytes
-		local k b
+		local k b rc
 		k=$(timeout 20 "$KILN" trace "${@:3}" -e "$2" 2>&1)
-		b=$(timeout 20 "$BPFTRACE" "${@:3}" -e "$2" 2>/dev/null)
-		check "bpftrace-$1" "$b" "$k"
+		b=$(timeout 20 "$BPFTRACE" "${@:3}" -e "$2" 2>"$tmp/cmp.err"); rc=$?
+		if [ -z "$b" ]; then   # (bpftrace itself failed: say how)
+			fail "bpftrace-$1" "bpftrace printed nothing (status $rc): $(grep -v RLIMIT_MEMLOCK "$tmp/cmp.err" | head -3)"
+		else
+			check "bpftrace-$1" "$b" "$k"
+		fi
 	}
 	cmp_bpftrace formats "$(cat "$tmp/formats2.bt")"
 	# kstack and ustack in printf, as keys (alone and in a tuple) and as a value: the same
