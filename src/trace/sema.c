@@ -87,7 +87,15 @@ int kt_tp_field(struct kl_arena *a, const char *event, const char *name, struct 
 			*out = c->f[i];
 			return 0;
 		}
-	size_t k = (size_t)snprintf(msg, msgsz, "tracepoint %s has no field '%s'; its fields:", event, name);
+	struct kl_nearest nb;
+	char hint[512];
+	kl_nearest_init(&nb, name);
+	for (uint32_t i = 0; i < c->n; i++)
+		if (strncmp(c->f[i].name, "common_", 7))
+			kl_nearest_add(&nb, c->f[i].name);
+	kl_nearest_hint(&nb, hint, sizeof(hint));
+	size_t k = (size_t)snprintf(msg, msgsz, "tracepoint %s has no field '%s'; %s%s fields:", event, name,
+				    hint, *hint ? " Its" : "its");
 	for (uint32_t i = 0; i < c->n && k < msgsz; i++)
 		if (strncmp(c->f[i].name, "common_", 7))
 			k += (size_t)snprintf(msg + k, msgsz - k, " %s", c->f[i].name);

@@ -144,6 +144,17 @@ BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN)
 	cmp_bpftrace json 'BEGIN { printf("a \"q\"\t%d\n", 5); @b = 1; @a[1] = 5; @a[2] = 3; @c["x"] = 1; @t[1, "a"] = 2;
 		@h = hist(5); @h = hist(100); @h = hist(0); @hk["k"] = hist(3); @l = lhist(5, 0, 10, 2); @l = lhist(-1, 0, 10, 2);
 		@l = lhist(12, 0, 10, 2); @s = stats(4); @v = avg(3); @str = "te\"xt"; @z = count(); @e[1] = 1; delete(@e[1]); exit(); }' -f json
+	# BPFTRACE_* settings: a map holds at most BPFTRACE_MAP_KEYS_MAX keys (the 4th update
+	# fails), BPFTRACE_STRLEN cuts str() (the first file the command opens, once: exit() is
+	# not instant, so nothing is stored that a second event could overwrite); a bad value and
+	# too many probes are errors
+	BPFTRACE_MAP_KEYS_MAX=3 cmp_bpftrace env-map-keys 'BEGIN { @[1] = 1; @[2] = 2; @[3] = 3; @[4] = 4; exit(); }'
+	BPFTRACE_STRLEN=5 cmp_bpftrace env-strlen 'tracepoint:syscalls:sys_enter_openat /pid == cpid/ {
+		printf("%s|\n", str(args->filename)); exit(); }' -c '/usr/bin/head -c0 /etc/hostname'
+	k=$(BPFTRACE_MAP_KEYS_MAX=x "$KILN" trace -e 'BEGIN { exit(); }' 2>&1)
+	check env-bad-value "ERROR: Env var 'BPFTRACE_MAP_KEYS_MAX' did not contain a valid uint64_t, or was zero-valued." "$k"
+	k=$(BPFTRACE_MAX_PROBES=2 "$KILN" trace --dry-run -e 'BEGIN { exit(); } END { } interval:s:1 { }' 2>&1 | head -1)
+	check env-max-probes "ERROR: Can't attach to 3 probes because it exceeds the current limit of 2 probes." "$k"
 fi
 
 # ---- uprobe/uretprobe on a library by name, arg0/arg1/retval, under kiln and bpftrace -------
