@@ -48,10 +48,17 @@ static void put_stack(FILE *out, const struct kt_type *t, uint64_t v, int indent
 		struct kiln_frame f = { 0 };
 		int err = !syms ? -ENOENT : t->kind == KTT_KSTACK ? kiln_syms_kernel(syms, ips[i], &f)
 								: kiln_syms_user(syms, pid, ips[i], &f);
-		if (!err && f.symbol)
-			fprintf(out, "%*s%s+%" PRIu64 "\n", indent, "", f.symbol, f.offset);
+		if (t->perf)   /* perf's: a tab, the address, the symbol; for ustack its file */
+			fprintf(out, "\t%" PRIx64 " ", ips[i]);
 		else
-			fprintf(out, "%*s0x%" PRIx64 "\n", indent, "", ips[i]);
+			fprintf(out, "%*s", indent, "");
+		if (!err && f.symbol)
+			fprintf(out, "%s+%" PRIu64, f.symbol, f.offset);
+		else
+			fprintf(out, "0x%" PRIx64, ips[i]);
+		if (t->perf && t->kind == KTT_USTACK)
+			fprintf(out, " (%s)", !err && f.symbol && f.module ? f.module : "[unknown]");
+		fputc('\n', out);
 	}
 }
 

@@ -35,26 +35,29 @@ static int kaddr_check(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
-/* kstack([bpftrace,] [LIMIT]), ustack(...): becomes the builtin, its type's size the limit
- * (bpftrace's perf mode, which prints addresses too, is not done). */
+/* kstack([bpftrace|perf,] [LIMIT]), ustack(...): becomes the builtin, its type's size the
+ * limit; perf's mode prints each frame's address too (trace_val.c). */
 static int stack_check(struct sm *m, struct kt_node *n)
 {
 	uint32_t limit = KILN_STACK_MAX_DEPTH;
+	bool perf = false;
 	for (uint32_t i = 0; i < n->nkids; i++) {
 		struct kt_node *k = n->kids[i];
-		if (i == 0 && k->kind == KT_IDENT && !strcmp(k->name, "bpftrace") && n->nkids <= 2)
+		if (i == 0 && k->kind == KT_IDENT && (!strcmp(k->name, "bpftrace") || !strcmp(k->name, "perf")) &&
+		    n->nkids <= 2) {
+			perf = !strcmp(k->name, "perf");
 			continue;
-		if (i == 0 && k->kind == KT_IDENT && !strcmp(k->name, "perf"))
-			return kt_sm_err(m, k->span, "%s", "the perf stack mode is not supported yet by kiln trace");
+		}
 		if (k->kind != KT_INT || i != n->nkids - 1)
-			return kt_sm_err(m, k->span, "%s() takes an optional mode (bpftrace) and a limit", n->name);
+			return kt_sm_err(m, k->span, "%s() takes an optional mode (bpftrace or perf) and a limit", n->name);
 		if (k->num < 1 || k->num > KILN_STACK_MAX_DEPTH)
 			return kl_error(m->d, k->span, "the stack limit must be 1 to %d", KILN_STACK_MAX_DEPTH);
 		limit = (uint32_t)k->num;
 	}
 	n->kind = KT_BUILTIN;
 	n->nkids = 0;
-	n->type = (struct kt_type){ .kind = !strcmp(n->name, "kstack") ? KTT_KSTACK : KTT_USTACK, .size = limit };
+	n->type = (struct kt_type){ .kind = !strcmp(n->name, "kstack") ? KTT_KSTACK : KTT_USTACK, .size = limit,
+				    .perf = perf };
 	m->s->has_stacks = true;
 	return 0;
 }

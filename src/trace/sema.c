@@ -298,16 +298,16 @@ struct builtin {
 	bool supported;
 };
 static const struct builtin builtins[] = {
-	{ "pid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "tid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "uid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "gid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "nsecs", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "cpu", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "comm", { KTT_STR, 16, false, 0, 0, NULL, false }, true },
-	{ "probe", { KTT_PROBE, 8, false, 0, 0, NULL, false }, true }, { "args", { KTT_NONE, 0, false, 0, 0, NULL, false }, true },
-	{ "retval", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true },
-	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true }, 
-	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
-	{ "func", { KTT_STR, 0, false, 0, 0, NULL, false }, true }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "pid", { .kind = KTT_INT, .size = 8 }, true }, { "tid", { .kind = KTT_INT, .size = 8 }, true },
+	{ "uid", { .kind = KTT_INT, .size = 8 }, true }, { "gid", { .kind = KTT_INT, .size = 8 }, true },
+	{ "nsecs", { .kind = KTT_INT, .size = 8 }, true }, { "elapsed", { .kind = KTT_INT, .size = 8 }, true },
+	{ "cpu", { .kind = KTT_INT, .size = 8 }, true }, { "comm", { .kind = KTT_STR, .size = 16 }, true },
+	{ "probe", { .kind = KTT_PROBE, .size = 8 }, true }, { "args", { .kind = KTT_NONE }, true },
+	{ "retval", { .kind = KTT_INT, .size = 8 }, true },
+	{ "kstack", { .kind = KTT_KSTACK, .size = KILN_STACK_MAX_DEPTH }, true },
+	{ "ustack", { .kind = KTT_USTACK, .size = KILN_STACK_MAX_DEPTH }, true }, 
+	{ "curtask", { .kind = KTT_INT, .size = 8, .tname = "task_struct" }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
+	{ "func", { .kind = KTT_STR }, true }, { "username", { 0 }, false }, { "cpid", { .kind = KTT_INT, .size = 8 }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
