@@ -17,6 +17,12 @@ static const struct kt_fn_table *const tables[] = {
 	&kt_fns_pending,
 };
 
+size_t kt_fn_tables(const struct kt_fn_table *const **out)
+{
+	*out = tables;
+	return sizeof(tables) / sizeof(tables[0]);
+}
+
 const struct kt_fn *kt_fn_find(const char *name)
 {
 	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)

@@ -30,4 +30,6 @@ extern const struct kt_fn_table kt_fns_core;     /* fn_core.c: printf print clea
 
 /* The row for name, or NULL when bpftrace has no such function. */
 const struct kt_fn *kt_fn_find(const char *name);
+/* Every table, the pending one last (for tests: no name twice, none both done and pending). */
+size_t kt_fn_tables(const struct kt_fn_table *const **out);
 #endif
