@@ -6,27 +6,6 @@
 #include <linux/bpf.h>
 #include <string.h>
 
-uint8_t kl_cond_invert(uint8_t cond)
-{
-	static const uint8_t inv[][2] = {
-		{ BPF_JEQ, BPF_JNE }, { BPF_JGT, BPF_JLE }, { BPF_JGE, BPF_JLT },
-		{ BPF_JSGT, BPF_JSLE }, { BPF_JSGE, BPF_JSLT },
-	};
-	for (size_t i = 0; i < sizeof(inv) / sizeof(inv[0]); i++) {
-		if (inv[i][0] == cond) return inv[i][1];
-		if (inv[i][1] == cond) return inv[i][0];
-	}
-	return 0;
-}
-
-uint64_t kl_bswap(uint64_t v, int bits)
-{
-	uint64_t r = 0;
-	for (int i = 0; i < bits / 8; i++)
-		r = (r << 8) | ((v >> (8 * i)) & 0xff);
-	return r;
-}
-
 static bool pure(uint8_t op)
 {
 	return op == IR_MOVI || op == IR_MOV || op == IR_ALU || op == IR_ALU32 || op == IR_NEG ||
@@ -35,28 +14,10 @@ static bool pure(uint8_t op)
 
 static void count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta)
 {
-	switch (i->op) {
-	case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
-		uses[i->a] += (uint32_t)delta;
-		break;
-	case IR_ALU:
-		uses[i->a] += (uint32_t)delta;
-		if (!i->has_imm)
-			uses[i->b] += (uint32_t)delta;
-		break;
-	case IR_LOAD: case IR_STORE: case IR_XADD: case IR_BR: case IR_RET:
-		if (i->a)
-			uses[i->a] += (uint32_t)delta;
-		if (i->op != IR_LOAD && i->op != IR_RET && !i->has_imm && i->b)
-			uses[i->b] += (uint32_t)delta;
-		break;
-	case IR_CALL: case IR_CALLF:
-		for (uint32_t k = 0; k < i->nargs; k++)
-			uses[i->args[k]] += (uint32_t)delta;
-		break;
-	default:
-		break;
-	}
+	struct kl_ir_operands u;
+	kl_ir_operands(i, &u);
+	for (uint32_t k = 0; k < u.nuses; k++)
+		uses[u.uses[k]] += (uint32_t)delta;
 }
 
 /* Remove pure instructions whose result nobody reads, until none is left. */
