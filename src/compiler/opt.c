@@ -14,19 +14,23 @@ static const struct pass passes[] = {
 	{ "dce", "drop pure instructions whose result nobody reads", kl_pass_dce },
 	{ "thread", "branch threading: a test whose outcome an earlier one decides (the verifier needs it)",
 	  kl_pass_thread },
+	{ "propagate", "a vreg set once to a constant or a copy: the constant or the original where it is read",
+	  kl_pass_propagate },
 	{ "fold-offsets", "p = q + K used as a base: the offset folded into the access", kl_pass_fold_offsets },
 	{ "swap-cmp", "x = ntohs(load); x == K: the swap moved into the constant", kl_pass_swap_cmp },
 	{ "coalesce", "t = ...; x = t with t read once: x = ...", kl_pass_coalesce },
 	{ "merge-returns", "return K in several places: jumps to one", kl_pass_merge_returns },
 	{ "branch-over-jump", "if C goto L1; goto L2; L1: becomes if !C goto L2", kl_pass_branch_over_jump },
+	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
+	  NULL },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_FOLD_OFFSETS, P_SWAP_CMP, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_FOLD_OFFSETS, P_SWAP_CMP, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_FOLD_OFFSETS, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_FOLD_OFFSETS, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_BRANCH_OVER_JUMP, 1 },
 };
 
@@ -57,6 +61,12 @@ const char *kl_opt_pass_help(void)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "  %-17s %s\n", passes[i].name, passes[i].what);
 	}
 	return buf;
+}
+
+bool kl_opt_pass_on(const struct kl_opt_config *cfg, const char *name)
+{
+	int p = kl_opt_pass_find(name);
+	return p >= 0 && cfg->level >= 1 && !(cfg->disabled >> p & 1);
 }
 
 void kl_opt(struct kl_arena *a, struct kl_ir_func *f, const struct kl_opt_config *cfg)

@@ -171,6 +171,54 @@ int main(void)
 	CHECK("pass/branch-over-jump", !strcmp(shape(f), "entry br label ret label ret") && f->ins[1].alu == BPF_JLE &&
 	      f->ins[1].label == 2, "%s", shape(f));
 
+	/* propagate: v = 7 read by an ALU and a branch becomes their immediate; a copy of a
+	 * once-defined vreg is read through; `if K < x` turns around */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_MOVI, 2, 0, 7);
+	I(f, IR_MOV, 3, 1, 0);                    /* v3 = v1 */
+	I(f, IR_ALU, 4, 3, 2)->alu = BPF_ADD;     /* v4 = v3 + v2  ->  v4 = v1 + 7 */
+	br = I(f, IR_BR, 0, 2, 4);                /* if 7 < v4     ->  if v4 > 7 */
+	br->alu = BPF_JLT, br->label = 1;
+	IMM(f, IR_RET, 0, 0, 0);
+	LAB(f, IR_LABEL, 1);
+	I(f, IR_RET, 0, 2, 0);                    /* return v2     ->  return 7 */
+	run(f, "propagate");
+	CHECK("pass/propagate", f->ins[3].a == 1 && f->ins[3].has_imm && f->ins[3].imm == 7 && f->ins[4].alu == BPF_JGT &&
+	      f->ins[4].a == 4 && f->ins[4].has_imm && f->ins[4].imm == 7 && f->ins[7].has_imm && f->ins[7].imm == 7,
+	      "alu v%u imm %d %lld; br %#x v%u imm %lld", f->ins[3].a, f->ins[3].has_imm, (long long)f->ins[3].imm,
+	      f->ins[4].alu, f->ins[4].a, (long long)f->ins[4].imm);
+	f = fn();                                 /* a vreg set twice is not a constant */
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_MOVI, 2, 0, 7);
+	IMM(f, IR_MOVI, 2, 0, 8);
+	I(f, IR_ALU, 4, 1, 2)->alu = BPF_ADD;
+	I(f, IR_RET, 0, 4, 0);
+	run(f, "propagate");
+	CHECK("pass/propagate-keeps", !f->ins[3].has_imm && f->ins[3].b == 2, "%s", shape(f));
+
+	/* inline: main calls g(v1, 5); g returns its first argument plus its second; the call
+	 * becomes g's body with the arguments moved in and the result moved out */
+	struct kl_ir_func *g = fn();
+	g->nvregs = 4;
+	g->nlabels = 0;
+	I(g, IR_ENTRY, 1, 0, 0)->imm = 0;
+	I(g, IR_ENTRY, 2, 0, 0)->imm = 1;
+	I(g, IR_ALU, 3, 1, 2)->alu = BPF_ADD;
+	I(g, IR_RET, 0, 3, 0);
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_MOVI, 2, 0, 5);
+	struct kl_ir_ins *call = I(f, IR_CALLF, 3, 0, 0);
+	call->imm = 0, call->nargs = 2, call->args[0] = 1, call->args[1] = 2;
+	I(f, IR_RET, 0, 3, 0);
+	struct kl_ir_func *all[] = { g, f };
+	kl_inline(&A, all, 1, 2);
+	CHECK("pass/inline", !strcmp(shape(f), "entry movi mov mov alu mov jmp label ret") && f->ins[2].a == 1 &&
+	      f->ins[3].a == 2 && f->ins[5].d == 3 && f->ins[4].d == f->ins[5].a && f->nvregs == 16 + 3,
+	      "%s (%u vregs)", shape(f), f->nvregs);
+	CHECK("pass/inline-keeps-callee", !strcmp(shape(g), "entry entry alu ret"), "%s", shape(g));
+
 	/* the manager: every pass switched off leaves the IR as it was; --print-after prints */
 	f = fn();
 	I(f, IR_ENTRY, 1, 0, 0);
