@@ -30,6 +30,9 @@ for tool in "$KILN" "$(command -v "$BPFTRACE")" "$(command -v bpftool)"; do
 done
 mkdir -p "$OUT"
 rm -f "$OUT"/*.bt
+# the spawner: libc only (its memory image is the floor of the RSS measured)
+export TRACE_EXEC=$BUILD/bench/trace_exec
+"${CC:-cc}" -O2 -Wall -Wextra -o "$TRACE_EXEC" "$ROOT/bench/trace_exec.c" || exit 1
 cat >"$OUT/begin-exit.bt" <<'EOF'
 BEGIN { printf("hello\n"); exit(); }
 EOF

@@ -3,22 +3,27 @@
 #   python3 trace_run.py run NAME SIDE ROUND CMD...   one run, one raw row on stdout
 #   python3 trace_run.py summary RAW JSON ROUNDS      the table, and the JSON file
 #
-# A run spawns CMD (kiln trace or bpftrace, the whole process) with
-# __BPFTRACE_NOTIFY_PROBES_ATTACHED set and times it from just before the spawn to the
-# line of that name: kiln trace prints it on stdout after attaching, bpftrace 0.17 on
-# stderr (src/bpftrace.cpp), so both streams are read as one. Then, while the tracer still
-# runs, the BPF programs it holds are found by their ids in /proc/PID/fdinfo (only the
-# programs this process made, never the machine's) and their xlated lengths read with
-# bpftool (but those named in $SKIP_PROGS: bench/trace.sh names kiln's BEGIN and END
-# programs there, which kiln keeps loaded while it traces; bpftrace 0.17 closes its BEGIN
-# program once it ran and loads END at the end); then SIGINT, its output drained, and wait4's rusage gives its peak RSS (the
-# child's own ru_maxrss: neither tracer forks). Row:
+# A run starts CMD (kiln trace or bpftrace, the whole process) with
+# __BPFTRACE_NOTIFY_PROBES_ATTACHED set, through bench/trace_exec.c ($TRACE_EXEC), which
+# reads the clock just before it forks and reports the tracer's pid and, once it ended, its
+# peak RSS (wait4's ru_maxrss; neither tracer forks). The start-up time runs from that clock
+# to the moment the line of that name is read: kiln trace prints it on stdout after
+# attaching, bpftrace 0.17 on stderr (src/bpftrace.cpp), so both streams are one pipe.
+# Then, while the tracer still runs, the BPF programs it holds are found by their ids in
+# /proc/PID/fdinfo (only the programs this process made, never the machine's) and their
+# xlated lengths read with bpftool, but those named in $SKIP_PROGS (bench/trace.sh names
+# kiln's BEGIN and END programs there, which kiln keeps loaded while it traces, whereas
+# bpftrace 0.17 has closed its BEGIN program once it ran and loads END at the end); then
+# SIGINT, and its output is drained until it ends. Rows:
 #   R ROUND NAME SIDE MS RSS_KB INSNS PROGS     (INSNS and PROGS "-" when the tracer had
 #                                               exited before its programs could be read)
 #   F ROUND NAME SIDE REASON...                 (it did not attach; its last output line)
-import json, math, os, select, signal, subprocess, sys, time
+import json, math, os, re, select, signal, subprocess, sys, time
 
 NOTIFY = b"__BPFTRACE_NOTIFY_PROBES_ATTACHED\n"
+START = re.compile(rb"TRACE_EXEC_START (\d+) (\d+)\n")
+END = re.compile(rb"TRACE_EXEC_END (\d+) (-?\d+)\n")
+EXEC = os.environ.get("TRACE_EXEC", "build/bench/trace_exec")     # bench/trace_exec.c
 ATTACH_TIMEOUT = float(os.environ.get("ATTACH_TIMEOUT", "60"))
 
 
@@ -68,17 +73,14 @@ def run(name, side, rnd, argv):
     env = dict(os.environ)
     env["__BPFTRACE_NOTIFY_PROBES_ATTACHED"] = "1"
     r, w = os.pipe()
-    # posix_spawn, not subprocess: Popen reaps the child on its own (poll, send_signal),
-    # and wait4 must be the one that reaps it for its rusage
     acts = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
             (os.POSIX_SPAWN_DUP2, w, 1), (os.POSIX_SPAWN_DUP2, w, 2),
             (os.POSIX_SPAWN_CLOSE, r)]
-    start = time.monotonic()
-    pid = os.posix_spawnp(argv[0], argv, env, file_actions=acts)
+    spawner = os.posix_spawn(EXEC, [EXEC] + argv, env, file_actions=acts)
     os.close(w)
-    out, attached_ms = b"", None
-    deadline = start + ATTACH_TIMEOUT
-    while attached_ms is None:
+    out, seen, pid, start_ns = b"", None, None, None
+    deadline = time.monotonic() + ATTACH_TIMEOUT
+    while seen is None or pid is None:
         left = deadline - time.monotonic()
         if left <= 0:
             break
@@ -89,8 +91,12 @@ def run(name, side, rnd, argv):
         if not chunk:
             break
         out += chunk
-        if NOTIFY in out:
-            attached_ms = (time.monotonic() - start) * 1000
+        if seen is None and NOTIFY in out:
+            seen = time.monotonic_ns()
+        m = START.search(out)
+        if m and pid is None:
+            start_ns, pid = int(m.group(1)), int(m.group(2))
+    attached_ms = (seen - start_ns) / 1e6 if seen is not None and pid is not None else None
     insns = progs = "-"
     if attached_ms is not None:
         ids = prog_ids(pid)
@@ -98,26 +104,34 @@ def run(name, side, rnd, argv):
             n, counted, whole = insns_of(ids, skip)
             if whole:                  # all still loaded: the tracer had not exited
                 insns, progs = n, counted
-    os.kill(pid, signal.SIGINT)        # unreaped until wait4: the pid is still its own
-    # drain until it closes its output (END, maps), then reap it: a second SIGINT,
-    # then SIGKILL, if it does not end
+    if pid is not None:
+        try:
+            os.kill(pid, signal.SIGINT)
+        except ProcessLookupError:     # it had ended (exit() in BEGIN) and was reaped
+            pass
+    # drain until the spawner closes the pipe (END, maps, then its own line), then reap it;
+    # a tracer that does not end in 10 s is killed
     end = time.monotonic() + 10
     while True:
         ready, _, _ = select.select([r], [], [], max(0, end - time.monotonic()))
         if not ready:
-            os.kill(pid, signal.SIGKILL)
-            break
+            if pid is not None:
+                os.kill(pid, signal.SIGKILL)
+            end = time.monotonic() + 10
+            continue
         chunk = os.read(r, 65536)
         if not chunk:
             break
         out += chunk
     os.close(r)
-    _, status, ru = os.wait4(pid, 0)
-    if attached_ms is None:
-        last = [l for l in out.decode(errors="replace").splitlines() if l.strip()]
-        print(f"F {rnd} {name} {side} {last[-1] if last else 'no output'} (status {status})")
+    os.waitpid(spawner, 0)
+    m = END.search(out)
+    if attached_ms is None or not m:
+        text = START.sub(b"", END.sub(b"", out)).decode(errors="replace")
+        last = [l for l in text.splitlines() if l.strip()]
+        print(f"F {rnd} {name} {side} {last[-1] if last else 'no output'}")
         return
-    print(f"R {rnd} {name} {side} {attached_ms:.3f} {ru.ru_maxrss} {insns} {progs}")
+    print(f"R {rnd} {name} {side} {attached_ms:.3f} {m.group(1).decode()} {insns} {progs}")
 
 
 def median(v):
