@@ -16,7 +16,8 @@
 # bpftrace 0.17 has closed its BEGIN program once it ran and loads END at the end); then
 # SIGINT, and its output is drained until it ends. Rows:
 #   R ROUND NAME SIDE MS RSS_KB INSNS PROGS     (INSNS and PROGS "-" when the tracer had
-#                                               exited before its programs could be read)
+#                                               exited before its programs could be read,
+#                                               or held none but BEGIN and END)
 #   F ROUND NAME SIDE REASON...                 (it did not attach; its last output line)
 import json, math, os, re, select, signal, subprocess, sys, time
 
@@ -102,7 +103,7 @@ def run(name, side, rnd, argv):
         ids = prog_ids(pid)
         if ids:
             n, counted, whole = insns_of(ids, skip)
-            if whole:                  # all still loaded: the tracer had not exited
+            if whole and counted:      # all still loaded: the tracer had not exited
                 insns, progs = n, counted
     if pid is not None:
         try:
@@ -212,7 +213,7 @@ def summary(raw, out, rounds):
               f"(geometric mean; {1 / summ['ms']['median']:.1f}x median; target >= 20x)")
     print(f"(medians of {rounds} runs each, kiln and bpftrace taking turns; start-up: spawn to "
           f"__BPFTRACE_NOTIFY_PROBES_ATTACHED; RSS: peak of the whole run; insns: xlated, "
-          f"every program the tracer held; ratios kiln/bpftrace)")
+          f"the programs it held while tracing, BEGIN and END left out; ratios kiln/bpftrace)")
     for name, why in failed.items():
         print(f"not measured: {name}: {why}")
     with open(out, "w") as f:
