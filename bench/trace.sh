@@ -69,7 +69,7 @@ for n in "${names[@]}"; do
 done
 
 raw=$OUT/raw.txt
-: >"$raw"
+echo "L start $(cut -d' ' -f1-3 /proc/loadavg)" >"$raw"   # other work on the machine skews both
 for ((r = 1; r <= ROUNDS; r++)); do
 	for n in "${names[@]}"; do
 		if (( r % 2 )); then order=(kiln bpftrace); else order=(bpftrace kiln); fi
@@ -85,5 +85,6 @@ for ((r = 1; r <= ROUNDS; r++)); do
 	done
 	echo "trace.sh: round $r of $ROUNDS done" >&2
 done
+echo "L end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$raw"
 python3 "$ROOT/bench/trace_run.py" summary "$raw" "$RESULTS" "$ROUNDS"
 echo "wrote $RESULTS"

@@ -19,6 +19,7 @@
 #                                               exited before its programs could be read,
 #                                               or held none but BEGIN and END)
 #   F ROUND NAME SIDE REASON...                 (it did not attach; its last output line)
+# and bench/trace.sh's "L start|end LOADAVG" lines.
 import json, math, os, re, select, signal, subprocess, sys, time
 
 NOTIFY = b"__BPFTRACE_NOTIFY_PROBES_ATTACHED\n"
@@ -144,10 +145,13 @@ def median(v):
 
 
 def summary(raw, out, rounds):
-    vals, order, failed = {}, [], {}
+    vals, order, failed, load = {}, [], {}, {}
     for line in open(raw):
         f = line.split()
         if not f:
+            continue
+        if f[0] == "L":
+            load[f[1]] = " ".join(f[2:])
             continue
         if f[0] == "F":
             failed.setdefault(f[2], f"{f[3]}: {' '.join(f[4:])}")
@@ -214,10 +218,12 @@ def summary(raw, out, rounds):
     print(f"(medians of {rounds} runs each, kiln and bpftrace taking turns; start-up: spawn to "
           f"__BPFTRACE_NOTIFY_PROBES_ATTACHED; RSS: peak of the whole run; insns: xlated, "
           f"the programs it held while tracing, BEGIN and END left out; ratios kiln/bpftrace)")
+    print("load average (1, 5, 15 min) at the start: %s, at the end: %s" %
+          (load.get("start", "?"), load.get("end", "?")))
     for name, why in failed.items():
         print(f"not measured: {name}: {why}")
     with open(out, "w") as f:
-        json.dump({"rounds": rounds, "scripts": rows, "summary": summ,
+        json.dump({"rounds": rounds, "load_average": load, "scripts": rows, "summary": summ,
                    "not_measured": failed}, f, indent=2)
         f.write("\n")
 
