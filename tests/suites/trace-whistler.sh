@@ -53,14 +53,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-wait_for() {   # file, pattern, seconds: 0 once the pattern is in the file
-	local end=$((SECONDS + $3))
-	while [ $SECONDS -lt $end ]; do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
 NOTIFY=__BPFTRACE_NOTIFY_PROBES_ATTACHED
 kprobe_pmu=/sys/bus/event_source/devices/kprobe/type
 
@@ -113,9 +105,18 @@ for f in "${live[@]}"; do
 	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 "$BPFTRACE" "$tmp/$f" >"$tmp/$f.b.out" 2>"$tmp/$f.b.err" &
 	pids+=($!) status[$!]=$f.b
 done
+attached() {   # $1: the script; kiln says it on stdout, bpftrace 0.17 on stderr
+	grep -q "$NOTIFY" "$tmp/$1.k.out" && grep -q "$NOTIFY" "$tmp/$1.b.err"
+}
+all_attached() {
+	local f
+	for f in "${live[@]}"; do attached "$f" || return 1; done
+}
+end=$((SECONDS + 20))
+until all_attached || [ $SECONDS -ge $end ]; do sleep 0.05; done
 ready=1
-for f in "${live[@]}"; do   # kiln says it on stdout, bpftrace 0.17 on stderr
-	if ! wait_for "$tmp/$f.k.out" "$NOTIFY" 20 || ! wait_for "$tmp/$f.b.err" "$NOTIFY" 20; then
+for f in "${live[@]}"; do
+	if ! attached "$f"; then
 		fail "attach/$f" "not attached in 20 s: kiln: $(tail -2 "$tmp/$f.k.err"); bpftrace: $(tail -2 "$tmp/$f.b.err")"
 		ready=0
 	fi
