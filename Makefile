@@ -46,7 +46,7 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
 	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus
 
-.PHONY: all deps bench run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
+.PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
 all: kiln lib
 
 kiln: $(BUILD)/kiln
@@ -179,6 +179,11 @@ bench: deps
 	$(call install-debs,gnuplot-nox)
 	$(MAKE) --no-print-directory kiln lib
 	@bash bench/bench.sh
+
+# bench-trace: kiln trace against bpftrace 0.17 (start-up, RSS, instructions; bench/trace.sh)
+bench-trace: deps
+	$(MAKE) --no-print-directory kiln
+	@bash bench/trace.sh
 
 examples: kiln
 	@mkdir -p $(BUILD)/examples
