@@ -21,6 +21,7 @@ static const struct pass passes[] = {
 	{ "coalesce", "t = ...; x = t with t read once: x = ...", kl_pass_coalesce },
 	{ "merge-returns", "return K in several places: jumps to one", kl_pass_merge_returns },
 	{ "branch-over-jump", "if C goto L1; goto L2; L1: becomes if !C goto L2", kl_pass_branch_over_jump },
+	{ "unroll", "a dotimes of at most 16 iterations over a small body lowered as one copy per iteration", NULL },
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL },
 };
