@@ -54,7 +54,7 @@ static void fill_key(struct g *g, const struct kt_map *m, const struct kt_node *
 	uint32_t off = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kt_type *t = m->key.kind == KTT_TUPLE ? &m->key.elems[i] : &m->key;
-		if (t->kind == KTT_STR) {
+		if (kt_is_bytes(t)) {
 			gen_str(g, elems[i], kl_arena_printf(g->a, "(+ %s %u)", kb, off), t->size);
 		} else {
 			fprintf(g->o, "(store u64 %s %u ", kb, off);
@@ -528,7 +528,7 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 	case KT_ASSIGN:
 		if (s->a->kind == KT_MAP) {
 			gen_assign_map(g, s);
-		} else if (s->a->type.kind == KTT_STR) {
+		} else if (kt_is_bytes(&s->a->type)) {
 			gen_str(g, s->b, kl_arena_printf(g->a, "v%d", s->a->var_id), s->a->type.size);
 		} else {
 			fprintf(g->o, "(setf v%d ", s->a->var_id);
@@ -608,7 +608,7 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 		fprintf(g->o, "(defevent ev%u [:id :u64]", i);
 		for (uint32_t k = 0; k < site->nargs; k++) {
 			uint32_t sz = kt_round8(kt_type_size(&site->args[k].type));
-			if (site->args[k].type.kind == KTT_STR)
+			if (kt_is_bytes(&site->args[k].type))
 				fprintf(g->o, " [:a%u :u8 %u]", k + 1, sz);
 			else
 				fprintf(g->o, " [:a%u :u64]", k + 1);
@@ -658,7 +658,7 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	if (sv)
 		fprintf(g->o, "(" KT_STR_VALUE " (stack-buffer %u))%s", kt_round8(sv), nv ? " " : "");
 	for (uint32_t i = 0; i < nv; i++)
-		if (vars[i].type.kind == KTT_STR)
+		if (kt_is_bytes(&vars[i].type))
 			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, kt_round8(vars[i].type.size));
 		else
 			fprintf(g->o, "%s(v%u 0)", i ? " " : "", i);

@@ -276,10 +276,10 @@ static int map_key(struct sm *m, struct kt_node *n, struct kt_map *mp)
 		same = mk->elems[i].kind == k.elems[i].kind;
 	if (!same)
 		return kl_error(m->d, n->span, "argument mismatch for @%s: the key's type differs from its first use", n->name);
-	if (k.kind == KTT_STR && k.size > mk->size)
+	if (kt_is_bytes(&k) && k.size > mk->size)
 		mk->size = k.size;
 	for (uint32_t i = 0; k.kind == KTT_TUPLE && i < k.nelems; i++)
-		if (k.elems[i].kind == KTT_STR && k.elems[i].size > mk->elems[i].size)
+		if (kt_is_bytes(&k.elems[i]) && k.elems[i].size > mk->elems[i].size)
 			mk->elems[i].size = k.elems[i].size;
 	return 0;
 }
@@ -545,10 +545,10 @@ static int expr(struct sm *m, struct kt_node *n)
 			return -1;
 		if (n->a->type.kind != KTT_INT)
 			return err_at(m, n->a->span, "%s", "the condition must be an integer");
-		if (n->b->type.kind != n->c->type.kind || (n->b->type.kind != KTT_INT && n->b->type.kind != KTT_STR))
+		if (n->b->type.kind != n->c->type.kind || (n->b->type.kind != KTT_INT && !kt_is_bytes(&n->b->type)))
 			return err_at(m, n->span, "%s", "both branches of the ternary must be integers, or both strings");
 		n->type = n->b->type;
-		if (n->type.kind == KTT_STR && n->c->type.size > n->type.size)
+		if (kt_is_bytes(&n->type) && n->c->type.size > n->type.size)
 			n->type.size = n->c->type.size;
 		n->type.is_signed = n->b->type.is_signed && n->c->type.is_signed;
 		return 0;
@@ -560,7 +560,7 @@ static int expr(struct sm *m, struct kt_node *n)
 			if (expr(m, n->kids[i]))
 				return -1;
 			e[i] = n->kids[i]->type;
-			if (e[i].kind != KTT_INT && e[i].kind != KTT_STR && e[i].kind != KTT_PROBE && !kt_is_symbolic(&e[i]))
+			if (e[i].kind != KTT_INT && !kt_is_bytes(&e[i]) && e[i].kind != KTT_PROBE && !kt_is_symbolic(&e[i]))
 				return err_at(m, n->kids[i]->span, "%s", "tuple elements other than integers and strings are not supported yet by kiln trace");
 		}
 		n->type = (struct kt_type){ .kind = KTT_TUPLE, .nelems = n->nkids, .elems = e };
@@ -670,14 +670,14 @@ static int assign_map(struct sm *m, struct kt_node *s)
 	if (kind == KM_NONE) {
 		if (v->type.kind == KTT_INT)
 			kind = KM_INT;
-		else if (v->type.kind == KTT_STR)
+		else if (kt_is_bytes(&v->type))
 			kind = KM_STR;
 		else if (kt_is_symbolic(&v->type))
 			kind = KM_INT;
 		else
 			return kl_error(m->d, v->span, "%s", "only integers and strings can be stored in maps by kiln trace yet");
 	}
-	if (mp->kind != KM_NONE && mp->kind != kind)
+	if (mp->kind != KM_NONE && (mp->kind != kind || (kind == KM_STR && mp->value.kind != v->type.kind)))
 		return kl_error(m->d, s->span, "type mismatch for @%s: it was assigned another kind of value before", mn->name);
 	if (mp->kind == KM_NONE) {
 		mp->kind = kind;
@@ -712,7 +712,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 			return assign_map(m, s);
 		if (expr(m, s->b))
 			return -1;
-		if (s->b->type.kind != KTT_INT && s->b->type.kind != KTT_STR)
+		if (s->b->type.kind != KTT_INT && !kt_is_bytes(&s->b->type))
 			return kl_error(m->d, s->b->span, "%s", "only integers and strings can be kept in $variables by kiln trace yet");
 		for (size_t i = 0; i < m->vars.len; i++)
 			if (!strcmp(m->vars.items[i].name, s->a->name)) {
@@ -721,7 +721,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 					return kl_error(m->d, s->span, "type mismatch for $%s: it holds a%s, not a%s", s->a->name,
 							v->type.kind == KTT_INT ? "n integer" : " string",
 							s->b->type.kind == KTT_INT ? "n integer" : " string");
-				if (s->b->type.kind == KTT_STR && s->b->type.size > v->type.size)
+				if (kt_is_bytes(&s->b->type) && s->b->type.size > v->type.size)
 					return kl_error(m->d, s->span, "$%s holds strings of %u bytes; this one is %u", s->a->name,
 							v->type.size, s->b->type.size);
 				s->a->var_id = (int)i;
