@@ -138,7 +138,7 @@ static const struct { const char *name, *lisp; } builtin_code[] = {
 	{ "pid", "(>> (get-current-pid-tgid) 32)" }, { "tid", "(logand (get-current-pid-tgid) #xffffffff)" },
 	{ "uid", "(logand (get-current-uid-gid) #xffffffff)" }, { "gid", "(>> (get-current-uid-gid) 32)" },
 	{ "nsecs", "(ktime-get-ns)" }, { "cpid", "(getmap " KT_START_MAP " 1)" }, { "elapsed", "(- (ktime-get-ns) (getmap " KT_START_MAP " 0))" },
-	{ "cpu", "(get-smp-processor-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
+	{ "cpu", "(get-smp-processor-id)" }, { "cgroup", "(get-current-cgroup-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
 	{ "arg0", "(pt-regs-parm1)" }, { "arg1", "(pt-regs-parm2)" }, { "arg2", "(pt-regs-parm3)" },
 	{ "arg3", "(pt-regs-parm4)" }, { "arg4", "(pt-regs-parm5)" }, { "arg5", "(pt-regs-parm6)" },
 };
@@ -733,4 +733,13 @@ const char *kt_open_key(struct g *g, const struct kt_node *mn, bool *opened)
 void kt_close_key(struct g *g, bool opened)
 {
 	close_key(g, opened);
+}
+
+bool kt_gen_core_into(struct g *g, const struct kt_node *n, const char *dest)
+{
+	if (!is_core(n) || n->type.user)
+		return false;
+	gen_core_path(g, n, kl_arena_printf(g->a, "core-read-into %s", dest), CORE_STR);
+	fputs(")", g->o);
+	return true;
 }

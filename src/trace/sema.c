@@ -298,7 +298,7 @@ static const struct builtin builtins[] = {
 	{ "retval", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
 	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true },
 	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true }, 
-	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
+	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false }, true }, { "rand", { 0 }, false }, { "cgroup", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
 	{ "func", { KTT_STR, 0, false, 0, 0, NULL, false }, true }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
@@ -576,8 +576,8 @@ static int expr(struct sm *m, struct kt_node *n)
 		return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
 	case KT_INDEX:
 		return err_at(m, n->span, "%s", "indexing with [] is not supported yet by kiln trace");
-	case KT_SIZEOF: case KT_OFFSETOF:
-		return err_at(m, n->span, "%s() is not supported yet by kiln trace", n->name);
+	case KT_SIZEOF: case KT_OFFSETOF:   /* typed to a constant by their rows (fn_net.c) */
+		return kt_fn_find(n->name)->check(m, n);
 	case KT_INCDEC:
 		if (n->a->kind == KT_MAP) {
 			struct kt_map *mp = map_of(m, n->a);
@@ -730,7 +730,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 			}
 		struct kt_var v = { s->a->name, s->b->type };
 		if (v.type.kind == KTT_INT) {
-			v.type = t_int(8, s->b->type.is_signed);
+			v.type = t_int(s->b->type.size ? s->b->type.size : 8, s->b->type.is_signed);   /* bswap, sizeof */
 			v.type.tname = s->b->type.tname;   /* $t = curtask; $t->pid */
 		}
 		kl_vec_push(m->a, &m->vars, v);
