@@ -63,11 +63,13 @@ static int pton_check(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
-/* macaddr(a): the 6 bytes of an array (a struct's char[6]). */
+/* macaddr(a): the 6 bytes of an array (a struct's char[6]), or at a pointer into the
+ * process (as bpftrace 0.17 reads an integer: user memory). */
 static int macaddr_check(struct sm *m, struct kt_node *n)
 {
-	if (n->nkids != 1 || (n->kids[0]->type.kind != KTT_STR && n->kids[0]->type.kind != KTT_BYTES) || n->kids[0]->type.size != 6)
-		return kt_sm_err(m, n->span, "%s", "macaddr() argument must be 6 bytes in size (an array)");
+	const struct kt_type *t = n->nkids == 1 ? &n->kids[0]->type : NULL;
+	if (!t || (t->kind != KTT_INT && ((t->kind != KTT_STR && t->kind != KTT_BYTES) || t->size != 6)))
+		return kt_sm_err(m, n->span, "%s", "macaddr() argument must be 6 bytes in size (a char[6] array) or a pointer");
 	n->type = (struct kt_type){ .kind = KTT_MAC, .size = MAC_SIZE };
 	return 0;
 }
@@ -256,6 +258,12 @@ static void pton_str(struct g *g, const struct kt_node *n, const char *d, uint32
 static void macaddr_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size)
 {
 	fprintf(g->o, "(store u64 %s 0 0) ", d);
+	if (n->kids[0]->type.kind == KTT_INT) {
+		fprintf(g->o, "(probe-read-user %s 6 ", d);
+		kt_gen_int(g, n->kids[0]);
+		fputc(')', g->o);
+		return;
+	}
 	raw_bytes(g, n->kids[0], d, 6);
 }
 
