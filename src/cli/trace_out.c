@@ -313,6 +313,8 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 		case KM_STR:
 			if (m->value.kind == KTT_STR)
 				json_str(out, (const char *)e[i].value, strnlen((const char *)e[i].value, m->value_size));
+			else if (m->value.kind == KTT_BYTES)   /* pton()'s bytes: a JSON array as printed */
+				trace_put_value(out, &m->value, e[i].value, s, 8);
 			else   /* ntop(), buf(), macaddr(): their text */
 				json_value_text(out, m, e[i].value, s);
 			break;

@@ -190,6 +190,8 @@ if [ -n "$BPFTRACE" ]; then
 		printf("%d %d %d\n", strcontains("hello", "x"), strcontains("hello", "hello!"), strcontains("aab", "ab")); exit(); }'
 	cmp_bpftrace net-vars 'BEGIN { @b = buf("ok\n", 3); @bk[buf("ok_key", 8)] = 1; @bk[buf("a\x01", 8)] = 2;
 		$x = ntop(pton("1.1.1.1")); $y = buf("var", 3); printf("%s %r\n", $x, $y); exit(); }'
+	cmp_bpftrace net-json 'BEGIN { @n = ntop(0x0100007f); @k[ntop(0x0200007f)] = 1; @b = buf("a\x01", 2); @p = pton("1.2.3.4");
+		printf("%s\n", ntop(1)); exit(); }' -f json
 	np=ktnet$$
 	ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$np"
 	cmp_live() {   # name, program: each traces its own run of net.py (-c) with the same output
