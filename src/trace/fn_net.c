@@ -316,7 +316,8 @@ static const char *str_buffer(struct g *g, const struct kt_node *s)
 	return b;
 }
 
-/* Byte by byte, unrolled: differ -> 1; both end -> 0; past n -> 0. */
+/* Byte by byte, unrolled into one flat sequence (nested ifs would each keep a value on the
+ * stack): differ -> 1; both end -> 0; past n -> 0. */
 static void strncmp_value(struct g *g, const struct kt_node *n)
 {
 	const struct kt_node *x = n->kids[0], *y = n->kids[1];
@@ -324,18 +325,19 @@ static void strncmp_value(struct g *g, const struct kt_node *n)
 	if (len > most)
 		len = most;
 	const char *a = str_buffer(g, x), *b = str_buffer(g, y);
+	const char *r = kt_fresh(g, "r"), *on = kt_fresh(g, "go");
+	fprintf(g->o, "(let ((%s 0) (%s 1)) ", r, on);
 	for (uint32_t i = 0; i < len; i++) {
 		const char *ca = i < x->type.size ? kl_arena_printf(g->a, "(load u8 %s %u)", a, i) : "0";
 		const char *cb = i < y->type.size ? kl_arena_printf(g->a, "(load u8 %s %u)", b, i) : "0";
-		fprintf(g->o, "(if (/= %s %s) 1 (if (= %s 0) 0 ", ca, cb, ca);
+		fprintf(g->o, "(when %s (if (/= %s %s) (progn (setf %s 1) (setf %s 0)) (when (= %s 0) (setf %s 0)))) ", on, ca,
+			cb, r, on, ca, on);
 	}
-	fputc('0', g->o);
-	for (uint32_t i = 0; i < len; i++)
-		fputs("))", g->o);
-	fputs("))", g->o);
+	fprintf(g->o, "%s)))", r);
 }
 
-/* At each start before the haystack's NUL: the needle's bytes compared there. */
+/* At each start before the haystack's NUL, the needle's bytes compared there; flat, as
+ * strncmp. */
 static void strcontains_value(struct g *g, const struct kt_node *n)
 {
 	const struct kt_node *h = n->kids[0], *nd = n->kids[1];
@@ -345,17 +347,16 @@ static void strcontains_value(struct g *g, const struct kt_node *n)
 	}
 	uint32_t size = h->type.size;
 	const char *b = str_buffer(g, h);
+	const char *r = kt_fresh(g, "r"), *on = kt_fresh(g, "go");
+	fprintf(g->o, "(let ((%s 0) (%s 1)) ", r, on);
 	uint32_t starts = nd->strlen <= size ? size - nd->strlen + 1 : 0;
 	for (uint32_t i = 0; i < starts; i++) {
-		fprintf(g->o, "(if (= (load u8 %s %u) 0) 0 (if (and", b, i);
+		fprintf(g->o, "(when %s (if (= (load u8 %s %u) 0) (setf %s 0) (when (and", on, b, i, on);
 		for (uint32_t j = 0; j < nd->strlen; j++)
 			fprintf(g->o, " (= (load u8 %s %u) %u)", b, i + j, (uint8_t)nd->str[j]);
-		fputs(") 1 ", g->o);
+		fprintf(g->o, ") (setf %s 1) (setf %s 0)))) ", r, on);
 	}
-	fputc('0', g->o);
-	for (uint32_t i = 0; i < starts; i++)
-		fputs("))", g->o);
-	fputc(')', g->o);
+	fprintf(g->o, "%s))", r);
 }
 
 static const struct kt_fn fns[] = {

@@ -192,6 +192,13 @@ if [ -n "$BPFTRACE" ]; then
 		$x = ntop(pton("1.1.1.1")); $y = buf("var", 3); printf("%s %r\n", $x, $y); exit(); }'
 	cmp_bpftrace net-json 'BEGIN { @n = ntop(0x0100007f); @k[ntop(0x0200007f)] = 1; @b = buf("a\x01", 2); @p = pton("1.2.3.4");
 		printf("%s\n", ntop(1)); exit(); }' -f json
+	# strcontains and strncmp on a string read from the process, in a predicate and printf
+	prog='tracepoint:syscalls:sys_enter_openat /pid == cpid && strcontains(str(args->filename), "hostn")/ {
+		printf("%s %d %d\n", str(args->filename), strncmp(str(args->filename), "/etc/ho", 7), strncmp(str(args->filename), "/etc/hx", 7)); }'
+	k=$(timeout 20 "$KILN" trace -e "$prog" -c "$(type -P cat) /etc/hostname" 2>&1)
+	b=$(timeout 20 "$BPFTRACE" -e "$prog" -c "$(type -P cat) /etc/hostname" 2>/dev/null)
+	if grep -q '^/etc/hostname 0 1$' <<<"$k"; then check bpftrace-net-strings-live "$b" "$k"
+	else fail bpftrace-net-strings-live "$k"; fi
 	np=ktnet$$
 	ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$np"
 	cmp_live() {   # name, program: each traces its own run of net.py (-c) with the same output
