@@ -359,6 +359,22 @@ static void strcontains_value(struct g *g, const struct kt_node *n)
 	fprintf(g->o, "%s))", r);
 }
 
+void kt_buf_compare(struct g *g, const struct kt_node *n)
+{
+	const char *a = kt_fresh(g, "s"), *b = kt_fresh(g, "s");
+	uint32_t sa = n->a->type.size, sb = n->b->type.size, room = (sa < sb ? sa : sb) - 8;
+	fprintf(g->o, "(let ((%s (stack-buffer %u)) (%s (stack-buffer %u))) ", a, sa, b, sb);
+	kt_gen_str(g, n->a, a, sa);
+	kt_gen_str(g, n->b, b, sb);
+	const char *r = kt_fresh(g, "r"), *len = kt_fresh(g, "n");
+	fprintf(g->o, "(let ((%s (load u64 %s 0)) (%s (= (load u64 %s 0) (load u64 %s 0)))) ", len, a, r, a, b);
+	fprintf(g->o, "(when (> %s %u) (setf %s 0)) ", len, room, r);   /* longer than one of them holds */
+	for (uint32_t i = 0; i < room; i++)
+		fprintf(g->o, "(when (and %s (> %s %u) (/= (load u8 %s %u) (load u8 %s %u))) (setf %s 0)) ", r, len, i, a, 8 + i, b,
+			8 + i, r);
+	fprintf(g->o, "%s))", n->op == KT_OP_EQ ? r : kl_arena_printf(g->a, "(not %s)", r));
+}
+
 static const struct kt_fn fns[] = {
 	/* name           check              own    stmt  value              str          site */
 	{ "ntop", ntop_check, false, NULL, NULL, ntop_str, NULL },

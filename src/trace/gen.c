@@ -263,6 +263,10 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			gen_strcmp(g, n);
 			return;
 		}
+		if (n->a->type.kind == KTT_BUF) {
+			kt_buf_compare(g, n);
+			return;
+		}
 		for (size_t i = 0; i < sizeof(binops) / sizeof(binops[0]); i++)
 			if (binops[i].op == n->op) {
 				bool sg = n->a->type.is_signed && n->b->type.is_signed;

@@ -522,6 +522,10 @@ static int expr(struct sm *m, struct kt_node *n)
 			n->type = t_int(8, false);
 			return 0;
 		}
+		if (l->kind == KTT_BUF && r->kind == KTT_BUF && cmp) {   /* buf() == buf(): fn_net.c */
+			n->type = t_int(8, false);
+			return 0;
+		}
 		if (l->kind != KTT_INT || r->kind != KTT_INT)
 			return err_at(m, n->span, "%s", "operands must be integers");
 		bool ls = l->is_signed || n->a->kind == KT_INT, rs = r->is_signed || n->b->kind == KT_INT;
