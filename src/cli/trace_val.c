@@ -130,7 +130,7 @@ static void put_mac(FILE *out, const struct kt_type *t, const uint8_t *p, const 
 static void put_bytes(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
 {
 	fputc('[', out);
-	for (uint32_t i = 0; i < t->size; i++)
+	for (uint32_t i = 0; i < t->nelems && i < t->size; i++)   /* nelems: the bytes, size: their u64 slots */
 		fprintf(out, "%s%u", i ? "," : "", p[i]);
 	fputc(']', out);
 }

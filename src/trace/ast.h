@@ -28,8 +28,8 @@ enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR, KTT_K
 	/* bytes written where they go, as strings are (kt_is_bytes), each printed its own way:
 	 * KTT_INET (ntop()): a u64 address family then 16 address bytes (size 24);
 	 * KTT_BUF (buf()): a u64 length then the bytes (size 8 + the most bytes, rounded to 8);
-	 * KTT_MAC (macaddr()): 6 bytes (size 8); KTT_BYTES (pton()): size bytes, printed as
-	 * bpftrace prints an array, [1,2,3,4] */
+	 * KTT_MAC (macaddr()): 6 bytes (size 8); KTT_BYTES (pton()): nelems bytes in size
+	 * (rounded to 8), printed as bpftrace prints an array, [1,2,3,4] */
 	KTT_INET, KTT_BUF, KTT_MAC, KTT_BYTES };
 struct kt_type {
 	enum kt_tkind kind;

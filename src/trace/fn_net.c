@@ -17,10 +17,17 @@
 
 /* ---- sema ---- */
 
+/* The bytes of an array value: pton()'s count them in nelems (its size is rounded to a u64
+ * slot, for keys), a char array's in size. */
+static uint32_t nbytes(const struct kt_type *t)
+{
+	return t->kind == KTT_BYTES ? t->nelems : t->size;
+}
+
 /* An address operand: an integer (IPv4) or 4 or 16 bytes (an array field, pton()). */
 static bool addr_operand(const struct kt_type *t)
 {
-	return t->kind == KTT_INT || ((t->kind == KTT_STR || t->kind == KTT_BYTES) && (t->size == 4 || t->size == 16));
+	return t->kind == KTT_INT || ((t->kind == KTT_STR || t->kind == KTT_BYTES) && (nbytes(t) == 4 || nbytes(t) == 16));
 }
 
 /* ntop([af,] addr): the family is the constant given, else AF_INET for an integer or 4
@@ -32,7 +39,7 @@ static int ntop_check(struct sm *m, struct kt_node *n)
 	struct kt_node *addr = n->kids[n->nkids - 1];
 	if (!addr_operand(&addr->type))
 		return kt_sm_err(m, addr->span, "%s", "ntop() expects an integer or an array of 4 or 16 bytes");
-	n->num = addr->type.kind != KTT_INT && addr->type.size == 16 ? AF_INET6 : AF_INET;
+	n->num = addr->type.kind != KTT_INT && nbytes(&addr->type) == 16 ? AF_INET6 : AF_INET;
 	if (n->nkids == 2) {
 		if (n->kids[0]->kind != KT_INT || (n->kids[0]->num != AF_INET && n->kids[0]->num != AF_INET6))
 			return kt_sm_err(m, n->kids[0]->span, "%s", "ntop()'s family must be the constant AF_INET or AF_INET6");
@@ -59,7 +66,7 @@ static int pton_check(struct sm *m, struct kt_node *n)
 	memcpy(bytes, buf, size);
 	n->str = bytes;
 	n->strlen = size;
-	n->type = (struct kt_type){ .kind = KTT_BYTES, .size = size };
+	n->type = (struct kt_type){ .kind = KTT_BYTES, .size = kt_round8(size), .nelems = size };
 	return 0;
 }
 
@@ -68,7 +75,7 @@ static int pton_check(struct sm *m, struct kt_node *n)
 static int macaddr_check(struct sm *m, struct kt_node *n)
 {
 	const struct kt_type *t = n->nkids == 1 ? &n->kids[0]->type : NULL;
-	if (!t || (t->kind != KTT_INT && ((t->kind != KTT_STR && t->kind != KTT_BYTES) || t->size != 6)))
+	if (!t || (t->kind != KTT_INT && ((t->kind != KTT_STR && t->kind != KTT_BYTES) || nbytes(t) != 6)))
 		return kt_sm_err(m, n->span, "%s", "macaddr() argument must be 6 bytes in size (a char[6] array) or a pointer");
 	n->type = (struct kt_type){ .kind = KTT_MAC, .size = MAC_SIZE };
 	return 0;
@@ -85,7 +92,7 @@ static int buf_check(struct sm *m, struct kt_node *n)
 		return kt_sm_err(m, n->kids[0]->span, "%s", "buf() expects a pointer or an array");
 	if (t->kind != KTT_INT && t->kind != KTT_STR && t->kind != KTT_BYTES)
 		return kt_sm_err(m, n->kids[0]->span, "%s", "buf() of this value is not supported yet by kiln trace");
-	uint32_t max = t->kind == KTT_INT ? m->s->strlen : n->kids[0]->kind == KT_STR ? n->kids[0]->strlen : t->size;
+	uint32_t max = t->kind == KTT_INT ? m->s->strlen : n->kids[0]->kind == KT_STR ? n->kids[0]->strlen : nbytes(t);
 	if (n->nkids == 2) {
 		const struct kt_node *l = n->kids[1];
 		if (l->type.kind != KTT_INT)
@@ -245,7 +252,7 @@ static void ntop_str(struct g *g, const struct kt_node *n, const char *d, uint32
 		kt_gen_int(g, a);
 		fputc(')', g->o);
 	} else {
-		raw_bytes(g, a, kl_arena_printf(g->a, "(+ %s 8)", d), a->type.size);
+		raw_bytes(g, a, kl_arena_printf(g->a, "(+ %s 8)", d), nbytes(&a->type));
 	}
 }
 

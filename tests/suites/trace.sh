@@ -199,6 +199,7 @@ if [ -n "$BPFTRACE" ]; then
 	b=$(timeout 20 "$BPFTRACE" -e "$prog" -c "$(type -P head) -c 0 /etc/hostname" 2>/dev/null)
 	if grep -q '^/etc/hostname 0 1$' <<<"$k"; then check bpftrace-net-strings-live "$b" "$k"
 	else fail bpftrace-net-strings-live "$k"; fi
+	cmp_bpftrace net-pton-keys 'BEGIN { @[pton("1.2.3.4"), 1] = 1; @v[1, pton("::1")] = 2; @w = pton("10.0.0.1"); exit(); }'
 	cmp_bpftrace net-buf-equal 'i:ms:1 { $a = buf("hi", 2); $b = buf("bye", 3); printf("%d %d %d\n", $a == $a, $a != $b, $a == $b); exit(); }'
 	np=ktnet$$
 	ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$np"
