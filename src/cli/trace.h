@@ -33,4 +33,7 @@ void trace_json_message(FILE *out, const char *type, const char *text, size_t n)
 /* clear(@m) deletes every entry; zero(@m) sets every value to 0. */
 int trace_clear_map(struct kiln_map *m, bool zero);
 
+/* A buf() value: how 'r' as %r (printable bytes as themselves, others \xHH), 'x' every
+ * byte as \xHH (%rx), 'h' as hex pairs separated by spaces (%rh). */
+void trace_put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, char how);
 #endif

@@ -121,6 +121,9 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
 				spec[k] = 0;
 				fprintf(out, spec, (long long)v);
 			}
+		} else if (conv == 'r' && a->type.kind == KTT_BUF) {   /* %r, %rx, %rh */
+			char how = *f == 'x' || *f == 'h' ? *f++ : 'r';
+			trace_put_buf(out, &a->type, p, how);
 		} else if (conv == 'p') {
 			fprintf(out, "0x%" PRIx64, (uint64_t)rd64(p));
 		} else {
@@ -244,6 +247,8 @@ static int key_cmp(const uint8_t *a, const uint8_t *b, const struct kt_type *t)
 	}
 	if (t->kind == KTT_STR)
 		return strncmp((const char *)a, (const char *)b, t->size);
+	if (kt_is_bytes(t))   /* ntop(), buf(), macaddr() */
+		return memcmp(a, b, t->size);
 	if (t->kind == KTT_NONE)
 		return 0;
 	uint64_t x = (uint64_t)rd64(a), y = (uint64_t)rd64(b);
@@ -265,6 +270,20 @@ static int by_sort(const void *pa, const void *pb)
 static struct cli_hist hist_of(const struct kt_map *m)
 {
 	return (struct cli_hist){ .linear = m->kind == KM_LHIST, .lo = m->lmin, .hi = m->lmax, .step = m->lstep };
+}
+
+/* A value printed as text, as a JSON string. */
+static void json_value_text(FILE *out, const struct kt_map *m, const uint8_t *value, const struct kt_sema *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (f) {
+		trace_put_value(f, &m->value, value, s, 8);
+		fclose(f);
+		json_str(out, buf, len);
+		free(buf);
+	}
 }
 
 /* One map as one JSON line: {"type": "map"|"hist"|"stats", "data": {"@name": VALUE or
@@ -292,7 +311,12 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 			cli_hist_json(out, &hist, e[i].buckets, e[i].nbuckets, (uint64_t)dv);
 			break;
 		case KM_STR:
-			json_str(out, (const char *)e[i].value, strnlen((const char *)e[i].value, m->value_size));
+			if (m->value.kind == KTT_STR)
+				json_str(out, (const char *)e[i].value, strnlen((const char *)e[i].value, m->value_size));
+			else if (m->value.kind == KTT_BYTES)   /* pton()'s bytes: a JSON array as printed */
+				trace_put_value(out, &m->value, e[i].value, s, 8);
+			else   /* ntop(), buf(), macaddr(): their text */
+				json_value_text(out, m, e[i].value, s);
 			break;
 		case KM_STATS:
 			fprintf(out, "{\"count\": %" PRId64 ", \"average\": %" PRId64 ", \"total\": %" PRId64 "}",
@@ -306,15 +330,7 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 			break;
 		default:
 			if (kt_is_symbolic(&m->value)) {
-				char *buf = NULL;
-				size_t len = 0;
-				FILE *f = open_memstream(&buf, &len);
-				if (f) {
-					trace_put_value(f, &m->value, e[i].value, s, 8);
-					fclose(f);
-					json_str(out, buf, len);
-					free(buf);
-				}
+				json_value_text(out, m, e[i].value, s);
 			} else if (m->kind == KM_INT && !m->value.is_signed) {
 				fprintf(out, "%" PRIu64, (uint64_t)rd64(e[i].value) / (uint64_t)dv);
 			} else {

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "trace.h"
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -112,11 +113,57 @@ static void put_int(FILE *out, const struct kt_type *t, const uint8_t *p, const 
 		fprintf(out, "%" PRIu64, (uint64_t)rd64(p));
 }
 
+/* ntop(): inet_ntop of the family's address (AF_INET: the first 4 of the 16 bytes). */
+static void put_inet(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	char text[INET6_ADDRSTRLEN];
+	int af = (int)rd64(p);
+	if (inet_ntop(af == AF_INET6 ? AF_INET6 : AF_INET, p + 8, text, sizeof(text)))
+		fputs(text, out);
+}
+
+/* buf(): printable ASCII as itself, every other byte as \xHH (printf's %r, keys, values). */
+static void put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	trace_put_buf(out, t, p, 'r');
+}
+
+static void put_mac(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	fprintf(out, "%02X:%02X:%02X:%02X:%02X:%02X", p[0], p[1], p[2], p[3], p[4], p[5]);
+}
+
+/* pton()'s bytes, as bpftrace prints an array of integers. */
+static void put_bytes(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	fputc('[', out);
+	for (uint32_t i = 0; i < t->nelems && i < t->size; i++)   /* nelems: the bytes, size: their u64 slots */
+		fprintf(out, "%s%u", i ? "," : "", p[i]);
+	fputc(']', out);
+}
+
 typedef void (*printer)(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
 static const printer printers[] = {
 	[KTT_INT] = put_int, [KTT_STR] = put_string, [KTT_PROBE] = put_probe, [KTT_KSTACK] = put_stack_value,
-	[KTT_USTACK] = put_stack_value, [KTT_KSYM] = put_ksym_value,
+	[KTT_USTACK] = put_stack_value, [KTT_KSYM] = put_ksym_value, [KTT_INET] = put_inet, [KTT_BUF] = put_buf,
+	[KTT_MAC] = put_mac, [KTT_BYTES] = put_bytes,
 };
+
+void trace_put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, char how)
+{
+	uint64_t n = (uint64_t)rd64(p);
+	if (n > t->size - 8)
+		n = t->size - 8;
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t c = p[8 + i];
+		if (how == 'h')
+			fprintf(out, "%s%02x", i ? " " : "", c);
+		else if (how == 'r' && c >= 32 && c <= 126)
+			fputc(c, out);
+		else
+			fprintf(out, "\\x%02x", c);
+	}
+}
 
 void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
 {

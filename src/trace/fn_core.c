@@ -88,7 +88,7 @@ static int printf_check(struct sm *m, struct kt_node *n)
 		if (n->kids[i]->kind == KT_MAP && kt_sm_expr(m, n->kids[i]))
 			return -1;
 		enum kt_tkind k = n->kids[i]->type.kind;
-		if (k != KTT_INT && k != KTT_STR && k != KTT_PROBE && !kt_is_symbolic(&n->kids[i]->type))
+		if (k != KTT_INT && !kt_is_bytes(&n->kids[i]->type) && k != KTT_PROBE && !kt_is_symbolic(&n->kids[i]->type))
 			return kt_sm_err(m, n->kids[i]->span, "%s", "printf() arguments other than integers and strings are not supported yet by kiln trace");
 	}
 	n->type.kind = KTT_NONE;
@@ -185,7 +185,7 @@ static void printf_stmt(struct g *g, const struct kt_node *n)
 		((unsigned long long)KT_EV_PRINTF << 32) | id);
 	for (uint32_t i = 1; i < n->nkids; i++) {
 		const struct kt_node *a = n->kids[i];
-		if (site->args[i - 1].type.kind == KTT_STR) {
+		if (kt_is_bytes(&site->args[i - 1].type)) {
 			kt_gen_str(g, a, kl_arena_printf(g->a, "(ev%u-a%u-ptr %s)", id, i, e), site->args[i - 1].type.size);
 		} else {
 			fprintf(g->o, "(setf (ev%u-a%u %s) ", id, i, e);

@@ -28,6 +28,11 @@ struct kt_fn_table {
 /* One table per file of functions. */
 extern const struct kt_fn_table kt_fns_core;     /* fn_core.c: printf print clear zero delete exit time join str ksym kaddr kstack ustack */
 
+extern const struct kt_fn_table kt_fns_net;      /* fn_net.c: ntop pton macaddr buf bswap strncmp strcontains cgroupid sizeof offsetof */
+
+/* buf() == buf() (or !=), n a KT_BINOP: the same length and bytes. */
+void kt_buf_compare(struct g *g, const struct kt_node *n);
+
 /* The row for name, or NULL when bpftrace has no such function. */
 const struct kt_fn *kt_fn_find(const char *name);
 /* Every table, the pending one last (for tests: no name twice, none both done and pending). */

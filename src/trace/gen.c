@@ -54,7 +54,7 @@ static void fill_key(struct g *g, const struct kt_map *m, const struct kt_node *
 	uint32_t off = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kt_type *t = m->key.kind == KTT_TUPLE ? &m->key.elems[i] : &m->key;
-		if (t->kind == KTT_STR) {
+		if (kt_is_bytes(t)) {
 			gen_str(g, elems[i], kl_arena_printf(g->a, "(+ %s %u)", kb, off), t->size);
 		} else {
 			fprintf(g->o, "(store u64 %s %u ", kb, off);
@@ -138,7 +138,7 @@ static const struct { const char *name, *lisp; } builtin_code[] = {
 	{ "pid", "(>> (get-current-pid-tgid) 32)" }, { "tid", "(logand (get-current-pid-tgid) #xffffffff)" },
 	{ "uid", "(logand (get-current-uid-gid) #xffffffff)" }, { "gid", "(>> (get-current-uid-gid) 32)" },
 	{ "nsecs", "(ktime-get-ns)" }, { "cpid", "(getmap " KT_START_MAP " 1)" }, { "elapsed", "(- (ktime-get-ns) (getmap " KT_START_MAP " 0))" },
-	{ "cpu", "(get-smp-processor-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
+	{ "cpu", "(get-smp-processor-id)" }, { "cgroup", "(get-current-cgroup-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
 	{ "arg0", "(pt-regs-parm1)" }, { "arg1", "(pt-regs-parm2)" }, { "arg2", "(pt-regs-parm3)" },
 	{ "arg3", "(pt-regs-parm4)" }, { "arg4", "(pt-regs-parm5)" }, { "arg5", "(pt-regs-parm6)" },
 };
@@ -261,6 +261,10 @@ static void gen_int(struct g *g, const struct kt_node *n)
 	case KT_BINOP:
 		if (n->a->type.kind == KTT_STR) {
 			gen_strcmp(g, n);
+			return;
+		}
+		if (n->a->type.kind == KTT_BUF) {
+			kt_buf_compare(g, n);
 			return;
 		}
 		for (size_t i = 0; i < sizeof(binops) / sizeof(binops[0]); i++)
@@ -528,7 +532,7 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 	case KT_ASSIGN:
 		if (s->a->kind == KT_MAP) {
 			gen_assign_map(g, s);
-		} else if (s->a->type.kind == KTT_STR) {
+		} else if (kt_is_bytes(&s->a->type)) {
 			gen_str(g, s->b, kl_arena_printf(g->a, "v%d", s->a->var_id), s->a->type.size);
 		} else {
 			fprintf(g->o, "(setf v%d ", s->a->var_id);
@@ -612,7 +616,7 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 		fprintf(g->o, "(defevent ev%u [:id :u64]", i);
 		for (uint32_t k = 0; k < site->nargs; k++) {
 			uint32_t sz = kt_round8(kt_type_size(&site->args[k].type));
-			if (site->args[k].type.kind == KTT_STR)
+			if (kt_is_bytes(&site->args[k].type))
 				fprintf(g->o, " [:a%u :u8 %u]", k + 1, sz);
 			else
 				fprintf(g->o, " [:a%u :u64]", k + 1);
@@ -662,7 +666,7 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	if (sv)
 		fprintf(g->o, "(" KT_STR_VALUE " (stack-buffer %u))%s", kt_round8(sv), nv ? " " : "");
 	for (uint32_t i = 0; i < nv; i++)
-		if (vars[i].type.kind == KTT_STR)
+		if (kt_is_bytes(&vars[i].type))
 			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, kt_round8(vars[i].type.size));
 		else
 			fprintf(g->o, "%s(v%u 0)", i ? " " : "", i);
@@ -737,4 +741,13 @@ const char *kt_open_key(struct g *g, const struct kt_node *mn, bool *opened)
 void kt_close_key(struct g *g, bool opened)
 {
 	close_key(g, opened);
+}
+
+bool kt_gen_core_into(struct g *g, const struct kt_node *n, const char *dest)
+{
+	if (!is_core(n) || n->type.user)
+		return false;
+	gen_core_path(g, n, kl_arena_printf(g->a, "core-read-into %s", dest), CORE_STR);
+	fputs(")", g->o);
+	return true;
 }

@@ -34,6 +34,9 @@ int kt_gen_err(struct g *g, struct kl_span at, const char *msg);
  * expression's text; kt_close_key closes what it opened. */
 const char *kt_open_key(struct g *g, const struct kt_node *mn, bool *opened);
 void kt_close_key(struct g *g, bool opened);
+/* A kernel struct's member (`p->a.b`) copied whole, raw, to dest (core-read-into): true,
+ * or false (nothing written) when n is no such member. */
+bool kt_gen_core_into(struct g *g, const struct kt_node *n, const char *dest);
 /* A control record (exit, print, clear, zero, time): kind << 32 | index. */
 void kt_gen_ctl(struct g *g, enum kt_ev kind, uint32_t index);
 

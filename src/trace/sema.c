@@ -284,10 +284,10 @@ static int map_key(struct sm *m, struct kt_node *n, struct kt_map *mp)
 		same = mk->elems[i].kind == k.elems[i].kind;
 	if (!same)
 		return kl_error(m->d, n->span, "argument mismatch for @%s: the key's type differs from its first use", n->name);
-	if (k.kind == KTT_STR && k.size > mk->size)
+	if (kt_is_bytes(&k) && k.size > mk->size)
 		mk->size = k.size;
 	for (uint32_t i = 0; k.kind == KTT_TUPLE && i < k.nelems; i++)
-		if (k.elems[i].kind == KTT_STR && k.elems[i].size > mk->elems[i].size)
+		if (kt_is_bytes(&k.elems[i]) && k.elems[i].size > mk->elems[i].size)
 			mk->elems[i].size = k.elems[i].size;
 	return 0;
 }
@@ -306,7 +306,7 @@ static const struct builtin builtins[] = {
 	{ "retval", { .kind = KTT_INT, .size = 8 }, true },
 	{ "kstack", { .kind = KTT_KSTACK, .size = KILN_STACK_MAX_DEPTH }, true },
 	{ "ustack", { .kind = KTT_USTACK, .size = KILN_STACK_MAX_DEPTH }, true }, 
-	{ "curtask", { .kind = KTT_INT, .size = 8, .tname = "task_struct" }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
+	{ "curtask", { .kind = KTT_INT, .size = 8, .tname = "task_struct" }, true }, { "rand", { 0 }, false }, { "cgroup", { .kind = KTT_INT, .size = 8 }, true },
 	{ "func", { .kind = KTT_STR }, true }, { "username", { 0 }, false }, { "cpid", { .kind = KTT_INT, .size = 8 }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
@@ -530,6 +530,10 @@ static int expr(struct sm *m, struct kt_node *n)
 			n->type = t_int(8, false);
 			return 0;
 		}
+		if (l->kind == KTT_BUF && r->kind == KTT_BUF && cmp) {   /* buf() == buf(): fn_net.c */
+			n->type = t_int(8, false);
+			return 0;
+		}
 		if (l->kind != KTT_INT || r->kind != KTT_INT)
 			return err_at(m, n->span, "%s", "operands must be integers");
 		bool ls = l->is_signed || n->a->kind == KT_INT, rs = r->is_signed || n->b->kind == KT_INT;
@@ -553,10 +557,10 @@ static int expr(struct sm *m, struct kt_node *n)
 			return -1;
 		if (n->a->type.kind != KTT_INT)
 			return err_at(m, n->a->span, "%s", "the condition must be an integer");
-		if (n->b->type.kind != n->c->type.kind || (n->b->type.kind != KTT_INT && n->b->type.kind != KTT_STR))
+		if (n->b->type.kind != n->c->type.kind || (n->b->type.kind != KTT_INT && !kt_is_bytes(&n->b->type)))
 			return err_at(m, n->span, "%s", "both branches of the ternary must be integers, or both strings");
 		n->type = n->b->type;
-		if (n->type.kind == KTT_STR && n->c->type.size > n->type.size)
+		if (kt_is_bytes(&n->type) && n->c->type.size > n->type.size)
 			n->type.size = n->c->type.size;
 		n->type.is_signed = n->b->type.is_signed && n->c->type.is_signed;
 		return 0;
@@ -568,7 +572,7 @@ static int expr(struct sm *m, struct kt_node *n)
 			if (expr(m, n->kids[i]))
 				return -1;
 			e[i] = n->kids[i]->type;
-			if (e[i].kind != KTT_INT && e[i].kind != KTT_STR && e[i].kind != KTT_PROBE && !kt_is_symbolic(&e[i]))
+			if (e[i].kind != KTT_INT && !kt_is_bytes(&e[i]) && e[i].kind != KTT_PROBE && !kt_is_symbolic(&e[i]))
 				return err_at(m, n->kids[i]->span, "%s", "tuple elements other than integers and strings are not supported yet by kiln trace");
 		}
 		n->type = (struct kt_type){ .kind = KTT_TUPLE, .nelems = n->nkids, .elems = e };
@@ -584,8 +588,8 @@ static int expr(struct sm *m, struct kt_node *n)
 		return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
 	case KT_INDEX:
 		return err_at(m, n->span, "%s", "indexing with [] is not supported yet by kiln trace");
-	case KT_SIZEOF: case KT_OFFSETOF:
-		return err_at(m, n->span, "%s() is not supported yet by kiln trace", n->name);
+	case KT_SIZEOF: case KT_OFFSETOF:   /* typed to a constant by their rows (fn_net.c) */
+		return kt_fn_find(n->name)->check(m, n);
 	case KT_INCDEC:
 		if (n->a->kind == KT_MAP) {
 			struct kt_map *mp = map_of(m, n->a);
@@ -678,14 +682,14 @@ static int assign_map(struct sm *m, struct kt_node *s)
 	if (kind == KM_NONE) {
 		if (v->type.kind == KTT_INT)
 			kind = KM_INT;
-		else if (v->type.kind == KTT_STR)
+		else if (kt_is_bytes(&v->type))
 			kind = KM_STR;
 		else if (kt_is_symbolic(&v->type))
 			kind = KM_INT;
 		else
 			return kl_error(m->d, v->span, "%s", "only integers and strings can be stored in maps by kiln trace yet");
 	}
-	if (mp->kind != KM_NONE && mp->kind != kind)
+	if (mp->kind != KM_NONE && (mp->kind != kind || (kind == KM_STR && mp->value.kind != v->type.kind)))
 		return kl_error(m->d, s->span, "type mismatch for @%s: it was assigned another kind of value before", mn->name);
 	if (mp->kind == KM_NONE) {
 		mp->kind = kind;
@@ -720,7 +724,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 			return assign_map(m, s);
 		if (expr(m, s->b))
 			return -1;
-		if (s->b->type.kind != KTT_INT && s->b->type.kind != KTT_STR)
+		if (s->b->type.kind != KTT_INT && !kt_is_bytes(&s->b->type))
 			return kl_error(m->d, s->b->span, "%s", "only integers and strings can be kept in $variables by kiln trace yet");
 		for (size_t i = 0; i < m->vars.len; i++)
 			if (!strcmp(m->vars.items[i].name, s->a->name)) {
@@ -729,7 +733,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 					return kl_error(m->d, s->span, "type mismatch for $%s: it holds a%s, not a%s", s->a->name,
 							v->type.kind == KTT_INT ? "n integer" : " string",
 							s->b->type.kind == KTT_INT ? "n integer" : " string");
-				if (s->b->type.kind == KTT_STR && s->b->type.size > v->type.size)
+				if (kt_is_bytes(&s->b->type) && s->b->type.size > v->type.size)
 					return kl_error(m->d, s->span, "$%s holds strings of %u bytes; this one is %u", s->a->name,
 							v->type.size, s->b->type.size);
 				s->a->var_id = (int)i;
@@ -738,7 +742,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 			}
 		struct kt_var v = { s->a->name, s->b->type };
 		if (v.type.kind == KTT_INT) {
-			v.type = t_int(8, s->b->type.is_signed);
+			v.type = t_int(s->b->type.size ? s->b->type.size : 8, s->b->type.is_signed);   /* bswap, sizeof */
 			v.type.tname = s->b->type.tname;   /* $t = curtask; $t->pid */
 		}
 		kl_vec_push(m->a, &m->vars, v);

@@ -66,6 +66,12 @@ static inline bool kt_is_symbolic(const struct kt_type *t)
 {
 	return kt_is_stack(t) || t->kind == KTT_KSYM;
 }
+/* Values that are bytes written at an address (gen's kt_gen_str), never integers: strings,
+ * ntop()'s address, buf(), macaddr(), pton()'s bytes. */
+static inline bool kt_is_bytes(const struct kt_type *t)
+{
+	return t->kind == KTT_STR || t->kind == KTT_INET || t->kind == KTT_BUF || t->kind == KTT_MAC || t->kind == KTT_BYTES;
+}
 /* Bytes a value of type t takes in a record or key. */
 uint32_t kt_type_size(const struct kt_type *t);
 /* The tracefs root kiln trace reads ("/sys/kernel/tracing", or debugfs's). */
