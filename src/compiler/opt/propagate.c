@@ -58,54 +58,24 @@ void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f)
 				COPY(in->args[j]);
 		}
 #undef COPY
-		switch (in->op) {
-		case IR_ALU:
-			if (!in->has_imm && in->b && is_k[in->b] && def_at[in->b] < i) {
-				in->imm = k[in->b];
-				in->has_imm = true;
-				in->b = 0;
-			}
-			break;
-		case IR_BR:
-			if (!in->has_imm && in->a && is_k[in->a] && in->b && !is_k[in->b] && cond_swap(in->alu) &&
-			    def_at[in->a] < i) {   /* K < x: x > K */
-				int64_t kv = k[in->a];
-				in->alu = cond_swap(in->alu);
-				in->a = in->b;
-				in->b = 0;
-				in->imm = kv;
-				in->has_imm = true;
-			}
-			if (!in->has_imm && in->b && is_k[in->b] && def_at[in->b] < i) {
-				in->imm = k[in->b];
-				in->has_imm = true;
-				in->b = 0;
-			}
-			break;
-		case IR_STORE:
-			if (!in->has_imm && in->b && is_k[in->b] && def_at[in->b] < i) {
-				in->imm = k[in->b];
-				in->has_imm = true;
-				in->b = 0;
-			}
-			break;
-		case IR_MOV:
-			if (in->a && is_k[in->a] && def_at[in->a] < i) {
+		/* the operand that becomes the immediate: b of an ALU, branch or store; a of a copy
+		 * (then a constant) or a return */
+		bool k_b = in->op == IR_ALU || in->op == IR_BR || in->op == IR_STORE;
+		bool k_a = in->op == IR_MOV || in->op == IR_RET;
+		if (in->op == IR_BR && !in->has_imm && in->a && is_k[in->a] && in->b && !is_k[in->b] &&
+		    cond_swap(in->alu) && def_at[in->a] < i) {   /* K < x: x > K */
+			in->alu = cond_swap(in->alu);
+			kl_vreg t = in->a;
+			in->a = in->b;
+			in->b = t;
+		}
+		kl_vreg *x = k_b ? &in->b : k_a ? &in->a : NULL;
+		if (x && !in->has_imm && *x && is_k[*x] && def_at[*x] < i) {
+			in->imm = k[*x];
+			in->has_imm = true;
+			*x = 0;
+			if (in->op == IR_MOV)
 				in->op = IR_MOVI;
-				in->imm = k[in->a];
-				in->has_imm = true;
-				in->a = 0;
-			}
-			break;
-		case IR_RET:
-			if (!in->has_imm && in->a && is_k[in->a] && def_at[in->a] < i) {
-				in->imm = k[in->a];
-				in->has_imm = true;
-				in->a = 0;
-			}
-			break;
-		default:
-			break;
 		}
 	}
 }
