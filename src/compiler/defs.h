@@ -30,8 +30,6 @@ bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out);
 /* A constant expression: integers, constants, + - * / mod logand logior logxor << >> >>>
  * lognot, sizeof, offsetof and the event-field forms. 0, or -1 with an error at n. */
 int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out);
-/* a <alu> b with the BPF machine's semantics (x/0 = 0, x%0 = x, shift counts masked). */
-int64_t kl_fold(uint8_t alu, int64_t a, int64_t b);
 struct kl_mapdef *kl_map_lookup(struct kl_comp *c, const char *name);
 struct kl_structdef *kl_struct_lookup(struct kl_comp *c, const char *name);
 const struct kl_accessor *kl_accessor_lookup(struct kl_comp *c, const char *name);

@@ -63,6 +63,24 @@ void kl_ir_operands(const struct kl_ir_ins *i, struct kl_ir_operands *u)
 	}
 }
 
+int64_t kl_fold(uint8_t alu, int64_t a, int64_t b)
+{
+	uint64_t x = (uint64_t)a, y = (uint64_t)b;
+	switch (alu) {
+	case BPF_ADD: return (int64_t)(x + y);
+	case BPF_SUB: return (int64_t)(x - y);
+	case BPF_MUL: return (int64_t)(x * y);
+	case BPF_DIV: return y ? (int64_t)(x / y) : 0;       /* as the BPF machine divides */
+	case BPF_MOD: return y ? (int64_t)(x % y) : a;
+	case BPF_AND: return a & b;
+	case BPF_OR: return a | b;
+	case BPF_XOR: return a ^ b;
+	case BPF_LSH: return (int64_t)(x << (y & 63));       /* shift counts masked to 0..63 */
+	case BPF_RSH: return (int64_t)(x >> (y & 63));
+	default: return a >> (y & 63);                       /* BPF_ARSH */
+	}
+}
+
 uint8_t kl_cond_invert(uint8_t cond)
 {
 	static const uint8_t inv[][2] = {

@@ -92,6 +92,8 @@ struct kl_ir_operands {
 };
 void kl_ir_operands(const struct kl_ir_ins *i, struct kl_ir_operands *u);
 
+/* a <alu> b with the BPF machine's semantics (x/0 = 0, x%0 = x, shift counts masked). */
+int64_t kl_fold(uint8_t alu, int64_t a, int64_t b);
 /* The branch condition that holds exactly when `cond` does not (BPF_JEQ <-> BPF_JNE, ...);
  * 0 for one without an opposite (BPF_JSET). */
 uint8_t kl_cond_invert(uint8_t cond);

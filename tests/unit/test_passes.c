@@ -197,6 +197,32 @@ int main(void)
 	run(f, "propagate");
 	CHECK("pass/propagate-keeps", !f->ins[3].has_imm && f->ins[3].b == 2, "%s", shape(f));
 
+	/* fold: s = 0; s += 1; s += 2 is s = 3 (the overwritten definitions go); a branch on
+	 * known values becomes a jump; a definition read on a branch's other path stays */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_MOVI, 2, 0, 0);
+	IMM(f, IR_ALU, 2, 2, 1)->alu = BPF_ADD;
+	IMM(f, IR_ALU, 2, 2, 2)->alu = BPF_ADD;
+	br = IMM(f, IR_BR, 0, 2, 3);
+	br->alu = BPF_JEQ, br->label = 1;
+	IMM(f, IR_RET, 0, 0, 0);
+	LAB(f, IR_LABEL, 1);
+	I(f, IR_RET, 0, 2, 0);
+	run(f, "fold");
+	CHECK("pass/fold", !strcmp(shape(f), "entry movi jmp ret label ret") && f->ins[1].imm == 3, "%s (v2 = %lld)",
+	      shape(f), (long long)f->ins[1].imm);
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_MOVI, 2, 0, 5);
+	br = IMM(f, IR_BR, 0, 1, 3);              /* v1 unknown: v2 = 5 may be read at L1 */
+	br->alu = BPF_JEQ, br->label = 1;
+	IMM(f, IR_MOVI, 2, 0, 6);
+	LAB(f, IR_LABEL, 1);
+	I(f, IR_RET, 0, 2, 0);
+	run(f, "fold");
+	CHECK("pass/fold-keeps", !strcmp(shape(f), "entry movi br movi label ret"), "%s", shape(f));
+
 	/* inline: main calls g(v1, 5); g returns its first argument plus its second; the call
 	 * becomes g's body with the arguments moved in and the result moved out */
 	struct kl_ir_func *g = fn();
