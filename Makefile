@@ -22,7 +22,7 @@ PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 VERSION := 0.1.0
-COMPILER_SRC := $(wildcard src/compiler/*.c)
+COMPILER_SRC := $(wildcard src/compiler/*.c src/compiler/opt/*.c)
 LIB_SRC      := $(wildcard src/lib/*.c)
 TRACE_SRC    := $(wildcard src/trace/*.c)
 CLI_SRC      := $(wildcard src/cli/*.c)
@@ -46,7 +46,7 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
 	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus
 
-.PHONY: all deps bench run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
+.PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
 all: kiln lib
 
 kiln: $(BUILD)/kiln
@@ -180,6 +180,11 @@ bench: deps
 	$(MAKE) --no-print-directory kiln lib
 	@bash bench/bench.sh
 
+# bench-trace: kiln trace against bpftrace 0.17 (start-up, RSS, instructions; bench/trace.sh)
+bench-trace: deps
+	$(MAKE) --no-print-directory kiln
+	@bash bench/trace.sh
+
 examples: kiln
 	@mkdir -p $(BUILD)/examples
 	@for f in examples/*.lisp; do ./kiln compile $$f -o $(BUILD)/examples/$$(basename $${f%.lisp}).o || exit 1; done
@@ -194,8 +199,20 @@ run: deps
 		wait $$kiln
 
 test: deps
-	$(MAKE) --no-print-directory kiln test-bins
+	$(MAKE) --no-print-directory kiln test-bins twins
 	@bash tests/run
+
+# twins: the corpus's C twins built once by clang -O2, in parallel, for every suite that
+# compares with them (corpus, disasm, case: each compiles a twin itself only when its object
+# here is missing or older than the source). clang's output does not depend on BUILD, so
+# test-asan shares them.
+TWIN_DIR  := build/twins
+TWIN_OBJS := $(patsubst tests/corpus/%.c,$(TWIN_DIR)/%.clang.o,$(wildcard tests/corpus/*.c))
+.PHONY: twins
+twins: $(TWIN_OBJS)
+$(TWIN_DIR)/%.clang.o: tests/corpus/%.c
+	@mkdir -p $(TWIN_DIR)
+	clang -O2 -g -target bpf -I/usr/include/$(shell gcc -print-multiarch) -c $< -o $@
 
 # ---- the suite under sanitizers and valgrind ----
 # test-asan: everything (kiln, libkiln, unit tests, harness tools) rebuilt in build-asan/ with
@@ -211,7 +228,7 @@ ASAN_ENV = ASAN_OPTIONS=log_path=$(CURDIR)/build-asan/sanitizer/asan:detect_leak
 	UBSAN_OPTIONS=log_path=$(CURDIR)/build-asan/sanitizer/ubsan:print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 test-asan: deps
-	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN_FLAGS)" build-asan/kiln test-bins
+	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN_FLAGS)" build-asan/kiln test-bins twins
 	@rm -rf build-asan/sanitizer && mkdir -p build-asan/sanitizer
 	@$(ASAN_ENV) BUILD=$(CURDIR)/build-asan KILN=$(CURDIR)/build-asan/kiln SANITIZE="$(ASAN_FLAGS)" \
 		KILN_SANITIZER_LOGS=$(CURDIR)/build-asan/sanitizer bash tests/run

@@ -56,7 +56,9 @@ static const char trace_help[] =
 	"/usr/include headers it #includes (AF_INET, O_CREAT), and the kernel's enumerators.\n"
 	"The rest of the language parses and is refused with `not supported yet by kiln trace`\n"
 	"at its position (docs/trace.md).\n"
-	"environment: BPFTRACE_STRLEN (bytes of str(), default 64, at most 200)\n";
+	"environment: BPFTRACE_STRLEN (bytes of str(), default 64, at most 200), BPFTRACE_MAP_KEYS_MAX\n"
+	"(entries of each map, 4096), BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS (512),\n"
+	"BPFTRACE_PERF_RB_PAGES (the ring buffer in pages, 64)\n";
 
 static volatile sig_atomic_t stop_signal;
 
@@ -597,14 +599,13 @@ int cmd_trace(int argc, char **argv)
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
 	struct kt_program prog = { 0 };
-	struct kt_sema s = { .strlen = 64, .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL };
+	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
 	size_t size = 0;
 	int rc = 1;
-	const char *sl = getenv("BPFTRACE_STRLEN");
-	if (sl && atoi(sl) > 0)
-		s.strlen = atoi(sl) > 200 ? 200 : (uint32_t)atoi(sl);
+	if (trace_env(&s, stderr))
+		goto out;
 	if (setjmp(oom)) {
 		fprintf(stderr, "kiln trace: out of memory\n");
 		goto out;
@@ -614,6 +615,8 @@ int cmd_trace(int argc, char **argv)
 		kl_diag_print(&d, stderr);
 		goto out;
 	}
+	if (trace_limits(&s, stderr))
+		goto out;
 	if (o.debug) {
 		fwrite(g.text, 1, g.len, stdout);
 		rc = 0;

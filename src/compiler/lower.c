@@ -5,6 +5,8 @@
 #include "lower_internal.h"
 #include "expand.h"
 #include "nearest.h"
+#include "opt.h"
+#include "names.h"
 #include "tracefs.h"
 #include <ctype.h>
 #include <linux/pkt_cls.h>
@@ -677,6 +679,37 @@ static int bind_test(struct lw *l, struct kl_node *n, struct val *out, bool has_
 static int f_when_let(struct lw *l, struct kl_node *n, struct val *out) { return bind_test(l, n, out, false); }
 static int f_if_let(struct lw *l, struct kl_node *n, struct val *out) { return bind_test(l, n, out, true); }
 
+/* Unrolling (from -O1, unless -fno-unroll): a dotimes of at most UNROLL_COUNT iterations
+ * whose body, counted in forms, times the count stays within UNROLL_FORMS, and which does
+ * not assign its variable, is its body once per iteration with the variable a constant. The
+ * verifier walks every iteration of a loop anyway, state by state; unrolled, each copy is
+ * straight-line code it walks once, and the constant index folds into loads and keys. */
+#define UNROLL_COUNT 16
+#define UNROLL_FORMS 96
+
+static uint32_t forms_in(const struct kl_node *n)
+{
+	uint32_t k = 1;
+	for (uint32_t i = 0; n->kind == KL_N_LIST && i < n->nitems && k <= UNROLL_FORMS; i++)
+		k += forms_in(n->items[i]);
+	return k;
+}
+
+static bool unrolls(struct lw *l, struct kl_node *n, int64_t count)
+{
+	struct kl_opt_config cfg = { l->c->opts.opt_level, l->c->opts.no_passes, 0, NULL };
+	if (!kl_opt_pass_on(&cfg, "unroll") || count > UNROLL_COUNT)
+		return false;
+	uint32_t forms = 0;
+	for (uint32_t i = 2; i < n->nitems; i++)
+		forms += forms_in(n->items[i]);
+	if ((uint64_t)forms * (uint64_t)count > UNROLL_FORMS)
+		return false;
+	struct kl_names set = { 0 };
+	kl_lw_assigned(l, n->items + 2, n->nitems - 2, &set);
+	return kl_names_get(&set, n->items[1]->items[0]->str) < 0;
+}
+
 static int f_dotimes(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (kl_lw_arity(l, n, 1, UINT32_MAX))
@@ -691,6 +724,17 @@ static int f_dotimes(struct lw *l, struct kl_node *n, struct val *out)
 		return kl_error(l->c->d, spec->items[1]->span, "dotimes count %lld is out of range 0..1048576",
 				(long long)count);
 	size_t mark = l->scope.len;
+	if (unrolls(l, n, count)) {
+		for (int64_t k = 0; k < count; k++) {
+			struct val v;
+			kl_lw_bind(l, spec->items[0]->str, cval(k), false);
+			if (kl_lw_lower_body(l, n->items + 2, n->nitems - 2, &v))
+				return -1;
+			l->scope.len = mark;
+		}
+		*out = cval(0);
+		return 0;
+	}
 	kl_lw_bind(l, spec->items[0]->str, cval(0), true);
 	kl_vreg i = l->scope.items[l->scope.len - 1].v.r;
 	uint32_t top = label(l), end = label(l);

@@ -24,7 +24,13 @@ enum kt_kind {
  * symbolized frames; their size is the most frames printed. */
 /* KTT_STRUCT: a kernel struct embedded in another (tname), only the base of `.field`. */
 enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR, KTT_KSTACK, KTT_USTACK, KTT_STRUCT,
-	KTT_KSYM };   /* KTT_KSYM: a kernel address, printed as its function's name (ksym()) */
+	KTT_KSYM,     /* KTT_KSYM: a kernel address, printed as its function's name (ksym()) */
+	/* bytes written where they go, as strings are (kt_is_bytes), each printed its own way:
+	 * KTT_INET (ntop()): a u64 address family then 16 address bytes (size 24);
+	 * KTT_BUF (buf()): a u64 length then the bytes (size 8 + the most bytes, rounded to 8);
+	 * KTT_MAC (macaddr()): 6 bytes (size 8); KTT_BYTES (pton()): nelems bytes in size
+	 * (rounded to 8), printed as bpftrace prints an array, [1,2,3,4] */
+	KTT_INET, KTT_BUF, KTT_MAC, KTT_BYTES };
 struct kt_type {
 	enum kt_tkind kind;
 	uint32_t size;              /* bytes: 1, 2, 4, 8 for ints; the buffer for strings */
@@ -33,6 +39,7 @@ struct kt_type {
 	struct kt_type *elems;
 	const char *tname;          /* an integer that points at this kernel struct (curtask, ->) */
 	bool user;                  /* ... in user memory (a syscall tracepoint's argument) */
+	bool perf;                  /* a stack printed in perf's mode (kstack(perf)) */
 };
 
 struct kt_node {

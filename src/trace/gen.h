@@ -6,8 +6,8 @@
 #define KT_GEN_H
 #include "trace/sema.h"
 
-/* A record's first 8 bytes: kind << 32 | index (a site for printf, time and print; the map
- * for clear and zero). */
+/* A record's first 8 bytes: kind << 32 | the sending CPU << 16 | index (a site for printf,
+ * time and print; the map for clear and zero). */
 enum kt_ev { KT_EV_PRINTF = 1, KT_EV_EXIT, KT_EV_PRINT, KT_EV_CLEAR, KT_EV_ZERO, KT_EV_TIME, KT_EV_JOIN };
 
 /* join(argv [, delim]): up to 16 strings of up to 1024 bytes each (bpftrace's sizes), printed

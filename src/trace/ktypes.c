@@ -4,6 +4,7 @@
 #include "compiler/nearest.h"
 #include <bpf/btf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct btf *kernel_btf(char *msg, size_t len, const struct kl_kbtf **kout)
@@ -18,8 +19,28 @@ static const struct btf *kernel_btf(char *msg, size_t len, const struct kl_kbtf 
 	return kl_kbtf_btf(k);
 }
 
+/* Anonymous structs and unions (struct in6_addr's in6_u) are named "#ID" by their BTF id, so
+ * `.field` goes on through them; the names live here (a program names few). */
+static char anon_names[64][16];
+static uint32_t nanon;
+
+static const char *anon_name(uint32_t id)
+{
+	char want[16];
+	snprintf(want, sizeof(want), "#%u", id);
+	for (uint32_t i = 0; i < nanon; i++)
+		if (!strcmp(anon_names[i], want))
+			return anon_names[i];
+	if (nanon == sizeof(anon_names) / sizeof(anon_names[0]))
+		return NULL;
+	memcpy(anon_names[nanon], want, sizeof(want));
+	return anon_names[nanon++];
+}
+
 static uint32_t struct_id(const struct kl_kbtf *k, const char *name, char *msg, size_t len)
 {
+	if (name[0] == '#')
+		return (uint32_t)strtoul(name + 1, NULL, 10);
 	uint32_t id = kl_kbtf_find(k, name, KL_KB_STRUCT);
 	if (id)
 		return id;
@@ -40,8 +61,9 @@ int kt_kstruct(const char *name, char *msg, size_t len)
 	return struct_id(k, name, msg, len) ? 0 : -1;
 }
 
-/* Member `name` of struct sid, looking into anonymous members; its type id, or 0. */
-static uint32_t member(const struct btf *btf, uint32_t sid, const char *name, int depth)
+/* Member `name` of struct sid, looking into anonymous members; its type id, or 0. *bits
+ * grows by its offset in bits. */
+static uint32_t member_at(const struct btf *btf, uint32_t sid, const char *name, int depth, uint32_t *bits)
 {
 	const struct btf_type *t = btf__type_by_id(btf, sid);
 	if (!t || depth > 8 || (!btf_is_struct(t) && !btf_is_union(t)))
@@ -49,15 +71,26 @@ static uint32_t member(const struct btf *btf, uint32_t sid, const char *name, in
 	const struct btf_member *mb = btf_members(t);
 	for (uint16_t i = 0; i < btf_vlen(t); i++) {
 		const char *mn = btf__name_by_offset(btf, mb[i].name_off);
-		if (mn && *mn && !strcmp(mn, name))
+		if (mn && *mn && !strcmp(mn, name)) {
+			*bits += btf_member_bit_offset(t, i);
 			return mb[i].type;
+		}
 		if (!mn || !*mn) {
-			uint32_t inner = member(btf, (uint32_t)btf__resolve_type(btf, mb[i].type), name, depth + 1);
-			if (inner)
+			uint32_t inner_bits = 0;
+			uint32_t inner = member_at(btf, (uint32_t)btf__resolve_type(btf, mb[i].type), name, depth + 1, &inner_bits);
+			if (inner) {
+				*bits += btf_member_bit_offset(t, i) + inner_bits;
 				return inner;
+			}
 		}
 	}
 	return 0;
+}
+
+static uint32_t member(const struct btf *btf, uint32_t sid, const char *name, int depth)
+{
+	uint32_t bits = 0;
+	return member_at(btf, sid, name, depth, &bits);
 }
 
 /* Skip typedefs, const, volatile and restrict. */
@@ -126,8 +159,8 @@ int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *m
 		if (to && (btf_is_struct(to) || btf_is_union(to)) && to->name_off)
 			out->tname = btf__name_by_offset(btf, to->name_off);
 		return 0;
-	} else if ((btf_is_struct(t) || btf_is_union(t)) && t->name_off) {
-		*out = (struct kt_type){ .kind = KTT_STRUCT, .tname = btf__name_by_offset(btf, t->name_off) };
+	} else if ((btf_is_struct(t) || btf_is_union(t)) && (t->name_off || anon_name(mt))) {
+		*out = (struct kt_type){ .kind = KTT_STRUCT, .tname = t->name_off ? btf__name_by_offset(btf, t->name_off) : anon_name(mt) };
 		return 0;
 	} else if (btf_is_array(t)) {
 		const struct btf_array *ar = btf_array(t);
@@ -140,4 +173,40 @@ int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *m
 	snprintf(msg, len, "the field %s of struct %s (neither an integer, a pointer, a named struct nor a char array) is not supported yet by kiln trace",
 		 field, sname);
 	return -1;
+}
+
+int kt_ksizeof(const char *sname, uint32_t *size, char *msg, size_t len)
+{
+	const struct kl_kbtf *k;
+	const struct btf *btf = kernel_btf(msg, len, &k);
+	uint32_t sid = btf ? struct_id(k, sname, msg, len) : 0;
+	if (!sid)
+		return -1;
+	long n = btf__resolve_size(btf, sid);
+	if (n < 0) {
+		snprintf(msg, len, "the size of struct %s is not known", sname);
+		return -1;
+	}
+	*size = (uint32_t)n;
+	return 0;
+}
+
+int kt_koffsetof(const char *sname, const char *const *fields, uint32_t nfields, uint32_t *off, char *msg, size_t len)
+{
+	const struct kl_kbtf *k;
+	const struct btf *btf = kernel_btf(msg, len, &k);
+	uint32_t id = btf ? struct_id(k, sname, msg, len) : 0;
+	if (!id)
+		return -1;
+	uint32_t bits = 0;
+	for (uint32_t i = 0; i < nfields; i++) {
+		uint32_t mt = member_at(btf, strip(btf, id), fields[i], 0, &bits);
+		if (!mt) {
+			snprintf(msg, len, "struct %s has no field named %s", sname, fields[i]);
+			return -1;
+		}
+		id = mt;
+	}
+	*off = bits / 8;
+	return 0;
 }

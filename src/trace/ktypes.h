@@ -18,4 +18,8 @@ int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *m
 /* The value of enumerator `name` of any kernel enum (TCP_FIN_WAIT1, SKB_DROP_REASON_*):
  * 0 with *val set, -1 if no enum has it (or the kernel has no BTF). */
 int kt_kenum(const char *name, int64_t *val);
+/* sizeof(struct NAME): 0 with *size, or -1 with the reason in msg. */
+int kt_ksizeof(const char *sname, uint32_t *size, char *msg, size_t len);
+/* offsetof(struct NAME, f1.f2...): the member's byte offset (into anonymous members too). */
+int kt_koffsetof(const char *sname, const char *const *fields, uint32_t nfields, uint32_t *off, char *msg, size_t len);
 #endif

@@ -197,6 +197,42 @@ static struct kt_node *leaf(struct ps *p, enum kt_kind kind, const struct kt_tok
 	return n;
 }
 
+/* After "sizeof(" or "offsetof(": a type (n->str, "struct X" or "uint32"; is_ptr_cast for
+ * a pointer) or, for sizeof, an expression (n->a); offsetof's fields are n->kids. */
+static struct kt_node *sizeof_args(struct ps *p, struct kt_node *n)
+{
+	if (!looks_like_cast(p)) {
+		if (n->kind == KT_OFFSETOF)
+			return fail(p, n->span, "offsetof() takes a struct type and a field");
+		if (!(n->a = expr(p)) || !expect(p, ')', "')'"))
+			return NULL;
+		return n;
+	}
+	struct kt_tok t = take(p);
+	n->str = t.s;
+	if (!strcmp(t.s, "struct") || !strcmp(t.s, "union") || !strcmp(t.s, "enum")) {
+		struct kt_tok id = take(p);
+		if (id.kind != KT_TOK_IDENT)
+			return fail(p, id.span, "expected a struct name after 'struct'");
+		n->str = kl_arena_printf(p->a, "%s %s", t.s, id.s);
+	}
+	while (accept(p, '*'))
+		n->is_ptr_cast = true;
+	if (n->kind == KT_OFFSETOF) {
+		nodevec v = { 0 };
+		if (!expect(p, ',', "','"))
+			return NULL;
+		do {
+			struct kt_tok f = take(p);
+			if (f.kind != KT_TOK_IDENT)
+				return fail(p, f.span, "expected a field name");
+			kl_vec_push(p->a, &v, leaf(p, KT_IDENT, &f));
+		} while (accept(p, '.'));
+		set_kids(n, &v);
+	}
+	return expect(p, ')', "')'") ? n : NULL;
+}
+
 static struct kt_node *primary(struct ps *p)
 {
 	struct kt_tok t = take(p);
@@ -232,17 +268,10 @@ static struct kt_node *primary(struct ps *p)
 		if (peek(p)->kind == '(') {
 			take(p);
 			if (!strcmp(t.s, "sizeof") || !strcmp(t.s, "offsetof")) {
-				/* the argument may be a type: read it as written */
 				n = node(p, !strcmp(t.s, "sizeof") ? KT_SIZEOF : KT_OFFSETOF, t.span);
 				n->name = t.s;
-				int depth = 1;
-				while (depth && !p->failed) {
-					struct kt_tok x = take(p);
-					if (x.kind == KT_TOK_EOF)
-						return fail(p, t.span, "unterminated sizeof/offsetof");
-					depth += x.kind == '(' ? 1 : x.kind == ')' ? -1 : 0;
-				}
-				return p->failed ? NULL : n;
+				n->len = t.len;
+				return sizeof_args(p, n);
 			}
 			n = node(p, KT_CALL, t.span);
 			n->name = t.s;

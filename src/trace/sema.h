@@ -48,6 +48,9 @@ struct kt_sema {
 	struct kt_var **vars;       /* per probe */
 	uint32_t *nvars;
 	uint32_t strlen;            /* BPFTRACE_STRLEN */
+	uint32_t map_keys_max;      /* BPFTRACE_MAP_KEYS_MAX: every map's max-entries */
+	uint32_t max_probes, max_progs;   /* BPFTRACE_MAX_PROBES, BPFTRACE_MAX_BPF_PROGS */
+	uint32_t rb_pages;          /* BPFTRACE_PERF_RB_PAGES: the ring buffer, in pages */
 	const char *const *params;  /* positional parameters $1.. */
 	int nparams;
 	bool has_child;             /* -c CMD: cpid is its pid */
@@ -65,6 +68,12 @@ static inline bool kt_is_stack(const struct kt_type *t)
 static inline bool kt_is_symbolic(const struct kt_type *t)
 {
 	return kt_is_stack(t) || t->kind == KTT_KSYM;
+}
+/* Values that are bytes written at an address (gen's kt_gen_str), never integers: strings,
+ * ntop()'s address, buf(), macaddr(), pton()'s bytes. */
+static inline bool kt_is_bytes(const struct kt_type *t)
+{
+	return t->kind == KTT_STR || t->kind == KTT_INET || t->kind == KTT_BUF || t->kind == KTT_MAC || t->kind == KTT_BYTES;
 }
 /* Bytes a value of type t takes in a record or key. */
 uint32_t kt_type_size(const struct kt_type *t);

@@ -9,8 +9,6 @@ BUILD=${BUILD:-$ROOT/build}
 CLANG=${CLANG:-clang}
 out="$BUILD/tests/disasm"
 mkdir -p "$out"
-MULTIARCH=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
-CLANG_FLAGS=(-O2 -g -target bpf "-I/usr/include/$MULTIARCH" -c)
 
 pass() { echo "PASS disasm/$1"; }
 fail() { echo "FAIL disasm/$1: $2"; }
@@ -23,7 +21,8 @@ fi
 
 # ---- examples/xdp-count.lisp: helper names, map names, source lines with their numbers ------
 x=$ROOT/examples/xdp-count.lisp
-if ! txt=$("$KILN" disasm "$x" 2>&1); then
+# (without inlining, so that ipv4_header_len stays a call to a function of its own)
+if ! txt=$("$KILN" compile -fno-inline "$x" -o "$out/xdp-count-noinline.o" 2>&1 && "$KILN" disasm "$out/xdp-count-noinline.o" 2>&1); then
 	fail xdp-count "kiln disasm failed: $(head -3 <<<"$txt")"
 else
 	bad=""
@@ -169,13 +168,14 @@ fi
 
 # ---- the corpus by kiln and by clang, against llvm-objdump and the source files -----------
 objs=()
+. "$ROOT/tests/harness/twin_obj.sh"
 for lisp in "$ROOT"/tests/corpus/*.lisp "$ROOT"/examples/*.lisp; do
 	name=$(basename "$(dirname "$lisp")")-$(basename "$lisp" .lisp)
 	if o=$("$KILN" compile "$lisp" -o "$out/$name.kiln.o" 2>&1); then objs+=("$out/$name.kiln.o")
 	else fail "compile-$name" "$(head -1 <<<"$o")"; fi
 	c=${lisp%.lisp}.c
 	[ -f "$c" ] || continue
-	if o=$("$CLANG" "${CLANG_FLAGS[@]}" "$c" -o "$out/$name.clang.o" 2>&1); then objs+=("$out/$name.clang.o")
+	if o=$(twin_obj "$c" "$out/$name.clang.o"); then objs+=("$out/$name.clang.o")
 	else fail "clang-$name" "$(head -1 <<<"$o")"; fi
 done
 # -O0 objects have other shapes (spills, no folding)

@@ -1,0 +1,81 @@
+/* propagate.c — a pass of the IR optimizer (opt.c runs it): constants and copies
+ * propagated. A vreg defined once, by `v = K` (K a 32-bit signed value, not a CO-RE
+ * relocated one), is K at every use that can take an immediate: the second operand of an
+ * ALU operation, a branch (either side: `if K < x` is `if x > K`), a store's value, a copy,
+ * a return. A vreg defined once by `v = u`, u itself defined once, is u wherever v is read.
+ * Inlined calls leave both behind (an argument moved into a parameter), as do lets of
+ * constants. What is no longer read, dce removes. */
+#include "compiler/opt/passes.h"
+#include <linux/bpf.h>
+
+/* `a OP b` as `b OP' a`: the condition with its operands swapped (not its negation) */
+static uint8_t cond_swap(uint8_t c)
+{
+	static const uint8_t sw[][2] = {
+		{ BPF_JEQ, BPF_JEQ }, { BPF_JNE, BPF_JNE }, { BPF_JGT, BPF_JLT }, { BPF_JGE, BPF_JLE },
+		{ BPF_JLT, BPF_JGT }, { BPF_JLE, BPF_JGE }, { BPF_JSGT, BPF_JSLT }, { BPF_JSGE, BPF_JSLE },
+		{ BPF_JSLT, BPF_JSGT }, { BPF_JSLE, BPF_JSGE }, { BPF_JSET, BPF_JSET },
+	};
+	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++)
+		if (sw[i][0] == c)
+			return sw[i][1];
+	return 0;
+}
+
+void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f)
+{
+	uint32_t *defs, *def_at;
+	kl_opt_find_defs(a, f, &defs, &def_at);
+	/* what each single-definition vreg is: a constant (is_k) or a copy of another */
+	bool *is_k = kl_arena_array(a, bool, f->nvregs);
+	int64_t *k = kl_arena_array(a, int64_t, f->nvregs);
+	kl_vreg *copy_of = kl_arena_array(a, kl_vreg, f->nvregs);
+	for (kl_vreg v = 1; v < f->nvregs; v++) {
+		if (defs[v] != 1)
+			continue;
+		const struct kl_ir_ins *d = &f->ins[def_at[v]];
+		if (d->op == IR_MOVI && !d->core && d->imm >= INT32_MIN && d->imm <= INT32_MAX) {
+			is_k[v] = true;
+			k[v] = d->imm;
+		} else if (d->op == IR_MOV && d->a && d->a != v && defs[d->a] == 1 && def_at[d->a] < def_at[v]) {
+			copy_of[v] = d->a;
+		}
+	}
+	/* copies of copies: to the first (the chain is acyclic: each points at an earlier def) */
+	for (kl_vreg v = 1; v < f->nvregs; v++)
+		while (copy_of[v] && copy_of[copy_of[v]])
+			copy_of[v] = copy_of[copy_of[v]];
+	for (uint32_t i = 0; i < f->nins; i++) {
+		struct kl_ir_ins *in = &f->ins[i];
+		/* every read of a copy reads the original (the def is before the use: one def) */
+#define COPY(x) do { if ((x) && copy_of[(x)] && def_at[(x)] < i) (x) = copy_of[(x)]; } while (0)
+		if (in->op != IR_LABEL && in->op != IR_ENTRY) {
+			if (!(in->op == IR_MOVI || in->op == IR_ADDR || in->op == IR_LDMAP || in->op == IR_LDFUNC))
+				COPY(in->a);
+			if (!in->has_imm)
+				COPY(in->b);
+			for (uint32_t j = 0; j < in->nargs; j++)
+				COPY(in->args[j]);
+		}
+#undef COPY
+		/* the operand that becomes the immediate: b of an ALU, branch or store; a of a copy
+		 * (then a constant) or a return */
+		bool k_b = in->op == IR_ALU || in->op == IR_BR || in->op == IR_STORE;
+		bool k_a = in->op == IR_MOV || in->op == IR_RET;
+		if (in->op == IR_BR && !in->has_imm && in->a && is_k[in->a] && in->b && !is_k[in->b] &&
+		    cond_swap(in->alu) && def_at[in->a] < i) {   /* K < x: x > K */
+			in->alu = cond_swap(in->alu);
+			kl_vreg t = in->a;
+			in->a = in->b;
+			in->b = t;
+		}
+		kl_vreg *x = k_b ? &in->b : k_a ? &in->a : NULL;
+		if (x && !in->has_imm && *x && is_k[*x] && def_at[*x] < i) {
+			in->imm = k[*x];
+			in->has_imm = true;
+			*x = 0;
+			if (in->op == IR_MOV)
+				in->op = IR_MOVI;
+		}
+	}
+}
