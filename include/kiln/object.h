@@ -111,6 +111,12 @@ struct kiln_attach_opts {
 	uint64_t freq, period;
 	int cpu;
 	bool on_one_cpu;
+	/* ...or sampled by this perf event instead of cpu-clock when event_name is set (as
+	 * messages and the link name it: "page-faults"): perf_event_attr's type and config,
+	 * fired every `period` events */
+	const char *event_name;
+	uint32_t event_type;
+	uint64_t event_config;
 };
 
 /* Attach p at its hook. Tracepoint, raw tracepoint, tracing and uprobe sections that name

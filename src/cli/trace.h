@@ -25,4 +25,9 @@ void trace_json_message(FILE *out, const char *type, const char *text, size_t n)
 /* clear(@m) deletes every entry; zero(@m) sets every value to 0. */
 int trace_clear_map(struct kiln_map *m, bool zero);
 
+/* -l [SEARCH], -lv: the probes kiln trace can name (trace_list.c); an exit status. */
+int trace_list(const char *search, bool verbose);
+/* --info: what this kernel and kiln offer kiln trace (trace_info.c); an exit status. */
+int trace_info(void);
+
 #endif

@@ -3,6 +3,8 @@
 #include "compiler/kbtf.h"
 #include "compiler/nearest.h"
 #include <bpf/btf.h>
+#include <fnmatch.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -99,23 +101,14 @@ int kt_kenum(const char *name, int64_t *val)
 	return -1;
 }
 
-int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *msg, size_t len)
+/* The kiln trace type of BTF type id (see kt_kfield); 0, or -1 when it has none. */
+static int ktype_of(const struct btf *btf, uint32_t id, struct kt_type *out)
 {
-	const struct kl_kbtf *k;
-	const struct btf *btf = kernel_btf(msg, len, &k);
-	if (!btf)
-		return -1;
-	uint32_t sid = struct_id(k, sname, msg, len);
-	if (!sid)
-		return -1;
-	uint32_t mt = member(btf, sid, field, 0);
-	if (!mt) {
-		snprintf(msg, len, "struct %s has no field named %s", sname, field);
-		return -1;
-	}
-	mt = strip(btf, mt);
-	const struct btf_type *t = btf__type_by_id(btf, mt);
+	id = strip(btf, id);
+	const struct btf_type *t = btf__type_by_id(btf, id);
 	*out = (struct kt_type){ .kind = KTT_INT, .size = 8 };
+	if (!t)
+		return -1;
 	if (btf_is_int(t) || btf_is_any_enum(t)) {
 		out->size = t->size;
 		out->is_signed = btf_is_int(t) ? (btf_int_encoding(t) & BTF_INT_SIGNED) != 0 : btf_kflag(t);
@@ -137,7 +130,122 @@ int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *m
 			return 0;
 		}
 	}
+	return -1;
+}
+
+int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *msg, size_t len)
+{
+	const struct kl_kbtf *k;
+	const struct btf *btf = kernel_btf(msg, len, &k);
+	if (!btf)
+		return -1;
+	uint32_t sid = struct_id(k, sname, msg, len);
+	if (!sid)
+		return -1;
+	uint32_t mt = member(btf, sid, field, 0);
+	if (!mt) {
+		snprintf(msg, len, "struct %s has no field named %s", sname, field);
+		return -1;
+	}
+	if (ktype_of(btf, mt, out) == 0)
+		return 0;
 	snprintf(msg, len, "the field %s of struct %s (neither an integer, a pointer, a named struct nor a char array) is not supported yet by kiln trace",
 		 field, sname);
 	return -1;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+int kt_kfuncs(struct kl_arena *a, const char *glob, const char ***out, uint32_t *n, char *msg, size_t len)
+{
+	const struct kl_kbtf *k;
+	const struct btf *btf = kernel_btf(msg, len, &k);
+	*out = NULL;
+	*n = 0;
+	if (!btf)
+		return -1;
+	KL_VEC(const char *) v = { 0 };
+	uint32_t cnt = btf__type_cnt(btf);
+	for (uint32_t id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf_is_func(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		if (name && *name && (!glob || !fnmatch(glob, name, 0)))
+			kl_vec_push(a, &v, name);
+	}
+	qsort(v.items, v.len, sizeof(*v.items), cmp_str);
+	uint32_t u = 0;
+	for (size_t i = 0; i < v.len; i++)   /* a static function of several files: once */
+		if (!u || strcmp(v.items[u - 1], v.items[i]))
+			v.items[u++] = v.items[i];
+	*out = v.items;
+	*n = u;
+	return 0;
+}
+
+int kt_kfunc_args(struct kl_arena *a, const char *func, struct kt_karg **args, uint32_t *n, struct kt_karg *ret,
+		  char *msg, size_t len)
+{
+	const struct kl_kbtf *k;
+	const struct btf *btf = kernel_btf(msg, len, &k);
+	if (!btf)
+		return -1;
+	uint32_t id = kl_kbtf_find(k, func, KL_KB_FUNC);
+	const struct btf_type *f = id ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_type *proto = f ? btf__type_by_id(btf, f->type) : NULL;
+	if (!proto || !btf_is_func_proto(proto)) {
+		struct kl_nearest nb;
+		char hint[400];
+		kl_nearest_init(&nb, func);
+		kl_kbtf_nearest(k, &nb, KL_KB_FUNC);
+		kl_nearest_hint(&nb, hint, sizeof(hint));
+		snprintf(msg, len, "the kernel's BTF has no function '%s'%s%s", func, *hint ? "; " : "", hint);
+		return -1;
+	}
+	const struct btf_param *p = btf_params(proto);
+	*n = btf_vlen(proto);
+	*args = kl_arena_array(a, struct kt_karg, *n + 1);
+	for (uint32_t i = 0; i < *n; i++) {
+		const char *pn = btf__name_by_offset(btf, p[i].name_off);
+		(*args)[i].name = pn && *pn ? pn : NULL;
+		(*args)[i].ok = ktype_of(btf, p[i].type, &(*args)[i].type) == 0 && (*args)[i].type.kind == KTT_INT;
+	}
+	*ret = (struct kt_karg){ .name = "retval" };
+	if (proto->type) {
+		ret->ok = ktype_of(btf, proto->type, &ret->type) == 0 && ret->type.kind == KTT_INT;
+	} else {
+		ret->type.kind = KTT_NONE;
+	}
+	return 0;
+}
+
+int kt_raw_tracepoints(struct kl_arena *a, const char *glob, const char ***names, uint32_t **nargs, uint32_t *n,
+		       char *msg, size_t len)
+{
+	const struct kl_kbtf *k;
+	const struct btf *btf = kernel_btf(msg, len, &k);
+	*n = 0;
+	if (!btf)
+		return -1;
+	KL_VEC(const char *) v = { 0 };
+	KL_VEC(uint32_t) c = { 0 };
+	uint32_t cnt = btf__type_cnt(btf);
+	for (uint32_t id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf_is_typedef(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		if (!name || strncmp(name, "btf_trace_", 10) || (glob && fnmatch(glob, name + 10, 0)))
+			continue;
+		/* a pointer to a FUNC_PROTO whose first parameter is the tracepoint's void *__data */
+		const struct btf_type *p = btf__type_by_id(btf, t->type);
+		const struct btf_type *fp = p && btf_is_ptr(p) ? btf__type_by_id(btf, p->type) : NULL;
+		uint32_t args = fp && btf_is_func_proto(fp) && btf_vlen(fp) ? btf_vlen(fp) - 1u : 0;
+		kl_vec_push(a, &v, name + 10);
+		kl_vec_push(a, &c, args);
+	}
+	*names = v.items;
+	*nargs = c.items;
+	*n = (uint32_t)v.len;
+	return 0;
 }

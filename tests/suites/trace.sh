@@ -281,9 +281,9 @@ else
 	if [ ${#bad[@]} -eq 0 ]; then pass "bpftrace-tools-parse (${#compiled[@]} compile, ${#refused[@]} refused)"
 	else fail bpftrace-tools-parse "$(printf '%s; ' "${bad[@]}")"; fi
 	# (the kprobe tools compile; this kernel refuses them at attach, see kprobe-refused)
-	for t in bashreadline.bt biolatency.bt biosnoop.bt biostacks.bt bitesize.bt capable.bt cpuwalk.bt \
+	for t in bashreadline.bt biolatency.bt biosnoop.bt biostacks.bt bitesize.bt capable.bt cpuwalk.bt dcsnoop.bt \
 		execsnoop.bt gethostlatency.bt killsnoop.bt mdflush.bt naptime.bt opensnoop.bt pidpersec.bt setuids.bt statsnoop.bt \
-		ssllatency.bt sslsnoop.bt swapin.bt syncsnoop.bt syscount.bt tcpsynbl.bt writeback.bt xfsdist.bt; do
+		ssllatency.bt sslsnoop.bt swapin.bt syncsnoop.bt syscount.bt tcpsynbl.bt vfscount.bt vfsstat.bt writeback.bt xfsdist.bt; do
 		if [[ " ${compiled[*]} " == *" $t "* ]]; then pass "bpftrace-tool-compiles-$t"
 		else fail "bpftrace-tool-compiles-$t" "not compiled"; fi
 	done
