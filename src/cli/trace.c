@@ -335,8 +335,16 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		fprintf(stderr, "kiln trace: out of memory\n");
 		goto out;
 	}
-	if (cli_object_load("trace", obj, "the generated program"))
+	if (cli_object_load("trace", obj, "the generated program")) {
+		for (uint32_t i = 0; i < s->ntargets; i++)
+			if ((s->targets[i].kind == KP_KFUNC || s->targets[i].kind == KP_KRETFUNC) &&
+			    strstr(kiln_errmsg(), "locked down")) {
+				fprintf(stderr, "kiln trace: kfunc and kretfunc probes are fentry and fexit programs, which "
+						"a kernel in lockdown (/sys/kernel/security/lockdown) refuses to load\n");
+				break;
+			}
 		goto out;
+	}
 	for (uint32_t i = 0; i < s->nmaps; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "m%u", i);
