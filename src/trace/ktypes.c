@@ -20,18 +20,23 @@ static const struct btf *kernel_btf(char *msg, size_t len, const struct kl_kbtf 
 	return kl_kbtf_btf(k);
 }
 
-static uint32_t struct_id(const struct kl_kbtf *k, const char *name, char *msg, size_t len)
+/* "the kernel has no WHAT 'name'" with the nearest names of the kinds into msg. */
+static void not_found(const struct kl_kbtf *k, const char *name, int kinds, const char *what, char *msg, size_t len)
 {
-	uint32_t id = kl_kbtf_find(k, name, KL_KB_STRUCT);
-	if (id)
-		return id;
 	struct kl_nearest nb;
 	char hint[400];
 	kl_nearest_init(&nb, name);
-	kl_kbtf_nearest(k, &nb, KL_KB_STRUCT);
+	kl_kbtf_nearest(k, &nb, kinds);
 	kl_nearest_hint(&nb, hint, sizeof(hint));
-	snprintf(msg, len, "the kernel has no struct or union '%s'%s%s", name, *hint ? "; " : "", hint);
-	return 0;
+	snprintf(msg, len, "the kernel has no %s '%s'%s%s", what, name, *hint ? "; " : "", hint);
+}
+
+static uint32_t struct_id(const struct kl_kbtf *k, const char *name, char *msg, size_t len)
+{
+	uint32_t id = kl_kbtf_find(k, name, KL_KB_STRUCT);
+	if (!id)
+		not_found(k, name, KL_KB_STRUCT, "struct or union", msg, len);
+	return id;
 }
 
 int kt_kstruct(const char *name, char *msg, size_t len)
@@ -196,12 +201,7 @@ int kt_kfunc_args(struct kl_arena *a, const char *func, struct kt_karg **args, u
 	const struct btf_type *f = id ? btf__type_by_id(btf, id) : NULL;
 	const struct btf_type *proto = f ? btf__type_by_id(btf, f->type) : NULL;
 	if (!proto || !btf_is_func_proto(proto)) {
-		struct kl_nearest nb;
-		char hint[400];
-		kl_nearest_init(&nb, func);
-		kl_kbtf_nearest(k, &nb, KL_KB_FUNC);
-		kl_nearest_hint(&nb, hint, sizeof(hint));
-		snprintf(msg, len, "the kernel's BTF has no function '%s'%s%s", func, *hint ? "; " : "", hint);
+		not_found(k, func, KL_KB_FUNC, "function (in its BTF)", msg, len);
 		return -1;
 	}
 	const struct btf_param *p = btf_params(proto);

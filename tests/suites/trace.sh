@@ -18,14 +18,7 @@ hp=
 trap '[ -n "$hp" ] && kill $hp 2>/dev/null; rm -rf "$tmp"' EXIT
 SUITE=trace
 . "${ROOT:-$PWD}/tests/harness/report.sh"
-wait_for() {   # file, pattern, seconds: 0 once the pattern is in the file
-	local end=$((SECONDS + $3))
-	while [ $SECONDS -lt $end ]; do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
+. "${ROOT:-$PWD}/tests/trace/wait.sh"   # wait_for FILE PATTERN SECONDS
 
 # ---- activity of our own helper, counted exactly ------------------------------------------
 N=7
