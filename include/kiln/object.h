@@ -105,6 +105,8 @@ struct kiln_attach_opts {
 	const char *symbol;         /* uprobe: function name (else from the section) */
 	uint64_t offset;            /* uprobe: offset from the symbol, or absolute without one */
 	int pid;                    /* uprobe: only this process (0 or -1: all) */
+	uint64_t ref_ctr_offset;    /* uprobe: file offset of a USDT semaphore the kernel counts up
+				     * while the probe is attached (0: none) */
 	/* perf_event programs: sampled by the software cpu-clock event, on every online CPU (or
 	 * only `cpu` with on_one_cpu), `freq` times a second (default 99) or every `period`
 	 * nanoseconds of CPU time; `pid` > 0 samples only that process */

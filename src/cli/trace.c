@@ -289,8 +289,9 @@ static int attach_all(struct run *r, struct kiln_link **links)
 			o.event_config = t->perf_config;
 			o.period = t->count;
 		}
-		if (t->kind == KP_UPROBE || t->kind == KP_URETPROBE)
+		if (t->kind == KP_UPROBE || t->kind == KP_URETPROBE || t->kind == KP_USDT)
 			o.pid = r->pid;   /* -p: that process only (0: all) */
+		o.ref_ctr_offset = t->sema;   /* a USDT semaphore: the process's probe code runs */
 		if (!p || kiln_prog_attach(p, &o, &links[i])) {
 			fprintf(stderr, "kiln trace: attaching %s: %s\n", t->probe, kiln_errmsg());
 			return 1;

@@ -13,6 +13,7 @@
 #include "trace/elfsyms.h"
 #include "trace/ktypes.h"
 #include "trace/probes.h"
+#include "trace/usdt.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -136,28 +137,59 @@ static int list_perf(struct lister *l, const char *provider)
 	return 0;
 }
 
-/* uprobe:FILE:GLOB: the functions of FILE (a path, a library by name, a program in $PATH). */
-static int list_uprobes(struct lister *l, const char *provider)
+/* The FILE of a search PROVIDER:FILE:REST (found as a uprobe's is), and REST; NULL when the
+ * search names no file. */
+static const char *search_file(struct lister *l, const char **rest, char *msg, size_t len)
 {
 	const char *s = l->search ? strchr(l->search, ':') : NULL;
 	const char *e = s ? strchr(s + 1, ':') : NULL;
+	const char *path = NULL;
 	if (!e)
-		return 0;   /* no file named: nothing to list (bpftrace lists none either) */
-	char *file = kl_arena_strndup(l->a, s + 1, (size_t)(e - s - 1)), msg[1024];
-	const char *path;
-	struct kt_esym *syms;
+		return NULL;   /* no file named: nothing to list (bpftrace lists none either) */
+	*rest = e + 1;
+	if (kt_find_binary(l->a, kl_arena_strndup(l->a, s + 1, (size_t)(e - s - 1)), &path, msg, len))
+		fprintf(stderr, "kiln trace: %s\n", msg);
+	return path;
+}
+
+/* usdt:FILE:GLOB: the USDT probes of FILE, as usdt:FILE:PROVIDER:NAME. */
+static int list_usdt(struct lister *l, const char *provider)
+{
+	char msg[1024];
+	const char *rest, *path = search_file(l, &rest, msg, sizeof(msg));
+	struct kt_usdt *u;
 	uint32_t n;
-	if (kt_find_binary(l->a, file, &path, msg, sizeof(msg)) ||
-	    kt_elf_funcs(l->a, path, &syms, &n, msg, sizeof(msg))) {
+	if (!path)
+		return 0;
+	if (kt_elf_usdt(l->a, path, &u, &n, msg, sizeof(msg))) {
 		fprintf(stderr, "kiln trace: %s\n", msg);
 		return 1;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		char line[1024];
-		snprintf(line, sizeof(line), "%s:%s:%s", provider, path, syms[i].name);
-		if (!fnmatch(e + 1, syms[i].name, 0))
-			fprintf(l->out, "%s\n", line);
+		char pn[512];
+		snprintf(pn, sizeof(pn), "%s:%s", u[i].provider, u[i].name);
+		if (!fnmatch(rest, pn, 0) || !fnmatch(rest, u[i].name, 0))
+			fprintf(l->out, "%s:%s:%s\n", provider, path, pn);
 	}
+	return 0;
+}
+
+/* uprobe:FILE:GLOB: the functions of FILE (a path, a library by name, a program in $PATH). */
+static int list_uprobes(struct lister *l, const char *provider)
+{
+	char msg[1024];
+	const char *e, *path = search_file(l, &e, msg, sizeof(msg));
+	struct kt_esym *syms;
+	uint32_t n;
+	if (!path)
+		return 0;
+	if (kt_elf_funcs(l->a, path, &syms, &n, msg, sizeof(msg))) {
+		fprintf(stderr, "kiln trace: %s\n", msg);
+		return 1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (!fnmatch(e, syms[i].name, 0))
+			fprintf(l->out, "%s:%s:%s\n", provider, path, syms[i].name);
 	return 0;
 }
 
@@ -169,7 +201,7 @@ static const struct {
 	{ "tracepoint", list_tracepoints, true }, { "rawtracepoint", list_raw, true },
 	{ "kprobe", list_kfuncs, true }, { "kretprobe", list_kfuncs, false },
 	{ "kfunc", list_kfuncs, true }, { "kretfunc", list_kfuncs, false },
-	{ "uprobe", list_uprobes, false }, { "uretprobe", list_uprobes, false },
+	{ "uprobe", list_uprobes, false }, { "uretprobe", list_uprobes, false }, { "usdt", list_usdt, false },
 	{ "software", list_perf, true }, { "hardware", list_perf, true },
 };
 

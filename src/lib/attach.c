@@ -387,6 +387,13 @@ static int attach_uprobe(struct attach_ctx *c)
 		return err;
 	struct perf_event_attr a = { .type = type, .size = sizeof(a), .config = ret ? 1ull << bit : 0,
 				     .config1 = (uint64_t)(uintptr_t)binary, .config2 = sym_off + off };
+	if (c->o.ref_ctr_offset) {   /* the PMU says where: "config:32-63" */
+		char buf[64];
+		int lo = 32;
+		if (!kl_read_sysfs("/sys/bus/event_source/devices/uprobe/format/ref_ctr_offset", buf, sizeof(buf)))
+			sscanf(buf, "config:%d", &lo);
+		a.config |= c->o.ref_ctr_offset << lo;
+	}
 	return perf_link(c, &a, c->o.pid > 0 ? c->o.pid : -1, what);
 }
 

@@ -21,4 +21,5 @@ int kt_elf_funcs(struct kl_arena *a, const char *path, struct kt_esym **out, uin
 const struct kt_esym *kt_elf_find(const struct kt_esym *syms, uint32_t n, const char *name);
 /* The function whose [addr, addr + size) holds addr (one starting there first), or NULL. */
 const struct kt_esym *kt_elf_at(const struct kt_esym *syms, uint32_t n, uint64_t addr);
+
 #endif

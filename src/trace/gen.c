@@ -3,6 +3,7 @@
  * buffer, a $variable's stack buffer) by gen_str, so no string is ever a value. */
 #define _GNU_SOURCE
 #include "trace/gen.h"
+#include "trace/usdt.h"
 #include <kiln/stack.h>
 
 #define KT_STR_VALUE "kt-sv"
@@ -209,6 +210,31 @@ static bool is_core(const struct kt_node *n)
 	return n->kind == KT_FIELD || (n->kind == KT_ARROW && n->a->type.tname);
 }
 
+/* A USDT argument where the compiler left it: a register of pt_regs, memory at a register
+ * plus a displacement (the process's memory), or a constant; narrowed to its size. */
+static void gen_usdt_arg(struct g *g, const struct kt_node *n)
+{
+	struct kt_usdt_arg ua;
+	char msg[512];
+	if (kt_usdt_arg(g->t->usdt_args, (uint32_t)(n->name[3] - '0'), &ua, msg, sizeof(msg))) {
+		gen_err(g, n->span, msg);
+		fputs("0", g->o);
+		return;
+	}
+	if (ua.kind == KT_UA_IMM) {
+		fprintf(g->o, "%lld", (long long)ua.value);
+		return;
+	}
+	fprintf(g->o, "(cast %c%u ", ua.is_signed ? 'i' : 'u', ua.size * 8);
+	if (ua.kind == KT_UA_REG) {
+		fprintf(g->o, "(ctx u64 %u))", ua.reg);
+		return;
+	}
+	const char *b = fresh(g, "u");
+	fprintf(g->o, "(let ((%s (stack-buffer 8))) (store u64 %s 0 0) (probe-read-user %s %u (+ (ctx u64 %u) %lld)) (load u%u %s 0)))",
+		b, b, b, ua.size, ua.reg, (long long)ua.value, ua.size * 8, b);
+}
+
 /* The builtins read from the context that depend on the probe kind: a raw tracepoint's
  * arguments (u64s at ctx), a kretfunc's retval (after the arguments, typed by BTF). 1 if n
  * was one. */
@@ -216,6 +242,10 @@ static bool gen_ctx_builtin(struct g *g, const struct kt_node *n)
 {
 	if (g->t->kind == KP_RAWTRACEPOINT && !strncmp(n->name, "arg", 3)) {
 		fprintf(g->o, "(load u64 ctx %d)", (n->name[3] - '0') * 8);
+		return true;
+	}
+	if (g->t->kind == KP_USDT && !strncmp(n->name, "arg", 3)) {
+		gen_usdt_arg(g, n);
 		return true;
 	}
 	if (g->t->kind == KP_KRETFUNC && !strcmp(n->name, "retval")) {
@@ -778,6 +808,10 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	case KP_RAWTRACEPOINT:
 		fprintf(g->o, "\n(defprog p%u (:type :raw-tracepoint :section \"raw_tracepoint/%s\") ; %s\n  ", ti, t->event,
 			t->probe);
+		break;
+	case KP_USDT:   /* a uprobe at the probe's file offset */
+		fprintf(g->o, "\n(defprog p%u (:type :uprobe :section \"uprobe/%s:%#llx\") ; %s\n  ", ti, t->binary,
+			(unsigned long long)t->offset, t->probe);
 		break;
 	case KP_SOFTWARE: case KP_HARDWARE:   /* the runtime opens the perf event */
 		fprintf(g->o, "\n(defprog p%u (:type :perf-event) ; %s\n  ", ti, t->probe);

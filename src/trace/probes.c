@@ -8,6 +8,7 @@
 #include "trace/binpath.h"
 #include "trace/elfsyms.h"
 #include "trace/ktypes.h"
+#include "trace/usdt.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -334,6 +335,56 @@ static int uprobe(struct pr *r, enum kt_pkind kind)
 	return err;
 }
 
+/* ---- usdt:FILE:[PROVIDER:]NAME ---- */
+
+static int usdt_in(struct pr *r, const char *path, const char *provider, const char *name)
+{
+	struct kt_usdt *u;
+	uint32_t n;
+	char msg[1024];
+	if (kt_elf_usdt(r->a, path, &u, &n, msg, sizeof(msg)))
+		return fail(r, "%s: %s", r->ap->text, msg);
+	size_t before = r->out->len;
+	for (uint32_t i = 0; i < n; i++) {
+		if ((provider && fnmatch(provider, u[i].provider, 0)) || fnmatch(name, u[i].name, 0))
+			continue;
+		if (add(r, (struct kt_target){ .kind = KP_USDT, .event = u[i].name, .binary = path, .offset = u[i].offset,
+			.sema = u[i].sema, .usdt_args = u[i].args,
+			.probe = kl_arena_printf(r->a, "usdt:%s:%s:%s", path, u[i].provider, u[i].name) }))
+			return -1;
+	}
+	if (r->out->len == before && !has_wild(provider) && !has_wild(name))
+		return fail(r, "%s: %s has no USDT probe %s%s%s", r->ap->text, path, provider ? provider : "",
+			    provider ? ":" : "", name);
+	return 0;
+}
+
+static int usdt(struct pr *r, enum kt_pkind kind)
+{
+	const struct kt_attach *ap = r->ap;
+	(void)kind;
+	if (nparts(ap) != 2 && nparts(ap) != 3)
+		return wrong_parts(r, 2, "usdt:FILE:[PROVIDER:]NAME");
+	const char *provider = nparts(ap) == 3 ? ap->func : NULL, *name = nparts(ap) == 3 ? ap->extra : ap->func;
+	char msg[1024];
+	if (!*ap->target)
+		return fail(r, "%s: kiln trace needs the file (a process's files with -p are not read yet)", ap->text);
+	if (!has_wild(ap->target)) {
+		const char *path;
+		if (kt_find_binary(r->a, ap->target, &path, msg, sizeof(msg)))
+			return fail(r, "%s", msg);
+		return usdt_in(r, path, provider, name);
+	}
+	glob_t g;
+	if (glob(ap->target, 0, NULL, &g))
+		return 0;
+	int err = 0;
+	for (size_t i = 0; !err && i < g.gl_pathc; i++)
+		err = usdt_in(r, kl_arena_strdup(r->a, g.gl_pathv[i]), provider, name);
+	globfree(&g);
+	return err;
+}
+
 /* ---- rawtracepoint:NAME ---- */
 
 static int rawtracepoint(struct pr *r, enum kt_pkind kind)
@@ -455,7 +506,7 @@ static const struct {
 	{ "rawtracepoint", KP_RAWTRACEPOINT, rawtracepoint },
 	{ "software", KP_SOFTWARE, perf_event },
 	{ "hardware", KP_HARDWARE, perf_event },
-	{ "usdt", KP_BEGIN, refuse },
+	{ "usdt", KP_USDT, usdt },
 	{ "watchpoint", KP_BEGIN, refuse },
 	{ "asyncwatchpoint", KP_BEGIN, refuse },
 	{ "iter", KP_BEGIN, refuse },

@@ -7,6 +7,7 @@
 #include "trace/ktypes.h"
 #include "trace/cdefine.h"
 #include "trace/probes.h"
+#include "trace/usdt.h"
 #include <ctype.h>
 #include <kiln/stack.h>
 #include <fnmatch.h>
@@ -28,6 +29,7 @@ struct sm {
 	bool has_func;                  /* every one a u/kprobe, a u/kretprobe or a kfunc/kretfunc */
 	bool is_kfunc;                  /* every one a kfunc or kretfunc: args->NAME from BTF */
 	bool is_raw;                    /* every one a raw tracepoint: arg0.. are its u64 arguments */
+	bool is_usdt;                   /* every one a USDT probe: arg0.. from its note */
 	bool in_loop;
 };
 
@@ -187,6 +189,18 @@ static const struct builtin builtins[] = {
 static int raw_arg(struct sm *m, struct kt_node *n)
 {
 	uint32_t i = (uint32_t)(n->name[3] - '0');
+	if (m->is_usdt) {
+		for (uint32_t t = 0; t < m->s->ntargets; t++) {
+			const struct kt_target *tg = &m->s->targets[t];
+			struct kt_usdt_arg ua;
+			char msg[512];
+			if (tg->probe_index == m->first->probe_index && kt_usdt_arg(tg->usdt_args, i, &ua, msg, sizeof(msg)))
+				return kl_error(m->d, n->span, "%s of %s: %s", n->name, tg->probe, msg);
+		}
+		n->kind = KT_BUILTIN;
+		n->type = t_int(8, true);
+		return 0;
+	}
 	if (m->is_raw) {
 		for (uint32_t t = 0; t < m->s->ntargets; t++) {
 			const struct kt_target *tg = &m->s->targets[t];
@@ -196,7 +210,7 @@ static int raw_arg(struct sm *m, struct kt_node *n)
 		}
 	} else if (!m->has_args || i > 5) {
 		return err_at(m, n->span, m->has_args ? "%s: a uprobe or kprobe reads arg0 to arg5" :
-				"%s is only in uprobe, kprobe and rawtracepoint probes (kfunc: args->NAME)", n->name);
+				"%s is only in uprobe, kprobe, usdt and rawtracepoint probes (kfunc: args->NAME)", n->name);
 	}
 	n->kind = KT_BUILTIN;
 	n->type = t_int(8, false);
@@ -879,7 +893,7 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 		m.probe = &prog->probes[p];
 		m.vars = (typeof(m.vars)){ 0 };
 		m.first = NULL;
-		m.is_tracepoint = m.has_args = m.has_retval = m.has_func = m.is_kfunc = m.is_raw = true;
+		m.is_tracepoint = m.has_args = m.has_retval = m.has_func = m.is_kfunc = m.is_raw = m.is_usdt = true;
 		for (uint32_t i = 0; i < s->ntargets; i++)
 			if (s->targets[i].probe_index == p) {
 				enum kt_pkind k = s->targets[i].kind;
@@ -891,6 +905,7 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 				m.has_func = m.has_func && k >= KP_UPROBE && k <= KP_KRETFUNC;
 				m.is_kfunc = m.is_kfunc && (k == KP_KFUNC || k == KP_KRETFUNC);
 				m.is_raw = m.is_raw && k == KP_RAWTRACEPOINT;
+				m.is_usdt = m.is_usdt && k == KP_USDT;
 			}
 		if (!m.first) {   /* its wildcards matched nothing: bpftrace leaves it out too */
 			s->vars[p] = NULL;

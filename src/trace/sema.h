@@ -26,7 +26,7 @@ struct kt_var {
 };
 
 enum kt_pkind { KP_BEGIN, KP_END, KP_TRACEPOINT, KP_INTERVAL, KP_PROFILE, KP_UPROBE, KP_URETPROBE, KP_KPROBE, KP_KRETPROBE,
-	KP_KFUNC, KP_KRETFUNC, KP_RAWTRACEPOINT, KP_SOFTWARE, KP_HARDWARE };
+	KP_KFUNC, KP_KRETFUNC, KP_RAWTRACEPOINT, KP_SOFTWARE, KP_HARDWARE, KP_USDT };
 
 /* One program kiln attaches (or test-runs, for BEGIN and END). */
 struct kt_target {
@@ -37,7 +37,10 @@ struct kt_target {
 	uint64_t period_ns, freq;   /* interval / profile */
 	uint32_t probe_index;       /* which probe of the program */
 	const char *binary;         /* uprobe: the file (a library found by name, a path) */
-	uint64_t offset;            /* uprobe, kprobe: bytes past the function's start (FUNC+OFFSET) */
+	uint64_t offset;            /* uprobe, kprobe: bytes past the function's start (FUNC+OFFSET);
+				     * usdt: the probe's file offset in binary */
+	uint64_t sema;              /* usdt: its semaphore's file offset (0: none) */
+	const char *usdt_args;      /* usdt: its arguments' locations ("-4@%edi 8@%rsi") */
 	uint32_t perf_type;         /* software, hardware: the perf event */
 	uint64_t perf_config;
 	uint64_t count;             /* ... and its sample period (fires once every count events) */

@@ -4,7 +4,8 @@
 # (exactly, against the tracepoint of the same syscall) in a trace that -p ends when the
 # helper exits; software:page-faults of a command; hardware events attached or refused with
 # the event and the errno text; kprobe and uprobe wildcards expanded to exactly what -l
-# lists; uprobe offsets and addresses live on bash's echo builtin; kfunc/kretfunc compiled
+# lists; uprobe offsets and addresses live on bash's echo builtin; USDT probes of libstdc++
+# (a C++ program built here throws N times) and of python (a semaphore); kfunc/kretfunc compiled
 # (typed args->NAME, retval) and refused at load by lockdown; the options bpftrace's runtime
 # tests use (-p checks, --version, -h, a bad flag, --info, --include, -l of every kind).
 set -u
@@ -106,6 +107,42 @@ fi
 has uprobe-outside "Offset outside the function bounds \('echo_builtin' size is [0-9]+\)" \
 	"$("$KILN" trace -e 'uprobe:/bin/bash:echo_builtin+1000000 {}' 2>&1)"
 has uprobe-no-address "Could not resolve address: /bin/bash:0xa" "$("$KILN" trace -e 'uprobe:/bin/bash:10 {}' 2>&1)"
+
+# ---- usdt: libstdc++'s throw probe (no semaphore), python's function__entry (a semaphore) --
+if command -v c++ >/dev/null; then
+	cat >"$tmp/thr.cc" <<'CC'
+#include <cstdio>
+#include <cstdlib>
+int main(int argc, char **argv) {   // throws and catches argv[1] exceptions
+	int n = atoi(argv[1]), caught = 0;
+	for (int i = 0; i < n; i++) {
+		try { throw i; } catch (int) { caught++; }
+	}
+	printf("caught %d\n", caught);
+}
+CC
+	if c++ -O1 -o "$tmp/thr" "$tmp/thr.cc" 2>"$tmp/cc.err"; then
+		out=$(timeout 20 "$KILN" trace -e 'usdt:libstdc++:libstdcxx:throw /pid == cpid/ { @[probe] = count(); @typed[arg1 != 0] = count(); }
+usdt:libstdc++:thr*w /pid == cpid/ { @short = count(); }' -c "$tmp/thr 6" 2>&1)
+		check usdt-count "@[usdt:$("$KILN" trace -l 'usdt:libstdc++:throw' | sed 's/^usdt://')]: 6" "$(grep '^@\[' <<<"$out")"
+		check usdt-arg "@typed[1]: 6" "$(grep '^@typed' <<<"$out")"
+		check usdt-name-only "@short: 6" "$(grep '^@short' <<<"$out")"
+	else
+		fail usdt-cc "$(cat "$tmp/cc.err")"
+	fi
+else
+	echo "SKIP $SUITE/usdt-libstdcxx: no C++ compiler"
+fi
+py=$(readlink -f /usr/bin/python3 2>/dev/null || true)   # the ELF itself, not a shim script
+if [ -n "$py" ] && "$KILN" trace -l "usdt:$py:python:function__entry" 2>/dev/null | grep -q entry; then
+	# python runs its probe only while the semaphore is up: the kernel counts it (ref_ctr_offset)
+	out=$(timeout 20 "$KILN" trace -e "usdt:$py:python:function__entry /pid == cpid/ { @calls = count(); }" \
+		-c "$py -c pass" 2>&1)
+	has usdt-semaphore "^@calls: [1-9]" "$out"
+else
+	echo "SKIP $SUITE/usdt-semaphore: /usr/bin/python3 has no USDT probes"
+fi
+has usdt-missing "has no USDT probe libstdcxx:nope" "$("$KILN" trace -e 'usdt:libstdc++:libstdcxx:nope {}' 2>&1)"
 
 # ---- kfunc / kretfunc: typed by BTF, compiled; lockdown refuses the load -----------------
 prog='kfunc:vfs_read { @[args->count] = count(); }
