@@ -1,10 +1,11 @@
 /* trace_list.c — `kiln trace -l [SEARCH]` and `-lv`: the probes kiln trace can name, as
  * bpftrace lists them (`provider:...` a line). Tracepoints come from tracefs (with -v their
  * fields), raw tracepoints from BTF's btf_trace_NAME typedefs, kprobes and kfuncs from the
- * kernel's BTF FUNC names (tracefs' available_filter_functions is unreadable under
- * lockdown; this is the list kprobe wildcards expand to), software and hardware events from
- * their tables, and the functions of a file for `uprobe:FILE:*`. SEARCH is an fnmatch glob
- * over the whole line or the part after the provider. */
+ * kernel's BTF FUNC names less the __init ones (tracefs' available_filter_functions is
+ * unreadable under lockdown; this is the list kernel-function wildcards expand to),
+ * software and hardware events from their tables, a file's functions for `uprobe:FILE:*`
+ * and its USDT probes for `usdt:FILE:*`. SEARCH is an fnmatch glob over the whole line or
+ * the part after the provider. */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "trace.h"
@@ -102,7 +103,7 @@ static int list_kfuncs(struct lister *l, const char *provider)
 	const char **names;
 	uint32_t n;
 	char msg[512];
-	if (kt_kfuncs(l->a, NULL, &names, &n, msg, sizeof(msg)))
+	if (kt_kernel_funcs(l->a, NULL, &names, &n, msg, sizeof(msg)))
 		return 0;
 	bool typed = provider[1] == 'f' || provider[4] == 'f';   /* kfunc, kretfunc: args->NAME */
 	for (uint32_t i = 0; i < n; i++) {

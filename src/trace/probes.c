@@ -167,6 +167,59 @@ static int timed(struct pr *r, enum kt_pkind kind)
 
 /* ---- kernel functions: kprobe, kretprobe, kfunc, kretfunc ---- */
 
+static int cmp_name(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The kernel's __init functions (kallsyms' text symbols between _sinittext and _einittext),
+ * sorted: BTF lists them, but they are gone once the kernel has booted and no probe
+ * attaches there, so wildcards leave them out. None when kallsyms hides its addresses. */
+static const char **init_funcs(struct kl_arena *a, size_t *n)
+{
+	*n = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return NULL;
+	KL_VEC(struct { uint64_t addr; const char *name; }) text = { 0 };
+	uint64_t lo = 0, hi = 0;
+	char line[512], name[256], type;
+	unsigned long long addr;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && (type == 't' || type == 'T') &&
+		    !strchr(line, '[')) {   /* [module] symbols are never init text of the kernel */
+			if (!strcmp(name, "_sinittext"))
+				lo = addr;
+			else if (!strcmp(name, "_einittext"))
+				hi = addr;
+			else
+				kl_vec_push(a, &text, ((typeof(*text.items)){ addr, kl_arena_strdup(a, name) }));
+		}
+	fclose(f);
+	if (!lo || hi <= lo)
+		return NULL;
+	const char **out = kl_arena_array(a, const char *, text.len + 1);
+	for (size_t i = 0; i < text.len; i++)
+		if (text.items[i].addr >= lo && text.items[i].addr < hi)
+			out[(*n)++] = text.items[i].name;
+	qsort(out, *n, sizeof(*out), cmp_name);
+	return out;
+}
+
+int kt_kernel_funcs(struct kl_arena *a, const char *glob, const char ***out, uint32_t *n, char *msg, size_t len)
+{
+	if (kt_kfuncs(a, glob, out, n, msg, len))
+		return -1;
+	size_t ninit;
+	const char **init = *n ? init_funcs(a, &ninit) : NULL;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < *n; i++)
+		if (!init || !bsearch(&(*out)[i], init, ninit, sizeof(*init), cmp_name))
+			(*out)[k++] = (*out)[i];
+	*n = k;
+	return 0;
+}
+
 /* func (maybe a wildcard) as kernel functions, each through mk. A wildcard matching nothing
  * adds nothing; an exact name is taken as written (a kprobe may name a function BTF lacks). */
 static int kernel_funcs(struct pr *r, const char *func, int (*mk)(struct pr *, const char *, void *), void *arg)
@@ -176,7 +229,7 @@ static int kernel_funcs(struct pr *r, const char *func, int (*mk)(struct pr *, c
 	const char **names;
 	uint32_t n;
 	char msg[512];
-	if (kt_kfuncs(r->a, func, &names, &n, msg, sizeof(msg)))
+	if (kt_kernel_funcs(r->a, func, &names, &n, msg, sizeof(msg)))
 		return fail(r, "%s: expanding the wildcard: %s", r->ap->text, msg);
 	for (uint32_t i = 0; i < n; i++)
 		if (mk(r, names[i], arg))

@@ -18,6 +18,11 @@ struct kt_targets {
 int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_attach *ap, uint32_t pi,
 		      struct kt_targets *out);
 
+/* The kernel functions kprobe, kretprobe, kfunc and kretfunc wildcards expand to: BTF's FUNC
+ * names matching glob (NULL: all), sorted, without the __init functions kallsyms places
+ * between _sinittext and _einittext. 0, or -1 (no BTF) with the reason in msg. */
+int kt_kernel_funcs(struct kl_arena *a, const char *glob, const char ***out, uint32_t *n, char *msg, size_t len);
+
 /* A perf event of software:NAME:COUNT or hardware:NAME:COUNT. */
 struct kt_perf_event {
 	const char *name, *alias;   /* alias "" when none */
