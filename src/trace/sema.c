@@ -234,6 +234,9 @@ static int kfunc_arg(struct sm *m, struct kt_node *n, const char *name)
 		for (uint32_t i = 0; name && i < na && !g; i++)
 			if (args[i].name && !strcmp(args[i].name, name)) {
 				g = &args[i];
+				if (!first && n->num != i)   /* the node, shared by every target, holds one index */
+					return kl_error(m->d, n->span, "args->%s is not the same argument in every function of the probe (%s: the %uth)",
+							name, tg->event, i + 1);
 				n->num = i;
 			}
 		if (!name && ret.type.kind != KTT_NONE)
