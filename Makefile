@@ -22,7 +22,7 @@ PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 VERSION := 0.1.0
-COMPILER_SRC := $(wildcard src/compiler/*.c)
+COMPILER_SRC := $(wildcard src/compiler/*.c src/compiler/opt/*.c)
 LIB_SRC      := $(wildcard src/lib/*.c)
 TRACE_SRC    := $(wildcard src/trace/*.c)
 CLI_SRC      := $(wildcard src/cli/*.c)
@@ -194,8 +194,20 @@ run: deps
 		wait $$kiln
 
 test: deps
-	$(MAKE) --no-print-directory kiln test-bins
+	$(MAKE) --no-print-directory kiln test-bins twins
 	@bash tests/run
+
+# twins: the corpus's C twins built once by clang -O2, in parallel, for every suite that
+# compares with them (corpus, disasm, case: each compiles a twin itself only when its object
+# here is missing or older than the source). clang's output does not depend on BUILD, so
+# test-asan shares them.
+TWIN_DIR  := build/twins
+TWIN_OBJS := $(patsubst tests/corpus/%.c,$(TWIN_DIR)/%.clang.o,$(wildcard tests/corpus/*.c))
+.PHONY: twins
+twins: $(TWIN_OBJS)
+$(TWIN_DIR)/%.clang.o: tests/corpus/%.c
+	@mkdir -p $(TWIN_DIR)
+	clang -O2 -g -target bpf -I/usr/include/$(shell gcc -print-multiarch) -c $< -o $@
 
 # ---- the suite under sanitizers and valgrind ----
 # test-asan: everything (kiln, libkiln, unit tests, harness tools) rebuilt in build-asan/ with
@@ -211,7 +223,7 @@ ASAN_ENV = ASAN_OPTIONS=log_path=$(CURDIR)/build-asan/sanitizer/asan:detect_leak
 	UBSAN_OPTIONS=log_path=$(CURDIR)/build-asan/sanitizer/ubsan:print_stacktrace=1:halt_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
 test-asan: deps
-	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN_FLAGS)" build-asan/kiln test-bins
+	$(MAKE) --no-print-directory BUILD=build-asan SANITIZE="$(ASAN_FLAGS)" build-asan/kiln test-bins twins
 	@rm -rf build-asan/sanitizer && mkdir -p build-asan/sanitizer
 	@$(ASAN_ENV) BUILD=$(CURDIR)/build-asan KILN=$(CURDIR)/build-asan/kiln SANITIZE="$(ASAN_FLAGS)" \
 		KILN_SANITIZER_LOGS=$(CURDIR)/build-asan/sanitizer bash tests/run

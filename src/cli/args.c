@@ -45,7 +45,8 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, const st
 		}
 		const struct cli_opt *o = opts;
 		while (o && o->name && !(o->kind == CLI_OLEVEL ? !strcmp(a, "-O0") || !strcmp(a, "-O1") ||
-				      !strcmp(a, "-O2") : cli_opt_is(o->name, a)))
+				      !strcmp(a, "-O2") : o->kind == CLI_PREFIX ? !strncmp(a, o->name, strlen(o->name)) && a[strlen(o->name)]
+				      : cli_opt_is(o->name, a)))
 			o++;
 		if (!o || !o->name) {
 			fprintf(stderr, "kiln %s: unknown option '%s'\n%s", cmd, a, help);
@@ -55,6 +56,13 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, const st
 			*(bool *)o->dst = true;
 		} else if (o->kind == CLI_OLEVEL) {
 			*(int *)o->dst = a[2] - '0';
+		} else if (o->kind == CLI_PREFIX) {
+			struct cli_list *l = o->dst;
+			if (l->n >= (int)(sizeof(l->items) / sizeof(l->items[0]))) {
+				fprintf(stderr, "kiln %s: too many %s options\n", cmd, o->name);
+				return CLI_USAGE;
+			}
+			l->items[l->n++] = a + strlen(o->name);
 		} else if (i + 1 >= argc) {
 			fprintf(stderr, "kiln %s: %s needs %s\n", cmd, a, o->arg ? o->arg : "a value");
 			return CLI_USAGE;

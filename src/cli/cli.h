@@ -29,8 +29,9 @@ int cmd_trace(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 
 /* args.c: options as a table. name may list spellings: "--quiet|-q"; CLI_OLEVEL takes
- * -O0, -O1, -O2 into an int. arg names a value in messages ("a name"). */
-enum cli_opt_kind { CLI_FLAG, CLI_STR, CLI_LIST, CLI_OLEVEL };
+ * -O0, -O1, -O2 into an int; CLI_PREFIX takes every argument that starts with name ("-fno-")
+ * into a list, without the prefix. arg names a value in messages ("a name"). */
+enum cli_opt_kind { CLI_FLAG, CLI_STR, CLI_LIST, CLI_OLEVEL, CLI_PREFIX };
 struct cli_opt {
 	const char *name;
 	enum cli_opt_kind kind;
@@ -51,6 +52,10 @@ int cli_parse(const char *cmd, const char *help, int argc, char **argv, const st
 /* Compile a .lisp file to out_path (a temporary object when out_path is NULL is not
  * supported: callers choose a path). Prints errors (and warnings if asked); returns 0 or 1. */
 int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings);
+/* The same with -fno-PASS and --print-after taken from passes (its no_passes, print_after). */
+struct kl_options;
+int cli_compile_file_passes(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings,
+			    const struct kl_options *passes);
 
 /* disasm.c: the code of the BPF ELF image img (path names it in messages) as `kiln disasm`
  * prints it, text or JSON lines, to out; only: one program or function. Problems go to err.

@@ -1,19 +1,25 @@
 /* compile.c — `kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2]`. */
 #include "cli.h"
 #include "compiler/compile.h"
+#include "compiler/opt.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char compile_help[] =
-	"usage: kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2] [--dump-ir] [-w] [--btf FILE]\n"
+	"usage: kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2] [-fno-PASS]... [--print-after PASS]\n"
+	"                    [--dump-ir] [-w] [--btf FILE]\n"
 	"\n"
 	"Compile a kiln source file to a BPF ELF object with BTF, loadable by libbpf,\n"
 	"bpftool and iproute2. The output defaults to FILE.o beside the source.\n"
 	"\n"
 	"  -o OUT.o     write the object to OUT.o\n"
-	"  -O0 -O1 -O2  optimisation level (default -O2)\n"
+	"  -O0 -O1 -O2  optimisation level (default -O2); -O0 runs only the passes the verifier\n"
+	"               needs (unreachable, dce, thread)\n"
+	"  -fno-PASS    do not run the optimizer pass PASS (one of those below)\n"
+	"  --print-after PASS\n"
+	"               print the IR of every function to stderr after each run of PASS\n"
 	"  --dump-ir    print the IR of every function to stderr\n"
 	"  --btf FILE   take kernel types (core-read, ->, import-kernel-struct...) from FILE\n"
 	"               instead of /sys/kernel/btf/vmlinux, which is read only when a program\n"
@@ -22,7 +28,34 @@ static const char compile_help[] =
 	"               do not print warnings (variables bound and never used, maps no\n"
 	"               program uses); they never stop the compile\n";
 
+/* -fno-PASS and --print-after PASS into the options; 0, or -1 after a message naming the
+ * passes there are. */
+static int pass_options(const struct cli_list *no, const char *after, struct kl_options *o)
+{
+	for (int i = 0; i <= no->n; i++) {
+		const char *name = i < no->n ? no->items[i] : after;
+		if (!name)
+			continue;
+		int p = kl_opt_pass_find(name);
+		if (p < 0) {
+			fprintf(stderr, "kiln compile: no optimizer pass '%s'; the passes:\n%s", name, kl_opt_pass_help());
+			return -1;
+		}
+		if (i < no->n)
+			o->no_passes |= 1u << p;
+		else
+			o->print_after = p + 1;
+	}
+	return 0;
+}
+
 int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings)
+{
+	return cli_compile_file_passes(path, out_path, opt_level, dump_ir, warnings, NULL);
+}
+
+int cli_compile_file_passes(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings,
+			    const struct kl_options *passes)
 {
 	size_t len;
 	char *text = kl_read_file(path, &len);
@@ -34,6 +67,8 @@ int cli_compile_file(const char *path, const char *out_path, int opt_level, bool
 	struct kl_arena arena = { 0 };
 	struct kl_diag diag = { 0 };
 	struct kl_comp c = { .a = &arena, .d = &diag, .src = &src };
+	if (passes)
+		c.opts = *passes;
 	c.opts.opt_level = opt_level;
 	c.opts.dump_ir = dump_ir;
 	c.opts.btf_path = cli_btf_path;
@@ -52,13 +87,19 @@ int cmd_compile(int argc, char **argv)
 	const char *in = NULL, *out = NULL;
 	int opt = 2;
 	bool dump = false, quiet = false;
+	struct cli_list no = { 0 };
+	const char *after = NULL;
 	const struct cli_opt opts[] = {
 		{ "-o", CLI_STR, &out, "a file name" }, { "-O", CLI_OLEVEL, &opt, NULL },
+		{ "-fno-", CLI_PREFIX, &no, "PASS" }, { "--print-after", CLI_STR, &after, "a pass name" },
 		{ "--dump-ir", CLI_FLAG, &dump, NULL }, { "--no-warnings|-w", CLI_FLAG, &quiet, NULL },
 		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};
+	char help[sizeof(compile_help) + 2048];   /* the passes from opt.c's own table */
+	snprintf(help, sizeof(help), "%s\noptimizer passes (for -fno-PASS and --print-after), in the order they run:\n%s",
+		 compile_help, kl_opt_pass_help());
 	const char *pos[2];
-	int npos, r = cli_parse("compile", compile_help, argc, argv, opts, pos, 2, &npos);
+	int npos, r = cli_parse("compile", help, argc, argv, opts, pos, 2, &npos);
 	if (r != CLI_OK)
 		return r;
 	if (npos == 2) {
@@ -66,7 +107,7 @@ int cmd_compile(int argc, char **argv)
 		return 2;
 	}
 	if (!npos) {
-		fprintf(stderr, "%s", compile_help);
+		fprintf(stderr, "%s", help);
 		return 2;
 	}
 	in = pos[0];
@@ -82,7 +123,12 @@ int cmd_compile(int argc, char **argv)
 		strcpy(def + stem, ".o");
 		out = def;
 	}
-	r = cli_compile_file(in, out, opt, dump, !quiet);
+	struct kl_options po = { 0 };
+	if (pass_options(&no, after, &po)) {
+		free(def);
+		return 2;
+	}
+	r = cli_compile_file_passes(in, out, opt, dump, !quiet, &po);
 	free(def);
 	return r;
 }

@@ -24,6 +24,10 @@ int cli_opt_spellings(const struct cli_opt *o, char names[][32], int max)
 			snprintf(names[i], 32, "-O%d", i);
 		return i;
 	}
+	if (o->kind == CLI_PREFIX && max > 0) {   /* "-fno-" taking a pass: "-fno-PASS" */
+		snprintf(names[0], 32, "%s%s", o->name, o->arg ? o->arg : "");
+		return 1;
+	}
 	int n = 0;
 	for (const char *p = o->name; *p && n < max;) {
 		const char *bar = strchr(p, '|');

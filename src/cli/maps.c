@@ -90,14 +90,15 @@ static struct btf *map_btf(const struct kiln_map_info *info)
 static const struct {
 	enum bpf_map_type type;
 	const char *what;
+	uint8_t width;              /* bytes of the first value: 8 for a socket cookie */
 	bool prog_in_8;
 } held[] = {
-	{ BPF_MAP_TYPE_PROG_ARRAY, "prog_id", false },
-	{ BPF_MAP_TYPE_ARRAY_OF_MAPS, "map_id", false }, { BPF_MAP_TYPE_HASH_OF_MAPS, "map_id", false },
-	{ BPF_MAP_TYPE_DEVMAP, "ifindex", true }, { BPF_MAP_TYPE_DEVMAP_HASH, "ifindex", true },
-	{ BPF_MAP_TYPE_CPUMAP, "qsize", true },
-	{ BPF_MAP_TYPE_SOCKMAP, "cookie", false }, { BPF_MAP_TYPE_SOCKHASH, "cookie", false },
-	{ BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, "cookie", false },
+	{ BPF_MAP_TYPE_PROG_ARRAY, "prog_id", 4, false },
+	{ BPF_MAP_TYPE_ARRAY_OF_MAPS, "map_id", 4, false }, { BPF_MAP_TYPE_HASH_OF_MAPS, "map_id", 4, false },
+	{ BPF_MAP_TYPE_DEVMAP, "ifindex", 4, true }, { BPF_MAP_TYPE_DEVMAP_HASH, "ifindex", 4, true },
+	{ BPF_MAP_TYPE_CPUMAP, "qsize", 4, true },
+	{ BPF_MAP_TYPE_SOCKMAP, "cookie", 8, false }, { BPF_MAP_TYPE_SOCKHASH, "cookie", 8, false },
+	{ BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, "cookie", 8, false },
 };
 
 static bool show_held(FILE *out, const struct kiln_map_info *info, const uint8_t *v, bool json)
@@ -109,8 +110,7 @@ static bool show_held(FILE *out, const struct kiln_map_info *info, const uint8_t
 		return false;
 	uint64_t x = 0;
 	uint32_t y = 0;
-	bool cookie = !strcmp(held[i].what, "cookie");
-	memcpy(&x, v, cookie ? 8 : 4);
+	memcpy(&x, v, held[i].width);
 	bool second = info->value_size >= 8 && held[i].prog_in_8;
 	if (second)
 		memcpy(&y, v + 4, 4);

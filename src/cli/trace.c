@@ -74,8 +74,11 @@ static const char trace_help[] =
 	"at its position (docs/trace.md).\n"
 	"\n"
 	"ENVIRONMENT:\n"
-	"  BPFTRACE_STRLEN      bytes of str() (default 64, at most 200)\n"
-	"  BPFTRACE_MAX_PROBES  most probes a program may attach (default 512)\n";
+	"  BPFTRACE_STRLEN         bytes of str() (default 64, at most 200)\n"
+	"  BPFTRACE_MAP_KEYS_MAX   entries of each map (4096)\n"
+	"  BPFTRACE_MAX_PROBES     most probes a program may attach (512)\n"
+	"  BPFTRACE_MAX_BPF_PROGS  most programs it may make (512)\n"
+	"  BPFTRACE_PERF_RB_PAGES  the ring buffer in pages (64)\n";
 
 static volatile sig_atomic_t stop_signal;
 
@@ -579,14 +582,13 @@ int cmd_trace(int argc, char **argv)
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
 	struct kt_program prog = { 0 };
-	struct kt_sema s = { .strlen = 64, .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL };
+	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
 	size_t size = 0;
 	int rc = 1;
-	const char *sl = getenv("BPFTRACE_STRLEN");
-	if (sl && atoi(sl) > 0)
-		s.strlen = atoi(sl) > 200 ? 200 : (uint32_t)atoi(sl);
+	if (trace_env(&s, stderr))
+		goto out;
 	if (setjmp(oom)) {
 		fprintf(stderr, "kiln trace: out of memory\n");
 		goto out;
@@ -600,7 +602,13 @@ int cmd_trace(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (kt_parse(&src, &a, &d, &prog) || kt_sema(&prog, &s, &a, &d) || kt_gen(&prog, &s, &a, &d, &g)) {
+	if (kt_parse(&src, &a, &d, &prog) || kt_sema(&prog, &s, &a, &d)) {
+		kl_diag_print(&d, stderr);
+		goto out;
+	}
+	if (trace_limits(&s, stderr))   /* before a wildcard's thousands of programs are written */
+		goto out;
+	if (kt_gen(&prog, &s, &a, &d, &g)) {
 		kl_diag_print(&d, stderr);
 		goto out;
 	}

@@ -17,6 +17,14 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 /* The :stack-trace map kstack and ustack values are read from (NULL at the end: frees the
  * symbolizer). */
 void trace_set_stacks(struct kiln_map *stacks);
+/* One value of type t at p as bpftrace prints it (a key, a map's value, printf's %s); a
+ * stack's frames indented by indent (4 in a key, 8 elsewhere). */
+void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
+/* The BPFTRACE_* settings into s (defaults where unset); 0, or -1 after an error on err. */
+int trace_env(struct kt_sema *s, FILE *err);
+/* BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS against s's targets; 0, or -1 after an
+ * error on err, in bpftrace's words. */
+int trace_limits(const struct kt_sema *s, FILE *err);
 /* -f json: every line one JSON object, in bpftrace's shapes. */
 void trace_set_json(bool on);
 bool trace_json(void);

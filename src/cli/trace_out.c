@@ -18,97 +18,19 @@ static int64_t rd64(const uint8_t *p)
 	return v;
 }
 
-/* ---- stacks ---- */
-
-static struct kiln_map *stack_map;
-static struct kiln_syms *syms;
-
-void trace_set_stacks(struct kiln_map *stacks)
-{
-	stack_map = stacks;
-	if (!stacks && syms) {
-		kiln_syms_free(syms);
-		syms = NULL;
-	}
-}
-
-/* A kstack/ustack value as bpftrace prints it: a newline, then one frame a line, each
- * indented (8 in printf and as a map's value, 4 in a key): "func+OFFSET" with the offset in
- * decimal, or the address when nothing symbolizes it. Nothing for a failed stack id. */
-static void put_stack(FILE *out, const struct kt_type *t, uint64_t v, int indent)
-{
-	uint64_t ips[KILN_STACK_MAX_DEPTH];
-	int32_t id = (int32_t)(uint32_t)v;
-	int pid = (int)(v >> 32);
-	int n = id < 0 || !stack_map ? -ENOENT : kiln_stack_read(stack_map, (uint32_t)id, ips, t->size);
-	if (n < 0)
-		return;
-	if (!syms && kiln_syms_new(&syms))
-		syms = NULL;
-	fputc('\n', out);
-	for (int i = 0; i < n && ips[i]; i++) {
-		struct kiln_frame f = { 0 };
-		int err = !syms ? -ENOENT : t->kind == KTT_KSTACK ? kiln_syms_kernel(syms, ips[i], &f)
-								: kiln_syms_user(syms, pid, ips[i], &f);
-		if (!err && f.symbol)
-			fprintf(out, "%*s%s+%" PRIu64 "\n", indent, "", f.symbol, f.offset);
-		else
-			fprintf(out, "%*s0x%" PRIx64 "\n", indent, "", ips[i]);
-	}
-}
-
-/* ksym(): the function's name alone, or the address when nothing symbolizes it (written as
- * C++ streams write a pointer: a null one is "0"). */
-static void put_ksym(FILE *out, uint64_t addr)
-{
-	struct kiln_frame f = { 0 };
-	if (!syms && kiln_syms_new(&syms))
-		syms = NULL;
-	if (syms && !kiln_syms_kernel(syms, addr, &f) && f.symbol)
-		fputs(f.symbol, out);
-	else if (!addr)
-		fputc('0', out);
-	else
-		fprintf(out, "0x%" PRIx64, addr);
-}
-
-static void put_str(FILE *out, const uint8_t *p, uint32_t size)
-{
-	fprintf(out, "%.*s", (int)strnlen((const char *)p, size), (const char *)p);
-}
-
-/* One value of type t at p as bpftrace prints it in a key or by %d-free printing. */
-static void put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s)
-{
-	if (t->kind == KTT_STR) {
-		put_str(out, p, t->size);
-	} else if (t->kind == KTT_PROBE) {
-		uint64_t i = (uint64_t)rd64(p);
-		fputs(i < s->ntargets ? s->targets[i].probe : "?", out);
-	} else if (kt_is_stack(t)) {
-		put_stack(out, t, (uint64_t)rd64(p), 4);
-	} else if (t->kind == KTT_KSYM) {
-		put_ksym(out, (uint64_t)rd64(p));
-	} else if (t->is_signed) {
-		fprintf(out, "%" PRId64, rd64(p));
-	} else {
-		fprintf(out, "%" PRIu64, (uint64_t)rd64(p));
-	}
-}
-
 /* A key's elements as text, joined by sep. */
 static void put_key_elems(FILE *out, const struct kt_map *m, const uint8_t *key, const struct kt_sema *s,
 			  const char *sep)
 {
 	if (m->key.kind != KTT_TUPLE) {
-		put_value(out, &m->key, key, s);
+		trace_put_value(out, &m->key, key, s, 4);
 		return;
 	}
 	uint32_t off = 0;
 	for (uint32_t i = 0; i < m->key.nelems; i++) {
 		if (i)
 			fputs(sep, out);
-		put_value(out, &m->key.elems[i], key + off, s);
+		trace_put_value(out, &m->key.elems[i], key + off, s, 4);
 		off += kt_type_size(&m->key.elems[i]);
 	}
 }
@@ -166,23 +88,25 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
 			break;
 		const uint8_t *p = rec + a->offset;
 		if (conv == 's' && kt_is_stack(&a->type)) {
-			put_stack(out, &a->type, (uint64_t)rd64(p), 8);
-		} else if (conv == 's' && a->type.kind == KTT_KSYM) {
-			put_ksym(out, (uint64_t)rd64(p));
-		} else if (conv == 's') {
-			char tmp[4096];
-			if (a->type.kind == KTT_STR)
-				snprintf(tmp, sizeof(tmp), "%.*s", (int)strnlen((const char *)p, a->type.size), (const char *)p);
-			else if (a->type.kind == KTT_PROBE)
-				snprintf(tmp, sizeof(tmp), "%s", (uint64_t)rd64(p) < s->ntargets ? s->targets[rd64(p)].probe : "?");
-			else
-				snprintf(tmp, sizeof(tmp), "%" PRId64, rd64(p));
+			trace_put_value(out, &a->type, p, s, 8);
+		} else if (conv == 's') {   /* the value's text, then the width and precision */
+			char *tmp = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&tmp, &len);
+			if (m) {
+				if (a->type.kind == KTT_INT)
+					fprintf(m, "%" PRId64, rd64(p));
+				else
+					trace_put_value(m, &a->type, p, s, 8);
+				fclose(m);
+			}
 			spec[k++] = 's';
 			spec[k] = 0;
-			fprintf(out, spec, tmp);
+			fprintf(out, spec, tmp ? tmp : "");
+			free(tmp);
 		} else if (strchr("diuxXoc", conv)) {
 			if (a->type.kind == KTT_STR) {
-				put_str(out, p, a->type.size);
+				trace_put_value(out, &a->type, p, s, 8);
 				continue;
 			}
 			int64_t v = rd64(p);
@@ -386,10 +310,7 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 				size_t len = 0;
 				FILE *f = open_memstream(&buf, &len);
 				if (f) {
-					if (kt_is_stack(&m->value))
-						put_stack(f, &m->value, (uint64_t)rd64(e[i].value), 8);
-					else
-						put_value(f, &m->value, e[i].value, s);
+					trace_put_value(f, &m->value, e[i].value, s, 8);
 					fclose(f);
 					json_str(out, buf, len);
 					free(buf);
@@ -478,16 +399,14 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 				cli_hist_print(out, &hist, e->buckets, e->nbuckets, (uint64_t)dv);
 				break;
 			case KM_STR:
-				put_str(out, e->value, m->value_size);
+				trace_put_value(out, &m->value, e->value, s, 8);
 				break;
 			case KM_COUNT:
 				fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
 				break;
 			case KM_INT:
-				if (kt_is_stack(&m->value))   /* as a value: indented 8, as in printf */
-					put_stack(out, &m->value, (uint64_t)rd64(e->value), 8);
-				else if (m->value.kind == KTT_KSYM)
-					put_ksym(out, (uint64_t)rd64(e->value));
+				if (kt_is_symbolic(&m->value))   /* a stack as a value: indented 8, as in printf */
+					trace_put_value(out, &m->value, e->value, s, 8);
 				else if (m->value.is_signed)
 					fprintf(out, "%" PRId64, rd64(e->value) / dv);
 				else

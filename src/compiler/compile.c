@@ -93,7 +93,7 @@ static int compile(struct kl_comp *c, const char *out_path)
 		struct kl_ir_func *f = c->ir.items[i];
 		struct kl_func *o = &funcs[i];
 		struct kl_alloc al;
-		kl_opt(c->a, f, c->opts.opt_level);
+		kl_opt(c->a, f, &(struct kl_opt_config){ c->opts.opt_level, c->opts.no_passes, c->opts.print_after, NULL });
 		if (c->opts.dump_ir)
 			kl_ir_dump(f, stderr);
 		if (kl_regalloc(c->a, c->d, f, &al) || kl_emit(c, f, &al, o))

@@ -9,6 +9,7 @@
 #include "reader.h"
 #include "tables.h"
 #include "types.h"
+#include "defs.h"
 
 struct kl_constdef {
 	const char *name;
@@ -61,7 +62,9 @@ struct kl_progdef {
 };
 
 struct kl_options {
-	int opt_level;                    /* 0: no optimisation passes */
+	int opt_level;                    /* 0: only the passes the verifier needs */
+	uint32_t no_passes;               /* -fno-NAME: bit i off pass i of opt.c's table */
+	int print_after;                  /* --print-after NAME: the pass's index + 1 (IR to stderr) */
 	const char *btf_path;             /* kernel BTF for kernel types (NULL: the running kernel's) */
 	bool dump_ir;
 	bool write_fd;                    /* write the object to out_fd instead of a path */
@@ -104,18 +107,6 @@ int kl_add_drop_counters(struct kl_comp *c);
 /* After lowering: a warning for each defmap no program or function uses (none in a file of
  * maps only; a map-in-map's :inner-map template counts as used). */
 void kl_warn_unused_maps(struct kl_comp *c);
-int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out);
-/* a <alu> b with the BPF machine's semantics (x/0 = 0, x%0 = x, shift counts masked). */
-int64_t kl_fold(uint8_t alu, int64_t a, int64_t b);
-bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out);
-struct kl_mapdef *kl_map_lookup(struct kl_comp *c, const char *name);
-struct kl_structdef *kl_struct_lookup(struct kl_comp *c, const char *name);
-const struct kl_accessor *kl_accessor_lookup(struct kl_comp *c, const char *name);
-struct kl_fundef *kl_fun_lookup(struct kl_comp *c, const char *name);
-/* A type named by a node: u32, a defstruct name, (array T N). NULL with an error. */
-struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n);
-/* Names for the ELF and BTF: '-' and other non-identifier characters become '_'. */
-const char *kl_mangle(struct kl_arena *a, const char *name);
 
 /* lower.c */
 struct kl_ir_func *kl_lower_prog(struct kl_comp *c, struct kl_progdef *p);

@@ -1,7 +1,8 @@
 /* forms.c — the top-level forms: defconstant, defmap, defstruct, defevent, defun and defprog
- * are checked and recorded here, and compile-time constant expressions are evaluated. */
+ * are checked and recorded here (their tables and constant expressions are defs.c's). */
 #define _GNU_SOURCE
 #include "compile.h"
+#include "defs.h"
 #include "core.h"
 #include "kbtf.h"
 #include "expand.h"
@@ -12,15 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-const char *kl_mangle(struct kl_arena *a, const char *name)
-{
-	char *s = kl_arena_strdup(a, name);
-	for (char *p = s; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '_')
-			*p = '_';
-	return s;
-}
 
 static int form_error(struct kl_comp *c, const struct kl_node *n, const char *what)
 {
@@ -49,221 +41,11 @@ static int taken(struct kl_comp *c, const struct kl_node *n, const char *what, c
 	return case_clash(c, n->span, what, name, old, at);
 }
 
-/* Each table's entries by name (names.h): the vectors are only ever pushed to, here. */
-struct kl_name_index {
-	struct kl_names maps, structs, accessors, funs, progs;
-	struct kl_names consts;   /* the last definition of each name */
-};
-
-static struct kl_name_index *name_index(struct kl_comp *c)
-{
-	if (!c->index)
-		c->index = kl_arena_new(c->a, struct kl_name_index);
-	return c->index;
-}
-
-static void add_const(struct kl_comp *c, struct kl_constdef d)
-{
-	if (kl_prelude_loading(c) && kl_names_get(&name_index(c)->consts, d.name) >= 0)
-		return;   /* the program's own, defined before the prelude's was needed */
-	kl_vec_push(c->a, &c->consts, d);
-	kl_names_set(c->a, &name_index(c)->consts, d.name, (uint32_t)(c->consts.len - 1));
-}
-
-/* Constants, the user's and the built-in ones (XDP_PASS, xdp_pass), match in any case. */
-bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out)
-{
-	int64_t i = c->index ? kl_names_get(&c->index->consts, name) : -1;
-	if (i < 0 && kl_prelude_need(c, name, KL_PRELUDE_CONST) > 0)
-		i = kl_names_get(&name_index(c)->consts, name);
-	if (i >= 0) {
-		*out = c->consts.items[i].value;
-		return true;
-	}
-	return kl_constant_find(name, out);
-}
-
 #define PUSH_NAMED(c, vec, table, x) do {                                                     \
 	kl_vec_push((c)->a, &(c)->vec, (x));                                                  \
-	kl_names_put((c)->a, &name_index(c)->table, (c)->vec.items[(c)->vec.len - 1].name,   \
+	kl_names_put((c)->a, &kl_name_index(c)->table, (c)->vec.items[(c)->vec.len - 1].name,   \
 		     (uint32_t)((c)->vec.len - 1));                                           \
 } while (0)
-
-#define LOOKUP_NAMED(c, vec, table, name) __extension__ ({                                    \
-	int64_t i_ = kl_names_get(&name_index(c)->table, (name));                             \
-	i_ < 0 ? NULL : &(c)->vec.items[i_];                                                  \
-})
-
-struct kl_mapdef *kl_map_lookup(struct kl_comp *c, const char *name)
-{
-	return LOOKUP_NAMED(c, maps, maps, name);
-}
-
-struct kl_structdef *kl_struct_lookup(struct kl_comp *c, const char *name)
-{
-	return LOOKUP_NAMED(c, structs, structs, name);
-}
-
-const struct kl_accessor *kl_accessor_lookup(struct kl_comp *c, const char *name)
-{
-	return LOOKUP_NAMED(c, accessors, accessors, name);
-}
-
-struct kl_fundef *kl_fun_lookup(struct kl_comp *c, const char *name)
-{
-	return LOOKUP_NAMED(c, funs, funs, name);
-}
-
-struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n)
-{
-	if (n->kind == KL_N_SYM || n->kind == KL_N_KEY) {
-		struct kl_type *t = kl_type_builtin(n->str);
-		if (t)
-			return t;
-		struct kl_structdef *s = kl_struct_lookup(c, n->str);
-		if (s)
-			return s->type;
-		kl_error(c->d, n->span, "unknown type '%s' (expected u8 u16 u32 u64 i8 i16 i32 i64 char ptr ipv4 ipv6 kstack ustack, "
-			 "a kernel or C integer name (s32 __u16 __be32 int unsigned-long long-long bool size_t...), "
-			 "a defstruct name, (array TYPE N) or (* TYPE))", n->str);
-		return NULL;
-	}
-	if (kl_head(n) && !strcmp(kl_head(n), "*") && n->nitems == 2) {
-		/* (* TYPE): TYPE is kiln's, a local CO-RE struct, or the kernel's */
-		const struct kl_node *tn = n->items[1];
-		struct kl_type *elem = NULL;
-		if (tn->kind == KL_N_SYM && c->defining && !strcasecmp(c->defining->name, tn->str))
-			elem = c->defining;
-		else if (tn->kind == KL_N_SYM && !kl_type_builtin(tn->str) && !kl_struct_lookup(c, tn->str))
-			elem = kl_core_type(c, kl_name(tn), KL_KB_STRUCT | KL_KB_ENUM, tn->span);
-		else
-			elem = kl_type_parse(c, tn);
-		if (!elem)
-			return NULL;
-		struct kl_type *t = kl_arena_new(c->a, struct kl_type);
-		t->kind = KL_T_PTR;
-		t->size = t->align = 8;
-		t->elem = elem;
-		return t;
-	}
-	if (kl_head(n) && !strcmp(kl_head(n), "array") && n->nitems == 3) {
-		struct kl_type *elem = kl_type_parse(c, n->items[1]);
-		int64_t count;
-		if (!elem || kl_const_eval(c, n->items[2], &count))
-			return NULL;
-		if (count <= 0 || count > 65536) {
-			kl_error(c->d, n->items[2]->span, "array length %lld is out of range 1..65536", (long long)count);
-			return NULL;
-		}
-		return kl_type_array(c->a, elem, (uint32_t)count);
-	}
-	form_error(c, n, "not a type");
-	return NULL;
-}
-
-/* ---- constant expressions ---- */
-
-int64_t kl_fold(uint8_t alu, int64_t a, int64_t b)
-{
-	uint64_t x = (uint64_t)a, y = (uint64_t)b;
-	switch (alu) {
-	case BPF_ADD: return (int64_t)(x + y);
-	case BPF_SUB: return (int64_t)(x - y);
-	case BPF_MUL: return (int64_t)(x * y);
-	case BPF_DIV: return y ? (int64_t)(x / y) : 0;       /* as the BPF machine divides */
-	case BPF_MOD: return y ? (int64_t)(x % y) : a;
-	case BPF_AND: return a & b;
-	case BPF_OR: return a | b;
-	case BPF_XOR: return a ^ b;
-	case BPF_LSH: return (int64_t)(x << (y & 63));       /* shift counts masked to 0..63 */
-	case BPF_RSH: return (int64_t)(x >> (y & 63));
-	default: return a >> (y & 63);                       /* BPF_ARSH */
-	}
-}
-
-struct const_op {
-	const char *name;
-	uint8_t alu;
-	int64_t unit;       /* value for zero operands; folded left to right */
-	bool binary_only;
-};
-
-static const struct const_op const_ops[] = {
-	{ "+", BPF_ADD, 0, false }, { "-", BPF_SUB, 0, false }, { "*", BPF_MUL, 1, false },
-	{ "/", BPF_DIV, 0, true }, { "mod", BPF_MOD, 0, true }, { "logand", BPF_AND, -1, false },
-	{ "logior", BPF_OR, 0, false }, { "logxor", BPF_XOR, 0, false }, { "<<", BPF_LSH, 0, true },
-	{ ">>", BPF_RSH, 0, true }, { ">>>", BPF_ARSH, 0, true },
-};
-
-static const struct kl_field *event_field(struct kl_comp *c, const struct kl_node *ev,
-					  const struct kl_node *fn, struct kl_type **st)
-{
-	struct kl_structdef *s = ev->kind == KL_N_SYM ? kl_struct_lookup(c, ev->str) : NULL;
-	if (!s) {
-		form_error(c, ev, "not a defstruct or defevent name");
-		return NULL;
-	}
-	*st = s->type;
-	const struct kl_field *f = (fn->kind == KL_N_SYM || fn->kind == KL_N_KEY)
-					   ? kl_type_field(s->type, fn->str) : NULL;
-	if (!f)
-		form_error(c, fn, "no such field");
-	return f;
-}
-
-int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out)
-{
-	if (n->kind == KL_N_INT) {
-		*out = n->ival;
-		return 0;
-	}
-	if (n->kind == KL_N_SYM) {
-		if (kl_const_lookup(c, n->str, out))
-			return 0;
-		return kl_error(c->d, n->span, "'%s' is not a constant", n->str);
-	}
-	const char *h = kl_head(n);
-	if (!h)
-		return form_error(c, n, "not a constant expression");
-	for (size_t i = 0; i < sizeof(const_ops) / sizeof(const_ops[0]); i++) {
-		const struct const_op *op = &const_ops[i];
-		if (strcmp(op->name, h))
-			continue;
-		if (op->binary_only && n->nitems != 3)
-			return kl_error(c->d, n->span, "'%s' takes 2 arguments, got %u", h, n->nitems - 1);
-		int64_t acc = op->unit, v;
-		for (uint32_t k = 1; k < n->nitems; k++) {
-			if (kl_const_eval(c, n->items[k], &v))
-				return -1;
-			acc = k == 1 && (n->nitems > 2 || op->alu != BPF_SUB) ? v : kl_fold(op->alu, acc, v);
-		}
-		*out = acc;
-		return 0;
-	}
-	if (!strcmp(h, "lognot") && n->nitems == 2) {
-		if (kl_const_eval(c, n->items[1], out))
-			return -1;
-		*out = ~*out;
-		return 0;
-	}
-	if ((!strcmp(h, "sizeof") || !strcmp(h, "event-size")) && n->nitems == 2) {
-		struct kl_type *t = kl_type_parse(c, n->items[1]);
-		if (!t)
-			return -1;
-		*out = t->size;
-		return 0;
-	}
-	if ((!strcmp(h, "offsetof") || !strcmp(h, "event-field-offset") ||
-	     !strcmp(h, "event-field-size")) && n->nitems == 3) {
-		struct kl_type *st;
-		const struct kl_field *f = event_field(c, n->items[1], n->items[2], &st);
-		if (!f)
-			return -1;
-		*out = !strcmp(h, "event-field-size") ? f->type->size : f->offset;
-		return 0;
-	}
-	return form_error(c, n, "not a constant expression");
-}
 
 /* ---- defmap ---- */
 
@@ -748,7 +530,7 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 	if (n->nitems < 3 || n->items[1]->kind != KL_N_SYM || n->items[2]->kind != KL_N_LIST)
 		return form_error(c, n, "defprog needs a name, options and a body: (defprog NAME (:type :xdp) BODY...)");
 	struct kl_progdef p = { .name = kl_name(n->items[1]), .form = n, .body_start = 3 };
-	const struct kl_progdef *had = LOOKUP_NAMED(c, progs, progs, p.name);
+	const struct kl_progdef *had = kl_prog_lookup(c, p.name);
 	if (had)
 		return taken(c, n->items[1], "program", had->name, had->form->items[1]->span);
 	struct kl_node *o = n->items[2];
@@ -811,7 +593,7 @@ static int do_defconstant(struct kl_comp *c, struct kl_node *n)
 	struct kl_constdef d = { n->items[1]->str, 0 };
 	if (kl_const_eval(c, n->items[2], &d.value))
 		return -1;
-	add_const(c, d);
+	kl_const_add(c, d);
 	return 0;
 }
 
@@ -862,7 +644,7 @@ static int do_import_kernel_struct(struct kl_comp *c, struct kl_node *n)
 	}
 	kl_core_add_accessor(c, kl_arena_printf(c->a, "as-%s", lisp), st->name, NULL, lisp);
 	struct kl_constdef d = { kl_arena_printf(c->a, "+%s-size+", lisp), st->size };
-	add_const(c, d);
+	kl_const_add(c, d);
 	return 0;
 }
 

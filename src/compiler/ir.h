@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "arena.h"
 #include "diag.h"
+#include <stdio.h>
 
 typedef uint32_t kl_vreg;        /* 0 means "none" */
 
@@ -79,6 +80,17 @@ struct kl_alloc {
 	uint8_t (*scratch)[2]; /* per instruction: two registers free there, for spilled operands */
 	uint32_t frame;       /* bytes of stack used */
 };
+
+/* Appends an instruction of kind op (zeroed, at span) to f. */
+struct kl_ir_ins *kl_ir_emit(struct kl_arena *a, struct kl_ir_func *f, uint8_t op, struct kl_span span);
+
+/* What an instruction reads and writes: every pass enumerates operands through this one. */
+struct kl_ir_operands {
+	kl_vreg uses[6];
+	uint32_t nuses;
+	kl_vreg def;          /* 0: none */
+};
+void kl_ir_operands(const struct kl_ir_ins *i, struct kl_ir_operands *u);
 
 /* The branch condition that holds exactly when `cond` does not (BPF_JEQ <-> BPF_JNE, ...);
  * 0 for one without an opposite (BPF_JSET). */

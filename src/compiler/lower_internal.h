@@ -98,17 +98,7 @@ struct arith_op {
 
 static inline struct kl_ir_ins *emit(struct lw *l, uint8_t op)
 {
-	struct kl_ir_func *f = l->f;
-	if (f->nins == f->cap) {
-		uint32_t nc = f->cap ? f->cap * 2 : 64;
-		f->ins = kl_arena_grow(l->c->a, f->ins, f->cap * sizeof(*f->ins), nc * sizeof(*f->ins));
-		f->cap = nc;
-	}
-	struct kl_ir_ins *i = &f->ins[f->nins++];
-	memset(i, 0, sizeof(*i));
-	i->op = op;
-	i->span = l->span;
-	return i;
+	return kl_ir_emit(l->c->a, l->f, op, l->span);
 }
 
 static inline kl_vreg vreg(struct lw *l) { return l->f->nvregs++; }

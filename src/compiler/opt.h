@@ -1,8 +1,22 @@
-/* opt.h — the IR optimizer: named passes run in order at -O1 and above. */
+/* opt.h — the IR optimizer: a table of named passes (one per file under opt/), run in
+ * order. Those the verifier needs (unreachable code, dead code, branch threading) run at
+ * every level; the others from -O1. Each can be switched off by name (-fno-NAME), and the IR
+ * printed after one (--print-after NAME). */
 #ifndef KL_OPT_H
 #define KL_OPT_H
 #include "ir.h"
+#include <stdio.h>
 
-void kl_opt(struct kl_arena *a, struct kl_ir_func *f, int level);
+struct kl_opt_config {
+	int level;              /* 0: only the passes the verifier needs */
+	uint32_t disabled;      /* bit i: pass i of the table is not run */
+	int print_after;        /* a pass's index + 1: print the IR after each run of it; 0: none */
+	FILE *out;              /* where (stderr when NULL) */
+};
 
+void kl_opt(struct kl_arena *a, struct kl_ir_func *f, const struct kl_opt_config *cfg);
+/* The index of the pass called name, or -1. */
+int kl_opt_pass_find(const char *name);
+/* The passes' names and one line each, for --help: "  unreachable  ...\n". */
+const char *kl_opt_pass_help(void);
 #endif

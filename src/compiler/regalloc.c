@@ -17,55 +17,6 @@ struct ivl {
 	kl_vreg hint_vreg;       /* take this vreg's register if free */
 };
 
-struct use_def {
-	kl_vreg uses[6];
-	uint32_t nuses;
-	kl_vreg def;
-};
-
-static void ins_uses(const struct kl_ir_ins *i, struct use_def *u)
-{
-	u->nuses = 0;
-	u->def = 0;
-	switch (i->op) {
-	case IR_MOVI: case IR_ADDR: case IR_LDMAP: case IR_ENTRY: case IR_LDFUNC:
-		u->def = i->d;
-		break;
-	case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
-		u->uses[u->nuses++] = i->a;
-		u->def = i->d;
-		break;
-	case IR_ALU:
-		u->uses[u->nuses++] = i->a;
-		if (!i->has_imm)
-			u->uses[u->nuses++] = i->b;
-		u->def = i->d;
-		break;
-	case IR_LOAD:
-		if (i->a)
-			u->uses[u->nuses++] = i->a;
-		u->def = i->d;
-		break;
-	case IR_STORE: case IR_XADD: case IR_BR:
-		if (i->a)
-			u->uses[u->nuses++] = i->a;
-		if (!i->has_imm && i->b)
-			u->uses[u->nuses++] = i->b;
-		break;
-	case IR_CALL: case IR_CALLF:
-		for (uint32_t k = 0; k < i->nargs; k++)
-			u->uses[u->nuses++] = i->args[k];
-		u->def = i->d;
-		break;
-	case IR_RET:
-		if (!i->has_imm && i->a)
-			u->uses[u->nuses++] = i->a;
-		break;
-	default:
-		break;
-	}
-}
-
 static bool ends_block(uint8_t op) { return op == IR_JMP || op == IR_BR || op == IR_RET; }
 
 struct block {
@@ -117,8 +68,8 @@ static void live_ranges(struct kl_arena *a, const struct kl_ir_func *f, const st
 	uint32_t *defd = kl_arena_array(a, uint32_t, nv), *used = kl_arena_array(a, uint32_t, nv);
 	for (uint32_t bi = 0; bi < nb; bi++) {
 		for (uint32_t i = b[bi].first; i <= b[bi].last; i++) {
-			struct use_def ud;
-			ins_uses(&f->ins[i], &ud);
+			struct kl_ir_operands ud;
+			kl_ir_operands(&f->ins[i], &ud);
 			for (uint32_t k = 0; k < ud.nuses; k++) {
 				kl_vreg v = ud.uses[k];
 				if (v && defd[v] != bi + 1 && used[v] != bi + 1) {
@@ -246,8 +197,8 @@ static bool find_scratch(const struct kl_ir_func *f, struct ivl **order, uint32_
 	bool ok = true;
 	for (uint32_t i = 0; i < n && ok; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
-		struct use_def ud;
-		ins_uses(in, &ud);
+		struct kl_ir_operands ud;
+		kl_ir_operands(in, &ud);
 		bool touches = ud.def && out->reg[ud.def] < 0;
 		for (uint32_t k = 0; k < ud.nuses; k++)
 			touches |= out->reg[ud.uses[k]] < 0;
@@ -394,8 +345,8 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 	KL_VEC(uint32_t) calls = { 0 };
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
-		struct use_def ud;
-		ins_uses(in, &ud);
+		struct kl_ir_operands ud;
+		kl_ir_operands(in, &ud);
 		for (uint32_t k = 0; k < ud.nuses; k++) {
 			/* ALU's second operand stays live through the def, so the result never takes its
 			 * register and the two-address form d = a; d op= b stays correct */
@@ -503,39 +454,4 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 		return kl_error(d, f->span, "'%s' needs %u bytes of stack; BPF allows 512 (use a per-CPU array "
 				"map as scratch space for large buffers)", f->name, off);
 	return 0;
-}
-
-uint32_t kl_ir_slot(struct kl_arena *a, struct kl_ir_func *f, uint32_t size, uint32_t align)
-{
-	if (f->nslots + 1 >= f->slotcap) {
-		uint32_t nc = f->slotcap ? f->slotcap * 2 : 16;
-		f->slots = kl_arena_grow(a, f->slots, f->slotcap * sizeof(*f->slots), nc * sizeof(*f->slots));
-		f->slotcap = nc;
-	}
-	uint32_t s = ++f->nslots;
-	f->slots[s] = (struct kl_slot){ .size = size, .align = align < 1 ? 1 : align };
-	return s;
-}
-
-static const char *const op_names[] = {
-	"movi", "mov", "alu", "alu32", "neg", "end", "load", "store", "xadd", "addr", "ldmap",
-	"call", "callf", "jmp", "br", "label", "ret", "entry", "ldfunc",
-};
-
-void kl_ir_dump(const struct kl_ir_func *f, FILE *out)
-{
-	fprintf(out, "func %s (%u vregs)\n", f->name, f->nvregs);
-	for (uint32_t i = 0; i < f->nins; i++) {
-		const struct kl_ir_ins *in = &f->ins[i];
-		if (in->op == IR_LABEL) {
-			fprintf(out, "L%u:\n", in->label);
-			continue;
-		}
-		fprintf(out, "  %-5s d=v%u a=v%u b=v%u imm=%lld off=%d slot=%u L%u sz=%u op=%#x",
-			op_names[in->op], in->d, in->a, in->b, (long long)in->imm, in->off, in->slot, in->label,
-			in->size, in->alu);
-		for (uint32_t k = 0; k < in->nargs; k++)
-			fprintf(out, " v%u", in->args[k]);
-		fprintf(out, "  ; %u:%u\n", in->span.line, in->span.col);
-	}
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "arena.h"
 #include "obj.h"
+#include "kiln/map.h"
 
 /* How a helper argument is passed. */
 enum kl_arg_kind {
@@ -53,8 +54,9 @@ const struct kl_prog_type *kl_prog_type_resolve(const char *keyword, const char 
 /* The program type keywords, ":xdp :tc ...", for error messages. */
 const char *kl_prog_type_names(struct kl_arena *a);
 
-/* Map types newer than Debian 12's uapi header (linux 6.1), by their kernel numbers */
-#define KL_MAP_TYPE_CGRP_STORAGE 32   /* BPF_MAP_TYPE_CGRP_STORAGE, linux 6.2 */
+/* Map types newer than Debian 12's uapi header (linux 6.1): libkiln's public header numbers
+ * them, once */
+#define KL_MAP_TYPE_CGRP_STORAGE KILN_MAP_TYPE_CGRP_STORAGE
 
 struct kl_map_type {
 	const char *keyword;         /* "hash" for :hash */

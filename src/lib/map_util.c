@@ -43,8 +43,7 @@ bool kiln_map_prealloc_enabled(void)
 /* What the kernel (6.x) takes: htab_map_alloc_check lets hash maps choose and refuses LRU
  * maps without pre-allocation; trie_alloc and the local storages refuse them with it; the
  * rest check their flags against masks that have no BPF_F_NO_PREALLOC. */
-#define CGRP_STORAGE ((enum bpf_map_type)32)  /* BPF_MAP_TYPE_CGRP_STORAGE: Linux 6.2, newer
-						 * than Debian 12's headers */
+#define CGRP_STORAGE ((enum bpf_map_type)KILN_MAP_TYPE_CGRP_STORAGE)
 static const enum bpf_map_type prealloc_optional[] = {
 	BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_PERCPU_HASH, BPF_MAP_TYPE_HASH_OF_MAPS,
 };

@@ -37,7 +37,6 @@
 /* Numbers newer than linux 6.1's <linux/bpf.h>, which this file must name itself. */
 #define KL_PROG_TYPE_NETFILTER 32
 #define KL_ATTACH_NETFILTER 45
-#define KL_MAP_TYPE_CGRP_STORAGE 32
 #define KL_MAP_TYPE_ARENA 33
 #ifndef BPF_F_MMAPABLE
 #define BPF_F_MMAPABLE (1U << 10)

@@ -33,6 +33,7 @@ struct kt_type {
 	struct kt_type *elems;
 	const char *tname;          /* an integer that points at this kernel struct (curtask, ->) */
 	bool user;                  /* ... in user memory (a syscall tracepoint's argument) */
+	bool perf;                  /* a stack printed in perf's mode (kstack(perf)) */
 };
 
 struct kt_node {

@@ -2,28 +2,14 @@
  * are kiln's 64-bit values; strings are written where they go (a record field, a map key
  * buffer, a $variable's stack buffer) by gen_str, so no string is ever a value. */
 #define _GNU_SOURCE
-#include "trace/gen.h"
+#include "trace/gen_priv.h"
+#include "trace/funcs.h"
 #include "trace/usdt.h"
 #include <kiln/stack.h>
 
-#define KT_STR_VALUE "kt-sv"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct g {
-	FILE *o;
-	const struct kt_sema *s;
-	struct kl_arena *a;
-	struct kl_diag *d;
-	const struct kt_target *t;  /* the program being written */
-	uint32_t target;            /* its index */
-	uint32_t tmp;               /* fresh names */
-	KL_VEC(struct kt_site) sites;
-	uint32_t site;              /* printf sites: numbered in program order, per probe once */
-	uint32_t site_base;
-	int err;
-};
 
 static void gen_int(struct g *g, const struct kt_node *n);
 static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint32_t size);
@@ -305,12 +291,14 @@ static void gen_int(struct g *g, const struct kt_node *n)
 	case KT_VAR:
 		fprintf(g->o, "v%d", n->var_id);
 		return;
-	case KT_CALL:   /* ksym(addr): the address; user space names it */
-		if (n->type.kind == KTT_KSYM) {
-			gen_int(g, n->kids[0]);
+	case KT_CALL: {
+		const struct kt_fn *fn = kt_fn_find(n->name);
+		if (fn && fn->value) {
+			fn->value(g, n);
 			return;
 		}
 		break;
+	}
 	case KT_MAP: {
 		bool opened;
 		const char *k = open_key(g, n, &opened);
@@ -418,11 +406,12 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 		}
 		fprintf(g->o, "(get-current-comm %s %u)", d, size < 16 ? size : 16);
 		break;
-	case KT_CALL: {    /* str(p [, n]) */
-		uint32_t want = n->type.size < size ? n->type.size : size;
-		fprintf(g->o, "(probe-read-str %s %u ", d, want);
-		gen_int(g, n->kids[0]);
-		fprintf(g->o, ")");
+	case KT_CALL: {
+		const struct kt_fn *fn = kt_fn_find(n->name);
+		if (fn && fn->str)
+			fn->str(g, n, d, size);
+		else
+			gen_err(g, n->span, "kiln trace cannot compute this string yet");
 		break;
 	}
 	case KT_VAR: {
@@ -474,56 +463,12 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 
 /* ---- statements ---- */
 
-static uint32_t round8(uint32_t n)
-{
-	return (n + 7) & ~7u;
-}
-
 /* A control record: exit, print(@m), clear(@m), zero(@m). */
-static void gen_ctl(struct g *g, enum kt_ev kind, uint32_t index)
+void kt_gen_ctl(struct g *g, enum kt_ev kind, uint32_t index)
 {
 	const char *e = fresh(g, "e");
 	fprintf(g->o, "(with-event (%s kt-ctl " KT_RINGBUF ") (setf (kt-ctl-id %s) %llu))", e, e,
 		((unsigned long long)kind << 32) | index);
-}
-
-static void gen_printf(struct g *g, const struct kt_node *n)
-{
-	uint32_t id = g->site++;
-	const struct kt_site *site = &g->sites.items[id];
-	const char *e = fresh(g, "e");
-	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %llu)", e, id, id, e,
-		((unsigned long long)KT_EV_PRINTF << 32) | id);
-	for (uint32_t i = 1; i < n->nkids; i++) {
-		const struct kt_node *a = n->kids[i];
-		if (site->args[i - 1].type.kind == KTT_STR) {
-			gen_str(g, a, kl_arena_printf(g->a, "(ev%u-a%u-ptr %s)", id, i, e), site->args[i - 1].type.size);
-		} else {
-			fprintf(g->o, "(setf (ev%u-a%u %s) ", id, i, e);
-			gen_int(g, a);
-			fputc(')', g->o);
-		}
-	}
-	fputc(')', g->o);
-}
-
-/* join(argv): the array of user pointers read one by one, each string into its slot, until
- * a NULL (nested whens: nothing past the array's end is read). */
-static void gen_join(struct g *g, const struct kt_node *n)
-{
-	uint32_t id = g->site++;
-	const char *e = fresh(g, "e"), *p = fresh(g, "j"), *b = fresh(g, "jb");
-	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %llu) (let ((%s ", e, id, id, e,
-		((unsigned long long)KT_EV_JOIN << 32) | id, p);
-	gen_int(g, n->kids[0]);
-	fprintf(g->o, ") (%s (stack-buffer 8))) ", b);
-	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
-		fprintf(g->o, "(store u64 %s 0 0) (probe-read-user %s 8 (+ %s %u)) (when (load u64 %s 0) "
-			"(probe-read-user-str (ev%u-a%u-ptr %s) %u (load u64 %s 0)) ", b, b, p, i * 8, b, id, i + 1, e,
-			KT_JOIN_SIZE, b);
-	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
-		fputc(')', g->o);
-	fputs("))", g->o);
 }
 
 static void bucket(struct g *g, const struct kt_map *m, const char *v)
@@ -616,26 +561,11 @@ static void gen_assign_map(struct g *g, const struct kt_node *s)
 
 static void gen_call_stmt(struct g *g, const struct kt_node *n)
 {
-	if (!strcmp(n->name, "printf")) {
-		gen_printf(g, n);
-	} else if (!strcmp(n->name, "join")) {
-		gen_join(g, n);
-	} else if (!strcmp(n->name, "exit")) {
-		gen_ctl(g, KT_EV_EXIT, 0);
-		fprintf(g->o, "(return 0)");
-	} else if (!strcmp(n->name, "print") || !strcmp(n->name, "time")) {
-		uint32_t id = g->site++;
-		gen_ctl(g, g->sites.items[id].kind, id);
-	} else if (!strcmp(n->name, "clear") || !strcmp(n->name, "zero")) {
-		gen_ctl(g, n->name[0] == 'c' ? KT_EV_CLEAR : KT_EV_ZERO, (uint32_t)n->kids[0]->map_id);
-	} else if (!strcmp(n->name, "delete")) {
-		bool opened;
-		const char *k = open_key(g, n->kids[0], &opened);
-		fprintf(g->o, "(remmap m%d %s)", n->kids[0]->map_id, k);
-		close_key(g, opened);
-	} else {
+	const struct kt_fn *fn = kt_fn_find(n->name);
+	if (fn && fn->stmt)
+		fn->stmt(g, n);
+	else
 		gen_int(g, n);
-	}
 }
 
 static void gen_stmt(struct g *g, const struct kt_node *s)
@@ -693,35 +623,10 @@ static void collect_sites(struct g *g, const struct kt_node *n)
 {
 	if (!n)
 		return;
-	if (n->kind == KT_CALL && !strcmp(n->name, "time")) {
-		struct kt_site site = { .kind = KT_EV_TIME, .fmt = n->nkids ? n->kids[0]->str : "%H:%M:%S\n", .size = 8 };
-		kl_vec_push(g->a, &g->sites, site);
-	}
-	if (n->kind == KT_CALL && !strcmp(n->name, "print")) {
-		struct kt_site site = { .kind = KT_EV_PRINT, .map = (uint32_t)n->kids[0]->map_id, .size = 8 };
-		site.top = n->nkids > 1 ? (uint32_t)n->kids[1]->num : 0;
-		site.div = n->nkids > 2 ? (uint32_t)n->kids[2]->num : 0;
-		kl_vec_push(g->a, &g->sites, site);
-	}
-	if (n->kind == KT_CALL && !strcmp(n->name, "join")) {
-		struct kt_site site = { .kind = KT_EV_JOIN, .fmt = n->nkids > 1 ? n->kids[1]->str : " ", .nargs = KT_JOIN_ARGS };
-		site.args = kl_arena_array(g->a, struct kt_arg, KT_JOIN_ARGS);
-		for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
-			site.args[i] = (struct kt_arg){ .type = { .kind = KTT_STR, .size = KT_JOIN_SIZE }, .offset = 8 + i * KT_JOIN_SIZE };
-		site.size = 8 + KT_JOIN_ARGS * KT_JOIN_SIZE;
-		kl_vec_push(g->a, &g->sites, site);
-	}
-	if (n->kind == KT_CALL && !strcmp(n->name, "printf")) {
-		struct kt_site site = { .kind = KT_EV_PRINTF, .fmt = n->kids[0]->str, .nargs = n->nkids - 1 };
-		site.args = kl_arena_array(g->a, struct kt_arg, n->nkids);
-		uint32_t off = 8;
-		for (uint32_t i = 1; i < n->nkids; i++) {
-			site.args[i - 1].type = n->kids[i]->type;
-			site.args[i - 1].offset = off;
-			off += round8(kt_type_size(&n->kids[i]->type));
-		}
-		site.size = off;
-		kl_vec_push(g->a, &g->sites, site);
+	if (n->kind == KT_CALL) {
+		const struct kt_fn *fn = kt_fn_find(n->name);
+		if (fn && fn->site)
+			fn->site(g, n);
 	}
 	collect_sites(g, n->a);
 	collect_sites(g, n->b);
@@ -739,14 +644,18 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 {
 	const struct kt_sema *s = g->s;
 	fprintf(g->o, ";; generated by kiln trace from a bpftrace program\n");
-	fprintf(g->o, "(defmap " KT_RINGBUF " :type :ringbuf :max-entries 262144)\n");
+	/* a ring buffer's size is a power of two pages */
+	uint64_t rb = 4096;
+	while (rb < (uint64_t)s->rb_pages * 4096)
+		rb <<= 1;
+	fprintf(g->o, "(defmap " KT_RINGBUF " :type :ringbuf :max-entries %llu)\n", (unsigned long long)rb);
 	fprintf(g->o, "(defmap " KT_START_MAP " :type :array :max-entries 2 :key-size 4 :value-size 8)\n");
 	if (s->has_stacks)
 		fprintf(g->o, "(defmap " KT_STACKS " :type :stack-trace :key u32 :value-size %d :max-entries 4096)\n",
 			8 * KILN_STACK_MAX_DEPTH);
 	for (uint32_t i = 0; i < s->nmaps; i++)
-		fprintf(g->o, "(defmap m%u :type :hash :max-entries 4096 :key-size %u :value-size %u) ; @%s %s\n", i,
-			s->maps[i].key_size, s->maps[i].value_size, s->maps[i].name, map_kind_names[s->maps[i].kind]);
+		fprintf(g->o, "(defmap m%u :type :hash :max-entries %u :key-size %u :value-size %u) ; @%s %s\n", i,
+			s->map_keys_max, s->maps[i].key_size, s->maps[i].value_size, s->maps[i].name, map_kind_names[s->maps[i].kind]);
 	fprintf(g->o, "(defevent kt-ctl [:id :u64])\n");
 	for (uint32_t i = 0; i < g->sites.len; i++) {
 		const struct kt_site *site = &g->sites.items[i];
@@ -754,7 +663,7 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 			continue;
 		fprintf(g->o, "(defevent ev%u [:id :u64]", i);
 		for (uint32_t k = 0; k < site->nargs; k++) {
-			uint32_t sz = round8(kt_type_size(&site->args[k].type));
+			uint32_t sz = kt_round8(kt_type_size(&site->args[k].type));
 			if (site->args[k].type.kind == KTT_STR)
 				fprintf(g->o, " [:a%u :u8 %u]", k + 1, sz);
 			else
@@ -827,10 +736,10 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 			sv = g->s->maps[i].value_size;
 	fprintf(g->o, "(let (");
 	if (sv)
-		fprintf(g->o, "(" KT_STR_VALUE " (stack-buffer %u))%s", round8(sv), nv ? " " : "");
+		fprintf(g->o, "(" KT_STR_VALUE " (stack-buffer %u))%s", kt_round8(sv), nv ? " " : "");
 	for (uint32_t i = 0; i < nv; i++)
 		if (vars[i].type.kind == KTT_STR)
-			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, round8(vars[i].type.size));
+			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, kt_round8(vars[i].type.size));
 		else
 			fprintf(g->o, "%s(v%u 0)", i ? " " : "", i);
 	fprintf(g->o, ")\n    ");
@@ -872,4 +781,36 @@ int kt_gen(const struct kt_program *prog, const struct kt_sema *s, struct kl_are
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- for the files of functions (gen_priv.h) ---- */
+
+void kt_gen_int(struct g *g, const struct kt_node *n)
+{
+	gen_int(g, n);
+}
+
+void kt_gen_str(struct g *g, const struct kt_node *n, const char *dest, uint32_t size)
+{
+	gen_str(g, n, dest, size);
+}
+
+const char *kt_fresh(struct g *g, const char *prefix)
+{
+	return fresh(g, prefix);
+}
+
+int kt_gen_err(struct g *g, struct kl_span at, const char *msg)
+{
+	return gen_err(g, at, msg);
+}
+
+const char *kt_open_key(struct g *g, const struct kt_node *mn, bool *opened)
+{
+	return open_key(g, mn, opened);
+}
+
+void kt_close_key(struct g *g, bool opened)
+{
+	close_key(g, opened);
 }

@@ -43,20 +43,10 @@ static bool has_wild(const char *s)
 	return s && strpbrk(s, "*?[") != NULL;
 }
 
-/* bpftrace's BPFTRACE_MAX_PROBES (default 512): a wildcard should not make thousands. */
-static size_t max_probes(void)
-{
-	const char *e = getenv("BPFTRACE_MAX_PROBES");
-	long v = e ? strtol(e, NULL, 10) : 0;
-	return v > 0 ? (size_t)v : 512;
-}
-
 static int add(struct pr *r, struct kt_target t)
 {
 	t.probe_index = r->pi;
-	kl_vec_push(r->a, r->out, t);
-	if (r->out->len > max_probes())
-		return fail(r, "%s: more than %zu probes (BPFTRACE_MAX_PROBES)", r->ap->text, max_probes());
+	kl_vec_push(r->a, r->out, t);   /* BPFTRACE_MAX_PROBES is checked on the total (trace_env.c) */
 	return 0;
 }
 

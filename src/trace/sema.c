@@ -2,7 +2,8 @@
  * statements in order, so that a $variable's or a map's type is fixed by its first
  * assignment, as bpftrace fixes it. */
 #define _GNU_SOURCE
-#include "trace/sema.h"
+#include "trace/sema_priv.h"
+#include "trace/funcs.h"
 #include "compiler/nearest.h"
 #include "trace/ktypes.h"
 #include "trace/cdefine.h"
@@ -16,24 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-struct sm {
-	struct kt_sema *s;
-	struct kl_arena *a;
-	struct kl_diag *d;
-	KL_VEC(struct kt_map) maps;
-	KL_VEC(struct kt_var) vars;     /* the current probe's */
-	struct kt_probe *probe;
-	const struct kt_target *first;  /* the current probe's first target */
-	bool is_tracepoint;             /* every target of the probe is a tracepoint */
-	bool has_args, has_retval;      /* every one a u/kprobe (arg0..), a u/kretprobe (retval) */
-	bool has_func;                  /* every one a u/kprobe, a u/kretprobe or a kfunc/kretfunc */
-	bool is_kfunc;                  /* every one a kfunc or kretfunc: args->NAME from BTF */
-	bool is_raw;                    /* every one a raw tracepoint: arg0.. are its u64 arguments */
-	bool is_usdt;                   /* every one a USDT probe: arg0.. from its note */
-	bool in_loop;
-};
-
-static const char refused[] = "not supported yet by kiln trace";
+const char kt_refused[] = "not supported yet by kiln trace";
+static const char *const refused = kt_refused;
 
 static int err_at(struct sm *m, struct kl_span at, const char *fmt, const char *what)
 {
@@ -103,7 +88,15 @@ int kt_tp_field(struct kl_arena *a, const char *event, const char *name, struct 
 			*out = c->f[i];
 			return 0;
 		}
-	size_t k = (size_t)snprintf(msg, msgsz, "tracepoint %s has no field '%s'; its fields:", event, name);
+	struct kl_nearest nb;
+	char hint[512];
+	kl_nearest_init(&nb, name);
+	for (uint32_t i = 0; i < c->n; i++)
+		if (strncmp(c->f[i].name, "common_", 7))
+			kl_nearest_add(&nb, c->f[i].name);
+	kl_nearest_hint(&nb, hint, sizeof(hint));
+	size_t k = (size_t)snprintf(msg, msgsz, "tracepoint %s has no field '%s'; %s%s fields:", event, name,
+				    hint, *hint ? " Its" : "its");
 	for (uint32_t i = 0; i < c->n && k < msgsz; i++)
 		if (strncmp(c->f[i].name, "common_", 7))
 			k += (size_t)snprintf(msg + k, msgsz - k, " %s", c->f[i].name);
@@ -171,16 +164,16 @@ struct builtin {
 	bool supported;
 };
 static const struct builtin builtins[] = {
-	{ "pid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "tid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "uid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "gid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "nsecs", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "cpu", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "comm", { KTT_STR, 16, false, 0, 0, NULL, false }, true },
-	{ "probe", { KTT_PROBE, 8, false, 0, 0, NULL, false }, true }, { "args", { KTT_NONE, 0, false, 0, 0, NULL, false }, true },
-	{ "retval", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true },
-	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true }, 
-	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
-	{ "func", { KTT_STR, 0, false, 0, 0, NULL, false }, true }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "pid", { .kind = KTT_INT, .size = 8 }, true }, { "tid", { .kind = KTT_INT, .size = 8 }, true },
+	{ "uid", { .kind = KTT_INT, .size = 8 }, true }, { "gid", { .kind = KTT_INT, .size = 8 }, true },
+	{ "nsecs", { .kind = KTT_INT, .size = 8 }, true }, { "elapsed", { .kind = KTT_INT, .size = 8 }, true },
+	{ "cpu", { .kind = KTT_INT, .size = 8 }, true }, { "comm", { .kind = KTT_STR, .size = 16 }, true },
+	{ "probe", { .kind = KTT_PROBE, .size = 8 }, true }, { "args", { .kind = KTT_NONE }, true },
+	{ "retval", { .kind = KTT_INT, .size = 8 }, true },
+	{ "kstack", { .kind = KTT_KSTACK, .size = KILN_STACK_MAX_DEPTH }, true },
+	{ "ustack", { .kind = KTT_USTACK, .size = KILN_STACK_MAX_DEPTH }, true }, 
+	{ "curtask", { .kind = KTT_INT, .size = 8, .tname = "task_struct" }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
+	{ "func", { .kind = KTT_STR }, true }, { "username", { 0 }, false }, { "cpid", { .kind = KTT_INT, .size = 8 }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
@@ -567,174 +560,21 @@ static const struct { const char *name; enum kt_mkind kind; int nargs; } aggs[] 
 	{ "avg", KM_AVG, 1 }, { "stats", KM_STATS, 1 }, { "hist", KM_HIST, 1 }, { "lhist", KM_LHIST, 4 },
 };
 
-static const char *const unsupported_calls[] = {
-	"buf", "ntop", "usym", "uaddr", "reg", "strftime", "cat",
-	"signal", "strncmp", "sizeof", "bswap", "cgroupid", "macaddr", "system", "kptr", "uptr",
-	"override", "cgroup_path", "strerror", "strcontains", "path", "unwatch", "skboutput", "pton",
-	"debugf",
-};
-
-/* kaddr("name"): the kernel symbol's address from /proc/kallsyms, now (bpftrace resolves
- * it when compiling too); this kernel's kallsyms lists functions, not data. */
-static int kaddr(struct sm *m, struct kt_node *n)
-{
-	if (n->nkids != 1 || n->kids[0]->kind != KT_STR)
-		return err_at(m, n->span, "%s", "kaddr() takes a symbol name as a string literal");
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
-	unsigned long long addr = 0;
-	bool found = false;
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		char name[256], type;
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strcmp(name, n->kids[0]->str))
-			found = true;
-	}
-	if (f)
-		fclose(f);
-	if (!found || !addr)
-		return err_at(m, n->kids[0]->span, "kaddr: no address for '%s' in /proc/kallsyms", n->kids[0]->str);
-	n->kind = KT_INT;
-	n->num = (int64_t)addr;
-	n->nkids = 0;
-	n->type = t_int(8, false);
-	return 0;
-}
-
-/* kstack([bpftrace,] [LIMIT]), ustack(...): becomes the builtin, its type's size the limit
- * (bpftrace's perf mode, which prints addresses too, is not done). */
-static int stack_call(struct sm *m, struct kt_node *n)
-{
-	uint32_t limit = KILN_STACK_MAX_DEPTH;
-	for (uint32_t i = 0; i < n->nkids; i++) {
-		struct kt_node *k = n->kids[i];
-		if (i == 0 && k->kind == KT_IDENT && !strcmp(k->name, "bpftrace") && n->nkids <= 2)
-			continue;
-		if (i == 0 && k->kind == KT_IDENT && !strcmp(k->name, "perf"))
-			return err_at(m, k->span, "%s", "the perf stack mode is not supported yet by kiln trace");
-		if (k->kind != KT_INT || i != n->nkids - 1)
-			return err_at(m, k->span, "%s() takes an optional mode (bpftrace) and a limit", n->name);
-		if (k->num < 1 || k->num > KILN_STACK_MAX_DEPTH)
-			return kl_error(m->d, k->span, "the stack limit must be 1 to %d", KILN_STACK_MAX_DEPTH);
-		limit = (uint32_t)k->num;
-	}
-	n->kind = KT_BUILTIN;
-	n->nkids = 0;
-	n->type = (struct kt_type){ .kind = !strcmp(n->name, "kstack") ? KTT_KSTACK : KTT_USTACK, .size = limit };
-	m->s->has_stacks = true;
-	return 0;
-}
-
-/* How many arguments a printf format takes: its conversions, %% not counted. */
-static uint32_t conversions(const char *f)
-{
-	uint32_t n = 0;
-	for (; *f; f++)
-		if (*f == '%') {
-			if (f[1] == '%')
-				f++;
-			else if (f[1])
-				n++;
-		}
-	return n;
-}
-
 static int call(struct sm *m, struct kt_node *n)
 {
 	const char *f = n->name;
 	for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++)
 		if (!strcmp(f, aggs[i].name))
 			return kl_error(m->d, n->span, "%s() should be assigned to a map", f);
-	if (!strcmp(f, "kstack") || !strcmp(f, "ustack"))
-		return stack_call(m, n);
-	if (!strcmp(f, "kaddr"))
-		return kaddr(m, n);
-	for (size_t i = 0; i < n->nkids; i++)
+	const struct kt_fn *fn = kt_fn_find(f);
+	if (!fn)
+		return err_at(m, n->span, "Unknown function: %s", f);
+	if (!fn->check)
+		return kl_error(m->d, n->span, "the function %s() is %s", f, refused);
+	for (size_t i = 0; !fn->own_args && i < n->nkids; i++)
 		if (n->kids[i]->kind != KT_MAP && expr(m, n->kids[i]))
 			return -1;
-	if (!strcmp(f, "printf")) {
-		if (!n->nkids || n->kids[0]->kind != KT_STR)
-			return err_at(m, n->span, "%s", "printf() needs a string literal as its first argument");
-		uint32_t want = conversions(n->kids[0]->str);
-		if (want != n->nkids - 1)
-			return kl_error(m->d, n->span, "printf: %s arguments for the format (%u given, %u expected)",
-					want > n->nkids - 1 ? "not enough" : "too many", n->nkids - 1, want);
-		for (uint32_t i = 1; i < n->nkids; i++) {
-			if (n->kids[i]->kind == KT_MAP && expr(m, n->kids[i]))
-				return -1;
-			enum kt_tkind k = n->kids[i]->type.kind;
-			if (k != KTT_INT && k != KTT_STR && k != KTT_PROBE && !kt_is_symbolic(&n->kids[i]->type))
-				return err_at(m, n->kids[i]->span, "%s", "printf() arguments other than integers and strings are not supported yet by kiln trace");
-		}
-		n->type.kind = KTT_NONE;
-		return 0;
-	}
-	if (!strcmp(f, "str")) {
-		if (n->nkids < 1 || n->nkids > 2)
-			return err_at(m, n->span, "%s", "str() takes one or two arguments");
-		if (n->kids[0]->kind == KT_MAP && expr(m, n->kids[0]))
-			return -1;
-		if (n->kids[0]->type.kind != KTT_INT)
-			return err_at(m, n->span, "%s", "str() expects an integer or a pointer");
-		uint32_t size = m->s->strlen;
-		if (n->nkids == 2) {
-			if (n->kids[1]->kind != KT_INT)
-				return err_at(m, n->kids[1]->span, "%s", "str()'s length must be a constant here (kiln trace)");
-			if (n->kids[1]->num + 1 < size && n->kids[1]->num >= 0)
-				size = (uint32_t)n->kids[1]->num + 1;
-		}
-		n->type = t_str(size);
-		return 0;
-	}
-	if (!strcmp(f, "ksym")) {
-		if (n->nkids != 1 || n->kids[0]->type.kind != KTT_INT)
-			return err_at(m, n->span, "%s", "ksym() takes one integer (an address)");
-		n->type = (struct kt_type){ .kind = KTT_KSYM, .size = 8 };
-		return 0;
-	}
-	if (!strcmp(f, "join")) {   /* join(argv [, "delim"]): argv an array of user string pointers */
-		if (n->nkids < 1 || n->nkids > 2 || n->kids[0]->type.kind != KTT_INT ||
-		    (n->nkids == 2 && n->kids[1]->kind != KT_STR))
-			return err_at(m, n->span, "%s", "join() takes an array of string pointers and an optional delimiter literal");
-		n->type.kind = KTT_NONE;
-		return 0;
-	}
-	if (!strcmp(f, "exit")) {
-		if (n->nkids)
-			return err_at(m, n->span, "%s", "exit() takes no arguments");
-		return 0;
-	}
-	if (!strcmp(f, "time")) {
-		if (n->nkids > 1 || (n->nkids && n->kids[0]->kind != KT_STR))
-			return err_at(m, n->span, "%s", "time() takes at most one argument, a string literal (strftime's format)");
-		return 0;
-	}
-	if (!strcmp(f, "print") && n->nkids >= 1 && n->nkids <= 3 && n->kids[0]->kind == KT_MAP) {
-		for (uint32_t i = 1; i < n->nkids; i++)
-			if (n->kids[i]->kind != KT_INT || n->kids[i]->num < 0 || n->kids[i]->num > UINT32_MAX)
-				return err_at(m, n->kids[i]->span, "%s", "print()'s top and div must be non-negative integer literals");
-		if (n->kids[0]->a)
-			return err_at(m, n->span, "%s", "print() expects a whole map, without a key");
-		map_of(m, n->kids[0]);
-		return 0;
-	}
-	if (!strcmp(f, "print") || !strcmp(f, "clear") || !strcmp(f, "zero") || !strcmp(f, "delete")) {
-		if (n->nkids != 1 || n->kids[0]->kind != KT_MAP)
-			return err_at(m, n->span, !strcmp(f, "print") ? "print() of anything but a map is %s" : "%s() expects a map",
-				      !strcmp(f, "print") ? refused : f);
-		struct kt_node *mn = n->kids[0];
-		struct kt_map *mp = map_of(m, mn);
-		if (!strcmp(f, "delete")) {
-			if (map_key(m, mn, mp))
-				return -1;
-		} else if (mn->a) {
-			return err_at(m, n->span, "%s() expects a whole map, without a key", f);
-		}
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(unsupported_calls) / sizeof(unsupported_calls[0]); i++)
-		if (!strcmp(f, unsupported_calls[i]))
-			return kl_error(m->d, n->span, "the function %s() is %s", f, refused);
-	return err_at(m, n->span, "Unknown function: %s", f);
+	return fn->check(m, n);
 }
 
 /* @m = f(...) / @m = expr: fixes the map's kind and value type at the first one. */
@@ -945,4 +785,36 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 	s->maps = m.maps.items;
 	s->nmaps = (uint32_t)m.maps.len;
 	return 0;
+}
+
+/* ---- for the files of functions (sema_priv.h) ---- */
+
+int kt_sm_err(struct sm *m, struct kl_span at, const char *fmt, const char *what)
+{
+	return err_at(m, at, fmt, what);
+}
+
+struct kt_type kt_t_int(uint32_t size, bool sign)
+{
+	return t_int(size, sign);
+}
+
+struct kt_type kt_t_str(uint32_t size)
+{
+	return t_str(size);
+}
+
+int kt_sm_expr(struct sm *m, struct kt_node *n)
+{
+	return expr(m, n);
+}
+
+struct kt_map *kt_sm_map_of(struct sm *m, struct kt_node *n)
+{
+	return map_of(m, n);
+}
+
+int kt_sm_map_key(struct sm *m, struct kt_node *n, struct kt_map *mp)
+{
+	return map_key(m, n, mp);
 }

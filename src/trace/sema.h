@@ -55,6 +55,9 @@ struct kt_sema {
 	struct kt_var **vars;       /* per probe */
 	uint32_t *nvars;
 	uint32_t strlen;            /* BPFTRACE_STRLEN */
+	uint32_t map_keys_max;      /* BPFTRACE_MAP_KEYS_MAX: every map's max-entries */
+	uint32_t max_probes, max_progs;   /* BPFTRACE_MAX_PROBES, BPFTRACE_MAX_BPF_PROGS */
+	uint32_t rb_pages;          /* BPFTRACE_PERF_RB_PAGES: the ring buffer, in pages */
 	const char *const *params;  /* positional parameters $1.. */
 	int nparams;
 	bool has_child;             /* -c CMD: cpid is its pid */

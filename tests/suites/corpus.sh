@@ -10,10 +10,8 @@ KILN=${KILN:-$ROOT/kiln}
 BUILD=${BUILD:-$ROOT/build}
 TWIN=$BUILD/tests/twin
 OUT=$BUILD/tests/corpus
-CLANG=${CLANG:-clang}
-MULTIARCH=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
-CLANG_FLAGS=(-O2 -g -target bpf "-I/usr/include/$MULTIARCH" -c)
 mkdir -p "$OUT"
+. "$ROOT/tests/harness/twin_obj.sh"
 
 # twin needs root and bpf(), not bpffs: it pins nothing.
 fails=0
@@ -40,7 +38,7 @@ run_test() {
 		fail "$name" "no C twin $c"
 		return
 	fi
-	if ! out=$("$CLANG" "${CLANG_FLAGS[@]}" "$c" -o "$cobj" 2>&1); then
+	if ! out=$(twin_obj "$c" "$cobj"); then
 		fail "$name" "the C twin does not build" "$out"
 		return
 	fi

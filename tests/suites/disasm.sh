@@ -9,8 +9,6 @@ BUILD=${BUILD:-$ROOT/build}
 CLANG=${CLANG:-clang}
 out="$BUILD/tests/disasm"
 mkdir -p "$out"
-MULTIARCH=$(gcc -print-multiarch 2>/dev/null || echo "$(uname -m)-linux-gnu")
-CLANG_FLAGS=(-O2 -g -target bpf "-I/usr/include/$MULTIARCH" -c)
 
 pass() { echo "PASS disasm/$1"; }
 fail() { echo "FAIL disasm/$1: $2"; }
@@ -169,13 +167,14 @@ fi
 
 # ---- the corpus by kiln and by clang, against llvm-objdump and the source files -----------
 objs=()
+. "$ROOT/tests/harness/twin_obj.sh"
 for lisp in "$ROOT"/tests/corpus/*.lisp "$ROOT"/examples/*.lisp; do
 	name=$(basename "$(dirname "$lisp")")-$(basename "$lisp" .lisp)
 	if o=$("$KILN" compile "$lisp" -o "$out/$name.kiln.o" 2>&1); then objs+=("$out/$name.kiln.o")
 	else fail "compile-$name" "$(head -1 <<<"$o")"; fi
 	c=${lisp%.lisp}.c
 	[ -f "$c" ] || continue
-	if o=$("$CLANG" "${CLANG_FLAGS[@]}" "$c" -o "$out/$name.clang.o" 2>&1); then objs+=("$out/$name.clang.o")
+	if o=$(twin_obj "$c" "$out/$name.clang.o"); then objs+=("$out/$name.clang.o")
 	else fail "clang-$name" "$(head -1 <<<"$o")"; fi
 done
 # -O0 objects have other shapes (spills, no folding)

@@ -117,6 +117,19 @@ else
 	b=$(timeout 20 "$BPFTRACE" -e "$prog" -c "$tmp/$py2 $tmp/gp.py" 2>/dev/null | sed -E 's/0x[0-9a-f]+/ADDR/g')
 	if grep -q '^    [a-z_0-9]*+[0-9]*$' <<<"$k"; then check bpftrace-stacks "$b" "$k"
 	else fail bpftrace-stacks "no kernel frame: $k"; fi
+	# perf's stack mode: a tab, the address in hex, the frame; ustack adds the file (bpftrace
+	# 0.17 often leaves a user frame unknown once the process is gone, so only kiln's shape
+	# is checked there)
+	prog='tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { @[kstack(perf, 2)] = count();
+		printf("%s|\n", kstack(perf, 2)); }'
+	k=$(timeout 20 "$KILN" trace -e "$prog" -c "$tmp/$py2 $tmp/gp.py" 2>&1)
+	b=$(timeout 20 "$BPFTRACE" -e "$prog" -c "$tmp/$py2 $tmp/gp.py" 2>/dev/null)
+	if grep -qP '^\t[0-9a-f]+ [a-z_0-9]+\+[0-9]+$' <<<"$k"; then check bpftrace-stacks-perf "$b" "$k"
+	else fail bpftrace-stacks-perf "no kernel frame: $k"; fi
+	k=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { printf("%s", ustack(perf, 1)); }' \
+		-c "$tmp/$py2 $tmp/gp.py" 2>&1)
+	if grep -qP '^\t[0-9a-f]+ getppid\+[0-9]+ \(/[^ ]*libc[^ ]*\)$' <<<"$k"; then pass ustack-perf
+	else fail ustack-perf "$k"; fi
 	cmp_bpftrace maps 'BEGIN { @b = 1; @a[1] = 5; @a[2] = 3; @a[3] = -2; @c["x"] = 1; @c["ab"] = 4;
 		@h = hist(5); @h = hist(100); @h = hist(0); @z = count(); @s = stats(4); @s = stats(9);
 		@v = avg(3); @v = avg(8); @l = lhist(5, 0, 10, 2); @l = lhist(12, 0, 10, 2); @mx = max(3); @mn = min(-7);
@@ -137,6 +150,17 @@ BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN)
 	cmp_bpftrace json 'BEGIN { printf("a \"q\"\t%d\n", 5); @b = 1; @a[1] = 5; @a[2] = 3; @c["x"] = 1; @t[1, "a"] = 2;
 		@h = hist(5); @h = hist(100); @h = hist(0); @hk["k"] = hist(3); @l = lhist(5, 0, 10, 2); @l = lhist(-1, 0, 10, 2);
 		@l = lhist(12, 0, 10, 2); @s = stats(4); @v = avg(3); @str = "te\"xt"; @z = count(); @e[1] = 1; delete(@e[1]); exit(); }' -f json
+	# BPFTRACE_* settings: a map holds at most BPFTRACE_MAP_KEYS_MAX keys (the 4th update
+	# fails), BPFTRACE_STRLEN cuts str() (the first file the command opens, once: exit() is
+	# not instant, so nothing is stored that a second event could overwrite); a bad value and
+	# too many probes are errors
+	BPFTRACE_MAP_KEYS_MAX=3 cmp_bpftrace env-map-keys 'BEGIN { @[1] = 1; @[2] = 2; @[3] = 3; @[4] = 4; exit(); }'
+	BPFTRACE_STRLEN=5 cmp_bpftrace env-strlen 'tracepoint:syscalls:sys_enter_openat /pid == cpid/ {
+		printf("%s|\n", str(args->filename)); exit(); }' -c '/usr/bin/head -c0 /etc/hostname'
+	k=$(BPFTRACE_MAP_KEYS_MAX=x "$KILN" trace -e 'BEGIN { exit(); }' 2>&1)
+	check env-bad-value "ERROR: Env var 'BPFTRACE_MAP_KEYS_MAX' did not contain a valid uint64_t, or was zero-valued." "$k"
+	k=$(BPFTRACE_MAX_PROBES=2 "$KILN" trace --dry-run -e 'BEGIN { exit(); } END { } interval:s:1 { }' 2>&1 | head -1)
+	check env-max-probes "ERROR: Can't attach to 3 probes because it exceeds the current limit of 2 probes." "$k"
 fi
 
 # ---- uprobe/uretprobe on a library by name, arg0/arg1/retval, under kiln and bpftrace -------

@@ -1,0 +1,125 @@
+/* trace_val.c — one value of kiln trace as bpftrace prints it, by its type: a table of
+ * printers (strings, probe names, stacks, kernel symbols; integers by sign), used for map
+ * keys and values, printf's %s and -f json alike (trace.h). A new kind of value (ntop's
+ * address, a buffer, ...) is one row here. */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "trace.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+static int64_t rd64(const uint8_t *p)
+{
+	int64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* ---- stacks ---- */
+
+static struct kiln_map *stack_map;
+static struct kiln_syms *syms;
+
+void trace_set_stacks(struct kiln_map *stacks)
+{
+	stack_map = stacks;
+	if (!stacks && syms) {
+		kiln_syms_free(syms);
+		syms = NULL;
+	}
+}
+
+/* A kstack/ustack value as bpftrace prints it: a newline, then one frame a line, each
+ * indented (8 in printf and as a map's value, 4 in a key): "func+OFFSET" with the offset in
+ * decimal, or the address when nothing symbolizes it. Nothing for a failed stack id. */
+static void put_stack(FILE *out, const struct kt_type *t, uint64_t v, int indent)
+{
+	uint64_t ips[KILN_STACK_MAX_DEPTH];
+	int32_t id = (int32_t)(uint32_t)v;
+	int pid = (int)(v >> 32);
+	int n = id < 0 || !stack_map ? -ENOENT : kiln_stack_read(stack_map, (uint32_t)id, ips, t->size);
+	if (n < 0)
+		return;
+	if (!syms && kiln_syms_new(&syms))
+		syms = NULL;
+	fputc('\n', out);
+	for (int i = 0; i < n && ips[i]; i++) {
+		struct kiln_frame f = { 0 };
+		int err = !syms ? -ENOENT : t->kind == KTT_KSTACK ? kiln_syms_kernel(syms, ips[i], &f)
+								: kiln_syms_user(syms, pid, ips[i], &f);
+		if (t->perf)   /* perf's: a tab, the address, the symbol; for ustack its file */
+			fprintf(out, "\t%" PRIx64 " ", ips[i]);
+		else
+			fprintf(out, "%*s", indent, "");
+		if (!err && f.symbol)
+			fprintf(out, "%s+%" PRIu64, f.symbol, f.offset);
+		else
+			fprintf(out, "0x%" PRIx64, ips[i]);
+		if (t->perf && t->kind == KTT_USTACK)
+			fprintf(out, " (%s)", !err && f.symbol && f.module ? f.module : "[unknown]");
+		fputc('\n', out);
+	}
+}
+
+/* ksym(): the function's name alone, or the address when nothing symbolizes it (written as
+ * C++ streams write a pointer: a null one is "0"). */
+static void put_ksym(FILE *out, uint64_t addr)
+{
+	struct kiln_frame f = { 0 };
+	if (!syms && kiln_syms_new(&syms))
+		syms = NULL;
+	if (syms && !kiln_syms_kernel(syms, addr, &f) && f.symbol)
+		fputs(f.symbol, out);
+	else if (!addr)
+		fputc('0', out);
+	else
+		fprintf(out, "0x%" PRIx64, addr);
+}
+
+static void put_str(FILE *out, const uint8_t *p, uint32_t size)
+{
+	fprintf(out, "%.*s", (int)strnlen((const char *)p, size), (const char *)p);
+}
+
+
+static void put_string(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	put_str(out, p, t->size);
+}
+
+static void put_probe(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	uint64_t i = (uint64_t)rd64(p);
+	fputs(i < s->ntargets ? s->targets[i].probe : "?", out);
+}
+
+static void put_stack_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	put_stack(out, t, (uint64_t)rd64(p), indent);
+}
+
+static void put_ksym_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	put_ksym(out, (uint64_t)rd64(p));
+}
+
+static void put_int(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	if (t->is_signed)
+		fprintf(out, "%" PRId64, rd64(p));
+	else
+		fprintf(out, "%" PRIu64, (uint64_t)rd64(p));
+}
+
+typedef void (*printer)(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
+static const printer printers[] = {
+	[KTT_INT] = put_int, [KTT_STR] = put_string, [KTT_PROBE] = put_probe, [KTT_KSTACK] = put_stack_value,
+	[KTT_USTACK] = put_stack_value, [KTT_KSYM] = put_ksym_value,
+};
+
+void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	printer f = (size_t)t->kind < sizeof(printers) / sizeof(printers[0]) ? printers[t->kind] : NULL;
+	(f ? f : put_int)(out, t, p, s, indent);
+}

@@ -1,0 +1,120 @@
+/* ir.c — the IR's home (ir.h): building a function (instructions, vregs, labels, slots),
+ * the one enumeration of an instruction's operands that every pass uses, the IR as text,
+ * and the small facts about conditions and byte swaps the passes share. */
+#include "ir.h"
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <string.h>
+
+struct kl_ir_ins *kl_ir_emit(struct kl_arena *a, struct kl_ir_func *f, uint8_t op, struct kl_span span)
+{
+	if (f->nins == f->cap) {
+		uint32_t nc = f->cap ? f->cap * 2 : 64;
+		f->ins = kl_arena_grow(a, f->ins, f->cap * sizeof(*f->ins), nc * sizeof(*f->ins));
+		f->cap = nc;
+	}
+	struct kl_ir_ins *i = &f->ins[f->nins++];
+	memset(i, 0, sizeof(*i));
+	i->op = op;
+	i->span = span;
+	return i;
+}
+
+void kl_ir_operands(const struct kl_ir_ins *i, struct kl_ir_operands *u)
+{
+	u->nuses = 0;
+	u->def = 0;
+	switch (i->op) {
+	case IR_MOVI: case IR_ADDR: case IR_LDMAP: case IR_ENTRY: case IR_LDFUNC:
+		u->def = i->d;
+		break;
+	case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
+		u->uses[u->nuses++] = i->a;
+		u->def = i->d;
+		break;
+	case IR_ALU:
+		u->uses[u->nuses++] = i->a;
+		if (!i->has_imm)
+			u->uses[u->nuses++] = i->b;
+		u->def = i->d;
+		break;
+	case IR_LOAD:
+		if (i->a)
+			u->uses[u->nuses++] = i->a;
+		u->def = i->d;
+		break;
+	case IR_STORE: case IR_XADD: case IR_BR:
+		if (i->a)
+			u->uses[u->nuses++] = i->a;
+		if (!i->has_imm && i->b)
+			u->uses[u->nuses++] = i->b;
+		break;
+	case IR_CALL: case IR_CALLF:
+		for (uint32_t k = 0; k < i->nargs; k++)
+			u->uses[u->nuses++] = i->args[k];
+		u->def = i->d;
+		break;
+	case IR_RET:
+		if (!i->has_imm && i->a)
+			u->uses[u->nuses++] = i->a;
+		break;
+	default:
+		break;
+	}
+}
+
+uint8_t kl_cond_invert(uint8_t cond)
+{
+	static const uint8_t inv[][2] = {
+		{ BPF_JEQ, BPF_JNE }, { BPF_JGT, BPF_JLE }, { BPF_JGE, BPF_JLT },
+		{ BPF_JSGT, BPF_JSLE }, { BPF_JSGE, BPF_JSLT },
+	};
+	for (size_t i = 0; i < sizeof(inv) / sizeof(inv[0]); i++) {
+		if (inv[i][0] == cond) return inv[i][1];
+		if (inv[i][1] == cond) return inv[i][0];
+	}
+	return 0;
+}
+
+uint64_t kl_bswap(uint64_t v, int bits)
+{
+	uint64_t r = 0;
+	for (int i = 0; i < bits / 8; i++)
+		r = (r << 8) | ((v >> (8 * i)) & 0xff);
+	return r;
+}
+
+uint32_t kl_ir_slot(struct kl_arena *a, struct kl_ir_func *f, uint32_t size, uint32_t align)
+{
+	if (f->nslots + 1 >= f->slotcap) {
+		uint32_t nc = f->slotcap ? f->slotcap * 2 : 16;
+		f->slots = kl_arena_grow(a, f->slots, f->slotcap * sizeof(*f->slots), nc * sizeof(*f->slots));
+		f->slotcap = nc;
+	}
+	uint32_t s = ++f->nslots;
+	f->slots[s] = (struct kl_slot){ .size = size, .align = align < 1 ? 1 : align };
+	return s;
+}
+
+static const char *const op_names[] = {
+	"movi", "mov", "alu", "alu32", "neg", "end", "load", "store", "xadd", "addr", "ldmap",
+	"call", "callf", "jmp", "br", "label", "ret", "entry", "ldfunc",
+};
+
+void kl_ir_dump(const struct kl_ir_func *f, FILE *out)
+{
+	fprintf(out, "func %s (%u vregs)\n", f->name, f->nvregs);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		if (in->op == IR_LABEL) {
+			fprintf(out, "L%u:\n", in->label);
+			continue;
+		}
+		fprintf(out, "  %-5s d=v%u a=v%u b=v%u imm=%lld off=%d slot=%u L%u sz=%u op=%#x",
+			op_names[in->op], in->d, in->a, in->b, (long long)in->imm, in->off, in->slot, in->label,
+			in->size, in->alu);
+		for (uint32_t k = 0; k < in->nargs; k++)
+			fprintf(out, " v%u", in->args[k]);
+		fprintf(out, "  ; %u:%u\n", in->span.line, in->span.col);
+	}
+}

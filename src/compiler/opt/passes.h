@@ -1,0 +1,25 @@
+/* passes.h — the IR optimizer's passes, one per file under src/compiler/opt/, and what they
+ * share (util.c). Private to the optimizer: opt.c's table runs them (opt.h). A pass turns
+ * the instructions it removes into no-op labels (label 0); opt.c compacts after each. */
+#ifndef KL_OPT_PASSES_H
+#define KL_OPT_PASSES_H
+#include "compiler/ir.h"
+
+void kl_pass_unreachable(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_dce(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_thread(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_fold_offsets(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_swap_cmp(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_coalesce(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_merge_returns(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_branch_over_jump(struct kl_arena *a, struct kl_ir_func *f);
+
+/* An instruction with no effect but its result (dead when nobody reads that). */
+bool kl_opt_pure(uint8_t op);
+/* Adds delta to uses[v] for each vreg instruction i reads. */
+void kl_opt_count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta);
+/* Where each vreg is defined: how many times, and the instruction of the last one. */
+void kl_opt_find_defs(struct kl_arena *a, const struct kl_ir_func *f, uint32_t **defs, uint32_t **def_at);
+/* A label instruction inserted at position at (the later instructions move up one). */
+void kl_opt_insert_label(struct kl_arena *a, struct kl_ir_func *f, uint32_t at, uint32_t label);
+#endif

@@ -1,0 +1,317 @@
+/* fn_core.c — bpftrace's output and control functions (printf, print, clear, zero, delete,
+ * exit, time, join), strings and symbols (str, ksym, kaddr) and stacks (kstack, ustack):
+ * how sema types each call and how gen writes it (funcs.h). */
+#define _GNU_SOURCE
+#include "trace/funcs.h"
+#include <kiln/stack.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- sema ---- */
+
+/* kaddr("name"): the kernel symbol's address from /proc/kallsyms, now (bpftrace resolves
+ * it when compiling too); this kernel's kallsyms lists functions, not data. */
+static int kaddr_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids != 1 || n->kids[0]->kind != KT_STR)
+		return kt_sm_err(m, n->span, "%s", "kaddr() takes a symbol name as a string literal");
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	unsigned long long addr = 0;
+	bool found = false;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char name[256], type;
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strcmp(name, n->kids[0]->str))
+			found = true;
+	}
+	if (f)
+		fclose(f);
+	if (!found || !addr)
+		return kt_sm_err(m, n->kids[0]->span, "kaddr: no address for '%s' in /proc/kallsyms", n->kids[0]->str);
+	n->kind = KT_INT;
+	n->num = (int64_t)addr;
+	n->nkids = 0;
+	n->type = kt_t_int(8, false);
+	return 0;
+}
+
+/* kstack([bpftrace|perf,] [LIMIT]), ustack(...): becomes the builtin, its type's size the
+ * limit; perf's mode prints each frame's address too (trace_val.c). */
+static int stack_check(struct sm *m, struct kt_node *n)
+{
+	uint32_t limit = KILN_STACK_MAX_DEPTH;
+	bool perf = false;
+	for (uint32_t i = 0; i < n->nkids; i++) {
+		struct kt_node *k = n->kids[i];
+		if (i == 0 && k->kind == KT_IDENT && (!strcmp(k->name, "bpftrace") || !strcmp(k->name, "perf")) &&
+		    n->nkids <= 2) {
+			perf = !strcmp(k->name, "perf");
+			continue;
+		}
+		if (k->kind != KT_INT || i != n->nkids - 1)
+			return kt_sm_err(m, k->span, "%s() takes an optional mode (bpftrace or perf) and a limit", n->name);
+		if (k->num < 1 || k->num > KILN_STACK_MAX_DEPTH)
+			return kl_error(m->d, k->span, "the stack limit must be 1 to %d", KILN_STACK_MAX_DEPTH);
+		limit = (uint32_t)k->num;
+	}
+	n->kind = KT_BUILTIN;
+	n->nkids = 0;
+	n->type = (struct kt_type){ .kind = !strcmp(n->name, "kstack") ? KTT_KSTACK : KTT_USTACK, .size = limit,
+				    .perf = perf };
+	m->s->has_stacks = true;
+	return 0;
+}
+
+/* How many arguments a printf format takes: its conversions, %% not counted. */
+static uint32_t conversions(const char *f)
+{
+	uint32_t n = 0;
+	for (; *f; f++)
+		if (*f == '%') {
+			if (f[1] == '%')
+				f++;
+			else if (f[1])
+				n++;
+		}
+	return n;
+}
+
+static int printf_check(struct sm *m, struct kt_node *n)
+{
+	if (!n->nkids || n->kids[0]->kind != KT_STR)
+		return kt_sm_err(m, n->span, "%s", "printf() needs a string literal as its first argument");
+	uint32_t want = conversions(n->kids[0]->str);
+	if (want != n->nkids - 1)
+		return kl_error(m->d, n->span, "printf: %s arguments for the format (%u given, %u expected)",
+				want > n->nkids - 1 ? "not enough" : "too many", n->nkids - 1, want);
+	for (uint32_t i = 1; i < n->nkids; i++) {
+		if (n->kids[i]->kind == KT_MAP && kt_sm_expr(m, n->kids[i]))
+			return -1;
+		enum kt_tkind k = n->kids[i]->type.kind;
+		if (k != KTT_INT && k != KTT_STR && k != KTT_PROBE && !kt_is_symbolic(&n->kids[i]->type))
+			return kt_sm_err(m, n->kids[i]->span, "%s", "printf() arguments other than integers and strings are not supported yet by kiln trace");
+	}
+	n->type.kind = KTT_NONE;
+	return 0;
+}
+
+static int str_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids < 1 || n->nkids > 2)
+		return kt_sm_err(m, n->span, "%s", "str() takes one or two arguments");
+	if (n->kids[0]->kind == KT_MAP && kt_sm_expr(m, n->kids[0]))
+		return -1;
+	if (n->kids[0]->type.kind != KTT_INT)
+		return kt_sm_err(m, n->span, "%s", "str() expects an integer or a pointer");
+	uint32_t size = m->s->strlen;
+	if (n->nkids == 2) {
+		if (n->kids[1]->kind != KT_INT)
+			return kt_sm_err(m, n->kids[1]->span, "%s", "str()'s length must be a constant here (kiln trace)");
+		if (n->kids[1]->num + 1 < size && n->kids[1]->num >= 0)
+			size = (uint32_t)n->kids[1]->num + 1;
+	}
+	n->type = kt_t_str(size);
+	return 0;
+}
+
+static int ksym_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids != 1 || n->kids[0]->type.kind != KTT_INT)
+		return kt_sm_err(m, n->span, "%s", "ksym() takes one integer (an address)");
+	n->type = (struct kt_type){ .kind = KTT_KSYM, .size = 8 };
+	return 0;
+}
+
+static int join_check(struct sm *m, struct kt_node *n)   /* join(argv [, "delim"]): argv an array of user string pointers */
+{
+	if (n->nkids < 1 || n->nkids > 2 || n->kids[0]->type.kind != KTT_INT ||
+	    (n->nkids == 2 && n->kids[1]->kind != KT_STR))
+		return kt_sm_err(m, n->span, "%s", "join() takes an array of string pointers and an optional delimiter literal");
+	n->type.kind = KTT_NONE;
+	return 0;
+}
+
+static int exit_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids)
+		return kt_sm_err(m, n->span, "%s", "exit() takes no arguments");
+	return 0;
+}
+
+static int time_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids > 1 || (n->nkids && n->kids[0]->kind != KT_STR))
+		return kt_sm_err(m, n->span, "%s", "time() takes at most one argument, a string literal (strftime's format)");
+	return 0;
+}
+
+/* print(@m [, top [, div]]) */
+static int print_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids < 1 || n->nkids > 3 || n->kids[0]->kind != KT_MAP)
+		return kl_error(m->d, n->span, "print() of anything but a map is %s", kt_refused);
+	for (uint32_t i = 1; i < n->nkids; i++)
+		if (n->kids[i]->kind != KT_INT || n->kids[i]->num < 0 || n->kids[i]->num > UINT32_MAX)
+			return kt_sm_err(m, n->kids[i]->span, "%s", "print()'s top and div must be non-negative integer literals");
+	if (n->kids[0]->a)
+		return kt_sm_err(m, n->span, "%s", "print() expects a whole map, without a key");
+	kt_sm_map_of(m, n->kids[0]);
+	return 0;
+}
+
+/* clear(@m), zero(@m), delete(@m[key]) */
+static int mapfn_check(struct sm *m, struct kt_node *n)
+{
+	const char *f = n->name;
+	if (n->nkids != 1 || n->kids[0]->kind != KT_MAP)
+		return kt_sm_err(m, n->span, "%s() expects a map", f);
+	struct kt_node *mn = n->kids[0];
+	struct kt_map *mp = kt_sm_map_of(m, mn);
+	if (!strcmp(f, "delete"))
+		return kt_sm_map_key(m, mn, mp);
+	if (mn->a)
+		return kt_sm_err(m, n->span, "%s() expects a whole map, without a key", f);
+	return 0;
+}
+
+/* ---- gen: statements ---- */
+
+static void printf_stmt(struct g *g, const struct kt_node *n)
+{
+	uint32_t id = g->site++;
+	const struct kt_site *site = &g->sites.items[id];
+	const char *e = kt_fresh(g, "e");
+	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %llu)", e, id, id, e,
+		((unsigned long long)KT_EV_PRINTF << 32) | id);
+	for (uint32_t i = 1; i < n->nkids; i++) {
+		const struct kt_node *a = n->kids[i];
+		if (site->args[i - 1].type.kind == KTT_STR) {
+			kt_gen_str(g, a, kl_arena_printf(g->a, "(ev%u-a%u-ptr %s)", id, i, e), site->args[i - 1].type.size);
+		} else {
+			fprintf(g->o, "(setf (ev%u-a%u %s) ", id, i, e);
+			kt_gen_int(g, a);
+			fputc(')', g->o);
+		}
+	}
+	fputc(')', g->o);
+}
+
+/* join(argv): the array of user pointers read one by one, each string into its slot, until
+ * a NULL (nested whens: nothing past the array's end is read). */
+static void join_stmt(struct g *g, const struct kt_node *n)
+{
+	uint32_t id = g->site++;
+	const char *e = kt_fresh(g, "e"), *p = kt_fresh(g, "j"), *b = kt_fresh(g, "jb");
+	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %llu) (let ((%s ", e, id, id, e,
+		((unsigned long long)KT_EV_JOIN << 32) | id, p);
+	kt_gen_int(g, n->kids[0]);
+	fprintf(g->o, ") (%s (stack-buffer 8))) ", b);
+	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
+		fprintf(g->o, "(store u64 %s 0 0) (probe-read-user %s 8 (+ %s %u)) (when (load u64 %s 0) "
+			"(probe-read-user-str (ev%u-a%u-ptr %s) %u (load u64 %s 0)) ", b, b, p, i * 8, b, id, i + 1, e,
+			KT_JOIN_SIZE, b);
+	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
+		fputc(')', g->o);
+	fputs("))", g->o);
+}
+
+static void exit_stmt(struct g *g, const struct kt_node *n)
+{
+	(void)n;
+	kt_gen_ctl(g, KT_EV_EXIT, 0);
+	fprintf(g->o, "(return 0)");
+}
+
+/* print(@m) and time(): a record naming the site; user space does the rest */
+static void site_stmt(struct g *g, const struct kt_node *n)
+{
+	(void)n;
+	uint32_t id = g->site++;
+	kt_gen_ctl(g, g->sites.items[id].kind, id);
+}
+
+static void clear_stmt(struct g *g, const struct kt_node *n)
+{
+	kt_gen_ctl(g, n->name[0] == 'c' ? KT_EV_CLEAR : KT_EV_ZERO, (uint32_t)n->kids[0]->map_id);
+}
+
+static void delete_stmt(struct g *g, const struct kt_node *n)
+{
+	bool opened;
+	const char *k = kt_open_key(g, n->kids[0], &opened);
+	fprintf(g->o, "(remmap m%d %s)", n->kids[0]->map_id, k);
+	kt_close_key(g, opened);
+}
+
+/* ---- gen: values ---- */
+
+static void ksym_value(struct g *g, const struct kt_node *n)   /* the address; user space names it */
+{
+	kt_gen_int(g, n->kids[0]);
+}
+
+static void str_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size)   /* str(p [, n]) */
+{
+	uint32_t want = n->type.size < size ? n->type.size : size;
+	fprintf(g->o, "(probe-read-str %s %u ", d, want);
+	kt_gen_int(g, n->kids[0]);
+	fprintf(g->o, ")");
+}
+
+/* ---- gen: record layouts, collected before the code ---- */
+
+static void time_site(struct g *g, const struct kt_node *n)
+{
+	struct kt_site site = { .kind = KT_EV_TIME, .fmt = n->nkids ? n->kids[0]->str : "%H:%M:%S\n", .size = 8 };
+	kl_vec_push(g->a, &g->sites, site);
+}
+
+static void print_site(struct g *g, const struct kt_node *n)
+{
+	struct kt_site site = { .kind = KT_EV_PRINT, .map = (uint32_t)n->kids[0]->map_id, .size = 8 };
+	site.top = n->nkids > 1 ? (uint32_t)n->kids[1]->num : 0;
+	site.div = n->nkids > 2 ? (uint32_t)n->kids[2]->num : 0;
+	kl_vec_push(g->a, &g->sites, site);
+}
+
+static void join_site(struct g *g, const struct kt_node *n)
+{
+	struct kt_site site = { .kind = KT_EV_JOIN, .fmt = n->nkids > 1 ? n->kids[1]->str : " ", .nargs = KT_JOIN_ARGS };
+	site.args = kl_arena_array(g->a, struct kt_arg, KT_JOIN_ARGS);
+	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
+		site.args[i] = (struct kt_arg){ .type = { .kind = KTT_STR, .size = KT_JOIN_SIZE }, .offset = 8 + i * KT_JOIN_SIZE };
+	site.size = 8 + KT_JOIN_ARGS * KT_JOIN_SIZE;
+	kl_vec_push(g->a, &g->sites, site);
+}
+
+static void printf_site(struct g *g, const struct kt_node *n)
+{
+	struct kt_site site = { .kind = KT_EV_PRINTF, .fmt = n->kids[0]->str, .nargs = n->nkids - 1 };
+	site.args = kl_arena_array(g->a, struct kt_arg, n->nkids);
+	uint32_t off = 8;
+	for (uint32_t i = 1; i < n->nkids; i++) {
+		site.args[i - 1].type = n->kids[i]->type;
+		site.args[i - 1].offset = off;
+		off += kt_round8(kt_type_size(&n->kids[i]->type));
+	}
+	site.size = off;
+	kl_vec_push(g->a, &g->sites, site);
+}
+
+static const struct kt_fn fns[] = {
+	/* name      check          own    stmt         value       str      site */
+	{ "printf", printf_check, false, printf_stmt, NULL, NULL, printf_site },
+	{ "print", print_check, false, site_stmt, NULL, NULL, print_site },
+	{ "time", time_check, false, site_stmt, NULL, NULL, time_site },
+	{ "join", join_check, false, join_stmt, NULL, NULL, join_site },
+	{ "exit", exit_check, false, exit_stmt, NULL, NULL, NULL },
+	{ "clear", mapfn_check, false, clear_stmt, NULL, NULL, NULL },
+	{ "zero", mapfn_check, false, clear_stmt, NULL, NULL, NULL },
+	{ "delete", mapfn_check, false, delete_stmt, NULL, NULL, NULL },
+	{ "str", str_check, false, NULL, NULL, str_str, NULL },
+	{ "ksym", ksym_check, false, NULL, ksym_value, NULL, NULL },
+	{ "kaddr", kaddr_check, true, NULL, NULL, NULL, NULL },
+	{ "kstack", stack_check, true, NULL, NULL, NULL, NULL },
+	{ "ustack", stack_check, true, NULL, NULL, NULL, NULL },
+};
+const struct kt_fn_table kt_fns_core = { fns, sizeof(fns) / sizeof(fns[0]) };

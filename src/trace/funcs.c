@@ -1,0 +1,33 @@
+/* funcs.c — the function table (funcs.h): every file's rows, and the names bpftrace 0.17
+ * has that kiln trace parses but does not compile yet. */
+#include "trace/funcs.h"
+#include <string.h>
+
+static const struct kt_fn pending[] = {
+	{ .name = "buf" }, { .name = "ntop" }, { .name = "usym" }, { .name = "uaddr" }, { .name = "reg" }, { .name = "strftime" }, { .name = "cat" },
+	{ .name = "signal" }, { .name = "strncmp" }, { .name = "sizeof" }, { .name = "bswap" }, { .name = "cgroupid" }, { .name = "macaddr" }, { .name = "system" },
+	{ .name = "kptr" }, { .name = "uptr" }, { .name = "override" }, { .name = "cgroup_path" }, { .name = "strerror" }, { .name = "strcontains" },
+	{ .name = "path" }, { .name = "unwatch" }, { .name = "skboutput" }, { .name = "pton" }, { .name = "debugf" },
+};
+static const struct kt_fn_table kt_fns_pending = { pending, sizeof(pending) / sizeof(pending[0]) };
+
+/* Earlier tables win: a file that implements a pending name shadows its row there. */
+static const struct kt_fn_table *const tables[] = {
+	&kt_fns_core,
+	&kt_fns_pending,
+};
+
+size_t kt_fn_tables(const struct kt_fn_table *const **out)
+{
+	*out = tables;
+	return sizeof(tables) / sizeof(tables[0]);
+}
+
+const struct kt_fn *kt_fn_find(const char *name)
+{
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (size_t i = 0; i < tables[t]->n; i++)
+			if (!strcmp(tables[t]->fns[i].name, name))
+				return &tables[t]->fns[i];
+	return NULL;
+}

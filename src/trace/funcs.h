@@ -1,0 +1,35 @@
+/* funcs.h — bpftrace's functions as a table: one row per name says how sema types a call
+ * and how gen writes it (as a statement, an integer, a string, a record layout). The rows
+ * live with their code in fn_*.c, one table per file, gathered by funcs.c; a name whose
+ * row has no check is parsed and refused as not supported yet. Aggregations (count, hist..)
+ * are not here: they write maps, and sema's assign_map types them. */
+#ifndef KT_FUNCS_H
+#define KT_FUNCS_H
+#include "trace/sema_priv.h"
+#include "trace/gen_priv.h"
+
+struct kt_fn {
+	const char *name;
+	/* Types call n (n->type) or rewrites it (kaddr becomes an integer). Its arguments are
+	 * typed before, except maps and unless own_args. NULL: not supported yet. */
+	int (*check)(struct sm *m, struct kt_node *n);
+	bool own_args;
+	void (*stmt)(struct g *g, const struct kt_node *n);     /* NULL: as an integer, dropped */
+	void (*value)(struct g *g, const struct kt_node *n);    /* as an integer */
+	void (*str)(struct g *g, const struct kt_node *n, const char *dest, uint32_t size);
+	void (*site)(struct g *g, const struct kt_node *n);     /* pushes the call's record layout */
+};
+
+struct kt_fn_table {
+	const struct kt_fn *fns;
+	size_t n;
+};
+
+/* One table per file of functions. */
+extern const struct kt_fn_table kt_fns_core;     /* fn_core.c: printf print clear zero delete exit time join str ksym kaddr kstack ustack */
+
+/* The row for name, or NULL when bpftrace has no such function. */
+const struct kt_fn *kt_fn_find(const char *name);
+/* Every table, the pending one last (for tests: no name twice, none both done and pending). */
+size_t kt_fn_tables(const struct kt_fn_table *const **out);
+#endif

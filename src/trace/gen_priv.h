@@ -1,0 +1,44 @@
+/* gen_priv.h — gen's state and helpers, shared with the files of bpftrace functions
+ * (funcs.h): only src/trace/ includes this. */
+#ifndef KT_GEN_PRIV_H
+#define KT_GEN_PRIV_H
+#include "trace/gen.h"
+#include <stdio.h>
+
+/* The buffer every string stored into a map goes through (one per program). */
+#define KT_STR_VALUE "kt-sv"
+
+struct g {
+	FILE *o;
+	const struct kt_sema *s;
+	struct kl_arena *a;
+	struct kl_diag *d;
+	const struct kt_target *t;  /* the program being written */
+	uint32_t target;            /* its index */
+	uint32_t tmp;               /* fresh names */
+	KL_VEC(struct kt_site) sites;
+	uint32_t site;              /* printf sites: numbered in program order, per probe once */
+	uint32_t site_base;
+	int err;
+};
+
+/* n as an integer expression. */
+void kt_gen_int(struct g *g, const struct kt_node *n);
+/* The string n written at dest (an address expression), at most size bytes. */
+void kt_gen_str(struct g *g, const struct kt_node *n, const char *dest, uint32_t size);
+/* A fresh Lisp name: prefix and a number. */
+const char *kt_fresh(struct g *g, const char *prefix);
+/* Records the first error; -1. */
+int kt_gen_err(struct g *g, struct kl_span at, const char *msg);
+/* Opens "(let ((K ...)) fill" for the key of map node mn and returns K, or the inline key
+ * expression's text; kt_close_key closes what it opened. */
+const char *kt_open_key(struct g *g, const struct kt_node *mn, bool *opened);
+void kt_close_key(struct g *g, bool opened);
+/* A control record (exit, print, clear, zero, time): kind << 32 | index. */
+void kt_gen_ctl(struct g *g, enum kt_ev kind, uint32_t index);
+
+static inline uint32_t kt_round8(uint32_t n)
+{
+	return (n + 7) & ~7u;
+}
+#endif

@@ -1,0 +1,36 @@
+/* sema_priv.h — sema's state and helpers, shared with the files of bpftrace functions
+ * (funcs.h): only src/trace/ includes this. */
+#ifndef KT_SEMA_PRIV_H
+#define KT_SEMA_PRIV_H
+#include "trace/sema.h"
+
+struct sm {
+	struct kt_sema *s;
+	struct kl_arena *a;
+	struct kl_diag *d;
+	KL_VEC(struct kt_map) maps;
+	KL_VEC(struct kt_var) vars;     /* the current probe's */
+	struct kt_probe *probe;
+	const struct kt_target *first;  /* the current probe's first target */
+	bool is_tracepoint;             /* every target of the probe is a tracepoint */
+	bool has_args, has_retval;      /* every one a u/kprobe (arg0..), a u/kretprobe (retval) */
+	bool has_func;                  /* every one a u/kprobe, a u/kretprobe or a kfunc/kretfunc */
+	bool is_kfunc;                  /* every one a kfunc or kretfunc: args->NAME from BTF */
+	bool is_raw;                    /* every one a raw tracepoint: arg0.. are its u64 arguments */
+	bool is_usdt;                   /* every one a USDT probe: arg0.. from its note */
+	bool in_loop;
+};
+
+/* "not supported yet by kiln trace" */
+extern const char kt_refused[];
+/* kl_error with one string argument; always -1. */
+int kt_sm_err(struct sm *m, struct kl_span at, const char *fmt, const char *what);
+struct kt_type kt_t_int(uint32_t size, bool sign);
+struct kt_type kt_t_str(uint32_t size);
+/* Types n (and its children); 0 or -1 with an error. */
+int kt_sm_expr(struct sm *m, struct kt_node *n);
+/* The map n names (created at its first mention); sets n->map_id. */
+struct kt_map *kt_sm_map_of(struct sm *m, struct kt_node *n);
+/* Types n's key and merges it into the map's key type. */
+int kt_sm_map_key(struct sm *m, struct kt_node *n, struct kt_map *mp);
+#endif

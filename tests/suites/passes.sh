@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# passes.sh — every optimizer pass switched off by name, on a twin program whose code it
+# changes: the object with -fno-PASS differs from the -O2 one (so the switch works and the
+# pass does something there) and still computes what clang's twin computes in the kernel
+# (so no later pass depended on it for correctness). The passes are read from `kiln compile
+# --help`, which prints opt.c's table: a pass with no program below fails. --print-after
+# prints the IR after the pass. unreachable is not an optimisation: without it the kernel
+# refuses the program, and that is what is checked for it. (tests/unit/test_passes.c checks
+# each pass alone on IR.)
+set -u
+export LC_ALL=C
+cd "${ROOT:-$(dirname "$0")/../..}" || exit 1
+KILN=${KILN:-$PWD/kiln}
+BUILD=${BUILD:-$PWD/build}
+SUITE=passes
+. "${ROOT:-$PWD}/tests/harness/report.sh"
+. "${ROOT:-$PWD}/tests/harness/twin_obj.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# a corpus program where each pass changes the code (found by compiling the corpus both ways)
+declare -A prog=(
+	[unreachable]=const-fold [dce]=big-csum [thread]=thread [fold-offsets]=csum
+	[swap-cmp]=byteorder [coalesce]=big-conntrack [merge-returns]=arp-reply [branch-over-jump]=big-bytes
+)
+passes=$("$KILN" compile --help | sed -n '/^optimizer passes/,$p' | awk 'NR > 1 && /^  [a-z]/ { print $1 }')
+[ -n "$passes" ] || fail list "kiln compile --help lists no optimizer pass"
+for p in $passes; do
+	n=${prog[$p]:-}
+	if [ -z "$n" ]; then
+		fail "$p" "no program for this pass in passes.sh"
+		continue
+	fi
+	lisp=tests/corpus/$n.lisp
+	args=$(sed -n 's/^;;[[:space:]]*twin-args:[[:space:]]*//p' "$lisp" | tr '\n' ' ')
+	if ! out=$(twin_obj "tests/corpus/$n.c" "$tmp/$n.clang.o"); then
+		fail "$p" "the C twin does not build: $out"
+	elif ! out=$("$KILN" compile "$lisp" -o "$tmp/$n.o" 2>&1) ||
+		! out=$("$KILN" compile -fno-"$p" "$lisp" -o "$tmp/$n.no-$p.o" 2>&1); then
+		fail "$p" "kiln compile: $out"
+	elif cmp -s "$tmp/$n.o" "$tmp/$n.no-$p.o"; then
+		fail "$p" "-fno-$p changes nothing in $n"
+	elif [ "$p" = unreachable ]; then
+		out=$("$KILN" check "$tmp/$n.no-$p.o" 2>&1)
+		if grep -q 'REJECTED.*unreachable insn' <<<"$out"; then pass "$p (the kernel refuses $n without it)"
+		else fail "$p" "$n without it: $(head -2 <<<"$out")"; fi
+	# shellcheck disable=SC2086  # twin-args are whitespace-separated words by design
+	elif ! out=$(timeout 120 "$BUILD/tests/twin" "$tmp/$n.no-$p.o" "$tmp/$n.clang.o" $args 2>&1); then
+		fail "$p" "$n with -fno-$p against clang: $(head -3 <<<"$out")"
+	else
+		pass "$p ($n)"
+	fi
+done
+out=$("$KILN" compile --print-after coalesce tests/corpus/big-conntrack.lisp -o "$tmp/pa.o" 2>&1)
+if grep -q '^;; after coalesce$' <<<"$out" && grep -q '^func ' <<<"$out"; then pass print-after
+else fail print-after "$(head -3 <<<"$out")"; fi
+out=$("$KILN" compile -fno-nosuchpass tests/corpus/csum.lisp -o "$tmp/x.o" 2>&1)
+check unknown-pass "kiln compile: no optimizer pass 'nosuchpass'; the passes:" "$(head -1 <<<"$out")"

@@ -1,0 +1,192 @@
+/* test_passes.c — each optimizer pass (src/compiler/opt/) alone, before and after, on IR
+ * built by hand: the instructions it must change, and one it must leave alone. The pass
+ * manager is checked too: -fno-PASS skips a pass, --print-after prints after it. */
+#include "check.h"
+#include "compiler/opt.h"
+#include "compiler/opt/passes.h"
+#include <linux/bpf.h>
+#include <string.h>
+
+static struct kl_arena A;
+
+static struct kl_ir_func *fn(void)
+{
+	struct kl_ir_func *f = kl_arena_new(&A, struct kl_ir_func);
+	f->name = "t";
+	f->nvregs = 16;
+	f->nlabels = 8;
+	return f;
+}
+
+static struct kl_ir_ins *I(struct kl_ir_func *f, uint8_t op, kl_vreg d, kl_vreg a, kl_vreg b)
+{
+	struct kl_ir_ins *i = kl_ir_emit(&A, f, op, (struct kl_span){ .line = f->nins + 1 });
+	i->d = d, i->a = a, i->b = b;
+	return i;
+}
+static struct kl_ir_ins *IMM(struct kl_ir_func *f, uint8_t op, kl_vreg d, kl_vreg a, int64_t imm)
+{
+	struct kl_ir_ins *i = I(f, op, d, a, 0);
+	i->has_imm = true;
+	i->imm = imm;
+	return i;
+}
+static struct kl_ir_ins *LAB(struct kl_ir_func *f, uint8_t op, uint32_t label)
+{
+	struct kl_ir_ins *i = I(f, op, 0, 0, 0);
+	i->label = label;
+	return i;
+}
+
+/* The instructions that are not no-op labels, as op names joined by spaces. */
+static const char *shape(const struct kl_ir_func *f)
+{
+	static const char *const names[] = { "movi", "mov", "alu", "alu32", "neg", "end", "load", "store", "xadd",
+		"addr", "ldmap", "call", "callf", "jmp", "br", "label", "ret", "entry", "ldfunc" };
+	static char buf[512];
+	buf[0] = 0;
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (!(f->ins[i].op == IR_LABEL && !f->ins[i].label))
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", buf[0] ? " " : "", names[f->ins[i].op]);
+	return buf;
+}
+
+static void run(struct kl_ir_func *f, const char *pass)
+{
+	int p = kl_opt_pass_find(pass);
+	struct kl_opt_config cfg = { .level = 2, .disabled = ~0u & ~(1u << p) };
+	kl_opt(&A, f, &cfg);
+}
+
+int main(void)
+{
+	struct kl_ir_func *f;
+
+	/* unreachable: what follows a return goes; a labelled target stays */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	LAB(f, IR_JMP, 1);
+	IMM(f, IR_MOVI, 2, 0, 7);           /* after a jump, no label: dead */
+	LAB(f, IR_LABEL, 1);
+	IMM(f, IR_RET, 0, 0, 0);
+	IMM(f, IR_RET, 0, 0, 1);            /* after a return: dead */
+	run(f, "unreachable");
+	CHECK("pass/unreachable", !strcmp(shape(f), "entry jmp label ret"), "%s", shape(f));
+
+	/* dce: a chain of unread pure results goes, a store stays */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_MOVI, 2, 0, 5);
+	I(f, IR_ALU, 3, 2, 2)->alu = BPF_ADD;   /* v3 read by nobody: v3, then v2, go */
+	IMM(f, IR_STORE, 0, 1, 9)->size = 4;
+	IMM(f, IR_RET, 0, 0, 0);
+	run(f, "dce");
+	CHECK("pass/dce", !strcmp(shape(f), "entry store ret"), "%s", shape(f));
+
+	/* thread: `if a == 6 goto L1 ... L1: if a != 6 goto L2` — taken implies not taken, so
+	 * the first jumps past the second */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	struct kl_ir_ins *b1 = IMM(f, IR_BR, 0, 1, 6);
+	b1->alu = BPF_JEQ, b1->label = 1;
+	IMM(f, IR_RET, 0, 0, 0);
+	LAB(f, IR_LABEL, 1);
+	struct kl_ir_ins *b2 = IMM(f, IR_BR, 0, 1, 6);
+	b2->alu = BPF_JNE, b2->label = 2;
+	IMM(f, IR_RET, 0, 0, 1);
+	LAB(f, IR_LABEL, 2);
+	IMM(f, IR_RET, 0, 0, 2);
+	run(f, "thread");
+	uint32_t l1 = f->ins[1].label, at = 0;
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (f->ins[i].op == IR_LABEL && f->ins[i].label == l1)
+			at = i;
+	CHECK("pass/thread", l1 != 1 && at > 0 && f->ins[at - 1].op == IR_BR && f->ins[at + 1].op == IR_RET &&
+	      f->ins[at + 1].imm == 1, "first branch to L%u at %u: %s", l1, at, shape(f));
+
+	/* fold-offsets: p = q + 14; load p+9 -> load q+23 */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_ALU, 2, 1, 14)->alu = BPF_ADD;
+	struct kl_ir_ins *ld = I(f, IR_LOAD, 3, 2, 0);
+	ld->size = 1, ld->off = 9;
+	I(f, IR_RET, 0, 3, 0);
+	run(f, "fold-offsets");
+	CHECK("pass/fold-offsets", f->ins[2].a == 1 && f->ins[2].off == 23, "load base v%u off %d", f->ins[2].a, f->ins[2].off);
+
+	/* swap-cmp: x = bswap16(load16 p); if x == 0x0800 -> if load16 p == 0x0008 */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	I(f, IR_LOAD, 2, 1, 0)->size = 2;
+	I(f, IR_END, 3, 2, 0)->size = 16;
+	struct kl_ir_ins *br = IMM(f, IR_BR, 0, 3, 0x0800);
+	br->alu = BPF_JEQ, br->label = 1;
+	IMM(f, IR_RET, 0, 0, 0);
+	LAB(f, IR_LABEL, 1);
+	IMM(f, IR_RET, 0, 0, 1);
+	run(f, "swap-cmp");
+	CHECK("pass/swap-cmp", f->ins[3].a == 2 && f->ins[3].imm == 0x0008, "br on v%u with %#llx", f->ins[3].a,
+	      (unsigned long long)f->ins[3].imm);
+
+	/* coalesce: t = a + 1; x = t  ->  x = a + 1 (t read only there); not when t is read twice */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_ALU, 2, 1, 1)->alu = BPF_ADD;
+	I(f, IR_MOV, 4, 2, 0);
+	I(f, IR_RET, 0, 4, 0);
+	run(f, "coalesce");
+	CHECK("pass/coalesce", !strcmp(shape(f), "entry alu ret") && f->ins[1].d == 4, "%s, alu into v%u", shape(f),
+	      f->ins[1].d);
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_ALU, 2, 1, 1)->alu = BPF_ADD;
+	I(f, IR_MOV, 4, 2, 0);
+	I(f, IR_ALU, 5, 4, 2)->alu = BPF_ADD;   /* t read again */
+	I(f, IR_RET, 0, 5, 0);
+	run(f, "coalesce");
+	CHECK("pass/coalesce-keeps", !strcmp(shape(f), "entry alu mov alu ret"), "%s", shape(f));
+
+	/* merge-returns: two `return 0` become one and a jump */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	br = IMM(f, IR_BR, 0, 1, 3);
+	br->alu = BPF_JEQ, br->label = 1;
+	IMM(f, IR_RET, 0, 0, 0);
+	LAB(f, IR_LABEL, 1);
+	IMM(f, IR_RET, 0, 0, 0);
+	run(f, "merge-returns");
+	CHECK("pass/merge-returns", !strcmp(shape(f), "entry br jmp label label ret"), "%s", shape(f));
+
+	/* branch-over-jump: if C goto L1; goto L2; L1:  ->  if !C goto L2 */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	br = IMM(f, IR_BR, 0, 1, 3);
+	br->alu = BPF_JGT, br->label = 1;
+	LAB(f, IR_JMP, 2);
+	LAB(f, IR_LABEL, 1);
+	IMM(f, IR_RET, 0, 0, 0);
+	LAB(f, IR_LABEL, 2);
+	IMM(f, IR_RET, 0, 0, 1);
+	run(f, "branch-over-jump");
+	CHECK("pass/branch-over-jump", !strcmp(shape(f), "entry br label ret label ret") && f->ins[1].alu == BPF_JLE &&
+	      f->ins[1].label == 2, "%s", shape(f));
+
+	/* the manager: every pass switched off leaves the IR as it was; --print-after prints */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_MOVI, 2, 0, 5);
+	IMM(f, IR_RET, 0, 0, 0);
+	kl_opt(&A, f, &(struct kl_opt_config){ .level = 2, .disabled = ~0u });
+	CHECK("pass/all-off", !strcmp(shape(f), "entry movi ret"), "%s", shape(f));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	kl_opt(&A, f, &(struct kl_opt_config){ .level = 0, .print_after = kl_opt_pass_find("dce") + 1, .out = m });
+	fclose(m);
+	CHECK("pass/print-after", text && strstr(text, ";; after dce\nfunc t") && !strstr(text, "movi"), "%s", text);
+	free(text);
+	CHECK("pass/find", kl_opt_pass_find("thread") >= 0 && kl_opt_pass_find("nope") < 0 &&
+	      strstr(kl_opt_pass_help(), "  coalesce "), "%s", kl_opt_pass_help());
+	kl_arena_free(&A);
+	return check_failures != 0;
+}
