@@ -15,27 +15,37 @@ static int by_name(const void *x, const void *y)
 	return c ? c : (a < b ? -1 : a > b);   /* stable: the first seen stays first */
 }
 
+struct Elf *kt_elf_open(const char *path, int *fd, char *msg, size_t len)
+{
+	*fd = elf_version(EV_CURRENT) == EV_NONE ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
+		snprintf(msg, len, "%s: %s", path, errno ? strerror(errno) : "libelf is too old");
+		return NULL;
+	}
+	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || gelf_getclass(e) != ELFCLASS64) {
+		snprintf(msg, len, "%s is not a 64-bit ELF file", path);
+		kt_elf_close(e, *fd);
+		return NULL;
+	}
+	return e;
+}
+
+void kt_elf_close(struct Elf *e, int fd)
+{
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
 int kt_elf_funcs(struct kl_arena *a, const char *path, struct kt_esym **out, uint32_t *n, char *msg, size_t len)
 {
 	*out = NULL;
 	*n = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		snprintf(msg, len, "libelf: %s", elf_errmsg(-1));
+	int fd;
+	Elf *e = kt_elf_open(path, &fd, msg, len);
+	if (!e)
 		return -1;
-	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(msg, len, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		snprintf(msg, len, "%s is not an ELF file", path);
-		if (e)
-			elf_end(e);
-		close(fd);
-		return -1;
-	}
 	KL_VEC(struct kt_esym) v = { 0 };
 	for (int pass = 0; pass < 2; pass++)   /* .symtab first: it has the local functions too */
 		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
@@ -55,8 +65,7 @@ int kt_elf_funcs(struct kl_arena *a, const char *path, struct kt_esym **out, uin
 				kl_vec_push(a, &v, es);
 			}
 		}
-	elf_end(e);
-	close(fd);
+	kt_elf_close(e, fd);
 	qsort(v.items, v.len, sizeof(*v.items), by_name);
 	uint32_t k = 0;
 	for (size_t i = 0; i < v.len; i++)

@@ -8,6 +8,12 @@
 #include <stdint.h>
 #include "compiler/arena.h"
 
+struct Elf;   /* libelf's */
+/* The 64-bit ELF file at path, opened for reading (*fd its descriptor), or NULL with the
+ * reason in msg; kt_elf_close ends both. */
+struct Elf *kt_elf_open(const char *path, int *fd, char *msg, size_t len);
+void kt_elf_close(struct Elf *e, int fd);
+
 struct kt_esym {
 	const char *name;
 	uint64_t addr, size;        /* st_value, st_size */

@@ -1,5 +1,6 @@
 /* usdt.c — USDT probes of an ELF file and their arguments (usdt.h). */
 #include "trace/usdt.h"
+#include "trace/elfsyms.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -69,19 +70,10 @@ int kt_elf_usdt(struct kl_arena *a, const char *path, struct kt_usdt **out, uint
 {
 	*out = NULL;
 	*n = 0;
-	int fd = elf_version(EV_CURRENT) == EV_NONE ? -1 : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(msg, len, "%s: %s", path, strerror(errno));
+	int fd;
+	Elf *e = kt_elf_open(path, &fd, msg, len);
+	if (!e)
 		return -1;
-	}
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || gelf_getclass(e) != ELFCLASS64) {
-		snprintf(msg, len, "%s is not a 64-bit ELF file", path);
-		if (e)
-			elf_end(e);
-		close(fd);
-		return -1;
-	}
 	KL_VEC(struct kt_usdt) v = { 0 };
 	uint64_t base_now = section_addr(e, ".stapsdt.base");
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
@@ -99,8 +91,7 @@ int kt_elf_usdt(struct kl_arena *a, const char *path, struct kt_usdt **out, uint
 			off = next;
 		}
 	}
-	elf_end(e);
-	close(fd);
+	kt_elf_close(e, fd);
 	*out = v.items;
 	*n = (uint32_t)v.len;
 	return 0;
