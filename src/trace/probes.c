@@ -8,6 +8,7 @@
 #include "trace/binpath.h"
 #include "trace/elfsyms.h"
 #include "trace/ktypes.h"
+#include "trace/parser.h"
 #include "trace/usdt.h"
 #include <ctype.h>
 #include <errno.h>
@@ -555,10 +556,46 @@ static const struct {
 	{ "iter", KP_BEGIN, refuse },
 };
 
+/* $1.. in the attach point's text replaced by the positional parameters (`i:ms:$1`,
+ * `BEG$1`), as bpftrace does before it reads an attach point; into *sub. */
+static int expand_params(struct pr *r, const char *const *params, int nparams, struct kt_attach *sub)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return fail(r, "%s", "out of memory");
+	for (const char *s = r->ap->text; *s; s++) {
+		char *end;
+		long i = *s == '$' && isdigit((unsigned char)s[1]) ? strtol(s + 1, &end, 10) : 0;
+		if (!i) {
+			fputc(*s, f);
+			continue;
+		}
+		if (i > nparams) {
+			fclose(f);
+			free(text);
+			return fail(r, "%s: positional parameter $%ld is not given", r->ap->text, i);
+		}
+		fputs(params[i - 1], f);
+		s = end - 1;
+	}
+	fclose(f);
+	*sub = (struct kt_attach){ .span = r->ap->span, .text = kl_arena_strdup(r->a, text) };
+	free(text);
+	kt_attach_split(r->a, sub);
+	r->ap = sub;
+	return 0;
+}
+
 int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_attach *ap, uint32_t pi,
-		      struct kt_targets *out)
+		      const char *const *params, int nparams, struct kt_targets *out)
 {
 	struct pr r = { a, d, ap, pi, out };
+	struct kt_attach sub;
+	if (strchr(ap->text, '$') && expand_params(&r, params, nparams, &sub))
+		return -1;
+	ap = r.ap;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(ap->provider, kinds[i].provider))
 			return kinds[i].resolve(&r, kinds[i].kind);

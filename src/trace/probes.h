@@ -12,11 +12,12 @@ struct kt_targets {
 	size_t len, cap;
 };
 
-/* Append the targets of attach point ap (of probe pi) to out. A wildcard that matches
- * nothing adds none (bpftrace's way: dcsnoop's `lookup_fast.constprop.*`); an exact name
- * that does not exist is an error. 0, or -1 with the error in d at ap. */
+/* Append the targets of attach point ap (of probe pi) to out, its $1.. the positional
+ * parameters. A wildcard that matches nothing adds none (bpftrace's way: dcsnoop's
+ * `lookup_fast.constprop.*`); an exact name that does not exist is an error. 0, or -1 with
+ * the error in d at ap. */
 int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_attach *ap, uint32_t pi,
-		      struct kt_targets *out);
+		      const char *const *params, int nparams, struct kt_targets *out);
 
 /* The kernel functions kprobe, kretprobe, kfunc and kretfunc wildcards expand to: BTF's FUNC
  * names matching glob (NULL: all), sorted, without the __init functions kallsyms places

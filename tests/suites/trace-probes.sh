@@ -186,3 +186,7 @@ check list-software 11 "$("$KILN" trace -l 'software:*' | grep -c '^software:[a-
 check list-ware 21 "$("$KILN" trace -l '*ware:*' | grep -c '^\(soft\|hard\)ware:')"
 has list-kfunc-args "^    struct file \* file;$" "$("$KILN" trace -lv 'kfunc:vfs_read')"
 has list-invalid "^ERROR: invalid character" "$("$KILN" trace -l '\n' 2>&1)"
+# positional parameters in attach points, substituted before the attach point is read
+check positional-attach "BEGIN interval:ms:2" "$(timeout 10 "$KILN" trace -e 'BEG$2 { printf("%s ", probe); }
+i:ms:$1 { printf("%s\n", probe); exit(); }' 2 IN | sed -n 2p)"
+has positional-missing 'BEG\$3: positional parameter \$3 is not given' "$("$KILN" trace -e 'BEG$3 {}' 1 2>&1)"
