@@ -387,6 +387,13 @@ static int attach_uprobe(struct attach_ctx *c)
 		return err;
 	struct perf_event_attr a = { .type = type, .size = sizeof(a), .config = ret ? 1ull << bit : 0,
 				     .config1 = (uint64_t)(uintptr_t)binary, .config2 = sym_off + off };
+	if (c->o.ref_ctr_offset) {   /* the PMU says where: "config:32-63" */
+		char buf[64];
+		int lo = 32;
+		if (!kl_read_sysfs("/sys/bus/event_source/devices/uprobe/format/ref_ctr_offset", buf, sizeof(buf)))
+			sscanf(buf, "config:%d", &lo);
+		a.config |= c->o.ref_ctr_offset << lo;
+	}
 	return perf_link(c, &a, c->o.pid > 0 ? c->o.pid : -1, what);
 }
 
@@ -489,8 +496,13 @@ static int attach_perf_event(struct attach_ctx *c)
 	if (n <= 0)
 		return attach_fail(c, n ? -n : ENOENT, false, "the online CPUs (/sys/devices/system/cpu/online)");
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK };
-	if (c->o.period) {
-		a.sample_period = c->o.period;
+	const char *ev = c->o.event_name ? c->o.event_name : "cpu-clock";
+	if (c->o.event_name) {
+		a.type = c->o.event_type;
+		a.config = c->o.event_config;
+	}
+	if (c->o.period || c->o.event_name) {
+		a.sample_period = c->o.period ? c->o.period : 1;
 	} else {
 		a.freq = 1;
 		a.sample_freq = c->o.freq ? c->o.freq : 99;
@@ -508,14 +520,17 @@ static int attach_perf_event(struct attach_ctx *c)
 		}
 		if (err) {
 			link_close(c->l);     /* the CPUs linked so far */
-			return attach_fail(c, -err, false, "perf_event_open (cpu-clock) on CPU %d", cpus[i]);
+			return attach_fail(c, -err, false, "perf_event_open (%s) on CPU %d", ev, cpus[i]);
 		}
 		if (i)
 			c->l->more[c->l->nmore++] = fd;
 		else
 			c->l->fd = fd;
 	}
-	if (c->o.period)
+	if (c->o.event_name)
+		snprintf(c->l->desc, sizeof(c->l->desc), "%s every %llu on %d CPU%s", ev,
+			 (unsigned long long)a.sample_period, n, n > 1 ? "s" : "");
+	else if (c->o.period)
 		snprintf(c->l->desc, sizeof(c->l->desc), "cpu-clock every %llu ns on %d CPU%s",
 			 (unsigned long long)c->o.period, n, n > 1 ? "s" : "");
 	else

@@ -18,14 +18,7 @@ hp=
 trap '[ -n "$hp" ] && kill $hp 2>/dev/null; rm -rf "$tmp"' EXIT
 SUITE=trace
 . "${ROOT:-$PWD}/tests/harness/report.sh"
-wait_for() {   # file, pattern, seconds: 0 once the pattern is in the file
-	local end=$((SECONDS + $3))
-	while [ $SECONDS -lt $end ]; do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
+. "${ROOT:-$PWD}/tests/trace/wait.sh"   # wait_for FILE PATTERN SECONDS
 
 # ---- activity of our own helper, counted exactly ------------------------------------------
 N=7
@@ -377,10 +370,10 @@ else
 	if [ ${#bad[@]} -eq 0 ]; then pass "bpftrace-tools-parse (${#compiled[@]} compile, ${#refused[@]} refused)"
 	else fail bpftrace-tools-parse "$(printf '%s; ' "${bad[@]}")"; fi
 	# (the kprobe tools compile; this kernel refuses them at attach, see kprobe-refused)
-	for t in bashreadline.bt biolatency.bt biosnoop.bt biostacks.bt bitesize.bt capable.bt cpuwalk.bt \
+	for t in bashreadline.bt biolatency.bt biosnoop.bt biostacks.bt bitesize.bt capable.bt cpuwalk.bt dcsnoop.bt \
 		execsnoop.bt gethostlatency.bt killsnoop.bt mdflush.bt naptime.bt opensnoop.bt pidpersec.bt setuids.bt statsnoop.bt \
 		ssllatency.bt sslsnoop.bt swapin.bt syncsnoop.bt syscount.bt tcpaccept.bt tcpconnect.bt tcpdrop.bt tcpretrans.bt \
-		tcpsynbl.bt undump.bt writeback.bt xfsdist.bt; do
+		tcpsynbl.bt undump.bt vfscount.bt vfsstat.bt writeback.bt xfsdist.bt; do
 		if [[ " ${compiled[*]} " == *" $t "* ]]; then pass "bpftrace-tool-compiles-$t"
 		else fail "bpftrace-tool-compiles-$t" "not compiled"; fi
 	done
