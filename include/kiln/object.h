@@ -105,12 +105,20 @@ struct kiln_attach_opts {
 	const char *symbol;         /* uprobe: function name (else from the section) */
 	uint64_t offset;            /* uprobe: offset from the symbol, or absolute without one */
 	int pid;                    /* uprobe: only this process (0 or -1: all) */
+	uint64_t ref_ctr_offset;    /* uprobe: file offset of a USDT semaphore the kernel counts up
+				     * while the probe is attached (0: none) */
 	/* perf_event programs: sampled by the software cpu-clock event, on every online CPU (or
 	 * only `cpu` with on_one_cpu), `freq` times a second (default 99) or every `period`
 	 * nanoseconds of CPU time; `pid` > 0 samples only that process */
 	uint64_t freq, period;
 	int cpu;
 	bool on_one_cpu;
+	/* ...or sampled by this perf event instead of cpu-clock when event_name is set (as
+	 * messages and the link name it: "page-faults"): perf_event_attr's type and config,
+	 * fired every `period` events */
+	const char *event_name;
+	uint32_t event_type;
+	uint64_t event_config;
 };
 
 /* Attach p at its hook. Tracepoint, raw tracepoint, tracing and uprobe sections that name

@@ -1,6 +1,6 @@
 /* man.c — `kiln help --man [COMMAND]`: a man page in roff built from what --help prints and
  * the command's option table, so the page cannot drift from the help. The help texts follow
- * one shape, which this reads: a "usage:" block, paragraphs, and lists whose entries start
+ * one shape, which this reads: a "usage:" (or "USAGE:") block, paragraphs, and lists whose entries start
  * two spaces in ("  --json   what it does", continued further in), optionally under a
  * "heading:" line. `--commands` and `--options COMMAND` list the table for scripts and tests. */
 #include "cli.h"
@@ -199,7 +199,10 @@ static void put_page(FILE *out, const char *cmd, const char *summary, const char
 	while (next_line(&p, &l)) {
 		if (is_blank(&l))
 			continue;
-		if (!strncmp(l.s, "usage: ", 7)) {
+		/* "usage: kiln X ..." or, as `kiln trace` writes it after bpftrace, "USAGE:" above
+		 * indented "kiln X ..." lines */
+		bool upper = l.n == 6 && !strncmp(l.s, "USAGE:", 6);
+		if (!strncmp(l.s, "usage: ", 7) || (upper && next_line(&p, &l) && !is_blank(&l))) {
 			section(&pg, "SYNOPSIS");
 			fputs(".nf\n", out);
 			usage = l.s;

@@ -10,6 +10,8 @@
 #include "compiler/diag.h"
 #include "lib/fail.h"
 #include "trace/parser.h"
+#include "trace/cdefine.h"
+#include <ctype.h>
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -20,33 +22,47 @@
 #include <time.h>
 #include <fcntl.h>
 #include <sys/wait.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <wordexp.h>
 
 static const char trace_help[] =
-	"usage: kiln trace [OPTIONS] FILE.bt|- [ARGS...]\n"
-	"       kiln trace [OPTIONS] -e 'PROGRAM' [ARGS...]\n"
-	"       kiln trace -l [GLOB] | -lv [GLOB]\n"
+	"USAGE:\n"
+	"    kiln trace [OPTIONS] FILE.bt|- [ARGS...]\n"
+	"    kiln trace [OPTIONS] -e 'PROGRAM' [ARGS...]\n"
+	"    kiln trace -l [SEARCH] | -lv [SEARCH]\n"
 	"\n"
 	"Run a bpftrace (0.17) program on kiln's compiler: no LLVM. The program is translated to\n"
 	"kiln Lisp, compiled in memory, loaded and attached; `Attaching N probes...` is printed,\n"
 	"printf output streams until exit() or Ctrl-C/SIGTERM, then END runs and every map is\n"
 	"printed in bpftrace's format. ARGS are the positional parameters $1, $2, ... ($# counts).\n"
 	"\n"
-	"options:\n"
+	"OPTIONS:\n"
 	"  -e PROGRAM      the program text (named `stdin` in messages, as bpftrace names it)\n"
-	"  -l [GLOB]       list tracepoints (tracepoint:CAT:NAME) matching GLOB; -lv with their fields\n"
+	"  -l [SEARCH]     list probes matching the glob SEARCH: tracepoint, rawtracepoint, kprobe,\n"
+	"                  kfunc (kernel functions from BTF), software, hardware; kretprobe,\n"
+	"                  kretfunc, uprobe:FILE:GLOB and usdt:FILE:GLOB when asked; -lv with fields\n"
+	"                  of tracepoints and arguments of kfuncs\n"
+	"  -p PID          uprobes and usdt fire in process PID only; the trace ends when PID exits\n"
+	"  -c CMD          run CMD (split into words, no shell) once the probes are attached; its exit\n"
+	"                  ends the trace; cpid is its pid\n"
+	"  --include FILE  read FILE's #defines as an #include <FILE> of the program would (repeatable)\n"
 	"  -d              print the generated kiln Lisp and exit\n"
 	"  --dry-run       translate and compile, do not load\n"
 	"  --emit FILE.o   write the compiled object (a kiln/libbpf ELF object) and exit\n"
 	"  -o FILE         write the output to FILE instead of stdout\n"
 	"  -f json|text    the output as bpftrace's JSON lines (printf, time, maps, hist, stats)\n"
-	"  -c CMD          run CMD (split into words, no shell) once the probes are attached; its exit\n"
-	"                  ends the trace; cpid is its pid\n"
+	"  --info          what this kernel offers kiln trace (map and probe types, lockdown)\n"
+	"  --version       kiln's version and the bpftrace language version\n"
+	"  -h, --help      this text\n"
 	"\n"
 	"Supported so far: probes BEGIN, END, tracepoint:CAT:NAME (wildcards; args->FIELD),\n"
-	"interval:s|ms|us|hz:N, profile:hz|s|ms|us:N, uprobe/uretprobe:FILE|LIB:FUNC, kprobe/\n"
-	"kretprobe:FUNC (refused at attach where the kernel has no kprobes); builtins pid tid uid gid\n"
+	"rawtracepoint:NAME (arg0..), interval:s|ms|us|hz:N, profile:hz|s|ms|us:N,\n"
+	"software|hardware:EVENT[:COUNT], uprobe/uretprobe:FILE|LIB:FUNC (wildcards, +OFFSET,\n"
+	"an address), kprobe/kretprobe:FUNC (wildcards, +OFFSET; refused at attach where the\n"
+	"kernel has no kprobes), kfunc/kretfunc:FUNC (args->NAME, retval; refused at load under\n"
+	"lockdown), usdt:FILE:[PROVIDER:]NAME (arg0..); builtins pid tid uid gid\n"
 	"nsecs elapsed cpu comm probe func cpid kstack ustack curtask arg0-arg5 retval; struct access\n"
 	"through BTF (curtask->real_parent->pid, args->ptr->field, (struct NAME *) casts, .field);\n"
 	"printf time print clear zero delete exit str join ksym kaddr count sum avg min max stats\n"
@@ -56,72 +72,31 @@ static const char trace_help[] =
 	"/usr/include headers it #includes (AF_INET, O_CREAT), and the kernel's enumerators.\n"
 	"The rest of the language parses and is refused with `not supported yet by kiln trace`\n"
 	"at its position (docs/trace.md).\n"
-	"environment: BPFTRACE_STRLEN (bytes of str(), default 64, at most 200), BPFTRACE_MAP_KEYS_MAX\n"
-	"(entries of each map, 4096), BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS (512),\n"
-	"BPFTRACE_PERF_RB_PAGES (the ring buffer in pages, 64)\n";
+	"\n"
+	"ENVIRONMENT:\n"
+	"  BPFTRACE_STRLEN         bytes of str() (default 64, at most 200)\n"
+	"  BPFTRACE_MAP_KEYS_MAX   entries of each map (4096)\n"
+	"  BPFTRACE_MAX_PROBES     most probes a program may attach (512)\n"
+	"  BPFTRACE_MAX_BPF_PROGS  most programs it may make (512)\n"
+	"  BPFTRACE_PERF_RB_PAGES  the ring buffer in pages (64)\n";
 
 static volatile sig_atomic_t stop_signal;
 
+static volatile sig_atomic_t first_signal_s;   /* CLOCK_MONOTONIC seconds of the first */
+
+/* The first SIGINT/SIGTERM stops the trace (END runs, maps print); another one at least a
+ * second later exits at once (the kernel detaches). One sooner is the same request again:
+ * GNU timeout sends its signal to the command and then to its whole process group, and
+ * bpftrace ignores the repeat too. */
 static void on_signal(int sig)
 {
-	if (stop_signal)
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);   /* async-signal-safe */
+	if (stop_signal && ts.tv_sec - first_signal_s >= 1)
 		_exit(128 + sig);
+	if (!stop_signal)
+		first_signal_s = ts.tv_sec;
 	stop_signal = sig;
-}
-
-/* ---- -l ---- */
-
-static int list_probes(const char *glob, bool verbose)
-{
-	char path[256];
-	snprintf(path, sizeof(path), "%s/available_events", kt_tracefs());
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "kiln trace: cannot read %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	char line[512];
-	struct kl_arena a = { 0 };
-	jmp_buf oom;
-	if (setjmp(oom)) {
-		fclose(f);
-		kl_arena_free(&a);
-		fprintf(stderr, "kiln trace: out of memory\n");
-		return 1;
-	}
-	a.oom = &oom;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		char *colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		*colon = 0;
-		char name[600];
-		snprintf(name, sizeof(name), "tracepoint:%s:%s", line, colon + 1);
-		if (glob && fnmatch(glob, name, 0) && fnmatch(glob, name + 11, 0))
-			continue;
-		printf("%s\n", name);
-		if (!verbose)
-			continue;
-		char event[520], msg[512];
-		snprintf(event, sizeof(event), "%s/%s", line, colon + 1);
-		struct kl_tp_field *fields;
-		uint32_t n;
-		if (kl_tracepoint_format(&a, event, &fields, &n, msg, sizeof(msg)))
-			continue;
-		for (uint32_t i = 0; i < n; i++)
-			if (strncmp(fields[i].name, "common_", 7)) {
-				if (fields[i].data_loc)
-					printf("    __data_loc char[] %s;\n", fields[i].name);
-				else if (fields[i].count)
-					printf("    char %s[%u];\n", fields[i].name, fields[i].count);
-				else
-					printf("    %sint%u %s;\n", fields[i].is_signed ? "" : "u", fields[i].size * 8, fields[i].name);
-			}
-	}
-	fclose(f);
-	kl_arena_free(&a);
-	return 0;
 }
 
 /* ---- running ---- */
@@ -193,22 +168,28 @@ static bool child_exited(struct child *c)
 
 struct run {
 	struct child *child;
+	pid_t pid;                  /* -p */
+	int pidfd;                  /* ... readable once it exits (-1: none) */
 	const struct kt_sema *s;
 	const struct kt_gen *g;
 	struct kiln_object *obj;
 	struct kiln_map **maps;     /* by map index */
 	FILE *out;
 	bool exited;
-	struct pending *pend;       /* by CPU: text not yet ended by a newline */
+	struct pending *pend;       /* by CPU: this batch's text */
 	uint32_t npend;
+	uint32_t *order, norder;    /* the CPUs with text this batch, in order of their first */
 };
 
 /* One ring buffer serves every CPU: the records of two events at once interleave (one's
- * time(), the other's, one's printf(), ...). As bpftrace's per-CPU buffers keep each CPU's
- * output together, each CPU's text waits here until it ends a line. */
+ * time(), the other's, one's printf(), ...). bpftrace 0.17 has a perf buffer per CPU and
+ * drains one CPU's at a time; likewise, the text of each batch of records read at once is
+ * written CPU by CPU (in the order of each CPU's first record), then the batch's end writes
+ * it all. */
 struct pending {
 	char *buf;
 	size_t len;
+	bool queued;                /* in order[] this batch */
 };
 
 static void put_text(struct run *r, uint32_t cpu, const char *text, size_t n)
@@ -222,21 +203,31 @@ static void put_text(struct run *r, uint32_t cpu, const char *text, size_t n)
 	p->buf = grown;
 	memcpy(p->buf + p->len, text, n);
 	p->len += n;
-	size_t end = p->len;
-	while (end && p->buf[end - 1] != '\n')
-		end--;
-	fwrite(p->buf, 1, end, r->out);
-	memmove(p->buf, p->buf + end, p->len - end);
-	p->len -= end;
+	if (!p->queued) {
+		p->queued = true;
+		r->order[r->norder++] = cpu;
+	}
 }
 
-/* What every CPU has not ended with a newline (before END runs, before the maps). */
+/* The batch's text, CPU by CPU. */
 static void flush_pending(struct run *r)
 {
-	for (uint32_t i = 0; i < r->npend; i++) {
-		fwrite(r->pend[i].buf, 1, r->pend[i].len, r->out);
-		r->pend[i].len = 0;
+	for (uint32_t i = 0; i < r->norder; i++) {
+		struct pending *p = &r->pend[r->order[i]];
+		fwrite(p->buf, 1, p->len, r->out);
+		p->len = 0;
+		p->queued = false;
 	}
+	r->norder = 0;
+	fflush(r->out);
+}
+
+/* The records available now (waiting up to timeout_ms for some), then their text. */
+static int poll_batch(struct run *r, struct kiln_reader *rd, int timeout_ms)
+{
+	int n = kiln_reader_poll(rd, timeout_ms);
+	flush_pending(r);
+	return n;
 }
 
 static int on_record(void *ctx, const struct kiln_record *rec)
@@ -326,6 +317,8 @@ static double now_s(void)
 }
 
 /* BEGIN or END: every such program once, then what it printed. */
+/* BEGIN's records stay in the ring buffer for the main loop, as bpftrace prints them after
+ * attaching every probe; END's are read at once. */
 static int run_special(struct run *r, struct kiln_reader *rd, enum kt_pkind kind)
 {
 	for (uint32_t i = 0; i < r->s->ntargets; i++) {
@@ -339,7 +332,7 @@ static int run_special(struct run *r, struct kiln_reader *rd, enum kt_pkind kind
 			fprintf(stderr, "kiln trace: running %s: %s\n", r->s->targets[i].probe, strerror(errno));
 			return 1;
 		}
-		while (kiln_reader_poll(rd, 0) > 0)
+		while (kind == KP_END && poll_batch(r, rd, 0) > 0)
 			;
 	}
 	return 0;
@@ -359,6 +352,15 @@ static int attach_all(struct run *r, struct kiln_link **links)
 			o.on_one_cpu = true;
 			o.cpu = 0;
 		}
+		if (t->kind == KP_SOFTWARE || t->kind == KP_HARDWARE) {   /* every CPU, every count events */
+			o.event_name = t->event;
+			o.event_type = t->perf_type;
+			o.event_config = t->perf_config;
+			o.period = t->count;
+		}
+		if (t->kind == KP_UPROBE || t->kind == KP_URETPROBE || t->kind == KP_USDT)
+			o.pid = r->pid;   /* -p: that process only (0: all) */
+		o.ref_ctr_offset = t->sema;   /* a USDT semaphore: the process's probe code runs */
 		if (!p || kiln_prog_attach(p, &o, &links[i])) {
 			fprintf(stderr, "kiln trace: attaching %s: %s\n", t->probe, kiln_errmsg());
 			return 1;
@@ -383,8 +385,15 @@ static int map_name_cmp(const void *a, const void *b, void *arg)
 	return strcmp(s->maps[*(const uint32_t *)a].name, s->maps[*(const uint32_t *)b].name);
 }
 
+/* -p's process has exited (its pidfd is readable). */
+static bool pid_exited(const struct run *r)
+{
+	struct pollfd p = { .fd = r->pidfd, .events = POLLIN };
+	return r->pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
 static int run_program(const struct kt_sema *s, const struct kt_gen *g, const void *elf, size_t size, FILE *out,
-		       struct child *child)
+		       struct child *child, pid_t pid)
 {
 	struct kiln_object *obj;
 	struct kiln_object_opts oo = { .sz = sizeof(oo), .name = "kiln_trace" };
@@ -393,19 +402,33 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		return 1;
 	}
 	int rc = 1;
-	struct run r = { .child = child, .s = s, .g = g, .obj = obj, .out = out };
+	struct run r = { .child = child, .pid = pid, .pidfd = -1, .s = s, .g = g, .obj = obj, .out = out };
+	if (pid > 0 && (r.pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
+		fprintf(stderr, "ERROR: pid %d: %s\n", (int)pid, strerror(errno));
+		kiln_object_close(obj);
+		return 1;
+	}
 	struct kiln_link **links = calloc(s->ntargets + 1, sizeof(*links));
 	r.maps = calloc(s->nmaps + 1, sizeof(*r.maps));
 	int ncpus = kiln_num_possible_cpus();
 	r.npend = ncpus > 0 ? (uint32_t)ncpus : 1;
 	r.pend = calloc(r.npend, sizeof(*r.pend));
+	r.order = calloc(r.npend, sizeof(*r.order));
 	struct kiln_reader *rd = NULL;
-	if (!links || !r.maps || !r.pend) {
+	if (!links || !r.maps || !r.pend || !r.order) {
 		fprintf(stderr, "kiln trace: out of memory\n");
 		goto out;
 	}
-	if (cli_object_load("trace", obj, "the generated program"))
+	if (cli_object_load("trace", obj, "the generated program")) {
+		for (uint32_t i = 0; i < s->ntargets; i++)
+			if ((s->targets[i].kind == KP_KFUNC || s->targets[i].kind == KP_KRETFUNC) &&
+			    strstr(kiln_errmsg(), "locked down")) {
+				fprintf(stderr, "kiln trace: kfunc and kretfunc probes are fentry and fexit programs, which "
+						"a kernel in lockdown (/sys/kernel/security/lockdown) refuses to load\n");
+				break;
+			}
 		goto out;
+	}
 	for (uint32_t i = 0; i < s->nmaps; i++) {
 		char name[32];
 		snprintf(name, sizeof(name), "m%u", i);
@@ -440,18 +463,16 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 	fflush(out);
 	if (run_special(&r, rd, KP_BEGIN))
 		goto out;
-	flush_pending(&r);
-	if (!r.exited && attach_all(&r, links))
+	if (attach_all(&r, links))
 		goto out;
-	/* bpftrace's runtime tests wait for this line before they start their clock */
-	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
-		fprintf(out, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
-		fflush(out);
-	}
+	/* bpftrace's runtime tests wait for this line before they start their clock; bpftrace
+	 * 0.17 writes it to stderr */
+	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED"))
+		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
 	if (r.child)
 		child_release(r.child);
-	while (!stop_signal && !r.exited && !(r.child && child_exited(r.child))) {
-		int err = kiln_reader_poll(rd, 100);
+	while (!stop_signal && !r.exited && !(r.child && child_exited(r.child)) && !pid_exited(&r)) {
+		int err = poll_batch(&r, rd, 100);
 		if (err < 0 && err != -EINTR) {
 			cli_fail("trace");
 			goto out;
@@ -465,12 +486,10 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 	bool exited = r.exited;
 	r.exited = false;
 	double end = now_s() + 0.25;
-	while (!exited && now_s() < end && kiln_reader_poll(rd, 0) > 0)
+	while (!exited && now_s() < end && poll_batch(&r, rd, 0) > 0)
 		;
-	flush_pending(&r);
 	if (run_special(&r, rd, KP_END))
 		goto out;
-	flush_pending(&r);
 	fputs("\n\n", out);
 	uint32_t *order = calloc(s->nmaps + 1, sizeof(*order));
 	if (!order)
@@ -493,39 +512,81 @@ out:
 	for (uint32_t i = 0; r.pend && i < r.npend; i++)
 		free(r.pend[i].buf);
 	free(r.pend);
+	free(r.order);
 	trace_set_stacks(NULL);
 	kiln_object_close(obj);
+	if (r.pidfd >= 0)
+		close(r.pidfd);
 	return rc;
 }
 
 /* ---- the command ---- */
 
 struct opts {
-	const char *prog_text, *file, *emit, *output, *list_glob, *command;
+	const char *prog_text, *file, *emit, *output, *list_glob, *command, *pid_text;
 	bool list, list_verbose, debug, dry_run;
-	const char **params;
-	int nparams;
+	const char **params, **includes;
+	int nparams, nincludes;
+	pid_t pid;                  /* -p */
 };
+
+/* -p's PID as bpftrace checks it: a decimal number within the kernel's pid range, of a
+ * process that exists. 0, or 1 with bpftrace's message. */
+static int check_pid(struct opts *o)
+{
+	const char *t = o->pid_text;
+	char *end;
+	errno = 0;
+	long v = strtol(t, &end, 10);
+	if (!*t || *end || errno == ERANGE || isspace((unsigned char)*t)) {
+		fprintf(stderr, "ERROR: pid '%s' is not a valid decimal number\n", t);
+		return 1;
+	}
+	if (v < 1 || v > 4 * 1024 * 1024) {
+		fprintf(stderr, "ERROR: pid '%s' out of valid pid range [1,%d]\n", t, 4 * 1024 * 1024);
+		return 1;
+	}
+	if (kill((pid_t)v, 0) && errno == ESRCH) {
+		fprintf(stderr, "ERROR: pid %ld: %s\n", v, strerror(ESRCH));
+		return 1;
+	}
+	o->pid = (pid_t)v;
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	o->params = calloc((size_t)argc + 1, sizeof(*o->params));
-	if (!o->params)
+	o->includes = calloc((size_t)argc + 1, sizeof(*o->includes));
+	if (!o->params || !o->includes)
 		return 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		bool have_prog = o->prog_text || o->file;
+		static const char *const with_arg[] = { "-e", "-o", "-c", "-p", "--emit", "--include" };
+		const char **dest[] = { &o->prog_text, &o->output, &o->command, &o->pid_text, &o->emit, NULL };
+		size_t w = 0;
+		while (w < sizeof(with_arg) / sizeof(with_arg[0]) && strcmp(a, with_arg[w]))
+			w++;
 		if (have_prog && (a[0] != '-' || !a[1])) {
 			o->params[o->nparams++] = a;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(trace_help, stdout);
 			return 0;
-		} else if (!strcmp(a, "-e") || !strcmp(a, "-o") || !strcmp(a, "-c") || !strcmp(a, "--emit")) {
+		} else if (!strcmp(a, "--version")) {
+			printf("kiln trace %s: bpftrace v0.17.0's language on kiln's compiler\n", cli_version());
+			return 0;
+		} else if (!strcmp(a, "--info")) {
+			return trace_info();
+		} else if (w < sizeof(with_arg) / sizeof(with_arg[0])) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "kiln trace: %s needs an argument\n", a);
+				fprintf(stderr, "kiln trace: %s needs an argument\n%s", a, trace_help);
 				return 2;
 			}
-			*(a[1] == 'e' ? &o->prog_text : a[1] == 'o' ? &o->output : a[1] == 'c' ? &o->command : &o->emit) = argv[++i];
+			if (dest[w])
+				*dest[w] = argv[++i];
+			else
+				o->includes[o->nincludes++] = argv[++i];
 		} else if (!strcmp(a, "-f")) {
 			if (i + 1 >= argc || (strcmp(argv[i + 1], "json") && strcmp(argv[i + 1], "text"))) {
 				fprintf(stderr, "kiln trace: -f takes json or text\n");
@@ -534,7 +595,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			trace_set_json(!strcmp(argv[++i], "json"));
 		} else if (!strcmp(a, "-l") || !strcmp(a, "-lv") || !strcmp(a, "-vl")) {
 			o->list = true;
-			o->list_verbose = strlen(a) == 3;
+			o->list_verbose = o->list_verbose || strlen(a) == 3;
 			if (i + 1 < argc && argv[i + 1][0] != '-')
 				o->list_glob = argv[++i];
 		} else if (!strcmp(a, "-v")) {
@@ -549,6 +610,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			fprintf(stderr, "kiln trace: unknown option %s\n%s", a, trace_help);
 			return 2;
 		}
+	}
+	if (o->pid_text && check_pid(o))
+		return 1;
+	if (o->pid_text && o->command) {
+		fprintf(stderr, "kiln trace: -p and -c cannot be used together\n");
+		return 2;
 	}
 	return -1;
 }
@@ -575,23 +642,27 @@ int cmd_trace(int argc, char **argv)
 	int r = parse_args(argc, argv, &o);
 	if (r >= 0) {
 		free(o.params);
+		free(o.includes);
 		return r;
 	}
 	if (o.list) {
 		free(o.params);
-		return list_probes(o.list_glob, o.list_verbose);
+		free(o.includes);
+		return trace_list(o.list_glob, o.list_verbose);
 	}
 	if (!o.prog_text && !o.file) {
 		fputs(trace_help, stderr);
 		free(o.params);
+		free(o.includes);
 		return 2;
 	}
 	const char *name;
 	size_t len;
 	char *text = read_source(&o, &name, &len);
-	if (!text) {
-		fprintf(stderr, "kiln trace: cannot read %s: %s\n", o.file ? o.file : "the program", kl_read_strerror(errno));
+	if (!text) {   /* bpftrace's wording, which its runtime tests check */
+		fprintf(stderr, "ERROR: failed to open file '%s': %s\n", o.file ? o.file : "-", kl_read_strerror(errno));
 		free(o.params);
+		free(o.includes);
 		return 1;
 	}
 	struct kl_source src = { name, text, len };
@@ -611,12 +682,24 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	a.oom = &oom;
-	if (kt_parse(&src, &a, &d, &prog) || kt_sema(&prog, &s, &a, &d) || kt_gen(&prog, &s, &a, &d, &g)) {
+	for (int i = 0; i < o.nincludes; i++) {   /* before the program's own lines, as bpftrace's */
+		char line[4200], why[512];
+		int n = snprintf(line, sizeof(line), "#include <%s>", o.includes[i]);
+		if (kt_cdef_line(line, (size_t)n, why, sizeof(why))) {
+			fprintf(stderr, "kiln trace: --include %s: %s\n", o.includes[i], why);
+			goto out;
+		}
+	}
+	if (kt_parse(&src, &a, &d, &prog) || kt_sema(&prog, &s, &a, &d)) {
 		kl_diag_print(&d, stderr);
 		goto out;
 	}
-	if (trace_limits(&s, stderr))
+	if (trace_limits(&s, stderr))   /* before a wildcard's thousands of programs are written */
 		goto out;
+	if (kt_gen(&prog, &s, &a, &d, &g)) {
+		kl_diag_print(&d, stderr);
+		goto out;
+	}
 	if (o.debug) {
 		fwrite(g.text, 1, g.len, stdout);
 		rc = 0;
@@ -656,7 +739,7 @@ int cmd_trace(int argc, char **argv)
 			fprintf(stderr, "kiln trace: cannot start the command: %s\n", strerror(errno));
 		goto out;
 	}
-	rc = run_program(&s, &g, elf, size, out, o.command ? &child : NULL);
+	rc = run_program(&s, &g, elf, size, out, o.command ? &child : NULL, o.pid);
 	if (child.go >= 0)
 		close(child.go);   /* never released: it exits without running */
 	if (child.pid > 0)
@@ -669,5 +752,6 @@ out:
 	kl_arena_free(&a);
 	free(text);
 	free(o.params);
+	free(o.includes);
 	return rc;
 }

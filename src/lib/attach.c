@@ -3,7 +3,6 @@
  * cgroups), and the links that keep them attached: pin, detach, destroy. */
 #define _GNU_SOURCE
 #include "object_internal.h"
-#include "elfsym.h"
 #include "kiln/error.h"
 #include "fail.h"
 #include <bpf/bpf.h>
@@ -305,6 +304,41 @@ static int probe_pmu(struct attach_ctx *c, const char *pmu, uint32_t *type, int 
 	return 0;
 }
 
+/* The file offset of function sym in the ELF file at path: what a uprobe takes. */
+static int elf_func_offset(const char *path, const char *sym, uint64_t *off)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int err = e && elf_kind(e) == ELF_K_ELF ? -ENOENT : -ENOEXEC;
+	for (Elf_Scn *scn = NULL; err == -ENOENT && (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			GElf_Shdr ss;
+			if (!gelf_getsym(d, (int)i, &s) || !s.st_value || s.st_shndx == SHN_UNDEF ||
+			    (GELF_ST_TYPE(s.st_info) != STT_FUNC && GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
+				continue;
+			const char *name = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!name || strcmp(name, sym) || !gelf_getshdr(elf_getscn(e, s.st_shndx), &ss))
+				continue;
+			*off = s.st_value - ss.sh_addr + ss.sh_offset;
+			err = 0;
+			break;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return err;
+}
+
 /* "NAME+OFF" or "NAME" or "0xADDR" into name (maybe "") and offset. */
 static void split_func(const char *s, char *name, size_t len, uint64_t *off)
 {
@@ -338,7 +372,7 @@ static int attach_uprobe(struct attach_ctx *c)
 		return attach_fail(c, EINVAL, false, "%s needs a binary and a symbol (options, or section %s/BINARY:FUNC)",
 				   ret ? "uretprobe" : "uprobe", ret ? "uretprobe" : "uprobe");
 	if (symbol) {
-		int err = kl_elf_func_offset(binary, symbol, &sym_off);
+		int err = elf_func_offset(binary, symbol, &sym_off);
 		if (err)
 			return attach_fail(c, err, false, "function %s in %s", symbol, binary);
 		snprintf(what, sizeof(what), "%s %s:%s", ret ? "uretprobe" : "uprobe", binary, symbol);
@@ -353,6 +387,13 @@ static int attach_uprobe(struct attach_ctx *c)
 		return err;
 	struct perf_event_attr a = { .type = type, .size = sizeof(a), .config = ret ? 1ull << bit : 0,
 				     .config1 = (uint64_t)(uintptr_t)binary, .config2 = sym_off + off };
+	if (c->o.ref_ctr_offset) {   /* the PMU says where: "config:32-63" */
+		char buf[64];
+		int lo = 32;
+		if (!kl_read_sysfs("/sys/bus/event_source/devices/uprobe/format/ref_ctr_offset", buf, sizeof(buf)))
+			sscanf(buf, "config:%d", &lo);
+		a.config |= c->o.ref_ctr_offset << lo;
+	}
 	return perf_link(c, &a, c->o.pid > 0 ? c->o.pid : -1, what);
 }
 
@@ -455,8 +496,13 @@ static int attach_perf_event(struct attach_ctx *c)
 	if (n <= 0)
 		return attach_fail(c, n ? -n : ENOENT, false, "the online CPUs (/sys/devices/system/cpu/online)");
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_CPU_CLOCK };
-	if (c->o.period) {
-		a.sample_period = c->o.period;
+	const char *ev = c->o.event_name ? c->o.event_name : "cpu-clock";
+	if (c->o.event_name) {
+		a.type = c->o.event_type;
+		a.config = c->o.event_config;
+	}
+	if (c->o.period || c->o.event_name) {
+		a.sample_period = c->o.period ? c->o.period : 1;
 	} else {
 		a.freq = 1;
 		a.sample_freq = c->o.freq ? c->o.freq : 99;
@@ -474,14 +520,17 @@ static int attach_perf_event(struct attach_ctx *c)
 		}
 		if (err) {
 			link_close(c->l);     /* the CPUs linked so far */
-			return attach_fail(c, -err, false, "perf_event_open (cpu-clock) on CPU %d", cpus[i]);
+			return attach_fail(c, -err, false, "perf_event_open (%s) on CPU %d", ev, cpus[i]);
 		}
 		if (i)
 			c->l->more[c->l->nmore++] = fd;
 		else
 			c->l->fd = fd;
 	}
-	if (c->o.period)
+	if (c->o.event_name)
+		snprintf(c->l->desc, sizeof(c->l->desc), "%s every %llu on %d CPU%s", ev,
+			 (unsigned long long)a.sample_period, n, n > 1 ? "s" : "");
+	else if (c->o.period)
 		snprintf(c->l->desc, sizeof(c->l->desc), "cpu-clock every %llu ns on %d CPU%s",
 			 (unsigned long long)c->o.period, n, n > 1 ? "s" : "");
 	else

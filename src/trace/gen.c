@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "trace/gen_priv.h"
 #include "trace/funcs.h"
+#include "trace/usdt.h"
 #include <kiln/stack.h>
 
 #include <stdio.h>
@@ -195,6 +196,51 @@ static bool is_core(const struct kt_node *n)
 	return n->kind == KT_FIELD || (n->kind == KT_ARROW && n->a->type.tname);
 }
 
+/* A USDT argument where the compiler left it: a register of pt_regs, memory at a register
+ * plus a displacement (the process's memory), or a constant; narrowed to its size. */
+static void gen_usdt_arg(struct g *g, const struct kt_node *n)
+{
+	struct kt_usdt_arg ua;
+	char msg[512];
+	if (kt_usdt_arg(g->t->usdt_args, (uint32_t)(n->name[3] - '0'), &ua, msg, sizeof(msg))) {
+		gen_err(g, n->span, msg);
+		fputs("0", g->o);
+		return;
+	}
+	if (ua.kind == KT_UA_IMM) {
+		fprintf(g->o, "%lld", (long long)ua.value);
+		return;
+	}
+	fprintf(g->o, "(cast %c%u ", ua.is_signed ? 'i' : 'u', ua.size * 8);
+	if (ua.kind == KT_UA_REG) {
+		fprintf(g->o, "(ctx u64 %u))", ua.reg);
+		return;
+	}
+	const char *b = fresh(g, "u");
+	fprintf(g->o, "(let ((%s (stack-buffer 8))) (store u64 %s 0 0) (probe-read-user %s %u (+ (ctx u64 %u) %lld)) (load u%u %s 0)))",
+		b, b, b, ua.size, ua.reg, (long long)ua.value, ua.size * 8, b);
+}
+
+/* The builtins read from the context that depend on the probe kind: a raw tracepoint's
+ * arguments (u64s at ctx), a kretfunc's retval (after the arguments, typed by BTF). 1 if n
+ * was one. */
+static bool gen_ctx_builtin(struct g *g, const struct kt_node *n)
+{
+	if (g->t->kind == KP_RAWTRACEPOINT && !strncmp(n->name, "arg", 3)) {
+		fprintf(g->o, "(load u64 ctx %d)", (n->name[3] - '0') * 8);
+		return true;
+	}
+	if (g->t->kind == KP_USDT && !strncmp(n->name, "arg", 3)) {
+		gen_usdt_arg(g, n);
+		return true;
+	}
+	if (g->t->kind == KP_KRETFUNC && !strcmp(n->name, "retval")) {
+		fputs("(retval)", g->o);
+		return true;
+	}
+	return false;
+}
+
 static void gen_int(struct g *g, const struct kt_node *n)
 {
 	if (is_core(n) && n->type.user) {   /* the CO-RE offset, then a read of user memory */
@@ -234,6 +280,8 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			      "#xffffffff) (logand (get-current-pid-tgid) #xffffffff00000000))", g->o);
 			return;
 		}
+		if (gen_ctx_builtin(g, n))
+			return;
 		for (size_t i = 0; i < sizeof(builtin_code) / sizeof(builtin_code[0]); i++)
 			if (!strcmp(n->name, builtin_code[i].name)) {
 				fputs(builtin_code[i].lisp, g->o);
@@ -291,6 +339,10 @@ static void gen_int(struct g *g, const struct kt_node *n)
 	case KT_ARROW: {
 		struct kl_tp_field f;
 		char msg[1024];
+		if (g->t->kind == KP_KFUNC || g->t->kind == KP_KRETFUNC) {   /* args->NAME: sema's index */
+			fprintf(g->o, "(arg %lld)", (long long)n->num);
+			return;
+		}
 		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
 			gen_err(g, n->span, msg);
 			fputs("0", g->o);
@@ -416,8 +468,8 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 /* ---- statements ---- */
 
 /* One ring buffer serves every CPU, so two events at once can interleave their records
- * (naptime's time() and printf()): each record says its CPU, and the reader keeps each CPU's
- * text together up to its newlines, as bpftrace's per-CPU buffers do. */
+ * (naptime's time() and printf()): each record says its CPU, and the reader writes the text of
+ * what it reads at once CPU by CPU, as bpftrace drains its per-CPU buffers. */
 const char *kt_rec_id(struct g *g, enum kt_ev kind, uint32_t index)
 {
 	if (index > 0xffff)
@@ -636,6 +688,12 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 	(void)prog;
 }
 
+/* "+8" after a uprobe's or kprobe's function when the attach point gives an offset */
+static const char *offset_text(struct g *g, const struct kt_target *t)
+{
+	return t->offset ? kl_arena_printf(g->a, "+%llu", (unsigned long long)t->offset) : "";
+}
+
 static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 {
 	const struct kt_target *t = &g->s->targets[ti];
@@ -655,14 +713,32 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 		break;
 	case KP_UPROBE: case KP_URETPROBE: {   /* libkiln finds the function in the file at attach */
 		const char *k = t->kind == KP_UPROBE ? "uprobe" : "uretprobe";
-		fprintf(g->o, "\n(defprog p%u (:type :%s :section \"%s/%s:%s\") ; %s\n  ", ti, k, k, t->binary, t->event, t->probe);
+		fprintf(g->o, "\n(defprog p%u (:type :%s :section \"%s/%s:%s%s\") ; %s\n  ", ti, k, k, t->binary, t->event,
+			offset_text(g, t), t->probe);
 		break;
 	}
 	case KP_KPROBE: case KP_KRETPROBE: {
 		const char *k = t->kind == KP_KPROBE ? "kprobe" : "kretprobe";
+		fprintf(g->o, "\n(defprog p%u (:type :%s :section \"%s/%s%s\") ; %s\n  ", ti, k, k, t->event, offset_text(g, t),
+			t->probe);
+		break;
+	}
+	case KP_KFUNC: case KP_KRETFUNC: {   /* a trampoline: typed by the function's BTF */
+		const char *k = t->kind == KP_KFUNC ? "fentry" : "fexit";
 		fprintf(g->o, "\n(defprog p%u (:type :%s :section \"%s/%s\") ; %s\n  ", ti, k, k, t->event, t->probe);
 		break;
 	}
+	case KP_RAWTRACEPOINT:
+		fprintf(g->o, "\n(defprog p%u (:type :raw-tracepoint :section \"raw_tracepoint/%s\") ; %s\n  ", ti, t->event,
+			t->probe);
+		break;
+	case KP_USDT:   /* a uprobe at the probe's file offset */
+		fprintf(g->o, "\n(defprog p%u (:type :uprobe :section \"uprobe/%s:%#llx\") ; %s\n  ", ti, t->binary,
+			(unsigned long long)t->offset, t->probe);
+		break;
+	case KP_SOFTWARE: case KP_HARDWARE:   /* the runtime opens the perf event */
+		fprintf(g->o, "\n(defprog p%u (:type :perf-event) ; %s\n  ", ti, t->probe);
+		break;
 	}
 	uint32_t nv = g->s->nvars[t->probe_index];
 	const struct kt_var *vars = g->s->vars[t->probe_index];

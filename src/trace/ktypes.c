@@ -3,6 +3,8 @@
 #include "compiler/kbtf.h"
 #include "compiler/nearest.h"
 #include <bpf/btf.h>
+#include <fnmatch.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,20 +39,25 @@ static const char *anon_name(uint32_t id)
 	return anon_names[nanon++];
 }
 
+/* "the kernel has no WHAT 'name'" with the nearest names of the kinds into msg. */
+static void not_found(const struct kl_kbtf *k, const char *name, int kinds, const char *what, char *msg, size_t len)
+{
+	struct kl_nearest nb;
+	char hint[400];
+	kl_nearest_init(&nb, name);
+	kl_kbtf_nearest(k, &nb, kinds);
+	kl_nearest_hint(&nb, hint, sizeof(hint));
+	snprintf(msg, len, "the kernel has no %s '%s'%s%s", what, name, *hint ? "; " : "", hint);
+}
+
 static uint32_t struct_id(const struct kl_kbtf *k, const char *name, char *msg, size_t len)
 {
 	if (name[0] == '#')
 		return (uint32_t)strtoul(name + 1, NULL, 10);
 	uint32_t id = kl_kbtf_find(k, name, KL_KB_STRUCT);
-	if (id)
-		return id;
-	struct kl_nearest nb;
-	char hint[400];
-	kl_nearest_init(&nb, name);
-	kl_kbtf_nearest(k, &nb, KL_KB_STRUCT);
-	kl_nearest_hint(&nb, hint, sizeof(hint));
-	snprintf(msg, len, "the kernel has no struct or union '%s'%s%s", name, *hint ? "; " : "", hint);
-	return 0;
+	if (!id)
+		not_found(k, name, KL_KB_STRUCT, "struct or union", msg, len);
+	return id;
 }
 
 int kt_kstruct(const char *name, char *msg, size_t len)
@@ -132,6 +139,38 @@ int kt_kenum(const char *name, int64_t *val)
 	return -1;
 }
 
+/* The kiln trace type of BTF type id (see kt_kfield); 0, or -1 when it has none. */
+static int ktype_of(const struct btf *btf, uint32_t id, struct kt_type *out)
+{
+	id = strip(btf, id);
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	*out = (struct kt_type){ .kind = KTT_INT, .size = 8 };
+	if (!t)
+		return -1;
+	if (btf_is_int(t) || btf_is_any_enum(t)) {
+		out->size = t->size;
+		out->is_signed = btf_is_int(t) ? (btf_int_encoding(t) & BTF_INT_SIGNED) != 0 : btf_kflag(t);
+		if (out->size == 1 || out->size == 2 || out->size == 4 || out->size == 8)
+			return 0;
+	} else if (btf_is_ptr(t)) {
+		const struct btf_type *to = btf__type_by_id(btf, strip(btf, t->type));
+		if (to && (btf_is_struct(to) || btf_is_union(to)) && to->name_off)
+			out->tname = btf__name_by_offset(btf, to->name_off);
+		return 0;
+	} else if ((btf_is_struct(t) || btf_is_union(t)) && (t->name_off || anon_name(id))) {
+		*out = (struct kt_type){ .kind = KTT_STRUCT, .tname = t->name_off ? btf__name_by_offset(btf, t->name_off) : anon_name(id) };
+		return 0;
+	} else if (btf_is_array(t)) {
+		const struct btf_array *ar = btf_array(t);
+		const struct btf_type *e = btf__type_by_id(btf, strip(btf, ar->type));
+		if (e && btf_is_int(e) && e->size == 1) {
+			*out = (struct kt_type){ .kind = KTT_STR, .size = ar->nelems };
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *msg, size_t len)
 {
 	const struct kl_kbtf *k;
@@ -146,30 +185,8 @@ int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *m
 		snprintf(msg, len, "struct %s has no field named %s", sname, field);
 		return -1;
 	}
-	mt = strip(btf, mt);
-	const struct btf_type *t = btf__type_by_id(btf, mt);
-	*out = (struct kt_type){ .kind = KTT_INT, .size = 8 };
-	if (btf_is_int(t) || btf_is_any_enum(t)) {
-		out->size = t->size;
-		out->is_signed = btf_is_int(t) ? (btf_int_encoding(t) & BTF_INT_SIGNED) != 0 : btf_kflag(t);
-		if (out->size == 1 || out->size == 2 || out->size == 4 || out->size == 8)
-			return 0;
-	} else if (btf_is_ptr(t)) {
-		const struct btf_type *to = btf__type_by_id(btf, strip(btf, t->type));
-		if (to && (btf_is_struct(to) || btf_is_union(to)) && to->name_off)
-			out->tname = btf__name_by_offset(btf, to->name_off);
+	if (ktype_of(btf, mt, out) == 0)
 		return 0;
-	} else if ((btf_is_struct(t) || btf_is_union(t)) && (t->name_off || anon_name(mt))) {
-		*out = (struct kt_type){ .kind = KTT_STRUCT, .tname = t->name_off ? btf__name_by_offset(btf, t->name_off) : anon_name(mt) };
-		return 0;
-	} else if (btf_is_array(t)) {
-		const struct btf_array *ar = btf_array(t);
-		const struct btf_type *e = btf__type_by_id(btf, strip(btf, ar->type));
-		if (e && btf_is_int(e) && e->size == 1) {
-			*out = (struct kt_type){ .kind = KTT_STR, .size = ar->nelems };
-			return 0;
-		}
-	}
 	snprintf(msg, len, "the field %s of struct %s (neither an integer, a pointer, a named struct nor a char array) is not supported yet by kiln trace",
 		 field, sname);
 	return -1;
@@ -208,5 +225,96 @@ int kt_koffsetof(const char *sname, const char *const *fields, uint32_t nfields,
 		id = mt;
 	}
 	*off = bits / 8;
+	return 0;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+int kt_kfuncs(struct kl_arena *a, const char *glob, const char ***out, uint32_t *n, char *msg, size_t len)
+{
+	const struct kl_kbtf *k;
+	const struct btf *btf = kernel_btf(msg, len, &k);
+	*out = NULL;
+	*n = 0;
+	if (!btf)
+		return -1;
+	KL_VEC(const char *) v = { 0 };
+	uint32_t cnt = btf__type_cnt(btf);
+	for (uint32_t id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf_is_func(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		if (name && *name && (!glob || !fnmatch(glob, name, 0)))
+			kl_vec_push(a, &v, name);
+	}
+	qsort(v.items, v.len, sizeof(*v.items), cmp_str);
+	uint32_t u = 0;
+	for (size_t i = 0; i < v.len; i++)   /* a static function of several files: once */
+		if (!u || strcmp(v.items[u - 1], v.items[i]))
+			v.items[u++] = v.items[i];
+	*out = v.items;
+	*n = u;
+	return 0;
+}
+
+int kt_kfunc_args(struct kl_arena *a, const char *func, struct kt_karg **args, uint32_t *n, struct kt_karg *ret,
+		  char *msg, size_t len)
+{
+	const struct kl_kbtf *k;
+	const struct btf *btf = kernel_btf(msg, len, &k);
+	if (!btf)
+		return -1;
+	uint32_t id = kl_kbtf_find(k, func, KL_KB_FUNC);
+	const struct btf_type *f = id ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_type *proto = f ? btf__type_by_id(btf, f->type) : NULL;
+	if (!proto || !btf_is_func_proto(proto)) {
+		not_found(k, func, KL_KB_FUNC, "function (in its BTF)", msg, len);
+		return -1;
+	}
+	const struct btf_param *p = btf_params(proto);
+	*n = btf_vlen(proto);
+	*args = kl_arena_array(a, struct kt_karg, *n + 1);
+	for (uint32_t i = 0; i < *n; i++) {
+		const char *pn = btf__name_by_offset(btf, p[i].name_off);
+		(*args)[i].name = pn && *pn ? pn : NULL;
+		(*args)[i].ok = ktype_of(btf, p[i].type, &(*args)[i].type) == 0 && (*args)[i].type.kind == KTT_INT;
+	}
+	*ret = (struct kt_karg){ .name = "retval" };
+	if (proto->type) {
+		ret->ok = ktype_of(btf, proto->type, &ret->type) == 0 && ret->type.kind == KTT_INT;
+	} else {
+		ret->type.kind = KTT_NONE;
+	}
+	return 0;
+}
+
+int kt_raw_tracepoints(struct kl_arena *a, const char *glob, const char ***names, uint32_t **nargs, uint32_t *n,
+		       char *msg, size_t len)
+{
+	const struct kl_kbtf *k;
+	const struct btf *btf = kernel_btf(msg, len, &k);
+	*n = 0;
+	if (!btf)
+		return -1;
+	KL_VEC(const char *) v = { 0 };
+	KL_VEC(uint32_t) c = { 0 };
+	uint32_t cnt = btf__type_cnt(btf);
+	for (uint32_t id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		const char *name = btf_is_typedef(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+		if (!name || strncmp(name, "btf_trace_", 10) || (glob && fnmatch(glob, name + 10, 0)))
+			continue;
+		/* a pointer to a FUNC_PROTO whose first parameter is the tracepoint's void *__data */
+		const struct btf_type *p = btf__type_by_id(btf, t->type);
+		const struct btf_type *fp = p && btf_is_ptr(p) ? btf__type_by_id(btf, p->type) : NULL;
+		uint32_t args = fp && btf_is_func_proto(fp) && btf_vlen(fp) ? btf_vlen(fp) - 1u : 0;
+		kl_vec_push(a, &v, name + 10);
+		kl_vec_push(a, &c, args);
+	}
+	*names = v.items;
+	*nargs = c.items;
+	*n = (uint32_t)v.len;
 	return 0;
 }

@@ -22,4 +22,22 @@ int kt_kenum(const char *name, int64_t *val);
 int kt_ksizeof(const char *sname, uint32_t *size, char *msg, size_t len);
 /* offsetof(struct NAME, f1.f2...): the member's byte offset (into anonymous members too). */
 int kt_koffsetof(const char *sname, const char *const *fields, uint32_t nfields, uint32_t *off, char *msg, size_t len);
+/* The kernel's functions (BTF FUNC names, each once, sorted) matching the fnmatch glob (NULL:
+ * all), in arena memory: what kprobe, kretprobe, kfunc and kretfunc wildcards expand to. 0,
+ * or -1 with the reason in msg (no BTF). */
+int kt_kfuncs(struct kl_arena *a, const char *glob, const char ***out, uint32_t *n, char *msg, size_t len);
+/* A kernel function's parameter or return value as kfunc's args->NAME and retval type it. */
+struct kt_karg {
+	const char *name;           /* NULL when BTF has none */
+	struct kt_type type;        /* ret: KTT_NONE for void */
+	bool ok;                    /* an integer or a pointer: what kiln trace reads */
+};
+/* The parameters of kernel function func (*n of them) and its return value, from its BTF
+ * prototype. 0, or -1 with the reason (and the nearest names) in msg. */
+int kt_kfunc_args(struct kl_arena *a, const char *func, struct kt_karg **args, uint32_t *n, struct kt_karg *ret,
+		  char *msg, size_t len);
+/* The kernel's raw tracepoints (BTF typedefs btf_trace_NAME) whose NAME matches glob (NULL:
+ * all), in BTF order, with how many u64 arguments each takes. 0, or -1 (no BTF) with msg. */
+int kt_raw_tracepoints(struct kl_arena *a, const char *glob, const char ***names, uint32_t **nargs, uint32_t *n,
+		       char *msg, size_t len);
 #endif

@@ -567,7 +567,7 @@ static const char *const aliases[][2] = {
 
 /* "provider:a:b:c" split at ':' outside quotes, quotes removed; the provider's one- and
  * two-letter aliases spelled out. */
-static void split_attach(struct ps *p, struct kt_attach *ap)
+void kt_attach_split(struct kl_arena *a, struct kt_attach *ap)
 {
 	const char *parts[4] = { 0 };
 	int n = 0;
@@ -583,7 +583,7 @@ static void split_attach(struct ps *p, struct kt_attach *ap)
 				buf[k++] = *s;
 		}
 		buf[k] = 0;
-		parts[n++] = kl_arena_strdup(p->a, buf);
+		parts[n++] = kl_arena_strdup(a, buf);
 		if (*s == ':')
 			s++;
 	}
@@ -605,7 +605,7 @@ static bool probe(struct ps *p, struct kt_probe *pr)
 			p->failed = true;
 			return false;
 		}
-		split_attach(p, &ap);
+		kt_attach_split(p->a, &ap);
 		kl_vec_push(p->a, &v, ap);
 		if (!accept(p, ','))
 			break;

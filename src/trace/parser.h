@@ -7,4 +7,8 @@
  * ("syntax error: ..." at its line:col). */
 int kt_parse(const struct kl_source *src, struct kl_arena *a, struct kl_diag *d, struct kt_program *out);
 
+/* ap->text split at ':' (outside quotes, which go) into provider, target, func and extra,
+ * the provider's one- and two-letter aliases spelled out. */
+void kt_attach_split(struct kl_arena *a, struct kt_attach *ap);
+
 #endif

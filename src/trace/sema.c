@@ -7,9 +7,8 @@
 #include "compiler/nearest.h"
 #include "trace/ktypes.h"
 #include "trace/cdefine.h"
-#include "trace/binpath.h"
-#include "lib/elfsym.h"
-#include <errno.h>
+#include "trace/probes.h"
+#include "trace/usdt.h"
 #include <ctype.h>
 #include <kiln/stack.h>
 #include <fnmatch.h>
@@ -104,144 +103,6 @@ int kt_tp_field(struct kl_arena *a, const char *event, const char *name, struct 
 	return -1;
 }
 
-/* ---- attach points ---- */
-
-static bool has_wild(const char *s)
-{
-	return s && strpbrk(s, "*?[") != NULL;
-}
-
-struct tvec {
-	struct kt_target *items;
-	size_t len, cap;
-};
-
-static int add_target(struct sm *m, struct tvec *v, struct kt_target t)
-{
-	kl_vec_push(m->a, v, t);
-	return 0;
-}
-
-/* tracepoint:CAT:NAME with wildcards: every CAT:NAME tracefs lists that matches. */
-static int expand_tracepoint(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv)
-{
-	struct tvec *v = vv;
-	if (!ap->target || !ap->func || ap->extra)
-		return err_at(m, ap->span, "%s: a tracepoint is tracepoint:CATEGORY:NAME", ap->text);
-	if (!has_wild(ap->target) && !has_wild(ap->func)) {
-		char event[512], msg[1024];
-		snprintf(event, sizeof(event), "%s/%s", ap->target, ap->func);
-		if (kl_tracepoint_check(event, msg, sizeof(msg)) < 0)
-			return err_at(m, ap->span, "%s", msg);
-		return add_target(m, v, (struct kt_target){ KP_TRACEPOINT, kl_arena_strdup(m->a, event),
-			kl_arena_printf(m->a, "tracepoint:%s:%s", ap->target, ap->func), 0, 0, pi, NULL, false });
-	}
-	char path[256];
-	snprintf(path, sizeof(path), "%s/available_events", kt_tracefs());
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return err_at(m, ap->span, "cannot read %s to expand the wildcard", path);
-	char line[512];
-	size_t before = v->len;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = 0;
-		char *colon = strchr(line, ':');
-		if (!colon)
-			continue;
-		*colon = 0;
-		if (fnmatch(ap->target, line, 0) || fnmatch(ap->func, colon + 1, 0))
-			continue;
-		add_target(m, v, (struct kt_target){ KP_TRACEPOINT, kl_arena_printf(m->a, "%s/%s", line, colon + 1),
-			kl_arena_printf(m->a, "tracepoint:%s:%s", line, colon + 1), 0, 0, pi, NULL, false });
-	}
-	fclose(f);
-	if (v->len == before)
-		return err_at(m, ap->span, "no tracepoint matches %s", ap->text);
-	return 0;
-}
-
-/* interval:s:N, interval:ms:N, ... and profile:hz:N, ... */
-static int timed(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv, enum kt_pkind kind)
-{
-	struct tvec *v = vv;
-	static const struct { const char *unit; uint64_t ns; } units[] = {
-		{ "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull }, { "hz", 0 },
-	};
-	const char *unit = ap->target, *num = ap->func;
-	char *end = NULL;
-	unsigned long long n = num ? strtoull(num, &end, 10) : 0;
-	if (!unit || !num || *end || !n || ap->extra)
-		return err_at(m, ap->span, "%s: expected PROVIDER:UNIT:COUNT (s, ms, us or hz, and a positive count)",
-			      ap->text);
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(unit, units[i].unit)) {
-			struct kt_target t = { kind, NULL, kl_arena_printf(m->a, "%s:%s:%llu", ap->provider, unit, n), 0, 0, pi, NULL, false };
-			if (units[i].ns)
-				t.period_ns = units[i].ns * n;
-			else if (kind == KP_INTERVAL)
-				t.period_ns = 1000000000ull / n;
-			else
-				t.freq = n;
-			return add_target(m, v, t);
-		}
-	return err_at(m, ap->span, "%s: the unit must be s, ms, us or hz", ap->text);
-}
-
-/* uprobe:FILE:FUNC, uretprobe:...; kprobe:FUNC, kretprobe:FUNC. The file is found now, and
- * whether it has the function (absent ones are dropped, as bpftrace 0.17 drops them); the
- * function's offset in it when attaching (libkiln). kprobes compile: a kernel without them
- * says so when they attach. */
-static int dynamic_probe(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv, enum kt_pkind kind)
-{
-	bool user = kind == KP_UPROBE || kind == KP_URETPROBE;
-	const char *func = user ? ap->func : ap->target;
-	if (!func || (user ? ap->extra != NULL : ap->func != NULL))
-		return err_at(m, ap->span, user ? "%s: expected uprobe:FILE:FUNCTION" : "%s: expected kprobe:FUNCTION", ap->text);
-	if (has_wild(func) || (user && has_wild(ap->target)))
-		return err_at(m, ap->span, "%s: wildcards in uprobes and kprobes are not supported yet by kiln trace", ap->text);
-	if (strchr(func, '+') || isdigit((unsigned char)func[0]))
-		return err_at(m, ap->span, "%s: offsets and addresses are not supported yet by kiln trace", ap->text);
-	struct kt_target t = { .kind = kind, .event = func, .probe_index = pi };
-	if (user) {
-		char msg[1024];
-		if (kt_find_binary(m->a, ap->target, &t.binary, msg, sizeof(msg)))
-			return err_at(m, ap->span, "%s", msg);
-		t.probe = kl_arena_printf(m->a, "%s:%s:%s", ap->provider, t.binary, func);
-		uint64_t off;
-		t.absent = kl_elf_func_offset(t.binary, func, &off) == -ENOENT;
-	} else {
-		t.probe = kl_arena_printf(m->a, "%s:%s", ap->provider, func);
-	}
-	return add_target(m, vv, t);
-}
-
-static int resolve_attach(struct sm *m, const struct kt_attach *ap, uint32_t pi, void *vv)
-{
-	struct tvec *v = vv;
-	const char *p = ap->provider;
-	if (!strcmp(p, "BEGIN") || !strcmp(p, "END")) {
-		if (ap->target)
-			return err_at(m, ap->span, "%s takes no target", p);
-		return add_target(m, v, (struct kt_target){ p[0] == 'B' ? KP_BEGIN : KP_END, NULL, p, 0, 0, pi, NULL, false });
-	}
-	if (!strcmp(p, "tracepoint"))
-		return expand_tracepoint(m, ap, pi, vv);
-	if (!strcmp(p, "interval"))
-		return timed(m, ap, pi, vv, KP_INTERVAL);
-	if (!strcmp(p, "profile"))
-		return timed(m, ap, pi, vv, KP_PROFILE);
-	if (!strcmp(p, "uprobe") || !strcmp(p, "uretprobe"))
-		return dynamic_probe(m, ap, pi, vv, p[1] == 'r' ? KP_URETPROBE : KP_UPROBE);
-	if (!strcmp(p, "kprobe") || !strcmp(p, "kretprobe"))
-		return dynamic_probe(m, ap, pi, vv, p[1] == 'r' ? KP_KRETPROBE : KP_KPROBE);
-	static const char *const known[] = { "usdt", "software",
-		"hardware", "watchpoint", "asyncwatchpoint", "kfunc", "kretfunc", "rawtracepoint", "iter" };
-	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(p, known[i]))
-			return kl_error(m->d, ap->span, "%s probes are %s", p, refused);
-	return err_at(m, ap->span, "invalid probe type: %s", p);
-}
-
 /* ---- expressions ---- */
 
 static int expr(struct sm *m, struct kt_node *n);
@@ -316,6 +177,79 @@ static const struct builtin builtins[] = {
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
+/* arg0..arg5 of a u/kprobe (x86-64's argument registers in pt_regs); arg0..arg9 of a raw
+ * tracepoint (its u64 arguments, as many as its BTF prototype has). */
+static int raw_arg(struct sm *m, struct kt_node *n)
+{
+	uint32_t i = (uint32_t)(n->name[3] - '0');
+	if (m->is_usdt) {
+		for (uint32_t t = 0; t < m->s->ntargets; t++) {
+			const struct kt_target *tg = &m->s->targets[t];
+			struct kt_usdt_arg ua;
+			char msg[512];
+			if (tg->probe_index == m->first->probe_index && kt_usdt_arg(tg->usdt_args, i, &ua, msg, sizeof(msg)))
+				return kl_error(m->d, n->span, "%s of %s: %s", n->name, tg->probe, msg);
+		}
+		n->kind = KT_BUILTIN;
+		n->type = t_int(8, true);
+		return 0;
+	}
+	if (m->is_raw) {
+		for (uint32_t t = 0; t < m->s->ntargets; t++) {
+			const struct kt_target *tg = &m->s->targets[t];
+			if (tg->probe_index == m->first->probe_index && tg->nargs && i >= tg->nargs)
+				return kl_error(m->d, n->span, "%s: raw tracepoint %s has %u arguments (arg0 to arg%u)", n->name,
+						tg->event, tg->nargs, tg->nargs - 1);
+		}
+	} else if (!m->has_args || i > 5) {
+		return err_at(m, n->span, m->has_args ? "%s: a uprobe or kprobe reads arg0 to arg5" :
+				"%s is only in uprobe, kprobe, usdt and rawtracepoint probes (kfunc: args->NAME)", n->name);
+	}
+	n->kind = KT_BUILTIN;
+	n->type = t_int(8, false);
+	return 0;
+}
+
+/* A kfunc's args->NAME (ret NULL) or a kretfunc's retval (name NULL), typed from the BTF
+ * prototype of every function of the probe (they must agree); its index in n->num. */
+static int kfunc_arg(struct sm *m, struct kt_node *n, const char *name)
+{
+	bool first = true;
+	for (uint32_t t = 0; t < m->s->ntargets; t++) {
+		const struct kt_target *tg = &m->s->targets[t];
+		if (tg->probe_index != m->first->probe_index)
+			continue;
+		struct kt_karg *args, ret, *g = NULL;
+		uint32_t na;
+		char msg[1024];
+		if (kt_kfunc_args(m->a, tg->event, &args, &na, &ret, msg, sizeof(msg)))
+			return err_at(m, n->span, "%s", msg);
+		for (uint32_t i = 0; name && i < na && !g; i++)
+			if (args[i].name && !strcmp(args[i].name, name)) {
+				g = &args[i];
+				if (!first && n->num != i)   /* the node, shared by every target, holds one index */
+					return kl_error(m->d, n->span, "args->%s is not the same argument in every function of the probe (%s: the %uth)",
+							name, tg->event, i + 1);
+				n->num = i;
+			}
+		if (!name && ret.type.kind != KTT_NONE)
+			g = &ret;
+		if (!g && name)
+			return kl_error(m->d, n->span, "function %s has no argument '%s'", tg->event, name);
+		if (!g)
+			return kl_error(m->d, n->span, "function %s returns void: no retval", tg->event);
+		if (!g->ok)
+			return kl_error(m->d, n->span, "%s of %s is a struct or array passed by value: not supported yet by kiln trace",
+					name ? name : "retval", tg->event);
+		if (first)
+			n->type = g->type;
+		else if (n->type.size != g->type.size || n->type.is_signed != g->type.is_signed)
+			return kl_error(m->d, n->span, "%s has different types in the probe's functions", name ? name : "retval");
+		first = false;
+	}
+	return 0;
+}
+
 static int ident(struct sm *m, struct kt_node *n)
 {
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
@@ -336,7 +270,11 @@ static int ident(struct sm *m, struct kt_node *n)
 				return 0;
 			}
 			if (!strcmp(n->name, "retval") && !m->has_retval)
-				return err_at(m, n->span, "%s", "retval is only in uretprobe and kretprobe probes");
+				return err_at(m, n->span, "%s", "retval is only in uretprobe, kretprobe and kretfunc probes");
+			if (!strcmp(n->name, "retval") && m->is_kfunc) {
+				n->kind = KT_BUILTIN;
+				return kfunc_arg(m, n, NULL);
+			}
 			if (!strcmp(n->name, "cpid") && !m->s->has_child)
 				return err_at(m, n->span, "%s", "cpid is the pid of the command -c runs: use it with -c");
 			n->kind = KT_BUILTIN;
@@ -345,13 +283,8 @@ static int ident(struct sm *m, struct kt_node *n)
 				m->s->has_stacks = true;
 			return 0;
 		}
-	if (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '5' && !n->name[4]) {
-		if (!m->has_args)
-			return err_at(m, n->span, "%s is only in uprobe and kprobe probes", n->name);
-		n->kind = KT_BUILTIN;   /* the argument registers of x86-64 (pt_regs) */
-		n->type = t_int(8, false);
-		return 0;
-	}
+	if (!strncmp(n->name, "arg", 3) && isdigit((unsigned char)n->name[3]) && !n->name[4])
+		return raw_arg(m, n);
 	if ((n->name[0] == 'a' || n->name[0] == 's') && !strncmp(n->name + (n->name[0] == 's'), "arg", 3))
 		return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
 	int64_t v;
@@ -389,8 +322,12 @@ static int arrow(struct sm *m, struct kt_node *n)
 			return err_at(m, n->span, "%s", "-> needs a pointer to a kernel struct (curtask, a field of one, a cast to (struct NAME *))");
 		return struct_field(m, n);
 	}
+	if (m->is_kfunc) {
+		n->a->kind = KT_BUILTIN;
+		return kfunc_arg(m, n, n->name);
+	}
 	if (!m->is_tracepoint)
-		return err_at(m, n->span, "%s", "args->FIELD is only supported in tracepoint probes by kiln trace yet");
+		return err_at(m, n->span, "%s", "args->FIELD is only in tracepoint, kfunc and kretfunc probes");
 	n->a->kind = KT_BUILTIN;
 	struct kt_type ty = { 0 };
 	for (uint32_t i = 0; i < m->s->ntargets; i++) {
@@ -787,20 +724,23 @@ static int stmt(struct sm *m, struct kt_node *s)
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d)
 {
 	struct sm m = { .s = s, .a = a, .d = d };
-	struct tvec targets = { 0 };
+	struct kt_targets targets = { 0 };
 	for (uint32_t p = 0; p < prog->nprobes; p++)
 		for (uint32_t i = 0; i < prog->probes[p].nattach; i++)
-			if (resolve_attach(&m, &prog->probes[p].attach[i], p, &targets))
+			if (kt_resolve_attach(a, d, &prog->probes[p].attach[i], p, s->params, s->nparams, &targets))
 				return -1;
 	s->targets = targets.items;
 	s->ntargets = (uint32_t)targets.len;
+	if (!s->ntargets)
+		return kl_error(d, prog->nprobes ? prog->probes[0].span : (struct kl_span){ 0 }, "%s",
+				"no probes to attach: the wildcards match nothing");
 	s->vars = kl_arena_array(a, struct kt_var *, prog->nprobes);
 	s->nvars = kl_arena_array(a, uint32_t, prog->nprobes);
 	for (uint32_t p = 0; p < prog->nprobes; p++) {
 		m.probe = &prog->probes[p];
 		m.vars = (typeof(m.vars)){ 0 };
 		m.first = NULL;
-		m.is_tracepoint = m.has_args = m.has_retval = m.has_func = true;
+		m.is_tracepoint = m.has_args = m.has_retval = m.has_func = m.is_kfunc = m.is_raw = m.is_usdt = true;
 		for (uint32_t i = 0; i < s->ntargets; i++)
 			if (s->targets[i].probe_index == p) {
 				enum kt_pkind k = s->targets[i].kind;
@@ -808,9 +748,17 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 					m.first = &s->targets[i];
 				m.is_tracepoint = m.is_tracepoint && k == KP_TRACEPOINT;
 				m.has_args = m.has_args && (k == KP_UPROBE || k == KP_KPROBE);
-				m.has_retval = m.has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE);
-				m.has_func = m.has_func && k >= KP_UPROBE && k <= KP_KRETPROBE;
+				m.has_retval = m.has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE || k == KP_KRETFUNC);
+				m.has_func = m.has_func && k >= KP_UPROBE && k <= KP_KRETFUNC;
+				m.is_kfunc = m.is_kfunc && (k == KP_KFUNC || k == KP_KRETFUNC);
+				m.is_raw = m.is_raw && k == KP_RAWTRACEPOINT;
+				m.is_usdt = m.is_usdt && k == KP_USDT;
 			}
+		if (!m.first) {   /* its wildcards matched nothing: bpftrace leaves it out too */
+			s->vars[p] = NULL;
+			s->nvars[p] = 0;
+			continue;
+		}
 		if (m.probe->pred) {
 			if (expr(&m, m.probe->pred))
 				return -1;

@@ -14,7 +14,10 @@ struct sm {
 	const struct kt_target *first;  /* the current probe's first target */
 	bool is_tracepoint;             /* every target of the probe is a tracepoint */
 	bool has_args, has_retval;      /* every one a u/kprobe (arg0..), a u/kretprobe (retval) */
-	bool has_func;                  /* every one a u/kprobe or a u/kretprobe */
+	bool has_func;                  /* every one a u/kprobe, a u/kretprobe or a kfunc/kretfunc */
+	bool is_kfunc;                  /* every one a kfunc or kretfunc: args->NAME from BTF */
+	bool is_raw;                    /* every one a raw tracepoint: arg0.. are its u64 arguments */
+	bool is_usdt;                   /* every one a USDT probe: arg0.. from its note */
 	bool in_loop;
 };
 

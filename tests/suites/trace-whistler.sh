@@ -106,7 +106,7 @@ for f in "${live[@]}"; do
 	pids+=($!) status[$!]=$f.b
 done
 attached() {   # $1: the script; kiln says it on stdout, bpftrace 0.17 on stderr
-	grep -q "$NOTIFY" "$tmp/$1.k.out" && grep -q "$NOTIFY" "$tmp/$1.b.err"
+	grep -q "$NOTIFY" "$tmp/$1.k.err" && grep -q "$NOTIFY" "$tmp/$1.b.err"
 }
 all_attached() {
 	local f

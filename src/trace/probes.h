@@ -1,0 +1,36 @@
+/* probes.h — attach points to what kiln attaches: one row per probe kind (probes.c's table)
+ * resolves `provider:a:b` into targets, expanding wildcards (tracepoints from tracefs,
+ * kernel functions from BTF, a file's functions from its ELF symbols), finding files and
+ * offsets, and refusing at its position what kiln trace cannot attach. The software and
+ * hardware perf events are tables too, shared with -l and the runtime. */
+#ifndef KT_PROBES_H
+#define KT_PROBES_H
+#include "trace/sema.h"
+
+struct kt_targets {
+	struct kt_target *items;
+	size_t len, cap;
+};
+
+/* Append the targets of attach point ap (of probe pi) to out, its $1.. the positional
+ * parameters. A wildcard that matches nothing adds none (bpftrace's way: dcsnoop's
+ * `lookup_fast.constprop.*`); an exact name that does not exist is an error. 0, or -1 with
+ * the error in d at ap. */
+int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_attach *ap, uint32_t pi,
+		      const char *const *params, int nparams, struct kt_targets *out);
+
+/* The kernel functions kprobe, kretprobe, kfunc and kretfunc wildcards expand to: BTF's FUNC
+ * names matching glob (NULL: all), sorted, without the __init functions kallsyms places
+ * between _sinittext and _einittext. 0, or -1 (no BTF) with the reason in msg. */
+int kt_kernel_funcs(struct kl_arena *a, const char *glob, const char ***out, uint32_t *n, char *msg, size_t len);
+
+/* A perf event of software:NAME:COUNT or hardware:NAME:COUNT. */
+struct kt_perf_event {
+	const char *name, *alias;   /* alias "" when none */
+	uint32_t type;              /* PERF_TYPE_SOFTWARE or PERF_TYPE_HARDWARE */
+	uint64_t config;            /* PERF_COUNT_SW_* / PERF_COUNT_HW_* */
+	uint64_t count;             /* the sample period when the attach point gives none */
+};
+/* The events of provider "software" or "hardware" (NULL for another), *n of them. */
+const struct kt_perf_event *kt_perf_events(const char *provider, size_t *n);
+#endif
