@@ -20,6 +20,10 @@ void trace_set_stacks(struct kiln_map *stacks);
 /* One value of type t at p as bpftrace prints it (a key, a map's value, printf's %s); a
  * stack's frames indented by indent (4 in a key, 8 elsewhere). */
 void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
+/* The same value as bpftrace writes it in JSON (a tuple as an array). */
+void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s);
+/* s (n bytes) as a JSON string, with bpftrace's escapes. */
+void trace_json_str(FILE *out, const char *s, size_t n);
 /* -f json: every line one JSON object, in bpftrace's shapes. */
 void trace_set_json(bool on);
 bool trace_json(void);

@@ -33,6 +33,7 @@ struct kt_type {
 	struct kt_type *elems;
 	const char *tname;          /* an integer that points at this kernel struct (curtask, ->) */
 	bool user;                  /* ... in user memory (a syscall tracepoint's argument) */
+	struct kt_type *pointee;    /* an integer that points at an integer of this type (*p, p[i]) */
 };
 
 struct kt_node {

@@ -39,7 +39,7 @@ uint32_t kt_type_size(const struct kt_type *t)
 	if (t->kind == KTT_TUPLE) {
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < t->nelems; i++)
-			n += kt_type_size(&t->elems[i]);
+			n += (kt_type_size(&t->elems[i]) + 7) & ~7u;   /* kt_elem_off */
 		return n;
 	}
 	if (t->kind == KTT_INT || t->kind == KTT_PROBE || t->kind == KTT_PTR || kt_is_symbolic(t))
@@ -255,10 +255,11 @@ static int map_key(struct sm *m, struct kt_node *n, struct kt_map *mp)
 		if (expr(m, n->a))
 			return -1;
 		k = n->a->type;
-		if (k.kind == KTT_TUPLE)
-			for (uint32_t i = 0; i < k.nelems; i++)
-				if (k.elems[i].kind == KTT_TUPLE)
-					return err_at(m, n->a->span, "a tuple inside a map key is %s", refused);
+		bool nested = k.kind == KTT_TUPLE && n->a->kind != KT_TUPLE;
+		for (uint32_t i = 0; k.kind == KTT_TUPLE && i < k.nelems; i++)
+			nested = nested || k.elems[i].kind == KTT_TUPLE;
+		if (nested)   /* bpftrace's words */
+			return err_at(m, n->a->span, "%s", "tuple cannot be used as a map key. Try a multi-key associative array instead (eg `@map[$1, $2] = ...)`.");
 	}
 	mp = &m->maps.items[n->map_id];   /* expr may have grown the vector */
 	if (mp->key.kind == KTT_NONE && mp->kind == KM_NONE) {
@@ -290,16 +291,16 @@ struct builtin {
 	bool supported;
 };
 static const struct builtin builtins[] = {
-	{ "pid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "tid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "uid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "gid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "nsecs", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "cpu", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "comm", { KTT_STR, 16, false, 0, 0, NULL, false }, true },
-	{ "probe", { KTT_PROBE, 8, false, 0, 0, NULL, false }, true }, { "args", { KTT_NONE, 0, false, 0, 0, NULL, false }, true },
-	{ "retval", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true },
-	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true }, 
-	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
-	{ "func", { KTT_STR, 0, false, 0, 0, NULL, false }, true }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "pid", { .kind = KTT_INT, .size = 8 }, true }, { "tid", { .kind = KTT_INT, .size = 8 }, true },
+	{ "uid", { .kind = KTT_INT, .size = 8 }, true }, { "gid", { .kind = KTT_INT, .size = 8 }, true },
+	{ "nsecs", { .kind = KTT_INT, .size = 8 }, true }, { "elapsed", { .kind = KTT_INT, .size = 8 }, true },
+	{ "cpu", { .kind = KTT_INT, .size = 8 }, true }, { "comm", { .kind = KTT_STR, .size = 16 }, true },
+	{ "probe", { .kind = KTT_PROBE, .size = 8 }, true }, { "args", { .kind = KTT_NONE, .size = 0 }, true },
+	{ "retval", { .kind = KTT_INT, .size = 8 }, true },
+	{ "kstack", { .kind = KTT_KSTACK, .size = KILN_STACK_MAX_DEPTH }, true },
+	{ "ustack", { .kind = KTT_USTACK, .size = KILN_STACK_MAX_DEPTH }, true }, 
+	{ "curtask", { .kind = KTT_INT, .size = 8, .tname = "task_struct" }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
+	{ "func", { .kind = KTT_STR, .size = 0 }, true }, { "username", { 0 }, false }, { "cpid", { .kind = KTT_INT, .size = 8 }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
@@ -344,7 +345,7 @@ static int ident(struct sm *m, struct kt_node *n)
 	int64_t v;
 	/* a #define of the script or of a header it includes (AF_INET), then an enumerator of
 	 * the kernel's (TCP_FIN_WAIT1) */
-	if (kt_cdef_value(n->name, &v) == 0 || kt_kenum(n->name, &v) == 0) {
+	if (kt_cdef_value(n->name, &v) == 0 || kt_kenum(n->name, &v) == 0 || kt_task_state(n->name, &v) == 0) {
 		n->kind = KT_INT;
 		n->num = v;
 		n->type = t_int(8, true);
@@ -369,7 +370,7 @@ static int arrow(struct sm *m, struct kt_node *n)
 {
 	if (!n->name)
 		return err_at(m, n->span, "%s", "-> needs a field name");
-	if (n->a->kind != KT_IDENT || strcmp(n->a->name, "args")) {   /* a kernel struct through BTF */
+	if ((n->a->kind != KT_IDENT && n->a->kind != KT_BUILTIN) || strcmp(n->a->name, "args")) {   /* a kernel struct through BTF */
 		if (expr(m, n->a))
 			return -1;
 		if (n->a->type.kind != KTT_INT || !n->a->type.tname)
@@ -402,6 +403,8 @@ static int arrow(struct sm *m, struct kt_node *n)
 				ft.user = !strncmp(t->event, "syscalls/", 9);   /* what the process passed */
 			}
 		}
+		else if (ft.kind == KTT_INT && f.size == 8)   /* args->argv[0] */
+			kt_ctype_ptr(m->a, ct, !strncmp(t->event, "syscalls/", 9), &ft);
 		if (ty.kind == KTT_NONE)
 			ty = ft;
 		else if (ty.kind != ft.kind)
@@ -430,6 +433,11 @@ static int cast(struct sm *m, struct kt_node *n)
 				n->type = t_int((uint32_t)(int_casts[i][1][0] - '0'), int_casts[i][1][1] == 's');
 				return 0;
 			}
+	if (n->is_ptr_cast && !n->num) {
+		int r = kt_sm_ptr_cast(m, n);
+		if (r <= 0)
+			return r;
+	}
 	if (n->is_ptr_cast && !n->num && !strncmp(n->name, "struct ", 7)) {
 		char msg[1024];
 		if (n->a->type.kind != KTT_INT)
@@ -438,6 +446,7 @@ static int cast(struct sm *m, struct kt_node *n)
 			return err_at(m, n->span, "%s", msg);
 		n->type = t_int(8, false);
 		n->type.tname = n->name + 7;
+		n->type.user = n->a->type.user;
 		return 0;
 	}
 	return err_at(m, n->span, "the cast to (%s) is not supported yet by kiln trace", n->name);
@@ -494,14 +503,14 @@ static int expr(struct sm *m, struct kt_node *n)
 			return -1;
 		mp = &m->maps.items[n->map_id];
 		switch (mp->kind) {
-		case KM_INT: case KM_STR:
+		case KM_INT: case KM_STR: case KM_TUPLE:
 			n->type = mp->value;
 			return 0;
 		case KM_COUNT: case KM_SUM: case KM_MIN: case KM_MAX:
 			n->type = t_int(8, mp->kind != KM_COUNT);
 			return 0;
 		case KM_NONE:
-			return kl_error(m->d, n->span, "undefined map: @%s (read before it is assigned)", n->name);
+			return kl_error(m->d, n->span, "undefined map: @%s (it is never assigned)", n->name);
 		default:
 			return kl_error(m->d, n->span, "reading @%s (an avg, stats, hist or lhist map) in an expression is %s",
 					n->name, refused);
@@ -529,9 +538,10 @@ static int expr(struct sm *m, struct kt_node *n)
 		return 0;
 	}
 	case KT_UNOP:
-		if (n->op == '*' || n->op == '&')
-			return err_at(m, n->span, "the unary %s (pointers) is not supported yet by kiln trace",
-				      n->op == '*' ? "*" : "&");
+		if (n->op == '*')
+			return kt_sm_deref(m, n);
+		if (n->op == '&')
+			return err_at(m, n->span, "the unary %s (pointers) is not supported yet by kiln trace", "&");
 		if (expr(m, n->a))
 			return -1;
 		if (n->a->type.kind != KTT_INT)
@@ -554,28 +564,29 @@ static int expr(struct sm *m, struct kt_node *n)
 		return 0;
 	case KT_CAST:
 		return cast(m, n);
-	case KT_TUPLE: {
-		struct kt_type *e = kl_arena_array(m->a, struct kt_type, n->nkids);
-		for (uint32_t i = 0; i < n->nkids; i++) {
-			if (expr(m, n->kids[i]))
-				return -1;
-			e[i] = n->kids[i]->type;
-			if (e[i].kind != KTT_INT && e[i].kind != KTT_STR && e[i].kind != KTT_PROBE && !kt_is_symbolic(&e[i]))
-				return err_at(m, n->kids[i]->span, "%s", "tuple elements other than integers and strings are not supported yet by kiln trace");
-		}
-		n->type = (struct kt_type){ .kind = KTT_TUPLE, .nelems = n->nkids, .elems = e };
-		return 0;
-	}
+	case KT_TUPLE:
+		return kt_sm_tuple(m, n);
 	case KT_ARROW:
 		return arrow(m, n);
 	case KT_FIELD:
+		if (!n->name)
+			return kt_sm_tuple_elem(m, n);
+		if (n->a->kind == KT_UNOP && n->a->op == '*') {   /* (*p).f is p->f */
+			if (expr(m, n->a))
+				return -1;
+			if (n->a->type.kind == KTT_STRUCT) {
+				n->kind = KT_ARROW;
+				n->a = n->a->a;
+				return struct_field(m, n);
+			}
+		}
 		if (expr(m, n->a))
 			return -1;
 		if (n->a->type.kind == KTT_STRUCT)   /* $task->se.cfs_rq */
 			return struct_field(m, n);
 		return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
 	case KT_INDEX:
-		return err_at(m, n->span, "%s", "indexing with [] is not supported yet by kiln trace");
+		return kt_sm_index(m, n);
 	case KT_SIZEOF: case KT_OFFSETOF:
 		return err_at(m, n->span, "%s() is not supported yet by kiln trace", n->name);
 	case KT_INCDEC:
@@ -674,6 +685,8 @@ static int assign_map(struct sm *m, struct kt_node *s)
 			kind = KM_STR;
 		else if (kt_is_symbolic(&v->type))
 			kind = KM_INT;
+		else if (v->type.kind == KTT_TUPLE)
+			kind = KM_TUPLE;
 		else
 			return kl_error(m->d, v->span, "%s", "only integers and strings can be stored in maps by kiln trace yet");
 	}
@@ -681,11 +694,11 @@ static int assign_map(struct sm *m, struct kt_node *s)
 		return kl_error(m->d, s->span, "type mismatch for @%s: it was assigned another kind of value before", mn->name);
 	if (mp->kind == KM_NONE) {
 		mp->kind = kind;
-		mp->value = v->type;
+		mp->value = kt_type_own(m->a, &v->type);
 		if (kind == KM_INT && !kt_is_symbolic(&v->type))
 			mp->value = t_int(8, v->type.is_signed);
-	} else if (kind == KM_STR && v->type.size > mp->value.size) {
-		mp->value.size = v->type.size;
+	} else if ((kind == KM_STR || kind == KM_TUPLE) && !kt_type_merge(&mp->value, &v->type)) {
+		return kl_error(m->d, s->span, "type mismatch for @%s: it holds tuples of another shape", mn->name);
 	}
 	return 0;
 }
@@ -695,7 +708,7 @@ static int stmt(struct sm *m, struct kt_node *s);
 static int block(struct sm *m, struct kt_node *b)
 {
 	for (uint32_t i = 0; i < b->nkids; i++)
-		if (stmt(m, b->kids[i]))
+		if (stmt(m, b->kids[i]) && !m->lenient)
 			return -1;
 	return 0;
 }
@@ -712,8 +725,8 @@ static int stmt(struct sm *m, struct kt_node *s)
 			return assign_map(m, s);
 		if (expr(m, s->b))
 			return -1;
-		if (s->b->type.kind != KTT_INT && s->b->type.kind != KTT_STR)
-			return kl_error(m->d, s->b->span, "%s", "only integers and strings can be kept in $variables by kiln trace yet");
+		if (s->b->type.kind != KTT_INT && s->b->type.kind != KTT_STR && s->b->type.kind != KTT_TUPLE)
+			return kl_error(m->d, s->b->span, "%s", "only integers, strings and tuples can be kept in $variables by kiln trace yet");
 		for (size_t i = 0; i < m->vars.len; i++)
 			if (!strcmp(m->vars.items[i].name, s->a->name)) {
 				struct kt_var *v = &m->vars.items[i];
@@ -724,14 +737,18 @@ static int stmt(struct sm *m, struct kt_node *s)
 				if (s->b->type.kind == KTT_STR && s->b->type.size > v->type.size)
 					return kl_error(m->d, s->span, "$%s holds strings of %u bytes; this one is %u", s->a->name,
 							v->type.size, s->b->type.size);
+				if (v->type.kind == KTT_TUPLE && !kt_type_merge(&v->type, &s->b->type))
+					return kl_error(m->d, s->span, "type mismatch for $%s: it holds tuples of another shape", s->a->name);
 				s->a->var_id = (int)i;
 				s->a->type = v->type;
 				return 0;
 			}
-		struct kt_var v = { s->a->name, s->b->type };
+		struct kt_var v = { s->a->name, kt_type_own(m->a, &s->b->type) };
 		if (v.type.kind == KTT_INT) {
 			v.type = t_int(8, s->b->type.is_signed);
 			v.type.tname = s->b->type.tname;   /* $t = curtask; $t->pid */
+			v.type.pointee = s->b->type.pointee;
+			v.type.user = s->b->type.user;
 		}
 		kl_vec_push(m->a, &m->vars, v);
 		s->a->var_id = (int)m->vars.len - 1;
@@ -759,12 +776,46 @@ static int stmt(struct sm *m, struct kt_node *s)
 		return r;
 	}
 	case KT_BREAK: case KT_CONTINUE:
-		return kl_error(m->d, s->span, "%s is %s", s->kind == KT_BREAK ? "break" : "continue", refused);
+		if (!m->in_loop)   /* bpftrace's words */
+			return kl_error(m->d, s->span, "%s used outside of a loop", s->kind == KT_BREAK ? "break" : "continue");
+		return 0;
 	case KT_RETURN:
 		return 0;
 	default:
 		return kl_error(m->d, s->span, "%s", "unexpected expression where a statement should be");
 	}
+}
+
+/* Types every probe's predicate and block (one pass of kt_sema). */
+static int probes(struct sm *m, struct kt_program *prog)
+{
+	for (uint32_t p = 0; p < prog->nprobes; p++) {
+		m->probe = &prog->probes[p];
+		m->vars = (typeof(m->vars)){ 0 };
+		m->first = NULL;
+		m->is_tracepoint = m->has_args = m->has_retval = m->has_func = true;
+		for (uint32_t i = 0; i < m->s->ntargets; i++)
+			if (m->s->targets[i].probe_index == p) {
+				enum kt_pkind k = m->s->targets[i].kind;
+				if (!m->first)
+					m->first = &m->s->targets[i];
+				m->is_tracepoint = m->is_tracepoint && k == KP_TRACEPOINT;
+				m->has_args = m->has_args && (k == KP_UPROBE || k == KP_KPROBE);
+				m->has_retval = m->has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE);
+				m->has_func = m->has_func && k >= KP_UPROBE && k <= KP_KRETPROBE;
+			}
+		if (m->probe->pred && !(m->lenient && expr(m, m->probe->pred))) {
+			if (!m->lenient && expr(m, m->probe->pred))
+				return -1;
+			if (m->probe->pred->type.kind != KTT_INT && !m->lenient)
+				return kl_error(m->d, m->probe->pred->span, "%s", "a predicate must be an integer (or a comparison)");
+		}
+		if (block(m, m->probe->block) && !m->lenient)
+			return -1;
+		m->s->vars[p] = m->vars.items;
+		m->s->nvars[p] = (uint32_t)m->vars.len;
+	}
+	return 0;
 }
 
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d)
@@ -779,32 +830,27 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 	s->ntargets = (uint32_t)targets.len;
 	s->vars = kl_arena_array(a, struct kt_var *, prog->nprobes);
 	s->nvars = kl_arena_array(a, uint32_t, prog->nprobes);
-	for (uint32_t p = 0; p < prog->nprobes; p++) {
-		m.probe = &prog->probes[p];
-		m.vars = (typeof(m.vars)){ 0 };
-		m.first = NULL;
-		m.is_tracepoint = m.has_args = m.has_retval = m.has_func = true;
-		for (uint32_t i = 0; i < s->ntargets; i++)
-			if (s->targets[i].probe_index == p) {
-				enum kt_pkind k = s->targets[i].kind;
-				if (!m.first)
-					m.first = &s->targets[i];
-				m.is_tracepoint = m.is_tracepoint && k == KP_TRACEPOINT;
-				m.has_args = m.has_args && (k == KP_UPROBE || k == KP_KPROBE);
-				m.has_retval = m.has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE);
-				m.has_func = m.has_func && k >= KP_UPROBE && k <= KP_KRETPROBE;
-			}
-		if (m.probe->pred) {
-			if (expr(&m, m.probe->pred))
-				return -1;
-			if (m.probe->pred->type.kind != KTT_INT)
-				return kl_error(d, m.probe->pred->span, "%s", "a predicate must be an integer (or a comparison)");
-		}
-		if (block(&m, m.probe->block))
+	/* bpftrace types a map by its first assignment anywhere in the program (tcplife.bt
+	 * reads @birth in a probe before the one that assigns it): lenient passes, whose errors
+	 * are dropped with the statements that made them, learn the maps' types until no new
+	 * one is found; then the pass that reports errors. */
+	struct kl_diag scratch;
+	size_t known = 0, was;
+	do {
+		was = known;
+		scratch = (struct kl_diag){ 0 };
+		m.d = &scratch;
+		m.lenient = true;
+		if (probes(&m, prog))
 			return -1;
-		s->vars[p] = m.vars.items;
-		s->nvars[p] = (uint32_t)m.vars.len;
-	}
+		known = 0;
+		for (size_t i = 0; i < m.maps.len; i++)
+			known += m.maps.items[i].kind != KM_NONE;
+	} while (known > was);
+	m.d = d;
+	m.lenient = false;
+	if (probes(&m, prog))
+		return -1;
 	for (size_t i = 0; i < m.maps.len; i++) {
 		struct kt_map *mp = &m.maps.items[i];
 		if (mp->kind == KM_NONE)
@@ -819,7 +865,7 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 		mp->key_size = mp->key.kind == KTT_NONE ? 8 : kt_type_size(&mp->key);
 		if (mp->kind == KM_HIST || mp->kind == KM_LHIST)
 			mp->key_size = (mp->key.kind == KTT_NONE ? 0 : mp->key_size) + 8;
-		mp->value_size = mp->kind == KM_STR ? mp->value.size : mp->kind == KM_AVG || mp->kind == KM_STATS ? 16 : 8;
+		mp->value_size = mp->kind == KM_STR ? mp->value.size : mp->kind == KM_TUPLE ? kt_type_size(&mp->value) : mp->kind == KM_AVG || mp->kind == KM_STATS ? 16 : 8;
 	}
 	s->maps = m.maps.items;
 	s->nmaps = (uint32_t)m.maps.len;

@@ -16,6 +16,7 @@ struct sm {
 	bool has_args, has_retval;      /* every one a u/kprobe (arg0..), a u/kretprobe (retval) */
 	bool has_func;                  /* every one a u/kprobe or a u/kretprobe */
 	bool in_loop;
+	bool lenient;                   /* a typing pass that only learns maps' types (kt_sema) */
 };
 
 /* "not supported yet by kiln trace" */
@@ -30,4 +31,20 @@ int kt_sm_expr(struct sm *m, struct kt_node *n);
 struct kt_map *kt_sm_map_of(struct sm *m, struct kt_node *n);
 /* Types n's key and merges it into the map's key type. */
 int kt_sm_map_key(struct sm *m, struct kt_node *n, struct kt_map *mp);
+
+/* sema_types.c: tuples, pointers to integers, task states (see there). */
+uint32_t kt_elem_off(const struct kt_type *t, uint32_t i);
+int kt_sm_tuple(struct sm *m, struct kt_node *n);
+int kt_sm_tuple_elem(struct sm *m, struct kt_node *n);
+struct kt_type kt_type_own(struct kl_arena *a, const struct kt_type *t);
+bool kt_type_merge(struct kt_type *dst, const struct kt_type *src);
+uint32_t kt_c_sizeof(const struct kt_type *t);
+bool kt_int_type(const char *name, size_t len, struct kt_type *out);
+struct kt_type kt_t_ptr(struct kl_arena *a, struct kt_type pointee, bool user);
+bool kt_ctype_ptr(struct kl_arena *a, const char *ct, bool user, struct kt_type *out);
+int kt_sm_deref(struct sm *m, struct kt_node *n);
+int kt_sm_index(struct sm *m, struct kt_node *n);
+/* 0 typed, 1 not an integer type's name, -1 an error */
+int kt_sm_ptr_cast(struct sm *m, struct kt_node *n);
+int kt_task_state(const char *name, int64_t *v);
 #endif
