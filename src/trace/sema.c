@@ -754,12 +754,15 @@ static int stmt(struct sm *m, struct kt_node *s)
 		s->a->var_id = (int)m->vars.len - 1;
 		s->a->type = v.type;
 		return 0;
-	case KT_IF:
-		if (expr(m, s->a) || block(m, s->b) || (s->c && block(m, s->c)))
+	case KT_IF: {
+		/* a lenient pass types the blocks even when the condition reads a map not typed yet */
+		int r = expr(m, s->a);
+		if ((r && !m->lenient) || block(m, s->b) || (s->c && block(m, s->c)) || r)
 			return -1;
 		if (s->a->type.kind != KTT_INT)
 			return kl_error(m->d, s->a->span, "%s", "the condition must be an integer");
 		return 0;
+	}
 	case KT_UNROLL:
 		if (expr(m, s->a))
 			return -1;
@@ -767,7 +770,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 			return kl_error(m->d, s->a->span, "%s", "unroll needs a constant count from 1 to 100");
 		return block(m, s->b);
 	case KT_WHILE: {
-		if (expr(m, s->a))
+		if (expr(m, s->a) && !m->lenient)
 			return -1;
 		bool was = m->in_loop;
 		m->in_loop = true;

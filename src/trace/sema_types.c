@@ -165,8 +165,8 @@ bool kt_ctype_ptr(struct kl_arena *a, const char *ct, bool user, struct kt_type 
 	while (len && ct[len - 1] == ' ')
 		len--;
 	struct kt_type pointee;
-	if (len >= 5 && !strncmp(ct + len - 5, "const", 5) && len > 5 && ct[len - 6] == ' ')
-		len -= 6;   /* "char *const *": the const belongs to the inner pointer */
+	if (len > 5 && !strncmp(ct + len - 5, "const", 5) && (ct[len - 6] == ' ' || ct[len - 6] == '*'))
+		len -= 5;   /* "char *const *": the const belongs to the inner pointer */
 	while (len && ct[len - 1] == ' ')
 		len--;
 	if (len && ct[len - 1] == '*') {
