@@ -34,10 +34,21 @@ static uint32_t struct_id(const struct kl_kbtf *k, const char *name, char *msg, 
 
 int kt_kstruct(const char *name, char *msg, size_t len)
 {
+	uint32_t size;
+	return kt_kstruct_size(name, &size, msg, len);
+}
+
+int kt_kstruct_size(const char *name, uint32_t *size, char *msg, size_t len)
+{
 	const struct kl_kbtf *k;
-	if (!kernel_btf(msg, len, &k))
+	const struct btf *btf = kernel_btf(msg, len, &k);
+	if (!btf)
 		return -1;
-	return struct_id(k, name, msg, len) ? 0 : -1;
+	uint32_t id = struct_id(k, name, msg, len);
+	if (!id)
+		return -1;
+	*size = btf__type_by_id(btf, id)->size;
+	return 0;
 }
 
 /* Member `name` of struct sid, looking into anonymous members; its type id, or 0. */

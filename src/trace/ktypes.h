@@ -9,6 +9,8 @@
 /* 0 if the kernel has a struct or union called name; -1 with the reason (and the nearest
  * names) in msg. */
 int kt_kstruct(const char *name, char *msg, size_t len);
+/* The same, with the struct's size in bytes (sizeof). */
+int kt_kstruct_size(const char *name, uint32_t *size, char *msg, size_t len);
 /* The type of member `field` of kernel struct or union `sname` (found inside anonymous
  * members too): an integer or enum of 1, 2, 4 or 8 bytes; a pointer to a struct or union
  * (an 8-byte unsigned integer whose tname is the struct's name); another pointer (an

@@ -587,7 +587,9 @@ static int expr(struct sm *m, struct kt_node *n)
 		return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
 	case KT_INDEX:
 		return kt_sm_index(m, n);
-	case KT_SIZEOF: case KT_OFFSETOF:
+	case KT_SIZEOF:
+		return kt_sm_sizeof(m, n);
+	case KT_OFFSETOF:
 		return err_at(m, n->span, "%s() is not supported yet by kiln trace", n->name);
 	case KT_INCDEC:
 		if (n->a->kind == KT_MAP) {

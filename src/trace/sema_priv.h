@@ -47,4 +47,5 @@ int kt_sm_index(struct sm *m, struct kt_node *n);
 /* 0 typed, 1 not an integer type's name, -1 an error */
 int kt_sm_ptr_cast(struct sm *m, struct kt_node *n);
 int kt_task_state(const char *name, int64_t *v);
+int kt_sm_sizeof(struct sm *m, struct kt_node *n);
 #endif

@@ -4,6 +4,7 @@
  * `[i]`, and the kernel's task states that live in a #define of sched.h. */
 #define _GNU_SOURCE
 #include "trace/sema_priv.h"
+#include "trace/ktypes.h"
 #include <string.h>
 
 /* Every element of a tuple starts at a multiple of 8 (integers are stored as 8 bytes; a
@@ -115,6 +116,32 @@ uint32_t kt_c_sizeof(const struct kt_type *t)
 	}
 	uint32_t al = c_align(t);
 	return (off + al - 1) / al * al;
+}
+
+/* sizeof(EXPR), sizeof(TYPE): a constant, as bpftrace lays the value out. */
+int kt_sm_sizeof(struct sm *m, struct kt_node *n)
+{
+	uint32_t size = 8;
+	struct kt_type t;
+	if (n->a) {
+		if (kt_sm_expr(m, n->a))
+			return -1;
+		size = kt_c_sizeof(&n->a->type);
+	} else if (!n->is_ptr_cast && !strncmp(n->str, "struct ", 7)) {
+		char msg[1024];
+		if (kt_kstruct_size(n->str + 7, &size, msg, sizeof(msg)))
+			return kt_sm_err(m, n->span, "%s", msg);
+	} else if (!n->is_ptr_cast && kt_int_type(n->str, strlen(n->str), &t)) {
+		size = t.size;
+	} else if (!n->is_ptr_cast) {
+		return kt_sm_err(m, n->span, "sizeof(%s) is not supported yet by kiln trace", n->str);
+	}
+	if (n->num)   /* (TYPE[N]) */
+		size *= (uint32_t)n->num;
+	n->kind = KT_INT;
+	n->num = size;
+	n->type = kt_t_int(8, false);
+	return 0;
 }
 
 /* ---- pointers to integers ---- */

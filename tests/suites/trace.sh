@@ -283,7 +283,7 @@ else
 	# (the kprobe tools compile; this kernel refuses them at attach, see kprobe-refused)
 	for t in bashreadline.bt biolatency.bt biosnoop.bt biostacks.bt bitesize.bt capable.bt cpuwalk.bt \
 		execsnoop.bt gethostlatency.bt killsnoop.bt mdflush.bt naptime.bt opensnoop.bt pidpersec.bt setuids.bt statsnoop.bt \
-		ssllatency.bt sslsnoop.bt swapin.bt syncsnoop.bt syscount.bt tcpsynbl.bt writeback.bt xfsdist.bt; do
+		runqlat.bt ssllatency.bt sslsnoop.bt swapin.bt syncsnoop.bt syscount.bt tcpsynbl.bt writeback.bt xfsdist.bt; do
 		if [[ " ${compiled[*]} " == *" $t "* ]]; then pass "bpftrace-tool-compiles-$t"
 		else fail "bpftrace-tool-compiles-$t" "not compiled"; fi
 	done
