@@ -144,6 +144,34 @@ BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN)
 	cmp_bpftrace json 'BEGIN { printf("a \"q\"\t%d\n", 5); @b = 1; @a[1] = 5; @a[2] = 3; @c["x"] = 1; @t[1, "a"] = 2;
 		@h = hist(5); @h = hist(100); @h = hist(0); @hk["k"] = hist(3); @l = lhist(5, 0, 10, 2); @l = lhist(-1, 0, 10, 2);
 		@l = lhist(12, 0, 10, 2); @s = stats(4); @v = avg(3); @str = "te\"xt"; @z = count(); @e[1] = 1; delete(@e[1]); exit(); }' -f json
+	# tuples as values: in $variables and maps, nested, .N of each (an absent key's value is
+	# zeros), strings in them growing, maps of tuples sorted by key; text and -f json
+	tuples='BEGIN { $v = 99; $t = (0, 1, "str", (5, 6), $v); printf("%d %d %s %d %d %d\n", $t.0, $t.1, $t.2, $t.3.0, $t.3.1, $t.4);
+		$s = (7, 8, "longer string", (9, 10), -1); $u = $s; printf("%s %d %s %d\n", $s.2, $s.4, $u.2, $u.3.1);
+		@t = (0, 1, "str"); printf("%d %d %s\n", @t.0, @t.1, @t.2); @m[1] = (3, "z"); @m[2] = (1, "y"); @m[0] = (1, "a");
+		@k["b", 2] = (1, (2, "x")); @k["a", 1] = (-5, (6, "yy")); printf("%s %d\n", @k["a", 1].1.1, @k["b", 2].1.0);
+		@ = (1, 2, "st\"ring", (4, 5)); @c = ((int8)-1, (uint8)255, (uint16)65535, (int32)-5); @g = ("hello", 0);
+		@g = ("hi", 1); @n = ((int8)1, ((int8)-20, (int8)30)); @w = @k["a", 1]; @e = @m[7]; exit(); }'
+	cmp_bpftrace tuples "$tuples"
+	cmp_bpftrace tuples-json "$tuples" -f json
+	# a map typed by an assignment in a later probe (bpftrace types maps before running)
+	cmp_bpftrace typing-order 'interval:ms:50 { printf("%d %s %d\n", @x, @s, @n["k"]); exit(); }
+		BEGIN { @x = 5; @s = "hi"; } END { @n["k"]++; @x = 6; }'
+	# break and continue, in nested while loops
+	cmp_bpftrace while-jumps 'BEGIN { $i = 0; while ($i < 10) { $i++; if ($i == 2) { continue; } if ($i > 6) { break; }
+		$j = 0; while (1) { $j++; if ($j >= $i) { break; } if ($j == 1) { continue; } printf("%d.%d ", $i, $j); }
+		printf("i=%d\n", $i); } printf("end %d\n", $i); exit(); }'
+	# sizeof: bpftrace's C layout of tuples, integer types, a kernel struct, a string
+	cmp_bpftrace sizeof 'BEGIN { $t = ((int8) 1, (int64) 1, (int8) 1, (int64) 1);
+		$a = ((int8)-100, (int8) 100, "abcdef", 3, (int32) 1, (int64)-10, (int8)10, (int16)-555, "abc");
+		printf("%d %d %d %d %d %d\n", sizeof($t), sizeof($a), sizeof(((int32) 1, (int16) 1, (int8) 1)), sizeof(uint16),
+		sizeof(struct task_struct), sizeof(comm)); exit() }'
+	# * and [i]: a syscall's pointers read from the process (args->argv[1], casts to
+	# (uint8 *) (uint16 *) (int8 *), a $variable pointer), a kernel address from kernel memory
+	cmp_bpftrace deref-user 'tracepoint:syscalls:sys_enter_execve /pid == cpid/ { printf("%s %s %d %d\n",
+		str(args->argv[0]), str(args->argv[1]), *(uint8 *)args->argv[1], ((uint8 *)args->argv[1])[1]);
+		$p = (uint16 *)args->argv[1]; printf("%d %d %d\n", *$p, $p[1], *(int8 *)args->argv[2]); }' -c '/bin/true ABCD -1'
+	cmp_bpftrace deref-kernel 'BEGIN { printf("%d %d\n", *(uint8 *)kaddr("vfs_read"), *(uint32 *)kaddr("vfs_write")); exit(); }'
 fi
 
 # ---- uprobe/uretprobe on a library by name, arg0/arg1/retval, under kiln and bpftrace -------
