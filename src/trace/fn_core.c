@@ -27,7 +27,7 @@ static int kaddr_check(struct sm *m, struct kt_node *n)
 	if (f)
 		fclose(f);
 	if (!found || !addr)
-		return kt_sm_err(m, n->kids[0]->span, "kaddr: no address for '%s' in /proc/kallsyms", n->kids[0]->str);
+		return kt_sm_err(m, n->kids[0]->span, "Failed to resolve kernel symbol: %s (kaddr: it is not in /proc/kallsyms)", n->kids[0]->str);
 	n->kind = KT_INT;
 	n->num = (int64_t)addr;
 	n->nkids = 0;
