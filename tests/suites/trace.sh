@@ -154,6 +154,10 @@ BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN)
 		@g = ("hi", 1); @n = ((int8)1, ((int8)-20, (int8)30)); @w = @k["a", 1]; @e = @m[7]; exit(); }'
 	cmp_bpftrace tuples "$tuples"
 	cmp_bpftrace tuples-json "$tuples" -f json
+	# clear and delete zero a count map without a key (it prints `@: 0`) and remove the rest
+	cmp_bpftrace clear-delete 'BEGIN { @ = count(); @a[1] = count(); @i = 5; @s = "x"; @h = hist(3); @t = (1, "a");
+		@c = count(); @d[2] = count(); clear(@); clear(@a); clear(@i); clear(@s); clear(@h); clear(@t); delete(@c);
+		delete(@d[2]); exit(); }'
 	# a map typed by an assignment in a later probe (bpftrace types maps before running)
 	cmp_bpftrace typing-order 'interval:ms:50 { printf("%d %s %d\n", @x, @s, @n["k"]); exit(); }
 		BEGIN { @x = 5; @s = "hi"; } END { @n["k"]++; @x = 6; }'
