@@ -147,6 +147,10 @@ static const struct { const char *name, *lisp; } builtin_code[] = {
  * and including the literal's NUL (or the buffer's end). */
 static void gen_strcmp(struct g *g, const struct kt_node *n)
 {
+	if (n->a->kind != KT_STR && n->b->kind != KT_STR) {
+		kt_gen_strcmp2(g, n);
+		return;
+	}
 	const struct kt_node *lit = n->b->kind == KT_STR ? n->b : n->a, *other = lit == n->b ? n->a : n->b;
 	uint32_t size = other->type.size;
 	const char *b = fresh(g, "s");

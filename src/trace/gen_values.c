@@ -155,3 +155,20 @@ void kt_gen_deref(struct g *g, const struct kt_node *n)
 	else
 		fprintf(g->o, "(load u%u %s 0))", size * 8, b);
 }
+
+/* Two computed strings, each into a buffer, compared byte by byte up to the first NUL or
+ * the shorter's size (bpftrace's strcmp): unrolled, the offsets constant. */
+void kt_gen_strcmp2(struct g *g, const struct kt_node *n)
+{
+	uint32_t sa = n->a->type.size, sb = n->b->type.size, len = sa < sb ? sa : sb;
+	const char *a = kt_fresh(g, "s"), *b = kt_fresh(g, "s"), *eq = kt_fresh(g, "q"), *go = kt_fresh(g, "q");
+	fprintf(g->o, "(let ((%s (stack-buffer %u)) (%s (stack-buffer %u))) ", a, kt_round8(sa), b, kt_round8(sb));
+	kt_gen_str(g, n->a, a, sa);
+	kt_gen_str(g, n->b, b, sb);
+	fprintf(g->o, "(let ((%s 1) (%s 1))", eq, go);
+	for (uint32_t i = 0; i < len; i++)
+		fprintf(g->o, " (when %s (if (/= (load u8 %s %u) (load u8 %s %u)) (progn (setf %s 0) (setf %s 0)) "
+			"(when (= (load u8 %s %u) 0) (setf %s 0))))", go, a, i, b, i, eq, go, a, i, go);
+	fprintf(g->o, " %s%s", n->op == KT_OP_EQ ? "" : "(not ", eq);
+	fputs(n->op == KT_OP_EQ ? "))" : ")))", g->o);
+}

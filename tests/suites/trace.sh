@@ -158,6 +158,13 @@ BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN)
 	cmp_bpftrace clear-delete 'BEGIN { @ = count(); @a[1] = count(); @i = 5; @s = "x"; @h = hist(3); @t = (1, "a");
 		@c = count(); @d[2] = count(); clear(@); clear(@a); clear(@i); clear(@s); clear(@h); clear(@t); delete(@c);
 		delete(@d[2]); exit(); }'
+	# two computed strings compared ($variables, a map, comm), a prefix unequal both ways
+	cmp_bpftrace strcmp 'BEGIN { $a = "hello"; $b = "hello"; $c = "help"; $p = "hell"; @x = "hello"; $d = str(0);
+		printf("%d %d %d %d %d %d %d %d\n", $a == $b, $a == $c, $a != $c, @x == $a, comm == comm, $p == $a, $a == $p,
+		$d == $p); exit(); }'
+	# (*p).field is p->field, through a $variable too
+	cmp_bpftrace deref-struct 'BEGIN { $t = curtask; printf("%d %d %d\n", (*$t).pid == pid, (*curtask).real_parent->pid > 0,
+		(*$t).tgid == pid); exit(); }'
 	# a map typed by an assignment in a later probe (bpftrace types maps before running)
 	cmp_bpftrace typing-order 'interval:ms:50 { printf("%d %s %d\n", @x, @s, @n["k"]); exit(); }
 		BEGIN { @x = 5; @s = "hi"; } END { @n["k"]++; @x = 6; }'
