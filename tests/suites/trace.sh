@@ -330,6 +330,11 @@ else
 	out=$(cd "$tmp/tools" && timeout 20 "$KILN" trace opensnoop.bt -c 'cat /etc/hostname' 2>&1)
 	if grep -qE '^[0-9]+ +cat +[0-9]+ +0 /etc/hostname$' <<<"$out"; then pass bpftrace-tool-opensnoop-live
 	else fail bpftrace-tool-opensnoop-live "$(head -20 <<<"$out")"; fi
+	# runqlat live (TASK_RUNNING from kiln's table of task states: bpftrace 0.17 cannot run it
+	# here, its clang finds no kernel headers): the wake-up of the command's sleep is a sample
+	out=$(cd "$tmp/tools" && timeout 20 "$KILN" trace runqlat.bt -c 'sleep 0.2' 2>&1)
+	if grep -q '^@usecs: $' <<<"$out" && grep -qE '^\[[0-9KM, ]+[])] +[1-9][0-9]* \|' <<<"$out"; then pass bpftrace-tool-runqlat-live
+	else fail bpftrace-tool-runqlat-live "$(head -20 <<<"$out")"; fi
 	# naptime (struct access through BTF: args->rqtp->tv_sec, curtask->real_parent) under
 	# kiln and bpftrace at once: the line of one sleep of ours must be the same in both
 	if [ -n "$BPFTRACE" ]; then
