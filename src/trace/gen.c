@@ -306,7 +306,9 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			fputs("0", g->o);
 			return;
 		}
-		if (f.is_signed && f.size < 8)
+		if (f.count)   /* an array: the address of its first element, for [i] */
+			fprintf(g->o, "(+ (ctx-ptr) %u)", f.offset);
+		else if (f.is_signed && f.size < 8)
 			fprintf(g->o, "(cast i%u (ctx u%u %u))", f.size * 8, f.size * 8, f.offset);
 		else
 			fprintf(g->o, "(ctx u%u %u)", f.size * 8, f.offset);

@@ -390,8 +390,8 @@ static int arrow(struct sm *m, struct kt_node *n)
 		if (kt_tp_field(m->a, t->event, n->name, &f, msg, sizeof(msg)))
 			return err_at(m, n->span, "%s", msg);
 		struct kt_type ft = f.data_loc ? t_str(m->s->strlen) : f.count && f.size / f.count == 1 ? t_str(f.size)
-				   : f.count ? (struct kt_type){ .kind = KTT_NONE } : t_int(f.size, f.is_signed);
-		if (ft.kind == KTT_NONE || (ft.kind == KTT_INT && f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8))
+				   : f.count ? kt_tp_array(m, &f) : t_int(f.size, f.is_signed);
+		if (ft.kind == KTT_NONE || (ft.kind == KTT_INT && !f.count && f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8))
 			return err_at(m, n->span, "the array field args->%s is not supported yet by kiln trace", n->name);
 		const char *ct = f.ctype ? f.ctype : "";
 		if (!strncmp(ct, "const ", 6))

@@ -48,4 +48,5 @@ int kt_sm_index(struct sm *m, struct kt_node *n);
 int kt_sm_ptr_cast(struct sm *m, struct kt_node *n);
 int kt_task_state(const char *name, int64_t *v);
 int kt_sm_sizeof(struct sm *m, struct kt_node *n);
+struct kt_type kt_tp_array(struct sm *m, const struct kl_tp_field *f);
 #endif

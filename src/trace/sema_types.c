@@ -228,7 +228,7 @@ int kt_sm_deref(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
-/* p[i]: *(p + i) for a pointer to integers. */
+/* p[i]: *(p + i) for a pointer to integers, i a literal (as bpftrace 0.17 has it). */
 int kt_sm_index(struct sm *m, struct kt_node *n)
 {
 	if (kt_sm_expr(m, n->a) || kt_sm_expr(m, n->b))
@@ -237,12 +237,28 @@ int kt_sm_index(struct sm *m, struct kt_node *n)
 	if (p->kind != KTT_INT || !p->pointee)
 		return kt_sm_err(m, n->span, "%s",
 				 "indexing with [] needs a pointer to integers (a cast such as (uint32 *), a field such as args->argv) in kiln trace");
-	if (n->b->type.kind != KTT_INT)
-		return kt_sm_err(m, n->b->span, "%s", "the index must be an integer");
+	if (n->b->kind != KT_INT)   /* bpftrace 0.17's rule, in its words */
+		return kt_sm_err(m, n->span, "%s", "The array index operator [] only accepts literal integer indices.");
+	if (p->nelems && (n->b->num < 0 || n->b->num >= p->nelems))
+		return kl_error(m->d, n->span, "the index %lld is out of bounds for array of size %u", (long long)n->b->num,
+				p->nelems);
 	n->type = *p->pointee;
 	if (n->type.size == 8 && !n->type.is_signed)
 		n->type.user = p->user;
 	return 0;
+}
+
+/* An array field of a tracepoint's record (raw_syscalls' `unsigned long args[6]`): the
+ * address of its first element in the record, read with [i]; KTT_NONE for elements that
+ * are not integers of 1, 2, 4 or 8 bytes. */
+struct kt_type kt_tp_array(struct sm *m, const struct kl_tp_field *f)
+{
+	uint32_t es = f->size / f->count;
+	if (es != 2 && es != 4 && es != 8)
+		return (struct kt_type){ .kind = KTT_NONE };
+	struct kt_type t = kt_t_ptr(m->a, kt_t_int(es, f->is_signed), false);
+	t.nelems = f->count;   /* an array: [i] is checked against it */
+	return t;
 }
 
 /* (uint32 *)x: x as a pointer to that integer type, in x's memory (user for a uprobe's
