@@ -255,7 +255,7 @@ static int map_key(struct sm *m, struct kt_node *n, struct kt_map *mp)
 		if (expr(m, n->a))
 			return -1;
 		k = n->a->type;
-		bool nested = k.kind == KTT_TUPLE && n->a->kind != KT_TUPLE;
+		bool nested = k.kind == KTT_TUPLE && !(n->a->kind == KT_TUPLE && n->a->op == 1);   /* not @[a, b] */
 		for (uint32_t i = 0; k.kind == KTT_TUPLE && i < k.nelems; i++)
 			nested = nested || k.elems[i].kind == KTT_TUPLE;
 		if (nested)   /* bpftrace's words */
