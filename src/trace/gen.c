@@ -13,6 +13,7 @@
 static void gen_int(struct g *g, const struct kt_node *n);
 static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint32_t size);
 static void gen_block(struct g *g, const struct kt_node *b);
+static bool jumps(const struct kt_node *s);
 
 static const char *fresh(struct g *g, const char *prefix)
 {
@@ -564,11 +565,15 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 	case KT_IF:
 		cond_form(g, "if", s->a, s->b, s->c);
 		break;
-	case KT_UNROLL:
+	case KT_UNROLL: {   /* in a while, a break or continue in it skips its later rounds too */
+		bool guard = g->loop >= 0 && jumps(s->b);
 		fprintf(g->o, "(dotimes (%s %lld) ", fresh(g, "i"), (long long)s->a->num);
+		if (guard)
+			fprintf(g->o, "(if (or b%d c%d) 0 ", g->loop, g->loop);
 		gen_block(g, s->b);
-		fputc(')', g->o);
+		fputs(guard ? "))" : ")", g->o);
 		break;
+	}
 	case KT_WHILE: {
 		int outer = g->loop;
 		g->loop = (int)g->tmp++;

@@ -329,6 +329,7 @@ static int ident(struct sm *m, struct kt_node *n)
 				return err_at(m, n->span, "%s", "cpid is the pid of the command -c runs: use it with -c");
 			n->kind = KT_BUILTIN;
 			n->type = builtins[i].type;
+			n->type.user = !strcmp(n->name, "retval") && m->first->kind == KP_URETPROBE;
 			if (kt_is_stack(&n->type))
 				m->s->has_stacks = true;
 			return 0;
@@ -338,6 +339,7 @@ static int ident(struct sm *m, struct kt_node *n)
 			return err_at(m, n->span, "%s is only in uprobe and kprobe probes", n->name);
 		n->kind = KT_BUILTIN;   /* the argument registers of x86-64 (pt_regs) */
 		n->type = t_int(8, false);
+		n->type.user = m->first->kind == KP_UPROBE;   /* what they point at: *(T *)arg0 */
 		return 0;
 	}
 	if ((n->name[0] == 'a' || n->name[0] == 's') && !strncmp(n->name + (n->name[0] == 's'), "arg", 3))

@@ -75,7 +75,7 @@ struct kt_type kt_type_own(struct kl_arena *a, const struct kt_type *t)
 bool kt_type_merge(struct kt_type *dst, const struct kt_type *src)
 {
 	if (dst->kind != src->kind)
-		return kt_is_symbolic(dst) && kt_is_symbolic(src) ? dst->kind == src->kind : false;
+		return false;
 	if (dst->kind == KTT_STR && src->size > dst->size)
 		dst->size = src->size;
 	if (dst->kind != KTT_TUPLE)

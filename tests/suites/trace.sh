@@ -171,7 +171,8 @@ BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN)
 	# break and continue, in nested while loops
 	cmp_bpftrace while-jumps 'BEGIN { $i = 0; while ($i < 10) { $i++; if ($i == 2) { continue; } if ($i > 6) { break; }
 		$j = 0; while (1) { $j++; if ($j >= $i) { break; } if ($j == 1) { continue; } printf("%d.%d ", $i, $j); }
-		printf("i=%d\n", $i); } printf("end %d\n", $i); exit(); }'
+		printf("i=%d\n", $i); } printf("end %d\n", $i);
+		$i = 0; while ($i < 3) { $i++; unroll(3) { printf("%d ", $i); if ($i == 2) { break; } } printf("|\n"); } exit(); }'
 	# sizeof: bpftrace's C layout of tuples, integer types, a kernel struct, a string
 	cmp_bpftrace sizeof 'BEGIN { $t = ((int8) 1, (int64) 1, (int8) 1, (int64) 1);
 		$a = ((int8)-100, (int8) 100, "abcdef", 3, (int32) 1, (int64)-10, (int8)10, (int16)-555, "abc");
@@ -194,7 +195,8 @@ fi
 if [ -n "$BPFTRACE" ]; then
 	gai=ktgai$$
 	ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$gai"
-	prog='uprobe:libc:getaddrinfo /comm == "'$gai'"/ { printf("host %s %s %s %d\n", probe, func, str(arg0), arg1 != 0); }
+	prog='uprobe:libc:getaddrinfo /comm == "'$gai'"/ { printf("host %s %s %s %d %d %d\n", probe, func, str(arg0), arg1 != 0,
+		*(uint8 *)arg0, ((uint8 *)arg0)[8]); }
 		uretprobe:libc:getaddrinfo /comm == "'$gai'"/ { printf("ret %d\n", retval); }'
 	"$KILN" trace -e "$prog" >"$tmp/gk.out" 2>&1 &
 	gk=$!
@@ -211,7 +213,7 @@ if [ -n "$BPFTRACE" ]; then
 	kill -INT $gk $gb; wait $gk $gb
 	k=$(sed -n '/127.0.0.9/,$p' "$tmp/gk.out" | grep -E '^(host|ret)' | head -2)
 	b=$(sed -n '/127.0.0.9/,$p' "$tmp/gb.out" | grep -E '^(host|ret)' | head -2)
-	if grep -q '^host uprobe:/.*libc.so.*:getaddrinfo getaddrinfo 127.0.0.9 1$' <<<"$k" && [ "$(sed -n 2p <<<"$k")" == "ret 0" ]; then
+	if grep -q '^host uprobe:/.*libc.so.*:getaddrinfo getaddrinfo 127.0.0.9 1 49 57$' <<<"$k" && [ "$(sed -n 2p <<<"$k")" == "ret 0" ]; then
 		check bpftrace-uprobe-libc "$b" "$k"
 	else fail bpftrace-uprobe-libc "kiln: $(tail -5 "$tmp/gk.out"); bpftrace: $(tail -5 "$tmp/gb.out")"; fi
 fi
