@@ -154,6 +154,11 @@ BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN)
 		@g = ("hi", 1); @n = ((int8)1, ((int8)-20, (int8)30)); @w = @k["a", 1]; @e = @m[7]; exit(); }'
 	cmp_bpftrace tuples "$tuples"
 	cmp_bpftrace tuples-json "$tuples" -f json
+	# elements as keys, maps' values in a tuple, probe and ksym() elements
+	tuples='BEGIN { $t = (7, "k"); @[$t.1] = 1; @x[$t.0, $t.1] = $t.0; @p = (probe, 1, ksym(kaddr("vfs_read")), "q\"");
+		@s = "abc"; $u = (@s, @x[7, "k"]); printf("%s %d\n", $u.0, $u.1); exit(); }'
+	cmp_bpftrace tuples-mixed "$tuples"
+	cmp_bpftrace tuples-mixed-json "$tuples" -f json
 	# clear and delete zero a count map without a key (it prints `@: 0`) and remove the rest
 	cmp_bpftrace clear-delete 'BEGIN { @ = count(); @a[1] = count(); @i = 5; @s = "x"; @h = hist(3); @t = (1, "a");
 		@c = count(); @d[2] = count(); clear(@); clear(@a); clear(@i); clear(@s); clear(@h); clear(@t); delete(@c);
