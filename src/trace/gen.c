@@ -554,8 +554,7 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 		} else if (s->a->type.kind == KTT_STR) {
 			gen_str(g, s->b, kl_arena_printf(g->a, "v%d", s->a->var_id), s->a->type.size);
 		} else if (s->a->type.kind == KTT_TUPLE) {
-			kt_gen_tuple(g, s->b, kl_arena_printf(g->a, "v%d", s->a->var_id),
-				     &g->s->vars[g->t->probe_index][s->a->var_id].type);
+			kt_gen_tuple_var(g, s);
 		} else {
 			fprintf(g->o, "(setf v%d ", s->a->var_id);
 			gen_int(g, s->b);

@@ -43,6 +43,8 @@ void kt_gen_tuple(struct g *g, const struct kt_node *n, const char *dest, const 
 void kt_gen_elem_int(struct g *g, const struct kt_node *n);
 void kt_gen_elem_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size);
 void kt_gen_deref(struct g *g, const struct kt_node *n);
+/* $t = TUPLE (assignment s). */
+void kt_gen_tuple_var(struct g *g, const struct kt_node *s);
 /* n->a == n->b (or !=) of two computed strings. */
 void kt_gen_strcmp2(struct g *g, const struct kt_node *n);
 

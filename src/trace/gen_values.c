@@ -106,6 +106,34 @@ void kt_gen_tuple(struct g *g, const struct kt_node *n, const char *dest, const 
 	close_root(g, &r);
 }
 
+static bool reads_var(const struct kt_node *n, int var)
+{
+	if (!n)
+		return false;
+	if (n->kind == KT_VAR && n->var_id == var)
+		return true;
+	for (uint32_t i = 0; i < n->nkids; i++)
+		if (reads_var(n->kids[i], var))
+			return true;
+	return reads_var(n->a, var) || reads_var(n->b, var) || reads_var(n->c, var);
+}
+
+void kt_gen_tuple_var(struct g *g, const struct kt_node *s)
+{
+	const struct kt_type *vt = &g->s->vars[g->t->probe_index][s->a->var_id].type;
+	const char *v = kl_arena_printf(g->a, "v%d", s->a->var_id);
+	if (!reads_var(s->b, s->a->var_id)) {
+		kt_gen_tuple(g, s->b, v, vt);
+		return;
+	}
+	/* $t = ($t.1, $t.0): built aside, then copied, so no element reads one already written */
+	uint32_t size = kt_round8(kt_type_size(vt));
+	const char *t = kt_fresh(g, "t");
+	fprintf(g->o, "(let ((%s (stack-buffer %u))) ", t, size);
+	kt_gen_tuple(g, s->b, t, vt);
+	fprintf(g->o, "(memcpy %s 0 %s 0 %u))", v, t, size);
+}
+
 /* t.N as an integer (8 bytes in the tuple). */
 void kt_gen_elem_int(struct g *g, const struct kt_node *n)
 {

@@ -159,6 +159,9 @@ BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN)
 		@s = "abc"; $u = (@s, @x[7, "k"]); printf("%s %d\n", $u.0, $u.1); exit(); }'
 	cmp_bpftrace tuples-mixed "$tuples"
 	cmp_bpftrace tuples-mixed-json "$tuples" -f json
+	# a tuple built from the one it replaces
+	cmp_bpftrace tuples-swap 'BEGIN { $t = (1, 2, "ab"); $t = ($t.1, $t.0, "cd"); printf("%d %d %s\n", $t.0, $t.1, $t.2);
+		@m = (1, 2); @m = (@m.1, @m.0); exit(); }'
 	# clear and delete zero a count map without a key (it prints `@: 0`) and remove the rest
 	cmp_bpftrace clear-delete 'BEGIN { @ = count(); @a[1] = count(); @i = 5; @s = "x"; @h = hist(3); @t = (1, "a");
 		@c = count(); @d[2] = count(); clear(@); clear(@a); clear(@i); clear(@s); clear(@h); clear(@t); delete(@c);
