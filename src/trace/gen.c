@@ -274,6 +274,14 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			gen_strcmp(g, n);
 			return;
 		}
+		if (n->type.pointee) {   /* p + i, p - i: scaled by the pointee's size */
+			fprintf(g->o, "(%c ", n->op);
+			gen_int(g, n->a);
+			fprintf(g->o, " (* %u ", n->type.pointee->size);
+			gen_int(g, n->b);
+			fputs("))", g->o);
+			return;
+		}
 		for (size_t i = 0; i < sizeof(binops) / sizeof(binops[0]); i++)
 			if (binops[i].op == n->op) {
 				bool sg = n->a->type.is_signed && n->b->type.is_signed;

@@ -535,6 +535,8 @@ static int expr(struct sm *m, struct kt_node *n)
 			return err_at(m, n->span, "%s", "operands must be integers");
 		bool ls = l->is_signed || n->a->kind == KT_INT, rs = r->is_signed || n->b->kind == KT_INT;
 		n->type = t_int(8, ls && rs);
+		if ((n->op == '+' || n->op == '-') && l->pointee && !r->pointee)   /* p + i: a pointer i elements on */
+			n->type = *l;
 		return 0;
 	}
 	case KT_UNOP:
