@@ -188,7 +188,7 @@ BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN)
 		sizeof(struct task_struct), sizeof(comm)); exit() }'
 	# * and [i]: a syscall's pointers read from the process (args->argv[1], casts to
 	# (uint8 *) (uint16 *) (int8 *), a $variable pointer, p + i scaled by the pointee's size),
-	# a kernel address from kernel memory
+	# a kernel address and a struct's pointer to integers (BTF: unsigned long *) from kernel memory
 	cmp_bpftrace deref-user 'tracepoint:syscalls:sys_enter_execve /pid == cpid/ { printf("%s %s %d %d\n",
 		str(args->argv[0]), str(args->argv[1]), *(uint8 *)args->argv[1], ((uint8 *)args->argv[1])[1]);
 		$p = (uint16 *)args->argv[1]; printf("%d %d %d\n", *$p, $p[1], *(int8 *)args->argv[2]);
@@ -196,7 +196,8 @@ BEGIN { printf("%d %d %d %d %d\n", AF_INET, AF_INET6, O_CREAT, SOCK_STREAM, OWN)
 	# an array field of a tracepoint's record: raw_syscalls' args[6], indexed by literals
 	cmp_bpftrace tp-array 'tracepoint:raw_syscalls:sys_enter /pid == cpid && args->id == 1/ { printf("%d %d %d\n",
 		args->args[0], args->args[2], args->args[1] > 0); }' -c '/bin/dd if=/etc/hostname of=/dev/null status=none'
-	cmp_bpftrace deref-kernel 'BEGIN { printf("%d %d\n", *(uint8 *)kaddr("vfs_read"), *(uint32 *)kaddr("vfs_write")); exit(); }'
+	cmp_bpftrace deref-kernel 'BEGIN { printf("%d %d %d %d\n", *(uint8 *)kaddr("vfs_read"), *(uint32 *)kaddr("vfs_write"),
+		*curtask->files->fdt->open_fds & 7, curtask->files->fdt->open_fds[0] & 7); exit(); }'
 fi
 
 # ---- uprobe/uretprobe on a library by name, arg0/arg1/retval, under kiln and bpftrace -------
