@@ -404,9 +404,9 @@ static int arrow(struct sm *m, struct kt_node *n)
 				ft.tname = kl_arena_strndup(m->a, ct + 7, len);
 				ft.user = !strncmp(t->event, "syscalls/", 9);   /* what the process passed */
 			}
-		}
-		else if (ft.kind == KTT_INT && f.size == 8)   /* args->argv[0] */
+		} else if (ft.kind == KTT_INT && f.size == 8) {   /* args->argv[0]: a pointer to integers */
 			kt_ctype_ptr(m->a, ct, !strncmp(t->event, "syscalls/", 9), &ft);
+		}
 		if (ty.kind == KTT_NONE)
 			ty = ft;
 		else if (ty.kind != ft.kind)
