@@ -51,9 +51,10 @@ static const char trace_help[] =
 	"through BTF (curtask->real_parent->pid, args->ptr->field, (struct NAME *) casts, .field);\n"
 	"printf time print clear zero delete exit str join ksym kaddr count sum avg min max stats\n"
 	"hist lhist;\n"
-	"maps keyed by integers, strings, stacks and several keys; $variables; if/else, ternary,\n"
-	"unroll, while, predicates, integer casts; integer #defines of the script and of the\n"
-	"/usr/include headers it #includes (AF_INET, O_CREAT), and the kernel's enumerators.\n"
+	"maps keyed by integers, strings, stacks and several keys; $variables; tuples (.0, nested);\n"
+	"*p, p[N], (uint32 *) casts, sizeof; if/else, ternary, unroll, while (break, continue),\n"
+	"predicates, integer casts; integer #defines of the script and of the /usr/include headers\n"
+	"it #includes (AF_INET, O_CREAT), the kernel's enumerators and task states (TASK_RUNNING).\n"
 	"The rest of the language parses and is refused with `not supported yet by kiln trace`\n"
 	"at its position (docs/trace.md).\n"
 	"environment: BPFTRACE_STRLEN (bytes of str(), default 64, at most 200)\n";
