@@ -25,6 +25,10 @@ int trace_env(struct kt_sema *s, FILE *err);
 /* BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS against s's targets; 0, or -1 after an
  * error on err, in bpftrace's words. */
 int trace_limits(const struct kt_sema *s, FILE *err);
+/* The same value as bpftrace writes it in JSON (a tuple as an array). */
+void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s);
+/* s (n bytes) as a JSON string, with bpftrace's escapes. */
+void trace_json_str(FILE *out, const char *s, size_t n);
 /* -f json: every line one JSON object, in bpftrace's shapes. */
 void trace_set_json(bool on);
 bool trace_json(void);

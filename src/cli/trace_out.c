@@ -201,8 +201,7 @@ bool trace_json(void)
 	return json;
 }
 
-/* s (n bytes) as a JSON string, with bpftrace's escapes. */
-static void json_str(FILE *out, const char *s, size_t n)
+void trace_json_str(FILE *out, const char *s, size_t n)
 {
 	fputc('"', out);
 	for (size_t i = 0; i < n; i++) {
@@ -222,7 +221,7 @@ static void json_str(FILE *out, const char *s, size_t n)
 void trace_json_message(FILE *out, const char *type, const char *text, size_t n)
 {
 	fprintf(out, "{\"type\": \"%s\", \"data\": ", type);
-	json_str(out, text, n);
+	trace_json_str(out, text, n);
 	fputs("}\n", out);
 }
 
@@ -236,7 +235,7 @@ static void json_key(FILE *out, const struct kt_map *m, const uint8_t *key, cons
 		return;
 	put_key_elems(f, m, key, s, ",");
 	fclose(f);
-	json_str(out, buf, len);
+	trace_json_str(out, buf, len);
 	fputs(": ", out);
 	free(buf);
 }
@@ -271,7 +270,7 @@ static int key_cmp(const uint8_t *a, const uint8_t *b, const struct kt_type *t)
 static int by_sort(const void *pa, const void *pb)
 {
 	const struct entry *a = pa, *b = pb;
-	if (sort_map->kind == KM_STR)
+	if (sort_map->kind == KM_STR || sort_map->kind == KM_TUPLE)   /* bpftrace: by key */
 		return key_cmp(a->key, b->key, &sort_map->key);
 	bool sg = sort_map->kind != KM_COUNT && !(sort_map->kind == KM_INT && !sort_map->value.is_signed);
 	int r = sg ? (a->sort > b->sort) - (a->sort < b->sort)
@@ -283,20 +282,6 @@ static int by_sort(const void *pa, const void *pb)
 static struct cli_hist hist_of(const struct kt_map *m)
 {
 	return (struct cli_hist){ .linear = m->kind == KM_LHIST, .lo = m->lmin, .hi = m->lmax, .step = m->lstep };
-}
-
-/* A value printed as text, as a JSON string. */
-static void json_value_text(FILE *out, const struct kt_map *m, const uint8_t *value, const struct kt_sema *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (f) {
-		trace_put_value(f, &m->value, value, s, 8);
-		fclose(f);
-		json_str(out, buf, len);
-		free(buf);
-	}
 }
 
 /* One map as one JSON line: {"type": "map"|"hist"|"stats", "data": {"@name": VALUE or
@@ -312,7 +297,7 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 	fprintf(out, "{\"type\": \"%s\", \"data\": {", type);
 	char name[256];
 	int nl = snprintf(name, sizeof(name), "@%s", m->name);
-	json_str(out, name, nl < (int)sizeof(name) ? (size_t)nl : sizeof(name) - 1);
+	trace_json_str(out, name, nl < (int)sizeof(name) ? (size_t)nl : sizeof(name) - 1);
 	fputs(m->key.kind == KTT_NONE ? ": " : ": {", out);
 	for (size_t i = from; i < n; i++) {
 		if (i > from)
@@ -325,11 +310,12 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 			break;
 		case KM_STR:
 			if (m->value.kind == KTT_STR)
-				json_str(out, (const char *)e[i].value, strnlen((const char *)e[i].value, m->value_size));
-			else if (m->value.kind == KTT_BYTES)   /* pton()'s bytes: a JSON array as printed */
-				trace_put_value(out, &m->value, e[i].value, s, 8);
-			else   /* ntop(), buf(), macaddr(): their text */
-				json_value_text(out, m, e[i].value, s);
+				trace_json_str(out, (const char *)e[i].value, strnlen((const char *)e[i].value, m->value_size));
+			else   /* ntop(), buf(), macaddr(): their text; pton()'s bytes: an array */
+				trace_put_json_value(out, &m->value, e[i].value, s);
+			break;
+		case KM_TUPLE:
+			trace_put_json_value(out, &m->value, e[i].value, s);
 			break;
 		case KM_STATS:
 			fprintf(out, "{\"count\": %" PRId64 ", \"average\": %" PRId64 ", \"total\": %" PRId64 "}",
@@ -342,9 +328,9 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 			fprintf(out, "%" PRIu64, (uint64_t)rd64(e[i].value) / (uint64_t)dv);
 			break;
 		default:
-			if (kt_is_symbolic(&m->value)) {
-				json_value_text(out, m, e[i].value, s);
-			} else if (m->kind == KM_INT && !m->value.is_signed) {
+			if (kt_is_symbolic(&m->value))
+				trace_put_json_value(out, &m->value, e[i].value, s);
+			else if (m->kind == KM_INT && !m->value.is_signed) {
 				fprintf(out, "%" PRIu64, (uint64_t)rd64(e[i].value) / (uint64_t)dv);
 			} else {
 				fprintf(out, "%" PRId64, rd64(e[i].value) / dv);
@@ -413,7 +399,8 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 		if (m->kind == KM_AVG || m->kind == KM_STATS) {
 			int64_t n = rd64(e->value), total = rd64(e->value + 8);
 			e->sort = n ? total / n : 0;
-		} else if (m->kind != KM_HIST && m->kind != KM_LHIST && m->kind != KM_STR) {
+		} else if (m->kind != KM_HIST && m->kind != KM_LHIST && m->kind != KM_STR &&
+			   m->kind != KM_TUPLE) {
 			e->sort = rd64(e->value);
 		}
 	}
@@ -434,7 +421,7 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 				fputc('\n', out);
 				cli_hist_print(out, &hist, e->buckets, e->nbuckets, (uint64_t)dv);
 				break;
-			case KM_STR:
+			case KM_STR: case KM_TUPLE:
 				trace_put_value(out, &m->value, e->value, s, 8);
 				break;
 			case KM_COUNT:

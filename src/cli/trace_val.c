@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int64_t rd64(const uint8_t *p)
@@ -142,11 +143,25 @@ static void put_bytes(FILE *out, const struct kt_type *t, const uint8_t *p, cons
 	fputc(']', out);
 }
 
+/* (1, a, (2, 3)): the elements as they print alone, each at its 8-aligned offset. */
+static void put_tuple(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	fputc('(', out);
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < t->nelems; i++) {
+		if (i)
+			fputs(", ", out);
+		trace_put_value(out, &t->elems[i], p + off, s, indent);
+		off += (kt_type_size(&t->elems[i]) + 7) & ~7u;   /* the layout of kt_elem_off */
+	}
+	fputc(')', out);
+}
+
 typedef void (*printer)(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
 static const printer printers[] = {
 	[KTT_INT] = put_int, [KTT_STR] = put_string, [KTT_PROBE] = put_probe, [KTT_KSTACK] = put_stack_value,
 	[KTT_USTACK] = put_stack_value, [KTT_KSYM] = put_ksym_value, [KTT_INET] = put_inet, [KTT_BUF] = put_buf,
-	[KTT_MAC] = put_mac, [KTT_BYTES] = put_bytes,
+	[KTT_MAC] = put_mac, [KTT_BYTES] = put_bytes, [KTT_TUPLE] = put_tuple,
 };
 
 void trace_put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, char how)
@@ -169,4 +184,39 @@ void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const
 {
 	printer f = (size_t)t->kind < sizeof(printers) / sizeof(printers[0]) ? printers[t->kind] : NULL;
 	(f ? f : put_int)(out, t, p, s, indent);
+}
+
+/* -f json: integers as numbers, tuples as arrays ([1,"a",[2,3]], no spaces: bpftrace's),
+ * anything else as its text in a string. */
+void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s)
+{
+	if (t->kind == KTT_INT) {
+		put_int(out, t, p, s, 0);
+		return;
+	}
+	if (t->kind == KTT_BYTES) {   /* pton()'s bytes: an array, as printed */
+		trace_put_value(out, t, p, s, 8);
+		return;
+	}
+	if (t->kind == KTT_TUPLE) {
+		fputc('[', out);
+		uint32_t off = 0;
+		for (uint32_t i = 0; i < t->nelems; i++) {
+			if (i)
+				fputc(',', out);
+			trace_put_json_value(out, &t->elems[i], p + off, s);
+			off += (kt_type_size(&t->elems[i]) + 7) & ~7u;   /* the layout of kt_elem_off */
+		}
+		fputc(']', out);
+		return;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	trace_put_value(f, t, p, s, 8);
+	fclose(f);
+	trace_json_str(out, buf, len);
+	free(buf);
 }

@@ -40,6 +40,7 @@ struct kt_type {
 	const char *tname;          /* an integer that points at this kernel struct (curtask, ->) */
 	bool user;                  /* ... in user memory (a syscall tracepoint's argument) */
 	bool perf;                  /* a stack printed in perf's mode (kstack(perf)) */
+	struct kt_type *pointee;    /* an integer that points at an integer of this type (*p, p[i]) */
 };
 
 struct kt_node {

@@ -27,7 +27,7 @@ static int kaddr_check(struct sm *m, struct kt_node *n)
 	if (f)
 		fclose(f);
 	if (!found || !addr)
-		return kt_sm_err(m, n->kids[0]->span, "kaddr: no address for '%s' in /proc/kallsyms", n->kids[0]->str);
+		return kt_sm_err(m, n->kids[0]->span, "Failed to resolve kernel symbol: %s (kaddr: it is not in /proc/kallsyms)", n->kids[0]->str);
 	n->kind = KT_INT;
 	n->num = (int64_t)addr;
 	n->nkids = 0;
@@ -231,13 +231,26 @@ static void site_stmt(struct g *g, const struct kt_node *n)
 	kt_gen_ctl(g, g->sites.items[id].kind, id);
 }
 
+/* bpftrace 0.17 zeroes a count map without a key where it would remove the entry (clear,
+ * delete): `@: 0` is printed after them. */
+static bool keyless_count(const struct g *g, const struct kt_node *mn)
+{
+	const struct kt_map *m = &g->s->maps[mn->map_id];
+	return m->kind == KM_COUNT && m->key.kind == KTT_NONE;
+}
+
 static void clear_stmt(struct g *g, const struct kt_node *n)
 {
-	kt_gen_ctl(g, n->name[0] == 'c' ? KT_EV_CLEAR : KT_EV_ZERO, (uint32_t)n->kids[0]->map_id);
+	bool zero = n->name[0] != 'c' || keyless_count(g, n->kids[0]);
+	kt_gen_ctl(g, zero ? KT_EV_ZERO : KT_EV_CLEAR, (uint32_t)n->kids[0]->map_id);
 }
 
 static void delete_stmt(struct g *g, const struct kt_node *n)
 {
+	if (keyless_count(g, n->kids[0])) {
+		fprintf(g->o, "(setf (getmap m%d 0) 0)", n->kids[0]->map_id);
+		return;
+	}
 	bool opened;
 	const char *k = kt_open_key(g, n->kids[0], &opened);
 	fprintf(g->o, "(remmap m%d %s)", n->kids[0]->map_id, k);

@@ -167,8 +167,13 @@ static const struct { const char *name; uint32_t size; } type_sizes[] = {
 static int type_size(struct sm *m, const struct kt_node *n, uint32_t *size)
 {
 	char msg[1024];
+	struct kt_type it;
 	if (n->is_ptr_cast) {
 		*size = 8;
+		return 0;
+	}
+	if (kt_int_type(n->str, strlen(n->str), &it)) {   /* uint32, unsigned int, pid_t ... */
+		*size = it.size;
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(type_sizes) / sizeof(type_sizes[0]); i++)
@@ -209,7 +214,7 @@ static int sizeof_check(struct sm *m, struct kt_node *n)
 			if (kt_ksizeof(t->tname, &size, msg, sizeof(msg)))
 				return kt_sm_err(m, n->span, "%s", msg);
 		} else {
-			size = t->kind == KTT_INT ? t->size : kt_type_size(t);
+			size = kt_c_sizeof(t);   /* a tuple as bpftrace lays it out */
 		}
 	}
 	constant(n, size);

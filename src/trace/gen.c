@@ -14,6 +14,7 @@
 static void gen_int(struct g *g, const struct kt_node *n);
 static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint32_t size);
 static void gen_block(struct g *g, const struct kt_node *b);
+static bool jumps(const struct kt_node *s);
 
 static const char *fresh(struct g *g, const char *prefix)
 {
@@ -148,6 +149,10 @@ static const struct { const char *name, *lisp; } builtin_code[] = {
  * and including the literal's NUL (or the buffer's end). */
 static void gen_strcmp(struct g *g, const struct kt_node *n)
 {
+	if (n->a->kind != KT_STR && n->b->kind != KT_STR) {
+		kt_gen_strcmp2(g, n);
+		return;
+	}
 	const struct kt_node *lit = n->b->kind == KT_STR ? n->b : n->a, *other = lit == n->b ? n->a : n->b;
 	uint32_t size = other->type.size;
 	const char *b = fresh(g, "s");
@@ -193,7 +198,7 @@ static void gen_core_path(struct g *g, const struct kt_node *n, const char *head
 
 static bool is_core(const struct kt_node *n)
 {
-	return n->kind == KT_FIELD || (n->kind == KT_ARROW && n->a->type.tname);
+	return (n->kind == KT_FIELD && n->name) || (n->kind == KT_ARROW && n->a->type.tname);
 }
 
 /* A USDT argument where the compiler left it: a register of pt_regs, memory at a register
@@ -263,6 +268,12 @@ static void gen_int(struct g *g, const struct kt_node *n)
 	case KT_INT:
 		fprintf(g->o, "%lld", (long long)n->num);
 		return;
+	case KT_FIELD:   /* a tuple's element */
+		kt_gen_elem_int(g, n);
+		return;
+	case KT_INDEX:
+		kt_gen_deref(g, n);
+		return;
 	case KT_BUILTIN:
 		if (!strcmp(n->name, "probe")) {
 			fprintf(g->o, "%u", g->target);
@@ -315,6 +326,14 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			kt_buf_compare(g, n);
 			return;
 		}
+		if (n->type.pointee) {   /* p + i, p - i: scaled by the pointee's size */
+			fprintf(g->o, "(%c ", n->op);
+			gen_int(g, n->a);
+			fprintf(g->o, " (* %u ", n->type.pointee->size);
+			gen_int(g, n->b);
+			fputs("))", g->o);
+			return;
+		}
 		for (size_t i = 0; i < sizeof(binops) / sizeof(binops[0]); i++)
 			if (binops[i].op == n->op) {
 				bool sg = n->a->type.is_signed && n->b->type.is_signed;
@@ -323,6 +342,10 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			}
 		break;
 	case KT_UNOP:
+		if (n->op == '*') {
+			kt_gen_deref(g, n);
+			return;
+		}
 		int_form(g, n->op == '!' ? "not" : n->op == '~' ? "lognot" : "-", n->a, NULL, NULL);
 		return;
 	case KT_TERNARY:
@@ -348,7 +371,9 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			fputs("0", g->o);
 			return;
 		}
-		if (f.is_signed && f.size < 8)
+		if (f.count)   /* an array: the address of its first element, for [i] */
+			fprintf(g->o, "(+ (ctx-ptr) %u)", f.offset);
+		else if (f.is_signed && f.size < 8)
 			fprintf(g->o, "(cast i%u (ctx u%u %u))", f.size * 8, f.size * 8, f.offset);
 		else
 			fprintf(g->o, "(ctx u%u %u)", f.size * 8, f.offset);
@@ -450,6 +475,9 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 			fprintf(g->o, "(store u8 %s %u 0)", d, size - 1);
 		break;
 	}
+	case KT_FIELD:   /* a tuple's element */
+		kt_gen_elem_str(g, n, d, size);
+		break;
 	case KT_TERNARY:
 		fprintf(g->o, "(if ");
 		gen_int(g, n->a);
@@ -518,10 +546,13 @@ static void gen_assign_map(struct g *g, const struct kt_node *s)
 		gen_int(g, v);
 		fputc(')', g->o);
 		break;
-	case KM_STR:
+	case KM_STR: case KM_TUPLE:
 		k = open_key(g, mn, &opened);
 		fprintf(g->o, "(let ((%s " KT_STR_VALUE ")) ", val);
-		gen_str(g, v, val, m->value_size);
+		if (m->kind == KM_STR)
+			gen_str(g, v, val, m->value_size);
+		else
+			kt_gen_tuple(g, v, val, &m->value);
 		fprintf(g->o, "(map-update m%d %s %s 0))", mn->map_id, k, val);
 		break;
 	case KM_COUNT:
@@ -596,6 +627,8 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 			gen_assign_map(g, s);
 		} else if (kt_is_bytes(&s->a->type)) {
 			gen_str(g, s->b, kl_arena_printf(g->a, "v%d", s->a->var_id), s->a->type.size);
+		} else if (s->a->type.kind == KTT_TUPLE) {
+			kt_gen_tuple_var(g, s);
 		} else {
 			fprintf(g->o, "(setf v%d ", s->a->var_id);
 			gen_int(g, s->b);
@@ -605,13 +638,28 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 	case KT_IF:
 		cond_form(g, "if", s->a, s->b, s->c);
 		break;
-	case KT_UNROLL:
+	case KT_UNROLL: {   /* in a while, a break or continue in it skips its later rounds too */
+		bool guard = g->loop >= 0 && jumps(s->b);
 		fprintf(g->o, "(dotimes (%s %lld) ", fresh(g, "i"), (long long)s->a->num);
+		if (guard)
+			fprintf(g->o, "(if (or b%d c%d) 0 ", g->loop, g->loop);
 		gen_block(g, s->b);
-		fputc(')', g->o);
+		fputs(guard ? "))" : ")", g->o);
 		break;
-	case KT_WHILE:
-		cond_form(g, "loop :while", s->a, s->b, NULL);
+	}
+	case KT_WHILE: {
+		int outer = g->loop;
+		g->loop = (int)g->tmp++;
+		fprintf(g->o, "(let ((b%d 0) (c%d 0)) (loop :while (and (= b%d 0) ", g->loop, g->loop, g->loop);
+		gen_int(g, s->a);
+		fprintf(g->o, ") (setf c%d 0) ", g->loop);
+		gen_block(g, s->b);
+		fputs("))", g->o);
+		g->loop = outer;
+		break;
+	}
+	case KT_BREAK: case KT_CONTINUE:
+		fprintf(g->o, "(setf %c%d 1)", s->kind == KT_BREAK ? 'b' : 'c', g->loop);
 		break;
 	case KT_RETURN:
 		fprintf(g->o, "(return 0)");
@@ -621,13 +669,37 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 	}
 }
 
+/* Whether s may break or continue the innermost while (not one nested in it). */
+static bool jumps(const struct kt_node *s)
+{
+	if (!s || s->kind == KT_WHILE)
+		return false;
+	if (s->kind == KT_BREAK || s->kind == KT_CONTINUE)
+		return true;
+	if (s->kind != KT_IF && s->kind != KT_UNROLL && s->kind != KT_BLOCK)
+		return false;
+	for (uint32_t i = 0; i < s->nkids; i++)
+		if (jumps(s->kids[i]))
+			return true;
+	return jumps(s->b) || jumps(s->c);
+}
+
+/* In a while, the statements after one that may break or continue run only when it did
+ * not (kiln's loop has no break: the flags say it). */
 static void gen_block(struct g *g, const struct kt_node *b)
 {
 	fprintf(g->o, "(progn");
+	uint32_t guards = 0;
 	for (uint32_t i = 0; i < b->nkids; i++) {
 		fprintf(g->o, "\n    ");
 		gen_stmt(g, b->kids[i]);
+		if (g->loop >= 0 && i + 1 < b->nkids && jumps(b->kids[i])) {
+			fprintf(g->o, " (if (or b%d c%d) 0 (progn", g->loop, g->loop);
+			guards++;
+		}
 	}
+	while (guards--)
+		fputs(" 0))", g->o);
 	fprintf(g->o, " 0)");
 }
 
@@ -650,7 +722,7 @@ static void collect_sites(struct g *g, const struct kt_node *n)
 }
 
 static const char *const map_kind_names[] = {
-	[KM_INT] = "int", [KM_STR] = "string", [KM_COUNT] = "count", [KM_SUM] = "sum", [KM_MIN] = "min",
+	[KM_INT] = "int", [KM_STR] = "string", [KM_TUPLE] = "tuple", [KM_COUNT] = "count", [KM_SUM] = "sum", [KM_MIN] = "min",
 	[KM_MAX] = "max", [KM_AVG] = "avg", [KM_STATS] = "stats", [KM_HIST] = "hist", [KM_LHIST] = "lhist",
 };
 
@@ -746,14 +818,14 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	 * kiln gives each stack-buffer its own stack (capable.bt stores 40 strings in BEGIN). */
 	uint32_t sv = 0;
 	for (uint32_t i = 0; i < g->s->nmaps; i++)
-		if (g->s->maps[i].kind == KM_STR && g->s->maps[i].value_size > sv)
+		if ((g->s->maps[i].kind == KM_STR || g->s->maps[i].kind == KM_TUPLE) && g->s->maps[i].value_size > sv)
 			sv = g->s->maps[i].value_size;
 	fprintf(g->o, "(let (");
 	if (sv)
 		fprintf(g->o, "(" KT_STR_VALUE " (stack-buffer %u))%s", kt_round8(sv), nv ? " " : "");
 	for (uint32_t i = 0; i < nv; i++)
-		if (kt_is_bytes(&vars[i].type))
-			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, kt_round8(vars[i].type.size));
+		if (kt_is_bytes(&vars[i].type) || vars[i].type.kind == KTT_TUPLE)
+			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, kt_round8(kt_type_size(&vars[i].type)));
 		else
 			fprintf(g->o, "%s(v%u 0)", i ? " " : "", i);
 	fprintf(g->o, ")\n    ");
@@ -769,7 +841,7 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 int kt_gen(const struct kt_program *prog, const struct kt_sema *s, struct kl_arena *a, struct kl_diag *d,
 	   struct kt_gen *out)
 {
-	struct g g = { .s = s, .a = a, .d = d };
+	struct g g = { .s = s, .a = a, .d = d, .loop = -1 };
 	*out = (struct kt_gen){ 0 };
 	/* sites are per probe in the tree; a probe with several targets shares them */
 	uint32_t *first_site = kl_arena_array(a, uint32_t, prog->nprobes + 1);

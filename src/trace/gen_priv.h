@@ -20,6 +20,7 @@ struct g {
 	uint32_t site;              /* printf sites: numbered in program order, per probe once */
 	uint32_t site_base;
 	int err;
+	int loop;                   /* the innermost while's number (its break/continue flags), -1 none */
 };
 
 /* n as an integer expression. */
@@ -41,6 +42,16 @@ bool kt_gen_core_into(struct g *g, const struct kt_node *n, const char *dest);
 const char *kt_rec_id(struct g *g, enum kt_ev kind, uint32_t index);
 /* A control record (exit, print, clear, zero, time). */
 void kt_gen_ctl(struct g *g, enum kt_ev kind, uint32_t index);
+
+/* gen_values.c: tuples and pointers (see there). The tuple n written at dest in layout dt. */
+void kt_gen_tuple(struct g *g, const struct kt_node *n, const char *dest, const struct kt_type *dt);
+void kt_gen_elem_int(struct g *g, const struct kt_node *n);
+void kt_gen_elem_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size);
+void kt_gen_deref(struct g *g, const struct kt_node *n);
+/* $t = TUPLE (assignment s). */
+void kt_gen_tuple_var(struct g *g, const struct kt_node *s);
+/* n->a == n->b (or !=) of two computed strings. */
+void kt_gen_strcmp2(struct g *g, const struct kt_node *n);
 
 static inline uint32_t kt_round8(uint32_t n)
 {

@@ -62,10 +62,8 @@ static uint32_t struct_id(const struct kl_kbtf *k, const char *name, char *msg, 
 
 int kt_kstruct(const char *name, char *msg, size_t len)
 {
-	const struct kl_kbtf *k;
-	if (!kernel_btf(msg, len, &k))
-		return -1;
-	return struct_id(k, name, msg, len) ? 0 : -1;
+	uint32_t size;
+	return kt_ksizeof(name, &size, msg, len);
 }
 
 /* Member `name` of struct sid, looking into anonymous members; its type id, or 0. *bits
@@ -139,6 +137,15 @@ int kt_kenum(const char *name, int64_t *val)
 	return -1;
 }
 
+/* The pointee of a pointer to an integer of size bytes (1, 2, 4, 8), shared. */
+static struct kt_type *int_type(uint32_t size, bool sign)
+{
+	static struct kt_type types[2][9];
+	struct kt_type *t = &types[sign][size];
+	*t = (struct kt_type){ .kind = KTT_INT, .size = size, .is_signed = sign };
+	return t;
+}
+
 /* The kiln trace type of BTF type id (see kt_kfield); 0, or -1 when it has none. */
 static int ktype_of(const struct btf *btf, uint32_t id, struct kt_type *out)
 {
@@ -156,6 +163,10 @@ static int ktype_of(const struct btf *btf, uint32_t id, struct kt_type *out)
 		const struct btf_type *to = btf__type_by_id(btf, strip(btf, t->type));
 		if (to && (btf_is_struct(to) || btf_is_union(to)) && to->name_off)
 			out->tname = btf__name_by_offset(btf, to->name_off);
+		else if (to && btf_is_ptr(to))   /* *p reads the pointer (8 bytes), an integer its size */
+			out->pointee = int_type(8, false);
+		else if (to && btf_is_int(to) && (to->size == 1 || to->size == 2 || to->size == 4 || to->size == 8))
+			out->pointee = int_type(to->size, (btf_int_encoding(to) & BTF_INT_SIGNED) != 0);
 		return 0;
 	} else if ((btf_is_struct(t) || btf_is_union(t)) && (t->name_off || anon_name(id))) {
 		*out = (struct kt_type){ .kind = KTT_STRUCT, .tname = t->name_off ? btf__name_by_offset(btf, t->name_off) : anon_name(id) };

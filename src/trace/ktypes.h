@@ -11,7 +11,8 @@
 int kt_kstruct(const char *name, char *msg, size_t len);
 /* The type of member `field` of kernel struct or union `sname` (found inside anonymous
  * members too): an integer or enum of 1, 2, 4 or 8 bytes; a pointer to a struct or union
- * (an 8-byte unsigned integer whose tname is the struct's name); another pointer (an
+ * (an 8-byte unsigned integer whose tname is the struct's name); a pointer to an integer
+ * or a pointer (an integer whose pointee, shared, says what `*` reads); another pointer (an
  * integer); a named struct or union embedded (KTT_STRUCT, read on with `.field`); a char
  * array (a string of its size). 0, or -1 with the reason in msg. */
 int kt_kfield(const char *sname, const char *field, struct kt_type *out, char *msg, size_t len);

@@ -154,18 +154,17 @@ static bool looks_like_cast(struct ps *p)
 	return cast;
 }
 
-static struct kt_node *cast_after_paren(struct ps *p, struct kl_span at)
+/* A type up to its ')': its name (*name), pointer stars (n->is_ptr_cast), array count (n->num). */
+static bool type_after_paren(struct ps *p, struct kt_node *n, const char **name)
 {
 	struct kt_tok t = take(p);
-	const char *name = t.s;
-	if (!strcmp(name, "struct") || !strcmp(name, "union") || !strcmp(name, "enum")) {
+	*name = t.s;
+	if (!strcmp(t.s, "struct") || !strcmp(t.s, "union") || !strcmp(t.s, "enum")) {
 		struct kt_tok id = take(p);
 		if (id.kind != KT_TOK_IDENT)
 			return fail(p, id.span, "expected a struct name after 'struct'");
-		name = kl_arena_printf(p->a, "%s %s", t.s, id.s);
+		*name = kl_arena_printf(p->a, "%s %s", t.s, id.s);
 	}
-	struct kt_node *n = node(p, KT_CAST, at);
-	n->name = name;
 	while (accept(p, '*'))
 		n->is_ptr_cast = true;
 	if (accept(p, '[')) {       /* (int8[4]) */
@@ -174,7 +173,13 @@ static struct kt_node *cast_after_paren(struct ps *p, struct kl_span at)
 			return fail(p, c.span, "expected an array size");
 		n->num = c.num;
 	}
-	if (!expect(p, ')', "')' after the type"))
+	return expect(p, ')', "')' after the type");
+}
+
+static struct kt_node *cast_after_paren(struct ps *p, struct kl_span at)
+{
+	struct kt_node *n = node(p, KT_CAST, at);
+	if (!type_after_paren(p, n, &n->name))
 		return NULL;
 	n->len = (uint32_t)(p->lx.col > at.col ? p->lx.col - at.col : 1);
 	if (!(n->a = cast_expr(p)))

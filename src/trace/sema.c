@@ -40,7 +40,7 @@ uint32_t kt_type_size(const struct kt_type *t)
 	if (t->kind == KTT_TUPLE) {
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < t->nelems; i++)
-			n += kt_type_size(&t->elems[i]);
+			n += (kt_type_size(&t->elems[i]) + 7) & ~7u;   /* kt_elem_off */
 		return n;
 	}
 	if (t->kind == KTT_INT || t->kind == KTT_PROBE || t->kind == KTT_PTR || kt_is_symbolic(t))
@@ -129,10 +129,11 @@ static int map_key(struct sm *m, struct kt_node *n, struct kt_map *mp)
 		if (expr(m, n->a))
 			return -1;
 		k = n->a->type;
-		if (k.kind == KTT_TUPLE)
-			for (uint32_t i = 0; i < k.nelems; i++)
-				if (k.elems[i].kind == KTT_TUPLE)
-					return err_at(m, n->a->span, "a tuple inside a map key is %s", refused);
+		bool nested = k.kind == KTT_TUPLE && !(n->a->kind == KT_TUPLE && n->a->op == 1);   /* not @[a, b] */
+		for (uint32_t i = 0; k.kind == KTT_TUPLE && i < k.nelems; i++)
+			nested = nested || k.elems[i].kind == KTT_TUPLE;
+		if (nested)   /* bpftrace's words */
+			return err_at(m, n->a->span, "%s", "tuple cannot be used as a map key. Try a multi-key associative array instead (eg `@map[$1, $2] = ...)`.");
 	}
 	mp = &m->maps.items[n->map_id];   /* expr may have grown the vector */
 	if (mp->key.kind == KTT_NONE && mp->kind == KM_NONE) {
@@ -207,6 +208,7 @@ static int raw_arg(struct sm *m, struct kt_node *n)
 	}
 	n->kind = KT_BUILTIN;
 	n->type = t_int(8, false);
+	n->type.user = m->first->kind == KP_UPROBE;   /* what they point at: *(T *)arg0 */
 	return 0;
 }
 
@@ -279,6 +281,7 @@ static int ident(struct sm *m, struct kt_node *n)
 				return err_at(m, n->span, "%s", "cpid is the pid of the command -c runs: use it with -c");
 			n->kind = KT_BUILTIN;
 			n->type = builtins[i].type;
+			n->type.user = !strcmp(n->name, "retval") && m->first->kind == KP_URETPROBE;
 			if (kt_is_stack(&n->type))
 				m->s->has_stacks = true;
 			return 0;
@@ -290,7 +293,7 @@ static int ident(struct sm *m, struct kt_node *n)
 	int64_t v;
 	/* a #define of the script or of a header it includes (AF_INET), then an enumerator of
 	 * the kernel's (TCP_FIN_WAIT1) */
-	if (kt_cdef_value(n->name, &v) == 0 || kt_kenum(n->name, &v) == 0) {
+	if (kt_cdef_value(n->name, &v) == 0 || kt_kenum(n->name, &v) == 0 || kt_task_state(n->name, &v) == 0) {
 		n->kind = KT_INT;
 		n->num = v;
 		n->type = t_int(8, true);
@@ -315,7 +318,7 @@ static int arrow(struct sm *m, struct kt_node *n)
 {
 	if (!n->name)
 		return err_at(m, n->span, "%s", "-> needs a field name");
-	if (n->a->kind != KT_IDENT || strcmp(n->a->name, "args")) {   /* a kernel struct through BTF */
+	if ((n->a->kind != KT_IDENT && n->a->kind != KT_BUILTIN) || strcmp(n->a->name, "args")) {   /* a kernel struct through BTF */
 		if (expr(m, n->a))
 			return -1;
 		if (n->a->type.kind != KTT_INT || !n->a->type.tname)
@@ -339,8 +342,8 @@ static int arrow(struct sm *m, struct kt_node *n)
 		if (kt_tp_field(m->a, t->event, n->name, &f, msg, sizeof(msg)))
 			return err_at(m, n->span, "%s", msg);
 		struct kt_type ft = f.data_loc ? t_str(m->s->strlen) : f.count && f.size / f.count == 1 ? t_str(f.size)
-				   : f.count ? (struct kt_type){ .kind = KTT_NONE } : t_int(f.size, f.is_signed);
-		if (ft.kind == KTT_NONE || (ft.kind == KTT_INT && f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8))
+				   : f.count ? kt_tp_array(m, &f) : t_int(f.size, f.is_signed);
+		if (ft.kind == KTT_NONE || (ft.kind == KTT_INT && !f.count && f.size != 1 && f.size != 2 && f.size != 4 && f.size != 8))
 			return err_at(m, n->span, "the array field args->%s is not supported yet by kiln trace", n->name);
 		const char *ct = f.ctype ? f.ctype : "";
 		if (!strncmp(ct, "const ", 6))
@@ -351,6 +354,8 @@ static int arrow(struct sm *m, struct kt_node *n)
 				ft.tname = kl_arena_strndup(m->a, ct + 7, len);
 				ft.user = !strncmp(t->event, "syscalls/", 9);   /* what the process passed */
 			}
+		} else if (ft.kind == KTT_INT && f.size == 8) {   /* args->argv[0]: a pointer to integers */
+			kt_ctype_ptr(m->a, ct, !strncmp(t->event, "syscalls/", 9), &ft);
 		}
 		if (ty.kind == KTT_NONE)
 			ty = ft;
@@ -380,6 +385,11 @@ static int cast(struct sm *m, struct kt_node *n)
 				n->type = t_int((uint32_t)(int_casts[i][1][0] - '0'), int_casts[i][1][1] == 's');
 				return 0;
 			}
+	if (n->is_ptr_cast && !n->num) {
+		int r = kt_sm_ptr_cast(m, n);
+		if (r <= 0)
+			return r;
+	}
 	if (n->is_ptr_cast && !n->num && !strncmp(n->name, "struct ", 7)) {
 		char msg[1024];
 		if (n->a->type.kind != KTT_INT)
@@ -388,6 +398,7 @@ static int cast(struct sm *m, struct kt_node *n)
 			return err_at(m, n->span, "%s", msg);
 		n->type = t_int(8, false);
 		n->type.tname = n->name + 7;
+		n->type.user = n->a->type.user;
 		return 0;
 	}
 	return err_at(m, n->span, "the cast to (%s) is not supported yet by kiln trace", n->name);
@@ -444,14 +455,14 @@ static int expr(struct sm *m, struct kt_node *n)
 			return -1;
 		mp = &m->maps.items[n->map_id];
 		switch (mp->kind) {
-		case KM_INT: case KM_STR:
+		case KM_INT: case KM_STR: case KM_TUPLE:
 			n->type = mp->value;
 			return 0;
 		case KM_COUNT: case KM_SUM: case KM_MIN: case KM_MAX:
 			n->type = t_int(8, mp->kind != KM_COUNT);
 			return 0;
 		case KM_NONE:
-			return kl_error(m->d, n->span, "undefined map: @%s (read before it is assigned)", n->name);
+			return kl_error(m->d, n->span, "undefined map: @%s (it is never assigned)", n->name);
 		default:
 			return kl_error(m->d, n->span, "reading @%s (an avg, stats, hist or lhist map) in an expression is %s",
 					n->name, refused);
@@ -467,8 +478,6 @@ static int expr(struct sm *m, struct kt_node *n)
 		if (l->kind == KTT_STR || r->kind == KTT_STR) {
 			if (!cmp || l->kind != r->kind)
 				return err_at(m, n->span, "%s", "strings can only be compared with == and != to strings");
-			if (n->b->kind != KT_STR && n->a->kind != KT_STR)
-				return err_at(m, n->span, "%s", "comparing two computed strings is not supported yet by kiln trace (compare with a literal)");
 			n->type = t_int(8, false);
 			return 0;
 		}
@@ -480,12 +489,15 @@ static int expr(struct sm *m, struct kt_node *n)
 			return err_at(m, n->span, "%s", "operands must be integers");
 		bool ls = l->is_signed || n->a->kind == KT_INT, rs = r->is_signed || n->b->kind == KT_INT;
 		n->type = t_int(8, ls && rs);
+		if ((n->op == '+' || n->op == '-') && l->pointee && !r->pointee)   /* p + i: a pointer i elements on */
+			n->type = *l;
 		return 0;
 	}
 	case KT_UNOP:
-		if (n->op == '*' || n->op == '&')
-			return err_at(m, n->span, "the unary %s (pointers) is not supported yet by kiln trace",
-				      n->op == '*' ? "*" : "&");
+		if (n->op == '*')
+			return kt_sm_deref(m, n);
+		if (n->op == '&')
+			return err_at(m, n->span, "the unary %s (pointers) is not supported yet by kiln trace", "&");
 		if (expr(m, n->a))
 			return -1;
 		if (n->a->type.kind != KTT_INT)
@@ -508,28 +520,29 @@ static int expr(struct sm *m, struct kt_node *n)
 		return 0;
 	case KT_CAST:
 		return cast(m, n);
-	case KT_TUPLE: {
-		struct kt_type *e = kl_arena_array(m->a, struct kt_type, n->nkids);
-		for (uint32_t i = 0; i < n->nkids; i++) {
-			if (expr(m, n->kids[i]))
-				return -1;
-			e[i] = n->kids[i]->type;
-			if (e[i].kind != KTT_INT && !kt_is_bytes(&e[i]) && e[i].kind != KTT_PROBE && !kt_is_symbolic(&e[i]))
-				return err_at(m, n->kids[i]->span, "%s", "tuple elements other than integers and strings are not supported yet by kiln trace");
-		}
-		n->type = (struct kt_type){ .kind = KTT_TUPLE, .nelems = n->nkids, .elems = e };
-		return 0;
-	}
+	case KT_TUPLE:
+		return kt_sm_tuple(m, n);
 	case KT_ARROW:
 		return arrow(m, n);
 	case KT_FIELD:
+		if (!n->name)
+			return kt_sm_tuple_elem(m, n);
+		if (n->a->kind == KT_UNOP && n->a->op == '*') {   /* (*p).f is p->f */
+			if (expr(m, n->a))
+				return -1;
+			if (n->a->type.kind == KTT_STRUCT) {
+				n->kind = KT_ARROW;
+				n->a = n->a->a;
+				return struct_field(m, n);
+			}
+		}
 		if (expr(m, n->a))
 			return -1;
 		if (n->a->type.kind == KTT_STRUCT)   /* $task->se.cfs_rq */
 			return struct_field(m, n);
 		return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
 	case KT_INDEX:
-		return err_at(m, n->span, "%s", "indexing with [] is not supported yet by kiln trace");
+		return kt_sm_index(m, n);
 	case KT_SIZEOF: case KT_OFFSETOF:   /* typed to a constant by their rows (fn_net.c) */
 		return kt_fn_find(n->name)->check(m, n);
 	case KT_INCDEC:
@@ -628,6 +641,8 @@ static int assign_map(struct sm *m, struct kt_node *s)
 			kind = KM_STR;
 		else if (kt_is_symbolic(&v->type))
 			kind = KM_INT;
+		else if (v->type.kind == KTT_TUPLE)
+			kind = KM_TUPLE;
 		else
 			return kl_error(m->d, v->span, "%s", "only integers and strings can be stored in maps by kiln trace yet");
 	}
@@ -635,11 +650,11 @@ static int assign_map(struct sm *m, struct kt_node *s)
 		return kl_error(m->d, s->span, "type mismatch for @%s: it was assigned another kind of value before", mn->name);
 	if (mp->kind == KM_NONE) {
 		mp->kind = kind;
-		mp->value = v->type;
+		mp->value = kt_type_own(m->a, &v->type);
 		if (kind == KM_INT && !kt_is_symbolic(&v->type))
 			mp->value = t_int(8, v->type.is_signed);
-	} else if (kind == KM_STR && v->type.size > mp->value.size) {
-		mp->value.size = v->type.size;
+	} else if ((kind == KM_STR || kind == KM_TUPLE) && !kt_type_merge(&mp->value, &v->type)) {
+		return kl_error(m->d, s->span, "type mismatch for @%s: it holds tuples of another shape", mn->name);
 	}
 	return 0;
 }
@@ -649,7 +664,7 @@ static int stmt(struct sm *m, struct kt_node *s);
 static int block(struct sm *m, struct kt_node *b)
 {
 	for (uint32_t i = 0; i < b->nkids; i++)
-		if (stmt(m, b->kids[i]))
+		if (stmt(m, b->kids[i]) && !m->lenient)
 			return -1;
 	return 0;
 }
@@ -666,8 +681,8 @@ static int stmt(struct sm *m, struct kt_node *s)
 			return assign_map(m, s);
 		if (expr(m, s->b))
 			return -1;
-		if (s->b->type.kind != KTT_INT && !kt_is_bytes(&s->b->type))
-			return kl_error(m->d, s->b->span, "%s", "only integers and strings can be kept in $variables by kiln trace yet");
+		if (s->b->type.kind != KTT_INT && !kt_is_bytes(&s->b->type) && s->b->type.kind != KTT_TUPLE)
+			return kl_error(m->d, s->b->span, "%s", "only integers, strings, tuples and buffers can be kept in $variables by kiln trace yet");
 		for (size_t i = 0; i < m->vars.len; i++)
 			if (!strcmp(m->vars.items[i].name, s->a->name)) {
 				struct kt_var *v = &m->vars.items[i];
@@ -678,25 +693,32 @@ static int stmt(struct sm *m, struct kt_node *s)
 				if (kt_is_bytes(&s->b->type) && s->b->type.size > v->type.size)
 					return kl_error(m->d, s->span, "$%s holds strings of %u bytes; this one is %u", s->a->name,
 							v->type.size, s->b->type.size);
+				if (v->type.kind == KTT_TUPLE && !kt_type_merge(&v->type, &s->b->type))
+					return kl_error(m->d, s->span, "type mismatch for $%s: it holds tuples of another shape", s->a->name);
 				s->a->var_id = (int)i;
 				s->a->type = v->type;
 				return 0;
 			}
-		struct kt_var v = { s->a->name, s->b->type };
+		struct kt_var v = { s->a->name, kt_type_own(m->a, &s->b->type) };
 		if (v.type.kind == KTT_INT) {
 			v.type = t_int(s->b->type.size ? s->b->type.size : 8, s->b->type.is_signed);   /* bswap, sizeof */
 			v.type.tname = s->b->type.tname;   /* $t = curtask; $t->pid */
+			v.type.pointee = s->b->type.pointee;
+			v.type.user = s->b->type.user;
 		}
 		kl_vec_push(m->a, &m->vars, v);
 		s->a->var_id = (int)m->vars.len - 1;
 		s->a->type = v.type;
 		return 0;
-	case KT_IF:
-		if (expr(m, s->a) || block(m, s->b) || (s->c && block(m, s->c)))
+	case KT_IF: {
+		/* a lenient pass types the blocks even when the condition reads a map not typed yet */
+		int r = expr(m, s->a);
+		if ((r && !m->lenient) || block(m, s->b) || (s->c && block(m, s->c)) || r)
 			return -1;
 		if (s->a->type.kind != KTT_INT)
 			return kl_error(m->d, s->a->span, "%s", "the condition must be an integer");
 		return 0;
+	}
 	case KT_UNROLL:
 		if (expr(m, s->a))
 			return -1;
@@ -704,7 +726,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 			return kl_error(m->d, s->a->span, "%s", "unroll needs a constant count from 1 to 100");
 		return block(m, s->b);
 	case KT_WHILE: {
-		if (expr(m, s->a))
+		if (expr(m, s->a) && !m->lenient)
 			return -1;
 		bool was = m->in_loop;
 		m->in_loop = true;
@@ -713,12 +735,54 @@ static int stmt(struct sm *m, struct kt_node *s)
 		return r;
 	}
 	case KT_BREAK: case KT_CONTINUE:
-		return kl_error(m->d, s->span, "%s is %s", s->kind == KT_BREAK ? "break" : "continue", refused);
+		if (!m->in_loop)   /* bpftrace's words */
+			return kl_error(m->d, s->span, "%s used outside of a loop", s->kind == KT_BREAK ? "break" : "continue");
+		return 0;
 	case KT_RETURN:
 		return 0;
 	default:
 		return kl_error(m->d, s->span, "%s", "unexpected expression where a statement should be");
 	}
+}
+
+/* Types every probe's predicate and block (one pass of kt_sema). */
+static int probes(struct sm *m, struct kt_program *prog)
+{
+	for (uint32_t p = 0; p < prog->nprobes; p++) {
+		m->probe = &prog->probes[p];
+		m->vars = (typeof(m->vars)){ 0 };
+		m->first = NULL;
+		m->is_tracepoint = m->has_args = m->has_retval = m->has_func = m->is_kfunc = m->is_raw = m->is_usdt = true;
+		for (uint32_t i = 0; i < m->s->ntargets; i++)
+			if (m->s->targets[i].probe_index == p) {
+				enum kt_pkind k = m->s->targets[i].kind;
+				if (!m->first)
+					m->first = &m->s->targets[i];
+				m->is_tracepoint = m->is_tracepoint && k == KP_TRACEPOINT;
+				m->has_args = m->has_args && (k == KP_UPROBE || k == KP_KPROBE);
+				m->has_retval = m->has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE || k == KP_KRETFUNC);
+				m->has_func = m->has_func && k >= KP_UPROBE && k <= KP_KRETFUNC;
+				m->is_kfunc = m->is_kfunc && (k == KP_KFUNC || k == KP_KRETFUNC);
+				m->is_raw = m->is_raw && k == KP_RAWTRACEPOINT;
+				m->is_usdt = m->is_usdt && k == KP_USDT;
+			}
+		if (!m->first) {   /* its wildcards matched nothing: bpftrace leaves it out too */
+			m->s->vars[p] = NULL;
+			m->s->nvars[p] = 0;
+			continue;
+		}
+		if (m->probe->pred && !(m->lenient && expr(m, m->probe->pred))) {
+			if (!m->lenient && expr(m, m->probe->pred))
+				return -1;
+			if (m->probe->pred->type.kind != KTT_INT && !m->lenient)
+				return kl_error(m->d, m->probe->pred->span, "%s", "a predicate must be an integer (or a comparison)");
+		}
+		if (block(m, m->probe->block) && !m->lenient)
+			return -1;
+		m->s->vars[p] = m->vars.items;
+		m->s->nvars[p] = (uint32_t)m->vars.len;
+	}
+	return 0;
 }
 
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d)
@@ -736,40 +800,27 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 				"no probes to attach: the wildcards match nothing");
 	s->vars = kl_arena_array(a, struct kt_var *, prog->nprobes);
 	s->nvars = kl_arena_array(a, uint32_t, prog->nprobes);
-	for (uint32_t p = 0; p < prog->nprobes; p++) {
-		m.probe = &prog->probes[p];
-		m.vars = (typeof(m.vars)){ 0 };
-		m.first = NULL;
-		m.is_tracepoint = m.has_args = m.has_retval = m.has_func = m.is_kfunc = m.is_raw = m.is_usdt = true;
-		for (uint32_t i = 0; i < s->ntargets; i++)
-			if (s->targets[i].probe_index == p) {
-				enum kt_pkind k = s->targets[i].kind;
-				if (!m.first)
-					m.first = &s->targets[i];
-				m.is_tracepoint = m.is_tracepoint && k == KP_TRACEPOINT;
-				m.has_args = m.has_args && (k == KP_UPROBE || k == KP_KPROBE);
-				m.has_retval = m.has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE || k == KP_KRETFUNC);
-				m.has_func = m.has_func && k >= KP_UPROBE && k <= KP_KRETFUNC;
-				m.is_kfunc = m.is_kfunc && (k == KP_KFUNC || k == KP_KRETFUNC);
-				m.is_raw = m.is_raw && k == KP_RAWTRACEPOINT;
-				m.is_usdt = m.is_usdt && k == KP_USDT;
-			}
-		if (!m.first) {   /* its wildcards matched nothing: bpftrace leaves it out too */
-			s->vars[p] = NULL;
-			s->nvars[p] = 0;
-			continue;
-		}
-		if (m.probe->pred) {
-			if (expr(&m, m.probe->pred))
-				return -1;
-			if (m.probe->pred->type.kind != KTT_INT)
-				return kl_error(d, m.probe->pred->span, "%s", "a predicate must be an integer (or a comparison)");
-		}
-		if (block(&m, m.probe->block))
+	/* bpftrace types a map by its first assignment anywhere in the program (tcplife.bt
+	 * reads @birth in a probe before the one that assigns it): lenient passes, whose errors
+	 * are dropped with the statements that made them, learn the maps' types until no new
+	 * one is found; then the pass that reports errors. */
+	struct kl_diag scratch;
+	size_t known = 0, was;
+	do {
+		was = known;
+		scratch = (struct kl_diag){ 0 };
+		m.d = &scratch;
+		m.lenient = true;
+		if (probes(&m, prog))
 			return -1;
-		s->vars[p] = m.vars.items;
-		s->nvars[p] = (uint32_t)m.vars.len;
-	}
+		known = 0;
+		for (size_t i = 0; i < m.maps.len; i++)
+			known += m.maps.items[i].kind != KM_NONE;
+	} while (known > was);
+	m.d = d;
+	m.lenient = false;
+	if (probes(&m, prog))
+		return -1;
 	for (size_t i = 0; i < m.maps.len; i++) {
 		struct kt_map *mp = &m.maps.items[i];
 		if (mp->kind == KM_NONE)
@@ -784,7 +835,7 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 		mp->key_size = mp->key.kind == KTT_NONE ? 8 : kt_type_size(&mp->key);
 		if (mp->kind == KM_HIST || mp->kind == KM_LHIST)
 			mp->key_size = (mp->key.kind == KTT_NONE ? 0 : mp->key_size) + 8;
-		mp->value_size = mp->kind == KM_STR ? mp->value.size : mp->kind == KM_AVG || mp->kind == KM_STATS ? 16 : 8;
+		mp->value_size = mp->kind == KM_STR ? mp->value.size : mp->kind == KM_TUPLE ? kt_type_size(&mp->value) : mp->kind == KM_AVG || mp->kind == KM_STATS ? 16 : 8;
 	}
 	s->maps = m.maps.items;
 	s->nmaps = (uint32_t)m.maps.len;

@@ -8,13 +8,13 @@
 #include "trace/ast.h"
 
 /* What a map holds, as bpftrace prints it. */
-enum kt_mkind { KM_NONE, KM_INT, KM_STR, KM_COUNT, KM_SUM, KM_MIN, KM_MAX, KM_AVG, KM_STATS, KM_HIST, KM_LHIST };
+enum kt_mkind { KM_NONE, KM_INT, KM_STR, KM_TUPLE, KM_COUNT, KM_SUM, KM_MIN, KM_MAX, KM_AVG, KM_STATS, KM_HIST, KM_LHIST };
 
 struct kt_map {
 	const char *name;           /* as written, without '@' ("" for @) */
 	enum kt_mkind kind;
 	struct kt_type key;         /* KTT_NONE: no key; KTT_TUPLE for several keys */
-	struct kt_type value;       /* KM_INT, KM_STR */
+	struct kt_type value;       /* KM_INT, KM_STR, KM_TUPLE */
 	int64_t lmin, lmax, lstep;  /* lhist */
 	struct kl_span span;        /* first use */
 	uint32_t key_size, value_size;   /* in the BPF map (hist/lhist: key + a u64 bucket) */

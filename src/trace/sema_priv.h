@@ -19,6 +19,7 @@ struct sm {
 	bool is_raw;                    /* every one a raw tracepoint: arg0.. are its u64 arguments */
 	bool is_usdt;                   /* every one a USDT probe: arg0.. from its note */
 	bool in_loop;
+	bool lenient;                   /* a typing pass that only learns maps' types (kt_sema) */
 };
 
 /* "not supported yet by kiln trace" */
@@ -33,4 +34,21 @@ int kt_sm_expr(struct sm *m, struct kt_node *n);
 struct kt_map *kt_sm_map_of(struct sm *m, struct kt_node *n);
 /* Types n's key and merges it into the map's key type. */
 int kt_sm_map_key(struct sm *m, struct kt_node *n, struct kt_map *mp);
+
+/* sema_types.c: tuples, pointers to integers, task states (see there). */
+uint32_t kt_elem_off(const struct kt_type *t, uint32_t i);
+int kt_sm_tuple(struct sm *m, struct kt_node *n);
+int kt_sm_tuple_elem(struct sm *m, struct kt_node *n);
+struct kt_type kt_type_own(struct kl_arena *a, const struct kt_type *t);
+bool kt_type_merge(struct kt_type *dst, const struct kt_type *src);
+uint32_t kt_c_sizeof(const struct kt_type *t);
+bool kt_int_type(const char *name, size_t len, struct kt_type *out);
+struct kt_type kt_t_ptr(struct kl_arena *a, struct kt_type pointee, bool user);
+bool kt_ctype_ptr(struct kl_arena *a, const char *ct, bool user, struct kt_type *out);
+int kt_sm_deref(struct sm *m, struct kt_node *n);
+int kt_sm_index(struct sm *m, struct kt_node *n);
+/* 0 typed, 1 not an integer type's name, -1 an error */
+int kt_sm_ptr_cast(struct sm *m, struct kt_node *n);
+int kt_task_state(const char *name, int64_t *v);
+struct kt_type kt_tp_array(struct sm *m, const struct kl_tp_field *f);
 #endif

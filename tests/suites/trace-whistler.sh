@@ -208,11 +208,13 @@ for f in "${live[@]}"; do
 		;;
 	biolatency-tp.bt)
 		kt=$(hist_total "$k" @usecs) bt=$(hist_total "$b" @usecs)
-		# bpftrace 0.17 is asked for some only: now and then it counts one of the dd's less
-		if [ "$kt" -ge $DIRECT_READS ] && [ "$bt" -gt 0 ]; then
+		# bpftrace 0.17 is asked for some only: now and then it counts one of the dd's less;
+		# on a loaded machine both have counted 63 of the 64 (a request whose issue and
+		# completion straddle an attach), so kiln may miss one too, no more
+		if [ "$kt" -ge $((DIRECT_READS - 1)) ] && [ "$bt" -gt 0 ]; then
 			pass "$f/usecs ($kt and $bt block requests, $DIRECT_READS of them the dd's reads)"
 		else
-			fail "$f/usecs" "want at least $DIRECT_READS requests in kiln's, some in bpftrace's; kiln $kt, bpftrace $bt"
+			fail "$f/usecs" "want at least $((DIRECT_READS - 1)) requests in kiln's, some in bpftrace's; kiln $kt, bpftrace $bt"
 		fi
 		;;
 	*)
