@@ -43,6 +43,7 @@ static const char trace_help[] =
 	"  -f json|text    the output as bpftrace's JSON lines (printf, time, maps, hist, stats)\n"
 	"  -c CMD          run CMD (split into words, no shell) once the probes are attached; its exit\n"
 	"                  ends the trace; cpid is its pid\n"
+	"  --unsafe        allow system() and signal() (bpftrace's unsafe functions)\n"
 	"\n"
 	"Supported so far: probes BEGIN, END, tracepoint:CAT:NAME (wildcards; args->FIELD),\n"
 	"interval:s|ms|us|hz:N, profile:hz|s|ms|us:N, uprobe/uretprobe:FILE|LIB:FUNC, kprobe/\n"
@@ -199,6 +200,13 @@ struct run {
 	bool exited;
 };
 
+/* bpftrace keeps a count map without a key in an array: it always has its one entry
+ * (`@: 0` before any count), which clear() and delete() zero. */
+static bool keyless_count(const struct kt_map *m)
+{
+	return m->kind == KM_COUNT && m->key.kind == KTT_NONE;
+}
+
 static int on_record(void *ctx, const struct kiln_record *rec)
 {
 	struct run *r = ctx;
@@ -267,9 +275,13 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 				fwrite(buf, 1, n, r->out);
 		}
 		break;
-	case KT_EV_CLEAR: case KT_EV_ZERO:
+	case KT_EV_CLEAR: case KT_EV_ZERO:   /* a count map without a key is only zeroed, as in bpftrace */
 		if (index < r->s->nmaps)
-			trace_clear_map(r->maps[index], kind == KT_EV_ZERO);
+			trace_clear_map(r->maps[index], kind == KT_EV_ZERO || keyless_count(&r->s->maps[index]));
+		break;
+	case KT_EV_VALUE: case KT_EV_SYSTEM: case KT_EV_CAT:
+		if (index < r->g->nsites)
+			trace_user_record(r->out, &r->g->sites[index], r->s, rec->data, rec->size);
 		break;
 	}
 	fflush(r->out);
@@ -353,8 +365,14 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		goto out;
 	for (uint32_t i = 0; i < s->nmaps; i++) {
 		char name[32];
+		uint64_t key = 0, count = 0;
 		snprintf(name, sizeof(name), "m%u", i);
 		r.maps[i] = kiln_object_find_map(obj, name);
+		if (r.maps[i] && keyless_count(&s->maps[i]) &&
+		    bpf_map_update_elem(kiln_map_fd(r.maps[i]), &key, &count, BPF_NOEXIST)) {
+			fprintf(stderr, "kiln trace: setting @%s to 0: %s\n", s->maps[i].name, strerror(errno));
+			goto out;
+		}
 	}
 	trace_set_stacks(kiln_object_find_map(obj, KT_STACKS));
 	struct kiln_map *start = kiln_object_find_map(obj, KT_START_MAP);
@@ -436,7 +454,7 @@ out:
 
 struct opts {
 	const char *prog_text, *file, *emit, *output, *list_glob, *command;
-	bool list, list_verbose, debug, dry_run;
+	bool list, list_verbose, debug, dry_run, unsafe;
 	const char **params;
 	int nparams;
 };
@@ -477,6 +495,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->debug = true;
 		} else if (!strcmp(a, "--dry-run")) {
 			o->dry_run = true;
+		} else if (!strcmp(a, "--unsafe")) {
+			o->unsafe = true;
 		} else if (a[0] != '-' || !strcmp(a, "-")) {
 			o->file = a;
 		} else {
@@ -533,7 +553,8 @@ int cmd_trace(int argc, char **argv)
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
 	struct kt_program prog = { 0 };
-	struct kt_sema s = { .strlen = 64, .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL };
+	struct kt_sema s = { .strlen = 64, .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL,
+			  .unsafe = o.unsafe };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
 	size_t size = 0;

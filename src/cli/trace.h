@@ -20,11 +20,20 @@ void trace_set_stacks(struct kiln_map *stacks);
 /* One value of type t at p as bpftrace prints it (a key, a map's value, printf's %s); a
  * stack's frames indented by indent (4 in a key, 8 elsewhere). */
 void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
+/* Whether bpftrace writes a value of type t as a JSON string; whether it prints a map of
+ * them without a newline between entries (stacks and symbols). */
+bool trace_value_quoted(const struct kt_type *t);
+bool trace_value_joined(const struct kt_type *t);
+/* print(value), system() and cat() records (trace_user.c); exits when --unsafe is missing
+ * is sema's. */
+void trace_user_record(FILE *out, const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size);
 /* -f json: every line one JSON object, in bpftrace's shapes. */
 void trace_set_json(bool on);
 bool trace_json(void);
 /* {"type": TYPE, "data": "TEXT"} (printf, time, ...). */
 void trace_json_message(FILE *out, const char *type, const char *text, size_t n);
+/* One value as bpftrace writes it in JSON: quoted (escaped) or not by its type. */
+void trace_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s);
 /* clear(@m) deletes every entry; zero(@m) sets every value to 0. */
 int trace_clear_map(struct kiln_map *m, bool zero);
 

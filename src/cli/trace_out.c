@@ -210,6 +210,22 @@ void trace_json_message(FILE *out, const char *type, const char *text, size_t n)
 	fputs("}\n", out);
 }
 
+void trace_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	trace_put_value(f, t, p, s, 8);
+	fclose(f);
+	if (trace_value_quoted(t))
+		json_str(out, buf, len);
+	else
+		fwrite(buf, 1, len, out);
+	free(buf);
+}
+
 /* A key as bpftrace writes it in JSON: its elements as text joined by ",", quoted. */
 static void json_key(FILE *out, const struct kt_map *m, const uint8_t *key, const struct kt_sema *s)
 {
@@ -292,7 +308,11 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 			cli_hist_json(out, &hist, e[i].buckets, e[i].nbuckets, (uint64_t)dv);
 			break;
 		case KM_STR:
-			json_str(out, (const char *)e[i].value, strnlen((const char *)e[i].value, m->value_size));
+			if (m->value.kind == KTT_STR) {
+				json_str(out, (const char *)e[i].value, strnlen((const char *)e[i].value, m->value_size));
+				break;
+			}
+			trace_json_value(out, &m->value, e[i].value, s);
 			break;
 		case KM_STATS:
 			fprintf(out, "{\"count\": %" PRId64 ", \"average\": %" PRId64 ", \"total\": %" PRId64 "}",
@@ -305,17 +325,9 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 			fprintf(out, "%" PRIu64, (uint64_t)rd64(e[i].value) / (uint64_t)dv);
 			break;
 		default:
-			if (kt_is_symbolic(&m->value)) {
-				char *buf = NULL;
-				size_t len = 0;
-				FILE *f = open_memstream(&buf, &len);
-				if (f) {
-					trace_put_value(f, &m->value, e[i].value, s, 8);
-					fclose(f);
-					json_str(out, buf, len);
-					free(buf);
-				}
-			} else if (m->kind == KM_INT && !m->value.is_signed) {
+			if (kt_is_symbolic(&m->value))
+				trace_json_value(out, &m->value, e[i].value, s);
+			else if (m->kind == KM_INT && !m->value.is_signed) {
 				fprintf(out, "%" PRIu64, (uint64_t)rd64(e[i].value) / (uint64_t)dv);
 			} else {
 				fprintf(out, "%" PRId64, rd64(e[i].value) / dv);
@@ -398,7 +410,7 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 				fputc('\n', out);
 				cli_hist_print(out, &hist, e->buckets, e->nbuckets, (uint64_t)dv);
 				break;
-			case KM_STR:
+			case KM_STR:   /* strings, usym */
 				trace_put_value(out, &m->value, e->value, s, 8);
 				break;
 			case KM_COUNT:
@@ -425,7 +437,7 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 			/* bpftrace joins the entries with a newline: after a histogram's own last
 			 * line, that is a blank line between two keys' histograms */
 			/* no delimiter after a stack (it ends in its newline) or a ksym: bpftrace's */
-			if (i + 1 < c.n && !kt_is_symbolic(&m->value))
+			if (i + 1 < c.n && !trace_value_joined(&m->value))
 				fputc('\n', out);
 		}
 		if (!json)

@@ -24,7 +24,12 @@ enum kt_kind {
  * symbolized frames; their size is the most frames printed. */
 /* KTT_STRUCT: a kernel struct embedded in another (tname), only the base of `.field`. */
 enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR, KTT_KSTACK, KTT_USTACK, KTT_STRUCT,
-	KTT_KSYM };   /* KTT_KSYM: a kernel address, printed as its function's name (ksym()) */
+	KTT_KSYM,     /* a kernel address, printed as its function's name (ksym()) */
+	/* fn_user.c's: */
+	KTT_USYM,     /* usym(): 16 bytes, a user address and its pid, printed as the function's name */
+	KTT_TIMESTAMP,/* strftime(): nanoseconds since boot in 8 bytes, printed with the type's fmt */
+	KTT_USERNAME, /* username: a uid in 8 bytes, printed as its name */
+};
 struct kt_type {
 	enum kt_tkind kind;
 	uint32_t size;              /* bytes: 1, 2, 4, 8 for ints; the buffer for strings */
@@ -33,6 +38,7 @@ struct kt_type {
 	struct kt_type *elems;
 	const char *tname;          /* an integer that points at this kernel struct (curtask, ->) */
 	bool user;                  /* ... in user memory (a syscall tracepoint's argument) */
+	const char *fmt;            /* KTT_TIMESTAMP: strftime's format */
 };
 
 struct kt_node {

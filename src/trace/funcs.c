@@ -4,9 +4,9 @@
 #include <string.h>
 
 static const struct kt_fn pending[] = {
-	{ .name = "buf" }, { .name = "ntop" }, { .name = "usym" }, { .name = "uaddr" }, { .name = "reg" }, { .name = "strftime" }, { .name = "cat" },
-	{ .name = "signal" }, { .name = "strncmp" }, { .name = "sizeof" }, { .name = "bswap" }, { .name = "cgroupid" }, { .name = "macaddr" }, { .name = "system" },
-	{ .name = "kptr" }, { .name = "uptr" }, { .name = "override" }, { .name = "cgroup_path" }, { .name = "strerror" }, { .name = "strcontains" },
+	{ .name = "buf" }, { .name = "ntop" },
+	{ .name = "strncmp" }, { .name = "sizeof" }, { .name = "bswap" }, { .name = "cgroupid" }, { .name = "macaddr" },
+	{ .name = "kptr" }, { .name = "uptr" }, { .name = "cgroup_path" }, { .name = "strerror" }, { .name = "strcontains" },
 	{ .name = "path" }, { .name = "unwatch" }, { .name = "skboutput" }, { .name = "pton" }, { .name = "debugf" },
 };
 static const struct kt_fn_table kt_fns_pending = { pending, sizeof(pending) / sizeof(pending[0]) };
@@ -14,6 +14,7 @@ static const struct kt_fn_table kt_fns_pending = { pending, sizeof(pending) / si
 /* Earlier tables win: a file that implements a pending name shadows its row there. */
 static const struct kt_fn_table *const tables[] = {
 	&kt_fns_core,
+	&kt_fns_user,
 	&kt_fns_pending,
 };
 

@@ -54,7 +54,7 @@ static void fill_key(struct g *g, const struct kt_map *m, const struct kt_node *
 	uint32_t off = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kt_type *t = m->key.kind == KTT_TUPLE ? &m->key.elems[i] : &m->key;
-		if (t->kind == KTT_STR) {
+		if (kt_in_memory(t)) {
 			gen_str(g, elems[i], kl_arena_printf(g->a, "(+ %s %u)", kb, off), t->size);
 		} else {
 			fprintf(g->o, "(store u64 %s %u ", kb, off);
@@ -137,6 +137,7 @@ static const struct binop binops[] = {
 static const struct { const char *name, *lisp; } builtin_code[] = {
 	{ "pid", "(>> (get-current-pid-tgid) 32)" }, { "tid", "(logand (get-current-pid-tgid) #xffffffff)" },
 	{ "uid", "(logand (get-current-uid-gid) #xffffffff)" }, { "gid", "(>> (get-current-uid-gid) 32)" },
+	{ "username", "(logand (get-current-uid-gid) #xffffffff)" }, { "rand", "(get-prandom-u32)" },
 	{ "nsecs", "(ktime-get-ns)" }, { "cpid", "(getmap " KT_START_MAP " 1)" }, { "elapsed", "(- (ktime-get-ns) (getmap " KT_START_MAP " 0))" },
 	{ "cpu", "(get-smp-processor-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
 	{ "arg0", "(pt-regs-parm1)" }, { "arg1", "(pt-regs-parm2)" }, { "arg2", "(pt-regs-parm3)" },
@@ -528,7 +529,7 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 	case KT_ASSIGN:
 		if (s->a->kind == KT_MAP) {
 			gen_assign_map(g, s);
-		} else if (s->a->type.kind == KTT_STR) {
+		} else if (kt_in_memory(&s->a->type)) {
 			gen_str(g, s->b, kl_arena_printf(g->a, "v%d", s->a->var_id), s->a->type.size);
 		} else {
 			fprintf(g->o, "(setf v%d ", s->a->var_id);
@@ -603,12 +604,12 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 	fprintf(g->o, "(defevent kt-ctl [:id :u64])\n");
 	for (uint32_t i = 0; i < g->sites.len; i++) {
 		const struct kt_site *site = &g->sites.items[i];
-		if (site->kind != KT_EV_PRINTF && site->kind != KT_EV_JOIN)
+		if (site->kind == KT_EV_PRINT || site->kind == KT_EV_TIME)   /* control records (kt-ctl) */
 			continue;
 		fprintf(g->o, "(defevent ev%u [:id :u64]", i);
 		for (uint32_t k = 0; k < site->nargs; k++) {
 			uint32_t sz = kt_round8(kt_type_size(&site->args[k].type));
-			if (site->args[k].type.kind == KTT_STR)
+			if (kt_in_memory(&site->args[k].type))
 				fprintf(g->o, " [:a%u :u8 %u]", k + 1, sz);
 			else
 				fprintf(g->o, " [:a%u :u64]", k + 1);
@@ -658,7 +659,7 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	if (sv)
 		fprintf(g->o, "(" KT_STR_VALUE " (stack-buffer %u))%s", kt_round8(sv), nv ? " " : "");
 	for (uint32_t i = 0; i < nv; i++)
-		if (vars[i].type.kind == KTT_STR)
+		if (kt_in_memory(&vars[i].type))
 			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, kt_round8(vars[i].type.size));
 		else
 			fprintf(g->o, "%s(v%u 0)", i ? " " : "", i);

@@ -290,16 +290,16 @@ struct builtin {
 	bool supported;
 };
 static const struct builtin builtins[] = {
-	{ "pid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "tid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "uid", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "gid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "nsecs", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "cpu", { KTT_INT, 8, false, 0, 0, NULL, false }, true }, { "comm", { KTT_STR, 16, false, 0, 0, NULL, false }, true },
-	{ "probe", { KTT_PROBE, 8, false, 0, 0, NULL, false }, true }, { "args", { KTT_NONE, 0, false, 0, 0, NULL, false }, true },
-	{ "retval", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
-	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true },
-	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false }, true }, 
-	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false }, true }, { "rand", { 0 }, false }, { "cgroup", { 0 }, false },
-	{ "func", { KTT_STR, 0, false, 0, 0, NULL, false }, true }, { "username", { 0 }, false }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false }, true },
+	{ "pid", { KTT_INT, 8, false, 0, 0, NULL, false, NULL }, true }, { "tid", { KTT_INT, 8, false, 0, 0, NULL, false, NULL }, true },
+	{ "uid", { KTT_INT, 8, false, 0, 0, NULL, false, NULL }, true }, { "gid", { KTT_INT, 8, false, 0, 0, NULL, false, NULL }, true },
+	{ "nsecs", { KTT_INT, 8, false, 0, 0, NULL, false, NULL }, true }, { "elapsed", { KTT_INT, 8, false, 0, 0, NULL, false, NULL }, true },
+	{ "cpu", { KTT_INT, 8, false, 0, 0, NULL, false, NULL }, true }, { "comm", { KTT_STR, 16, false, 0, 0, NULL, false, NULL }, true },
+	{ "probe", { KTT_PROBE, 8, false, 0, 0, NULL, false, NULL }, true }, { "args", { KTT_NONE, 0, false, 0, 0, NULL, false, NULL }, true },
+	{ "retval", { KTT_INT, 8, false, 0, 0, NULL, false, NULL }, true },
+	{ "kstack", { KTT_KSTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false, NULL }, true },
+	{ "ustack", { KTT_USTACK, KILN_STACK_MAX_DEPTH, false, 0, 0, NULL, false, NULL }, true }, 
+	{ "curtask", { KTT_INT, 8, false, 0, 0, "task_struct", false, NULL }, true }, { "rand", { KTT_INT, 8, false, 0, 0, NULL, false, NULL }, true }, { "cgroup", { 0 }, false },
+	{ "func", { KTT_STR, 0, false, 0, 0, NULL, false, NULL }, true }, { "username", { KTT_USERNAME, 8, false, 0, 0, NULL, false, NULL }, true }, { "cpid", { KTT_INT, 8, false, 0, 0, NULL, false, NULL }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
@@ -560,7 +560,7 @@ static int expr(struct sm *m, struct kt_node *n)
 			if (expr(m, n->kids[i]))
 				return -1;
 			e[i] = n->kids[i]->type;
-			if (e[i].kind != KTT_INT && e[i].kind != KTT_STR && e[i].kind != KTT_PROBE && !kt_is_symbolic(&e[i]))
+			if (e[i].kind != KTT_INT && !kt_in_memory(&e[i]) && e[i].kind != KTT_PROBE && !kt_is_symbolic(&e[i]))
 				return err_at(m, n->kids[i]->span, "%s", "tuple elements other than integers and strings are not supported yet by kiln trace");
 		}
 		n->type = (struct kt_type){ .kind = KTT_TUPLE, .nelems = n->nkids, .elems = e };
@@ -670,14 +670,14 @@ static int assign_map(struct sm *m, struct kt_node *s)
 	if (kind == KM_NONE) {
 		if (v->type.kind == KTT_INT)
 			kind = KM_INT;
-		else if (v->type.kind == KTT_STR)
+		else if (kt_in_memory(&v->type))
 			kind = KM_STR;
 		else if (kt_is_symbolic(&v->type))
 			kind = KM_INT;
 		else
 			return kl_error(m->d, v->span, "%s", "only integers and strings can be stored in maps by kiln trace yet");
 	}
-	if (mp->kind != KM_NONE && mp->kind != kind)
+	if (mp->kind != KM_NONE && (mp->kind != kind || (kind == KM_STR && mp->value.kind != v->type.kind)))
 		return kl_error(m->d, s->span, "type mismatch for @%s: it was assigned another kind of value before", mn->name);
 	if (mp->kind == KM_NONE) {
 		mp->kind = kind;
@@ -712,7 +712,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 			return assign_map(m, s);
 		if (expr(m, s->b))
 			return -1;
-		if (s->b->type.kind != KTT_INT && s->b->type.kind != KTT_STR)
+		if (s->b->type.kind != KTT_INT && !kt_in_memory(&s->b->type) && !kt_is_symbolic(&s->b->type))
 			return kl_error(m->d, s->b->span, "%s", "only integers and strings can be kept in $variables by kiln trace yet");
 		for (size_t i = 0; i < m->vars.len; i++)
 			if (!strcmp(m->vars.items[i].name, s->a->name)) {
