@@ -400,10 +400,11 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		goto out;
 	if (!r.exited && attach_all(&r, links))
 		goto out;
-	/* bpftrace's runtime tests wait for this line before they start their clock */
+	/* bpftrace's runtime tests wait for this line before they start their clock; on
+	 * stderr, as bpftrace writes it (a test piping the output elsewhere does not see it) */
 	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
-		fprintf(out, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
 		fflush(out);
+		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
 	}
 	if (r.child)
 		child_release(r.child);

@@ -225,7 +225,7 @@ if [ -n "$BPFTRACE" ]; then
 	# a program of our own with a named thread routine (cc): threadsnoop.bt (on libc, where
 	# glibc 2.34+ has pthread_create) under kiln and bpftrace at once prints the same line for
 	# its thread, usym() naming the routine; reg("ip") is at it; uaddr() is the ELF symbol's
-	# value; signal() kills it. (bpftrace says __BPFTRACE_NOTIFY_PROBES_ATTACHED on stderr.)
+	# value; signal() kills it. (Both say __BPFTRACE_NOTIFY_PROBES_ATTACHED on stderr.)
 	if cc -O0 -o "$tmp/ktthr" tests/trace/threads.c -lpthread 2>"$tmp/cc.err"; then
 		git -C "${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}" show v0.17.0:tools/threadsnoop.bt 2>/dev/null |
 			sed 's/^uprobe:libpthread:pthread_create/uprobe:libc:pthread_create/' >"$tmp/ts.bt"
