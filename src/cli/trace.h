@@ -24,6 +24,8 @@ void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const
  * them without a newline between entries (stacks and symbols). */
 bool trace_value_quoted(const struct kt_type *t);
 bool trace_value_joined(const struct kt_type *t);
+/* cgroup_path()'s value, a trace_put_value printer. */
+void trace_put_cgroup_path(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
 /* print(value), system() and cat() records (trace_user.c); exits when --unsafe is missing
  * is sema's. */
 void trace_user_record(FILE *out, const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size);

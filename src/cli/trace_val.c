@@ -189,7 +189,7 @@ static const struct {
 	[KTT_PROBE] = { put_probe, true, false }, [KTT_KSTACK] = { put_stack_value, true, true },
 	[KTT_USTACK] = { put_stack_value, true, true }, [KTT_KSYM] = { put_ksym_value, true, true },
 	[KTT_USYM] = { put_usym_value, true, true }, [KTT_TIMESTAMP] = { put_timestamp, false, false },
-	[KTT_USERNAME] = { put_username, true, false },
+	[KTT_USERNAME] = { put_username, true, false }, [KTT_CGROUP_PATH] = { trace_put_cgroup_path, false, false },
 };
 
 static bool has_row(const struct kt_type *t)

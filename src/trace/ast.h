@@ -29,6 +29,7 @@ enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR, KTT_K
 	KTT_USYM,     /* usym(): 16 bytes, a user address and its pid, printed as the function's name */
 	KTT_TIMESTAMP,/* strftime(): nanoseconds since boot in 8 bytes, printed with the type's fmt */
 	KTT_USERNAME, /* username: a uid in 8 bytes, printed as its name */
+	KTT_CGROUP_PATH, /* cgroup_path(): a cgroup id in 8 bytes, printed as its paths (fmt: the filter) */
 };
 struct kt_type {
 	enum kt_tkind kind;
@@ -38,7 +39,7 @@ struct kt_type {
 	struct kt_type *elems;
 	const char *tname;          /* an integer that points at this kernel struct (curtask, ->) */
 	bool user;                  /* ... in user memory (a syscall tracepoint's argument) */
-	const char *fmt;            /* KTT_TIMESTAMP: strftime's format */
+	const char *fmt;            /* KTT_TIMESTAMP: strftime's format; KTT_CGROUP_PATH: the filter */
 };
 
 struct kt_node {

@@ -1,6 +1,7 @@
 /* fn_user.c — bpftrace's functions that reach user space or the process: usym and uaddr
  * (user symbols), strftime, cat and system (done in user space from a record laid out as
- * printf's), signal, reg (pt_regs by name, x86-64) and override (refused: it needs kprobes).
+ * printf's), signal, reg (pt_regs by name, x86-64), cgroup_path and override (refused: it
+ * needs kprobes).
  * How sema types each call and how gen writes it (funcs.h); src/cli/trace_user.c prints. */
 #define _GNU_SOURCE
 #include "trace/funcs.h"
@@ -118,6 +119,16 @@ static int strftime_check(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
+/* cgroup_path(ID [, "FILTER"]): the id; user space finds its directory in every cgroup
+ * hierarchy whose name matches the filter (a glob, "*" by default) */
+static int cgroup_path_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids < 1 || n->nkids > 2 || n->kids[0]->type.kind != KTT_INT || (n->nkids == 2 && n->kids[1]->kind != KT_STR))
+		return kt_sm_err(m, n->span, "%s", "cgroup_path() takes a cgroup id and an optional filter (a string literal)");
+	n->type = (struct kt_type){ .kind = KTT_CGROUP_PATH, .size = 8, .fmt = n->nkids == 2 ? n->kids[1]->str : "*" };
+	return 0;
+}
+
 static int system_check(struct sm *m, struct kt_node *n)
 {
 	return unsafe_check(m, n) || kt_check_format(m, n);
@@ -224,6 +235,11 @@ static void strftime_value(struct g *g, const struct kt_node *n)   /* the nanose
 	kt_gen_int(g, n->kids[1]);
 }
 
+static void first_value(struct g *g, const struct kt_node *n)   /* cgroup_path's id */
+{
+	kt_gen_int(g, n->kids[0]);
+}
+
 static void reg_value(struct g *g, const struct kt_node *n)
 {
 	fprintf(g->o, "(ctx u64 %d)", reg_offset(n->kids[0]->str));
@@ -261,5 +277,6 @@ static const struct kt_fn fns[] = {
 	{ "signal", signal_check, false, signal_stmt, NULL, NULL, NULL },
 	{ "reg", reg_check, false, NULL, reg_value, NULL, NULL },
 	{ "override", override_check, false, NULL, NULL, NULL, NULL },
+	{ "cgroup_path", cgroup_path_check, false, NULL, first_value, NULL, NULL },
 };
 const struct kt_fn_table kt_fns_user = { fns, sizeof(fns) / sizeof(fns[0]) };

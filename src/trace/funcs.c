@@ -6,7 +6,7 @@
 static const struct kt_fn pending[] = {
 	{ .name = "buf" }, { .name = "ntop" },
 	{ .name = "strncmp" }, { .name = "sizeof" }, { .name = "bswap" }, { .name = "cgroupid" }, { .name = "macaddr" },
-	{ .name = "kptr" }, { .name = "uptr" }, { .name = "cgroup_path" }, { .name = "strerror" }, { .name = "strcontains" },
+	{ .name = "kptr" }, { .name = "uptr" }, { .name = "strerror" }, { .name = "strcontains" },
 	{ .name = "path" }, { .name = "unwatch" }, { .name = "skboutput" }, { .name = "pton" }, { .name = "debugf" },
 };
 static const struct kt_fn_table kt_fns_pending = { pending, sizeof(pending) / sizeof(pending[0]) };

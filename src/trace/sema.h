@@ -60,10 +60,11 @@ static inline bool kt_is_stack(const struct kt_type *t)
 	return t->kind == KTT_KSTACK || t->kind == KTT_USTACK;
 }
 /* Values of 8 bytes printed as text looked up at print time: stacks, ksym(), strftime(),
- * username. */
+ * username, cgroup_path(). */
 static inline bool kt_is_symbolic(const struct kt_type *t)
 {
-	return kt_is_stack(t) || t->kind == KTT_KSYM || t->kind == KTT_TIMESTAMP || t->kind == KTT_USERNAME;
+	return kt_is_stack(t) || t->kind == KTT_KSYM || t->kind == KTT_TIMESTAMP || t->kind == KTT_USERNAME ||
+	       t->kind == KTT_CGROUP_PATH;
 }
 /* Values written to memory by gen_str (never integers in registers): strings, usym()'s
  * address and pid. */

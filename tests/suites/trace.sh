@@ -184,6 +184,17 @@ if [ -n "$BPFTRACE" ]; then
 		@k[usym(2)] = count(); @k[usym(2)] = count(); @k[usym(1)] = count(); @m[usym(3)] = usym(4); @m[usym(5)] = usym(6); exit(); }'
 	cmp_bpftrace user-json 'BEGIN { print(5); print("q\""); print(usym(1)); print(username); print(strftime("%Y", 0));
 		@u = usym(1); @n[username] = count(); @t = strftime("%Y", 0); exit(); }' -f json
+	# cgroup_path() of a cgroup of ours (its id is its directory's inode), all hierarchies
+	# and filtered, in printf, print() and a map value
+	cg=/sys/fs/cgroup/unified/kt-trace-$$
+	if mkdir "$cg" 2>/dev/null; then
+		ino=$(stat -c %i "$cg")
+		cmp_bpftrace cgroup-path 'BEGIN { printf("%s|\n", cgroup_path('$ino')); print(cgroup_path('$ino', "unif*"));
+			print(cgroup_path(1)); @v = cgroup_path('$ino', "unified"); exit(); }'
+		rmdir "$cg"
+	else
+		echo "SKIP trace/bpftrace-cgroup-path: cannot make a cgroup under /sys/fs/cgroup/unified"
+	fi
 	# strftime's %f: microseconds (bpftrace's extension), 123 us apart
 	out=$("$KILN" trace -e 'BEGIN { printf("%s %s\n", strftime("1%f", 1000123000), strftime("1%f", 0)); exit(); }' 2>&1 | tail -n +2)
 	read -r f1 f0 <<<"$out"
