@@ -235,6 +235,12 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			      "#xffffffff) (logand (get-current-pid-tgid) #xffffffff00000000))", g->o);
 			return;
 		}
+		if (!strncmp(n->name, "sarg", 4)) {   /* sargN: 8 bytes at sp + 8 * (N + 1), read from the probe's side */
+			const char *b = fresh(g, "sa");
+			fprintf(g->o, "(let ((%s (stack-buffer 8))) (store u64 %s 0 0) (probe-read-%s %s 8 (+ (ctx u64 152) %d)) (load u64 %s 0))",
+				b, b, g->t->kind == KP_UPROBE ? "user" : "kernel", b, 8 * (n->name[4] - '0' + 1), b);
+			return;
+		}
 		for (size_t i = 0; i < sizeof(builtin_code) / sizeof(builtin_code[0]); i++)
 			if (!strcmp(n->name, builtin_code[i].name)) {
 				fputs(builtin_code[i].lisp, g->o);

@@ -339,6 +339,13 @@ static int ident(struct sm *m, struct kt_node *n)
 		n->type = t_int(8, false);
 		return 0;
 	}
+	if (!strncmp(n->name, "sarg", 4) && n->name[4] >= '0' && n->name[4] <= '9' && !n->name[5]) {
+		if (!m->has_args)
+			return err_at(m, n->span, "The %s builtin can only be used with 'kprobes' and 'uprobes' probes", n->name);
+		n->kind = KT_BUILTIN;   /* the stack above the return address (x86-64) */
+		n->type = t_int(8, false);
+		return 0;
+	}
 	if ((n->name[0] == 'a' || n->name[0] == 's') && !strncmp(n->name + (n->name[0] == 's'), "arg", 3))
 		return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
 	int64_t v;

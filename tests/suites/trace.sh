@@ -229,6 +229,7 @@ if [ -n "$BPFTRACE" ]; then
 	cmp_error reg-name 'interval:ms:10 { printf("%d", reg("zz")); }'
 	cmp_error reg-probe 'BEGIN { printf("%d", reg("ip")); }'
 	cmp_error uaddr-probe 'BEGIN { printf("%d", uaddr("x")); }'
+	cmp_error sarg-probe 'BEGIN { printf("%d", sarg0); }'
 	cmp_error override-probe 'tracepoint:syscalls:sys_enter_getppid { override(1); }' --unsafe
 	k=$("$KILN" trace --unsafe -e 'kprobe:vfs_read { override(1); }' 2>&1 | head -1)
 	if grep -q 'error: override() is not supported yet by kiln trace' <<<"$k"; then pass override-refused
@@ -236,7 +237,7 @@ if [ -n "$BPFTRACE" ]; then
 	# a program of our own with a named thread routine (cc): threadsnoop.bt (on libc, where
 	# glibc 2.34+ has pthread_create) under kiln and bpftrace at once prints the same line for
 	# its thread, usym() naming the routine; reg("ip") is at it; uaddr() is the ELF symbol's
-	# value; signal() kills it. (Both say __BPFTRACE_NOTIFY_PROBES_ATTACHED on stderr.)
+	# value; sarg0 and sarg1 are a call's 7th and 8th arguments; signal() kills it. (Both say __BPFTRACE_NOTIFY_PROBES_ATTACHED on stderr.)
 	if cc -O0 -o "$tmp/ktthr" tests/trace/threads.c -lpthread 2>"$tmp/cc.err"; then
 		git -C "${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}" show v0.17.0:tools/threadsnoop.bt 2>/dev/null |
 			sed 's/^uprobe:libpthread:pthread_create/uprobe:libc:pthread_create/' >"$tmp/ts.bt"
@@ -263,7 +264,8 @@ if [ -n "$BPFTRACE" ]; then
 			echo "SKIP trace/bpftrace-threadsnoop-live: no threadsnoop.bt (bpftrace source mirror)"
 		fi
 		rm -f "$tmp/go" "$tmp/done"
-		prog='uprobe:'$tmp'/ktthr:kt_thread_main { printf("%s %s %lx\n", usym(reg("ip")), func, uaddr("kt_global")); exit(); }'
+		prog='uprobe:'$tmp'/ktthr:kt_thread_main { printf("%s %s %lx\n", usym(reg("ip")), func, uaddr("kt_global")); }
+			uprobe:'$tmp'/ktthr:kt_many { printf("%d %d %d\n", arg5, sarg0, sarg1); exit(); }'
 		"$tmp/ktthr" "$tmp/go" "$tmp/done" &
 		tp=$!
 		__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 timeout 30 "$KILN" trace -e "$prog" >"$tmp/rk.out" 2>&1 &
@@ -275,9 +277,9 @@ if [ -n "$BPFTRACE" ]; then
 		wait $rk $rb
 		touch "$tmp/done"; wait $tp
 		sym=$(nm "$tmp/ktthr" | sed -n 's/^0*\([0-9a-f]*\) D kt_global$/\1/p')
-		k=$(grep kt_thread_main "$tmp/rk.out"); b=$(grep kt_thread_main "$tmp/rb.out")
-		if [ -n "$sym" ] && [ "$k" == "kt_thread_main kt_thread_main $sym" ]; then check bpftrace-usym-reg-uaddr "$b" "$k"
-		else fail bpftrace-usym-reg-uaddr "kiln: $(cat "$tmp/rk.out"); nm: $sym"; fi
+		k=$(grep -E '^(kt_thread_main|6 7 8)' "$tmp/rk.out"); b=$(grep -E '^(kt_thread_main|6 7 8)' "$tmp/rb.out")
+		if [ -n "$sym" ] && [ "$k" == "kt_thread_main kt_thread_main $sym"$'\n'"6 7 8" ]; then check bpftrace-usym-reg-uaddr-sarg "$b" "$k"
+		else fail bpftrace-usym-reg-uaddr-sarg "kiln: $(cat "$tmp/rk.out"); nm: $sym"; fi
 		rm -f "$tmp/go" "$tmp/done"
 		# (in a subshell that says nothing: bash would report the kill)
 		( "$tmp/ktthr" "$tmp/go" "$tmp/done"; echo $? >"$tmp/sig.rc" ) 2>/dev/null &
