@@ -43,21 +43,23 @@ static const char trace_help[] =
 	"  -f json|text    the output as bpftrace's JSON lines (printf, time, maps, hist, stats)\n"
 	"  -c CMD          run CMD (split into words, no shell) once the probes are attached; its exit\n"
 	"                  ends the trace; cpid is its pid\n"
-	"  --unsafe        allow system() and signal() (bpftrace's unsafe functions)\n"
+	"  --unsafe        allow system(), signal() and override() (bpftrace's unsafe functions)\n"
 	"\n"
 	"Supported so far: probes BEGIN, END, tracepoint:CAT:NAME (wildcards; args->FIELD),\n"
 	"interval:s|ms|us|hz:N, profile:hz|s|ms|us:N, uprobe/uretprobe:FILE|LIB:FUNC, kprobe/\n"
 	"kretprobe:FUNC (refused at attach where the kernel has no kprobes); builtins pid tid uid gid\n"
-	"nsecs elapsed cpu comm probe func cpid kstack ustack curtask arg0-arg5 retval; struct access\n"
-	"through BTF (curtask->real_parent->pid, args->ptr->field, (struct NAME *) casts, .field);\n"
-	"printf time print clear zero delete exit str join ksym kaddr count sum avg min max stats\n"
-	"hist lhist;\n"
+	"nsecs elapsed cpu comm probe func cpid kstack ustack curtask arg0-arg5 retval sarg0-sarg9 rand\n"
+	"username; struct access through BTF (curtask->real_parent->pid, args->ptr->field,\n"
+	"(struct NAME *) casts, .field); printf time print (maps and values) clear zero delete exit\n"
+	"str join ksym kaddr usym uaddr strftime cat system signal reg cgroup_path count sum avg\n"
+	"min max stats hist lhist;\n"
 	"maps keyed by integers, strings, stacks and several keys; $variables; if/else, ternary,\n"
 	"unroll, while, predicates, integer casts; integer #defines of the script and of the\n"
 	"/usr/include headers it #includes (AF_INET, O_CREAT), and the kernel's enumerators.\n"
 	"The rest of the language parses and is refused with `not supported yet by kiln trace`\n"
 	"at its position (docs/trace.md).\n"
-	"environment: BPFTRACE_STRLEN (bytes of str(), default 64, at most 200)\n";
+	"environment: BPFTRACE_STRLEN (bytes of str(), default 64, at most 200), BPFTRACE_CAT_BYTES_MAX\n"
+	"(most bytes cat() prints, default 10240)\n";
 
 static volatile sig_atomic_t stop_signal;
 
