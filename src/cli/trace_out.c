@@ -269,7 +269,9 @@ static int key_cmp(const uint8_t *a, const uint8_t *b, const struct kt_type *t)
 static int by_sort(const void *pa, const void *pb)
 {
 	const struct entry *a = pa, *b = pb;
-	if (sort_map->kind == KM_STR)
+	/* bpftrace sorts by value only maps of integers: strings, stacks, symbols and
+	 * timestamps by key */
+	if (sort_map->kind == KM_STR || kt_is_symbolic(&sort_map->value))
 		return key_cmp(a->key, b->key, &sort_map->key);
 	bool sg = sort_map->kind != KM_COUNT && !(sort_map->kind == KM_INT && !sort_map->value.is_signed);
 	int r = sg ? (a->sort > b->sort) - (a->sort < b->sort)

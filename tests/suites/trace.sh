@@ -181,7 +181,8 @@ if [ -n "$BPFTRACE" ]; then
 		print(usym(1)); print(username); print(strftime("%Y", 0)); $t = strftime("%Y", 0); print($t); exit(); }'
 	cmp_bpftrace user-values 'BEGIN { printf("%s|%s|%s|%d\n", usym(1), strftime("%Y", 0), username, rand >= 0);
 		@u = usym(1); @a = @u; @t[1] = strftime("%Y", 0); @t[2] = strftime("%Y", 1); @n[username] = count();
-		@k[usym(2)] = count(); @k[usym(2)] = count(); @k[usym(1)] = count(); @m[usym(3)] = usym(4); @m[usym(5)] = usym(6); exit(); }'
+		@k[usym(2)] = count(); @k[usym(2)] = count(); @k[usym(1)] = count(); @m[2] = usym(4); @m[1] = usym(6);
+		@w[2] = strftime("%Y", 5); @w[1] = strftime("%Y", 9); exit(); }'
 	cmp_bpftrace user-json 'BEGIN { print(5); print("q\""); print(usym(1)); print(username); print(strftime("%Y", 0));
 		@u = usym(1); @n[username] = count(); @t = strftime("%Y", 0); exit(); }' -f json
 	# cgroup_path() of a cgroup of ours (its id is its directory's inode), all hierarchies
