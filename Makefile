@@ -25,7 +25,8 @@ VERSION := 0.1.0
 COMPILER_SRC := $(wildcard src/compiler/*.c)
 LIB_SRC      := $(wildcard src/lib/*.c)
 TRACE_SRC    := $(wildcard src/trace/*.c)
-CLI_SRC      := $(wildcard src/cli/*.c)
+# src/host/: the Lisp of Whistler session files, interpreted by `kiln run` (part of the CLI)
+CLI_SRC      := $(wildcard src/cli/*.c) $(wildcard src/host/*.c)
 COMPILER_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(COMPILER_SRC)) $(BUILD)/gen/prelude.o \
 	$(BUILD)/gen/prelude_index.o
 LIB_OBJS      := $(COMPILER_OBJS) $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC) $(TRACE_SRC))

@@ -3,6 +3,7 @@
  * reader and event.h), and on Ctrl-C, SIGTERM or the end of --duration detach everything and
  * print the maps and the buffers' counts. Nothing stays unless --pin says so. */
 #include "cli.h"
+#include "host/host.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -434,6 +435,17 @@ int cmd_run(int argc, char **argv)
 		{ "--per-cpu", CLI_FLAG, &view.per_cpu, NULL }, { "--metrics", CLI_STR, &metrics, "ADDR:PORT" },
 		{ 0 },
 	};
+	/* A Whistler session file (host forms: with-bpf-session, eval-when, ...) runs in kiln's
+	 * host interpreter, `kiln run FILE [ARG...]`; one that only wraps kiln programs in host
+	 * forms comes back compiled and runs as any kiln source (src/host/). */
+	void *host_elf = NULL;
+	size_t host_size = 0;
+	if (argc > 1 && host_is_host_file(argv[1])) {
+		int hr = host_run(argv[1], argc - 2, argv + 2, &host_elf, &host_size);
+		if (!host_elf)
+			return hr;
+		argc = 2;
+	}
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)
 		return r;
@@ -476,7 +488,11 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	struct kiln_object *obj;
 	struct kiln_object_opts o = { .sz = sizeof(o) };
-	if (cli_object_open("run", file, &o, &obj)) {
+	int oerr = host_elf ? kiln_object_open_mem(host_elf, host_size, &o, &obj) : cli_object_open("run", file, &o, &obj);
+	free(host_elf);
+	if (host_elf && oerr)
+		cli_fail("run");
+	if (oerr) {
 		if (mfd >= 0)
 			close(mfd);
 		return 1;
