@@ -444,7 +444,6 @@ int cmd_run(int argc, char **argv)
 		int hr = host_run(argv[1], argc - 2, argv + 2, &host_elf, &host_size);
 		if (!host_elf)
 			return hr;
-		argc = 2;
 	}
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)
