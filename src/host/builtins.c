@@ -55,29 +55,31 @@ B(b_floor)
 		return hv_raise(h, c, "division-by-zero", "division by zero");
 	return hv_int(h, floor_div(a[0]->u.i, y));
 }
-B(b_mod)
+static struct hv *modulo(struct host *h, const struct kl_node *c, struct hv **a, int n, bool rem)
 {
-	if (!ints(h, c, a, n, "mod"))
+	if (!ints(h, c, a, n, rem ? "rem" : "mod"))
 		return NULL;
 	if (!a[1]->u.i)
 		return hv_raise(h, c, "division-by-zero", "division by zero");
-	bool rem = !strcmp(kl_head(c) ? kl_head(c) : "", "rem");
 	return hv_int(h, rem ? a[0]->u.i % a[1]->u.i : a[0]->u.i - floor_div(a[0]->u.i, a[1]->u.i) * a[1]->u.i);
 }
+B(b_mod) { return modulo(h, c, a, n, false); }
+B(b_rem) { return modulo(h, c, a, n, true); }
 B(b_1p) { if (!ints(h, c, a, n, "1+")) return NULL; return hv_int(h, a[0]->u.i + 1); }
 B(b_1m) { if (!ints(h, c, a, n, "1-")) return NULL; return hv_int(h, a[0]->u.i - 1); }
 B(b_abs) { if (!ints(h, c, a, n, "abs")) return NULL; return hv_int(h, a[0]->u.i < 0 ? -a[0]->u.i : a[0]->u.i); }
-B(b_min)
+static struct hv *extreme(struct host *h, const struct kl_node *c, struct hv **a, int n, bool max)
 {
-	if (!ints(h, c, a, n, "min"))
+	if (!ints(h, c, a, n, max ? "max" : "min"))
 		return NULL;
 	struct hv *m = a[0];
-	bool max = kl_head(c) && !strcmp(kl_head(c), "max");
 	for (int i = 1; i < n; i++)
 		if (max ? a[i]->u.i > m->u.i : a[i]->u.i < m->u.i)
 			m = a[i];
 	return m;
 }
+B(b_min) { return extreme(h, c, a, n, false); }
+B(b_max) { return extreme(h, c, a, n, true); }
 B(b_logand) { if (!ints(h, c, a, n, "logand")) return NULL; int64_t s = -1; for (int i = 0; i < n; i++) s &= a[i]->u.i; return hv_int(h, s); }
 B(b_logior) { if (!ints(h, c, a, n, "logior")) return NULL; int64_t s = 0; for (int i = 0; i < n; i++) s |= a[i]->u.i; return hv_int(h, s); }
 B(b_logxor) { if (!ints(h, c, a, n, "logxor")) return NULL; int64_t s = 0; for (int i = 0; i < n; i++) s ^= a[i]->u.i; return hv_int(h, s); }
@@ -539,9 +541,14 @@ B(b_print) { return put(h, c, a[0], n > 1 ? a[1] : NULL, true, "\n", " "); }
 B(b_write_string)
 {
 	if (a[0]->k != HV_STR)
-		return hv_err(h, c, "%s needs a string", kl_head(c) ? kl_head(c) : "write-string");
-	bool line = kl_head(c) && !strcmp(kl_head(c), "write-line");
-	return put(h, c, a[0], n > 1 ? a[1] : NULL, false, "", line ? "\n" : "");
+		return hv_err(h, c, "write-string needs a string");
+	return put(h, c, a[0], n > 1 ? a[1] : NULL, false, "", "");
+}
+B(b_write_line)
+{
+	if (a[0]->k != HV_STR)
+		return hv_err(h, c, "write-line needs a string");
+	return put(h, c, a[0], n > 1 ? a[1] : NULL, false, "", "\n");
 }
 B(b_terpri) { struct hv *nl = hv_cstr(h, "\n"); return put(h, c, nl, n ? a[0] : NULL, false, "", "") ? HNIL : NULL; }
 B(b_finish_output) { (void)h, (void)c, (void)a, (void)n; fflush(stdout); fflush(stderr); return HNIL; }
@@ -591,9 +598,9 @@ B(b_format) { return hv_format(h, c, a, n); }
 
 static const struct { const char *name; hv_builtin_fn fn; int min, max; } builtins[] = {
 	{ "+", b_add, 0, -1 }, { "-", b_sub, 1, -1 }, { "*", b_mul, 0, -1 }, { "/", b_div, 1, -1 },
-	{ "floor", b_floor, 1, 2 }, { "truncate", b_div, 1, 2 }, { "mod", b_mod, 2, 2 }, { "rem", b_mod, 2, 2 },
+	{ "floor", b_floor, 1, 2 }, { "truncate", b_div, 1, 2 }, { "mod", b_mod, 2, 2 }, { "rem", b_rem, 2, 2 },
 	{ "1+", b_1p, 1, 1 }, { "1-", b_1m, 1, 1 }, { "abs", b_abs, 1, 1 }, { "min", b_min, 1, -1 },
-	{ "max", b_min, 1, -1 }, { "logand", b_logand, 0, -1 }, { "logior", b_logior, 0, -1 },
+	{ "max", b_max, 1, -1 }, { "logand", b_logand, 0, -1 }, { "logior", b_logior, 0, -1 },
 	{ "logxor", b_logxor, 0, -1 }, { "ash", b_ash, 2, 2 },
 	{ "=", b_eq, 1, -1 }, { "<", b_lt, 1, -1 }, { ">", b_gt, 1, -1 }, { "<=", b_le, 1, -1 },
 	{ ">=", b_ge, 1, -1 }, { "/=", b_ne, 1, -1 }, { "zerop", b_zerop, 1, 1 }, { "plusp", b_plusp, 1, 1 },
@@ -618,7 +625,7 @@ static const struct { const char *name; hv_builtin_fn fn; int min, max; } builti
 	{ "concatenate", b_concatenate, 1, -1 }, { "code-char", b_code_char, 1, 1 },
 	{ "char-code", b_code_char, 1, 1 }, { "parse-integer", b_parse_integer, 1, 1 },
 	{ "princ", b_princ, 1, 2 }, { "prin1", b_prin1, 1, 2 }, { "print", b_print, 1, 2 },
-	{ "write-string", b_write_string, 1, 2 }, { "write-line", b_write_string, 1, 2 },
+	{ "write-string", b_write_string, 1, 2 }, { "write-line", b_write_line, 1, 2 },
 	{ "terpri", b_terpri, 0, 1 }, { "finish-output", b_finish_output, 0, 1 },
 	{ "force-output", b_finish_output, 0, 1 }, { "sleep", b_sleep, 1, 1 },
 	{ "probe-file", b_probe_file, 1, 1 }, { "error", b_error, 1, -1 }, { "eval", b_eval, 1, 1 },

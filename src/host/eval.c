@@ -461,11 +461,24 @@ static struct hv *sf_dolist(struct host *h, const struct kl_node *n, struct hv_f
 
 /* (loop FORM...) forever, or the extended loop's common clauses: repeat, for VAR in / from /
  * to / below / by / = ... then, while, until, do, collect, sum, count, finally, return. */
-struct loop_var { const char *name; const struct kl_node *list, *from, *to, *by, *eq, *then; bool below, in; struct hv *cur, *end, *step; };
+struct loop_var { const char *name; const struct kl_node *list, *from, *to, *by, *eq, *then; bool below, in, down; struct hv *cur, *end, *step; };
 
 static bool loop_word(const struct kl_node *x, const char *w)
 {
 	return x->kind == KL_N_SYM ? !strcmp(x->str, w) : x->kind == KL_N_KEY && !strcmp(x->str, w);
+}
+
+/* the words of a for clause after its variable */
+static const char *const for_words[] = {
+	"in", "across", "from", "upfrom", "downfrom", "to", "upto", "downto", "below", "above", "by", "=", "then",
+};
+
+static bool is_for_word(const struct kl_node *x)
+{
+	for (size_t i = 0; i < sizeof(for_words) / sizeof(for_words[0]); i++)
+		if (loop_word(x, for_words[i]))
+			return true;
+	return false;
 }
 
 static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_frame *env)
@@ -505,8 +518,11 @@ static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_fra
 				const struct kl_node *e = n->items[i + 2];
 				if (loop_word(w, "in") || loop_word(w, "across")) lv->list = e, lv->in = loop_word(w, "in");
 				else if (loop_word(w, "from") || loop_word(w, "upfrom")) lv->from = e;
+				else if (loop_word(w, "downfrom")) lv->from = e, lv->down = true;
 				else if (loop_word(w, "to") || loop_word(w, "upto")) lv->to = e;
+				else if (loop_word(w, "downto")) lv->to = e, lv->down = true;
 				else if (loop_word(w, "below")) lv->to = e, lv->below = true;
+				else if (loop_word(w, "above")) lv->to = e, lv->below = true, lv->down = true;
 				else if (loop_word(w, "by")) lv->by = e;
 				else if (loop_word(w, "=")) lv->eq = e;
 				else if (loop_word(w, "then")) lv->then = e;
@@ -578,9 +594,10 @@ static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_fra
 					f->val = primary(x);
 				}
 			} else {
+				int64_t x = f->val->u.i, e = lv->end ? lv->end->u.i : 0;
 				if (iter)
-					f->val = hv_int(h, f->val->u.i + lv->step->u.i);
-				if (lv->end && (lv->below ? f->val->u.i >= lv->end->u.i : f->val->u.i > lv->end->u.i)) {
+					f->val = hv_int(h, x = lv->down ? x - lv->step->u.i : x + lv->step->u.i);
+				if (lv->end && (lv->down ? (lv->below ? x <= e : x < e) : (lv->below ? x >= e : x > e))) {
 					done = true;
 					break;
 				}
@@ -593,11 +610,7 @@ static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_fra
 			if (loop_word(x, "repeat")) { i++; continue; }
 			if (loop_word(x, "for") || loop_word(x, "as")) {
 				i++;
-				while (i + 2 < n->nitems && (loop_word(n->items[i + 1], "in") || loop_word(n->items[i + 1], "across") ||
-				       loop_word(n->items[i + 1], "from") || loop_word(n->items[i + 1], "upfrom") ||
-				       loop_word(n->items[i + 1], "to") || loop_word(n->items[i + 1], "upto") ||
-				       loop_word(n->items[i + 1], "below") || loop_word(n->items[i + 1], "by") ||
-				       loop_word(n->items[i + 1], "=") || loop_word(n->items[i + 1], "then")))
+				while (i + 2 < n->nitems && is_for_word(n->items[i + 1]))
 					i += 2;
 				continue;
 			}

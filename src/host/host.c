@@ -282,6 +282,22 @@ static int read_source(struct host *h, const char *path)
 	return 0;
 }
 
+/* A call at the top level of a function the file defuns (fork-tracker's (run)), or of a
+ * session form: kiln's own files have neither. */
+static bool calls_own(struct kl_node **forms, uint32_t n, const struct kl_node *f)
+{
+	const char *hd = kl_head(f);
+	if (!hd)
+		return false;
+	if (!strncmp(hd, "bpf:", 4))
+		return true;
+	for (uint32_t i = 0; i < n; i++)
+		if (kl_head(forms[i]) && !strcmp(kl_head(forms[i]), "defun") && forms[i]->nitems > 1 &&
+		    kl_is_sym(forms[i]->items[1], hd))
+			return true;
+	return false;
+}
+
 bool host_is_host_file(const char *path)
 {
 	const char *dot = strrchr(path, '.');
@@ -294,7 +310,7 @@ bool host_is_host_file(const char *path)
 	bool host = false;
 	if (!read_source(&h, path) && !kl_read(&h.a, &d, &h.src, &forms, &n))
 		for (uint32_t i = 0; i < n && !host; i++)
-			host = is_marker(forms[i]);
+			host = is_marker(forms[i]) || calls_own(forms, n, forms[i]);
 	kl_arena_free(&h.a);
 	return host;
 }

@@ -135,8 +135,8 @@ int host_compile(struct host *h, const struct kl_node *at, const struct kl_node 
 	if (warnings)
 		fputs(warnings, stderr);
 	free(warnings);
-	if (err)
-		hv_raise(h, at, "compiled", kiln_errmsg());
+	if (err)   /* the compiler's diagnostic whole: file:line:col, the line, a caret */
+		hv_raise(h, at, "compiled", *kiln_errlog() ? kiln_errlog() : kiln_errmsg());
 	return err;
 }
 
