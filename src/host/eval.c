@@ -849,10 +849,9 @@ struct hv *hv_apply(struct host *h, const struct kl_node *call, struct hv *f, st
 	}
 	if (f->k != HV_FN)
 		return hv_err(h, call, "not a function");
-	if (++h->depth > 10000) {
-		h->depth = 0;
+	if (h->depth >= 10000)     /* before the C stack runs out */
 		return hv_err(h, call, "stack overflow: calls nested more than 10000 deep");
-	}
+	h->depth++;
 	struct hv_frame *env = f->u.fn.env;
 	struct hv *v = NULL;
 	if (bind_params(h, call, f, args, n, &env)) {
