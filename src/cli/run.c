@@ -55,7 +55,11 @@ static const char run_help[] =
 	"labelled by the key's fields (integers in decimal, ipv4/ipv6 fields as addresses, char\n"
 	"arrays as strings; an integer key is label key); a map with :display is the histogram\n"
 	"kiln_NAME with cumulative le buckets (upper bounds, inclusive), _count, and a _sum that\n"
-	"is approximate: each bucket counted at its lower bound. Other paths get 404.\n";
+	"is approximate: each bucket counted at its lower bound. Other paths get 404.\n"
+	"A Whistler session file (host forms at its top level: with-bpf-session, eval-when,\n"
+	"defparameter, format, ...) runs as `kiln run FILE [ARG...]`: kiln interprets its forms,\n"
+	"compiles and loads its kiln forms for each session, and the file reads the ARGs as\n"
+	"sb-ext:*posix-argv* (docs/whistler.md, \"Sessions\").\n";
 
 static volatile sig_atomic_t stop_signal;
 static struct kiln_reader *volatile signal_reader;
