@@ -413,12 +413,20 @@ static struct kiln_map *map_arg(struct host *h, const struct kl_node *c, struct 
 	return NULL;
 }
 
+/* (F MAP KEY ...): the map and the key as bytes of its size, or NULL */
+static struct kiln_map *map_key(struct host *h, const struct kl_node *c, struct hv **a, uint8_t **key)
+{
+	struct kiln_map *m = map_arg(h, c, a[0]);
+	*key = m ? to_bytes(h, c, a[1], kiln_map_info(m)->key_size, "key") : NULL;
+	return *key ? m : NULL;
+}
+
 B(b_map_lookup)
 {
 	(void)n;
-	struct kiln_map *m = map_arg(h, c, a[0]);
-	uint8_t *key = m ? to_bytes(h, c, a[1], kiln_map_info(m)->key_size, "key") : NULL;
-	if (!key)
+	uint8_t *key;
+	struct kiln_map *m = map_key(h, c, a, &key);
+	if (!m)
 		return NULL;
 	size_t vs = kiln_map_value_buf_size(m);
 	uint8_t *val = kl_arena_alloc(&h->a, vs);
@@ -431,12 +439,9 @@ B(b_map_lookup)
 }
 B(b_map_update)
 {
-	struct kiln_map *m = map_arg(h, c, a[0]);
-	if (!m)
-		return NULL;
-	const struct kiln_map_info *mi = kiln_map_info(m);
-	uint8_t *key = to_bytes(h, c, a[1], mi->key_size, "key");
-	uint8_t *val = key ? to_bytes(h, c, a[2], kiln_map_value_buf_size(m), "value") : NULL;
+	uint8_t *key;
+	struct kiln_map *m = map_key(h, c, a, &key);
+	uint8_t *val = m ? to_bytes(h, c, a[2], kiln_map_value_buf_size(m), "value") : NULL;
 	uint64_t flags = 0;
 	for (int i = 3; i + 1 < n; i += 2)
 		if (a[i]->k == HV_KEY && !strcmp(a[i]->u.name, "flags") && a[i + 1]->k == HV_INT)
@@ -450,9 +455,9 @@ B(b_map_update)
 B(b_map_delete)
 {
 	(void)n;
-	struct kiln_map *m = map_arg(h, c, a[0]);
-	uint8_t *key = m ? to_bytes(h, c, a[1], kiln_map_info(m)->key_size, "key") : NULL;
-	if (!key)
+	uint8_t *key;
+	struct kiln_map *m = map_key(h, c, a, &key);
+	if (!m)
 		return NULL;
 	int err = kiln_map_delete(m, key);
 	if (err && err != -ENOENT)

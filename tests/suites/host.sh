@@ -26,32 +26,12 @@ for f in tests/host/*.lisp; do
 	else fail "$name" "$(diff <(echo "$got") "tests/host/$name.expected" | head -10 | tr '\n' ' ')"; fi
 done
 
-# until FILE has TEXT (10 s at most, or until $k ends)
-wait_text() {
-	local i
-	for i in $(seq 200); do
-		grep -qF -- "$2" "$1" && return 0
-		kill -0 "$k" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-# st: the status of $k once it ends (5 s at most: else "running")
-status_of() {
-	local i
-	st=running
-	for i in $(seq 100); do
-		kill -0 "$k" 2>/dev/null || { wait "$k"; st=$?; return; }
-		sleep 0.05
-	done
-}
-
 # uncaught: status 130, the error at the form that was running
 "$KILN" run tests/host/interrupt-uncaught.lisp >"$tmp/out" 2>"$tmp/err" &
 k=$!
 if wait_text "$tmp/out" waiting; then
 	kill -INT $k
-	status_of
+	ended
 	check interrupt-uncaught/status 130 "$st"
 	check interrupt-uncaught/message "tests/host/interrupt-uncaught.lisp:3:7: error: Interactive interrupt (Ctrl-C)" \
 		"$(head -1 "$tmp/err")"
@@ -67,7 +47,7 @@ if wait_text "$tmp/out" waiting; then
 	if wait_text "$tmp/out" caught; then
 		pass interrupt-twice/caught
 		kill -INT $k
-		status_of
+		ended
 		check interrupt-twice/second-ends 130 "$st"
 	else
 		fail interrupt-twice/caught "$(cat "$tmp/out" "$tmp/err")"
@@ -82,7 +62,7 @@ k=$!
 if wait_text "$tmp/out" attached; then
 	links=$(fd_ids $k link) progs=$(fd_ids $k prog)
 	kill -INT $k
-	status_of
+	ended
 	check interrupt-session/status 130 "$st"
 	if [ -n "$links" ] && [ -n "$progs" ] && gone link $links && gone prog $progs; then pass interrupt-session/detached
 	else fail interrupt-session/detached "links '$links' programs '$progs' after the session"; fi

@@ -43,59 +43,52 @@ for n in $names; do
 	fi
 done
 
-# wait_for FILE TEXT: 0 once FILE has TEXT, 1 after 10 s or when $k has ended
-wait_for() {
-	local i
-	for i in $(seq 200); do
-		grep -qF -- "$2" "$1" && return 0
-		kill -0 "$k" 2>/dev/null || { grep -qF -- "$2" "$1"; return; }
-		sleep 0.05
-	done
-	return 1
-}
-
-# ends PID: 0 once it has exited (within 5 s), its status in $rc
-ends() {
-	local i
-	for i in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || { wait "$1"; rc=$?; return 0; }
-		sleep 0.05
-	done
-	return 1
+# interrupted NAME STDERR ARGS...: `kiln run` the example with ARGS until it has printed STDERR
+# (what it says before waiting for Ctrl-C), make its activity (activity_NAME), Ctrl-C, then:
+# it ends with status 0, said exactly STDERR, and its links are gone; verify_NAME checks the
+# printed values.
+interrupted() {
+	local n=$1 said=$2 links; shift 2
+	"$KILN" run "$tmp/$n.lisp" "$@" >"$tmp/out" 2>"$tmp/err" &
+	k=$!
+	if ! wait_text "$tmp/err" "${said##*$'\n'}"; then
+		fail "$n/start" "$(cat "$tmp/err")"
+		kill -KILL $k; k=; return
+	fi
+	links=$(fd_ids "$k" link)
+	"activity_${n//-/_}"
+	kill -INT "$k"
+	if ! ended; then
+		fail "$n/exit" "still running 5 s after SIGINT"
+		kill -KILL $k; k=; return
+	fi
+	k=
+	check "$n/exit-status" 0 "$st"
+	check "$n/stderr" "$said" "$(cat "$tmp/err")"
+	if [ -n "$links" ] && gone link $links; then pass "$n/links-gone"
+	else fail "$n/links-gone" "links '$links' after the session"; fi
+	"verify_${n//-/_}"
 }
 
 # ---- fork-tracker: Ctrl-C reaches handler-case, the map dump has our fork ----------------
-n=fork-tracker
-"$KILN" run "$tmp/$n.lisp" >"$tmp/out" 2>"$tmp/err" &
-k=$!
-if wait_for "$tmp/err" "Press Ctrl-C to dump map."; then
-	links=$(fd_ids "$k" link)
-	# a parent whose pid we know forks a child whose pid we know
+activity_fork_tracker() {    # a parent whose pid we know forks a child whose pid we know
+	local pc
 	pc=$(bash -c 'sleep 0 & echo "$$ $!"; wait')
 	parent=${pc% *} child=${pc#* }
-	sleep 0.2   # the kernel ran the program at the fork; nothing to wait for but the print
-	kill -INT "$k"
-	if ends "$k"; then
-		check "$n/exit-status" 0 "$rc"
-		want=$(printf '%10d  %10d' "$child" "$parent")
-		if grep -qxF -- "$want" "$tmp/out"; then pass "$n/fork-seen"
-		else fail "$n/fork-seen" "no line '$want' in $(head -c 300 "$tmp/out")"; fi
-		check "$n/header" "$(printf '%-10s  %-10s\n%-10s  %-10s' "CHILD PID" "PARENT PID" "---------" "----------")" \
-			"$(grep -A1 '^CHILD PID' "$tmp/out")"
-		rows=$(grep -cE '^ +[0-9]+  +[0-9]+$' "$tmp/out")
-		check "$n/count-line" "$rows forks recorded." "$(tail -1 "$tmp/out")"
-		check "$n/stderr" "Compiling and loading BPF program...
+}
+verify_fork_tracker() {
+	local want rows
+	want=$(printf '%10d  %10d' "$child" "$parent")
+	if grep -qxF -- "$want" "$tmp/out"; then pass "fork-tracker/fork-seen"
+	else fail "fork-tracker/fork-seen" "no line '$want' in $(head -c 300 "$tmp/out")"; fi
+	check "fork-tracker/header" "$(printf '%-10s  %-10s\n%-10s  %-10s' "CHILD PID" "PARENT PID" "---------" "----------")" \
+		"$(grep -A1 '^CHILD PID' "$tmp/out")"
+	rows=$(grep -cE '^ +[0-9]+  +[0-9]+$' "$tmp/out")
+	check "fork-tracker/count-line" "$rows forks recorded." "$(tail -1 "$tmp/out")"
+}
+interrupted fork-tracker "Compiling and loading BPF program...
 Attaching to tracepoint/sched/sched_process_fork...
-Tracing process forks. Press Ctrl-C to dump map." "$(cat "$tmp/err")"
-		if [ -n "$links" ] && gone link $links; then pass "$n/links-gone"
-		else fail "$n/links-gone" "links '$links' after the session"; fi
-	else
-		fail "$n/exit" "still running 5 s after SIGINT"
-	fi
-else
-	fail "$n/start" "$(cat "$tmp/err")"
-fi
-k=
+Tracing process forks. Press Ctrl-C to dump map."
 
 # ---- runqlat: kiln programs in eval-when, run as kiln run runs them --------------------
 n=runqlat
@@ -134,7 +127,7 @@ cg_session() {   # NAME SENT READY-LINE LINE-PREFIX
 		>"$tmp/$n.out" 2>"$tmp/$n.err" &
 	local kk=$!
 	k=$kk
-	if ! wait_for "$tmp/$n.out" "$ready"; then
+	if ! wait_text "$tmp/$n.out" "$ready"; then
 		fail "$n/start" "$(cat "$tmp/$n.err" "$tmp/$n.out")"
 		kill -KILL $kk; return
 	fi
@@ -173,20 +166,10 @@ fi
 
 # ---- ffi-call-tracker: a uprobe on libffi's ffi_call ---------------------------------
 n=ffi-call-tracker
-lib=$(ldconfig -p 2>/dev/null | awk '$1 == "libffi.so.8" && /x86-64/ { print $NF; exit }')
-if [ -z "$lib" ]; then
-	echo "SKIP $SUITE/$n: no libffi.so.8 on this machine"
-elif ! python3 -c 'import ctypes' 2>/dev/null; then
-	echo "SKIP $SUITE/$n: no python3 ctypes to make ffi calls"
-else
-	"$KILN" run "$tmp/$n.lisp" "$lib" >"$tmp/out" 2>"$tmp/err" &
-	k=$!
-	if wait_for "$tmp/err" "Press Ctrl-C to dump stats."; then
-		links=$(fd_ids "$k" link)
-		comm="kffi$$"
-		comm=${comm:0:15}
-		# labs declared u16(s64, u8, s16): a signature only this call has, 7 times, under our comm
-		python3 -c '
+comm="kffi$$"
+comm=${comm:0:15}
+activity_ffi_call_tracker() {   # labs declared u16(s64, u8, s16): only this call has it, 7 times, as $comm
+	python3 -c '
 import ctypes, sys
 libc = ctypes.CDLL(None)
 libc.prctl(15, sys.argv[1].encode(), 0, 0, 0)
@@ -195,23 +178,21 @@ f.argtypes = [ctypes.c_int64, ctypes.c_uint8, ctypes.c_int16]
 f.restype = ctypes.c_uint16
 for i in range(7): f(-5, 1, 2)
 ' "$comm"
-		kill -INT "$k"
-		if ends "$k"; then
-			check "$n/exit-status" 0 "$rc"
-			want=$(printf '%10d  %-16s  %s' 7 "$comm" "u16(s64, u8, s16) [unix64]")
-			if grep -qxF -- "$want" "$tmp/out"; then pass "$n/calls-counted"
-			else fail "$n/calls-counted" "no line '$want' in $(head -c 400 "$tmp/out")"; fi
-			check "$n/header" "$(printf '%-10s  %-16s  %s' COUNT COMM SIGNATURE)" "$(grep '^COUNT' "$tmp/out")"
-			check "$n/stderr" "Compiling and loading BPF program...
+}
+verify_ffi_call_tracker() {
+	local want
+	want=$(printf '%10d  %-16s  %s' 7 "$comm" "u16(s64, u8, s16) [unix64]")
+	if grep -qxF -- "$want" "$tmp/out"; then pass "$n/calls-counted"
+	else fail "$n/calls-counted" "no line '$want' in $(head -c 400 "$tmp/out")"; fi
+	check "$n/header" "$(printf '%-10s  %-16s  %s' COUNT COMM SIGNATURE)" "$(grep '^COUNT' "$tmp/out")"
+}
+lib=$(ldconfig -p 2>/dev/null | awk '$1 == "libffi.so.8" && /x86-64/ { print $NF; exit }')
+if [ -z "$lib" ]; then
+	echo "SKIP $SUITE/$n: no libffi.so.8 on this machine"
+elif ! python3 -c 'import ctypes' 2>/dev/null; then
+	echo "SKIP $SUITE/$n: no python3 ctypes to make ffi calls"
+else
+	interrupted "$n" "Compiling and loading BPF program...
 Attaching uprobe to ffi_call in $lib...
-Tracing ffi_call. Press Ctrl-C to dump stats." "$(cat "$tmp/err")"
-			if [ -n "$links" ] && gone link $links; then pass "$n/links-gone"
-			else fail "$n/links-gone" "links '$links' after the session"; fi
-		else
-			fail "$n/exit" "still running 5 s after SIGINT"
-		fi
-	else
-		fail "$n/start" "$(cat "$tmp/err")"
-	fi
-	k=
+Tracing ffi_call. Press Ctrl-C to dump stats." "$lib"
 fi
