@@ -129,6 +129,7 @@ int host_compile(struct host *h, const struct kl_node *at, const struct kl_node 
 	char *p = text + len;
 	for (size_t i = 0; i < h->extra.len; i++)
 		p += sprintf(p, "\n%s", h->extra.items[i]);
+	*p = 0;            /* the compiler reads source text as a C string too */
 	char *warnings = NULL;
 	int err = kl_compile_text_to_mem(h->src.path, text, (size_t)(p - text), 2, NULL, elf, size, &warnings);
 	free(text);
