@@ -45,6 +45,17 @@ struct hv *hv_progn(struct host *h, const struct kl_node *const *body, uint32_t 
 	return v;
 }
 
+/* a name being bound or named (a variable, a block): a symbol, else an error */
+static const char *var_name(struct host *h, const struct kl_node *n, const char *what)
+{
+	if (n->kind == KL_N_SYM && strcmp(n->str, "nil") && strcmp(n->str, "t"))
+		return hv_symname(h, n);
+	char buf[64];
+	kl_node_str(n, buf, sizeof(buf));
+	hv_err(h, n, "%s must be a name, not %s", what, buf);
+	return NULL;
+}
+
 static bool is_declare(const struct kl_node *n)
 {
 	return kl_head(n) && !strcmp(kl_head(n), "declare");
@@ -236,7 +247,10 @@ static struct hv *sf_mvbind(struct host *h, const struct kl_node *n, struct hv_f
 	struct hv_frame *inner = env;
 	for (uint32_t i = 0; vars->kind == KL_N_LIST && i < vars->nitems; i++) {
 		struct hv *x = v->k == HV_MV ? (i < v->u.vec.len ? v->u.vec.items[i] : HNIL) : i ? HNIL : v;
-		bind(h, &inner, hv_symname(h, vars->items[i]), x);
+		const char *name = var_name(h, vars->items[i], "a multiple-value-bind variable");
+		if (!name)
+			return NULL;
+		bind(h, &inner, name, x);
 	}
 	return body_from(h, n, 3, inner);
 }
@@ -404,7 +418,8 @@ static struct hv *sf_block(struct host *h, const struct kl_node *n, struct hv_fr
 	if (need(h, n, 2, "a name"))
 		return NULL;
 	struct hv *v = hv_progn(h, ITEMS(n) + 2, n->nitems - 2, env);
-	if (!v && caught_return(h, hv_symname(h, n->items[1]), &v))
+	const char *name = v ? NULL : var_name(h, n->items[1], "a block's name");
+	if (!v && name && caught_return(h, name, &v))
 		return v;
 	return v;
 }
@@ -415,11 +430,14 @@ static struct hv *sf_return(struct host *h, const struct kl_node *n, struct hv_f
 	if (from && need(h, n, 2, "a block name"))
 		return NULL;
 	uint32_t vi = from ? 2 : 1;
+	const char *block = from ? var_name(h, n->items[1], "return-from's block") : "nil";
+	if (!block)
+		return NULL;
 	struct hv *v = HNIL;
 	if (vi < n->nitems)
 		TRY(v = hv_eval(h, n->items[vi], env));
 	h->exc = EXC_RETURN;
-	h->ret_block = from ? hv_symname(h, n->items[1]) : "nil";
+	h->ret_block = block;
 	h->ret_val = v;
 	h->exc_span = n->span;
 	return NULL;
@@ -436,7 +454,9 @@ static struct hv *sf_dolist(struct host *h, const struct kl_node *n, struct hv_f
 	l = primary(l);
 	if (times && l->k != HV_INT)
 		return hv_err(h, spec->items[1], "dotimes needs an integer count");
-	const char *var = hv_symname(h, spec->items[0]);
+	const char *var = var_name(h, spec->items[0], "the loop variable");
+	if (!var)
+		return NULL;
 	for (int64_t i = 0;; i++) {
 		struct hv *x;
 		if (times) {
@@ -510,7 +530,8 @@ static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_fra
 				return hv_err(h, x, "loop: at most 8 for clauses");
 			struct loop_var *lv = &vars[nv++];
 			memset(lv, 0, sizeof(*lv));
-			lv->name = hv_symname(h, n->items[++i]);
+			if (!(lv->name = var_name(h, n->items[++i], "loop's for variable")))
+				return NULL;
 			while (i + 2 < n->nitems + 1 && i + 1 < n->nitems) {
 				const struct kl_node *w = n->items[i + 1];
 				if (i + 2 >= n->nitems)
@@ -687,8 +708,12 @@ static struct hv *sf_handler_case(struct host *h, const struct kl_node *n, struc
 		h->exc = EXC_NONE;
 		struct hv_frame *inner = env;
 		const struct kl_node *vars = cl->items[1];
-		if (vars->kind == KL_N_LIST && vars->nitems)
-			bind(h, &inner, hv_symname(h, vars->items[0]), c);
+		if (vars->kind == KL_N_LIST && vars->nitems) {
+			const char *name = var_name(h, vars->items[0], "a handler-case variable");
+			if (!name)
+				return NULL;
+			bind(h, &inner, name, c);
+		}
 		return body_from(h, cl, 2, inner);
 	}
 	return NULL;
@@ -732,7 +757,10 @@ static struct hv *sf_with_output_to_string(struct host *h, const struct kl_node 
 	s->k = HV_STREAM;
 	s->u.stream.string = true;
 	struct hv_frame *inner = env;
-	bind(h, &inner, hv_symname(h, n->items[1]->items[0]), s);
+	const char *name = var_name(h, n->items[1]->items[0], "with-output-to-string's variable");
+	if (!name)
+		return NULL;
+	bind(h, &inner, name, s);
 	TRY(body_from(h, n, 2, inner));
 	return hv_str(h, s->u.stream.buf ? s->u.stream.buf : "", s->u.stream.len);
 }
@@ -806,7 +834,9 @@ static struct hv *bind_params(struct host *h, const struct kl_node *call, struct
 			break;
 		const struct kl_node *name = p->kind == KL_N_LIST && p->nitems ? p->items[0] : p;
 		const struct kl_node *def = p->kind == KL_N_LIST && p->nitems > 1 ? p->items[1] : NULL;
-		const char *nm = hv_symname(h, name);
+		const char *nm = var_name(h, name, "a parameter");
+		if (!nm)
+			return NULL;
 		struct hv *v = NULL;
 		if (mode == REQ) {
 			if (ai >= n)

@@ -137,6 +137,8 @@ bool hv_equal(const struct hv *a, const struct hv *b, bool strings)
  * session's forms and are not the Common Lisp functions of the same name (bpf:map, map). */
 const char *hv_symname(struct host *h, const struct kl_node *n)
 {
+	if (n->kind != KL_N_SYM && n->kind != KL_N_KEY)
+		return "";                 /* callers check the kind; a name no symbol has */
 	const char *s = n->str, *c = strrchr(s, ':');
 	if (!c || c == s)
 		return s;

@@ -5,7 +5,8 @@
 # clauses, list and string functions, handler-case and friends, a session's map access, and
 # errors as file:line:col with the line and a caret. The interrupt-* files wait for Ctrl-C:
 # uncaught it ends kiln with status 130 (a session's links are gone after it), caught by
-# handler-case the first one is handled and a second one ends kiln at once.
+# handler-case the first one is handled and a second one ends kiln at once. Then 300 seeded
+# mutations of the files (tests/host/mutate.py) must each end with status 0 or 1: no crash.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
@@ -70,3 +71,6 @@ else
 	fail interrupt-session "no 'attached': $(cat "$tmp/err")"
 fi
 k=
+
+# never a crash: 300 seeded mutations of the files above end with status 0 or 1
+python3 tests/host/mutate.py "$KILN" 300 "${HOST_MUTATE_SEED:-18}"
