@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct hv *(*special_fn)(struct host *h, const struct kl_node *n, struct hv_frame *env);
 
 #define ITEMS(n) ((const struct kl_node *const *)(n)->items)
 #define TRY(x) do { if (!(x)) return NULL; } while (0)
@@ -371,8 +370,11 @@ static struct hv *sf_defvar(struct host *h, const struct kl_node *n, struct hv_f
 	const char *name = hv_symname(h, n->items[1]);
 	struct hv_global *g = hv_global(h, name, true);
 	bool defvar = kl_is_sym(n->items[0], "defvar"), constant = kl_is_sym(n->items[0], "defconstant");
-	if (constant)
+	if (constant) {
 		host_collect(h, n);     /* kiln programs use the constants too */
+		if (h->repl && host_repl_kiln_form(h, n))
+			return NULL;
+	}
 	if (n->nitems > 2 && !(defvar && g->val)) {
 		struct hv *v = hv_eval(h, n->items[2], env);
 		if (!v && constant) {       /* a kiln-only expression: the programs still have it */
@@ -393,6 +395,8 @@ static struct hv *sf_kiln(struct host *h, const struct kl_node *n, struct hv_fra
 	host_collect(h, n);
 	if (kl_is_sym(n->items[0], "defstruct") || !strcmp(n->items[0]->str, "whistler:defstruct"))
 		host_define_struct(h, n);
+	if (h->repl && host_repl_kiln_form(h, n))   /* compiled and loaded as entered */
+		return NULL;
 	return n->nitems > 1 && n->items[1]->kind == KL_N_SYM ? hv_sym(h, hv_symname(h, n->items[1])) : HNIL;
 }
 
@@ -809,8 +813,11 @@ bool host_is_kiln_form(const char *head)
 	return false;
 }
 
-static special_fn find_special(const char *name)
+static special_fn find_special(struct host *h, const char *name)
 {
+	special_fn r = h->repl ? host_repl_special(h, name) : NULL;
+	if (r)
+		return r;
 	for (size_t i = 0; i < sizeof(specials) / sizeof(specials[0]); i++)
 		if (!strcmp(name, specials[i].name))
 			return specials[i].fn;
@@ -940,7 +947,7 @@ struct hv *hv_eval(struct host *h, const struct kl_node *n, struct hv_frame *env
 	if (host_interrupt_pending(h, n))
 		return NULL;
 	if (n->items[0]->kind == KL_N_SYM) {
-		special_fn sf = find_special(hv_symname(h, n->items[0]));
+		special_fn sf = find_special(h, hv_symname(h, n->items[0]));
 		if (sf)
 			return sf(h, n, env);
 	}

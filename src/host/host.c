@@ -264,23 +264,29 @@ static bool is_marker(const struct kl_node *f)
 	return false;
 }
 
+/* h's source becomes text (an arena copy), its line starts indexed for host_offset */
+void host_set_text(struct host *h, const char *path, const char *text, size_t len)
+{
+	h->src = (struct kl_source){ path, kl_arena_strndup(&h->a, text, len), len };
+	uint32_t n = 1;
+	for (size_t i = 0; i < len; i++)
+		n += text[i] == '\n';
+	h->line_off = kl_arena_array(&h->a, uint32_t, n + 2);
+	h->nlines = n;
+	h->line_off[1] = 0;
+	for (uint32_t i = 0, l = 1; i < len; i++)
+		if (text[i] == '\n')
+			h->line_off[++l] = i + 1;
+}
+
 static int read_source(struct host *h, const char *path)
 {
 	size_t len;
 	char *text = kl_read_file(path, &len);
 	if (!text)
 		return -1;
-	h->src = (struct kl_source){ path, kl_arena_strndup(&h->a, text, len), len };
+	host_set_text(h, path, text, len);
 	free(text);
-	uint32_t n = 1;
-	for (size_t i = 0; i < len; i++)
-		n += h->src.text[i] == '\n';
-	h->line_off = kl_arena_array(&h->a, uint32_t, n + 2);
-	h->nlines = n;
-	h->line_off[1] = 0;
-	for (uint32_t i = 0, l = 1; i < len; i++)
-		if (h->src.text[i] == '\n')
-			h->line_off[++l] = i + 1;
 	return 0;
 }
 
@@ -319,7 +325,7 @@ bool host_is_host_file(const char *path)
 
 /* `#(a b c)` reads as the symbol # before a list: made (%vector a b c) here, a literal
  * vector (its elements are not evaluated). Also inside quoted data: hv_from_node does it. */
-static void vector_literals(struct host *h, struct kl_node *n)
+void host_prepare(struct host *h, struct kl_node *n)
 {
 	if (n->kind != KL_N_LIST)
 		return;
@@ -338,20 +344,20 @@ static void vector_literals(struct host *h, struct kl_node *n)
 			v->nitems = l->nitems + 1;
 			x = v;
 		} else {
-			vector_literals(h, x);
+			host_prepare(h, x);
 		}
 		n->items[out++] = x;
 	}
 	n->nitems = out;
 }
 
-static void report(struct host *h)
+void host_report(struct host *h)
 {
 	struct kl_diag d = { .nerrors = 1, .span = h->exc_span };
 	if (h->exc == EXC_RETURN)
 		snprintf(d.msg, sizeof(d.msg), "return from %s outside of it", h->ret_block);
 	else if (!strcmp(h->cond->u.cond.type, "compiled"))   /* the compiler's own diagnostic */
-		return (void)fprintf(stderr, "%s\n", h->cond->u.cond.msg);
+		return (void)(*h->cond->u.cond.msg ? fprintf(stderr, "%s\n", h->cond->u.cond.msg) : 0);
 	else
 		snprintf(d.msg, sizeof(d.msg), "%s", h->cond->u.cond.msg);
 	fflush(stdout);
@@ -384,6 +390,25 @@ static void define_globals(struct host *h)
 	hv_global(h, "*bpf-session*", true)->val = HNIL;
 }
 
+void host_setup(struct host *h, int argc, char **argv)
+{
+	h->argc = argc;
+	h->argv = argv;
+	h->out_bol = h->err_bol = true;
+	define_globals(h);
+	host_catch_sigint(true);
+}
+
+/* Ctrl-C as the condition (see on_sigint), or, off, ignored (the REPL's prompt); the count
+ * starts again. */
+void host_catch_sigint(bool on)
+{
+	sigint_count = sigint_delivered = 0;
+	struct sigaction sa = { .sa_handler = on ? on_sigint : SIG_IGN };   /* no SA_RESTART: sleep returns */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
 int host_run(const char *path, int argc, char **argv, void **elf, size_t *size)
 {
 	*elf = NULL;
@@ -404,19 +429,13 @@ int host_run(const char *path, int argc, char **argv, void **elf, size_t *size)
 		return 1;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		vector_literals(h, forms[i]);
-	h->argc = argc;
-	h->argv = argv;
-	h->out_bol = h->err_bol = true;
-	define_globals(h);
-	struct sigaction sa = { .sa_handler = on_sigint };   /* no SA_RESTART: sleep returns */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
+		host_prepare(h, forms[i]);
+	host_setup(h, argc, argv);
 	int rc = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (hv_eval(h, forms[i], NULL))
 			continue;
-		report(h);
+		host_report(h);
 		rc = h->exc == EXC_CONDITION && !strcmp(h->cond->u.cond.type, "interactive-interrupt") ? 130 : 1;
 		break;
 	}
@@ -424,7 +443,7 @@ int host_run(const char *path, int argc, char **argv, void **elf, size_t *size)
 	if (!rc && !h->ran_session && h->segs.len) {
 		/* kiln programs around host forms (runqlat's eval-when): run them as kiln run would */
 		if (host_compile(h, forms[0], NULL, 0, elf, size)) {
-			report(h);
+			host_report(h);
 			rc = 1;
 		}
 	}

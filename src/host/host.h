@@ -18,4 +18,6 @@ bool host_is_host_file(const char *path);
  * some), *elf and *size are those forms compiled (malloc'd) for `kiln run` to run as it runs any
  * kiln source; else *elf is NULL. */
 int host_run(const char *path, int argc, char **argv, void **elf, size_t *size);
+/* `kiln repl` (src/host/repl.c) */
+int cmd_repl(int argc, char **argv);
 #endif

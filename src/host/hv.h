@@ -24,6 +24,8 @@ typedef struct hv *(*hv_builtin_fn)(struct host *h, const struct kl_node *call, 
 
 struct hv_frame;
 struct hv_struct;
+struct host_obj;
+struct host_repl;
 
 struct hv {
 	enum hv_kind k;
@@ -103,6 +105,7 @@ struct host {
 	bool out_bol, err_bol;           /* for ~&: at the start of a line */
 	int depth;
 	struct hv *self;                 /* the builtin being applied (its data) */
+	struct host_repl *repl;          /* kiln repl's state, NULL when running a file */
 };
 
 extern struct hv hv_nil_v, hv_t_v;
@@ -130,6 +133,12 @@ int64_t hv_list_len(const struct hv *l);
 bool hv_equal(const struct hv *a, const struct hv *b, bool strings);
 bool host_interrupt_pending(struct host *h, const struct kl_node *n);
 void host_sleep(struct host *h, double s, const struct kl_node *n);
+
+void host_set_text(struct host *h, const char *path, const char *text, size_t len);
+void host_prepare(struct host *h, struct kl_node *n);
+void host_report(struct host *h);
+void host_setup(struct host *h, int argc, char **argv);
+void host_catch_sigint(bool on);
 
 /* eval.c */
 struct hv *hv_eval(struct host *h, const struct kl_node *n, struct hv_frame *env);
@@ -163,4 +172,15 @@ void host_define_struct(struct host *h, const struct kl_node *form);
 const struct hv_struct *host_find_struct(struct host *h, const char *name);
 struct hv *host_decode_struct(struct host *h, const struct kl_node *at, const struct hv_struct *st, struct hv *bytes);
 hv_builtin_fn host_session_builtin(const char *name, int *min, int *max);
+int host_open_load(struct host *h, const struct kl_node *at, const void *elf, size_t size, const char *path,
+		   struct host_obj *o, struct host_obj *reuse);
+struct host_obj *host_obj_new(struct host *h);
+void host_obj_close(struct host_obj *o);
+struct hv *host_obj_value(struct host *h, struct host_obj *o);
+struct kiln_object *host_obj_object(struct host_obj *o);
+
+/* repl.c: the REPL's own forms (attach, disasm, check, dump), and a kiln form entered */
+typedef struct hv *(*special_fn)(struct host *h, const struct kl_node *n, struct hv_frame *env);
+special_fn host_repl_special(struct host *h, const char *name);
+int host_repl_kiln_form(struct host *h, const struct kl_node *form);
 #endif

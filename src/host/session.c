@@ -8,6 +8,7 @@
 #include <kiln/error.h>
 #include <kiln/map.h>
 #include <kiln/object.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,7 +144,7 @@ int host_compile(struct host *h, const struct kl_node *at, const struct kl_node 
 
 /* ---- objects and sessions ------------------------------------------------------------- */
 
-static struct hv *obj_value(struct host *h, struct host_obj *o)
+struct hv *host_obj_value(struct host *h, struct host_obj *o)
 {
 	struct hv *v = kl_arena_new(&h->a, struct hv);
 	v->k = HV_OBJ;
@@ -160,8 +161,10 @@ static struct hv *map_value(struct host *h, struct kiln_map *m)
 	return v;
 }
 
-static int open_load(struct host *h, const struct kl_node *at, const void *elf, size_t size, const char *path,
-		     struct host_obj *o)
+/* Open and load an object (an image, or a file); with reuse, its maps of the same names are
+ * reuse's (the REPL's maps keep their contents as programs are added). */
+int host_open_load(struct host *h, const struct kl_node *at, const void *elf, size_t size, const char *path,
+		   struct host_obj *o, struct host_obj *reuse)
 {
 	struct kiln_object_opts opts = { .sz = sizeof(opts) };
 	int err = elf ? kiln_object_open_mem(elf, size, &opts, &o->obj) : kiln_object_open(path, &opts, &o->obj);
@@ -170,6 +173,14 @@ static int open_load(struct host *h, const struct kl_node *at, const void *elf, 
 	if (err) {
 		hv_err(h, at, "cannot open the BPF object: %s", kiln_errmsg());
 		return -1;
+	}
+	for (size_t i = 0; reuse && reuse->obj && i < kiln_object_map_count(reuse->obj); i++) {
+		struct kiln_map *old = kiln_object_map(reuse->obj, i);
+		struct bpf_map *bm = bpf_object__find_map_by_name(kiln_object_libbpf(o->obj), kiln_map_name(old));
+		const struct kiln_map_info *a = kiln_map_info(old);
+		if (bm && bpf_map__type(bm) == a->type && bpf_map__key_size(bm) == a->key_size &&
+		    bpf_map__value_size(bm) == a->value_size && bpf_map__reuse_fd(bm, kiln_map_fd(old)))
+			return hv_err(h, at, "cannot keep map %s: %s", kiln_map_name(old), strerror(errno)), -1;
 	}
 	if (cli_object_load("run", o->obj, h->src.path)) {
 		hv_raise(h, at, "compiled", "");
@@ -185,7 +196,17 @@ static int open_load(struct host *h, const struct kl_node *at, const void *elf, 
 	return 0;
 }
 
-static void close_obj(struct host_obj *o)
+struct host_obj *host_obj_new(struct host *h)
+{
+	return kl_arena_new(&h->a, struct host_obj);
+}
+
+struct kiln_object *host_obj_object(struct host_obj *o)
+{
+	return o->obj;
+}
+
+void host_obj_close(struct host_obj *o)
 {
 	for (size_t i = 0; i < o->links.len; i++)
 		kiln_link_destroy(o->links.items[i]);
@@ -201,7 +222,7 @@ static struct hv *run_body(struct host *h, const struct kl_node *const *body, ui
 {
 	struct hv_global *g = hv_global(h, var, true);
 	struct hv *saved = g->val;
-	struct hv_frame f = { var, obj_value(h, o), env };
+	struct hv_frame f = { var, host_obj_value(h, o), env };
 	g->val = f.val;
 	struct hv *v = HNIL;
 	for (uint32_t i = 0; i < n && v; i++) {
@@ -211,7 +232,7 @@ static struct hv *run_body(struct host *h, const struct kl_node *const *body, ui
 		v = hv_eval(h, body[i], strcmp(var, "*bpf-session*") ? &f : env);
 	}
 	g->val = saved;
-	close_obj(o);
+	host_obj_close(o);
 	return v;
 }
 
@@ -228,7 +249,7 @@ struct hv *host_with_session(struct host *h, const struct kl_node *n, struct hv_
 	if (host_compile(h, n, bpf.items, (uint32_t)bpf.len, &elf, &size))
 		return NULL;
 	struct host_obj *o = kl_arena_new(&h->a, struct host_obj);
-	int err = open_load(h, n, elf, size, NULL, o);
+	int err = host_open_load(h, n, elf, size, NULL, o, NULL);
 	free(elf);
 	if (err) {
 		if (o->obj)
@@ -252,7 +273,7 @@ struct hv *host_with_object(struct host *h, const struct kl_node *n, struct hv_f
 	if (path->k != HV_STR)
 		return hv_err(h, spec->items[1], "with-bpf-object needs a path string");
 	struct host_obj *o = kl_arena_new(&h->a, struct host_obj);
-	if (open_load(h, n, NULL, 0, path->u.str.s, o)) {
+	if (host_open_load(h, n, NULL, 0, path->u.str.s, o, NULL)) {
 		if (o->obj)
 			kiln_object_close(o->obj);
 		return NULL;
