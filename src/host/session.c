@@ -182,7 +182,7 @@ int host_open_load(struct host *h, const struct kl_node *at, const void *elf, si
 		    bpf_map__value_size(bm) == a->value_size && bpf_map__reuse_fd(bm, kiln_map_fd(old)))
 			return hv_err(h, at, "cannot keep map %s: %s", kiln_map_name(old), strerror(errno)), -1;
 	}
-	if (cli_object_load("run", o->obj, h->src.path)) {
+	if (cli_object_load(h->repl ? "repl" : "run", o->obj, h->src.path)) {
 		hv_raise(h, at, "compiled", "");
 		return -1;
 	}
