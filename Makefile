@@ -25,7 +25,8 @@ VERSION := 0.1.0
 COMPILER_SRC := $(wildcard src/compiler/*.c src/compiler/opt/*.c)
 LIB_SRC      := $(wildcard src/lib/*.c)
 TRACE_SRC    := $(wildcard src/trace/*.c)
-CLI_SRC      := $(wildcard src/cli/*.c)
+# src/host/: the Lisp of Whistler session files, interpreted by `kiln run` (part of the CLI)
+CLI_SRC      := $(wildcard src/cli/*.c) $(wildcard src/host/*.c)
 COMPILER_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(COMPILER_SRC)) $(BUILD)/gen/prelude.o \
 	$(BUILD)/gen/prelude_index.o
 LIB_OBJS      := $(COMPILER_OBJS) $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC) $(TRACE_SRC))
@@ -42,9 +43,10 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 # libdw (libdw-dev) for the file:line of user stack frames from DWARF, capsh (libcap2-bin) to
 # run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a test's netns,
 # libclang-rt-14-dev for clang's libFuzzer and sanitizer runtimes (`make fuzz`), prometheus to
-# scrape `kiln run --metrics` in tests/suites/metrics.sh
+# scrape `kiln run --metrics` in tests/suites/metrics.sh, libedit (libedit-dev) for the line
+# editing and history of `kiln repl`
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
-	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus
+	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev
 
 .PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
 all: kiln lib
@@ -55,7 +57,7 @@ kiln: $(BUILD)/kiln
 lib: $(BUILD)/libkiln.a $(BUILD)/libkiln.so
 
 $(BUILD)/kiln: $(CLI_OBJS) $(BUILD)/libkiln.a
-	$(LINK) -o $@ $^ $(LDLIBS)
+	$(LINK) -o $@ $^ $(LDLIBS) -ledit
 
 # libkiln: the compiler and the runtime (maps, pinning, objects, attach, info, test-run).
 # The CLI and the tests link the static library; `make install` installs both, with the

@@ -1,6 +1,7 @@
 /* main.c — the kiln command line: subcommands in a table, git style. Only the CLI prints
  * and exits; the compiler and the library return errors as values. */
 #include "cli.h"
+#include "host/host.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ static const struct kl_cmd cmds[] = {
 	{ "prog", cmd_prog, "list the kernel's loaded programs" },
 	{ "probe", cmd_probe, "what the running kernel supports: program and map types, helpers, features" },
 	{ "stack", cmd_stack, "print a stack-trace map entry, symbolized" },
+	{ "repl", cmd_repl, "read, evaluate and print kiln Lisp a form at a time: load, attach, read maps" },
 	{ "trace", cmd_trace, "run a bpftrace program (bpftrace 0.17's language) on kiln's compiler" },
 	{ "gen", cmd_gen, "write C, Python, Go or Rust types for an object's maps and events, or a C skeleton" },
 	{ "prelude", cmd_prelude, "print the prelude of macros (packet library, case, ...) programs use" },

@@ -3,6 +3,7 @@
  * reader and event.h), and on Ctrl-C, SIGTERM or the end of --duration detach everything and
  * print the maps and the buffers' counts. Nothing stays unless --pin says so. */
 #include "cli.h"
+#include "host/host.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -54,7 +55,11 @@ static const char run_help[] =
 	"labelled by the key's fields (integers in decimal, ipv4/ipv6 fields as addresses, char\n"
 	"arrays as strings; an integer key is label key); a map with :display is the histogram\n"
 	"kiln_NAME with cumulative le buckets (upper bounds, inclusive), _count, and a _sum that\n"
-	"is approximate: each bucket counted at its lower bound. Other paths get 404.\n";
+	"is approximate: each bucket counted at its lower bound. Other paths get 404.\n"
+	"A Whistler session file (host forms at its top level: with-bpf-session, eval-when,\n"
+	"defparameter, format, ...) runs as `kiln run FILE [ARG...]`: kiln interprets its forms,\n"
+	"compiles and loads its kiln forms for each session, and the file reads the ARGs as\n"
+	"sb-ext:*posix-argv* (docs/whistler.md, \"Sessions\").\n";
 
 static volatile sig_atomic_t stop_signal;
 static struct kiln_reader *volatile signal_reader;
@@ -434,6 +439,16 @@ int cmd_run(int argc, char **argv)
 		{ "--per-cpu", CLI_FLAG, &view.per_cpu, NULL }, { "--metrics", CLI_STR, &metrics, "ADDR:PORT" },
 		{ 0 },
 	};
+	/* A Whistler session file (host forms: with-bpf-session, eval-when, ...) runs in kiln's
+	 * host interpreter, `kiln run FILE [ARG...]`; one that only wraps kiln programs in host
+	 * forms comes back compiled and runs as any kiln source (src/host/). */
+	void *host_elf = NULL;
+	size_t host_size = 0;
+	if (argc > 1 && host_is_host_file(argv[1])) {
+		int hr = host_run(argv[1], argc - 2, argv + 2, &host_elf, &host_size);
+		if (!host_elf)
+			return hr;
+	}
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)
 		return r;
@@ -476,7 +491,11 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	struct kiln_object *obj;
 	struct kiln_object_opts o = { .sz = sizeof(o) };
-	if (cli_object_open("run", file, &o, &obj)) {
+	int oerr = host_elf ? kiln_object_open_mem(host_elf, host_size, &o, &obj) : cli_object_open("run", file, &o, &obj);
+	free(host_elf);
+	if (host_elf && oerr)
+		cli_fail("run");
+	if (oerr) {
 		if (mfd >= 0)
 			close(mfd);
 		return 1;

@@ -55,6 +55,7 @@ static const char trace_help[] =
 	"  -f json|text    the output as bpftrace's JSON lines (printf, time, maps, hist, stats)\n"
 	"  --info          what this kernel offers kiln trace (map and probe types, lockdown)\n"
 	"  --version       kiln's version and the bpftrace language version\n"
+	"  --unsafe        allow system(), signal() and override() (bpftrace's unsafe functions)\n"
 	"  -h, --help      this text\n"
 	"\n"
 	"Supported so far: probes BEGIN, END, tracepoint:CAT:NAME (wildcards; args->FIELD),\n"
@@ -63,9 +64,11 @@ static const char trace_help[] =
 	"an address), kprobe/kretprobe:FUNC (wildcards, +OFFSET; refused at attach where the\n"
 	"kernel has no kprobes), kfunc/kretfunc:FUNC (args->NAME, retval; refused at load under\n"
 	"lockdown), usdt:FILE:[PROVIDER:]NAME (arg0..); builtins pid tid uid gid\n"
-	"nsecs elapsed cpu comm probe func cpid kstack ustack curtask arg0-arg5 retval; struct access\n"
-	"through BTF (curtask->real_parent->pid, args->ptr->field, (struct NAME *) casts, .field);\n"
-	"printf time print clear zero delete exit str join ksym kaddr count sum avg min max stats\n"
+	"nsecs elapsed cpu comm probe func cpid kstack ustack curtask arg0-arg5 retval sarg0-sarg9\n"
+	"rand username cgroup; struct access through BTF (curtask->real_parent->pid, args->ptr->field,\n"
+	"(struct NAME *) casts, .field); printf time print (maps and values) clear zero delete exit\n"
+	"str join ksym kaddr usym uaddr strftime cat system signal reg cgroup_path ntop pton buf\n"
+	"bswap macaddr strncmp strcontains cgroupid sizeof offsetof count sum avg min max stats\n"
 	"hist lhist;\n"
 	"maps keyed by integers, strings, stacks and several keys; $variables; tuples (.0, nested);\n"
 	"*p, p[N], (uint32 *) casts, sizeof; if/else, ternary, unroll, while (break, continue),\n"
@@ -79,7 +82,8 @@ static const char trace_help[] =
 	"  BPFTRACE_MAP_KEYS_MAX   entries of each map (4096)\n"
 	"  BPFTRACE_MAX_PROBES     most probes a program may attach (512)\n"
 	"  BPFTRACE_MAX_BPF_PROGS  most programs it may make (512)\n"
-	"  BPFTRACE_PERF_RB_PAGES  the ring buffer in pages (64)\n";
+	"  BPFTRACE_PERF_RB_PAGES  the ring buffer in pages (64)\n"
+	"  BPFTRACE_CAT_BYTES_MAX  most bytes cat() prints (10240)\n";
 
 static volatile sig_atomic_t stop_signal;
 
@@ -231,6 +235,13 @@ static int poll_batch(struct run *r, struct kiln_reader *rd, int timeout_ms)
 	return n;
 }
 
+/* bpftrace keeps a count map without a key in an array: it always has its one entry
+ * (`@: 0` before any count), which clear() and delete() zero. */
+static bool keyless_count(const struct kt_map *m)
+{
+	return m->kind == KM_COUNT && m->key.kind == KTT_NONE;
+}
+
 static int on_record(void *ctx, const struct kiln_record *rec)
 {
 	struct run *r = ctx;
@@ -300,9 +311,18 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 				put_text(r, cpu, text, n);
 		}
 		break;
-	case KT_EV_CLEAR: case KT_EV_ZERO:
+	case KT_EV_CLEAR: case KT_EV_ZERO:   /* a count map without a key is only zeroed, as in bpftrace */
 		if (index < r->s->nmaps)
-			trace_clear_map(r->maps[index], kind == KT_EV_ZERO);
+			trace_clear_map(r->maps[index], kind == KT_EV_ZERO || keyless_count(&r->s->maps[index]));
+		break;
+	case KT_EV_VALUE: case KT_EV_SYSTEM: case KT_EV_CAT:
+		if (site && trace_json()) {
+			trace_user_record(r->out, site, r->s, rec->data, rec->size);
+		} else if (site && (f = open_memstream(&buf, &len))) {
+			trace_user_record(f, site, r->s, rec->data, rec->size);
+			fclose(f);
+			put_text(r, cpu, buf, len);
+		}
 		break;
 	}
 	free(buf);
@@ -432,8 +452,14 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 	}
 	for (uint32_t i = 0; i < s->nmaps; i++) {
 		char name[32];
+		uint64_t key = 0, count = 0;
 		snprintf(name, sizeof(name), "m%u", i);
 		r.maps[i] = kiln_object_find_map(obj, name);
+		if (r.maps[i] && keyless_count(&s->maps[i]) &&
+		    bpf_map_update_elem(kiln_map_fd(r.maps[i]), &key, &count, BPF_NOEXIST)) {
+			fprintf(stderr, "kiln trace: setting @%s to 0: %s\n", s->maps[i].name, strerror(errno));
+			goto out;
+		}
 	}
 	trace_set_stacks(kiln_object_find_map(obj, KT_STACKS));
 	struct kiln_map *start = kiln_object_find_map(obj, KT_START_MAP);
@@ -466,10 +492,12 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		goto out;
 	if (attach_all(&r, links))
 		goto out;
-	/* bpftrace's runtime tests wait for this line before they start their clock; bpftrace
-	 * 0.17 writes it to stderr */
-	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED"))
+	/* bpftrace's runtime tests wait for this line before they start their clock; on
+	 * stderr, as bpftrace writes it (a test piping the output elsewhere does not see it) */
+	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
+		fflush(out);
 		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
+	}
 	if (r.child)
 		child_release(r.child);
 	while (!stop_signal && !r.exited && !(r.child && child_exited(r.child)) && !pid_exited(&r)) {
@@ -525,7 +553,7 @@ out:
 
 struct opts {
 	const char *prog_text, *file, *emit, *output, *list_glob, *command, *pid_text;
-	bool list, list_verbose, debug, dry_run;
+	bool list, list_verbose, debug, dry_run, unsafe;
 	const char **params, **includes;
 	int nparams, nincludes;
 	pid_t pid;                  /* -p */
@@ -605,6 +633,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->debug = true;
 		} else if (!strcmp(a, "--dry-run")) {
 			o->dry_run = true;
+		} else if (!strcmp(a, "--unsafe")) {
+			o->unsafe = true;
 		} else if (a[0] != '-' || !strcmp(a, "-")) {
 			o->file = a;
 		} else {
@@ -671,7 +701,8 @@ int cmd_trace(int argc, char **argv)
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
 	struct kt_program prog = { 0 };
-	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL };
+	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL,
+			  .unsafe = o.unsafe };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
 	size_t size = 0;

@@ -29,6 +29,15 @@ int trace_limits(const struct kt_sema *s, FILE *err);
 void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s);
 /* s (n bytes) as a JSON string, with bpftrace's escapes. */
 void trace_json_str(FILE *out, const char *s, size_t n);
+/* Whether bpftrace writes a value of type t as a JSON string; whether it prints a map of
+ * them without a newline between entries (stacks and symbols). */
+bool trace_value_quoted(const struct kt_type *t);
+bool trace_value_joined(const struct kt_type *t);
+/* cgroup_path()'s value, a trace_put_value printer. */
+void trace_put_cgroup_path(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
+/* print(value), system() and cat() records (trace_user.c); exits when --unsafe is missing
+ * is sema's. */
+void trace_user_record(FILE *out, const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size);
 /* -f json: every line one JSON object, in bpftrace's shapes. */
 void trace_set_json(bool on);
 bool trace_json(void);

@@ -270,7 +270,9 @@ static int key_cmp(const uint8_t *a, const uint8_t *b, const struct kt_type *t)
 static int by_sort(const void *pa, const void *pb)
 {
 	const struct entry *a = pa, *b = pb;
-	if (sort_map->kind == KM_STR || sort_map->kind == KM_TUPLE)   /* bpftrace: by key */
+	/* bpftrace sorts by value only maps of integers: strings, tuples, stacks, symbols
+	 * and timestamps by key */
+	if (sort_map->kind == KM_STR || sort_map->kind == KM_TUPLE || kt_is_symbolic(&sort_map->value))
 		return key_cmp(a->key, b->key, &sort_map->key);
 	bool sg = sort_map->kind != KM_COUNT && !(sort_map->kind == KM_INT && !sort_map->value.is_signed);
 	int r = sg ? (a->sort > b->sort) - (a->sort < b->sort)
@@ -385,13 +387,6 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 	int err = kiln_map_dump(km, collect_one, &c, &o, NULL);
 	if (!err && c.err)
 		err = c.err;
-	/* bpftrace 0.17 keeps a count() without keys in a per-CPU array, whose one element always
-	 * exists: never counted, deleted or cleared, it prints `@name: 0` (pidpersec.bt's END) */
-	if (!err && !c.n && m->kind == KM_COUNT && m->key.kind == KTT_NONE) {
-		uint8_t zeros[16] = { 0 };
-		if (m->key_size <= sizeof(zeros) && m->value_size <= sizeof(zeros))
-			err = collect_one(zeros, zeros, &c);
-	}
 	if (!err && (m->kind == KM_HIST || m->kind == KM_LHIST))
 		err = group_buckets(&c);
 	for (size_t i = 0; !err && i < c.n; i++) {
@@ -421,7 +416,7 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 				fputc('\n', out);
 				cli_hist_print(out, &hist, e->buckets, e->nbuckets, (uint64_t)dv);
 				break;
-			case KM_STR: case KM_TUPLE:
+			case KM_STR: case KM_TUPLE:   /* strings, usym, tuples */
 				trace_put_value(out, &m->value, e->value, s, 8);
 				break;
 			case KM_COUNT:
@@ -448,7 +443,7 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 			/* bpftrace joins the entries with a newline: after a histogram's own last
 			 * line, that is a blank line between two keys' histograms */
 			/* no delimiter after a stack (it ends in its newline) or a ksym: bpftrace's */
-			if (i + 1 < c.n && !kt_is_symbolic(&m->value))
+			if (i + 1 < c.n && !trace_value_joined(&m->value))
 				fputc('\n', out);
 		}
 		if (!json)

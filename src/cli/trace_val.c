@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int64_t rd64(const uint8_t *p)
 {
@@ -64,19 +65,85 @@ static void put_stack(FILE *out, const struct kt_type *t, uint64_t v, int indent
 	}
 }
 
-/* ksym(): the function's name alone, or the address when nothing symbolizes it (written as
- * C++ streams write a pointer: a null one is "0"). */
-static void put_ksym(FILE *out, uint64_t addr)
+/* ksym(), usym() (pid > 0): the function's name alone, or the address when nothing
+ * symbolizes it (written as C++ streams write a pointer: a null one is "0"). */
+static void put_sym(FILE *out, uint64_t addr, int pid)
 {
 	struct kiln_frame f = { 0 };
 	if (!syms && kiln_syms_new(&syms))
 		syms = NULL;
-	if (syms && !kiln_syms_kernel(syms, addr, &f) && f.symbol)
+	int err = !syms ? -ENOENT : pid > 0 ? kiln_syms_user(syms, pid, addr, &f) : kiln_syms_kernel(syms, addr, &f);
+	if (!err && f.symbol)
 		fputs(f.symbol, out);
 	else if (!addr)
 		fputc('0', out);
 	else
 		fprintf(out, "0x%" PRIx64, addr);
+}
+
+/* strftime(): nanoseconds since boot on bpftrace's clock: the wall time at boot is
+ * CLOCK_REALTIME - CLOCK_BOOTTIME (read once, between two realtime reads), though nsecs is
+ * CLOCK_MONOTONIC (they differ by the time suspended: bpftrace 0.17 adds them so too).
+ * "%f" is the microseconds, then strftime(3) in local time; "(?)" when that fails. */
+static void put_timestamp(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	static struct timespec boot;
+	static bool have_boot;
+	if (!have_boot) {
+		struct timespec a, b, bt;
+		for (int i = 0; i < 5 && !have_boot; i++) {
+			clock_gettime(CLOCK_REALTIME, &a);
+			clock_gettime(CLOCK_BOOTTIME, &bt);
+			clock_gettime(CLOCK_REALTIME, &b);
+			if (a.tv_sec != b.tv_sec || b.tv_nsec < a.tv_nsec)
+				continue;
+			long mid = (a.tv_nsec + b.tv_nsec) / 2;
+			boot.tv_sec = b.tv_sec - bt.tv_sec - (mid < bt.tv_nsec);
+			boot.tv_nsec = mid - bt.tv_nsec + (mid < bt.tv_nsec ? 1000000000L : 0);
+			have_boot = true;
+		}
+	}
+	uint64_t ns = (uint64_t)rd64(p) + (uint64_t)boot.tv_nsec;
+	time_t sec = boot.tv_sec + (time_t)(ns / 1000000000u);
+	char fmt[256], buf[64], us[8];
+	snprintf(us, sizeof(us), "%06" PRIu64, ns % 1000000000u / 1000u);
+	size_t k = 0;
+	for (const char *f = t->fmt ? t->fmt : ""; *f && k + 7 < sizeof(fmt); f++) {
+		if (f[0] == '%' && f[1] == 'f') {
+			memcpy(fmt + k, us, 6);
+			k += 6;
+			f++;
+		} else {
+			fmt[k++] = *f;
+			if (f[0] == '%' && f[1])   /* "%%f" is a percent sign and an f */
+				fmt[k++] = *++f;
+		}
+	}
+	fmt[k] = 0;
+	struct tm tm;
+	if (!have_boot || !localtime_r(&sec, &tm) || !strftime(buf, sizeof(buf), fmt, &tm))
+		fputs("(?)", out);
+	else
+		fputs(buf, out);
+}
+
+/* username: the uid's name in /etc/passwd (bpftrace reads that file, not NSS), "" when
+ * it has none. */
+static void put_username(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	FILE *f = fopen("/etc/passwd", "re");
+	char line[1024];
+	uint64_t uid = (uint64_t)rd64(p);
+	while (f && fgets(line, sizeof(line), f)) {
+		char *name = strtok(line, ":"), *pw = strtok(NULL, ":"), *id = strtok(NULL, ":");
+		char *end;
+		if (name && pw && id && (uint64_t)strtoull(id, &end, 10) == uid && !*end) {
+			fputs(name, out);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
 }
 
 static void put_str(FILE *out, const uint8_t *p, uint32_t size)
@@ -103,7 +170,13 @@ static void put_stack_value(FILE *out, const struct kt_type *t, const uint8_t *p
 
 static void put_ksym_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
 {
-	put_ksym(out, (uint64_t)rd64(p));
+	put_sym(out, (uint64_t)rd64(p), 0);
+}
+
+static void put_usym_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+{
+	int pid = (int)rd64(p + 8);
+	put_sym(out, (uint64_t)rd64(p), pid > 0 ? pid : -1);
 }
 
 static void put_int(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
@@ -158,11 +231,24 @@ static void put_tuple(FILE *out, const struct kt_type *t, const uint8_t *p, cons
 }
 
 typedef void (*printer)(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
-static const printer printers[] = {
-	[KTT_INT] = put_int, [KTT_STR] = put_string, [KTT_PROBE] = put_probe, [KTT_KSTACK] = put_stack_value,
-	[KTT_USTACK] = put_stack_value, [KTT_KSYM] = put_ksym_value, [KTT_INET] = put_inet, [KTT_BUF] = put_buf,
-	[KTT_MAC] = put_mac, [KTT_BYTES] = put_bytes, [KTT_TUPLE] = put_tuple,
+static const struct {
+	printer put;
+	bool quoted;                /* a JSON string (bpftrace's is_quoted_type) */
+	bool joined;                /* map entries not separated by a newline (bpftrace's, for these) */
+} printers[] = {
+	[KTT_INT] = { put_int, false, false }, [KTT_STR] = { put_string, true, false },
+	[KTT_PROBE] = { put_probe, true, false }, [KTT_KSTACK] = { put_stack_value, true, true },
+	[KTT_USTACK] = { put_stack_value, true, true }, [KTT_KSYM] = { put_ksym_value, true, true },
+	[KTT_INET] = { put_inet, true, false }, [KTT_BUF] = { put_buf, true, false }, [KTT_MAC] = { put_mac, true, false },
+	[KTT_BYTES] = { put_bytes, false, false }, [KTT_TUPLE] = { put_tuple, false, false },
+	[KTT_USYM] = { put_usym_value, true, true }, [KTT_TIMESTAMP] = { put_timestamp, false, false },
+	[KTT_USERNAME] = { put_username, true, false }, [KTT_CGROUP_PATH] = { trace_put_cgroup_path, false, false },
 };
+
+static bool has_row(const struct kt_type *t)
+{
+	return (size_t)t->kind < sizeof(printers) / sizeof(printers[0]) && printers[t->kind].put;
+}
 
 void trace_put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, char how)
 {
@@ -182,20 +268,26 @@ void trace_put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, char ho
 
 void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
 {
-	printer f = (size_t)t->kind < sizeof(printers) / sizeof(printers[0]) ? printers[t->kind] : NULL;
-	(f ? f : put_int)(out, t, p, s, indent);
+	(has_row(t) ? printers[t->kind].put : put_int)(out, t, p, s, indent);
+}
+
+bool trace_value_quoted(const struct kt_type *t)
+{
+	return has_row(t) && printers[t->kind].quoted;
+}
+
+bool trace_value_joined(const struct kt_type *t)
+{
+	return has_row(t) && printers[t->kind].joined;
 }
 
 /* -f json: integers as numbers, tuples as arrays ([1,"a",[2,3]], no spaces: bpftrace's),
- * anything else as its text in a string. */
+ * anything else as its text, in a string when its row says quoted (pton()'s bytes print
+ * as an array already). */
 void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s)
 {
 	if (t->kind == KTT_INT) {
 		put_int(out, t, p, s, 0);
-		return;
-	}
-	if (t->kind == KTT_BYTES) {   /* pton()'s bytes: an array, as printed */
-		trace_put_value(out, t, p, s, 8);
 		return;
 	}
 	if (t->kind == KTT_TUPLE) {
@@ -217,6 +309,9 @@ void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, 
 		return;
 	trace_put_value(f, t, p, s, 8);
 	fclose(f);
-	trace_json_str(out, buf, len);
+	if (trace_value_quoted(t))
+		trace_json_str(out, buf, len);
+	else   /* a timestamp, a cgroup path: the text as it is, as bpftrace writes them */
+		fwrite(buf, 1, len, out);
 	free(buf);
 }

@@ -290,8 +290,10 @@ static struct kl_node *read_atom(struct rd *r)
 		n->ival = v;
 		return n;
 	}
+	/* 1+ and 1- are Common Lisp's names of functions, not numbers */
 	if ((isdigit((unsigned char)tok[0]) ||
-	     ((tok[0] == '-' || tok[0] == '+') && isdigit((unsigned char)tok[1])))) {
+	     ((tok[0] == '-' || tok[0] == '+') && isdigit((unsigned char)tok[1]))) &&
+	    strcmp(tok, "1+") && strcmp(tok, "1-")) {
 		bool hex = (tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X'));
 		if (!parse_int(hex ? tok + 2 : tok, hex ? 16 : 10, &v)) {
 			kl_error(r->d, s, "malformed number '%s'", tok);

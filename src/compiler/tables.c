@@ -272,6 +272,12 @@ const struct kl_prog_type *kl_prog_type_resolve(const char *keyword, const char 
 		if (!strcmp(prog_type_aliases[i].keyword, keyword) &&
 		    !strcmp(prog_type_aliases[i].section, section))
 			return kl_prog_type_find(prog_type_aliases[i].as);
+	/* Whistler declares uprobes :kprobe (the kernel's program type for both) with a uprobe
+	 * section (ffi-call-tracker.lisp: "uprobe/ffi_call"): the section says which it is */
+	if (!strcmp(keyword, "kprobe"))
+		for (const char *const *u = (const char *const[]){ "uprobe", "uretprobe", NULL }; *u; u++)
+			if (kl_prog_type_section_ok(kl_prog_type_find(*u), section))
+				return kl_prog_type_find(*u);
 	*section_ok = kl_prog_type_section_ok(pt, section);
 	return pt;
 }

@@ -30,7 +30,13 @@ enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR, KTT_K
 	 * KTT_BUF (buf()): a u64 length then the bytes (size 8 + the most bytes, rounded to 8);
 	 * KTT_MAC (macaddr()): 6 bytes (size 8); KTT_BYTES (pton()): nelems bytes in size
 	 * (rounded to 8), printed as bpftrace prints an array, [1,2,3,4] */
-	KTT_INET, KTT_BUF, KTT_MAC, KTT_BYTES };
+	KTT_INET, KTT_BUF, KTT_MAC, KTT_BYTES,
+	/* fn_user.c's: */
+	KTT_USYM,     /* usym(): 16 bytes, a user address and its pid, printed as the function's name */
+	KTT_TIMESTAMP,/* strftime(): nanoseconds since boot in 8 bytes, printed with the type's fmt */
+	KTT_USERNAME, /* username: a uid in 8 bytes, printed as its name */
+	KTT_CGROUP_PATH, /* cgroup_path(): a cgroup id in 8 bytes, printed as its paths (fmt: the filter) */
+};
 struct kt_type {
 	enum kt_tkind kind;
 	uint32_t size;              /* bytes: 1, 2, 4, 8 for ints; the buffer for strings */
@@ -41,6 +47,7 @@ struct kt_type {
 	bool user;                  /* ... in user memory (a syscall tracepoint's argument) */
 	bool perf;                  /* a stack printed in perf's mode (kstack(perf)) */
 	struct kt_type *pointee;    /* an integer that points at an integer of this type (*p, p[i]) */
+	const char *fmt;            /* KTT_TIMESTAMP: strftime's format; KTT_CGROUP_PATH: the filter */
 };
 
 struct kt_node {

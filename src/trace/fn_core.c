@@ -76,21 +76,32 @@ static uint32_t conversions(const char *f)
 	return n;
 }
 
-static int printf_check(struct sm *m, struct kt_node *n)
+int kt_check_record_args(struct sm *m, struct kt_node *n, uint32_t first)
 {
-	if (!n->nkids || n->kids[0]->kind != KT_STR)
-		return kt_sm_err(m, n->span, "%s", "printf() needs a string literal as its first argument");
-	uint32_t want = conversions(n->kids[0]->str);
-	if (want != n->nkids - 1)
-		return kl_error(m->d, n->span, "printf: %s arguments for the format (%u given, %u expected)",
-				want > n->nkids - 1 ? "not enough" : "too many", n->nkids - 1, want);
-	for (uint32_t i = 1; i < n->nkids; i++) {
+	for (uint32_t i = first; i < n->nkids; i++) {
 		if (n->kids[i]->kind == KT_MAP && kt_sm_expr(m, n->kids[i]))
 			return -1;
 		enum kt_tkind k = n->kids[i]->type.kind;
+		if (k == KTT_TUPLE && !strcmp(n->name, "print"))   /* bpftrace refuses tuples in printf */
+			continue;
 		if (k != KTT_INT && !kt_is_bytes(&n->kids[i]->type) && k != KTT_PROBE && !kt_is_symbolic(&n->kids[i]->type))
-			return kt_sm_err(m, n->kids[i]->span, "%s", "printf() arguments other than integers and strings are not supported yet by kiln trace");
+			return kl_error(m->d, n->kids[i]->span, "%s() arguments other than integers and strings are %s", n->name,
+					kt_refused);
 	}
+	return 0;
+}
+
+/* printf(FMT, ...) and the functions formatted as it is (system, cat) */
+int kt_check_format(struct sm *m, struct kt_node *n)
+{
+	if (!n->nkids || n->kids[0]->kind != KT_STR)
+		return kl_error(m->d, n->span, "%s() needs a string literal as its first argument", n->name);
+	uint32_t want = conversions(n->kids[0]->str);
+	if (want != n->nkids - 1)
+		return kl_error(m->d, n->span, "%s: %s arguments for the format (%u given, %u expected)", n->name,
+				want > n->nkids - 1 ? "not enough" : "too many", n->nkids - 1, want);
+	if (kt_check_record_args(m, n, 1))
+		return -1;
 	n->type.kind = KTT_NONE;
 	return 0;
 }
@@ -145,11 +156,16 @@ static int time_check(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
-/* print(@m [, top [, div]]) */
+/* print(@m [, top [, div]]), print(value) */
 static int print_check(struct sm *m, struct kt_node *n)
 {
-	if (n->nkids < 1 || n->nkids > 3 || n->kids[0]->kind != KT_MAP)
-		return kl_error(m->d, n->span, "print() of anything but a map is %s", kt_refused);
+	if (n->nkids >= 1 && n->kids[0]->kind != KT_MAP) {
+		if (n->nkids != 1)
+			return kl_error(m->d, n->span, "Non-map print() only takes 1 argument, %u found", n->nkids);
+		return kt_check_record_args(m, n, 0);
+	}
+	if (n->nkids < 1 || n->nkids > 3)
+		return kt_sm_err(m, n->span, "%s", "print() takes a map and an optional top and div, or one value");
 	for (uint32_t i = 1; i < n->nkids; i++)
 		if (n->kids[i]->kind != KT_INT || n->kids[i]->num < 0 || n->kids[i]->num > UINT32_MAX)
 			return kt_sm_err(m, n->kids[i]->span, "%s", "print()'s top and div must be non-negative integer literals");
@@ -176,24 +192,32 @@ static int mapfn_check(struct sm *m, struct kt_node *n)
 
 /* ---- gen: statements ---- */
 
-static void printf_stmt(struct g *g, const struct kt_node *n)
+void kt_gen_record(struct g *g, const struct kt_node *n, uint32_t first)
 {
 	uint32_t id = g->site++;
 	const struct kt_site *site = &g->sites.items[id];
 	const char *e = kt_fresh(g, "e");
 	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %s)", e, id, id, e,
-		kt_rec_id(g, KT_EV_PRINTF, id));
-	for (uint32_t i = 1; i < n->nkids; i++) {
+		kt_rec_id(g, site->kind, id));
+	for (uint32_t i = first; i < n->nkids; i++) {
 		const struct kt_node *a = n->kids[i];
-		if (kt_is_bytes(&site->args[i - 1].type)) {
-			kt_gen_str(g, a, kl_arena_printf(g->a, "(ev%u-a%u-ptr %s)", id, i, e), site->args[i - 1].type.size);
+		const struct kt_arg *arg = &site->args[i - first];
+		if (kt_is_bytes(&arg->type)) {
+			kt_gen_str(g, a, kl_arena_printf(g->a, "(ev%u-a%u-ptr %s)", id, i - first + 1, e), arg->type.size);
+		} else if (arg->type.kind == KTT_TUPLE) {
+			kt_gen_tuple(g, a, kl_arena_printf(g->a, "(ev%u-a%u-ptr %s)", id, i - first + 1, e), &arg->type);
 		} else {
-			fprintf(g->o, "(setf (ev%u-a%u %s) ", id, i, e);
+			fprintf(g->o, "(setf (ev%u-a%u %s) ", id, i - first + 1, e);
 			kt_gen_int(g, a);
 			fputc(')', g->o);
 		}
 	}
 	fputc(')', g->o);
+}
+
+static void printf_stmt(struct g *g, const struct kt_node *n)
+{
+	kt_gen_record(g, n, 1);
 }
 
 /* join(argv): the array of user pointers read one by one, each string into its slot, until
@@ -239,6 +263,14 @@ static bool keyless_count(const struct g *g, const struct kt_node *mn)
 	return m->kind == KM_COUNT && m->key.kind == KTT_NONE;
 }
 
+static void print_stmt(struct g *g, const struct kt_node *n)
+{
+	if (n->kids[0]->kind == KT_MAP)
+		site_stmt(g, n);
+	else
+		kt_gen_record(g, n, 0);
+}
+
 static void clear_stmt(struct g *g, const struct kt_node *n)
 {
 	bool zero = n->name[0] != 'c' || keyless_count(g, n->kids[0]);
@@ -282,6 +314,10 @@ static void time_site(struct g *g, const struct kt_node *n)
 
 static void print_site(struct g *g, const struct kt_node *n)
 {
+	if (n->kids[0]->kind != KT_MAP) {   /* print(value): the value, printed as a map's */
+		kt_push_record_site(g, n, 0, KT_EV_VALUE, NULL);
+		return;
+	}
 	struct kt_site site = { .kind = KT_EV_PRINT, .map = (uint32_t)n->kids[0]->map_id, .size = 8 };
 	site.top = n->nkids > 1 ? (uint32_t)n->kids[1]->num : 0;
 	site.div = n->nkids > 2 ? (uint32_t)n->kids[2]->num : 0;
@@ -298,24 +334,29 @@ static void join_site(struct g *g, const struct kt_node *n)
 	kl_vec_push(g->a, &g->sites, site);
 }
 
-static void printf_site(struct g *g, const struct kt_node *n)
+void kt_push_record_site(struct g *g, const struct kt_node *n, uint32_t first, enum kt_ev kind, const char *fmt)
 {
-	struct kt_site site = { .kind = KT_EV_PRINTF, .fmt = n->kids[0]->str, .nargs = n->nkids - 1 };
+	struct kt_site site = { .kind = kind, .fmt = fmt, .nargs = n->nkids - first };
 	site.args = kl_arena_array(g->a, struct kt_arg, n->nkids);
 	uint32_t off = 8;
-	for (uint32_t i = 1; i < n->nkids; i++) {
-		site.args[i - 1].type = n->kids[i]->type;
-		site.args[i - 1].offset = off;
+	for (uint32_t i = first; i < n->nkids; i++) {
+		site.args[i - first].type = n->kids[i]->type;
+		site.args[i - first].offset = off;
 		off += kt_round8(kt_type_size(&n->kids[i]->type));
 	}
 	site.size = off;
 	kl_vec_push(g->a, &g->sites, site);
 }
 
+static void printf_site(struct g *g, const struct kt_node *n)
+{
+	kt_push_record_site(g, n, 1, KT_EV_PRINTF, n->kids[0]->str);
+}
+
 static const struct kt_fn fns[] = {
 	/* name      check          own    stmt         value       str      site */
-	{ "printf", printf_check, false, printf_stmt, NULL, NULL, printf_site },
-	{ "print", print_check, false, site_stmt, NULL, NULL, print_site },
+	{ "printf", kt_check_format, false, printf_stmt, NULL, NULL, printf_site },
+	{ "print", print_check, false, print_stmt, NULL, NULL, print_site },
 	{ "time", time_check, false, site_stmt, NULL, NULL, time_site },
 	{ "join", join_check, false, join_stmt, NULL, NULL, join_site },
 	{ "exit", exit_check, false, exit_stmt, NULL, NULL, NULL },

@@ -4,10 +4,8 @@
 #include <string.h>
 
 static const struct kt_fn pending[] = {
-	{ .name = "usym" }, { .name = "uaddr" }, { .name = "reg" }, { .name = "strftime" }, { .name = "cat" },
-	{ .name = "signal" }, { .name = "system" },
-	{ .name = "kptr" }, { .name = "uptr" }, { .name = "override" }, { .name = "cgroup_path" }, { .name = "strerror" },
-	{ .name = "path" }, { .name = "unwatch" }, { .name = "skboutput" }, { .name = "debugf" },
+	{ .name = "kptr" }, { .name = "uptr" }, { .name = "strerror" }, { .name = "path" }, { .name = "unwatch" },
+	{ .name = "skboutput" }, { .name = "debugf" },
 };
 static const struct kt_fn_table kt_fns_pending = { pending, sizeof(pending) / sizeof(pending[0]) };
 
@@ -15,6 +13,7 @@ static const struct kt_fn_table kt_fns_pending = { pending, sizeof(pending) / si
 static const struct kt_fn_table *const tables[] = {
 	&kt_fns_core,
 	&kt_fns_net,
+	&kt_fns_user,
 	&kt_fns_pending,
 };
 

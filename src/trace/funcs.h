@@ -27,6 +27,17 @@ struct kt_fn_table {
 
 /* One table per file of functions. */
 extern const struct kt_fn_table kt_fns_core;     /* fn_core.c: printf print clear zero delete exit time join str ksym kaddr kstack ustack */
+extern const struct kt_fn_table kt_fns_user;     /* fn_user.c: usym uaddr strftime cat system signal reg override cgroup_path */
+
+/* Shared by the files (fn_core.c): records laid out as printf's, of arguments first.. */
+/* Checks that n's arguments from first on can go in a record (integers, strings, ...). */
+int kt_check_record_args(struct sm *m, struct kt_node *n, uint32_t first);
+/* printf(FMT, ...)'s check: a literal format and as many arguments as it converts. */
+int kt_check_format(struct sm *m, struct kt_node *n);
+/* Pushes the record layout of n's arguments from first on, as a site of kind with fmt. */
+void kt_push_record_site(struct g *g, const struct kt_node *n, uint32_t first, enum kt_ev kind, const char *fmt);
+/* Writes the record of the next site: its id, then n's arguments from first on. */
+void kt_gen_record(struct g *g, const struct kt_node *n, uint32_t first);
 
 extern const struct kt_fn_table kt_fns_net;      /* fn_net.c: ntop pton macaddr buf bswap strncmp strcontains cgroupid sizeof offsetof */
 

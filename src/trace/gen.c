@@ -139,6 +139,7 @@ static const struct binop binops[] = {
 static const struct { const char *name, *lisp; } builtin_code[] = {
 	{ "pid", "(>> (get-current-pid-tgid) 32)" }, { "tid", "(logand (get-current-pid-tgid) #xffffffff)" },
 	{ "uid", "(logand (get-current-uid-gid) #xffffffff)" }, { "gid", "(>> (get-current-uid-gid) 32)" },
+	{ "username", "(logand (get-current-uid-gid) #xffffffff)" }, { "rand", "(get-prandom-u32)" },
 	{ "nsecs", "(ktime-get-ns)" }, { "cpid", "(getmap " KT_START_MAP " 1)" }, { "elapsed", "(- (ktime-get-ns) (getmap " KT_START_MAP " 0))" },
 	{ "cpu", "(get-smp-processor-id)" }, { "cgroup", "(get-current-cgroup-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
 	{ "arg0", "(pt-regs-parm1)" }, { "arg1", "(pt-regs-parm2)" }, { "arg2", "(pt-regs-parm3)" },
@@ -293,6 +294,12 @@ static void gen_int(struct g *g, const struct kt_node *n)
 		}
 		if (gen_ctx_builtin(g, n))
 			return;
+		if (!strncmp(n->name, "sarg", 4)) {   /* sargN: 8 bytes at sp + 8 * (N + 1), read from the probe's side */
+			const char *b = fresh(g, "sa");
+			fprintf(g->o, "(let ((%s (stack-buffer 8))) (store u64 %s 0 0) (probe-read-%s %s 8 (+ (ctx u64 152) %d)) (load u64 %s 0))",
+				b, b, g->t->kind == KP_UPROBE ? "user" : "kernel", b, 8 * (n->name[4] - '0' + 1), b);
+			return;
+		}
 		for (size_t i = 0; i < sizeof(builtin_code) / sizeof(builtin_code[0]); i++)
 			if (!strcmp(n->name, builtin_code[i].name)) {
 				fputs(builtin_code[i].lisp, g->o);
@@ -745,12 +752,12 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 	fprintf(g->o, "(defevent kt-ctl [:id :u64])\n");
 	for (uint32_t i = 0; i < g->sites.len; i++) {
 		const struct kt_site *site = &g->sites.items[i];
-		if (site->kind != KT_EV_PRINTF && site->kind != KT_EV_JOIN)
+		if (site->kind == KT_EV_PRINT || site->kind == KT_EV_TIME)   /* control records (kt-ctl) */
 			continue;
 		fprintf(g->o, "(defevent ev%u [:id :u64]", i);
 		for (uint32_t k = 0; k < site->nargs; k++) {
 			uint32_t sz = kt_round8(kt_type_size(&site->args[k].type));
-			if (kt_is_bytes(&site->args[k].type))
+			if (kt_is_bytes(&site->args[k].type) || site->args[k].type.kind == KTT_TUPLE)
 				fprintf(g->o, " [:a%u :u8 %u]", k + 1, sz);
 			else
 				fprintf(g->o, " [:a%u :u64]", k + 1);

@@ -8,7 +8,10 @@
 
 /* A record's first 8 bytes: kind << 32 | the sending CPU << 16 | index (a site for printf,
  * time and print; the map for clear and zero). */
-enum kt_ev { KT_EV_PRINTF = 1, KT_EV_EXIT, KT_EV_PRINT, KT_EV_CLEAR, KT_EV_ZERO, KT_EV_TIME, KT_EV_JOIN };
+enum kt_ev { KT_EV_PRINTF = 1, KT_EV_EXIT, KT_EV_PRINT, KT_EV_CLEAR, KT_EV_ZERO, KT_EV_TIME, KT_EV_JOIN,
+	/* fn_user.c's, printed by src/cli/trace_user.c: print(value), system(FMT, ...), cat(FMT, ...)
+	 * (records laid out as printf's) */
+	KT_EV_VALUE, KT_EV_SYSTEM, KT_EV_CAT };
 
 /* join(argv [, delim]): up to 16 strings of up to 1024 bytes each (bpftrace's sizes), printed
  * joined by the delimiter (the site's fmt) up to the first empty one. */
@@ -21,7 +24,7 @@ struct kt_arg {
 };
 
 struct kt_site {
-	enum kt_ev kind;            /* KT_EV_PRINTF, KT_EV_TIME, KT_EV_PRINT, KT_EV_JOIN */
+	enum kt_ev kind;            /* KT_EV_PRINTF, KT_EV_TIME, KT_EV_PRINT, KT_EV_JOIN, KT_EV_VALUE, ... */
 	uint32_t map, top, div;     /* print(@map [, top [, div]]) */
 	const char *fmt;            /* printf's format, escapes decoded; time()'s strftime format */
 	uint32_t nargs;

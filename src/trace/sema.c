@@ -173,8 +173,8 @@ static const struct builtin builtins[] = {
 	{ "retval", { .kind = KTT_INT, .size = 8 }, true },
 	{ "kstack", { .kind = KTT_KSTACK, .size = KILN_STACK_MAX_DEPTH }, true },
 	{ "ustack", { .kind = KTT_USTACK, .size = KILN_STACK_MAX_DEPTH }, true }, 
-	{ "curtask", { .kind = KTT_INT, .size = 8, .tname = "task_struct" }, true }, { "rand", { 0 }, false }, { "cgroup", { .kind = KTT_INT, .size = 8 }, true },
-	{ "func", { .kind = KTT_STR }, true }, { "username", { 0 }, false }, { "cpid", { .kind = KTT_INT, .size = 8 }, true },
+	{ "curtask", { .kind = KTT_INT, .size = 8, .tname = "task_struct" }, true }, { "rand", { .kind = KTT_INT, .size = 8 }, true }, { "cgroup", { .kind = KTT_INT, .size = 8 }, true },
+	{ "func", { .kind = KTT_STR }, true }, { "username", { .kind = KTT_USERNAME, .size = 8 }, true }, { "cpid", { .kind = KTT_INT, .size = 8 }, true },
 	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
 };
 
@@ -288,6 +288,13 @@ static int ident(struct sm *m, struct kt_node *n)
 		}
 	if (!strncmp(n->name, "arg", 3) && isdigit((unsigned char)n->name[3]) && !n->name[4])
 		return raw_arg(m, n);
+	if (!strncmp(n->name, "sarg", 4) && n->name[4] >= '0' && n->name[4] <= '9' && !n->name[5]) {
+		if (!m->has_args)
+			return err_at(m, n->span, "The %s builtin can only be used with 'kprobes' and 'uprobes' probes", n->name);
+		n->kind = KT_BUILTIN;   /* the stack above the return address (x86-64) */
+		n->type = t_int(8, false);
+		return 0;
+	}
 	if ((n->name[0] == 'a' || n->name[0] == 's') && !strncmp(n->name + (n->name[0] == 's'), "arg", 3))
 		return err_at(m, n->span, "the builtin %s is not supported yet by kiln trace", n->name);
 	int64_t v;
@@ -409,8 +416,9 @@ static int call(struct sm *m, struct kt_node *n);
 static int expr(struct sm *m, struct kt_node *n)
 {
 	switch (n->kind) {
-	case KT_INT:
-		n->type = t_int(8, true);
+	case KT_INT:   /* a literal is signed; a constant sema made (kaddr()) keeps its type on the next pass */
+		if (n->type.kind != KTT_INT)
+			n->type = t_int(8, true);
 		return 0;
 	case KT_STR:
 		n->type = t_str(n->strlen + 1);
@@ -681,7 +689,8 @@ static int stmt(struct sm *m, struct kt_node *s)
 			return assign_map(m, s);
 		if (expr(m, s->b))
 			return -1;
-		if (s->b->type.kind != KTT_INT && !kt_is_bytes(&s->b->type) && s->b->type.kind != KTT_TUPLE)
+		if (s->b->type.kind != KTT_INT && !kt_is_bytes(&s->b->type) && s->b->type.kind != KTT_TUPLE &&
+		    !kt_is_symbolic(&s->b->type))
 			return kl_error(m->d, s->b->span, "%s", "only integers, strings, tuples and buffers can be kept in $variables by kiln trace yet");
 		for (size_t i = 0; i < m->vars.len; i++)
 			if (!strcmp(m->vars.items[i].name, s->a->name)) {

@@ -65,6 +65,7 @@ struct kt_sema {
 	int nparams;
 	bool has_child;             /* -c CMD: cpid is its pid */
 	bool has_stacks;            /* kstack/ustack: the programs share a :stack-trace map */
+	bool unsafe;                /* --unsafe: system(), signal() allowed */
 };
 
 /* Type prog, filling s (whose strlen, params and nparams the caller sets). 0, or -1 with
@@ -74,16 +75,20 @@ static inline bool kt_is_stack(const struct kt_type *t)
 {
 	return t->kind == KTT_KSTACK || t->kind == KTT_USTACK;
 }
-/* Values of 8 bytes printed as text looked up at print time: stacks, ksym(). */
+/* Values of 8 bytes printed as text looked up at print time: stacks, ksym(), strftime(),
+ * username, cgroup_path(). */
 static inline bool kt_is_symbolic(const struct kt_type *t)
 {
-	return kt_is_stack(t) || t->kind == KTT_KSYM;
+	return kt_is_stack(t) || t->kind == KTT_KSYM || t->kind == KTT_TIMESTAMP || t->kind == KTT_USERNAME ||
+	       t->kind == KTT_CGROUP_PATH;
 }
-/* Values that are bytes written at an address (gen's kt_gen_str), never integers: strings,
- * ntop()'s address, buf(), macaddr(), pton()'s bytes. */
+/* Values that are bytes written at an address (gen's kt_gen_str), never integers in
+ * registers: strings, ntop()'s address, buf(), macaddr(), pton()'s bytes, usym()'s address
+ * and pid. */
 static inline bool kt_is_bytes(const struct kt_type *t)
 {
-	return t->kind == KTT_STR || t->kind == KTT_INET || t->kind == KTT_BUF || t->kind == KTT_MAC || t->kind == KTT_BYTES;
+	return t->kind == KTT_STR || t->kind == KTT_INET || t->kind == KTT_BUF || t->kind == KTT_MAC || t->kind == KTT_BYTES ||
+	       t->kind == KTT_USYM;
 }
 /* Bytes a value of type t takes in a record or key. */
 uint32_t kt_type_size(const struct kt_type *t);

@@ -13,7 +13,8 @@ FUZZ_SRC      := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES    := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
 FUZZ_BINS     := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 FUZZ_REPLAYS  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/fuzz/%,$(FUZZ_SRC))
-CLI_LIB_OBJS  := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS))
+# the CLI without main and the REPL (which links libedit): what the harnesses call into
+CLI_LIB_OBJS  := $(filter-out $(BUILD)/cli/main.o $(BUILD)/host/repl.o,$(CLI_OBJS))
 FUZZ_OBJS     := $(patsubst $(BUILD)/%,$(BUILD)/fuzz/obj/%,$(LIB_OBJS) $(CLI_LIB_OBJS))
 FUZZ_CC       ?= clang
 FUZZ_CFLAGS   := -std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Wno-unused-parameter \

@@ -1,0 +1,979 @@
+/* eval.c — evaluating host forms: special forms from a table, then kiln's own top-level
+ * forms (collected for the next session's compilation), then functions (defun'd closures,
+ * builtins). Every failure returns NULL with the condition in h (see hv.h). */
+#include "hv.h"
+#include <stdlib.h>
+#include <string.h>
+
+
+#define ITEMS(n) ((const struct kl_node *const *)(n)->items)
+#define TRY(x) do { if (!(x)) return NULL; } while (0)
+
+static struct hv *bind(struct host *h, struct hv_frame **env, const char *name, struct hv *v)
+{
+	struct hv_frame *f = kl_arena_new(&h->a, struct hv_frame);
+	f->name = name;
+	f->val = v;
+	f->up = *env;
+	*env = f;
+	return v;
+}
+
+static struct hv **lookup(struct host *h, const char *name, struct hv_frame *env)
+{
+	for (; env; env = env->up)
+		if (!strcmp(env->name, name))
+			return &env->val;
+	struct hv_global *g = hv_global(h, name, false);
+	return g && g->val ? &g->val : NULL;
+}
+
+/* the primary value of v (multiple values reduce to their first) */
+static struct hv *primary(struct hv *v)
+{
+	if (v && v->k == HV_MV)
+		return v->u.vec.len ? v->u.vec.items[0] : HNIL;
+	return v;
+}
+
+struct hv *hv_progn(struct host *h, const struct kl_node *const *body, uint32_t n, struct hv_frame *env)
+{
+	struct hv *v = HNIL;
+	for (uint32_t i = 0; i < n; i++)
+		TRY(v = hv_eval(h, body[i], env));
+	return v;
+}
+
+/* a name being bound or named (a variable, a block): a symbol, else an error */
+static const char *var_name(struct host *h, const struct kl_node *n, const char *what)
+{
+	if (n->kind == KL_N_SYM && strcmp(n->str, "nil") && strcmp(n->str, "t"))
+		return hv_symname(h, n);
+	char buf[64];
+	kl_node_str(n, buf, sizeof(buf));
+	hv_err(h, n, "%s must be a name, not %s", what, buf);
+	return NULL;
+}
+
+static bool is_declare(const struct kl_node *n)
+{
+	return kl_head(n) && !strcmp(kl_head(n), "declare");
+}
+
+static struct hv *body_from(struct host *h, const struct kl_node *n, uint32_t from, struct hv_frame *env)
+{
+	while (from < n->nitems && (is_declare(n->items[from]) ||
+				    (n->items[from]->kind == KL_N_STR && from + 1 < n->nitems && from == 3 &&
+				     kl_is_sym(n->items[0], "defun"))))
+		from++;
+	return hv_progn(h, ITEMS(n) + from, n->nitems > from ? n->nitems - from : 0, env);
+}
+
+static int need(struct host *h, const struct kl_node *n, uint32_t min, const char *what)
+{
+	if (n->nitems >= min)
+		return 0;
+	hv_err(h, n, "%s needs %s", kl_name(n->items[0]), what);
+	return -1;
+}
+
+/* ---- binding and control ---------------------------------------------------------- */
+
+static struct hv *sf_quote(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	(void)env;
+	if (need(h, n, 2, "a form"))
+		return NULL;
+	return hv_from_node(h, n->items[1]);
+}
+
+static struct hv *make_closure(struct host *h, const char *name, const struct kl_node *params,
+			       const struct kl_node *n, uint32_t from, struct hv_frame *env)
+{
+	struct hv *f = kl_arena_new(&h->a, struct hv);
+	f->k = HV_FN;
+	f->u.fn.name = name;
+	f->u.fn.params = params;
+	f->u.fn.body = ITEMS(n) + from;
+	f->u.fn.nbody = n->nitems > from ? n->nitems - from : 0;
+	f->u.fn.env = env;
+	return f;
+}
+
+static struct hv *sf_function(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a name"))
+		return NULL;
+	const struct kl_node *x = n->items[1];
+	if (kl_head(x) && !strcmp(kl_head(x), "lambda") && x->nitems >= 2)
+		return make_closure(h, "lambda", x->items[1], x, 2, env);
+	if (x->kind != KL_N_SYM)
+		return hv_err(h, x, "function needs a name or a lambda");
+	struct hv *f = hv_function(h, hv_symname(h, x));
+	return f ? f : hv_err(h, x, "undefined function %s", kl_name(x));
+}
+
+static struct hv *sf_lambda(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a lambda list"))
+		return NULL;
+	return make_closure(h, "lambda", n->items[1], n, 2, env);
+}
+
+static struct hv *sf_if(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 3, "a test and a form"))
+		return NULL;
+	struct hv *c;
+	TRY(c = hv_eval(h, n->items[1], env));
+	if (hv_true(primary(c)))
+		return hv_eval(h, n->items[2], env);
+	return n->nitems > 3 ? hv_eval(h, n->items[3], env) : HNIL;
+}
+
+static struct hv *sf_when(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a test"))
+		return NULL;
+	struct hv *c;
+	TRY(c = hv_eval(h, n->items[1], env));
+	bool unless = kl_is_sym(n->items[0], "unless");
+	if (hv_true(primary(c)) == unless)
+		return HNIL;
+	return hv_progn(h, ITEMS(n) + 2, n->nitems - 2, env);
+}
+
+static struct hv *sf_cond(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	for (uint32_t i = 1; i < n->nitems; i++) {
+		const struct kl_node *cl = n->items[i];
+		if (cl->kind != KL_N_LIST || !cl->nitems)
+			return hv_err(h, cl, "a cond clause is (TEST FORM...)");
+		struct hv *c;
+		TRY(c = hv_eval(h, cl->items[0], env));
+		if (hv_true(primary(c)))
+			return cl->nitems > 1 ? hv_progn(h, ITEMS(cl) + 1, cl->nitems - 1, env) : c;
+	}
+	return HNIL;
+}
+
+static struct hv *sf_case(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a key form"))
+		return NULL;
+	struct hv *k;
+	TRY(k = hv_eval(h, n->items[1], env));
+	k = primary(k);
+	for (uint32_t i = 2; i < n->nitems; i++) {
+		const struct kl_node *cl = n->items[i];
+		if (cl->kind != KL_N_LIST || !cl->nitems)
+			return hv_err(h, cl, "a case clause is (KEYS FORM...)");
+		const struct kl_node *keys = cl->items[0];
+		bool hit = kl_is_sym(keys, "otherwise") || kl_is_sym(keys, "t");
+		if (keys->kind == KL_N_LIST)
+			for (uint32_t j = 0; j < keys->nitems && !hit; j++)
+				hit = hv_equal(k, hv_from_node(h, keys->items[j]), false);
+		else if (!hit)
+			hit = hv_equal(k, hv_from_node(h, keys), false);
+		if (hit)
+			return hv_progn(h, ITEMS(cl) + 1, cl->nitems - 1, env);
+	}
+	return HNIL;
+}
+
+static struct hv *sf_and(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	bool is_or = kl_is_sym(n->items[0], "or");
+	struct hv *v = is_or ? HNIL : HT;
+	for (uint32_t i = 1; i < n->nitems; i++) {
+		TRY(v = hv_eval(h, n->items[i], env));
+		v = primary(v);
+		if (hv_true(v) == is_or)
+			return v;
+	}
+	return v;
+}
+
+static struct hv *sf_progn(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	return hv_progn(h, ITEMS(n) + 1, n->nitems - 1, env);
+}
+
+static struct hv *sf_prog1(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a form"))
+		return NULL;
+	struct hv *v;
+	TRY(v = hv_eval(h, n->items[1], env));
+	TRY(hv_progn(h, ITEMS(n) + 2, n->nitems - 2, env));
+	return primary(v);
+}
+
+static struct hv *sf_let(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "bindings") )
+		return NULL;
+	bool star = kl_is_sym(n->items[0], "let*");
+	const struct kl_node *bs = n->items[1];
+	if (bs->kind != KL_N_LIST && !kl_is_sym(bs, "nil"))
+		return hv_err(h, bs, "let needs a list of bindings");
+	struct hv_frame *inner = env;
+	for (uint32_t i = 0; bs->kind == KL_N_LIST && i < bs->nitems; i++) {
+		const struct kl_node *b = bs->items[i], *name = b, *init = NULL;
+		if (b->kind == KL_N_LIST) {
+			if (!b->nitems || b->items[0]->kind != KL_N_SYM)
+				return hv_err(h, b, "a binding is NAME or (NAME FORM)");
+			name = b->items[0];
+			init = b->nitems > 1 ? b->items[b->nitems - 1] : NULL;
+		} else if (b->kind != KL_N_SYM) {
+			return hv_err(h, b, "a binding is NAME or (NAME FORM)");
+		}
+		struct hv *v = HNIL;
+		if (init)
+			TRY(v = hv_eval(h, init, star ? inner : env));
+		bind(h, &inner, hv_symname(h, name), primary(v));
+	}
+	return body_from(h, n, 2, inner);
+}
+
+static struct hv *sf_mvbind(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 3, "variables and a form"))
+		return NULL;
+	const struct kl_node *vars = n->items[1];
+	struct hv *v;
+	TRY(v = hv_eval(h, n->items[2], env));
+	struct hv_frame *inner = env;
+	for (uint32_t i = 0; vars->kind == KL_N_LIST && i < vars->nitems; i++) {
+		struct hv *x = v->k == HV_MV ? (i < v->u.vec.len ? v->u.vec.items[i] : HNIL) : i ? HNIL : v;
+		const char *name = var_name(h, vars->items[i], "a multiple-value-bind variable");
+		if (!name)
+			return NULL;
+		bind(h, &inner, name, x);
+	}
+	return body_from(h, n, 3, inner);
+}
+
+/* ---- places --------------------------------------------------------------------- */
+
+static struct hv *set_place(struct host *h, const struct kl_node *place, struct hv *v, struct hv_frame *env)
+{
+	if (place->kind == KL_N_SYM) {
+		const char *name = hv_symname(h, place);
+		struct hv **slot = lookup(h, name, env);
+		if (!slot) {
+			struct hv_global *g = hv_global(h, name, true);
+			g->val = v;
+			return v;
+		}
+		struct hv_global *g = hv_global(h, name, false);
+		if (g && g->constant && slot == &g->val)
+			return hv_err(h, place, "%s is a constant", kl_name(place));
+		*slot = v;
+		return v;
+	}
+	const char *head = kl_head(place);
+	if (head && (!strcmp(head, "aref") || !strcmp(head, "elt") || !strcmp(head, "svref")) && place->nitems == 3) {
+		struct hv *vec, *i;
+		TRY(vec = hv_eval(h, place->items[1], env));
+		TRY(i = hv_eval(h, place->items[2], env));
+		if (vec->k != HV_VEC || i->k != HV_INT || i->u.i < 0 || (size_t)i->u.i >= vec->u.vec.len)
+			return hv_err(h, place, "index out of range or not a vector");
+		vec->u.vec.items[i->u.i] = v;
+		return v;
+	}
+	if (head && (!strcmp(head, "car") || !strcmp(head, "cdr") || !strcmp(head, "first") ||
+		     !strcmp(head, "rest")) && place->nitems == 2) {
+		struct hv *c;
+		TRY(c = hv_eval(h, place->items[1], env));
+		if (c->k != HV_CONS)
+			return hv_err(h, place, "%s of a non-list", head);
+		*((head[0] == 'c' && head[1] == 'a') || head[0] == 'f' ? &c->u.cons.car : &c->u.cons.cdr) = v;
+		return v;
+	}
+	char buf[80];
+	kl_node_str(place, buf, sizeof(buf));
+	return hv_err(h, place, "cannot set %s: places are variables, aref/elt, car/cdr", buf);
+}
+
+static struct hv *sf_setf(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (n->nitems % 2 == 0)
+		return hv_err(h, n, "%s needs PLACE VALUE pairs", kl_name(n->items[0]));
+	struct hv *v = HNIL;
+	for (uint32_t i = 1; i + 1 < n->nitems; i += 2) {
+		TRY(v = hv_eval(h, n->items[i + 1], env));
+		TRY(set_place(h, n->items[i], primary(v), env));
+	}
+	return primary(v);
+}
+
+static struct hv *sf_incf(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a place"))
+		return NULL;
+	struct hv *old, *d = hv_int(h, 1);
+	TRY(old = hv_eval(h, n->items[1], env));
+	if (n->nitems > 2)
+		TRY(d = hv_eval(h, n->items[2], env));
+	if (old->k != HV_INT || d->k != HV_INT)
+		return hv_err(h, n, "%s of a non-integer", kl_name(n->items[0]));
+	bool dec = kl_is_sym(n->items[0], "decf");
+	return set_place(h, n->items[1], hv_int(h, dec ? old->u.i - d->u.i : old->u.i + d->u.i), env);
+}
+
+static struct hv *sf_push(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 3, "a value and a place"))
+		return NULL;
+	struct hv *x, *l;
+	TRY(x = hv_eval(h, n->items[1], env));
+	TRY(l = hv_eval(h, n->items[2], env));
+	return set_place(h, n->items[2], hv_cons(h, primary(x), l), env);
+}
+
+static struct hv *sf_pop(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a place"))
+		return NULL;
+	struct hv *l;
+	TRY(l = hv_eval(h, n->items[1], env));
+	if (l->k != HV_CONS)
+		return HNIL;
+	TRY(set_place(h, n->items[1], l->u.cons.cdr, env));
+	return l->u.cons.car;
+}
+
+/* ---- definitions ---------------------------------------------------------------- */
+
+static struct hv *sf_defun(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	(void)env;
+	if (need(h, n, 3, "a name and a lambda list") )
+		return NULL;
+	if (n->items[1]->kind != KL_N_SYM || (n->items[2]->kind != KL_N_LIST && !kl_is_sym(n->items[2], "nil")))
+		return hv_err(h, n, "defun needs a name and a lambda list");
+	const char *name = hv_symname(h, n->items[1]);
+	uint32_t from = 3;
+	if (from < n->nitems - 1 && n->items[from]->kind == KL_N_STR)
+		from++;                   /* the docstring */
+	hv_global(h, name, true)->fn = make_closure(h, name, n->items[2], n, from, NULL);
+	return hv_sym(h, name);
+}
+
+static struct hv *sf_defvar(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a name") )
+		return NULL;
+	if (n->items[1]->kind != KL_N_SYM)
+		return hv_err(h, n->items[1], "%s needs a name", kl_name(n->items[0]));
+	const char *name = hv_symname(h, n->items[1]);
+	struct hv_global *g = hv_global(h, name, true);
+	bool defvar = kl_is_sym(n->items[0], "defvar"), constant = kl_is_sym(n->items[0], "defconstant");
+	if (constant) {
+		host_collect(h, n);     /* kiln programs use the constants too */
+		if (h->repl && host_repl_kiln_form(h, n))
+			return NULL;
+	}
+	if (n->nitems > 2 && !(defvar && g->val)) {
+		struct hv *v = hv_eval(h, n->items[2], env);
+		if (!v && constant) {       /* a kiln-only expression: the programs still have it */
+			h->exc = EXC_NONE;
+			return hv_sym(h, name);
+		}
+		TRY(v);
+		g->val = primary(v);
+	}
+	g->constant = constant;
+	return hv_sym(h, name);
+}
+
+/* kiln's top-level forms: compiled with the next session (or by kiln run after the file) */
+static struct hv *sf_kiln(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	(void)env;
+	host_collect(h, n);
+	if (kl_is_sym(n->items[0], "defstruct") || !strcmp(n->items[0]->str, "whistler:defstruct"))
+		host_define_struct(h, n);
+	if (h->repl && host_repl_kiln_form(h, n))   /* compiled and loaded as entered */
+		return NULL;
+	return n->nitems > 1 && n->items[1]->kind == KL_N_SYM ? hv_sym(h, hv_symname(h, n->items[1])) : HNIL;
+}
+
+static struct hv *sf_noop(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	(void)h, (void)n, (void)env;
+	return HNIL;
+}
+
+/* ---- loops and exits -------------------------------------------------------------- */
+
+static bool caught_return(struct host *h, const char *block, struct hv **out)
+{
+	if (h->exc != EXC_RETURN || strcmp(h->ret_block, block))
+		return false;
+	h->exc = EXC_NONE;
+	*out = h->ret_val;
+	return true;
+}
+
+static struct hv *sf_block(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a name"))
+		return NULL;
+	struct hv *v = hv_progn(h, ITEMS(n) + 2, n->nitems - 2, env);
+	const char *name = v ? NULL : var_name(h, n->items[1], "a block's name");
+	if (!v && name && caught_return(h, name, &v))
+		return v;
+	return v;
+}
+
+static struct hv *sf_return(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	bool from = kl_is_sym(n->items[0], "return-from");
+	if (from && need(h, n, 2, "a block name"))
+		return NULL;
+	uint32_t vi = from ? 2 : 1;
+	const char *block = from ? var_name(h, n->items[1], "return-from's block") : "nil";
+	if (!block)
+		return NULL;
+	struct hv *v = HNIL;
+	if (vi < n->nitems)
+		TRY(v = hv_eval(h, n->items[vi], env));
+	h->exc = EXC_RETURN;
+	h->ret_block = block;
+	h->ret_val = v;
+	h->exc_span = n->span;
+	return NULL;
+}
+
+static struct hv *sf_dolist(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "(VAR LIST)") || n->items[1]->kind != KL_N_LIST || n->items[1]->nitems < 2)
+		return h->exc ? NULL : hv_err(h, n, "%s needs (VAR FORM)", kl_name(n->items[0]));
+	const struct kl_node *spec = n->items[1];
+	bool times = kl_is_sym(n->items[0], "dotimes");
+	struct hv *l, *v = HNIL;
+	TRY(l = hv_eval(h, spec->items[1], env));
+	l = primary(l);
+	if (times && l->k != HV_INT)
+		return hv_err(h, spec->items[1], "dotimes needs an integer count");
+	const char *var = var_name(h, spec->items[0], "the loop variable");
+	if (!var)
+		return NULL;
+	for (int64_t i = 0;; i++) {
+		struct hv *x;
+		if (times) {
+			if (i >= l->u.i)
+				break;
+			x = hv_int(h, i);
+		} else if (l->k == HV_CONS) {
+			x = l->u.cons.car;
+			l = l->u.cons.cdr;
+		} else if (l->k == HV_VEC && (size_t)i < l->u.vec.len) {
+			x = l->u.vec.items[i];
+		} else {
+			break;
+		}
+		struct hv_frame *inner = env;
+		bind(h, &inner, var, x);
+		if (!body_from(h, n, 2, inner))
+			return caught_return(h, "nil", &v) ? v : NULL;
+	}
+	return HNIL;
+}
+
+/* (loop FORM...) forever, or the extended loop's common clauses: repeat, for VAR in / from /
+ * to / below / by / = ... then, while, until, do, collect, sum, count, finally, return. */
+struct loop_var { const char *name; const struct kl_node *list, *from, *to, *by, *eq, *then; bool below, in, down; struct hv *cur, *end, *step; };
+
+static bool loop_word(const struct kl_node *x, const char *w)
+{
+	return x->kind == KL_N_SYM ? !strcmp(x->str, w) : x->kind == KL_N_KEY && !strcmp(x->str, w);
+}
+
+/* the words of a for clause after its variable */
+static const char *const for_words[] = {
+	"in", "across", "from", "upfrom", "downfrom", "to", "upto", "downto", "below", "above", "by", "=", "then",
+};
+
+static bool is_for_word(const struct kl_node *x)
+{
+	for (size_t i = 0; i < sizeof(for_words) / sizeof(for_words[0]); i++)
+		if (loop_word(x, for_words[i]))
+			return true;
+	return false;
+}
+
+static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	bool simple = true;
+	for (uint32_t i = 1; i < n->nitems; i++)
+		if (n->items[i]->kind == KL_N_SYM || n->items[i]->kind == KL_N_KEY)
+			simple = false;
+	struct hv *v = HNIL;
+	if (simple) {
+		for (;;)
+			if (!hv_progn(h, ITEMS(n) + 1, n->nitems - 1, env))
+				return caught_return(h, "nil", &v) ? v : NULL;
+	}
+	struct loop_var vars[8];
+	int nv = 0;
+	const struct kl_node *repeat = NULL;
+	struct hv_frame *inner = env;
+	struct hv *acc = HNIL, **tail = &acc;
+	int64_t sum = 0;
+	bool summing = false;
+	/* first pass: the iteration clauses */
+	for (uint32_t i = 1; i < n->nitems; i++) {
+		const struct kl_node *x = n->items[i];
+		if (loop_word(x, "repeat") && i + 1 < n->nitems) {
+			repeat = n->items[++i];
+		} else if ((loop_word(x, "for") || loop_word(x, "as")) && i + 2 < n->nitems) {
+			if (nv == 8)
+				return hv_err(h, x, "loop: at most 8 for clauses");
+			struct loop_var *lv = &vars[nv++];
+			memset(lv, 0, sizeof(*lv));
+			if (!(lv->name = var_name(h, n->items[++i], "loop's for variable")))
+				return NULL;
+			while (i + 2 < n->nitems + 1 && i + 1 < n->nitems) {
+				const struct kl_node *w = n->items[i + 1];
+				if (i + 2 >= n->nitems)
+					return hv_err(h, w, "loop: %s needs a form", kl_name(w));
+				const struct kl_node *e = n->items[i + 2];
+				if (loop_word(w, "in") || loop_word(w, "across")) lv->list = e, lv->in = loop_word(w, "in");
+				else if (loop_word(w, "from") || loop_word(w, "upfrom")) lv->from = e;
+				else if (loop_word(w, "downfrom")) lv->from = e, lv->down = true;
+				else if (loop_word(w, "to") || loop_word(w, "upto")) lv->to = e;
+				else if (loop_word(w, "downto")) lv->to = e, lv->down = true;
+				else if (loop_word(w, "below")) lv->to = e, lv->below = true;
+				else if (loop_word(w, "above")) lv->to = e, lv->below = true, lv->down = true;
+				else if (loop_word(w, "by")) lv->by = e;
+				else if (loop_word(w, "=")) lv->eq = e;
+				else if (loop_word(w, "then")) lv->then = e;
+				else break;
+				i += 2;
+			}
+			if (!lv->list && !lv->from && !lv->to && !lv->eq)
+				return hv_err(h, x, "loop: for %s needs in, across, from, to, below or =", lv->name);
+		}
+	}
+	int64_t count = -1;
+	if (repeat) {
+		struct hv *c;
+		TRY(c = hv_eval(h, repeat, env));
+		if (c->k != HV_INT)
+			return hv_err(h, repeat, "loop repeat needs an integer");
+		count = c->u.i;
+	}
+	for (int k = 0; k < nv; k++) {
+		struct loop_var *lv = &vars[k];
+		struct hv *x = HNIL;
+		if (lv->list) {
+			TRY(lv->cur = hv_eval(h, lv->list, inner));
+			lv->cur = primary(lv->cur);
+			lv->end = hv_int(h, 0);
+		} else if (lv->eq) {
+			TRY(x = hv_eval(h, lv->eq, inner));
+		} else {
+			x = hv_int(h, 0);
+			if (lv->from)
+				TRY(x = hv_eval(h, lv->from, inner));
+			lv->end = NULL;
+			if (lv->to)
+				TRY(lv->end = hv_eval(h, lv->to, inner));
+			lv->step = hv_int(h, 1);
+			if (lv->by)
+				TRY(lv->step = hv_eval(h, lv->by, inner));
+			if (x->k != HV_INT || (lv->end && lv->end->k != HV_INT) || lv->step->k != HV_INT)
+				return hv_err(h, n, "loop: for %s needs integers", lv->name);
+		}
+		bind(h, &inner, lv->name, primary(x));
+	}
+	for (int64_t iter = 0;; iter++) {
+		if (count >= 0 && iter >= count)
+			break;
+		/* advance and test the for clauses */
+		bool done = false;
+		struct hv_frame *f = inner;
+		for (int k = nv - 1; k >= 0; k--, f = f->up) {
+			struct loop_var *lv = &vars[k];
+			if (lv->list) {
+				if (lv->in) {
+					if (lv->cur->k != HV_CONS) { done = true; break; }
+					f->val = lv->cur->u.cons.car;
+					lv->cur = lv->cur->u.cons.cdr;
+				} else {
+					if (lv->cur->k != HV_VEC && lv->cur->k != HV_STR)
+						return hv_err(h, n, "loop across needs a vector");
+					size_t len = lv->cur->k == HV_VEC ? lv->cur->u.vec.len : lv->cur->u.str.len;
+					if ((size_t)lv->end->u.i >= len) { done = true; break; }
+					f->val = lv->cur->k == HV_VEC ? lv->cur->u.vec.items[lv->end->u.i]
+							     : hv_int(h, (unsigned char)lv->cur->u.str.s[lv->end->u.i]);
+					lv->end = hv_int(h, lv->end->u.i + 1);
+				}
+			} else if (lv->eq) {
+				if (iter && lv->then) {
+					struct hv *x;
+					TRY(x = hv_eval(h, lv->then, inner));
+					f->val = primary(x);
+				}
+			} else {
+				int64_t x = f->val->u.i, e = lv->end ? lv->end->u.i : 0;
+				if (iter)
+					f->val = hv_int(h, x = lv->down ? x - lv->step->u.i : x + lv->step->u.i);
+				if (lv->end && (lv->down ? (lv->below ? x <= e : x < e) : (lv->below ? x >= e : x > e))) {
+					done = true;
+					break;
+				}
+			}
+		}
+		if (done)
+			break;
+		for (uint32_t i = 1; i < n->nitems; i++) {
+			const struct kl_node *x = n->items[i];
+			if (loop_word(x, "repeat")) { i++; continue; }
+			if (loop_word(x, "for") || loop_word(x, "as")) {
+				i++;
+				while (i + 2 < n->nitems && is_for_word(n->items[i + 1]))
+					i += 2;
+				continue;
+			}
+			if (loop_word(x, "finally")) { i++; continue; }
+			if (i + 1 >= n->nitems && !loop_word(x, "do") && !loop_word(x, "doing"))
+				return hv_err(h, x, "loop: %s needs a form", kl_name(x));
+			if (loop_word(x, "while") || loop_word(x, "until")) {
+				struct hv *c;
+				TRY(c = hv_eval(h, n->items[++i], inner));
+				if (hv_true(primary(c)) != loop_word(x, "while")) { done = true; break; }
+			} else if (loop_word(x, "do") || loop_word(x, "doing")) {
+				while (i + 1 < n->nitems && n->items[i + 1]->kind == KL_N_LIST)
+					if (!hv_eval(h, n->items[++i], inner))
+						return caught_return(h, "nil", &v) ? v : NULL;
+			} else if (loop_word(x, "collect") || loop_word(x, "collecting")) {
+				struct hv *c;
+				TRY(c = hv_eval(h, n->items[++i], inner));
+				*tail = hv_cons(h, primary(c), HNIL);
+				tail = &(*tail)->u.cons.cdr;
+			} else if (loop_word(x, "sum") || loop_word(x, "summing") || loop_word(x, "count") ||
+				   loop_word(x, "counting")) {
+				struct hv *c;
+				TRY(c = hv_eval(h, n->items[++i], inner));
+				c = primary(c);
+				summing = true;
+				if (x->str[0] == 'c')
+					sum += hv_true(c);
+				else if (c->k == HV_INT)
+					sum += c->u.i;
+				else
+					return hv_err(h, n->items[i], "loop sum of a non-integer");
+			} else if (loop_word(x, "return")) {
+				struct hv *c;
+				TRY(c = hv_eval(h, n->items[++i], inner));
+				return primary(c);
+			} else {
+				return hv_err(h, x, "loop: unknown clause %s (supported: repeat for while until do collect "
+					      "sum count return finally)", kl_name(x));
+			}
+		}
+		if (done)
+			break;
+	}
+	for (uint32_t i = 1; i + 1 < n->nitems; i++)
+		if (loop_word(n->items[i], "finally"))
+			TRY(hv_eval(h, n->items[i + 1], inner));
+	return summing ? hv_int(h, sum) : acc;
+}
+
+/* ---- conditions ----------------------------------------------------------------- */
+
+static bool cond_matches(const char *clause, const char *type)
+{
+	if (!strcmp(clause, "t") || !strcmp(clause, "condition") || !strcmp(clause, type))
+		return true;
+	return strcmp(type, "interactive-interrupt") &&
+	       (!strcmp(clause, "error") || !strcmp(clause, "serious-condition") || !strcmp(clause, "simple-error"));
+}
+
+static struct hv *sf_handler_case(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a form"))
+		return NULL;
+	struct hv *v = hv_eval(h, n->items[1], env);
+	if (v || h->exc != EXC_CONDITION)
+		return v;
+	for (uint32_t i = 2; i < n->nitems; i++) {
+		const struct kl_node *cl = n->items[i];
+		if (cl->kind != KL_N_LIST || cl->nitems < 2 || cl->items[0]->kind != KL_N_SYM)
+			return hv_err(h, cl, "a handler-case clause is (TYPE (VAR) FORM...)");
+		if (!cond_matches(hv_symname(h, cl->items[0]), h->cond->u.cond.type))
+			continue;
+		struct hv *c = h->cond;
+		h->exc = EXC_NONE;
+		struct hv_frame *inner = env;
+		const struct kl_node *vars = cl->items[1];
+		if (vars->kind == KL_N_LIST && vars->nitems) {
+			const char *name = var_name(h, vars->items[0], "a handler-case variable");
+			if (!name)
+				return NULL;
+			bind(h, &inner, name, c);
+		}
+		return body_from(h, cl, 2, inner);
+	}
+	return NULL;
+}
+
+static struct hv *sf_ignore_errors(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	struct hv *v = hv_progn(h, ITEMS(n) + 1, n->nitems - 1, env);
+	if (!v && h->exc == EXC_CONDITION && cond_matches("error", h->cond->u.cond.type)) {
+		h->exc = EXC_NONE;
+		return HNIL;
+	}
+	return v;
+}
+
+static struct hv *sf_unwind_protect(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "a form"))
+		return NULL;
+	struct hv *v = hv_eval(h, n->items[1], env);
+	enum hv_exc exc = h->exc;
+	struct hv *cond = h->cond, *rv = h->ret_val;
+	const char *rb = h->ret_block;
+	struct kl_span sp = h->exc_span;
+	h->exc = EXC_NONE;
+	TRY(hv_progn(h, ITEMS(n) + 2, n->nitems - 2, env));
+	h->exc = exc, h->cond = cond, h->ret_val = rv, h->ret_block = rb, h->exc_span = sp;
+	return v;
+}
+
+static struct hv *sf_eval_when(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	return hv_progn(h, ITEMS(n) + 2, n->nitems > 2 ? n->nitems - 2 : 0, env);
+}
+
+static struct hv *sf_with_output_to_string(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (need(h, n, 2, "(VAR)") || n->items[1]->kind != KL_N_LIST || !n->items[1]->nitems)
+		return h->exc ? NULL : hv_err(h, n, "with-output-to-string needs (VAR)");
+	struct hv *s = kl_arena_new(&h->a, struct hv);
+	s->k = HV_STREAM;
+	s->u.stream.string = true;
+	struct hv_frame *inner = env;
+	const char *name = var_name(h, n->items[1]->items[0], "with-output-to-string's variable");
+	if (!name)
+		return NULL;
+	bind(h, &inner, name, s);
+	TRY(body_from(h, n, 2, inner));
+	return hv_str(h, s->u.stream.buf ? s->u.stream.buf : "", s->u.stream.len);
+}
+
+static struct hv *sf_vector(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	(void)env;
+	struct hv *v = hv_vec(h, n->nitems - 1);
+	for (uint32_t i = 1; i < n->nitems; i++)
+		v->u.vec.items[i - 1] = hv_from_node(h, n->items[i]);
+	return v;
+}
+
+static const struct { const char *name; special_fn fn; } specials[] = {
+	{ "%vector", sf_vector },
+	{ "quote", sf_quote }, { "function", sf_function }, { "lambda", sf_lambda },
+	{ "if", sf_if }, { "when", sf_when }, { "unless", sf_when }, { "cond", sf_cond },
+	{ "case", sf_case }, { "ecase", sf_case }, { "and", sf_and }, { "or", sf_and },
+	{ "progn", sf_progn }, { "prog1", sf_prog1 }, { "let", sf_let }, { "let*", sf_let },
+	{ "multiple-value-bind", sf_mvbind }, { "setf", sf_setf }, { "setq", sf_setf },
+	{ "incf", sf_incf }, { "decf", sf_incf }, { "push", sf_push }, { "pop", sf_pop },
+	{ "defun", sf_defun }, { "defparameter", sf_defvar }, { "defvar", sf_defvar },
+	{ "defconstant", sf_defvar }, { "block", sf_block }, { "return", sf_return },
+	{ "return-from", sf_return }, { "dolist", sf_dolist }, { "dotimes", sf_dolist },
+	{ "loop", sf_loop }, { "handler-case", sf_handler_case }, { "ignore-errors", sf_ignore_errors },
+	{ "unwind-protect", sf_unwind_protect }, { "eval-when", sf_eval_when },
+	{ "with-output-to-string", sf_with_output_to_string }, { "declare", sf_noop },
+	{ "require", sf_noop }, { "load-system", sf_noop }, { "in-package", sf_noop },
+	{ "defpackage", sf_noop }, { "use-package", sf_noop },
+	{ "with-bpf-session", host_with_session }, { "with-bpf-object", host_with_object },
+	{ "bpf:attach", host_attach }, { "bpf:map-ref", host_map_ref },
+};
+
+/* kiln's own top-level forms: the compiler reads them (kiln's defstruct also gives the host a
+ * decoder). defconstant is both: see sf_defvar. */
+static const char *const kiln_forms[] = {
+	"defmap", "defprog", "defstruct", "defunion", "deftracepoint", "defheader", "defevent",
+	"import-kernel-struct", "defmacro", "kernel-btf",
+};
+
+bool host_is_kiln_form(const char *head)
+{
+	for (size_t i = 0; i < sizeof(kiln_forms) / sizeof(kiln_forms[0]); i++)
+		if (!strcmp(head, kiln_forms[i]))
+			return true;
+	return false;
+}
+
+static special_fn find_special(struct host *h, const char *name)
+{
+	special_fn r = h->repl ? host_repl_special(h, name) : NULL;
+	if (r)
+		return r;
+	for (size_t i = 0; i < sizeof(specials) / sizeof(specials[0]); i++)
+		if (!strcmp(name, specials[i].name))
+			return specials[i].fn;
+	return host_is_kiln_form(name) ? sf_kiln : NULL;
+}
+
+/* ---- application ---------------------------------------------------------------- */
+
+static struct hv *bind_params(struct host *h, const struct kl_node *call, struct hv *f, struct hv **args,
+			      int n, struct hv_frame **env)
+{
+	const struct kl_node *ps = f->u.fn.params;
+	enum { REQ, OPT, REST, KEY } mode = REQ;
+	int ai = 0;
+	for (uint32_t i = 0; ps->kind == KL_N_LIST && i < ps->nitems; i++) {
+		const struct kl_node *p = ps->items[i];
+		if (kl_is_sym(p, "&optional")) { mode = OPT; continue; }
+		if (kl_is_sym(p, "&rest") || kl_is_sym(p, "&body")) { mode = REST; continue; }
+		if (kl_is_sym(p, "&key")) { mode = KEY; continue; }
+		if (kl_is_sym(p, "&aux") || kl_is_sym(p, "&allow-other-keys"))
+			break;
+		const struct kl_node *name = p->kind == KL_N_LIST && p->nitems ? p->items[0] : p;
+		const struct kl_node *def = p->kind == KL_N_LIST && p->nitems > 1 ? p->items[1] : NULL;
+		const char *nm = var_name(h, name, "a parameter");
+		if (!nm)
+			return NULL;
+		struct hv *v = NULL;
+		if (mode == REQ) {
+			if (ai >= n)
+				return hv_err(h, call, "%s: too few arguments (%d)", f->u.fn.name, n);
+			v = args[ai++];
+		} else if (mode == OPT) {
+			if (ai < n)
+				v = args[ai++];
+		} else if (mode == REST) {
+			v = HNIL;
+			for (int j = n - 1; j >= ai; j--)
+				v = hv_cons(h, args[j], v);
+		} else {
+			for (int j = ai; j + 1 < n; j += 2)
+				if (args[j]->k == HV_KEY && !strcmp(args[j]->u.name, nm))
+					v = args[j + 1];
+		}
+		if (!v)
+			TRY(v = def ? hv_eval(h, def, *env) : HNIL);
+		bind(h, env, nm, v);
+	}
+	bool rest = false;
+	for (uint32_t i = 0; ps->kind == KL_N_LIST && i < ps->nitems; i++)
+		rest |= kl_is_sym(ps->items[i], "&rest") || kl_is_sym(ps->items[i], "&body") ||
+			kl_is_sym(ps->items[i], "&key");
+	if (ai < n && !rest)
+		return hv_err(h, call, "%s: too many arguments (%d)", f->u.fn.name, n);
+	return HT;
+}
+
+struct hv *hv_apply(struct host *h, const struct kl_node *call, struct hv *f, struct hv **args, int n)
+{
+	if (f->k == HV_BUILTIN) {
+		if (n < f->u.bi.min || (f->u.bi.max >= 0 && n > f->u.bi.max))
+			return hv_err(h, call, "%s takes %d%s argument%s, not %d", f->u.bi.name, f->u.bi.min,
+				      f->u.bi.max < 0 ? " or more" : f->u.bi.max > f->u.bi.min ? " or more" : "",
+				      f->u.bi.min == 1 && f->u.bi.max == 1 ? "" : "s", n);
+		h->self = f;
+		return f->u.bi.fn(h, call, args, n);
+	}
+	if (f->k != HV_FN)
+		return hv_err(h, call, "not a function");
+	if (h->depth >= 10000)     /* before the C stack runs out */
+		return hv_err(h, call, "stack overflow: calls nested more than 10000 deep");
+	h->depth++;
+	struct hv_frame *env = f->u.fn.env;
+	struct hv *v = NULL;
+	if (bind_params(h, call, f, args, n, &env)) {
+		v = hv_progn(h, f->u.fn.body, f->u.fn.nbody, env);
+		if (!v && f->u.fn.name)          /* (return-from NAME) inside defun NAME */
+			caught_return(h, f->u.fn.name, &v);
+	}
+	h->depth--;
+	return v;
+}
+
+static struct hv *call(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	const struct kl_node *head = n->items[0];
+	struct hv *f = NULL;
+	if (head->kind == KL_N_SYM) {
+		f = hv_function(h, hv_symname(h, head));
+		if (!f)
+			return hv_err(h, head, "undefined function %s (kiln's host side has no such form)", kl_name(head));
+	} else if (kl_head(head) && !strcmp(kl_head(head), "lambda")) {
+		TRY(f = hv_eval(h, head, env));
+	} else {
+		return hv_err(h, head, "a call needs a function name");
+	}
+	int na = (int)n->nitems - 1;
+	struct hv **args = kl_arena_array(&h->a, struct hv *, na ? na : 1);
+	for (int i = 0; i < na; i++) {
+		TRY(args[i] = hv_eval(h, n->items[i + 1], env));
+		args[i] = primary(args[i]);
+	}
+	return hv_apply(h, n, f, args, na);
+}
+
+struct hv *hv_eval(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	switch (n->kind) {
+	case KL_N_INT:
+	case KL_N_STR:
+	case KL_N_KEY:
+		return hv_from_node(h, n);
+	case KL_N_SYM: {
+		const char *name = hv_symname(h, n);
+		if (!strcmp(name, "nil"))
+			return HNIL;
+		if (!strcmp(name, "t"))
+			return HT;
+		struct hv **slot = lookup(h, name, env);
+		if (!slot)
+			return hv_err(h, n, "unbound variable %s", kl_name(n));
+		return *slot;
+	}
+	case KL_N_LIST: break;
+	}
+	if (!n->nitems)
+		return HNIL;
+	if (host_interrupt_pending(h, n))
+		return NULL;
+	if (n->items[0]->kind == KL_N_SYM) {
+		special_fn sf = find_special(h, hv_symname(h, n->items[0]));
+		if (sf)
+			return sf(h, n, env);
+	}
+	return call(h, n, env);
+}
+
+/* eval of a datum: a kiln form (or a progn of them) joins the kiln program; a datum read from
+ * the file is evaluated from its node; one built at run time cannot be (no reader here). */
+struct hv *hv_eval_value(struct host *h, struct hv *form, const struct kl_node *at)
+{
+	if (form->k != HV_CONS)
+		return form->k == HV_SYM ? hv_err(h, at, "eval of a symbol is not supported") : form;
+	struct hv *head = form->u.cons.car;
+	if (head->k == HV_SYM && !strcmp(head->u.name, "progn")) {
+		struct hv *v = HNIL;
+		for (struct hv *l = form->u.cons.cdr; l->k == HV_CONS; l = l->u.cons.cdr)
+			TRY(v = hv_eval_value(h, l->u.cons.car, at));
+		return v;
+	}
+	if (head->k == HV_SYM && host_is_kiln_form(head->u.name)) {
+		if (form->u.cons.src)
+			return sf_kiln(h, form->u.cons.src, NULL);
+		host_collect_value(h, form);
+		return HNIL;
+	}
+	if (form->u.cons.src)
+		return hv_eval(h, form->u.cons.src, NULL);
+	return hv_err(h, at, "eval of a form built at run time is not supported by kiln's host side");
+}

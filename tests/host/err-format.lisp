@@ -1,0 +1,1 @@
+(format t "~a ~a~%" "only one")

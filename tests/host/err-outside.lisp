@@ -1,0 +1,1 @@
+(bpf:attach trace "tracepoint/sched/sched_process_fork")

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""repl.py — `kiln repl` driven through a pseudo-terminal, as a person types: each entry's
+answer is checked (values, a multi-line form, errors that leave the session usable, a program
+compiled, loaded and attached as entered that counts this process's own getppid calls, the
+map's contents kept when another program is added, a verifier rejection, dump, disasm, check,
+Ctrl-C stopping a form, history kept). Prints PASS/FAIL lines.  usage: repl.py KILN HISTFILE"""
+import os, pty, re, select, signal, sys, time
+
+kiln, hist = sys.argv[1], sys.argv[2]
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["KILN_HISTORY"] = hist
+    os.execv(kiln, [kiln, "repl"])
+
+def read_until(pat, t=10):
+    out, end = b"", time.time() + t
+    while time.time() < end:
+        if select.select([fd], [], [], 0.1)[0]:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                break
+            out += data
+            if pat in out:
+                break
+    return out.decode(errors="replace").replace("\r", "")
+
+def entry(text, prompt=b"kiln> "):
+    os.write(fd, text.encode() + b"\r")
+    return read_until(prompt)
+
+def check(name, ok, got):
+    print(f"PASS repl/{name}" if ok else f"FAIL repl/{name}: {got.strip()[-400:]!r}")
+
+me = os.getpid()
+read_until(b"kiln> ")
+out = entry("(+ 1 2)")
+check("value", re.search(r"^3$", out, re.M), out)
+out = entry("(defun sq (x)", b"...> ")
+out = entry("  (* x x))")
+out = entry("(sq 12)")
+check("multi-line-defun", re.search(r"^144$", out, re.M), out)
+out = entry("(car 5)")
+check("error", re.search(r"^<repl>:\d+:1: error: car: 5 is not a list$", out, re.M) and "^" in out, out)
+out = entry("(sq 3)")
+check("usable-after-error", re.search(r"^9$", out, re.M), out)
+out = entry("(defmap counts :type :hash :key-size 4 :value-size 8 :max-entries 64)")
+check("defmap", "COUNTS" in out, out)
+out = entry('(defprog on-getppid (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid" :license "GPL")', b"...> ")
+out = entry("  (incf (getmap counts (cast u32 (>> (get-current-pid-tgid) 32)))) 0)")
+check("defprog-loaded", "ON-GETPPID" in out and "error" not in out, out)
+out = entry("(attach on-getppid)")
+check("attach", re.search(r"^T$", out, re.M), out)
+for _ in range(5):
+    os.getppid()
+out = entry(f"(bpf:map-ref counts {me})")
+check("counted", re.search(r"^5$", out, re.M), out)
+out = entry(f'(defprog bad (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid") (load u64 (map-lookup counts 1) 0))')
+if os.environ.get("REPL_SHOW"):
+    print(out)
+check("verifier-rejects", "kiln repl: load program 'bad'" in out and
+      re.search(r"<repl>:\d+:\d+: the verifier refused this: R0 invalid mem access", out) and "kiln> " in out, out)
+out = entry('(defprog second (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid") 0)')
+check("second-prog", "SECOND" in out, out)
+out = entry(f"(bpf:map-ref counts {me})")
+check("map-kept", re.search(r"^5$", out, re.M), out)
+out = entry("(dump counts)")
+check("dump", re.search(rf"^\s*{me} => 5$", out, re.M), out)
+out = entry("(check on-getppid)")
+check("check", re.search(r"^on_getppid: accepted by the verifier \(tracepoint/syscalls/sys_enter_getppid, \d+ instructions\)$", out, re.M), out)
+out = entry("(disasm on-getppid)")
+check("disasm", "prog on_getppid (section tracepoint/syscalls/sys_enter_getppid" in out and "exit" in out, out)
+out = entry("(no-such-function 1)")
+check("undefined", "undefined function no-such-function" in out, out)
+os.write(fd, b"(loop (sleep 1))\r")
+read_until(b"(loop (sleep 1))", 2)
+time.sleep(0.3)
+os.kill(pid, signal.SIGINT)
+out = read_until(b"kiln> ")
+check("ctrl-c", "Interactive interrupt" in out, out)
+out = entry("(sq 4)")
+check("usable-after-ctrl-c", re.search(r"^16$", out, re.M), out)
+os.write(fd, b"\x04")
+read_until(b"\x00", 3)
+_, status = os.waitpid(pid, 0)
+check("ctrl-d", os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, str(status))
+h = open(hist).read().replace("\\040", " ") if os.path.exists(hist) else ""   # libedit writes spaces as \040
+check("history", "(sq 12)" in h, h)

@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# sessions.sh — acceptance for kiln's host side (src/host/): Whistler's five session examples
+# run unchanged under `kiln run`, read from a Whistler checkout ($WHISTLER_DIR or the fetched
+# mirror; without one each says SKIP: Whistler's files are never part of kiln), against
+# activity this suite makes, and print the values of that activity:
+# - fork-tracker: a fork of a known child by a known parent is in the dump after Ctrl-C,
+#   which reaches the example's handler-case; "N forks recorded." counts the lines printed;
+# - runqlat (kiln programs inside eval-when): the histogram kiln run prints at Ctrl-C;
+# - cgroup-skb-session and cgroup-skb-count attach to "/sys/fs/cgroup", which they hard-code:
+#   each runs in a mount namespace where that path is a cgroup v2 directory this suite
+#   created, and counts exactly the UDP datagrams a process of that cgroup sends;
+# - ffi-call-tracker: a uprobe on libffi's ffi_call; python3's ctypes calls a signature and
+#   comm no other process uses, a known number of times.
+# After each run nothing of the session stays: its links and programs are gone, the cgroup has
+# no program attached.
+set -u
+export LC_ALL=C
+cd "${ROOT:-$(dirname "$0")/../..}"
+KILN=${KILN:-$PWD/kiln}
+SUITE=sessions
+. "${ROOT:-$PWD}/tests/harness/report.sh"
+. "${ROOT:-$PWD}/tests/harness/run.sh"
+WH=${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}
+tmp=$(mktemp -d)
+cgs=()
+cleanup() {
+	[ -n "${k:-}" ] && kill -KILL "$k" 2>/dev/null
+	for c in "${cgs[@]}"; do rmdir "$c" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# the example's text from the checkout (a bare mirror or a work tree)
+example() {
+	if [ -f "$WH/examples/$1.lisp" ]; then cat "$WH/examples/$1.lisp"
+	else git -C "$WH" show "HEAD:examples/$1.lisp" 2>/dev/null; fi
+}
+names="fork-tracker runqlat cgroup-skb-count cgroup-skb-session ffi-call-tracker"
+for n in $names; do
+	if ! example "$n" >"$tmp/$n.lisp" || [ ! -s "$tmp/$n.lisp" ]; then
+		for m in $names; do echo "SKIP $SUITE/$m: no Whistler checkout at $WH (set WHISTLER_DIR)"; done
+		exit 0
+	fi
+done
+
+# interrupted NAME STDERR ARGS...: `kiln run` the example with ARGS until it has printed STDERR
+# (what it says before waiting for Ctrl-C), make its activity (activity_NAME), Ctrl-C, then:
+# it ends with status 0, said exactly STDERR, and its links are gone; verify_NAME checks the
+# printed values.
+interrupted() {
+	local n=$1 said=$2 links; shift 2
+	"$KILN" run "$tmp/$n.lisp" "$@" >"$tmp/out" 2>"$tmp/err" &
+	k=$!
+	if ! wait_text "$tmp/err" "${said##*$'\n'}"; then
+		fail "$n/start" "$(cat "$tmp/err")"
+		kill -KILL $k; k=; return
+	fi
+	links=$(fd_ids "$k" link)
+	"activity_${n//-/_}"
+	kill -INT "$k"
+	if ! ended; then
+		fail "$n/exit" "still running 5 s after SIGINT"
+		kill -KILL $k; k=; return
+	fi
+	k=
+	check "$n/exit-status" 0 "$st"
+	check "$n/stderr" "$said" "$(cat "$tmp/err")"
+	if [ -n "$links" ] && gone link $links; then pass "$n/links-gone"
+	else fail "$n/links-gone" "links '$links' after the session"; fi
+	"verify_${n//-/_}"
+}
+
+# ---- fork-tracker: Ctrl-C reaches handler-case, the map dump has our fork ----------------
+activity_fork_tracker() {    # a parent whose pid we know forks a child whose pid we know
+	local pc
+	pc=$(bash -c 'sleep 0 & echo "$$ $!"; wait')
+	parent=${pc% *} child=${pc#* }
+}
+verify_fork_tracker() {
+	local want rows
+	want=$(printf '%10d  %10d' "$child" "$parent")
+	if grep -qxF -- "$want" "$tmp/out"; then pass "fork-tracker/fork-seen"
+	else fail "fork-tracker/fork-seen" "no line '$want' in $(head -c 300 "$tmp/out")"; fi
+	check "fork-tracker/header" "$(printf '%-10s  %-10s\n%-10s  %-10s' "CHILD PID" "PARENT PID" "---------" "----------")" \
+		"$(grep -A1 '^CHILD PID' "$tmp/out")"
+	rows=$(grep -cE '^ +[0-9]+  +[0-9]+$' "$tmp/out")
+	check "fork-tracker/count-line" "$rows forks recorded." "$(tail -1 "$tmp/out")"
+}
+interrupted fork-tracker "Compiling and loading BPF program...
+Attaching to tracepoint/sched/sched_process_fork...
+Tracing process forks. Press Ctrl-C to dump map."
+
+# ---- runqlat: kiln programs in eval-when, run as kiln run runs them --------------------
+n=runqlat
+if start_run "$tmp/out" "$tmp/err" "$tmp/$n.lisp"; then
+	progs=$(fd_ids "$k" prog)
+	# some scheduling: short sleeps wake and wait on a run queue
+	for i in $(seq 20); do sleep 0.01; done
+	if stop_run; then
+		# the hist map: slots 0..25, at least one wake-up counted
+		total=$(awk '$2 == "=>" && $1 ~ /^[0-9]+$/ && $1 < 26 { s += $3 } END { print s + 0 }' "$tmp/out")
+		if [ "$total" -gt 0 ]; then pass "$n/histogram ($total wake-ups)"
+		else fail "$n/histogram" "no counts: $(head -c 300 "$tmp/out")"; fi
+		if [ -n "$progs" ] && gone prog $progs; then pass "$n/progs-gone"
+		else fail "$n/progs-gone" "programs '$progs' after the run"; fi
+	else
+		fail "$n/stop" "still running after SIGINT"
+	fi
+else
+	fail "$n/start" "$(cat "$tmp/err")"
+fi
+
+# ---- the cgroup examples: "/sys/fs/cgroup" is a cgroup of ours in a mount namespace ----
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+send_udp() {   # CGROUP N: a process in CGROUP sends N datagrams to a socket of its own
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec python3 -c "
+import socket, sys
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); r.bind((\"127.0.0.1\", 0))
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[1])): s.sendto(b\"x\", r.getsockname())
+" "$2"' sh "$1" "$2"
+}
+cg_session() {   # NAME SENT READY-LINE LINE-PREFIX
+	local n=$1 sent=$2 ready=$3 prefix=$4 cg="$cgroot/kiln-sessions-$$-$1"
+	mkdir "$cg" && cgs+=("$cg")
+	unshare -m sh -c 'mount --bind "$1" /sys/fs/cgroup && exec "$2" run "$3"' sh "$cg" "$KILN" "$tmp/$n.lisp" \
+		>"$tmp/$n.out" 2>"$tmp/$n.err" &
+	local kk=$!
+	k=$kk
+	if ! wait_text "$tmp/$n.out" "$ready"; then
+		fail "$n/start" "$(cat "$tmp/$n.err" "$tmp/$n.out")"
+		kill -KILL $kk; return
+	fi
+	send_udp "$cg" "$sent"
+	local i
+	for i in $(seq 300); do kill -0 $kk 2>/dev/null || break; sleep 0.05; done   # 10 lines, one a second
+	wait $kk
+	check "$n/exit-status" 0 "$?"
+	local lines last
+	lines=$(grep -c "^  $prefix: [0-9]*\$" "$tmp/$n.out")
+	last=$(grep "^  $prefix: " "$tmp/$n.out" | tail -1)
+	check "$n/ten-lines" 10 "$lines"
+	check "$n/count" "  $prefix: $sent" "$last"
+	# nondecreasing, from 0 before our packets
+	if grep "^  $prefix: " "$tmp/$n.out" | awk -F': ' 'NR > 1 && $2 < p { bad = 1 } { p = $2 } END { exit bad }'
+	then pass "$n/monotonic"; else fail "$n/monotonic" "$(tr '\n' ' ' <"$tmp/$n.out")"; fi
+	local left
+	left=$(bpftool cgroup show "$cg" 2>&1 | grep -c count_egress)
+	check "$n/detached" 0 "$left"
+	rmdir "$cg"
+}
+if [ -z "$cgroot" ]; then
+	echo "SKIP $SUITE/cgroup-skb-session: no cgroup v2 hierarchy mounted"
+	echo "SKIP $SUITE/cgroup-skb-count: no cgroup v2 hierarchy mounted"
+elif ! command -v unshare >/dev/null || ! command -v python3 >/dev/null; then
+	echo "SKIP $SUITE/cgroup-skb: unshare and python3 are needed"
+else
+	# both at once (ten seconds each), in cgroups and namespaces of their own
+	cg_session cgroup-skb-session 5 "Counting egress packets on /sys/fs/cgroup..." packets &
+	p1=$!
+	cg_session cgroup-skb-count 7 "Attached to /sys/fs/cgroup (egress). Counting packets..." "egress packets" &
+	p2=$!
+	wait $p1 $p2
+	rm -f /tmp/cgroup-skb-count.bpf.o    # the example's compile-to-elf writes it there
+fi
+
+# ---- ffi-call-tracker: a uprobe on libffi's ffi_call ---------------------------------
+n=ffi-call-tracker
+comm="kffi$$"
+comm=${comm:0:15}
+activity_ffi_call_tracker() {   # labs declared u16(s64, u8, s16): only this call has it, 7 times, as $comm
+	python3 -c '
+import ctypes, sys
+libc = ctypes.CDLL(None)
+libc.prctl(15, sys.argv[1].encode(), 0, 0, 0)
+f = libc.labs
+f.argtypes = [ctypes.c_int64, ctypes.c_uint8, ctypes.c_int16]
+f.restype = ctypes.c_uint16
+for i in range(7): f(-5, 1, 2)
+' "$comm"
+}
+verify_ffi_call_tracker() {
+	local want
+	want=$(printf '%10d  %-16s  %s' 7 "$comm" "u16(s64, u8, s16) [unix64]")
+	if grep -qxF -- "$want" "$tmp/out"; then pass "$n/calls-counted"
+	else fail "$n/calls-counted" "no line '$want' in $(head -c 400 "$tmp/out")"; fi
+	check "$n/header" "$(printf '%-10s  %-16s  %s' COUNT COMM SIGNATURE)" "$(grep '^COUNT' "$tmp/out")"
+}
+lib=$(ldconfig -p 2>/dev/null | awk '$1 == "libffi.so.8" && /x86-64/ { print $NF; exit }')
+if [ -z "$lib" ]; then
+	echo "SKIP $SUITE/$n: no libffi.so.8 on this machine"
+elif ! python3 -c 'import ctypes' 2>/dev/null; then
+	echo "SKIP $SUITE/$n: no python3 ctypes to make ffi calls"
+else
+	interrupted "$n" "Compiling and loading BPF program...
+Attaching uprobe to ffi_call in $lib...
+Tracing ffi_call. Press Ctrl-C to dump stats." "$lib"
+fi
