@@ -49,6 +49,7 @@ static const char trace_help[] =
 	"                  ends the trace; cpid is its pid\n"
 	"  --include FILE  read FILE's #defines as an #include <FILE> of the program would (repeatable)\n"
 	"  -d              print the generated kiln Lisp and exit\n"
+	"  -dd             print it, then the BPF instructions kiln compiled it to, and exit\n"
 	"  --dry-run       translate and compile, do not load\n"
 	"  --emit FILE.o   write the compiled object (a kiln/libbpf ELF object) and exit\n"
 	"  -o FILE         write the output to FILE instead of stdout\n"
@@ -553,7 +554,8 @@ out:
 
 struct opts {
 	const char *prog_text, *file, *emit, *output, *list_glob, *command, *pid_text;
-	bool list, list_verbose, debug, dry_run, unsafe;
+	bool list, list_verbose, dry_run, unsafe;
+	int debug;                  /* -d: the generated Lisp; -dd: and the BPF instructions */
 	const char **params, **includes;
 	int nparams, nincludes;
 	pid_t pid;                  /* -p */
@@ -629,8 +631,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				o->list_glob = argv[++i];
 		} else if (!strcmp(a, "-v")) {
 			o->list_verbose = true;
-		} else if (!strcmp(a, "-d")) {
-			o->debug = true;
+		} else if (!strcmp(a, "-d") || !strcmp(a, "-dd")) {
+			o->debug = (int)strlen(a) - 1;
 		} else if (!strcmp(a, "--dry-run")) {
 			o->dry_run = true;
 		} else if (!strcmp(a, "--unsafe")) {
@@ -735,11 +737,19 @@ int cmd_trace(int argc, char **argv)
 	if (o.debug) {
 		fwrite(g.text, 1, g.len, stdout);
 		rc = 0;
-		goto out;
+		if (o.debug == 1)
+			goto out;
 	}
 	if (kl_compile_text_to_mem("kiln-trace.lisp", g.text, g.len, 2, NULL, &elf, &size, NULL)) {
 		fprintf(stderr, "kiln trace: the generated program did not compile (a kiln trace bug; -d shows it):\n%s\n",
 			kiln_errmsg());
+		rc = 1;
+		goto out;
+	}
+	if (o.debug) {   /* -dd: what kiln's compiler made of it, as `kiln disasm` prints it */
+		printf("\n;; the BPF instructions\n");
+		fflush(stdout);
+		rc = cli_disasm_image("kiln-trace", elf, size, NULL, false, stdout, stderr);
 		goto out;
 	}
 	if (o.emit) {

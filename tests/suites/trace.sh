@@ -559,6 +559,12 @@ check error-stdin-name "1 stdin:1:20: error: syntax error: unexpected '}', expec
 out=$("$KILN" trace -d -e 'tracepoint:syscalls:sys_enter_getppid { @[comm] = count(); }' 2>&1)
 if grep -q '(defprog p0 (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid")' <<<"$out" &&
    grep -q '(defmap m0 :type :hash' <<<"$out"; then pass debug-lisp; else fail debug-lisp "$out"; fi
+# -dd: the Lisp, then the instructions (the map update and the exit of p0)
+out=$("$KILN" trace -dd -e 'tracepoint:syscalls:sys_enter_getppid { @[comm] = count(); }' 2>&1); rc=$?
+if [ $rc -eq 0 ] && grep -q '(defmap m0 :type :hash' <<<"$out" && grep -q '^;; the BPF instructions$' <<<"$out" &&
+   grep -q '^prog p0 (section tracepoint/syscalls/sys_enter_getppid, [0-9]* insns)$' <<<"$out" &&
+   grep -qE '^ +[0-9]+: call bpf_get_current_comm#16$' <<<"$out"; then pass debug-instructions
+else fail debug-instructions "status $rc: $(tail -5 <<<"$out")"; fi
 if "$KILN" trace --emit "$tmp/t.o" -e 'tracepoint:syscalls:sys_enter_getppid { @[pid] = count(); }' &&
    out=$("$KILN" check "$tmp/t.o" 2>&1); then pass emit-object
 else fail emit-object "$out"; fi
