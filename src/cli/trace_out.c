@@ -403,7 +403,8 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 		sort_sema = s;
 		sort_map = m;
 		if (c.n)        /* an empty map has no array: qsort takes no NULL */
-			qsort(c.e, c.n, sizeof(*c.e), by_sort);
+			if (c.n > 1)
+				qsort(c.e, c.n, sizeof(*c.e), by_sort);
 		int64_t dv = div ? (int64_t)div : 1;
 		if (json)
 			json_map(out, m, c.e, top && c.n > top ? c.n - top : 0, c.n, dv, s);

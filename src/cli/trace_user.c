@@ -144,7 +144,8 @@ void trace_put_cgroup_path(FILE *out, const struct kt_type *t, const uint8_t *p,
 	}
 	if (m)
 		fclose(m);
-	qsort(h, n, sizeof(h[0]), by_hier);
+	if (n > 1)
+		qsort(h, n, sizeof(h[0]), by_hier);
 	bool first = true;
 	for (size_t i = 0; i < n; i++) {
 		if (h[i].path && h[i].path[0])

@@ -66,7 +66,8 @@ int kt_elf_funcs(struct kl_arena *a, const char *path, struct kt_esym **out, uin
 			}
 		}
 	kt_elf_close(e, fd);
-	qsort(v.items, v.len, sizeof(*v.items), by_name);
+	if (v.len > 1)   /* (qsort of NULL, 0 is undefined) */
+		qsort(v.items, v.len, sizeof(*v.items), by_name);
 	uint32_t k = 0;
 	for (size_t i = 0; i < v.len; i++)
 		if (!k || strcmp(v.items[k - 1].name, v.items[i].name))

@@ -260,7 +260,8 @@ int kt_kfuncs(struct kl_arena *a, const char *glob, const char ***out, uint32_t 
 		if (name && *name && (!glob || !fnmatch(glob, name, 0)))
 			kl_vec_push(a, &v, name);
 	}
-	qsort(v.items, v.len, sizeof(*v.items), cmp_str);
+	if (v.len > 1)   /* (qsort of NULL, 0 is undefined) */
+		qsort(v.items, v.len, sizeof(*v.items), cmp_str);
 	uint32_t u = 0;
 	for (size_t i = 0; i < v.len; i++)   /* a static function of several files: once */
 		if (!u || strcmp(v.items[u - 1], v.items[i]))

@@ -193,7 +193,8 @@ static const char **init_funcs(struct kl_arena *a, size_t *n)
 	for (size_t i = 0; i < text.len; i++)
 		if (text.items[i].addr >= lo && text.items[i].addr < hi)
 			out[(*n)++] = text.items[i].name;
-	qsort(out, *n, sizeof(*out), cmp_name);
+	if (*n > 1)
+		qsort(out, *n, sizeof(*out), cmp_name);
 	return out;
 }
 
