@@ -82,7 +82,18 @@ out = entry("(sq 4)")
 check("usable-after-ctrl-c", re.search(r"^16$", out, re.M), out)
 os.write(fd, b"\x04")
 read_until(b"\x00", 3)
-_, status = os.waitpid(pid, 0)
-check("ctrl-d", os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, str(status))
+status = None
+end = time.time() + 10   # a deadline: a repl that does not end fails here, never hangs the suite
+while status is None and time.time() < end:
+    wpid, st = os.waitpid(pid, os.WNOHANG)
+    if wpid:
+        status = st
+    else:
+        time.sleep(0.05)
+if status is None:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+check("ctrl-d", status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
+      "still running 10 s after Ctrl-D" if status is None else str(status))
 h = open(hist).read().replace("\\040", " ") if os.path.exists(hist) else ""   # libedit writes spaces as \040
 check("history", "(sq 12)" in h, h)

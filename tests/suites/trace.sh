@@ -111,27 +111,49 @@ else
 	}
 	cmp_bpftrace formats "$(cat "$tmp/formats2.bt")"
 	# kstack and ustack in printf, as keys (alone and in a tuple) and as a value: the same
-	# kernel frames; user addresses differ from run to run (ASLR), so they are masked
-	printf 'import os\nos.getppid()\nos.getppid()\n' >"$tmp/gp.py"
+	# kernel frames; user addresses differ from run to run (ASLR), so they are masked. Both
+	# tracers run at once on one run of the helper: the kernel's path to a tracepoint program
+	# depends on what else is attached to it then (another test's raw tracepoint on sys_enter
+	# adds __traceiter_sys_enter), so only stacks taken together compare.
 	py2=ktpy2$$
 	ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$py2"
-	prog='tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { @[kstack] = count(); @u[ustack(3)] = count();
-		@k[kstack(2), comm] = count(); printf("%s|%s|\n", kstack(2), ustack(2)); @v = kstack(2); }'
-	k=$(timeout 20 "$KILN" trace -e "$prog" -c "$tmp/$py2 $tmp/gp.py" 2>&1 | sed -E 's/0x[0-9a-f]+/ADDR/g')
-	b=$(timeout 20 "$BPFTRACE" -e "$prog" -c "$tmp/$py2 $tmp/gp.py" 2>/dev/null | sed -E 's/0x[0-9a-f]+/ADDR/g')
+	printf 'import os, sys, time\nwhile not os.path.exists(sys.argv[1]): time.sleep(0.01)\nos.getppid()\nos.getppid()\n' >"$tmp/gp.py"
+	stacks_both() {   # program (its probe ends with printf("end\n")): k and b, both tracers' output
+		rm -f "$tmp/gostack"
+		"$tmp/$py2" "$tmp/gp.py" "$tmp/gostack" &
+		local hp2=$!
+		__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 "$KILN" trace -e "$1" >"$tmp/sk.out" 2>"$tmp/sk.err" &
+		local kp2=$!
+		__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 "$BPFTRACE" -e "$1" >"$tmp/sb.out" 2>"$tmp/sb.err" &
+		local bp2=$!
+		wait_for "$tmp/sk.err" NOTIFY 20 && wait_for "$tmp/sb.err" NOTIFY 20
+		touch "$tmp/gostack"
+		wait $hp2
+		local end=$((SECONDS + 10))
+		while [ $SECONDS -lt $end ] && { [ "$(grep -c '^end$' "$tmp/sk.out")" -lt 2 ] ||
+			[ "$(grep -c '^end$' "$tmp/sb.out")" -lt 2 ]; }; do sleep 0.05; done
+		kill -INT $kp2 $bp2 2>/dev/null
+		# (bpftrace 0.17 may miss a SIGINT that does not interrupt its epoll_wait: SIGTERM then)
+		end=$((SECONDS + 10))
+		while [ $SECONDS -lt $end ] && kill -0 $kp2 $bp2 2>/dev/null; do sleep 0.05; done
+		kill -0 $bp2 2>/dev/null && kill -TERM $bp2
+		wait $kp2 $bp2
+		k=$(sed -E 's/0x[0-9a-f]+/ADDR/g' "$tmp/sk.out")
+		b=$(grep -v '^WARNING' "$tmp/sb.out" | sed -E 's/0x[0-9a-f]+/ADDR/g')
+	}
+	stacks_both 'tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { @[kstack] = count(); @u[ustack(3)] = count();
+		@k[kstack(2), comm] = count(); printf("%s|%s|\n", kstack(2), ustack(2)); @v = kstack(2); printf("end\n"); }'
 	if grep -q '^    [a-z_0-9]*+[0-9]*$' <<<"$k"; then check bpftrace-stacks "$b" "$k"
 	else fail bpftrace-stacks "no kernel frame: $k"; fi
 	# perf's stack mode: a tab, the address in hex, the frame; ustack adds the file (bpftrace
 	# 0.17 often leaves a user frame unknown once the process is gone, so only kiln's shape
 	# is checked there)
-	prog='tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { @[kstack(perf, 2)] = count();
-		printf("%s|\n", kstack(perf, 2)); }'
-	k=$(timeout 20 "$KILN" trace -e "$prog" -c "$tmp/$py2 $tmp/gp.py" 2>&1)
-	b=$(timeout 20 "$BPFTRACE" -e "$prog" -c "$tmp/$py2 $tmp/gp.py" 2>/dev/null)
+	stacks_both 'tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { @[kstack(perf, 2)] = count();
+		printf("%s|\n", kstack(perf, 2)); printf("end\n"); }'
 	if grep -qP '^\t[0-9a-f]+ [a-z_0-9]+\+[0-9]+$' <<<"$k"; then check bpftrace-stacks-perf "$b" "$k"
 	else fail bpftrace-stacks-perf "no kernel frame: $k"; fi
 	k=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { printf("%s", ustack(perf, 1)); }' \
-		-c "$tmp/$py2 $tmp/gp.py" 2>&1)
+		-c "$tmp/$py2 $tmp/gp.py /" 2>&1)
 	if grep -qP '^\t[0-9a-f]+ getppid\+[0-9]+ \(/[^ ]*libc[^ ]*\)$' <<<"$k"; then pass ustack-perf
 	else fail ustack-perf "$k"; fi
 	cmp_bpftrace maps 'BEGIN { @b = 1; @a[1] = 5; @a[2] = 3; @a[3] = -2; @c["x"] = 1; @c["ab"] = 4;
