@@ -80,17 +80,18 @@ whistler_start() {
 	"$@" >"$o" 2>"$e" &
 	w=$!
 }
-# whistler_ready NAME OUT ERR TEXT: 0 once Whistler's run in $w has printed TEXT (in OUT or ERR);
-# else SKIP NAME's comparison with what it printed, stop it, and 1
+# whistler_ready NAME TEXT FILE OTHER: 0 once Whistler's run in $w has printed TEXT in FILE (its
+# stdout or stderr, OTHER the other one); else SKIP NAME's comparison with what it printed,
+# stop it, and 1
 whistler_ready() {
-	local n=$1 o=$2 e=$3 said
+	local n=$1 said
 	if [ -n "$whistler" ]; then echo "SKIP $SUITE/$n/whistler: $whistler"; return 1; fi
-	if wait_text "$o" "$4" "$w" || grep -qF -- "$4" "$e"; then return 0; fi
+	if wait_text "$3" "$2" "$w"; then return 0; fi
 	kill -0 "$w" 2>/dev/null && kill -KILL "$w"
 	wait "$w"
 	st=$?
-	said=$(grep -v '^;' "$e" "$o" | grep . | head -3 | tr '\n' ' ')
-	echo "SKIP $SUITE/$n/whistler: Whistler's run (status $st) did not say '$4'; it printed: ${said:-nothing}"
+	said=$(cat "$3" "$4" | grep -v '^;' | grep . | head -3 | tr '\n' ' ')
+	echo "SKIP $SUITE/$n/whistler: Whistler's run (status $st) did not say '$2'; it printed: ${said:-nothing}"
 	w=
 	return 1
 }
@@ -120,7 +121,7 @@ interrupted() {
 		fail "$n/start" "$(cat "$tmp/err")"
 		kill -KILL $k; k=; [ -n "$w" ] && kill -KILL "$w"; w=; return
 	fi
-	whistler_ready "$n" "$tmp/w.out" "$tmp/w.err" "${said##*$'\n'}" || w=
+	whistler_ready "$n" "${said##*$'\n'}" "$tmp/w.err" "$tmp/w.out" || w=
 	links=$(fd_ids "$k" link)
 	"activity_${n//-/_}"
 	[ -n "$w" ] && kill -INT "$w"
@@ -173,7 +174,7 @@ whistler_start "$n" "$tmp/w.out" "$tmp/w.err" "${sbcl[@]}" --load "$tmp/$n.lisp"
 if start_run "$tmp/out" "$tmp/err" "$tmp/$n.lisp"; then
 	progs=$(fd_ids "$k" prog)
 	# Whistler's run: compared if it attaches (says what kiln run says once it has)
-	if whistler_ready "$n" "$tmp/w.out" "$tmp/w.err" running; then
+	if whistler_ready "$n" running "$tmp/w.err" "$tmp/w.out"; then
 		fail "$n/whistler" "Whistler's run says 'running' now: compare its histogram here"
 		kill -KILL "$w"
 	fi
@@ -231,7 +232,7 @@ cg_session() {   # NAME SENT READY-LINE LINE-PREFIX
 		fail "$n/start" "$(cat "$tmp/$n.err" "$tmp/$n.out")"
 		kill -KILL $kk; [ -n "$w" ] && kill -KILL "$w"; return
 	fi
-	whistler_ready "$n" "$tmp/$n.w.out" "$tmp/$n.w.err" "$ready" || w=
+	whistler_ready "$n" "$ready" "$tmp/$n.w.out" "$tmp/$n.w.err" || w=
 	send_udp "$src" "$sent"
 	local i
 	for i in $(seq 300); do kill -0 $kk 2>/dev/null || break; sleep 0.05; done   # 10 lines, one a second
