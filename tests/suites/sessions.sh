@@ -205,18 +205,21 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(int(sys.argv[1])): s.sendto(b\"x\", r.getsockname())
 " "$2"' sh "$1" "$2"
 }
-# in_cgroup_ns CGROUP OBJ CMD...: CMD in a mount namespace where /sys/fs/cgroup is CGROUP and
-# /tmp/cgroup-skb-count.bpf.o (which cgroup-skb-count writes and reads back) is OBJ, a file of
-# its own: kiln's and Whistler's runs, and other runs on the machine, do not share it
+# in_cgroup_ns CGROUP DIR CMD...: CMD in a mount namespace where /sys/fs/cgroup is CGROUP and
+# /tmp is DIR, a directory of this run's, with this suite's $tmp still at its path: so the
+# /tmp/cgroup-skb-count.bpf.o that cgroup-skb-count writes and reads back is a file of its own,
+# which kiln's and Whistler's runs, and other runs on the machine, do not share
 in_cgroup_ns() {
-	unshare -m sh -c 'mount --bind "$1" /sys/fs/cgroup && mount --bind "$2" /tmp/cgroup-skb-count.bpf.o &&
-		shift 2 && exec "$@"' sh "$@"
+	local cg=$1 dir=$2 in="$2/${tmp#/tmp/}"
+	shift 2
+	mkdir -p "$in"
+	unshare -m sh -c 'mount --bind "$1" /sys/fs/cgroup && mount --bind "$2" "$3" && mount --rbind "$4" /tmp &&
+		shift 4 && exec "$@"' sh "$cg" "$tmp" "$in" "$dir" "$@"
 }
 cg_session() {   # NAME SENT READY-LINE LINE-PREFIX
 	local n=$1 sent=$2 ready=$3 prefix=$4 cg="$cgroot/kiln-sessions-$$-$1" kk src
 	mkdir "$cg" && cgs+=("$cg")
-	: >"$tmp/$n.o"; : >"$tmp/$n.w.o"
-	in_cgroup_ns "$cg" "$tmp/$n.o" "$KILN" run "$tmp/$n.lisp" >"$tmp/$n.out" 2>"$tmp/$n.err" &
+	in_cgroup_ns "$cg" "$tmp/$n.tmp" "$KILN" run "$tmp/$n.lisp" >"$tmp/$n.out" 2>"$tmp/$n.err" &
 	kk=$!
 	k=$kk
 	# Whistler's run attaches (with flags 0: no other program on the same cgroup) to a child of
@@ -226,7 +229,7 @@ cg_session() {   # NAME SENT READY-LINE LINE-PREFIX
 		src=$cg/whistler
 		mkdir "$src" && cgs+=("$src")
 	fi
-	whistler_start "$n" "$tmp/$n.w.out" "$tmp/$n.w.err" in_cgroup_ns "$src" "$tmp/$n.w.o" \
+	whistler_start "$n" "$tmp/$n.w.out" "$tmp/$n.w.err" in_cgroup_ns "$src" "$tmp/$n.w.tmp" \
 		"${sbcl[@]}" --load "$tmp/$n.lisp"
 	if ! wait_text "$tmp/$n.out" "$ready"; then
 		fail "$n/start" "$(cat "$tmp/$n.err" "$tmp/$n.out")"
@@ -275,13 +278,11 @@ elif ! command -v unshare >/dev/null || ! command -v python3 >/dev/null; then
 	echo "SKIP $SUITE/cgroup-skb: unshare and python3 are needed"
 else
 	# both at once (ten seconds each), in cgroups and namespaces of their own
-	[ -e /tmp/cgroup-skb-count.bpf.o ] || : >/tmp/cgroup-skb-count.bpf.o   # where in_cgroup_ns mounts
 	cg_session cgroup-skb-session 5 "Counting egress packets on /sys/fs/cgroup..." packets &
 	p1=$!
 	cg_session cgroup-skb-count 7 "Attached to /sys/fs/cgroup (egress). Counting packets..." "egress packets" &
 	p2=$!
 	wait $p1 $p2
-	rm -f /tmp/cgroup-skb-count.bpf.o    # the mount point (each run wrote a file of its own)
 fi
 
 # ---- ffi-call-tracker: a uprobe on libffi's ffi_call ---------------------------------
