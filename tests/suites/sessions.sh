@@ -36,6 +36,8 @@ cleanup() {
 	[ -n "${w:-}" ] && kill -KILL "$w" 2>/dev/null
 	local i
 	for ((i = ${#cgs[@]} - 1; i >= 0; i--)); do rmdir "${cgs[i]}" 2>/dev/null; done   # children first
+	# the cgroup runs' own (made in background subshells, which $cgs does not see), children first
+	[ -n "${cgroot:-}" ] && rmdir "$cgroot/kiln-sessions-$$-"*/whistler "$cgroot/kiln-sessions-$$-"* 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -233,7 +235,10 @@ cg_session() {   # NAME SENT READY-LINE LINE-PREFIX
 		"${sbcl[@]}" --load "$tmp/$n.lisp"
 	if ! wait_text "$tmp/$n.out" "$ready"; then
 		fail "$n/start" "$(cat "$tmp/$n.err" "$tmp/$n.out")"
-		kill -KILL $kk; [ -n "$w" ] && kill -KILL "$w"; return
+		kill -KILL $kk; [ -n "$w" ] && kill -KILL "$w"
+		wait
+		rmdir "$src" "$cg" 2>/dev/null
+		return
 	fi
 	whistler_ready "$n" "$ready" "$tmp/$n.w.out" "$tmp/$n.w.err" || w=
 	send_udp "$src" "$sent"
