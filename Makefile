@@ -44,9 +44,10 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 # run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a test's netns,
 # libclang-rt-14-dev for clang's libFuzzer and sanitizer runtimes (`make fuzz`), prometheus to
 # scrape `kiln run --metrics` in tests/suites/metrics.sh, libedit (libedit-dev) for the line
-# editing and history of `kiln repl`
+# editing and history of `kiln repl`, sbcl to run Whistler's own session examples beside
+# `kiln run` in tests/suites/sessions.sh and bench/sessions.sh
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
-	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev
+	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev sbcl
 
 .PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
 all: kiln lib

@@ -1,36 +1,68 @@
 #!/usr/bin/env bash
-# sessions.sh — start-up of `kiln run` on Whistler's five session examples: the time from
-# starting kiln to the first line it prints, and to the line each prints once its program is
+# sessions.sh — start-up of `kiln run` on Whistler's five session examples, beside Whistler's
+# own run of each (SBCL with Whistler's loader, from the same checkout): the time from starting
+# the process to the first line it prints, and to the line each prints once its program is
 # compiled, loaded and attached (fork-tracker, ffi-call-tracker: "Tracing ..."; the cgroup
-# ones: "Attached"/"Counting"; runqlat, a kiln program in eval-when: kiln run's "running").
-# Median of N rounds (default 5). Then Ctrl-C (the cgroup examples run in a mount namespace
-# where /sys/fs/cgroup is a cgroup of this script's, as tests/suites/sessions.sh does).
+# ones: "Attached"/"Counting"; runqlat, a kiln program in eval-when: kiln run's "running" —
+# under SBCL it only defines its maps and program and ends, printing nothing: "-").
+# Median of N rounds (default 5), kiln's and Whistler's runs interleaved. Then Ctrl-C (the
+# cgroup examples run in a mount namespace where /sys/fs/cgroup is a cgroup of this script's,
+# one for each side, as tests/suites/sessions.sh does).
 #   bash bench/sessions.sh [ROUNDS]
-# Whistler's files are read from $WHISTLER_DIR or the fetched mirror, never copied.
+# Whistler's files are read from $WHISTLER_DIR or the fetched mirror, extracted into a
+# temporary directory, never kept; ASDF compiles its FASLs there once before the rounds (that
+# compile is not timed: SBCL's start-up is the load of the compiled loader). Without sbcl only
+# kiln is measured.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KILN=${KILN:-$ROOT/kiln}
 WH=${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}
 rounds=${1:-5}
 tmp=$(mktemp -d)
-cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)/kiln-bench-$$
-mkdir "$cg"
-trap 'rmdir "$cg" 2>/dev/null; rm -rf "$tmp" /tmp/cgroup-skb-count.bpf.o' EXIT
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+cg=$cgroot/kiln-bench-$$ wcg=$cgroot/kiln-bench-$$-whistler
+mkdir "$cg" "$wcg"
+trap 'rmdir "$cg" "$wcg" 2>/dev/null; rm -rf "$tmp" /tmp/cgroup-skb-count.bpf.o' EXIT
 lib=$(ldconfig -p | awk '$1 == "libffi.so.8" && /x86-64/ { print $NF; exit }')
 for n in fork-tracker runqlat cgroup-skb-count cgroup-skb-session ffi-call-tracker; do
 	if [ -f "$WH/examples/$n.lisp" ]; then cp "$WH/examples/$n.lisp" "$tmp/"
 	else git -C "$WH" show "HEAD:examples/$n.lisp" >"$tmp/$n.lisp" || exit 1; fi
 done
-python3 - "$KILN" "$tmp" "$cg" "$lib" "$rounds" <<'PY'
+W=$tmp/whistler
+if command -v sbcl >/dev/null; then
+	mkdir "$W"
+	if [ -f "$WH/whistler.asd" ]; then cp -r "$WH/." "$W/"
+	else git -C "$WH" archive HEAD | tar -x -C "$W"; fi
+	export XDG_CACHE_HOME=$tmp/cache
+	if ! timeout 120 sbcl --noinform --non-interactive --eval '(require :asdf)' \
+		--eval "(push #p\"$W/\" asdf:*central-registry*)" \
+		--eval '(asdf:load-system "whistler/loader")' >"$tmp/warm" 2>&1; then
+		echo "Whistler's loader did not load in SBCL: $(grep -v '^;' "$tmp/warm" | grep . | head -3)"
+		W=
+	fi
+else
+	echo "no sbcl: only kiln is measured"
+	W=
+fi
+python3 - "$KILN" "$tmp" "$cg" "$wcg" "$lib" "$rounds" "$W" <<'PY'
 import os, selectors, signal, statistics, subprocess, sys, time
-kiln, tmp, cg, lib, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-ns = ["unshare", "-m", "sh", "-c", 'mount --bind "$1" /sys/fs/cgroup && exec "$2" run "$3"', "sh", cg, kiln]
-runs = [
-    ("fork-tracker", [kiln, "run", f"{tmp}/fork-tracker.lisp"], "Tracing process forks"),
-    ("runqlat", [kiln, "run", f"{tmp}/runqlat.lisp"], "running"),
-    ("cgroup-skb-count", ns + [f"{tmp}/cgroup-skb-count.lisp"], "Attached to"),
-    ("cgroup-skb-session", ns + [f"{tmp}/cgroup-skb-session.lisp"], "Counting egress"),
-    ("ffi-call-tracker", [kiln, "run", f"{tmp}/ffi-call-tracker.lisp", lib], "Tracing ffi_call"),
+kiln, tmp, cg, wcg, lib, rounds, W = sys.argv[1:6] + [int(sys.argv[6]), sys.argv[7]]
+def ns(cgroup):
+    return ["unshare", "-m", "sh", "-c", 'mount --bind "$1" /sys/fs/cgroup && shift && exec "$@"', "sh", cgroup]
+sbcl = ["sbcl", "--noinform", "--non-interactive", "--eval", "(require :asdf)",
+        "--eval", f'(push #p"{W}/" asdf:*central-registry*)',
+        "--eval", '(let ((*error-output* (make-broadcast-stream))) (asdf:load-system "whistler/loader"))']
+def wh(n, *args):
+    return sbcl + ["--load", f"{tmp}/{n}.lisp", "--end-toplevel-options", *args]
+runs = [   # name, kiln's command, Whistler's, the line said once attached
+    ("fork-tracker", [kiln, "run", f"{tmp}/fork-tracker.lisp"], wh("fork-tracker"), "Tracing process forks"),
+    ("runqlat", [kiln, "run", f"{tmp}/runqlat.lisp"], wh("runqlat"), "running"),
+    ("cgroup-skb-count", ns(cg) + [kiln, "run", f"{tmp}/cgroup-skb-count.lisp"],
+     ns(wcg) + wh("cgroup-skb-count"), "Attached to"),
+    ("cgroup-skb-session", ns(cg) + [kiln, "run", f"{tmp}/cgroup-skb-session.lisp"],
+     ns(wcg) + wh("cgroup-skb-session"), "Counting egress"),
+    ("ffi-call-tracker", [kiln, "run", f"{tmp}/ffi-call-tracker.lisp", lib],
+     wh("ffi-call-tracker", lib), "Tracing ffi_call"),
 ]
 def once(cmd, ready):
     t0 = time.monotonic()
@@ -40,7 +72,7 @@ def once(cmd, ready):
     sel.register(p.stderr, selectors.EVENT_READ)
     first = done = None
     buf = b""
-    while done is None and time.monotonic() - t0 < 20:
+    while done is None and sel.get_map() and time.monotonic() - t0 < 20:
         for key, _ in sel.select(timeout=1):
             data = os.read(key.fileobj.fileno(), 65536)
             if not data:
@@ -58,14 +90,18 @@ def once(cmd, ready):
     except subprocess.TimeoutExpired:
         p.kill(); p.communicate()
     return first, done
-print(f"{'example':<20} {'first line':>12} {'attached':>12}   (median of {rounds}, ms)")
-for name, cmd, ready in runs:
-    firsts, dones = [], []
+def med(xs):
+    return f"{statistics.median(xs):8.1f}" if xs else "       -"
+print(f"{'example':<20} {'kiln first':>10} {'attached':>9}   {'Whistler first':>14} {'attached':>9}"
+      f"   (median of {rounds}, ms)")
+for name, kcmd, wcmd, ready in runs:
+    t = {"kf": [], "kd": [], "wf": [], "wd": []}
     for _ in range(rounds):
-        f, d = once(cmd, ready)
-        if f is not None: firsts.append(f * 1000)
-        if d is not None: dones.append(d * 1000)
-    fm = f"{statistics.median(firsts):10.1f}" if firsts else "         -"
-    dm = f"{statistics.median(dones):10.1f}" if dones else "         -"
-    print(f"{name:<20} {fm:>12} {dm:>12}")
+        for side, cmd in (("k", kcmd), ("w", wcmd if W else None)):
+            if cmd is None:
+                continue
+            f, d = once(cmd, ready)
+            if f is not None: t[side + "f"].append(f * 1000)
+            if d is not None: t[side + "d"].append(d * 1000)
+    print(f"{name:<20} {med(t['kf']):>10} {med(t['kd']):>9}   {med(t['wf']):>14} {med(t['wd']):>9}")
 PY

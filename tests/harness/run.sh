@@ -58,23 +58,25 @@ gone() {
 # count_words WORDS...: how many were given (ids lists are newline-separated words)
 count_words() { echo $#; }
 
-# wait_text FILE TEXT: 0 once FILE has TEXT; 1 after 10 s, or when $k has ended without it
+# wait_text FILE TEXT [PID]: 0 once FILE has TEXT; 1 after 10 s, or when PID (default $k) has
+# ended without it
 wait_text() {
-	local i
+	local i p=${3:-$k}
 	for i in $(seq 200); do
 		grep -qF -- "$2" "$1" && return 0
-		kill -0 "$k" 2>/dev/null || { grep -qF -- "$2" "$1"; return; }
+		kill -0 "$p" 2>/dev/null || { grep -qF -- "$2" "$1"; return; }
 		sleep 0.05
 	done
 	return 1
 }
 
-# ended: 0 once $k has exited (within 5 s), its status in $st; 1 (st=running) if it has not
+# ended [PID]: 0 once PID (default $k) has exited (within 5 s), its status in $st; 1
+# (st=running) if it has not
 ended() {
-	local i
+	local i p=${1:-$k}
 	st=running
 	for i in $(seq 100); do
-		kill -0 "$k" 2>/dev/null || { wait "$k"; st=$?; return 0; }
+		kill -0 "$p" 2>/dev/null || { wait "$p"; st=$?; return 0; }
 		sleep 0.05
 	done
 	return 1
