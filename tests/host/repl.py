@@ -6,6 +6,9 @@ map's contents kept when another program is added, a verifier rejection, dump, d
 Ctrl-C stopping a form, history kept). Prints PASS/FAIL lines.  usage: repl.py KILN HISTFILE"""
 import os, pty, re, select, signal, sys, time
 
+# the program's name: this run's own (the suite counts what is left by that name)
+PROG = sys.argv[3] if len(sys.argv) > 3 else "on_getppid"
+
 kiln, hist = sys.argv[1], sys.argv[2]
 pid, fd = pty.fork()
 if pid == 0:
@@ -46,10 +49,10 @@ out = entry("(sq 3)")
 check("usable-after-error", re.search(r"^9$", out, re.M), out)
 out = entry("(defmap counts :type :hash :key-size 4 :value-size 8 :max-entries 64)")
 check("defmap", "COUNTS" in out, out)
-out = entry('(defprog on-getppid (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid" :license "GPL")', b"...> ")
+out = entry('(defprog ' + PROG + ' (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid" :license "GPL")', b"...> ")
 out = entry("  (incf (getmap counts (cast u32 (>> (get-current-pid-tgid) 32)))) 0)")
-check("defprog-loaded", "ON-GETPPID" in out and "error" not in out, out)
-out = entry("(attach on-getppid)")
+check("defprog-loaded", PROG.upper() in out and "error" not in out, out)
+out = entry("(attach " + PROG + ")")
 check("attach", re.search(r"^T$", out, re.M), out)
 for _ in range(5):
     os.getppid()
@@ -66,10 +69,10 @@ out = entry(f"(bpf:map-ref counts {me})")
 check("map-kept", re.search(r"^5$", out, re.M), out)
 out = entry("(dump counts)")
 check("dump", re.search(rf"^\s*{me} => 5$", out, re.M), out)
-out = entry("(check on-getppid)")
-check("check", re.search(r"^on_getppid: accepted by the verifier \(tracepoint/syscalls/sys_enter_getppid, \d+ instructions\)$", out, re.M), out)
-out = entry("(disasm on-getppid)")
-check("disasm", "prog on_getppid (section tracepoint/syscalls/sys_enter_getppid" in out and "exit" in out, out)
+out = entry("(check " + PROG + ")")
+check("check", re.search("^" + PROG + r": accepted by the verifier \(tracepoint/syscalls/sys_enter_getppid, \d+ instructions\)$", out, re.M), out)
+out = entry("(disasm " + PROG + ")")
+check("disasm", "prog " + PROG + " (section tracepoint/syscalls/sys_enter_getppid" in out and "exit" in out, out)
 out = entry("(no-such-function 1)")
 check("undefined", "undefined function no-such-function" in out, out)
 os.write(fd, b"(loop (sleep 1))\r")

@@ -10,7 +10,8 @@ KILN=${KILN:-$PWD/kiln}
 hist=$(mktemp)
 trap 'rm -f "$hist"' EXIT
 rm -f "$hist"
-python3 tests/host/repl.py "$KILN" "$hist"
-# nothing of the session stays: no program named on_getppid loaded by a kiln repl
-left=$(bpftool prog show 2>/dev/null | grep -c 'name on_getppid')
-if [ "$left" = 0 ]; then echo "PASS repl/unloaded"; else echo "FAIL repl/unloaded: $left programs on_getppid left"; fi
+prog=krepl$$   # this run's program name (15 characters at most), counted below
+python3 tests/host/repl.py "$KILN" "$hist" "$prog"
+# nothing of the session stays: no program of this run's name
+left=$(bpftool prog show 2>/dev/null | grep -c "name $prog\$")
+if [ "$left" = 0 ]; then echo "PASS repl/unloaded"; else echo "FAIL repl/unloaded: $left programs $prog left"; fi
