@@ -81,6 +81,37 @@ int64_t kl_fold(uint8_t alu, int64_t a, int64_t b)
 	}
 }
 
+uint8_t kl_cond_swap(uint8_t c)
+{
+	static const uint8_t sw[][2] = {
+		{ BPF_JGT, BPF_JLT }, { BPF_JGE, BPF_JLE }, { BPF_JSGT, BPF_JSLT }, { BPF_JSGE, BPF_JSLE },
+	};
+	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++) {
+		if (sw[i][0] == c) return sw[i][1];
+		if (sw[i][1] == c) return sw[i][0];
+	}
+	return c;   /* JEQ, JNE, JSET: symmetric */
+}
+
+int kl_cond_holds(uint8_t cond, int64_t a, int64_t b)
+{
+	uint64_t x = (uint64_t)a, y = (uint64_t)b;
+	switch (cond) {
+	case BPF_JEQ: return x == y;
+	case BPF_JNE: return x != y;
+	case BPF_JGT: return x > y;
+	case BPF_JGE: return x >= y;
+	case BPF_JLT: return x < y;
+	case BPF_JLE: return x <= y;
+	case BPF_JSGT: return a > b;
+	case BPF_JSGE: return a >= b;
+	case BPF_JSLT: return a < b;
+	case BPF_JSLE: return a <= b;
+	case BPF_JSET: return (x & y) != 0;
+	default: return -1;
+	}
+}
+
 uint8_t kl_cond_invert(uint8_t cond)
 {
 	static const uint8_t inv[][2] = {

@@ -94,6 +94,10 @@ void kl_ir_operands(const struct kl_ir_ins *i, struct kl_ir_operands *u);
 
 /* a <alu> b with the BPF machine's semantics (x/0 = 0, x%0 = x, shift counts masked). */
 int64_t kl_fold(uint8_t alu, int64_t a, int64_t b);
+/* The condition with its operands swapped (not its negation): a < b is b > a. */
+uint8_t kl_cond_swap(uint8_t cond);
+/* Whether a COND b holds, as the 64-bit BPF jumps decide it: 1 or 0; -1 for no condition. */
+int kl_cond_holds(uint8_t cond, int64_t a, int64_t b);
 /* The branch condition that holds exactly when `cond` does not (BPF_JEQ <-> BPF_JNE, ...);
  * 0 for one without an opposite (BPF_JSET). */
 uint8_t kl_cond_invert(uint8_t cond);

@@ -225,36 +225,6 @@ static const struct cmp_op cmp_ops[] = {
 	{ "==", BPF_JEQ }, { "!=", BPF_JNE },
 };
 
-/* The condition with its operands swapped: a < b is b > a. */
-static uint8_t swap_cond(uint8_t c)
-{
-	static const uint8_t sw[][2] = {
-		{ BPF_JGT, BPF_JLT }, { BPF_JGE, BPF_JLE }, { BPF_JSGT, BPF_JSLT }, { BPF_JSGE, BPF_JSLE },
-	};
-	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++) {
-		if (sw[i][0] == c) return sw[i][1];
-		if (sw[i][1] == c) return sw[i][0];
-	}
-	return c;
-}
-
-static bool cond_holds(uint8_t cond, int64_t a, int64_t b)
-{
-	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-	switch (cond) {
-	case BPF_JEQ: return a == b;
-	case BPF_JNE: return a != b;
-	case BPF_JLT: return ua < ub;
-	case BPF_JLE: return ua <= ub;
-	case BPF_JGT: return ua > ub;
-	case BPF_JGE: return ua >= ub;
-	case BPF_JSLT: return a < b;
-	case BPF_JSLE: return a <= b;
-	case BPF_JSGT: return a > b;
-	default: return a >= b;  /* BPF_JSGE */
-	}
-}
-
 static const struct cmp_op *find_cmp(const char *h)
 {
 	for (size_t i = 0; h && i < sizeof(cmp_ops) / sizeof(cmp_ops[0]); i++)
@@ -298,10 +268,10 @@ static int lower_branch(struct lw *l, struct kl_node *n, uint32_t lab, bool when
 		} else {
 			uint8_t cond = when ? cmp->cond : kl_cond_invert(cmp->cond);
 			if (a.kind == V_CONST && b.kind == V_CONST) {
-				if (cond_holds(cond, a.c, b.c))
+				if (kl_cond_holds(cond, a.c, b.c) == 1)
 					jump(l, lab);
 			} else if (a.kind == V_CONST) {
-				kl_lw_branch(l, swap_cond(cond), b, a, lab);
+				kl_lw_branch(l, kl_cond_swap(cond), b, a, lab);
 			} else {
 				kl_lw_branch(l, cond, a, b, lab);
 			}

@@ -21,27 +21,6 @@ static bool alu_folds(uint8_t alu)
 	}
 }
 
-/* Whether `a COND b` holds, as the 64-bit BPF jumps decide it; -1 for a condition not known
- * here. */
-static int holds(uint8_t cond, int64_t a, int64_t b)
-{
-	uint64_t x = (uint64_t)a, y = (uint64_t)b;
-	switch (cond) {
-	case BPF_JEQ: return x == y;
-	case BPF_JNE: return x != y;
-	case BPF_JGT: return x > y;
-	case BPF_JGE: return x >= y;
-	case BPF_JLT: return x < y;
-	case BPF_JLE: return x <= y;
-	case BPF_JSGT: return a > b;
-	case BPF_JSGE: return a >= b;
-	case BPF_JSLT: return a < b;
-	case BPF_JSLE: return a <= b;
-	case BPF_JSET: return (x & y) != 0;
-	default: return -1;
-	}
-}
-
 static void to_const(struct kl_ir_ins *in, int64_t v)
 {
 	in->op = IR_MOVI;
@@ -98,7 +77,7 @@ void kl_pass_fold(struct kl_arena *a, struct kl_ir_func *f)
 			break;
 		case IR_BR: {
 			int h = KNOWN(in->a) && (in->has_imm || KNOWN(in->b))
-					? holds(in->alu, val[in->a], in->has_imm ? in->imm : val[in->b]) : -1;
+					? kl_cond_holds(in->alu, val[in->a], in->has_imm ? in->imm : val[in->b]) : -1;
 			if (h == 1) {          /* always taken */
 				in->op = IR_JMP;
 				in->a = in->b = 0;

@@ -8,20 +8,6 @@
 #include "compiler/opt/passes.h"
 #include <linux/bpf.h>
 
-/* `a OP b` as `b OP' a`: the condition with its operands swapped (not its negation) */
-static uint8_t cond_swap(uint8_t c)
-{
-	static const uint8_t sw[][2] = {
-		{ BPF_JEQ, BPF_JEQ }, { BPF_JNE, BPF_JNE }, { BPF_JGT, BPF_JLT }, { BPF_JGE, BPF_JLE },
-		{ BPF_JLT, BPF_JGT }, { BPF_JLE, BPF_JGE }, { BPF_JSGT, BPF_JSLT }, { BPF_JSGE, BPF_JSLE },
-		{ BPF_JSLT, BPF_JSGT }, { BPF_JSLE, BPF_JSGE }, { BPF_JSET, BPF_JSET },
-	};
-	for (size_t i = 0; i < sizeof(sw) / sizeof(sw[0]); i++)
-		if (sw[i][0] == c)
-			return sw[i][1];
-	return 0;
-}
-
 void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f)
 {
 	uint32_t *defs, *def_at;
@@ -63,8 +49,8 @@ void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f)
 		bool k_b = in->op == IR_ALU || in->op == IR_BR || in->op == IR_STORE;
 		bool k_a = in->op == IR_MOV || in->op == IR_RET;
 		if (in->op == IR_BR && !in->has_imm && in->a && is_k[in->a] && in->b && !is_k[in->b] &&
-		    cond_swap(in->alu) && def_at[in->a] < i) {   /* K < x: x > K */
-			in->alu = cond_swap(in->alu);
+		    kl_cond_swap(in->alu) && def_at[in->a] < i) {   /* K < x: x > K */
+			in->alu = kl_cond_swap(in->alu);
 			kl_vreg t = in->a;
 			in->a = in->b;
 			in->b = t;
