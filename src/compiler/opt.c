@@ -17,6 +17,7 @@ static const struct pass passes[] = {
 	{ "propagate", "a vreg set once to a constant or a copy: the constant or the original where it is read",
 	  kl_pass_propagate },
 	{ "fold", "constants folded within a block: operations on known values, branches decided", kl_pass_fold },
+	{ "cse", "a load repeated in a block, with no store or call between: a copy of the first", kl_pass_cse },
 	{ "fold-offsets", "p = q + K used as a base: the offset folded into the access", kl_pass_fold_offsets },
 	{ "swap-cmp", "x = ntohs(load); x == K: the swap moved into the constant", kl_pass_swap_cmp },
 	{ "coalesce", "t = ...; x = t with t read once: x = ...", kl_pass_coalesce },
@@ -26,13 +27,13 @@ static const struct pass passes[] = {
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_FOLD, P_FOLD_OFFSETS, P_SWAP_CMP, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_FOLD, P_CSE, P_FOLD_OFFSETS, P_SWAP_CMP, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_FOLD, 1 }, { P_UNREACHABLE, 1 }, { P_FOLD_OFFSETS, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_FOLD, 1 }, { P_UNREACHABLE, 1 }, { P_FOLD_OFFSETS, 1 }, { P_CSE, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_BRANCH_OVER_JUMP, 1 },
 };
 

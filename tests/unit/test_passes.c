@@ -223,6 +223,25 @@ int main(void)
 	run(f, "fold");
 	CHECK("pass/fold-keeps", !strcmp(shape(f), "entry movi br movi label ret"), "%s", shape(f));
 
+	/* cse: the same load twice in a block is a copy of the first; not across a store, and
+	 * not after a label (another path joins) */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	ld = I(f, IR_LOAD, 2, 1, 0);
+	ld->size = 4, ld->off = 8;
+	ld = I(f, IR_LOAD, 3, 1, 0);
+	ld->size = 4, ld->off = 8;                /* -> v3 = v2 */
+	IMM(f, IR_STORE, 0, 1, 0)->size = 4;
+	ld = I(f, IR_LOAD, 4, 1, 0);
+	ld->size = 4, ld->off = 8;                /* after a store: loaded again */
+	LAB(f, IR_LABEL, 1);
+	ld = I(f, IR_LOAD, 5, 1, 0);
+	ld->size = 4, ld->off = 8;                /* after a label: loaded again */
+	I(f, IR_RET, 0, 5, 0);
+	run(f, "cse");
+	CHECK("pass/cse", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[4].op == IR_LOAD && f->ins[6].op == IR_LOAD,
+	      "%s", shape(f));
+
 	/* inline: main calls g(v1, 5); g returns its first argument plus its second; the call
 	 * becomes g's body with the arguments moved in and the result moved out */
 	struct kl_ir_func *g = fn();
