@@ -8,6 +8,8 @@ import os, pty, re, select, signal, sys, time
 
 # the program's name: this run's own (the suite counts what is left by that name)
 PROG = sys.argv[3] if len(sys.argv) > 3 else "on_getppid"
+# where the ids of the programs it loaded are written
+IDS = sys.argv[4] if len(sys.argv) > 4 else os.devnull
 
 kiln, hist = sys.argv[1], sys.argv[2]
 pid, fd = pty.fork()
@@ -54,6 +56,18 @@ out = entry("  (incf (getmap counts (cast u32 (>> (get-current-pid-tgid) 32)))) 
 check("defprog-loaded", PROG.upper() in out and "error" not in out, out)
 out = entry("(attach " + PROG + ")")
 check("attach", re.search(r"^T$", out, re.M), out)
+# the ids of the programs the repl holds now (its own fds), for the suite to check they are
+# gone after it ends
+ids = set()
+for entry_fd in os.listdir(f"/proc/{pid}/fdinfo"):
+    try:
+        m = re.search(r"^prog_id:\s*(\d+)$", open(f"/proc/{pid}/fdinfo/{entry_fd}").read(), re.M)
+    except OSError:
+        continue
+    if m:
+        ids.add(m.group(1))
+check("held-programs", ids, "no program fd in the repl")
+open(IDS, "w").write("\n".join(sorted(ids)) + "\n")
 for _ in range(5):
     os.getppid()
 out = entry(f"(bpf:map-ref counts {me})")

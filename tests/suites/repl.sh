@@ -7,11 +7,15 @@
 set -u
 cd "${ROOT:-$(dirname "$0")/../..}"
 KILN=${KILN:-$PWD/kiln}
-hist=$(mktemp)
-trap 'rm -f "$hist"' EXIT
+hist=$(mktemp) ids=$(mktemp)
+trap 'rm -f "$hist" "$ids"' EXIT
 rm -f "$hist"
-prog=krepl$$   # this run's program name (15 characters at most), counted below
-python3 tests/host/repl.py "$KILN" "$hist" "$prog"
-# nothing of the session stays: no program of this run's name
-left=$(bpftool prog show 2>/dev/null | grep -c "name $prog\$")
-if [ "$left" = 0 ]; then echo "PASS repl/unloaded"; else echo "FAIL repl/unloaded: $left programs $prog left"; fi
+prog=krepl$$   # this run's program name (15 characters at most)
+python3 tests/host/repl.py "$KILN" "$hist" "$prog" "$ids"
+# nothing of the session stays: each program the repl held (by id) is gone
+left=""
+while read -r id; do
+	[ -n "$id" ] && bpftool prog show id "$id" >/dev/null 2>&1 && left="$left $id"
+done <"$ids"
+if [ -s "$ids" ] && [ -z "$left" ]; then echo "PASS repl/unloaded"
+else echo "FAIL repl/unloaded: programs left:${left:- (no ids recorded)}"; fi
