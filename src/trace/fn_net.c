@@ -157,12 +157,6 @@ static int cgroupid_check(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
-static const struct { const char *name; uint32_t size; } type_sizes[] = {
-	{ "int8", 1 }, { "uint8", 1 }, { "int16", 2 }, { "uint16", 2 }, { "int32", 4 }, { "uint32", 4 },
-	{ "int64", 8 }, { "uint64", 8 }, { "char", 1 }, { "short", 2 }, { "int", 4 }, { "long", 8 },
-	{ "unsigned", 4 }, { "bool", 1 },
-};
-
 /* The bytes of a type written in sizeof()/offsetof(): n->str, a pointer when is_ptr_cast. */
 static int type_size(struct sm *m, const struct kt_node *n, uint32_t *size)
 {
@@ -176,11 +170,10 @@ static int type_size(struct sm *m, const struct kt_node *n, uint32_t *size)
 		*size = it.size;
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(type_sizes) / sizeof(type_sizes[0]); i++)
-		if (!strcmp(type_sizes[i].name, n->str)) {
-			*size = type_sizes[i].size;
-			return 0;
-		}
+	if (!strcmp(n->str, "bool")) {
+		*size = 1;
+		return 0;
+	}
 	const char *sname = !strncmp(n->str, "struct ", 7) ? n->str + 7 : !strncmp(n->str, "union ", 6) ? n->str + 6 : NULL;
 	if (!sname)
 		return kt_sm_err(m, n->span, "sizeof(%s): only integer types, pointers and kernel structs are known to kiln trace", n->str);
