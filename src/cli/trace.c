@@ -83,7 +83,7 @@ static const char trace_help[] =
 	"  BPFTRACE_MAP_KEYS_MAX   entries of each map (4096)\n"
 	"  BPFTRACE_MAX_PROBES     most probes a program may attach (512)\n"
 	"  BPFTRACE_MAX_BPF_PROGS  most programs it may make (512)\n"
-	"  BPFTRACE_PERF_RB_PAGES  the ring buffer in pages (64)\n"
+	"  BPFTRACE_PERF_RB_PAGES  the ring buffer in pages per CPU (64)\n"
 	"  BPFTRACE_CAT_BYTES_MAX  most bytes cat() prints (10240)\n";
 
 static volatile sig_atomic_t stop_signal;
@@ -185,6 +185,8 @@ struct run {
 	struct pending *pend;       /* by CPU: this batch's text */
 	uint32_t npend;
 	uint32_t *order, norder;    /* the CPUs with text this batch, in order of their first */
+	uint64_t drops;             /* the ring buffer's failed reserves reported so far */
+	double drops_at;            /* when they were last read */
 };
 
 /* One ring buffer serves every CPU: the records of two events at once interleave (one's
@@ -234,6 +236,34 @@ static int poll_batch(struct run *r, struct kiln_reader *rd, int timeout_ms)
 	int n = kiln_reader_poll(rd, timeout_ms);
 	flush_pending(r);
 	return n;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Records the probes could not send (the ring buffer was full: its reserves failed, counted
+ * by the program in kt-events_drops), as bpftrace reports its perf buffers' lost records:
+ * "Lost N events", N the ones since the last report. Read at most every 100 ms. */
+static void report_drops(struct run *r, struct kiln_reader *rd, bool now)
+{
+	double t = now_s();
+	if (!now && t - r->drops_at < 0.1)
+		return;
+	r->drops_at = t;
+	struct kiln_reader_stats st;
+	if (kiln_reader_stats(rd, NULL, &st) || st.drops <= r->drops)
+		return;
+	uint64_t n = st.drops - r->drops;
+	r->drops = st.drops;
+	if (trace_json())
+		fprintf(r->out, "{\"type\": \"lost_events\", \"data\": {\"events\": %llu}}\n", (unsigned long long)n);
+	else
+		fprintf(r->out, "Lost %llu events\n", (unsigned long long)n);
+	fflush(r->out);
 }
 
 /* bpftrace keeps a count map without a key in an array: it always has its one entry
@@ -329,13 +359,6 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 	free(buf);
 	fflush(r->out);
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* BEGIN or END: every such program once, then what it printed. */
@@ -507,6 +530,7 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 			cli_fail("trace");
 			goto out;
 		}
+		report_drops(&r, rd, false);
 	}
 	for (uint32_t i = 0; i < s->ntargets; i++) {
 		kiln_link_destroy(links[i]);
@@ -518,6 +542,7 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 	double end = now_s() + 0.25;
 	while (!exited && now_s() < end && poll_batch(&r, rd, 0) > 0)
 		;
+	report_drops(&r, rd, true);
 	if (run_special(&r, rd, KP_END))
 		goto out;
 	fputs("\n\n", out);

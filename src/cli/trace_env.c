@@ -3,6 +3,7 @@
  * 0.17 reads it (a non-negative integer, or an error naming the variable). Then the limits
  * they set on the program's probes, in bpftrace's words (trace.h). */
 #define _GNU_SOURCE
+#include <bpf/libbpf.h>
 #include "trace.h"
 #include <errno.h>
 #include <stddef.h>
@@ -49,6 +50,12 @@ int trace_env(struct kt_sema *s, FILE *err)
 		}
 		*field = (uint32_t)n;
 	}
+	/* bpftrace's pages are per CPU (a perf buffer each); kiln's one ring buffer serves them
+	 * all, so it holds what theirs together hold */
+	int ncpus = libbpf_num_possible_cpus();
+	if (ncpus > 1)
+		s->rb_pages = (uint32_t)((uint64_t)s->rb_pages * (uint64_t)ncpus > (1u << 18) ? 1u << 18
+												 : s->rb_pages * (uint32_t)ncpus);
 	return 0;
 }
 

@@ -577,6 +577,24 @@ done
 err=$(timeout 10 "$KILN" trace -e 'BEGIN { printf("x" }' 2>&1); rc=$?
 check error-stdin-name "1 stdin:1:20: error: syntax error: unexpected '}', expected ',' or ')'" "$rc $(head -1 <<<"$err")"
 
+# ---- a full ring buffer: "Lost N events", as bpftrace reports its perf buffers' ------------
+# BEGIN runs before anything reads the ring (BPFTRACE_PERF_RB_PAGES=1: a page per CPU, rounded
+# up to a power of two) and sends twice what it holds, so exactly the first records arrive and
+# the rest are reported lost: lines + lost = sent, in text and in -f json
+cpus=$(( $(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1 )); pages=1
+while [ $pages -lt $cpus ]; do pages=$((pages * 2)); done
+sent=$((pages * 4096 / 32))
+lost_prog="BEGIN { \$i = 0; while (\$i < $sent) { printf(\"x %d %d %d %d %d %d\\n\", \$i, 1, 2, 3, 4, 5); \$i++; } }
+interval:ms:100 { exit(); }"
+BPFTRACE_PERF_RB_PAGES=1 timeout 20 "$KILN" trace -e "$lost_prog" >"$tmp/lost.out" 2>"$tmp/lost.err"
+check lost-status 0 "$?"
+got=$(grep -c '^x ' "$tmp/lost.out")
+check lost-events "Lost $((sent - got)) events (some of $sent arrived, in order)" \
+	"$(grep '^Lost' "$tmp/lost.out") ($([ "$got" -gt 0 ] && [ "$got" -lt "$sent" ] && echo some || echo "$got") of $sent arrived, \
+$(grep '^x ' "$tmp/lost.out" | awk '$2 != NR - 1 { print "not "; exit }')in order)"
+BPFTRACE_PERF_RB_PAGES=1 timeout 20 "$KILN" trace -f json -e "$lost_prog" >"$tmp/lost.json" 2>&1
+check lost-events-json "{\"type\": \"lost_events\", \"data\": {\"events\": $((sent - got))}}" "$(grep lost_events "$tmp/lost.json")"
+
 # ---- -d, --emit, -l ----------------------------------------------------------------------
 out=$("$KILN" trace -d -e 'tracepoint:syscalls:sys_enter_getppid { @[comm] = count(); }' 2>&1)
 if grep -q '(defprog p0 (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid")' <<<"$out" &&
