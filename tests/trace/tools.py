@@ -376,6 +376,9 @@ def our_tid_key(key, buckets, info):
 def ssl_entry(key, buckets, info):   # keys are function names; latencies are measured
     if re.match(r"^@\w+\[\d+\]: ", key):
         return our_tid_key(key, buckets, info)
+    m = re.match(r"^@\w+\[(\w+)\]: ", key)
+    if m and m.group(1) != "SSL_do_handshake":
+        return None   # what our activity does not call: other processes' (SSL_read, ...)
     if key.startswith("@stat"):
         return stats_masked(key, buckets, info)
     return [key]
