@@ -9,7 +9,7 @@
 
 static const char compile_help[] =
 	"usage: kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2] [-fno-PASS]... [--print-after PASS]\n"
-	"                    [--dump-ir] [-w] [--btf FILE]\n"
+	"                    [--dump-ir] [--verify-ir] [-w] [--btf FILE]\n"
 	"\n"
 	"Compile a kiln source file to a BPF ELF object with BTF, loadable by libbpf,\n"
 	"bpftool and iproute2. The output defaults to FILE.o beside the source.\n"
@@ -21,6 +21,8 @@ static const char compile_help[] =
 	"  --print-after PASS\n"
 	"               print the IR of every function to stderr after each run of PASS\n"
 	"  --dump-ir    print the IR of every function to stderr\n"
+	"  --verify-ir  check the IR's SSA form (its CFG, dominators, phis, every read's\n"
+	"               reaching definition) after every pass; a broken one is an internal error\n"
 	"  --btf FILE   take kernel types (core-read, ->, import-kernel-struct...) from FILE\n"
 	"               instead of /sys/kernel/btf/vmlinux, which is read only when a program\n"
 	"               names a kernel type\n"
@@ -86,13 +88,13 @@ int cmd_compile(int argc, char **argv)
 {
 	const char *in = NULL, *out = NULL;
 	int opt = 2;
-	bool dump = false, quiet = false;
+	bool dump = false, quiet = false, verify = false;
 	struct cli_list no = { 0 };
 	const char *after = NULL;
 	const struct cli_opt opts[] = {
 		{ "-o", CLI_STR, &out, "a file name" }, { "-O", CLI_OLEVEL, &opt, NULL },
 		{ "-fno-", CLI_PREFIX, &no, "PASS" }, { "--print-after", CLI_STR, &after, "a pass name" },
-		{ "--dump-ir", CLI_FLAG, &dump, NULL }, { "--no-warnings|-w", CLI_FLAG, &quiet, NULL },
+		{ "--dump-ir", CLI_FLAG, &dump, NULL }, { "--verify-ir", CLI_FLAG, &verify, NULL }, { "--no-warnings|-w", CLI_FLAG, &quiet, NULL },
 		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};
 	char help[sizeof(compile_help) + 2048];   /* the passes from opt.c's own table */
@@ -123,7 +125,7 @@ int cmd_compile(int argc, char **argv)
 		strcpy(def + stem, ".o");
 		out = def;
 	}
-	struct kl_options po = { 0 };
+	struct kl_options po = { .verify_ir = verify };
 	if (pass_options(&no, after, &po)) {
 		free(def);
 		return 2;

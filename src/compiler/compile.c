@@ -87,7 +87,8 @@ static int compile(struct kl_comp *c, const char *out_path)
 	kl_core_finish(c);
 
 	uint32_t nf = (uint32_t)c->ir.len;
-	struct kl_opt_config cfg = { c->opts.opt_level, c->opts.no_passes, c->opts.print_after, NULL };
+	struct kl_opt_config cfg = { c->opts.opt_level, c->opts.no_passes, c->opts.print_after, NULL,
+				     c->opts.verify_ir, "" };
 	if (kl_opt_pass_on(&cfg, "inline"))
 		kl_inline(c->a, c->ir.items, (uint32_t)c->funs.len, nf);
 	struct kl_func *funcs = kl_arena_array(c->a, struct kl_func, nf + 1);
@@ -96,7 +97,10 @@ static int compile(struct kl_comp *c, const char *out_path)
 		struct kl_ir_func *f = c->ir.items[i];
 		struct kl_func *o = &funcs[i];
 		struct kl_alloc al;
-		kl_opt(c->a, f, &cfg);
+		if (kl_opt(c->a, f, &cfg)) {
+			kl_error(c->d, f->span, "internal error: %s", cfg.why);
+			return -1;
+		}
 		if (c->opts.dump_ir)
 			kl_ir_dump(f, stderr);
 		if (kl_regalloc(c->a, c->d, f, &al) || kl_emit(c, f, &al, o))

@@ -67,6 +67,7 @@ struct kl_options {
 	int print_after;                  /* --print-after NAME: the pass's index + 1 (IR to stderr) */
 	const char *btf_path;             /* kernel BTF for kernel types (NULL: the running kernel's) */
 	bool dump_ir;
+	bool verify_ir;                   /* --verify-ir: the SSA form checked after every pass */
 	bool write_fd;                    /* write the object to out_fd instead of a path */
 	int out_fd;
 };

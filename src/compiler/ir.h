@@ -67,6 +67,7 @@ struct kl_ir_func {
 	struct kl_slot *slots; /* index 0 unused */
 	uint32_t nslots, slotcap;
 	struct kl_span span;
+	bool subprog;         /* a defun: its arguments may point into its caller's stack */
 };
 
 /* After allocation: where each vreg lives. */

@@ -667,7 +667,7 @@ static uint32_t forms_in(const struct kl_node *n)
 
 static bool unrolls(struct lw *l, struct kl_node *n, int64_t count)
 {
-	struct kl_opt_config cfg = { l->c->opts.opt_level, l->c->opts.no_passes, 0, NULL };
+	struct kl_opt_config cfg = { .level = l->c->opts.opt_level, .disabled = l->c->opts.no_passes };
 	if (!kl_opt_pass_on(&cfg, "unroll") || count > UNROLL_COUNT)
 		return false;
 	uint32_t forms = 0;
@@ -1155,6 +1155,7 @@ struct kl_ir_func *kl_lower_fun(struct kl_comp *c, struct kl_fundef *fd)
 {
 	struct lw l = { 0 };
 	struct kl_ir_func *f = new_func(&l, c, fd->name, fd->form);
+	f->subprog = true;
 	struct kl_node **body = fd->form->items + 3;
 	uint32_t nbody = fd->form->nitems - 3;
 	struct kl_names set = { 0 };

@@ -2,6 +2,8 @@
  * line, in the order they run; a pass may appear more than once in the pipeline. */
 #include "opt.h"
 #include "compiler/opt/passes.h"
+#include "ssa.h"
+#include <stdio.h>
 #include <string.h>
 
 struct pass {
@@ -16,6 +18,8 @@ static const struct pass passes[] = {
 	  kl_pass_thread },
 	{ "propagate", "a vreg set once to a constant or a copy: the constant or the original where it is read",
 	  kl_pass_propagate },
+	{ "sccp", "sparse conditional constant propagation over the SSA form: constants through joins, branches decided",
+	  kl_pass_sccp },
 	{ "fold", "constants folded within a block: operations on known values, branches decided", kl_pass_fold },
 	{ "cse", "a load repeated in a block, with no store or call between: a copy of the first", kl_pass_cse },
 	{ "fold-offsets", "p = q + K used as a base: the offset folded into the access", kl_pass_fold_offsets },
@@ -27,13 +31,13 @@ static const struct pass passes[] = {
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_FOLD, P_CSE, P_FOLD_OFFSETS, P_SWAP_CMP, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_SCCP, P_FOLD, P_CSE, P_FOLD_OFFSETS, P_SWAP_CMP, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_FOLD, 1 }, { P_UNREACHABLE, 1 }, { P_FOLD_OFFSETS, 1 }, { P_CSE, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_SCCP, 1 }, { P_FOLD, 1 }, { P_UNREACHABLE, 1 }, { P_FOLD_OFFSETS, 1 }, { P_CSE, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_BRANCH_OVER_JUMP, 1 },
 };
 
@@ -72,8 +76,21 @@ bool kl_opt_pass_on(const struct kl_opt_config *cfg, const char *name)
 	return p >= 0 && cfg->level >= 1 && !(cfg->disabled >> p & 1);
 }
 
-void kl_opt(struct kl_arena *a, struct kl_ir_func *f, const struct kl_opt_config *cfg)
+static int verify(struct kl_arena *a, const struct kl_ir_func *f, const char *after, struct kl_opt_config *cfg)
 {
+	struct kl_ssa s;
+	char why[200];
+	kl_ssa_build(a, f, &s);
+	if (!kl_ssa_verify(&s, why, sizeof(why)))
+		return 0;
+	snprintf(cfg->why, sizeof(cfg->why), "the IR of %s after %s: %s", f->name, after, why);
+	return -1;
+}
+
+int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg)
+{
+	if (cfg->verify && verify(a, f, "lowering", cfg))
+		return -1;
 	for (size_t i = 0; i < sizeof(pipeline) / sizeof(pipeline[0]); i++) {
 		uint8_t p = pipeline[i].pass;
 		if (pipeline[i].level > cfg->level || (cfg->disabled >> p & 1))
@@ -85,5 +102,8 @@ void kl_opt(struct kl_arena *a, struct kl_ir_func *f, const struct kl_opt_config
 			fprintf(o, ";; after %s\n", passes[p].name);
 			kl_ir_dump(f, o);
 		}
+		if (cfg->verify && verify(a, f, passes[p].name, cfg))
+			return -1;
 	}
+	return 0;
 }

@@ -12,9 +12,12 @@ struct kl_opt_config {
 	uint32_t disabled;      /* bit i: pass i of the table is not run */
 	int print_after;        /* a pass's index + 1: print the IR after each run of it; 0: none */
 	FILE *out;              /* where (stderr when NULL) */
+	bool verify;            /* build the SSA form after every pass and check its invariants */
+	char why[256];          /* what was broken, after which pass */
 };
 
-void kl_opt(struct kl_arena *a, struct kl_ir_func *f, const struct kl_opt_config *cfg);
+/* The pipeline over f: 0, or -1 when cfg->verify found the SSA form broken (in cfg->why). */
+int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg);
 /* Defuns inlined into their callers (opt/inline.c): fns are every function, the first nfuns
  * of them defuns (an IR_CALLF's imm is its callee's index). From -O1, unless -fno-inline. */
 void kl_inline(struct kl_arena *a, struct kl_ir_func **fns, uint32_t nfuns, uint32_t nall);

@@ -19,9 +19,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # a corpus program where each pass changes the code (found by compiling the corpus both ways)
 declare -A prog=(
-	[unreachable]=const-fold [dce]=big-csum [thread]=thread [fold-offsets]=csum
+	[unreachable]=classify [dce]=big-csum [thread]=thread [fold-offsets]=csum
 	[swap-cmp]=byteorder [coalesce]=big-conntrack [merge-returns]=arp-reply [branch-over-jump]=big-bytes
-	[propagate]=ptr-args [inline]=defun-calls [unroll]=defun-calls [fold]=wh-bits [cse]=cg-ingress
+	[propagate]=ptr-args [inline]=defun-calls [unroll]=defun-calls [fold]=places [sccp]=xdp1 [cse]=cg-ingress
 )
 passes=$("$KILN" compile --help | sed -n '/^optimizer passes/,$p' | awk 'NR > 1 && /^  [a-z]/ { print $1 }')
 [ -n "$passes" ] || fail list "kiln compile --help lists no optimizer pass"

@@ -223,6 +223,49 @@ int main(void)
 	run(f, "fold");
 	CHECK("pass/fold-keeps", !strcmp(shape(f), "entry movi br movi label ret"), "%s", shape(f));
 
+	/* sccp: v2 is 5 on both paths into L2, so v3 = v2 + 1 is 6 after the join and the
+	 * branch on it is decided (fold, within blocks, and propagate, one definition, see
+	 * neither); with 6 on one path, v2 varies and stays */
+	for (int same = 1; same >= 0; same--) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		br = IMM(f, IR_BR, 0, 1, 0);                 /* 1 */
+		br->alu = BPF_JEQ, br->label = 1;
+		IMM(f, IR_MOVI, 2, 0, 5);                    /* 2 */
+		LAB(f, IR_JMP, 2);                           /* 3 */
+		LAB(f, IR_LABEL, 1);                         /* 4 */
+		IMM(f, IR_MOVI, 2, 0, same ? 5 : 6);         /* 5 */
+		LAB(f, IR_LABEL, 2);                         /* 6 */
+		IMM(f, IR_ALU, 3, 2, 1)->alu = BPF_ADD;      /* 7 */
+		br = IMM(f, IR_BR, 0, 3, 6);                 /* 8 */
+		br->alu = BPF_JEQ, br->label = 3;
+		IMM(f, IR_RET, 0, 0, 0);                     /* 9 */
+		LAB(f, IR_LABEL, 3);                         /* 10 */
+		I(f, IR_RET, 0, 3, 0);                       /* 11 */
+		run(f, "sccp");
+		if (same)
+			CHECK("pass/sccp", f->ins[7].op == IR_MOVI && f->ins[7].imm == 6 && f->ins[8].op == IR_JMP &&
+			      f->ins[11].has_imm && f->ins[11].imm == 6, "%s", shape(f));
+		else
+			CHECK("pass/sccp-keeps", f->ins[7].op == IR_ALU && f->ins[8].op == IR_BR && !f->ins[11].has_imm,
+			      "%s", shape(f));
+	}
+	/* a loop whose variable only ever holds 0 (v2 = v2 * 3) is 0; one counting is not */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_MOVI, 2, 0, 0);                        /* 1 */
+	IMM(f, IR_MOVI, 4, 0, 0);                        /* 2 */
+	LAB(f, IR_LABEL, 1);                             /* 3 */
+	IMM(f, IR_ALU, 2, 2, 3)->alu = BPF_MUL;          /* 4 */
+	IMM(f, IR_ALU, 4, 4, 1)->alu = BPF_ADD;          /* 5 */
+	br = IMM(f, IR_BR, 0, 4, 10);                    /* 6 */
+	br->alu = BPF_JLT, br->label = 1;
+	I(f, IR_ALU, 5, 4, 2)->alu = BPF_ADD;            /* 7: v4 + v2 -> v4 + 0 */
+	I(f, IR_RET, 0, 5, 0);                           /* 8 */
+	run(f, "sccp");
+	CHECK("pass/sccp-loop", f->ins[4].op == IR_MOVI && f->ins[4].imm == 0 && f->ins[5].op == IR_ALU &&
+	      f->ins[7].has_imm && f->ins[7].imm == 0 && f->ins[6].op == IR_BR, "%s", shape(f));
+
 	/* cse: the same load twice in a block is a copy of the first; not across a store, and
 	 * not after a label (another path joins) */
 	f = fn();

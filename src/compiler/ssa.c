@@ -1,0 +1,672 @@
+/* ssa.c — the CFG, the dominator tree and the SSA values of a function (ssa.h).
+ * Every step is linear in the function's size but the dominators (Lengauer-Tarjan with path
+ * compression: O(e log n)) and the dominance frontiers (their size: linear for the
+ * structured control flow lowering makes). */
+#include "ssa.h"
+#include <linux/bpf.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+/* ---- blocks and edges ---- */
+
+static bool ends_block(uint8_t op)
+{
+	return op == IR_JMP || op == IR_BR || op == IR_RET;
+}
+
+static void build_blocks(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (i == 0 || (f->ins[i].op == IR_LABEL && f->ins[i].label) || ends_block(f->ins[i - 1].op))
+			n++;
+	s->blocks = kl_arena_array(a, struct kl_block, n ? n : 1);
+	s->block_of = kl_arena_array(a, uint32_t, f->nins + 1);
+	uint32_t *label_block = kl_arena_array(a, uint32_t, f->nlabels + 1);
+	uint32_t b = NONE;
+	for (uint32_t i = 0; i < f->nins; i++) {
+		if (i == 0 || (f->ins[i].op == IR_LABEL && f->ins[i].label) || ends_block(f->ins[i - 1].op)) {
+			b = b == NONE ? 0 : b + 1;
+			s->blocks[b].first = i;
+		}
+		s->blocks[b].end = i + 1;
+		s->block_of[i] = b;
+		if (f->ins[i].op == IR_LABEL && f->ins[i].label && f->ins[i].label <= f->nlabels)
+			label_block[f->ins[i].label] = b;
+	}
+	s->nblocks = n;
+	uint32_t *npred = kl_arena_array(a, uint32_t, n + 1);
+	for (b = 0; b < n; b++) {
+		struct kl_block *k = &s->blocks[b];
+		const struct kl_ir_ins *last = &f->ins[k->end - 1];
+		bool falls = last->op != IR_JMP && last->op != IR_RET && b + 1 < n;
+		if (falls)
+			k->succ[k->nsucc++] = b + 1;
+		if ((last->op == IR_JMP || last->op == IR_BR) && last->label <= f->nlabels) {
+			uint32_t t = label_block[last->label];
+			if (!(k->nsucc && k->succ[0] == t))
+				k->succ[k->nsucc++] = t;
+		}
+		for (uint32_t j = 0; j < k->nsucc; j++)
+			npred[k->succ[j]]++;
+	}
+	for (b = 0; b < n; b++)
+		s->blocks[b].pred = kl_arena_array(a, uint32_t, npred[b] ? npred[b] : 1);
+	for (b = 0; b < n; b++)
+		for (uint32_t j = 0; j < s->blocks[b].nsucc; j++) {
+			struct kl_block *t = &s->blocks[s->blocks[b].succ[j]];
+			t->pred[t->npred++] = b;
+		}
+}
+
+/* ---- dominators: Lengauer-Tarjan (simple version, path compression) ---- */
+
+struct lt {
+	uint32_t *num, *vertex, *parent, *semi, *ancestor, *label, *bucket, *bnext;
+};
+
+static uint32_t lt_eval(struct lt *t, uint32_t v, uint32_t *path)
+{
+	if (t->ancestor[v] == NONE)
+		return v;
+	/* compress the path from v to the root of its tree, iteratively */
+	uint32_t n = 0;
+	for (uint32_t x = v; t->ancestor[t->ancestor[x]] != NONE; x = t->ancestor[x])
+		path[n++] = x;
+	while (n--) {
+		uint32_t x = path[n], anc = t->ancestor[x];
+		if (t->semi[t->label[anc]] < t->semi[t->label[x]])
+			t->label[x] = t->label[anc];
+		t->ancestor[x] = t->ancestor[anc];
+	}
+	return t->label[v];
+}
+
+static void dominators(struct kl_arena *a, struct kl_ssa *s)
+{
+	uint32_t n = s->nblocks;
+	struct lt t;
+	uint32_t **arr[] = { &t.num, &t.vertex, &t.parent, &t.semi, &t.ancestor, &t.label, &t.bucket, &t.bnext };
+	for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) {
+		*arr[i] = kl_arena_array(a, uint32_t, n);
+		memset(*arr[i], 0xff, sizeof(uint32_t) * n);
+	}
+	uint32_t *path = kl_arena_array(a, uint32_t, n);
+	/* depth-first: preorder numbers (num) and postorder (for the reverse postorder) */
+	uint32_t *stk = kl_arena_array(a, uint32_t, n), *edge = kl_arena_array(a, uint32_t, n);
+	uint32_t *post = kl_arena_array(a, uint32_t, n);
+	uint32_t nnum = 0, npost = 0, sp = 0;
+	t.num[0] = nnum;
+	t.vertex[nnum++] = 0;
+	stk[sp++] = 0;
+	while (sp) {
+		uint32_t v = stk[sp - 1];
+		struct kl_block *k = &s->blocks[v];
+		if (edge[v] == NONE)
+			edge[v] = 0;
+		if (edge[v] < k->nsucc) {
+			uint32_t w = k->succ[edge[v]++];
+			if (t.num[w] == NONE) {
+				t.num[w] = nnum;
+				t.vertex[nnum++] = w;
+				t.parent[w] = v;
+				stk[sp++] = w;
+			}
+			continue;
+		}
+		post[npost++] = v;
+		sp--;
+	}
+	s->rpo = kl_arena_array(a, uint32_t, npost);
+	s->nrpo = npost;
+	for (uint32_t b = 0; b < n; b++)
+		s->blocks[b].rpo = NONE;
+	for (uint32_t i = 0; i < npost; i++) {
+		s->rpo[i] = post[npost - 1 - i];
+		s->blocks[s->rpo[i]].rpo = i;
+	}
+	for (uint32_t v = 0; v < n; v++) {
+		t.semi[v] = t.num[v];
+		t.label[v] = v;
+		s->blocks[v].idom = NONE;
+	}
+	for (uint32_t i = nnum; i-- > 1;) {
+		uint32_t w = t.vertex[i];
+		for (uint32_t j = 0; j < s->blocks[w].npred; j++) {
+			uint32_t v = s->blocks[w].pred[j];
+			if (t.num[v] == NONE)   /* an unreachable predecessor */
+				continue;
+			uint32_t u = lt_eval(&t, v, path);
+			if (t.semi[u] < t.semi[w])
+				t.semi[w] = t.semi[u];
+		}
+		uint32_t sv = t.vertex[t.semi[w]];
+		t.bnext[w] = t.bucket[sv];
+		t.bucket[sv] = w;
+		uint32_t p = t.parent[w];
+		t.ancestor[w] = p;   /* link */
+		for (uint32_t v = t.bucket[p]; v != NONE; v = t.bnext[v]) {
+			uint32_t u = lt_eval(&t, v, path);
+			s->blocks[v].idom = t.semi[u] < t.semi[v] ? u : p;
+		}
+		t.bucket[p] = NONE;
+	}
+	for (uint32_t i = 1; i < nnum; i++) {
+		uint32_t w = t.vertex[i];
+		if (s->blocks[w].idom != t.vertex[t.semi[w]])
+			s->blocks[w].idom = s->blocks[s->blocks[w].idom].idom;
+	}
+	s->blocks[0].idom = 0;
+	/* the tree: children lists, then pre/post numbers for dominance queries */
+	for (uint32_t i = nnum; i-- > 1;) {
+		uint32_t w = t.vertex[i], d = s->blocks[w].idom;
+		s->blocks[w].dom_next = s->blocks[d].dom_first;
+		s->blocks[d].dom_first = w + 1;
+	}
+	uint32_t clock = 0;
+	sp = 0;
+	stk[sp++] = 0;
+	s->blocks[0].dom_pre = clock++;
+	for (uint32_t b = 0; b < n; b++)
+		edge[b] = s->blocks[b].dom_first;
+	while (sp) {
+		uint32_t v = stk[sp - 1];
+		if (edge[v]) {
+			uint32_t c = edge[v] - 1;
+			edge[v] = s->blocks[c].dom_next;
+			s->blocks[c].dom_pre = clock++;
+			stk[sp++] = c;
+			continue;
+		}
+		s->blocks[v].dom_post = clock++;
+		sp--;
+	}
+}
+
+bool kl_ssa_dominates(const struct kl_ssa *s, uint32_t x, uint32_t y)
+{
+	const struct kl_block *bx = &s->blocks[x], *by = &s->blocks[y];
+	if (bx->rpo == NONE || by->rpo == NONE)
+		return false;
+	return bx->dom_pre <= by->dom_pre && by->dom_post <= bx->dom_post;
+}
+
+/* ---- memory ---- */
+
+/* Helpers that write no memory (their results are not memory either): a map lookup reads
+ * the maps and its key; the others read the clock, the task or the CPU. */
+static const int32_t writes_nothing[] = {
+	BPF_FUNC_map_lookup_elem, BPF_FUNC_ktime_get_ns, BPF_FUNC_get_prandom_u32,
+	BPF_FUNC_get_smp_processor_id, BPF_FUNC_get_current_pid_tgid, BPF_FUNC_get_current_uid_gid,
+	BPF_FUNC_get_current_cgroup_id, BPF_FUNC_ktime_get_boot_ns, BPF_FUNC_jiffies64,
+	BPF_FUNC_ktime_get_coarse_ns, BPF_FUNC_get_numa_node_id,
+};
+
+void kl_ssa_mem_effects(const struct kl_ir_ins *in, bool stack_base, uint32_t *reads, uint32_t *writes)
+{
+	const uint32_t all = (1u << KL_MEM_N) - 1, stack = 1u << KL_MEM_STACK, heap = 1u << KL_MEM_HEAP;
+	uint32_t at = in->a ? heap | (stack_base ? stack : 0) : stack;
+	*reads = *writes = 0;
+	switch (in->op) {
+	case IR_LOAD:
+		*reads = at;
+		break;
+	case IR_STORE:
+		*writes = at;
+		break;
+	case IR_XADD:
+		*reads = *writes = at;
+		break;
+	case IR_CALL:
+		*reads = all;
+		*writes = all;
+		for (size_t k = 0; k < sizeof(writes_nothing) / sizeof(writes_nothing[0]); k++)
+			if (in->imm == writes_nothing[k])
+				*writes = 0;
+		break;
+	case IR_CALLF:
+		*reads = *writes = all;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Which vregs may point into the stack: a union-find over the vregs each operation derives
+ * from another (flow-insensitive, so an over-approximation); the classes holding an
+ * address of a slot, an argument of a defun or, once a stack address is stored anywhere, a
+ * loaded value. */
+static uint32_t uf_find(uint32_t *p, uint32_t x)
+{
+	while (p[x] != x) {
+		p[x] = p[p[x]];
+		x = p[x];
+	}
+	return x;
+}
+
+static bool *stack_vregs(struct kl_arena *a, const struct kl_ir_func *f)
+{
+	uint32_t n = f->nvregs + 1, *p = kl_arena_array(a, uint32_t, n);
+	for (uint32_t v = 0; v < n; v++)
+		p[v] = v;
+	const uint32_t root = f->nvregs;   /* the class of stack addresses */
+	bool loads_stack = false;
+#define UNION(x, y) (p[uf_find(p, (x))] = uf_find(p, (y)))
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		switch (in->op) {
+		case IR_ADDR:
+			UNION(in->d, root);
+			break;
+		case IR_ENTRY:
+			if (f->subprog)
+				UNION(in->d, root);
+			break;
+		case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
+			if (in->a)
+				UNION(in->d, in->a);
+			break;
+		case IR_ALU:
+			if (in->a)
+				UNION(in->d, in->a);
+			if (!in->has_imm && in->b)
+				UNION(in->d, in->b);
+			break;
+		case IR_CALLF:
+			UNION(in->d, root);
+			break;
+		default:
+			break;
+		}
+	}
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		if ((in->op == IR_STORE || in->op == IR_XADD) && !in->has_imm && in->b &&
+		    uf_find(p, in->b) == uf_find(p, root))
+			loads_stack = true;
+	}
+	if (loads_stack)
+		for (uint32_t i = 0; i < f->nins; i++)
+			if (f->ins[i].op == IR_LOAD && f->ins[i].d)
+				UNION(f->ins[i].d, root);
+#undef UNION
+	bool *st = kl_arena_array(a, bool, n);
+	uint32_t r = uf_find(p, root);
+	for (uint32_t v = 1; v < f->nvregs; v++)
+		st[v] = uf_find(p, v) == r;
+	return st;
+}
+
+/* ---- phis ---- */
+
+struct vec32 {
+	uint32_t *v, n, cap;
+};
+
+static void vpush(struct kl_arena *a, struct vec32 *x, uint32_t e)
+{
+	if (x->n == x->cap) {
+		uint32_t nc = x->cap ? x->cap * 2 : 8;
+		x->v = kl_arena_grow(a, x->v, x->cap * sizeof(uint32_t), nc * sizeof(uint32_t));
+		x->cap = nc;
+	}
+	x->v[x->n++] = e;
+}
+
+static void place_phis(struct kl_arena *a, struct kl_ssa *s, const bool *stackp)
+{
+	const struct kl_ir_func *f = s->f;
+	uint32_t nv = s->nvars, nb = s->nblocks;
+	/* dominance frontiers (Cytron et al., as Cooper, Harvey and Kennedy walk them) */
+	struct vec32 *df = kl_arena_array(a, struct vec32, nb);
+	for (uint32_t b = 0; b < nb; b++) {
+		const struct kl_block *k = &s->blocks[b];
+		if (k->npred < 2 || k->rpo == NONE)
+			continue;
+		for (uint32_t j = 0; j < k->npred; j++) {
+			uint32_t r = k->pred[j];
+			if (s->blocks[r].rpo == NONE)
+				continue;
+			while (r != k->idom) {
+				if (!df[r].n || df[r].v[df[r].n - 1] != b)
+					vpush(a, &df[r], b);
+				r = s->blocks[r].idom;
+			}
+		}
+	}
+	/* names read in a block before it defines them (the others need no phi), and the
+	 * blocks that define each */
+	bool *global = kl_arena_array(a, bool, nv);
+	uint32_t *killed = kl_arena_array(a, uint32_t, nv);   /* block + 1 that defined it */
+	struct vec32 *defsites = kl_arena_array(a, struct vec32, nv);
+	for (uint32_t r = 0; r < s->nrpo; r++) {
+		uint32_t b = s->rpo[r];
+		for (uint32_t i = s->blocks[b].first; i < s->blocks[b].end; i++) {
+			const struct kl_ir_ins *in = &f->ins[i];
+			struct kl_ir_operands u;
+			kl_ir_operands(in, &u);
+			uint32_t mr, mw;
+			kl_ssa_mem_effects(in, in->a && stackp[in->a], &mr, &mw);
+			for (uint32_t k = 0; k < u.nuses; k++)
+				if (killed[u.uses[k]] != b + 1)
+					global[u.uses[k]] = true;
+			for (uint32_t m = 0; m < KL_MEM_N; m++)
+				if ((mr >> m & 1) && killed[f->nvregs + m] != b + 1)
+					global[f->nvregs + m] = true;
+			uint32_t defs[1 + KL_MEM_N], nd = 0;
+			if (u.def)
+				defs[nd++] = u.def;
+			for (uint32_t m = 0; m < KL_MEM_N; m++)
+				if (mw >> m & 1)
+					defs[nd++] = f->nvregs + m;
+			for (uint32_t k = 0; k < nd; k++)
+				if (killed[defs[k]] != b + 1) {
+					killed[defs[k]] = b + 1;
+					vpush(a, &defsites[defs[k]], b);
+				}
+		}
+	}
+	/* iterated frontiers per name, with a worklist */
+	uint32_t *has_phi = kl_arena_array(a, uint32_t, nb), *queued = kl_arena_array(a, uint32_t, nb);
+	struct vec32 phis = { 0 }, work = { 0 };   /* (block, var) pairs */
+	for (uint32_t v = 1; v < nv; v++) {
+		if (!global[v])
+			continue;
+		work.n = 0;
+		for (uint32_t k = 0; k < defsites[v].n; k++) {
+			queued[defsites[v].v[k]] = v;
+			vpush(a, &work, defsites[v].v[k]);
+		}
+		if (v >= f->nvregs)   /* memory is defined at the entry too */
+			if (queued[0] != v) {
+				queued[0] = v;
+				vpush(a, &work, 0);
+			}
+		while (work.n) {
+			uint32_t b = work.v[--work.n];
+			for (uint32_t k = 0; k < df[b].n; k++) {
+				uint32_t y = df[b].v[k];
+				if (has_phi[y] == v)
+					continue;
+				has_phi[y] = v;
+				vpush(a, &phis, y);
+				vpush(a, &phis, v);
+				if (queued[y] != v) {
+					queued[y] = v;
+					vpush(a, &work, y);
+				}
+			}
+		}
+	}
+	/* grouped by block */
+	uint32_t np = phis.n / 2;
+	s->phis = kl_arena_array(a, struct kl_phi, np ? np : 1);
+	s->nphis = np;
+	for (uint32_t k = 0; k < np; k++)
+		s->blocks[phis.v[2 * k]].nphi++;
+	uint32_t at = 0;
+	for (uint32_t b = 0; b < nb; b++) {
+		s->blocks[b].phi_first = at;
+		at += s->blocks[b].nphi;
+		s->blocks[b].nphi = 0;
+	}
+	for (uint32_t k = 0; k < np; k++) {
+		struct kl_block *blk = &s->blocks[phis.v[2 * k]];
+		struct kl_phi *p = &s->phis[blk->phi_first + blk->nphi++];
+		p->block = phis.v[2 * k];
+		p->var = phis.v[2 * k + 1];
+		p->args = kl_arena_array(a, uint32_t, blk->npred ? blk->npred : 1);
+	}
+}
+
+/* ---- values and renaming ---- */
+
+static uint32_t new_val(struct kl_ssa *s, uint8_t kind, uint32_t var, uint32_t at, uint32_t block)
+{
+	s->vals[s->nvals] = (struct kl_val){ kind, var, at, block };
+	return s->nvals++;
+}
+
+void kl_ssa_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->f = f;
+	s->nvars = f->nvregs + KL_MEM_N;
+	if (!f->nins)
+		return;
+	build_blocks(a, f, s);
+	dominators(a, s);
+	bool *stackp = stack_vregs(a, f);
+	place_phis(a, s, stackp);
+	/* every value numbered first: entry memory, phis, definitions */
+	uint32_t ndefs = 0;
+	for (uint32_t i = 0; i < f->nins; i++)
+		ndefs += 1 + KL_MEM_N;
+	s->vals = kl_arena_array(a, struct kl_val, 1 + KL_MEM_N + s->nphis + ndefs);
+	s->nvals = 1;
+	s->def_val = kl_arena_array(a, uint32_t, f->nins);
+	s->mem_in = kl_arena_alloc(a, sizeof(uint32_t[KL_MEM_N]) * (f->nins ? f->nins : 1));
+	s->mem_def = kl_arena_alloc(a, sizeof(uint32_t[KL_MEM_N]) * (f->nins ? f->nins : 1));
+	s->use_at = kl_arena_array(a, uint32_t, f->nins + 1);
+	uint32_t nuses = 0;
+	for (uint32_t m = 0; m < KL_MEM_N; m++)
+		new_val(s, KL_VAL_ENTRY, f->nvregs + m, 0, 0);
+	for (uint32_t k = 0; k < s->nphis; k++)
+		s->phis[k].val = new_val(s, KL_VAL_PHI, s->phis[k].var, k, s->phis[k].block);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		struct kl_ir_operands u;
+		kl_ir_operands(in, &u);
+		s->use_at[i] = nuses;
+		nuses += u.nuses;
+		uint32_t b = s->block_of[i];
+		if (s->blocks[b].rpo == NONE)
+			continue;
+		if (u.def)
+			s->def_val[i] = new_val(s, KL_VAL_INS, u.def, i, b);
+		uint32_t mr, mw;
+		kl_ssa_mem_effects(in, in->a && stackp[in->a], &mr, &mw);
+		for (uint32_t m = 0; m < KL_MEM_N; m++)
+			if (mw >> m & 1)
+				s->mem_def[i][m] = new_val(s, KL_VAL_INS, f->nvregs + m, i, b);
+	}
+	s->use_at[f->nins] = nuses;
+	s->use_val = kl_arena_array(a, uint32_t, nuses ? nuses : 1);
+	/* renaming: the walk knows each name's value; reads record it, edges give it to phis */
+	struct kl_ssa_walk w;
+	kl_ssa_walk_begin(a, s, &w);
+	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != NONE;) {
+		const struct kl_block *k = &s->blocks[b];
+		for (uint32_t i = k->first; i < k->end; i++) {
+			struct kl_ir_operands u;
+			kl_ir_operands(&f->ins[i], &u);
+			for (uint32_t j = 0; j < u.nuses; j++)
+				s->use_val[s->use_at[i] + j] = w.cur[u.uses[j]];
+			for (uint32_t m = 0; m < KL_MEM_N; m++)
+				s->mem_in[i][m] = w.cur[f->nvregs + m];
+			kl_ssa_walk_step(&w, i);
+		}
+		for (uint32_t j = 0; j < k->nsucc; j++) {
+			const struct kl_block *t = &s->blocks[k->succ[j]];
+			uint32_t at = 0;
+			while (at < t->npred && t->pred[at] != b)
+				at++;
+			for (uint32_t p = 0; p < t->nphi; p++) {
+				struct kl_phi *ph = &s->phis[t->phi_first + p];
+				ph->args[at] = w.cur[ph->var];
+			}
+		}
+	}
+}
+
+/* ---- the dominator-tree walk ---- */
+
+void kl_ssa_walk_begin(struct kl_arena *a, const struct kl_ssa *s, struct kl_ssa_walk *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->s = s;
+	w->cur = kl_arena_array(a, uint32_t, s->nvars);
+	for (uint32_t m = 0; m < KL_MEM_N; m++)
+		w->cur[s->f->nvregs + m] = 1 + m;   /* the entry's memory */
+	uint32_t ndefs = s->nphis;
+	for (uint32_t i = 0; i < s->f->nins; i++)
+		ndefs += 1 + KL_MEM_N;
+	w->undo = kl_arena_array(a, uint32_t, 2 * (size_t)ndefs + 2);
+	w->stack = kl_arena_array(a, uint32_t, s->nblocks + 1);
+	w->mark = kl_arena_array(a, uint32_t, s->nblocks + 1);
+	w->prev = NONE;
+	if (s->nblocks) {
+		w->stack[0] = 0;
+		w->mark[0] = 0;
+		w->nstack = 1;
+	}
+}
+
+static void walk_set(struct kl_ssa_walk *w, uint32_t var, uint32_t val)
+{
+	w->undo[w->nundo++] = var;
+	w->undo[w->nundo++] = w->cur[var];
+	w->cur[var] = val;
+}
+
+uint32_t kl_ssa_walk_next(struct kl_ssa_walk *w)
+{
+	const struct kl_ssa *s = w->s;
+	if (w->prev != NONE)   /* the children of the block just walked, at its end's state */
+		for (uint32_t c = s->blocks[w->prev].dom_first; c; c = s->blocks[c - 1].dom_next) {
+			w->stack[w->nstack] = c - 1;
+			w->mark[w->nstack++] = w->nundo;
+		}
+	if (!w->nstack)
+		return w->prev = NONE;
+	w->nstack--;
+	uint32_t b = w->stack[w->nstack], m = w->mark[w->nstack];
+	while (w->nundo > m) {
+		w->nundo -= 2;
+		w->cur[w->undo[w->nundo]] = w->undo[w->nundo + 1];
+	}
+	const struct kl_block *k = &s->blocks[b];
+	for (uint32_t p = 0; p < k->nphi; p++)
+		walk_set(w, s->phis[k->phi_first + p].var, s->phis[k->phi_first + p].val);
+	return w->prev = b;
+}
+
+void kl_ssa_walk_step(struct kl_ssa_walk *w, uint32_t i)
+{
+	const struct kl_ssa *s = w->s;
+	if (s->def_val[i])
+		walk_set(w, s->vals[s->def_val[i]].var, s->def_val[i]);
+	for (uint32_t m = 0; m < KL_MEM_N; m++)
+		if (s->mem_def[i][m])
+			walk_set(w, s->f->nvregs + m, s->mem_def[i][m]);
+}
+
+/* ---- the invariants ---- */
+
+#define BAD(...) do { snprintf(why, n, __VA_ARGS__); return -1; } while (0)
+
+/* Whether value v's definition reaches position i of block b (i == NONE: b's end). */
+static bool def_dominates(const struct kl_ssa *s, uint32_t v, uint32_t b, uint32_t i)
+{
+	const struct kl_val *x = &s->vals[v];
+	if (x->kind == KL_VAL_ENTRY)
+		return true;
+	if (x->block != b)
+		return kl_ssa_dominates(s, x->block, b);
+	return x->kind == KL_VAL_PHI || x->at < i;
+}
+
+int kl_ssa_verify(const struct kl_ssa *s, char *why, size_t n)
+{
+	const struct kl_ir_func *f = s->f;
+	for (uint32_t b = 0; b < s->nblocks; b++) {
+		const struct kl_block *k = &s->blocks[b];
+		for (uint32_t j = 0; j < k->nsucc; j++) {
+			const struct kl_block *t = &s->blocks[k->succ[j]];
+			uint32_t c = 0;
+			for (uint32_t p = 0; p < t->npred; p++)
+				c += t->pred[p] == b;
+			if (c != 1)
+				BAD("block %u is %u times a predecessor of its successor %u", b, c, k->succ[j]);
+		}
+		if (k->rpo == NONE)
+			continue;
+		if (b && (k->idom == NONE || k->idom == b || !kl_ssa_dominates(s, k->idom, b)))
+			BAD("block %u: its immediate dominator %u does not dominate it", b, k->idom);
+		for (uint32_t p = 0; p < k->npred; p++)
+			if (b && s->blocks[k->pred[p]].rpo != NONE && !kl_ssa_dominates(s, k->idom, k->pred[p]))
+				BAD("block %u: its immediate dominator %u does not dominate its predecessor %u", b, k->idom,
+				    k->pred[p]);
+		for (uint32_t p = 0; p < k->nphi; p++) {
+			const struct kl_phi *ph = &s->phis[k->phi_first + p];
+			if (ph->block != b || s->vals[ph->val].kind != KL_VAL_PHI || s->vals[ph->val].at != k->phi_first + p)
+				BAD("block %u: phi %u is not the one definition of its value", b, k->phi_first + p);
+			for (uint32_t j = 0; j < k->npred; j++) {
+				uint32_t v = ph->args[j], pb = k->pred[j];
+				if (s->blocks[pb].rpo == NONE || !v)
+					continue;
+				if (s->vals[v].var != ph->var)
+					BAD("block %u: a phi of v%u takes a value of v%u from block %u", b, ph->var, s->vals[v].var, pb);
+				if (!def_dominates(s, v, pb, NONE))
+					BAD("block %u: a phi of v%u takes a value from block %u that does not reach it", b,
+					    ph->var, pb);
+			}
+		}
+		for (uint32_t i = k->first; i < k->end; i++) {
+			if (s->block_of[i] != b)
+				BAD("instruction %u is not in block %u", i, b);
+			struct kl_ir_operands u;
+			kl_ir_operands(&f->ins[i], &u);
+			if ((u.def != 0) != (s->def_val[i] != 0) ||
+			    (u.def && (s->vals[s->def_val[i]].at != i || s->vals[s->def_val[i]].var != u.def ||
+				       s->vals[s->def_val[i]].kind != KL_VAL_INS)))
+				BAD("instruction %u: its definition is not its value's", i);
+			for (uint32_t j = 0; j < u.nuses; j++) {
+				uint32_t v = kl_ssa_use(s, i, j);
+				if (v && s->vals[v].var != u.uses[j])
+					BAD("instruction %u reads v%u as a value of v%u", i, u.uses[j], s->vals[v].var);
+				if (v && !def_dominates(s, v, b, i))
+					BAD("instruction %u reads v%u from a definition that does not dominate it", i, u.uses[j]);
+			}
+			for (uint32_t m = 0; m < KL_MEM_N; m++) {
+				uint32_t v = s->mem_in[i][m];
+				if (!v || s->vals[v].var != f->nvregs + m || !def_dominates(s, v, b, i))
+					BAD("instruction %u: its memory %u is not a value that reaches it", i, m);
+			}
+		}
+	}
+	return 0;
+}
+
+void kl_ssa_dump(const struct kl_ssa *s, FILE *out)
+{
+	const struct kl_ir_func *f = s->f;
+	fprintf(out, "ssa %s: %u blocks, %u phis, %u values\n", f->name, s->nblocks, s->nphis, s->nvals);
+	for (uint32_t b = 0; b < s->nblocks; b++) {
+		const struct kl_block *k = &s->blocks[b];
+		fprintf(out, "b%u [%u, %u) idom b%u preds", b, k->first, k->end, k->idom == NONE ? 0 : k->idom);
+		for (uint32_t p = 0; p < k->npred; p++)
+			fprintf(out, " b%u", k->pred[p]);
+		fprintf(out, "%s\n", k->rpo == NONE ? " (unreachable)" : "");
+		for (uint32_t p = 0; p < k->nphi; p++) {
+			const struct kl_phi *ph = &s->phis[k->phi_first + p];
+			fprintf(out, "  #%u = phi %s%u", ph->val, ph->var >= f->nvregs ? "mem" : "v",
+				ph->var >= f->nvregs ? ph->var - f->nvregs : ph->var);
+			for (uint32_t j = 0; j < k->npred; j++)
+				fprintf(out, " #%u", ph->args[j]);
+			fputc('\n', out);
+		}
+		for (uint32_t i = k->first; i < k->end; i++) {
+			struct kl_ir_operands u;
+			kl_ir_operands(&f->ins[i], &u);
+			fprintf(out, "  %u:", i);
+			if (s->def_val[i])
+				fprintf(out, " #%u = v%u", s->def_val[i], u.def);
+			for (uint32_t j = 0; j < u.nuses; j++)
+				fprintf(out, " v%u#%u", u.uses[j], kl_ssa_use(s, i, j));
+			fputc('\n', out);
+		}
+	}
+}
