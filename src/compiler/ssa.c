@@ -4,6 +4,7 @@
  * structured control flow lowering makes). */
 #include "ssa.h"
 #include <linux/bpf.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
@@ -637,7 +638,54 @@ int kl_ssa_verify(const struct kl_ssa *s, char *why, size_t n)
 			}
 		}
 	}
-	return 0;
+	/* every read defined on every path that reaches it: no read of value 0, and none of a
+	 * phi that takes value 0 from a predecessor that runs (through other phis too) */
+	uint32_t *work = malloc(sizeof(uint32_t) * (s->nphis + 1));
+	bool *seen = calloc(s->nphis + 1, 1);
+	uint32_t nw = 0;
+	int rc = 0;
+	if (!work || !seen) {
+		free(work);
+		free(seen);
+		return 0;   /* (this check needs memory; the others have run) */
+	}
+	for (uint32_t r = 0; r < s->nrpo && !rc; r++) {
+		const struct kl_block *k = &s->blocks[s->rpo[r]];
+		for (uint32_t i = k->first; i < k->end && !rc; i++) {
+			struct kl_ir_operands u;
+			kl_ir_operands(&f->ins[i], &u);
+			for (uint32_t j = 0; j < u.nuses && !rc; j++) {
+				uint32_t v = kl_ssa_use(s, i, j);
+				if (!v) {
+					snprintf(why, n, "instruction %u reads v%u, which no definition reaches", i, u.uses[j]);
+					rc = -1;
+				} else if (s->vals[v].kind == KL_VAL_PHI && !seen[s->vals[v].at]) {
+					seen[s->vals[v].at] = true;
+					work[nw++] = s->vals[v].at;
+				}
+			}
+		}
+	}
+	while (nw && !rc) {
+		const struct kl_phi *ph = &s->phis[work[--nw]];
+		const struct kl_block *k = &s->blocks[ph->block];
+		for (uint32_t j = 0; j < k->npred && !rc; j++) {
+			uint32_t v = ph->args[j];
+			if (s->blocks[k->pred[j]].rpo == NONE)
+				continue;
+			if (!v) {
+				snprintf(why, n, "v%u is read after block %u but not defined on the path from block %u", ph->var,
+					 ph->block, k->pred[j]);
+				rc = -1;
+			} else if (s->vals[v].kind == KL_VAL_PHI && !seen[s->vals[v].at]) {
+				seen[s->vals[v].at] = true;
+				work[nw++] = s->vals[v].at;
+			}
+		}
+	}
+	free(work);
+	free(seen);
+	return rc;
 }
 
 void kl_ssa_dump(const struct kl_ssa *s, FILE *out)

@@ -51,6 +51,17 @@ for p in $passes; do
 		pass "$p ($n)"
 	fi
 done
+# the SSA form's invariants (kiln compile --verify-ir: after lowering and after every pass)
+# over every program of the corpus, the examples and Whistler's tests, at -O2 and -O0
+n=0 broken=
+for f in tests/corpus/*.lisp examples/*.lisp tests/whistler/*.lisp; do
+	for lvl in -O2 -O0; do
+		out=$("$KILN" compile --verify-ir $lvl "$f" -o "$tmp/v.o" 2>&1)
+		if grep -q 'internal error' <<<"$out"; then broken="$broken $f $lvl: $(grep -m1 'internal error' <<<"$out");"; fi
+		n=$((n + 1))
+	done
+done
+if [ -z "$broken" ] && [ $n -gt 150 ]; then pass "verify-ir ($n compiles)"; else fail verify-ir "${broken:-only $n compiles}"; fi
 out=$("$KILN" compile --print-after coalesce tests/corpus/big-conntrack.lisp -o "$tmp/pa.o" 2>&1)
 if grep -q '^;; after coalesce$' <<<"$out" && grep -q '^func ' <<<"$out"; then pass print-after
 else fail print-after "$(head -3 <<<"$out")"; fi

@@ -195,11 +195,35 @@ static void test_unreachable(void)
 	CHECK("ssa/unreachable-195", s.nblocks == 0 && kl_ssa_verify(&s, why, sizeof(why)) == 0, "%s", "s.nblocks == 0 && kl_ssa_verify(&s, why, sizeof(why)) == 0");
 }
 
+/* a read that some path reaches with no definition: refused, directly and through a phi */
+static void test_undefined(void)
+{
+	char why[200] = "";
+	struct kl_ssa s;
+	struct kl_ir_func *f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_BR, 0, 1, 0)->alu = BPF_JEQ;
+	f->ins[1].label = 1;
+	IMM(f, IR_MOVI, 2, 0, 5);                           /* only when v1 != 0 */
+	LAB(f, IR_LABEL, 1);
+	I(f, IR_RET, 0, 2, 0);
+	kl_ssa_build(&A, f, &s);
+	CHECK("ssa/undefined-on-a-path", kl_ssa_verify(&s, why, sizeof(why)) == -1 &&
+	      strstr(why, "v2 is read after block 2 but not defined on the path from block 0"), "%s", why);
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	I(f, IR_RET, 0, 3, 0);
+	kl_ssa_build(&A, f, &s);
+	CHECK("ssa/undefined", kl_ssa_verify(&s, why, sizeof(why)) == -1 &&
+	      strstr(why, "instruction 1 reads v3, which no definition reaches"), "%s", why);
+}
+
 int main(void)
 {
 	test_loop();
 	test_memory();
 	test_unreachable();
+	test_undefined();
 	kl_arena_free(&A);
 	return CHECK_DONE();
 }
