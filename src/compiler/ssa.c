@@ -440,6 +440,7 @@ void kl_ssa_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa 
 	build_blocks(a, f, s);
 	dominators(a, s);
 	bool *stackp = stack_vregs(a, f);
+	s->stackp = stackp;
 	place_phis(a, s, stackp);
 	/* every value numbered first: entry memory, phis, definitions */
 	uint32_t ndefs = 0;

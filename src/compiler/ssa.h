@@ -65,6 +65,7 @@ struct kl_ssa {
 	uint32_t (*mem_in)[KL_MEM_N]; /* per instruction: the memory values before it */
 	uint32_t (*mem_def)[KL_MEM_N]; /* per instruction: the memory values it defines (0: none) */
 	uint32_t nvars;             /* nvregs + KL_MEM_N */
+	const bool *stackp;         /* per vreg: may point into the stack */
 };
 
 /* Builds the CFG, dominators and SSA values of f (arena-allocated; f is not changed). */

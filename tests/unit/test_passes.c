@@ -266,23 +266,108 @@ int main(void)
 	CHECK("pass/sccp-loop", f->ins[4].op == IR_MOVI && f->ins[4].imm == 0 && f->ins[5].op == IR_ALU &&
 	      f->ins[7].has_imm && f->ins[7].imm == 0 && f->ins[6].op == IR_BR, "%s", shape(f));
 
-	/* cse: the same load twice in a block is a copy of the first; not across a store, and
-	 * not after a label (another path joins) */
+	/* gvn: the same load again is a copy of the first, in its block or in one it
+	 * dominates; not across a store to the memory it reads */
 	f = fn();
 	I(f, IR_ENTRY, 1, 0, 0);
 	ld = I(f, IR_LOAD, 2, 1, 0);
 	ld->size = 4, ld->off = 8;
 	ld = I(f, IR_LOAD, 3, 1, 0);
-	ld->size = 4, ld->off = 8;                /* -> v3 = v2 */
+	ld->size = 4, ld->off = 8;                /* 2 -> v3 = v2 */
 	IMM(f, IR_STORE, 0, 1, 0)->size = 4;
 	ld = I(f, IR_LOAD, 4, 1, 0);
-	ld->size = 4, ld->off = 8;                /* after a store: loaded again */
+	ld->size = 4, ld->off = 8;                /* 4: after a store: loaded again */
 	LAB(f, IR_LABEL, 1);
 	ld = I(f, IR_LOAD, 5, 1, 0);
-	ld->size = 4, ld->off = 8;                /* after a label: loaded again */
-	I(f, IR_RET, 0, 5, 0);
-	run(f, "cse");
-	CHECK("pass/cse", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[4].op == IR_LOAD && f->ins[6].op == IR_LOAD,
+	ld->size = 4, ld->off = 8;                /* 6: a block the store's dominates -> v5 = v4 */
+	struct kl_ir_ins *st = I(f, IR_STORE, 0, 0, 5);
+	st->slot = 1, st->size = 4;               /* 7: a stack slot: not the context's memory */
+	ld = I(f, IR_LOAD, 6, 1, 0);
+	ld->size = 4, ld->off = 8;                /* 8 -> v6 = v4 */
+	I(f, IR_RET, 0, 6, 0);
+	f->nslots = 1;
+	f->slots = kl_arena_array(&A, struct kl_slot, 2);
+	f->slots[1].size = 4;
+	run(f, "gvn");
+	CHECK("pass/gvn-loads", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[4].op == IR_LOAD &&
+	      f->ins[6].op == IR_MOV && f->ins[6].a == 4 && f->ins[8].op == IR_MOV && f->ins[8].a == 4, "%s", shape(f));
+	/* ... not after a join where one path stored; a recomputed address is a copy (the
+	 * bounds check on the first holds for it) unless its register was overwritten */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	ld = I(f, IR_LOAD, 2, 1, 0);
+	ld->size = 4;                             /* 1 */
+	br = IMM(f, IR_BR, 0, 2, 0);              /* 2 */
+	br->alu = BPF_JEQ, br->label = 1;
+	IMM(f, IR_STORE, 0, 1, 7)->size = 4;      /* 3: one path stores */
+	LAB(f, IR_LABEL, 1);                      /* 4 */
+	ld = I(f, IR_LOAD, 3, 1, 0);
+	ld->size = 4;                             /* 5: loaded again */
+	IMM(f, IR_ALU, 4, 2, 14)->alu = BPF_ADD;  /* 6 */
+	IMM(f, IR_ALU, 5, 2, 14)->alu = BPF_ADD;  /* 7 -> v5 = v4 */
+	IMM(f, IR_MOVI, 4, 0, 0);                 /* 8: v4 overwritten */
+	IMM(f, IR_ALU, 6, 2, 14)->alu = BPF_ADD;  /* 9 -> v6 = v5 (v5 holds it still) */
+	I(f, IR_RET, 0, 6, 0);
+	run(f, "gvn");
+	CHECK("pass/gvn-join", f->ins[5].op == IR_LOAD && f->ins[7].op == IR_MOV && f->ins[7].a == 4 &&
+	      f->ins[9].op == IR_ALU, "%s", shape(f));
+	/* map lookups: the same map and key bytes (stored into two slots) is one lookup; an
+	 * update between is not */
+	for (int update = 0; update <= 1; update++) {
+		f = fn();
+		f->nslots = 2;
+		f->slots = kl_arena_array(&A, struct kl_slot, 3);
+		f->slots[1].size = f->slots[2].size = 4;
+		I(f, IR_ENTRY, 1, 0, 0);
+		ld = I(f, IR_LOAD, 2, 1, 0);
+		ld->size = 4;
+		for (uint32_t k = 1; k <= 2; k++) {
+			st = I(f, IR_STORE, 0, 0, 2);
+			st->slot = k, st->size = 4;
+			I(f, IR_LDMAP, 3 + 3 * k, 0, 0)->imm = 0;
+			I(f, IR_ADDR, 4 + 3 * k, 0, 0)->slot = k;
+			struct kl_ir_ins *c = I(f, IR_CALL, 5 + 3 * k, 0, 0);
+			c->imm = BPF_FUNC_map_lookup_elem, c->nargs = 2;
+			c->args[0] = 3 + 3 * k, c->args[1] = 4 + 3 * k;
+			if (update && k == 1) {
+				c = I(f, IR_CALL, 15, 0, 0);
+				c->imm = BPF_FUNC_map_delete_elem, c->nargs = 2;
+				c->args[0] = 6, c->args[1] = 7;
+			}
+		}
+		I(f, IR_RET, 0, 11, 0);
+		run(f, "gvn");
+		uint32_t last = f->nins - 2;
+		if (!update)
+			CHECK("pass/gvn-lookup", f->ins[last].op == IR_MOV && f->ins[last].a == 8, "%s", shape(f));
+		else
+			CHECK("pass/gvn-lookup-update", f->ins[last].op == IR_CALL, "%s", shape(f));
+	}
+
+	/* dse: stores to a slot nothing reads go; a store overwritten unread in its block goes,
+	 * one read before the next stays */
+	f = fn();
+	f->nslots = 2;
+	f->slots = kl_arena_array(&A, struct kl_slot, 3);
+	f->slots[1].size = f->slots[2].size = 4;
+	I(f, IR_ENTRY, 1, 0, 0);
+	st = IMM(f, IR_STORE, 0, 0, 1);           /* 1: slot 1, never read: goes */
+	st->slot = 1, st->size = 4;
+	st = IMM(f, IR_STORE, 0, 0, 2);           /* 2: slot 2, overwritten unread: goes */
+	st->slot = 2, st->size = 4;
+	st = IMM(f, IR_STORE, 0, 0, 3);           /* 3: read at 4: stays */
+	st->slot = 2, st->size = 4;
+	ld = I(f, IR_LOAD, 2, 0, 0);              /* 4 */
+	ld->slot = 2, ld->size = 4;
+	st = IMM(f, IR_STORE, 0, 0, 4);           /* 5: read after the label: stays */
+	st->slot = 2, st->size = 4;
+	LAB(f, IR_LABEL, 1);
+	ld = I(f, IR_LOAD, 3, 0, 0);
+	ld->slot = 2, ld->size = 4;
+	I(f, IR_ALU, 4, 2, 3)->alu = BPF_ADD;
+	I(f, IR_RET, 0, 4, 0);
+	run(f, "dse");
+	CHECK("pass/dse", !strcmp(shape(f), "entry store load store label load alu ret") && f->ins[1].imm == 3,
 	      "%s", shape(f));
 
 	/* inline: main calls g(v1, 5); g returns its first argument plus its second; the call

@@ -1,0 +1,47 @@
+/* dse.c — a pass of the IR optimizer (opt.c runs it): dead stores to stack slots. A slot
+ * nothing reads (no load from it, no address of it taken: gvn's copies leave a map key's
+ * slot so once its lookup is gone) is never stored to; and a store that a later store in
+ * the same block overwrites byte for byte, with nothing between that could read the slot
+ * (a load from it, a call, a store through a pointer, the end of the block), goes. */
+#include "compiler/opt/passes.h"
+
+static void drop(struct kl_ir_ins *in)
+{
+	in->op = IR_LABEL;
+	in->label = 0;
+}
+
+void kl_pass_dse(struct kl_arena *a, struct kl_ir_func *f)
+{
+	bool *read = kl_arena_array(a, bool, f->nslots + 1);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		if ((in->op == IR_ADDR || (in->op == IR_LOAD && !in->a) || (in->op == IR_XADD && !in->a)) &&
+		    in->slot <= f->nslots)
+			read[in->slot] = true;
+	}
+	/* pending[s]: the instruction (+1) of the last store to slot s not read since, when
+	 * pgen[s] is this stretch's generation (a new one at every label, jump, call and store
+	 * through a pointer) */
+	uint32_t *pending = kl_arena_array(a, uint32_t, f->nslots + 1);
+	uint32_t *pgen = kl_arena_array(a, uint32_t, f->nslots + 1), gen = 1;
+	for (uint32_t i = 0; i < f->nins; i++) {
+		struct kl_ir_ins *in = &f->ins[i];
+		bool slot_store = in->op == IR_STORE && !in->a && in->slot && in->slot <= f->nslots;
+		if (slot_store && !read[in->slot]) {
+			drop(in);
+		} else if (slot_store) {
+			uint32_t p = pgen[in->slot] == gen ? pending[in->slot] : 0;
+			if (p && f->ins[p - 1].off == in->off && f->ins[p - 1].size == in->size)
+				drop(&f->ins[p - 1]);   /* overwritten unread */
+			pending[in->slot] = i + 1;
+			pgen[in->slot] = gen;
+		} else if (in->op == IR_LOAD && !in->a) {
+			if (in->slot <= f->nslots)
+				pending[in->slot] = 0;
+		} else if (in->op == IR_LABEL || in->op == IR_JMP || in->op == IR_BR || in->op == IR_RET ||
+			   in->op == IR_CALL || in->op == IR_CALLF || in->op == IR_STORE || in->op == IR_XADD) {
+			gen++;
+		}
+	}
+}
