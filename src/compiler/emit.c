@@ -301,6 +301,9 @@ static void emit_ins(struct em *e, uint32_t idx)
 	}
 	case IR_CALL:
 	case IR_CALLF:
+		for (uint32_t k = e->al->save_at[idx]; k < e->al->save_at[idx + 1]; k++)   /* live across it in r0-r5 */
+			if (e->al->save_store[k])
+				put(e, kl_stx(8, KL_FP, (uint8_t)reg(e, e->al->save_vreg[k]), spill_off(e, e->al->save_vreg[k])));
 		place_args(e, i->args, i->nargs);
 		if (i->op == IR_CALLF) {
 			struct kl_reloc r = { (uint32_t)e->out.len, KL_RELOC_CALL, (uint32_t)i->imm };
@@ -315,6 +318,8 @@ static void emit_ins(struct em *e, uint32_t idx)
 			else if (reg(e, i->d) != 0)
 				put(e, kl_mov((uint8_t)reg(e, i->d), 0));
 		}
+		for (uint32_t k = e->al->save_at[idx]; k < e->al->save_at[idx + 1]; k++)
+			put(e, kl_ldx(8, (uint8_t)reg(e, e->al->save_vreg[k]), KL_FP, spill_off(e, e->al->save_vreg[k])));
 		break;
 	case IR_JMP:
 		if (!falls_to(f, idx, i->label))

@@ -80,6 +80,11 @@ struct kl_alloc {
 	bool spill_mode;      /* r0 and r5 are reserved as scratch registers everywhere */
 	uint8_t (*scratch)[2]; /* per instruction: two registers free there, for spilled operands */
 	uint32_t frame;       /* bytes of stack used */
+	/* vregs in r0-r5 live across a call, saved to their slot (spill[v]) before it and
+	 * loaded back after: call i's are save_vreg[save_at[i] .. save_at[i + 1]) */
+	uint32_t *save_at;
+	kl_vreg *save_vreg;
+	bool *save_store;     /* per entry: stored before the call (false: the slot holds it already) */
 };
 
 /* Appends an instruction of kind op (zeroed, at span) to f. */

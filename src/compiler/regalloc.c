@@ -5,6 +5,7 @@
  * r1-r5 and results in r0, and when registers run out whole intervals spill to the stack
  * (r0 and r5 then become scratch registers). Finally the stack frame is laid out. */
 #include "ir.h"
+#include "ssa.h"
 #include <linux/bpf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,8 @@ struct ivl {
 	kl_vreg v;
 	uint32_t start, end;     /* positions: use of ins i at 2i, def at 2i+1 */
 	bool crosses_call;
+	uint32_t ncalls, nrefs;  /* calls it lives across; its reads and writes (each weighted
+				  * by how deep in loops it is: 8 per loop) */
 	int8_t hint_reg;         /* -1: none */
 	kl_vreg hint_vreg;       /* take this vreg's register if free */
 };
@@ -127,7 +130,7 @@ static int cmp_start(const void *a, const void *b)
 }
 
 /* Linear scan; returns the number of spilled intervals. */
-static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mode, uint32_t nv)
+static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mode, uint32_t nv, bool *saved)
 {
 	struct ivl *active[10] = { 0 };  /* by register */
 	uint32_t spills = 0;
@@ -156,16 +159,32 @@ static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mod
 				if (free >> pref[q] & 1)
 					pick = pref[q];
 		}
+		/* across calls with r6-r9 taken: a caller-saved register, saved around each call it
+		 * lives across, when that costs less than a load or store at every use (a loop's
+		 * counter that stays live past the calls after the loop) */
+		if (pick < 0 && saved && iv->crosses_call && 2 * iv->ncalls < iv->nrefs) {
+			/* the arguments least used first; r0, which each call's result takes, last */
+			static const int caller[] = { 5, 4, 3, 2, 1, 0 };
+			for (int q = 0; q < 6 && pick < 0; q++)
+				if (!active[caller[q]] && !(spill_mode && (caller[q] == 0 || caller[q] == 5)))
+					pick = caller[q];
+			if (pick >= 0)
+				saved[iv->v] = true;
+		}
 		if (pick >= 0) {
 			reg[iv->v] = (int8_t)pick;
 			active[pick] = iv;
 			continue;
 		}
-		/* spill whichever of iv and the allowed active intervals ends last */
+		/* spill whichever of iv and the allowed active intervals is read and written least
+		 * (weighted by loop depth), of those the one that ends last */
 		struct ivl *victim = iv;
-		for (int r = 0; r < 10; r++)
-			if ((allowed >> r & 1) && active[r] && active[r]->end > victim->end)
-				victim = active[r];
+		for (int r = 0; r < 10; r++) {
+			struct ivl *c = active[r];
+			if ((allowed >> r & 1) && c &&
+			    (c->nrefs < victim->nrefs || (c->nrefs == victim->nrefs && c->end > victim->end)))
+				victim = c;
+		}
 		spills++;
 		if (victim != iv) {
 			int r = reg[victim->v];
@@ -173,6 +192,10 @@ static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mod
 			active[r] = iv;
 		}
 		reg[victim->v] = KL_REG_SPILLED;
+		if (victim != iv && saved && saved[victim->v]) {   /* iv takes a saved one's register */
+			saved[victim->v] = false;
+			saved[iv->v] = iv->crosses_call;
+		}
 	}
 	return spills;
 }
@@ -329,6 +352,33 @@ static struct block *cfg(struct kl_arena *a, const struct kl_ir_func *f, uint32_
 	return blocks.items;
 }
 
+/* How often each instruction runs, guessed: 8 to the number of loops around it (a loop: a
+ * jump back to a label before it, and what lies between; lowering makes them nested). */
+static uint32_t *loop_weights(struct kl_arena *a, const struct kl_ir_func *f)
+{
+	uint32_t n = f->nins;
+	uint32_t *at = kl_arena_array(a, uint32_t, f->nlabels + 2);
+	int32_t *delta = kl_arena_array(a, int32_t, n + 1);
+	for (uint32_t i = 0; i < n; i++)
+		if (f->ins[i].op == IR_LABEL && f->ins[i].label <= f->nlabels)
+			at[f->ins[i].label] = i + 1;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		if ((in->op == IR_JMP || in->op == IR_BR) && in->label <= f->nlabels && at[in->label] &&
+		    at[in->label] - 1 < i) {
+			delta[at[in->label] - 1]++;
+			delta[i + 1]--;
+		}
+	}
+	uint32_t *w = kl_arena_array(a, uint32_t, n + 1);
+	int32_t depth = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		depth += delta[i];
+		w[i] = depth <= 0 ? 1 : depth >= 5 ? 4096 : 1u << (3 * depth);
+	}
+	return w;
+}
+
 /* Each vreg's interval (seen: it has one; used: something reads it), its register hints,
  * and whether it lives across a call. Returns the intervals in order of their starts. */
 static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, struct ivl *iv, bool *seen,
@@ -343,6 +393,7 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 	struct block *blocks = cfg(a, f, &nb);
 	live_ranges(a, f, blocks, nb, iv, seen);
 	KL_VEC(uint32_t) calls = { 0 };
+	uint32_t *weight = loop_weights(a, f);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
 		struct kl_ir_operands ud;
@@ -353,9 +404,12 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 			bool second = in->op == IR_ALU && k == 1;
 			touch(iv, seen, ud.uses[k], 2 * i + (second ? 1 : 0));
 			used[ud.uses[k]] = true;
+			iv[ud.uses[k]].nrefs += weight[i];
 		}
-		if (ud.def)
+		if (ud.def) {
 			touch(iv, seen, ud.def, 2 * i + 1);
+			iv[ud.def].nrefs += weight[i];
+		}
 		if (in->op == IR_CALL || in->op == IR_CALLF) {
 			kl_vec_push(a, &calls, i);
 			for (uint32_t k = 0; k < in->nargs; k++)
@@ -380,6 +434,9 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 		    in->a && iv[in->a].hint_reg < 0 && iv[in->d].hint_reg >= 0 && iv[in->a].end <= 2 * i + 1)
 			iv[in->a].hint_reg = iv[in->d].hint_reg;
 	}
+	uint32_t *call_w = kl_arena_array(a, uint32_t, calls.len + 1);   /* prefix sums of the calls' weights */
+	for (size_t k = 0; k < calls.len; k++)
+		call_w[k + 1] = call_w[k] + weight[calls.items[k]];
 	/* a call clobbers r0-r5: intervals live across one need r6-r9 */
 	struct ivl **order = kl_arena_array(a, struct ivl *, nv);
 	uint32_t norder = 0;
@@ -396,6 +453,15 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 				lo = mid + 1;
 		}
 		iv[v].crosses_call = lo < calls.len && 2 * calls.items[lo] + 1 < iv[v].end;
+		size_t past = lo, top = calls.len;   /* the first call at or after its end */
+		while (past < top) {
+			size_t mid = past + (top - past) / 2;
+			if (2 * calls.items[mid] + 1 < iv[v].end)
+				past = mid + 1;
+			else
+				top = mid;
+		}
+		iv[v].ncalls = call_w[past] - call_w[lo];
 		order[norder++] = &iv[v];
 	}
 	qsort(order, norder, sizeof(*order), cmp_start);
@@ -406,7 +472,7 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 /* Registers by linear scan; when some instruction with spilled operands has no two free
  * registers for them, r0 and r5 are reserved everywhere and the scan runs again. */
 static void assign(struct kl_arena *a, const struct kl_ir_func *f, struct ivl **order, uint32_t norder,
-		   struct kl_alloc *out)
+		   struct kl_alloc *out, bool *saved)
 {
 	uint32_t nv = f->nvregs, n = f->nins;
 	out->reg = kl_arena_array(a, int8_t, nv);
@@ -415,12 +481,85 @@ static void assign(struct kl_arena *a, const struct kl_ir_func *f, struct ivl **
 	out->spill_mode = false;
 	for (uint32_t i = 0; i < n; i++)
 		out->scratch[i][0] = 0, out->scratch[i][1] = 5;
-	if (scan(order, norder, out->reg, false, nv) && !find_scratch(f, order, norder, out)) {
+	if (scan(order, norder, out->reg, false, nv, saved) && !find_scratch(f, order, norder, out)) {
+		/* no scratch registers somewhere: again without saving around calls (a saved
+		 * register is one less for the spilled operands), then r0 and r5 kept free */
+		memset(out->reg, 0, nv);
+		memset(saved, 0, nv);
+		scan(order, norder, out->reg, false, nv, NULL);
+		if (find_scratch(f, order, norder, out))
+			return;
 		out->spill_mode = true;
 		memset(out->reg, 0, nv);
-		scan(order, norder, out->reg, true, nv);
+		memset(saved, 0, nv);
+		scan(order, norder, out->reg, true, nv, NULL);
 		for (uint32_t i = 0; i < n; i++)
 			out->scratch[i][0] = 0, out->scratch[i][1] = 5;
+	}
+}
+
+/* Which saved vregs each call saves and loads back: those whose interval it lies inside. */
+static void saves(struct kl_arena *a, const struct kl_ir_func *f, const struct ivl *iv, const bool *saved,
+		  struct kl_alloc *out)
+{
+	uint32_t n = f->nins;
+	out->save_at = kl_arena_array(a, uint32_t, n + 2);
+	KL_VEC(uint32_t) calls = { 0 };
+	for (uint32_t i = 0; i < n; i++)
+		if (f->ins[i].op == IR_CALL || f->ins[i].op == IR_CALLF)
+			kl_vec_push(a, &calls, i);
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t *fill = pass ? kl_arena_array(a, uint32_t, n + 1) : NULL;
+		for (kl_vreg v = 1; v < f->nvregs; v++) {
+			if (!saved[v] || out->reg[v] < 0)
+				continue;
+			for (size_t k = 0; k < calls.len; k++) {   /* (few calls, few saved vregs) */
+				uint32_t c = calls.items[k];
+				if (!(iv[v].start < 2 * c && 2 * c + 1 < iv[v].end))
+					continue;
+				if (pass)
+					out->save_vreg[out->save_at[c] + fill[c]++] = v;
+				else
+					out->save_at[c + 1]++;
+			}
+		}
+		if (!pass) {
+			for (uint32_t i = 0; i < n; i++)
+				out->save_at[i + 1] += out->save_at[i];
+			out->save_vreg = kl_arena_array(a, kl_vreg, out->save_at[n] + 1);
+		}
+	}
+	/* A save is needed unless a call that dominates this one saved the same value of the
+	 * vreg (its SSA value there and here the same: nothing wrote it on any path between)
+	 * and the slot is the vreg's alone within its interval. */
+	uint32_t ns = out->save_at[n];
+	out->save_store = kl_arena_array(a, bool, ns + 1);
+	for (uint32_t k = 0; k < ns; k++)
+		out->save_store[k] = true;
+	if (!ns)
+		return;
+	struct kl_ssa s;
+	kl_ssa_build(a, f, &s);
+	uint32_t *last_val = kl_arena_array(a, uint32_t, f->nvregs), *last_block = kl_arena_array(a, uint32_t, f->nvregs);
+	uint32_t *last_at = kl_arena_array(a, uint32_t, f->nvregs);
+	struct kl_ssa_walk w;
+	kl_ssa_walk_begin(a, &s, &w);
+	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {
+		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
+			for (uint32_t k = out->save_at[i]; k < out->save_at[i + 1]; k++) {
+				kl_vreg v = out->save_vreg[k];
+				uint32_t val = w.cur[v];
+				if (val && last_val[v] == val &&
+				    (last_block[v] == b ? last_at[v] < i : kl_ssa_dominates(&s, last_block[v], b))) {
+					out->save_store[k] = false;
+				} else {
+					last_val[v] = val;
+					last_block[v] = b;
+					last_at[v] = i;
+				}
+			}
+			kl_ssa_walk_step(&w, i);
+		}
 	}
 }
 
@@ -431,16 +570,17 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 	bool *seen = kl_arena_array(a, bool, nv);
 	bool *used = kl_arena_array(a, bool, nv);
 	struct ivl **order = intervals(a, f, iv, seen, used, &norder);
-	assign(a, f, order, norder, out);
+	bool *saved = kl_arena_array(a, bool, nv);
+	assign(a, f, order, norder, out, saved);
 	/* vregs defined but never read: their defining instruction is dead */
 	for (uint32_t v = 1; v < nv; v++)
 		if (seen[v] && !used[v])
 			out->reg[v] = KL_REG_DEAD;
 
-	/* spill slots, then the frame */
+	/* spill slots (of spilled vregs and of those saved around calls), then the frame */
 	uint32_t nlow = f->nslots;
 	for (uint32_t v = 1; v < nv; v++) {
-		if (!seen[v] || out->reg[v] != KL_REG_SPILLED)
+		if (!seen[v] || (out->reg[v] != KL_REG_SPILLED && !(saved[v] && out->reg[v] >= 0)))
 			continue;
 		uint32_t s = kl_ir_slot(a, f, 8, 8);
 		f->slots[s].temp = true;
@@ -448,6 +588,7 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 		f->slots[s].last = iv[v].end / 2;
 		out->spill[v] = s;
 	}
+	saves(a, f, iv, saved, out);
 	uint32_t off = layout_frame(a, f, nlow);
 	out->frame = off;
 	if (off > 512)
