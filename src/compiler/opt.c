@@ -21,6 +21,7 @@ static const struct pass passes[] = {
 	{ "sccp", "sparse conditional constant propagation over the SSA form: constants through joins, branches decided",
 	  kl_pass_sccp },
 	{ "fold", "constants folded within a block: operations on known values, branches decided", kl_pass_fold },
+	{ "reassoc", "t = p + K1; u = t + K2 becomes u = p + (K1 + K2) where p still holds it", kl_pass_reassoc },
 	{ "fold-offsets", "p = q + K used as a base: the offset folded into the access", kl_pass_fold_offsets },
 	{ "gvn", "global value numbering over the SSA form: what a dominating instruction computed, a copy of it",
 	  kl_pass_gvn },
@@ -33,13 +34,13 @@ static const struct pass passes[] = {
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_SCCP, P_FOLD, P_FOLD_OFFSETS, P_GVN, P_SWAP_CMP, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_SCCP, P_FOLD, P_REASSOC, P_FOLD_OFFSETS, P_GVN, P_SWAP_CMP, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_SCCP, 1 }, { P_FOLD, 1 }, { P_UNREACHABLE, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_SCCP, 1 }, { P_FOLD, 1 }, { P_UNREACHABLE, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_BRANCH_OVER_JUMP, 1 },
 };
 

@@ -203,11 +203,24 @@ static const int32_t writes_nothing[] = {
 	BPF_FUNC_get_current_cgroup_id, BPF_FUNC_ktime_get_boot_ns, BPF_FUNC_jiffies64,
 	BPF_FUNC_ktime_get_coarse_ns, BPF_FUNC_get_numa_node_id,
 };
+/* Helpers whose result points at a map's value or a ring buffer's record, nothing else. */
+static const int32_t returns_mapval[] = {
+	BPF_FUNC_map_lookup_elem, BPF_FUNC_map_lookup_percpu_elem, BPF_FUNC_ringbuf_reserve,
+};
 
-void kl_ssa_mem_effects(const struct kl_ir_ins *in, bool stack_base, uint32_t *reads, uint32_t *writes)
+static bool in_table(const int32_t *t, size_t n, int64_t x)
 {
-	const uint32_t all = (1u << KL_MEM_N) - 1, stack = 1u << KL_MEM_STACK, heap = 1u << KL_MEM_HEAP;
-	uint32_t at = in->a ? heap | (stack_base ? stack : 0) : stack;
+	for (size_t k = 0; k < n; k++)
+		if (t[k] == x)
+			return true;
+	return false;
+}
+#define IN(t, x) in_table((t), sizeof(t) / sizeof((t)[0]), (x))
+
+void kl_ssa_mem_effects(const struct kl_ir_ins *in, uint8_t base_region, uint32_t *reads, uint32_t *writes)
+{
+	const uint32_t all = (1u << KL_MEM_N) - 1;
+	uint32_t at = !in->a ? 1u << KL_MEM_STACK : base_region ? base_region : KL_REGION_ALL;
 	*reads = *writes = 0;
 	switch (in->op) {
 	case IR_LOAD:
@@ -221,10 +234,7 @@ void kl_ssa_mem_effects(const struct kl_ir_ins *in, bool stack_base, uint32_t *r
 		break;
 	case IR_CALL:
 		*reads = all;
-		*writes = all;
-		for (size_t k = 0; k < sizeof(writes_nothing) / sizeof(writes_nothing[0]); k++)
-			if (in->imm == writes_nothing[k])
-				*writes = 0;
+		*writes = IN(writes_nothing, in->imm) ? 0 : all;
 		break;
 	case IR_CALLF:
 		*reads = *writes = all;
@@ -234,10 +244,12 @@ void kl_ssa_mem_effects(const struct kl_ir_ins *in, bool stack_base, uint32_t *r
 	}
 }
 
-/* Which vregs may point into the stack: a union-find over the vregs each operation derives
- * from another (flow-insensitive, so an over-approximation); the classes holding an
- * address of a slot, an argument of a defun or, once a stack address is stored anywhere, a
- * loaded value. */
+/* Where each vreg may point: a union-find over the vregs each operation derives from
+ * another (flow-insensitive, so an over-approximation); each class gets the regions of its
+ * members' origins: a slot's address the stack; the context (a program's first argument)
+ * and what is loaded from memory the heap (plus whatever regions' pointers are stored
+ * anywhere); a map lookup's or ring buffer reserve's result a map value; a defun's
+ * arguments, a subprogram's result and other helpers' anything. */
 static uint32_t uf_find(uint32_t *p, uint32_t x)
 {
 	while (p[x] != x) {
@@ -247,23 +259,32 @@ static uint32_t uf_find(uint32_t *p, uint32_t x)
 	return x;
 }
 
-static bool *stack_vregs(struct kl_arena *a, const struct kl_ir_func *f)
+static uint8_t *regions(struct kl_arena *a, const struct kl_ir_func *f)
 {
-	uint32_t n = f->nvregs + 1, *p = kl_arena_array(a, uint32_t, n);
+	uint32_t n = f->nvregs, *p = kl_arena_array(a, uint32_t, n + 1);
+	uint8_t *origin = kl_arena_array(a, uint8_t, n + 1), *cls = kl_arena_array(a, uint8_t, n + 1);
 	for (uint32_t v = 0; v < n; v++)
 		p[v] = v;
-	const uint32_t root = f->nvregs;   /* the class of stack addresses */
-	bool loads_stack = false;
 #define UNION(x, y) (p[uf_find(p, (x))] = uf_find(p, (y)))
 	for (uint32_t i = 0; i < f->nins; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
+		if (!in->d || in->d >= n)
+			continue;
 		switch (in->op) {
 		case IR_ADDR:
-			UNION(in->d, root);
+			origin[in->d] |= 1 << KL_MEM_STACK;
 			break;
 		case IR_ENTRY:
-			if (f->subprog)
-				UNION(in->d, root);
+			origin[in->d] |= f->subprog ? KL_REGION_ALL : 1 << KL_MEM_HEAP;
+			break;
+		case IR_LOAD:
+			origin[in->d] |= 1 << KL_MEM_HEAP;
+			break;
+		case IR_CALL:
+			origin[in->d] |= IN(returns_mapval, in->imm) ? 1 << KL_MEM_MAPVAL : KL_REGION_ALL;
+			break;
+		case IR_CALLF:
+			origin[in->d] |= KL_REGION_ALL;
 			break;
 		case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
 			if (in->a)
@@ -275,29 +296,38 @@ static bool *stack_vregs(struct kl_arena *a, const struct kl_ir_func *f)
 			if (!in->has_imm && in->b)
 				UNION(in->d, in->b);
 			break;
-		case IR_CALLF:
-			UNION(in->d, root);
-			break;
 		default:
 			break;
 		}
 	}
-	for (uint32_t i = 0; i < f->nins; i++) {
-		const struct kl_ir_ins *in = &f->ins[i];
-		if ((in->op == IR_STORE || in->op == IR_XADD) && !in->has_imm && in->b &&
-		    uf_find(p, in->b) == uf_find(p, root))
-			loads_stack = true;
+	/* pointers stored to memory come back from loads: loads take the regions stored (two
+	 * rounds settle it: the regions are three bits) */
+	for (int round = 0; round < 4; round++) {
+		memset(cls, 0, n + 1);
+		for (uint32_t v = 1; v < n; v++)
+			cls[uf_find(p, v)] |= origin[v];
+		uint8_t stored = 0;
+		for (uint32_t i = 0; i < f->nins; i++) {
+			const struct kl_ir_ins *in = &f->ins[i];
+			if ((in->op == IR_STORE || in->op == IR_XADD) && !in->has_imm && in->b && in->b < n)
+				stored |= cls[uf_find(p, in->b)];
+		}
+		bool changed = false;
+		for (uint32_t i = 0; i < f->nins; i++) {
+			const struct kl_ir_ins *in = &f->ins[i];
+			if (in->op == IR_LOAD && in->d && in->d < n && (origin[in->d] | stored) != origin[in->d]) {
+				origin[in->d] |= stored;
+				changed = true;
+			}
+		}
+		if (!changed)
+			break;
 	}
-	if (loads_stack)
-		for (uint32_t i = 0; i < f->nins; i++)
-			if (f->ins[i].op == IR_LOAD && f->ins[i].d)
-				UNION(f->ins[i].d, root);
 #undef UNION
-	bool *st = kl_arena_array(a, bool, n);
-	uint32_t r = uf_find(p, root);
-	for (uint32_t v = 1; v < f->nvregs; v++)
-		st[v] = uf_find(p, v) == r;
-	return st;
+	uint8_t *r = kl_arena_array(a, uint8_t, n + 1);
+	for (uint32_t v = 1; v < n; v++)
+		r[v] = cls[uf_find(p, v)];
+	return r;
 }
 
 /* ---- phis ---- */
@@ -316,7 +346,7 @@ static void vpush(struct kl_arena *a, struct vec32 *x, uint32_t e)
 	x->v[x->n++] = e;
 }
 
-static void place_phis(struct kl_arena *a, struct kl_ssa *s, const bool *stackp)
+static void place_phis(struct kl_arena *a, struct kl_ssa *s, const uint8_t *region)
 {
 	const struct kl_ir_func *f = s->f;
 	uint32_t nv = s->nvars, nb = s->nblocks;
@@ -349,7 +379,7 @@ static void place_phis(struct kl_arena *a, struct kl_ssa *s, const bool *stackp)
 			struct kl_ir_operands u;
 			kl_ir_operands(in, &u);
 			uint32_t mr, mw;
-			kl_ssa_mem_effects(in, in->a && stackp[in->a], &mr, &mw);
+			kl_ssa_mem_effects(in, in->a ? region[in->a] : 0, &mr, &mw);
 			for (uint32_t k = 0; k < u.nuses; k++)
 				if (killed[u.uses[k]] != b + 1)
 					global[u.uses[k]] = true;
@@ -439,9 +469,9 @@ void kl_ssa_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa 
 		return;
 	build_blocks(a, f, s);
 	dominators(a, s);
-	bool *stackp = stack_vregs(a, f);
-	s->stackp = stackp;
-	place_phis(a, s, stackp);
+	uint8_t *region = regions(a, f);
+	s->region = region;
+	place_phis(a, s, region);
 	/* every value numbered first: entry memory, phis, definitions */
 	uint32_t ndefs = 0;
 	for (uint32_t i = 0; i < f->nins; i++)
@@ -469,7 +499,7 @@ void kl_ssa_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa 
 		if (u.def)
 			s->def_val[i] = new_val(s, KL_VAL_INS, u.def, i, b);
 		uint32_t mr, mw;
-		kl_ssa_mem_effects(in, in->a && stackp[in->a], &mr, &mw);
+		kl_ssa_mem_effects(in, in->a ? region[in->a] : 0, &mr, &mw);
 		for (uint32_t m = 0; m < KL_MEM_N; m++)
 			if (mw >> m & 1)
 				s->mem_def[i][m] = new_val(s, KL_VAL_INS, f->nvregs + m, i, b);

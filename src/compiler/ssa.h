@@ -18,8 +18,12 @@
 #define KL_SSA_H
 #include "ir.h"
 
-/* The memory names, numbered after the function's vregs (nvregs + KL_MEM_...). */
-enum { KL_MEM_STACK, KL_MEM_HEAP, KL_MEM_MAPS, KL_MEM_N };
+/* The memory names, numbered after the function's vregs (nvregs + KL_MEM_...): the stack;
+ * the context, packets and kernel memory; what map lookups and ring buffer reserves return;
+ * the maps' elements (which exist). A vreg's region says which of the first three it may
+ * point into (KL_REGION_... bits: 1 << KL_MEM_...). */
+enum { KL_MEM_STACK, KL_MEM_HEAP, KL_MEM_MAPVAL, KL_MEM_MAPS, KL_MEM_N };
+enum { KL_REGION_ALL = (1 << KL_MEM_STACK) | (1 << KL_MEM_HEAP) | (1 << KL_MEM_MAPVAL) };
 
 struct kl_block {
 	uint32_t first, end;        /* instructions [first, end) */
@@ -65,7 +69,7 @@ struct kl_ssa {
 	uint32_t (*mem_in)[KL_MEM_N]; /* per instruction: the memory values before it */
 	uint32_t (*mem_def)[KL_MEM_N]; /* per instruction: the memory values it defines (0: none) */
 	uint32_t nvars;             /* nvregs + KL_MEM_N */
-	const bool *stackp;         /* per vreg: may point into the stack */
+	const uint8_t *region;      /* per vreg: where it may point (KL_REGION_ALL when unknown) */
 };
 
 /* Builds the CFG, dominators and SSA values of f (arena-allocated; f is not changed). */
@@ -77,9 +81,9 @@ static inline uint32_t kl_ssa_use(const struct kl_ssa *s, uint32_t i, uint32_t k
 }
 /* Whether block x dominates block y. */
 bool kl_ssa_dominates(const struct kl_ssa *s, uint32_t x, uint32_t y);
-/* Which memory names instruction in reads and may write (bit KL_MEM_...); stack_base: its
- * base may point into the stack. */
-void kl_ssa_mem_effects(const struct kl_ir_ins *in, bool stack_base, uint32_t *reads, uint32_t *writes);
+/* Which memory names instruction in reads and may write (bit KL_MEM_...); base_region: where
+ * its base vreg may point. */
+void kl_ssa_mem_effects(const struct kl_ir_ins *in, uint8_t base_region, uint32_t *reads, uint32_t *writes);
 /* The form's invariants, checked: the CFG's edges both ways, every block's immediate
  * dominator dominating its predecessors, one definition per value, every phi with one
  * argument per predecessor whose definition dominates that predecessor, every read's value

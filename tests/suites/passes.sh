@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 declare -A prog=(
 	[unreachable]=classify [dce]=big-csum [thread]=thread [fold-offsets]=csum
 	[swap-cmp]=cg-ingress [coalesce]=big-conntrack [merge-returns]=arp-reply [branch-over-jump]=big-bytes
-	[propagate]=ptr-args [inline]=defun-calls [unroll]=defun-calls [fold]=places [sccp]=xdp1 [gvn]=big-conntrack [dse]=call-in-expr
+	[propagate]=ptr-args [inline]=defun-calls [unroll]=defun-calls [fold]=places [sccp]=xdp1 [gvn]=big-conntrack [dse]=call-in-expr [reassoc]=wh-pkt-tc
 )
 passes=$("$KILN" compile --help | sed -n '/^optimizer passes/,$p' | awk 'NR > 1 && /^  [a-z]/ { print $1 }')
 [ -n "$passes" ] || fail list "kiln compile --help lists no optimizer pass"

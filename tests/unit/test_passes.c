@@ -370,6 +370,23 @@ int main(void)
 	CHECK("pass/dse", !strcmp(shape(f), "entry store load store label load alu ret") && f->ins[1].imm == 3,
 	      "%s", shape(f));
 
+	/* reassoc: t = p + 14; u = t + 20 -> u = p + 34; not once p is overwritten */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_ALU, 2, 1, 14)->alu = BPF_ADD;          /* 1 */
+	IMM(f, IR_ALU, 3, 2, 20)->alu = BPF_ADD;          /* 2 -> v1 + 34 */
+	IMM(f, IR_ALU, 4, 3, 6)->alu = BPF_SUB;           /* 3 -> v1 + 28 */
+	IMM(f, IR_MOVI, 1, 0, 0);                         /* 4: v1 overwritten */
+	IMM(f, IR_ALU, 5, 2, 1)->alu = BPF_ADD;           /* 5: stays v2 + 1 */
+	I(f, IR_ALU, 6, 3, 4)->alu = BPF_ADD;
+	I(f, IR_ALU, 6, 6, 5)->alu = BPF_ADD;
+	I(f, IR_RET, 0, 6, 0);
+	run(f, "reassoc");
+	CHECK("pass/reassoc", f->ins[2].a == 1 && f->ins[2].imm == 34 && f->ins[3].a == 1 && f->ins[3].imm == 28 &&
+	      f->ins[3].alu == BPF_ADD && f->ins[5].a == 2 && f->ins[5].imm == 1, "v%u+%lld v%u+%lld v%u+%lld",
+	      f->ins[2].a, (long long)f->ins[2].imm, f->ins[3].a, (long long)f->ins[3].imm, f->ins[5].a,
+	      (long long)f->ins[5].imm);
+
 	/* inline: main calls g(v1, 5); g returns its first argument plus its second; the call
 	 * becomes g's body with the arguments moved in and the result moved out */
 	struct kl_ir_func *g = fn();

@@ -218,12 +218,48 @@ static void test_undefined(void)
 	      strstr(why, "instruction 1 reads v3, which no definition reaches"), "%s", why);
 }
 
+/* regions: an atomic add through a map lookup's result changes map values, not the packet;
+ * a load of a pointer stored to the stack may point anywhere stored */
+static void test_regions(void)
+{
+	char why[200] = "";
+	struct kl_ssa s;
+	struct kl_ir_func *f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);                            /* 0 ctx */
+	struct kl_ir_ins *l = I(f, IR_LOAD, 2, 1, 0);       /* 1 data: a packet pointer */
+	l->size = 4;
+	struct kl_ir_ins *c = I(f, IR_CALL, 3, 0, 0);       /* 2 a lookup */
+	c->imm = BPF_FUNC_map_lookup_elem;
+	I(f, IR_XADD, 0, 3, 2)->size = 8;                   /* 3 through the map value */
+	l = I(f, IR_LOAD, 4, 2, 0);                         /* 4 the packet again */
+	l->size = 2;
+	I(f, IR_RET, 0, 4, 0);
+	kl_ssa_build(&A, f, &s);
+	CHECK("ssa/regions-verify", kl_ssa_verify(&s, why, sizeof(why)) == 0, "%s", why);
+	CHECK("ssa/regions", s.region[3] == 1 << KL_MEM_MAPVAL && s.region[2] == 1 << KL_MEM_HEAP &&
+	      s.mem_def[3][KL_MEM_MAPVAL] && !s.mem_def[3][KL_MEM_HEAP] && s.mem_in[4][KL_MEM_HEAP] == s.mem_in[1][KL_MEM_HEAP],
+	      "regions %u %u", s.region[2], s.region[3]);
+	f = fn();
+	kl_ir_slot(&A, f, 8, 8);
+	I(f, IR_ENTRY, 1, 0, 0);
+	c = I(f, IR_CALL, 2, 0, 0);
+	c->imm = BPF_FUNC_map_lookup_elem;
+	struct kl_ir_ins *st = I(f, IR_STORE, 0, 0, 2);     /* the map value's pointer to a slot */
+	st->slot = 1, st->size = 8;
+	l = I(f, IR_LOAD, 3, 0, 0);
+	l->slot = 1, l->size = 8;
+	I(f, IR_RET, 0, 3, 0);
+	kl_ssa_build(&A, f, &s);
+	CHECK("ssa/regions-stored", s.region[3] == ((1 << KL_MEM_HEAP) | (1 << KL_MEM_MAPVAL)), "region %u", s.region[3]);
+}
+
 int main(void)
 {
 	test_loop();
 	test_memory();
 	test_unreachable();
 	test_undefined();
+	test_regions();
 	kl_arena_free(&A);
 	return CHECK_DONE();
 }

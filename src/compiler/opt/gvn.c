@@ -20,7 +20,7 @@ struct key {
 	int32_t off;
 	uint32_t slot, core;
 	int64_t imm;
-	uint32_t x, y, m1, m2;      /* value numbers of the operands and of the memory read */
+	uint32_t x, y, m1, m2, m3;  /* value numbers of the operands and of the memory read */
 };
 
 struct entry {
@@ -53,6 +53,7 @@ static uint32_t hash(const struct key *k)
 	h = mix(h, (uint64_t)k->imm);
 	h = mix(h, (uint64_t)k->x << 32 | k->y);
 	h = mix(h, (uint64_t)k->m1 << 32 | k->m2);
+	h = mix(h, k->m3);
 	h = mix(h, k->core);
 	return (uint32_t)(h ^ h >> 32);
 }
@@ -61,7 +62,7 @@ static bool same(const struct key *a, const struct key *b)
 {
 	return a->op == b->op && a->alu == b->alu && a->size == b->size && a->has_imm == b->has_imm &&
 	       a->off == b->off && a->slot == b->slot && a->core == b->core && a->imm == b->imm && a->x == b->x &&
-	       a->y == b->y && a->m1 == b->m1 && a->m2 == b->m2;
+	       a->y == b->y && a->m1 == b->m1 && a->m2 == b->m2 && a->m3 == b->m3;
 }
 
 static struct entry *find(struct gvn *g, const struct key *k)
@@ -172,14 +173,14 @@ static bool key_of(const struct gvn *g, uint32_t i, struct key *k)
 		if (in->core)
 			return false;
 		k->size = in->size, k->off = in->off, k->slot = in->a ? 0 : in->slot;
-		if (in->a) {
+		uint32_t reads, writes;   /* the memory it reads, by its base's region */
+		kl_ssa_mem_effects(in, in->a ? s->region[in->a] : 0, &reads, &writes);
+		k->m1 = reads >> KL_MEM_STACK & 1 ? s->mem_in[i][KL_MEM_STACK] : 0;
+		k->m2 = reads >> KL_MEM_HEAP & 1 ? s->mem_in[i][KL_MEM_HEAP] : 0;
+		k->m3 = reads >> KL_MEM_MAPVAL & 1 ? s->mem_in[i][KL_MEM_MAPVAL] : 0;
+		if (in->a)
 			k->x = vn_of(g, kl_ssa_use(s, i, 0));
-			k->m1 = s->mem_in[i][KL_MEM_HEAP];
-			k->m2 = s->stackp[in->a] ? s->mem_in[i][KL_MEM_STACK] : 0;
-			return k->x != 0;
-		}
-		k->m1 = s->mem_in[i][KL_MEM_STACK];
-		return true;
+		return !in->a || k->x != 0;
 	case IR_CALL:
 		if (in->imm != BPF_FUNC_map_lookup_elem || in->nargs != 2)
 			return false;
