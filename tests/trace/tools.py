@@ -587,12 +587,14 @@ class Tracer:
         with open(self.err, errors="replace") as f:
             return NOTIFY in (self.text() + "\n" + f.read()).split("\n")
 
-    def stop(self):
-        """SIGINT, then, while it has not started printing its maps (the "\n\n" before them),
-        SIGTERM every 3 s: bpftrace 0.17 notices a signal only when it interrupts its
-        epoll_wait() or when an event arrives next, so one that lands elsewhere (another
-        thread, between two waits) leaves a tool that prints nothing more (cpuwalk, bitesize)
-        waiting forever. SIGTERM, not a second SIGINT: that one kills it while it prints."""
+    def stop(self, nudge):
+        """SIGINT, then, with nudge (bpftrace), while it has not started printing its maps
+        (the "\n\n" before them), SIGTERM every 3 s: bpftrace 0.17 notices a signal only
+        when it interrupts its epoll_wait() or when an event arrives next, so one that lands
+        elsewhere (another thread, between two waits) leaves a tool that prints nothing more
+        (cpuwalk, bitesize) waiting forever. SIGTERM, not a second SIGINT: that one kills it
+        while it prints. kiln gets one signal: a second is its user insisting (it exits at
+        once), and detaching a tool's many uprobes can take seconds on a loaded machine."""
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGINT)
         end = time.time() + STOP_TIMEOUT
@@ -604,7 +606,7 @@ class Tracer:
                 except subprocess.TimeoutExpired:
                     if time.time() >= end:
                         raise
-                    if "\n\n" not in self.text():
+                    if nudge and "\n\n" not in self.text():
                         self.p.send_signal(signal.SIGTERM)
         except subprocess.TimeoutExpired:
             try:   # where it is stuck, for the failure's message
@@ -660,7 +662,7 @@ def run_tool(name, ctx):
             wait_until(lambda: seen(b) and seen(k), SEEN_TIMEOUT)
     finally:
         t_seen = time.time()
-        okb, okk = b.stop(), k.stop()
+        okb, okk = b.stop(True), k.stop(False)
         if os.environ.get("KT_DEBUG"):
             print("%s: attached %.2f, activity %.2f, seen %.2f, stopped %.2f" % (name, t_att - t_start,
                   t_act - t_att, t_seen - t_act, time.time() - t_seen), file=sys.stderr)

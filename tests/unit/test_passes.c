@@ -197,8 +197,8 @@ int main(void)
 	run(f, "propagate");
 	CHECK("pass/propagate-keeps", !f->ins[3].has_imm && f->ins[3].b == 2, "%s", shape(f));
 
-	/* fold: s = 0; s += 1; s += 2 is s = 3 (the overwritten definitions go); a branch on
-	 * known values becomes a jump; a definition read on a branch's other path stays */
+	/* straight-line constants (what the fold pass did before sccp): s = 0; s += 1; s += 2 is
+	 * s = 3, and a branch on it a jump */
 	f = fn();
 	I(f, IR_ENTRY, 1, 0, 0);
 	IMM(f, IR_MOVI, 2, 0, 0);
@@ -209,19 +209,9 @@ int main(void)
 	IMM(f, IR_RET, 0, 0, 0);
 	LAB(f, IR_LABEL, 1);
 	I(f, IR_RET, 0, 2, 0);
-	run(f, "fold");
-	CHECK("pass/fold", !strcmp(shape(f), "entry movi jmp ret label ret") && f->ins[1].imm == 3, "%s (v2 = %lld)",
-	      shape(f), (long long)f->ins[1].imm);
-	f = fn();
-	I(f, IR_ENTRY, 1, 0, 0);
-	IMM(f, IR_MOVI, 2, 0, 5);
-	br = IMM(f, IR_BR, 0, 1, 3);              /* v1 unknown: v2 = 5 may be read at L1 */
-	br->alu = BPF_JEQ, br->label = 1;
-	IMM(f, IR_MOVI, 2, 0, 6);
-	LAB(f, IR_LABEL, 1);
-	I(f, IR_RET, 0, 2, 0);
-	run(f, "fold");
-	CHECK("pass/fold-keeps", !strcmp(shape(f), "entry movi br movi label ret"), "%s", shape(f));
+	run(f, "sccp");
+	CHECK("pass/sccp-straight", f->ins[3].op == IR_MOVI && f->ins[3].imm == 3 && f->ins[4].op == IR_JMP &&
+	      f->ins[7].has_imm && f->ins[7].imm == 3, "%s", shape(f));
 
 	/* sccp: v2 is 5 on both paths into L2, so v3 = v2 + 1 is 6 after the join and the
 	 * branch on it is decided (fold, within blocks, and propagate, one definition, see
@@ -386,6 +376,40 @@ int main(void)
 	      f->ins[3].alu == BPF_ADD && f->ins[5].a == 2 && f->ins[5].imm == 1, "v%u+%lld v%u+%lld v%u+%lld",
 	      f->ins[2].a, (long long)f->ins[2].imm, f->ins[3].a, (long long)f->ins[3].imm, f->ins[5].a,
 	      (long long)f->ins[5].imm);
+
+	/* adce: v2 = 0 before a branch whose both arms set v2 is dead, though v2 is read after;
+	 * dce (reads per vreg) keeps it */
+	for (int which = 0; which < 2; which++) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		IMM(f, IR_MOVI, 2, 0, 0);                      /* 1: dead */
+		br = IMM(f, IR_BR, 0, 1, 0);                   /* 2 */
+		br->alu = BPF_JEQ, br->label = 1;
+		IMM(f, IR_MOVI, 2, 0, 5);
+		LAB(f, IR_JMP, 2);
+		LAB(f, IR_LABEL, 1);
+		IMM(f, IR_MOVI, 2, 0, 6);
+		LAB(f, IR_LABEL, 2);
+		I(f, IR_RET, 0, 2, 0);
+		run(f, which ? "adce" : "dce");
+		if (which)
+			CHECK("pass/adce", !strcmp(shape(f), "entry br movi jmp label movi label ret"), "%s", shape(f));
+		else
+			CHECK("pass/adce-not-dce", !strcmp(shape(f), "entry movi br movi jmp label movi label ret"), "%s",
+			      shape(f));
+	}
+	/* bits: a u16 load's & 0xffff and (u32) of it are copies; & 0xff of it is not */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	ld = I(f, IR_LOAD, 2, 1, 0);
+	ld->size = 2;
+	IMM(f, IR_ALU, 3, 2, 0xffff)->alu = BPF_AND;      /* 2 -> v3 = v2 */
+	I(f, IR_ALU32, 4, 3, 0)->alu = BPF_MOV;           /* 3 -> v4 = v3 */
+	IMM(f, IR_ALU, 5, 4, 0xff)->alu = BPF_AND;        /* 4: stays */
+	I(f, IR_RET, 0, 5, 0);
+	run(f, "bits");
+	CHECK("pass/bits", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[3].op == IR_MOV && f->ins[4].op == IR_ALU,
+	      "%s", shape(f));
 
 	/* inline: main calls g(v1, 5); g returns its first argument plus its second; the call
 	 * becomes g's body with the arguments moved in and the result moved out */

@@ -14,11 +14,12 @@ void kl_pass_coalesce(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_merge_returns(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_branch_over_jump(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f);
-void kl_pass_fold(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_sccp(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_dse(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_adce(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f);
 
 /* An instruction with no effect but its result (dead when nobody reads that). */
 bool kl_opt_pure(uint8_t op);
