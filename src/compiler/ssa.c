@@ -224,7 +224,7 @@ void kl_ssa_mem_effects(const struct kl_ir_ins *in, uint8_t base_region, uint32_
 	*reads = *writes = 0;
 	switch (in->op) {
 	case IR_LOAD:
-		*reads = at;
+		*reads = at | 1u << KL_MEM_CALLS;
 		break;
 	case IR_STORE:
 		*writes = at;
@@ -234,7 +234,7 @@ void kl_ssa_mem_effects(const struct kl_ir_ins *in, uint8_t base_region, uint32_
 		break;
 	case IR_CALL:
 		*reads = all;
-		*writes = IN(writes_nothing, in->imm) ? 0 : all;
+		*writes = IN(writes_nothing, in->imm) ? 1u << KL_MEM_CALLS : all;
 		break;
 	case IR_CALLF:
 		*reads = *writes = all;

@@ -20,9 +20,10 @@
 
 /* The memory names, numbered after the function's vregs (nvregs + KL_MEM_...): the stack;
  * the context, packets and kernel memory; what map lookups and ring buffer reserves return;
- * the maps' elements (which exist). A vreg's region says which of the first three it may
- * point into (KL_REGION_... bits: 1 << KL_MEM_...). */
-enum { KL_MEM_STACK, KL_MEM_HEAP, KL_MEM_MAPVAL, KL_MEM_MAPS, KL_MEM_N };
+ * the maps' elements (which exist); and "calls", which every call defines and loads read,
+ * for a pass to tell a load from another with a call between. A vreg's region says which of
+ * the first three it may point into (KL_REGION_... bits: 1 << KL_MEM_...). */
+enum { KL_MEM_STACK, KL_MEM_HEAP, KL_MEM_MAPVAL, KL_MEM_MAPS, KL_MEM_CALLS, KL_MEM_N };
 enum { KL_REGION_ALL = (1 << KL_MEM_STACK) | (1 << KL_MEM_HEAP) | (1 << KL_MEM_MAPVAL) };
 
 struct kl_block {

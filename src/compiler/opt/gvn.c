@@ -21,6 +21,7 @@ struct key {
 	uint32_t slot, core;
 	int64_t imm;
 	uint32_t x, y, m1, m2, m3;  /* value numbers of the operands and of the memory read */
+	uint32_t calls;             /* a load: the calls made before it (KL_MEM_CALLS' value) */
 };
 
 struct entry {
@@ -53,7 +54,7 @@ static uint32_t hash(const struct key *k)
 	h = mix(h, (uint64_t)k->imm);
 	h = mix(h, (uint64_t)k->x << 32 | k->y);
 	h = mix(h, (uint64_t)k->m1 << 32 | k->m2);
-	h = mix(h, k->m3);
+	h = mix(h, (uint64_t)k->m3 << 32 | k->calls);
 	h = mix(h, k->core);
 	return (uint32_t)(h ^ h >> 32);
 }
@@ -62,7 +63,8 @@ static bool same(const struct key *a, const struct key *b)
 {
 	return a->op == b->op && a->alu == b->alu && a->size == b->size && a->has_imm == b->has_imm &&
 	       a->off == b->off && a->slot == b->slot && a->core == b->core && a->imm == b->imm && a->x == b->x &&
-	       a->y == b->y && a->m1 == b->m1 && a->m2 == b->m2 && a->m3 == b->m3;
+	       a->y == b->y && a->m1 == b->m1 && a->m2 == b->m2 && a->m3 == b->m3 &&
+	       a->calls == b->calls;
 }
 
 static struct entry *find(struct gvn *g, const struct key *k)
@@ -178,6 +180,9 @@ static bool key_of(const struct gvn *g, uint32_t i, struct key *k)
 		k->m1 = reads >> KL_MEM_STACK & 1 ? s->mem_in[i][KL_MEM_STACK] : 0;
 		k->m2 = reads >> KL_MEM_HEAP & 1 ? s->mem_in[i][KL_MEM_HEAP] : 0;
 		k->m3 = reads >> KL_MEM_MAPVAL & 1 ? s->mem_in[i][KL_MEM_MAPVAL] : 0;
+		/* and no call between: a copy kept across one holds a callee-saved register or is
+		 * saved and loaded around it, which costs more than loading again */
+		k->calls = s->mem_in[i][KL_MEM_CALLS];
 		if (in->a)
 			k->x = vn_of(g, kl_ssa_use(s, i, 0));
 		return !in->a || k->x != 0;
