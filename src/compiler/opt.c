@@ -41,7 +41,7 @@ enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_SCCP, P_REASSOC, P_FOLD_OF
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_BITS, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_BRANCH_OVER_JUMP, 1 },
 };
 

@@ -301,6 +301,30 @@ int main(void)
 	run(f, "gvn");
 	CHECK("pass/gvn-join", f->ins[5].op == IR_LOAD && f->ins[7].op == IR_MOV && f->ins[7].a == 4 &&
 	      f->ins[9].op == IR_ALU, "%s", shape(f));
+	/* branches a dominating one decided: inside `if v2 == 6`, `if v2 == 6` is a jump and
+	 * `if v2 != 6` nothing; a load after a call gets the same number (the branch on it is
+	 * decided) but stays a load */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	ld = I(f, IR_LOAD, 2, 1, 0);
+	ld->size = 2, ld->off = 12;                       /* 1 */
+	br = IMM(f, IR_BR, 0, 2, 6);                      /* 2 */
+	br->alu = BPF_JNE, br->label = 1;
+	IMM(f, IR_CALL, 3, 0, BPF_FUNC_ktime_get_ns);     /* 3: writes no memory */
+	ld = I(f, IR_LOAD, 4, 1, 0);
+	ld->size = 2, ld->off = 12;                       /* 4: the same number */
+	br = IMM(f, IR_BR, 0, 4, 6);                      /* 5: decided: never */
+	br->alu = BPF_JNE, br->label = 1;
+	br = IMM(f, IR_BR, 0, 2, 6);                      /* 6: decided: always */
+	br->alu = BPF_JEQ, br->label = 2;
+	IMM(f, IR_RET, 0, 0, 0);
+	LAB(f, IR_LABEL, 1);
+	IMM(f, IR_RET, 0, 0, 1);
+	LAB(f, IR_LABEL, 2);
+	I(f, IR_RET, 0, 4, 0);
+	run(f, "gvn");
+	CHECK("pass/gvn-branches", f->ins[4].op == IR_LOAD && f->ins[5].op == IR_JMP && f->ins[5].label == 2,
+	      "%s", shape(f));
 	/* map lookups: the same map and key bytes (stored into two slots) is one lookup; an
 	 * update between is not */
 	for (int update = 0; update <= 1; update++) {

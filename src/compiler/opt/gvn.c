@@ -9,7 +9,12 @@
  * verifier needs), a context field or a map value loaded twice is loaded once, a map looked
  * up twice with the same key is looked up once. Constants, slot and map addresses are
  * numbered but never replaced (they cost no more to make again than to copy, and copies
- * hold registers). propagate, coalesce and dce remove the copies and what fed the calls. */
+ * hold registers). A load with a call since an equal one gets its number but is made again
+ * (keeping the first across the call would cost more). A branch into a block that only it
+ * enters says its condition holds there and in all the block dominates: a branch on the
+ * same numbers and condition there is decided (a jump, or nothing), as parsers that check
+ * the same header field again leave them. propagate, coalesce and dce remove the copies and
+ * what fed the calls; unreachable what decided branches cut off. */
 #include "compiler/opt/passes.h"
 #include "compiler/ssa.h"
 #include <linux/bpf.h>
@@ -198,6 +203,60 @@ static bool key_of(const struct gvn *g, uint32_t i, struct key *k)
 	}
 }
 
+/* A branch as a key: its condition and operands' numbers. */
+static void branch_key(const struct gvn *g, uint32_t i, const struct kl_ir_ins *in, uint8_t cond, struct key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->op = IR_BR;
+	k->alu = cond;
+	k->x = vn_of(g, kl_ssa_use(g->s, i, 0));
+	k->has_imm = in->has_imm;
+	if (in->has_imm)
+		k->imm = in->imm;
+	else
+		k->y = vn_of(g, kl_ssa_use(g->s, i, 1));
+}
+
+/* Block b entered from a branch alone (its one predecessor ends in one with two ways out):
+ * the condition that holds in b, and everywhere b dominates. */
+static bool branch_fact(const struct gvn *g, uint32_t b, struct key *k)
+{
+	const struct kl_ssa *s = g->s;
+	const struct kl_block *bk = &s->blocks[b];
+	if (bk->npred != 1)
+		return false;
+	const struct kl_block *p = &s->blocks[bk->pred[0]];
+	uint32_t last = p->end - 1;
+	const struct kl_ir_ins *br = &s->f->ins[last];
+	if (br->op != IR_BR || p->nsucc != 2 || !br->a)
+		return false;
+	uint8_t cond = p->succ[1] == b ? br->alu : kl_cond_invert(br->alu);
+	if (!cond)
+		return false;
+	branch_key(g, last, br, cond, k);
+	return k->x && (k->has_imm || k->y);
+}
+
+/* A branch whose outcome a dominating one decided: a jump, or nothing. */
+static void decide(struct gvn *g, uint32_t i, struct kl_ir_ins *in)
+{
+	struct key k;
+	branch_key(g, i, in, in->alu, &k);
+	if (!k.x || (!k.has_imm && !k.y))
+		return;
+	if (find(g, &k)) {
+		in->op = IR_JMP;
+		in->a = in->b = 0;
+		in->has_imm = false;
+		return;
+	}
+	k.alu = kl_cond_invert(in->alu);
+	if (k.alu && find(g, &k)) {
+		in->op = IR_LABEL;
+		in->label = 0;
+	}
+}
+
 void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 {
 	struct kl_ssa s;
@@ -213,17 +272,25 @@ void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 		nb <<= 1;
 	g.head = kl_arena_array(a, uint32_t, nb);
 	g.mask = nb - 1;
-	g.e = kl_arena_array(a, struct entry, f->nins + 1);
+	/* entries: one per instruction, a second per load, one fact per block */
+	g.e = kl_arena_array(a, struct entry, 2 * (size_t)f->nins + s.nblocks + 1);
 	uint32_t *end_mark = kl_arena_array(a, uint32_t, s.nblocks);
 	struct kl_ssa_walk w;
 	kl_ssa_walk_begin(a, &s, &w);
 	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {
 		if (b)
 			pop_to(&g, end_mark[s.blocks[b].idom]);
+		struct key k;
+		if (branch_fact(&g, b, &k))   /* what the branch into b says holds here */
+			insert(&g, &k, 1, 0);
 		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
 			struct kl_ir_ins *in = &f->ins[i];
 			uint32_t dv = s.def_val[i];
-			struct key k;
+			if (in->op == IR_BR) {
+				decide(&g, i, in);
+				kl_ssa_walk_step(&w, i);
+				continue;
+			}
 			if (dv && in->op == IR_MOV) {
 				g.vn[dv] = vn_of(&g, kl_ssa_use(&s, i, 0)) ? vn_of(&g, kl_ssa_use(&s, i, 0)) : dv;
 			} else if (dv && key_of(&g, i, &k)) {
@@ -253,6 +320,14 @@ void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 						continue;
 					}
 				} else {
+					/* a load with a call since the same one: the same number, not a copy */
+					struct key any = k;
+					any.calls = 0;
+					struct entry *e2 = in->op == IR_LOAD ? find(&g, &any) : NULL;
+					if (e2)
+						g.vn[dv] = g.vn[e2->val];
+					else if (in->op == IR_LOAD)
+						insert(&g, &any, dv, in->d);
 					insert(&g, &k, dv, in->d);
 				}
 			}
