@@ -18,6 +18,8 @@ static const struct pass passes[] = {
 	  kl_pass_thread },
 	{ "propagate", "a vreg set once to a constant or a copy: the constant or the original where it is read",
 	  kl_pass_propagate },
+	{ "unroll-fold", "a loop with a constant trip count unrolled where that folds it away (no larger after)",
+	  kl_pass_unroll_fold },
 	{ "sccp", "sparse conditional constant propagation over the SSA form: constants through joins, branches decided",
 	  kl_pass_sccp },
 	{ "reassoc", "t = p + K1; u = t + K2 becomes u = p + (K1 + K2) where p still holds it", kl_pass_reassoc },
@@ -35,13 +37,13 @@ static const struct pass passes[] = {
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_SCCP, P_REASSOC, P_FOLD_OFFSETS, P_GVN, P_BITS, P_SWAP_CMP, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_SCCP, P_REASSOC, P_FOLD_OFFSETS, P_GVN, P_BITS, P_SWAP_CMP, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_BRANCH_OVER_JUMP, 1 },
 };
 

@@ -435,6 +435,39 @@ int main(void)
 	CHECK("pass/bits", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[3].op == IR_MOV && f->ins[4].op == IR_ALU,
 	      "%s", shape(f));
 
+	/* unroll-fold: s = 0; for (i = 0; i < 10; i++) s += i * i is s = 285 (the loop gone); the
+	 * same over a value loaded at run time stays a loop (unrolled, it would be larger) */
+	for (int folds = 1; folds >= 0; folds--) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		if (folds)
+			IMM(f, IR_MOVI, 2, 0, 0);
+		else
+			I(f, IR_LOAD, 2, 1, 0)->size = 4;
+		IMM(f, IR_MOVI, 3, 0, 0);                     /* i = 0 */
+		LAB(f, IR_LABEL, 1);
+		br = IMM(f, IR_BR, 0, 3, 10);                 /* i >= 10: out */
+		br->alu = BPF_JGE, br->label = 2;
+		I(f, IR_ALU, 4, 3, 3)->alu = BPF_MUL;
+		I(f, IR_ALU, 2, 2, 4)->alu = BPF_ADD;
+		IMM(f, IR_ALU, 3, 3, 1)->alu = BPF_ADD;
+		LAB(f, IR_JMP, 1);
+		LAB(f, IR_LABEL, 2);
+		I(f, IR_RET, 0, 2, 0);
+		run(f, "unroll-fold");
+		bool loops = false;
+		for (uint32_t i = 0; i < f->nins; i++)
+			loops |= f->ins[i].op == IR_JMP && f->ins[i].label == 1;
+		int64_t ret = -1;
+		for (uint32_t i = 0; i < f->nins; i++)
+			if (f->ins[i].op == IR_RET)
+				ret = f->ins[i].has_imm ? f->ins[i].imm : -2;
+		if (folds)
+			CHECK("pass/unroll-fold", !loops && ret == 285, "%s (returns %lld)", shape(f), (long long)ret);
+		else
+			CHECK("pass/unroll-fold-keeps", loops, "%s", shape(f));
+	}
+
 	/* inline: main calls g(v1, 5); g returns its first argument plus its second; the call
 	 * becomes g's body with the arguments moved in and the result moved out */
 	struct kl_ir_func *g = fn();

@@ -20,6 +20,7 @@ void kl_pass_dse(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_adce(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f);
 
 /* An instruction with no effect but its result (dead when nobody reads that). */
 bool kl_opt_pure(uint8_t op);
