@@ -31,11 +31,21 @@ void *kl_arena_try_alloc(struct kl_arena *a, size_t size)
 	struct kl_arena_block *b = a->head;
 	if (!b || b->used + size > b->cap) {
 		size_t cap = size > BLOCK_MIN ? size : BLOCK_MIN;
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return NULL;
+		/* a released block big enough first: the passes' scratch memory comes and goes,
+		 * and fresh pages cost a fault each */
+		struct kl_arena_block **sp = &a->spare;
+		while (*sp && (*sp)->cap < cap)
+			sp = &(*sp)->next;
+		if (*sp) {
+			b = *sp;
+			*sp = b->next;
+		} else {
+			b = malloc(sizeof(*b) + cap);
+			if (!b)
+				return NULL;
+			b->cap = cap;
+		}
 		b->used = 0;
-		b->cap = cap;
 		b->next = a->head;
 		a->head = b;
 	}
@@ -89,6 +99,32 @@ void *kl_arena_grow(struct kl_arena *a, void *old, size_t old_size, size_t new_s
 	return p;
 }
 
+struct kl_arena_mark kl_arena_mark(const struct kl_arena *a)
+{
+	return (struct kl_arena_mark){ a->head, a->head ? a->head->used : 0 };
+}
+
+void kl_arena_release(struct kl_arena *a, struct kl_arena_mark m)
+{
+	while (a->head && a->head != m.head) {
+		struct kl_arena_block *n = a->head->next;
+		a->head->next = a->spare;
+		a->spare = a->head;
+		a->head = n;
+	}
+	if (a->head)
+		a->head->used = m.used;
+}
+
+void kl_arena_trim(struct kl_arena *a)
+{
+	while (a->spare) {
+		struct kl_arena_block *n = a->spare->next;
+		free(a->spare);
+		a->spare = n;
+	}
+}
+
 void kl_arena_free(struct kl_arena *a)
 {
 	struct kl_arena_block *b = a->head;
@@ -98,4 +134,10 @@ void kl_arena_free(struct kl_arena *a)
 		b = n;
 	}
 	a->head = NULL;
+	for (b = a->spare; b;) {
+		struct kl_arena_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	a->spare = NULL;
 }

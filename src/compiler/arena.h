@@ -18,6 +18,7 @@ struct kl_arena_block;
 struct kl_arena {
 	struct kl_arena_block *head;
 	jmp_buf *oom;                 /* where allocation failure jumps (set by kl_compile) */
+	struct kl_arena_block *spare; /* blocks released (kl_arena_release), kept for reuse */
 };
 
 void *kl_arena_alloc(struct kl_arena *a, size_t size);       /* zeroed, 16-byte aligned */
@@ -32,6 +33,16 @@ char *kl_arena_printf(struct kl_arena *a, const char *fmt, ...)
 /* Grow an arena-owned array (old contents copied; the old block is simply abandoned). */
 void *kl_arena_grow(struct kl_arena *a, void *old, size_t old_size, size_t new_size);
 void kl_arena_free(struct kl_arena *a);
+/* Scratch memory: everything allocated after a mark goes at its release, marks released
+ * last-taken first (a pass's analysis, dropped when the pass ends). */
+struct kl_arena_mark {
+	struct kl_arena_block *head;
+	size_t used;
+};
+struct kl_arena_mark kl_arena_mark(const struct kl_arena *a);
+void kl_arena_release(struct kl_arena *a, struct kl_arena_mark m);
+/* The released blocks kept for reuse, given back to the system. */
+void kl_arena_trim(struct kl_arena *a);
 
 #define kl_arena_new(a, T) ((T *)kl_arena_alloc((a), sizeof(T)))
 #define kl_arena_array(a, T, n) ((T *)kl_arena_alloc((a), sizeof(T) * (size_t)(n)))

@@ -9,33 +9,35 @@
 struct pass {
 	const char *name, *what;
 	void (*run)(struct kl_arena *a, struct kl_ir_func *f);
+	bool grows;   /* adds instructions or labels (its allocations stay); the others change f in
+		       * place, so what they allocate is released when they end */
 };
 
 static const struct pass passes[] = {
-	{ "unreachable", "drop instructions no path reaches (the kernel refuses them)", kl_pass_unreachable },
-	{ "dce", "drop pure instructions whose result nobody reads", kl_pass_dce },
+	{ "unreachable", "drop instructions no path reaches (the kernel refuses them)", kl_pass_unreachable, false },
+	{ "dce", "drop pure instructions whose result nobody reads", kl_pass_dce, false },
 	{ "thread", "branch threading: a test whose outcome an earlier one decides (the verifier needs it)",
-	  kl_pass_thread },
+	  kl_pass_thread, true },
 	{ "propagate", "a vreg set once to a constant or a copy: the constant or the original where it is read",
-	  kl_pass_propagate },
+	  kl_pass_propagate, false },
 	{ "unroll-fold", "a loop with a constant trip count unrolled where that folds it away (no larger after)",
-	  kl_pass_unroll_fold },
+	  kl_pass_unroll_fold, true },
 	{ "sccp", "sparse conditional constant propagation over the SSA form: constants through joins, branches decided",
-	  kl_pass_sccp },
-	{ "reassoc", "t = p + K1; u = t + K2 becomes u = p + (K1 + K2) where p still holds it", kl_pass_reassoc },
-	{ "fold-offsets", "p = q + K used as a base: the offset folded into the access", kl_pass_fold_offsets },
+	  kl_pass_sccp, false },
+	{ "reassoc", "t = p + K1; u = t + K2 becomes u = p + (K1 + K2) where p still holds it", kl_pass_reassoc, false },
+	{ "fold-offsets", "p = q + K used as a base: the offset folded into the access", kl_pass_fold_offsets, false },
 	{ "gvn", "global value numbering over the SSA form: what a dominating instruction computed, a copy of it",
-	  kl_pass_gvn },
-	{ "bits", "x & M keeping every bit x can have, a 32-bit truncation of a 32-bit value: copies", kl_pass_bits },
-	{ "swap-cmp", "x = ntohs(load); x == K: the swap moved into the constant", kl_pass_swap_cmp },
-	{ "adce", "dead definitions on the SSA form: what no store, call, branch or return needs, through phis", kl_pass_adce },
-	{ "dse", "dead stores to stack slots: to one nothing reads, or overwritten in the block unread", kl_pass_dse },
-	{ "coalesce", "t = ...; x = t with t read once: x = ...", kl_pass_coalesce },
-	{ "merge-returns", "return K in several places: jumps to one", kl_pass_merge_returns },
-	{ "branch-over-jump", "if C goto L1; goto L2; L1: becomes if !C goto L2", kl_pass_branch_over_jump },
-	{ "unroll", "a dotimes of at most 16 iterations over a small body lowered as one copy per iteration", NULL },
+	  kl_pass_gvn, false },
+	{ "bits", "x & M keeping every bit x can have, a 32-bit truncation of a 32-bit value: copies", kl_pass_bits, false },
+	{ "swap-cmp", "x = ntohs(load); x == K: the swap moved into the constant", kl_pass_swap_cmp, false },
+	{ "adce", "dead definitions on the SSA form: what no store, call, branch or return needs, through phis", kl_pass_adce, false },
+	{ "dse", "dead stores to stack slots: to one nothing reads, or overwritten in the block unread", kl_pass_dse, false },
+	{ "coalesce", "t = ...; x = t with t read once: x = ...", kl_pass_coalesce, false },
+	{ "merge-returns", "return K in several places: jumps to one", kl_pass_merge_returns, true },
+	{ "branch-over-jump", "if C goto L1; goto L2; L1: becomes if !C goto L2", kl_pass_branch_over_jump, false },
+	{ "unroll", "a dotimes of at most 16 iterations over a small body lowered as one copy per iteration", NULL, false },
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
-	  NULL },
+	  NULL, false },
 };
 enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_SCCP, P_REASSOC, P_FOLD_OFFSETS, P_GVN, P_BITS, P_SWAP_CMP, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
 
@@ -86,8 +88,11 @@ static int verify(struct kl_arena *a, const struct kl_ir_func *f, const char *af
 {
 	struct kl_ssa s;
 	char why[200];
+	struct kl_arena_mark m = kl_arena_mark(a);
 	kl_ssa_build(a, f, &s);
-	if (!kl_ssa_verify(&s, why, sizeof(why)))
+	int bad = kl_ssa_verify(&s, why, sizeof(why));
+	kl_arena_release(a, m);
+	if (!bad)
 		return 0;
 	snprintf(cfg->why, sizeof(cfg->why), "the IR of %s after %s: %s", f->name, after, why);
 	return -1;
@@ -101,7 +106,10 @@ int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg)
 		uint8_t p = pipeline[i].pass;
 		if (pipeline[i].level > cfg->level || (cfg->disabled >> p & 1))
 			continue;
+		struct kl_arena_mark m = kl_arena_mark(a);
 		passes[p].run(a, f);
+		if (!passes[p].grows)
+			kl_arena_release(a, m);
 		compact(f);
 		if (cfg->print_after == p + 1) {
 			FILE *o = cfg->out ? cfg->out : stderr;
@@ -111,5 +119,6 @@ int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg)
 		if (cfg->verify && verify(a, f, passes[p].name, cfg))
 			return -1;
 	}
+	kl_arena_trim(a);   /* the passes' scratch, given back */
 	return 0;
 }

@@ -538,6 +538,7 @@ static void saves(struct kl_arena *a, const struct kl_ir_func *f, const struct i
 		out->save_store[k] = true;
 	if (!ns)
 		return;
+	struct kl_arena_mark m = kl_arena_mark(a);   /* (the analysis is scratch) */
 	struct kl_ssa s;
 	kl_ssa_build(a, f, &s);
 	uint32_t *last_val = kl_arena_array(a, uint32_t, f->nvregs), *last_block = kl_arena_array(a, uint32_t, f->nvregs);
@@ -561,6 +562,7 @@ static void saves(struct kl_arena *a, const struct kl_ir_func *f, const struct i
 			kl_ssa_walk_step(&w, i);
 		}
 	}
+	kl_arena_release(a, m);
 }
 
 int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, struct kl_alloc *out)

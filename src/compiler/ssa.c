@@ -472,10 +472,14 @@ void kl_ssa_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa 
 	uint8_t *region = regions(a, f);
 	s->region = region;
 	place_phis(a, s, region);
-	/* every value numbered first: entry memory, phis, definitions */
+	/* every value numbered first: entry memory, phis, definitions (counted first) */
 	uint32_t ndefs = 0;
-	for (uint32_t i = 0; i < f->nins; i++)
-		ndefs += 1 + KL_MEM_N;
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		uint32_t mr, mw;
+		kl_ssa_mem_effects(in, in->a ? region[in->a] : 0, &mr, &mw);
+		ndefs += (in->d && in->op != IR_LABEL) + (uint32_t)__builtin_popcount(mw);
+	}
 	s->vals = kl_arena_array(a, struct kl_val, 1 + KL_MEM_N + s->nphis + ndefs);
 	s->nvals = 1;
 	s->def_val = kl_arena_array(a, uint32_t, f->nins);
@@ -542,10 +546,7 @@ void kl_ssa_walk_begin(struct kl_arena *a, const struct kl_ssa *s, struct kl_ssa
 	w->cur = kl_arena_array(a, uint32_t, s->nvars);
 	for (uint32_t m = 0; m < KL_MEM_N; m++)
 		w->cur[s->f->nvregs + m] = 1 + m;   /* the entry's memory */
-	uint32_t ndefs = s->nphis;
-	for (uint32_t i = 0; i < s->f->nins; i++)
-		ndefs += 1 + KL_MEM_N;
-	w->undo = kl_arena_array(a, uint32_t, 2 * (size_t)ndefs + 2);
+	w->undo = kl_arena_array(a, uint32_t, 2 * (size_t)s->nvals + 2);   /* one (var, old) per value at most */
 	w->stack = kl_arena_array(a, uint32_t, s->nblocks + 1);
 	w->mark = kl_arena_array(a, uint32_t, s->nblocks + 1);
 	w->prev = NONE;

@@ -74,6 +74,23 @@ int main(void)
 	CHECK("ir/dump", text && strstr(text, "func t (7 vregs)") && strstr(text, "call  d=v6") && strstr(text, " v1 v2 v3"),
 	      "%s", text ? text : "(none)");
 	free(text);
+	/* scratch memory: what a pass allocates after a mark goes at its release, what came
+	 * before stays; a released block is reused, then given back by trim */
+	struct kl_arena sa = { 0 };
+	uint32_t *keep = kl_arena_array(&sa, uint32_t, 4);
+	keep[3] = 7;
+	struct kl_arena_mark mk = kl_arena_mark(&sa);
+	char *big = kl_arena_array(&sa, char, 1 << 20);
+	big[5] = 1;
+	kl_arena_release(&sa, mk);
+	char *again = kl_arena_array(&sa, char, 1 << 20);
+	CHECK("ir/arena-release", keep[3] == 7 && again == big && again[5] == 0 && sa.spare == NULL,
+	      "kept %u, reused %d, zeroed %d", keep[3], again == big, again[5] == 0);
+	mk = kl_arena_mark(&sa);
+	(void)kl_arena_array(&sa, char, 1 << 21);
+	kl_arena_release(&sa, mk);
+	CHECK("ir/arena-trim", sa.spare != NULL && (kl_arena_trim(&sa), sa.spare == NULL) && keep[3] == 7, "spare left");
+	kl_arena_free(&sa);
 	kl_arena_free(&a);
 	return check_failures != 0;
 }

@@ -30,8 +30,14 @@ static uint8_t min8(unsigned a, unsigned b)
 	return (uint8_t)(a < b ? a : b);
 }
 
-void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f)
+static void run(struct kl_arena *a, struct kl_ir_func *f)
 {
+	bool any = false;   /* a mask or a truncation to look at, or nothing to do */
+	for (uint32_t i = 0; i < f->nins && !any; i++)
+		any = (f->ins[i].op == IR_ALU && f->ins[i].alu == BPF_AND && f->ins[i].has_imm) ||
+		      (f->ins[i].op == IR_ALU32 && f->ins[i].alu == BPF_MOV);
+	if (!any)
+		return;
 	struct kl_ssa s;
 	kl_ssa_build(a, f, &s);
 	if (!s.nblocks)
@@ -101,4 +107,12 @@ void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f)
 			w[dv] = x;
 		}
 	}
+}
+
+/* (its analysis is scratch: released when it ends, as it changes f in place) */
+void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f)
+{
+	struct kl_arena_mark m = kl_arena_mark(a);
+	run(a, f);
+	kl_arena_release(a, m);
 }

@@ -42,7 +42,8 @@ struct gvn {
 	uint32_t *vn;               /* per value: its number (the value of its leader) */
 	uint32_t *head, mask;       /* buckets: the first entry (+1) */
 	struct entry *e;
-	uint32_t ne;
+	uint32_t ne, cap;
+	struct kl_arena *a;
 };
 
 static uint64_t mix(uint64_t h, uint64_t x)
@@ -83,6 +84,11 @@ static struct entry *find(struct gvn *g, const struct key *k)
 static void insert(struct gvn *g, const struct key *k, uint32_t val, kl_vreg reg)
 {
 	uint32_t b = hash(k) & g->mask;
+	if (g->ne == g->cap) {   /* (no pointer into the entries is held across an insert) */
+		uint32_t nc = g->cap * 2 + 16;
+		g->e = kl_arena_grow(g->a, g->e, g->cap * sizeof(*g->e), nc * sizeof(*g->e));
+		g->cap = nc;
+	}
 	g->e[g->ne] = (struct entry){ *k, val, reg, g->head[b], b };
 	g->head[b] = ++g->ne;
 }
@@ -257,7 +263,7 @@ static void decide(struct gvn *g, uint32_t i, struct kl_ir_ins *in)
 	}
 }
 
-void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
+static void run(struct kl_arena *a, struct kl_ir_func *f)
 {
 	struct kl_ssa s;
 	kl_ssa_build(a, f, &s);
@@ -268,12 +274,12 @@ void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 	for (uint32_t v = 0; v < s.nvals; v++)
 		g.vn[v] = v;
 	uint32_t nb = 16;
-	while (nb < 2 * f->nins)
+	while (nb < f->nins)
 		nb <<= 1;
 	g.head = kl_arena_array(a, uint32_t, nb);
 	g.mask = nb - 1;
-	/* entries: one per instruction, a second per load, one fact per block */
-	g.e = kl_arena_array(a, struct entry, 2 * (size_t)f->nins + s.nblocks + 1);
+	g.a = a;   /* entries: grown as made (at most one per instruction, a second per load,
+		    * one fact per block) */
 	uint32_t *end_mark = kl_arena_array(a, uint32_t, s.nblocks);
 	struct kl_ssa_walk w;
 	kl_ssa_walk_begin(a, &s, &w);
@@ -335,4 +341,12 @@ void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 		}
 		end_mark[b] = g.ne;
 	}
+}
+
+/* (its analysis is scratch: released when it ends, as it changes f in place) */
+void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
+{
+	struct kl_arena_mark m = kl_arena_mark(a);
+	run(a, f);
+	kl_arena_release(a, m);
 }

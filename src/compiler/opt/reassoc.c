@@ -18,8 +18,21 @@ static bool adds_const(const struct kl_ir_ins *in, int64_t *k)
 	return true;
 }
 
-void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f)
+static void run(struct kl_arena *a, struct kl_ir_func *f)
 {
+	/* nothing to do (the usual case) without an added constant whose operand some added
+	 * constant defines: a linear look before the SSA form is built */
+	bool *added = kl_arena_array(a, bool, f->nvregs + 1), any = false;
+	int64_t k;
+	for (uint32_t i = 0; i < f->nins && !any; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		if (adds_const(in, &k) && in->a < f->nvregs && added[in->a])
+			any = true;
+		if (adds_const(in, &k) && in->d < f->nvregs)
+			added[in->d] = true;
+	}
+	if (!any)
+		return;
 	struct kl_ssa s;
 	kl_ssa_build(a, f, &s);
 	if (!s.nblocks)
@@ -50,4 +63,12 @@ void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f)
 			kl_ssa_walk_step(&w, i);
 		}
 	}
+}
+
+/* (its analysis is scratch: released when it ends, as it changes f in place) */
+void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f)
+{
+	struct kl_arena_mark m = kl_arena_mark(a);
+	run(a, f);
+	kl_arena_release(a, m);
 }

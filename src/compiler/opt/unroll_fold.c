@@ -185,9 +185,8 @@ void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f)
 			j++;
 		if (j >= f->nins)
 			return;
-		/* the trial, on a copy */
-		struct kl_ir_ins *saved = kl_arena_array(a, struct kl_ir_ins, f->nins);
-		memcpy(saved, f->ins, sizeof(*saved) * f->nins);
+		/* the trial, on a copy (its memory released when it is put back) */
+		struct kl_arena_mark mark = kl_arena_mark(a);
 		uint32_t snins = f->nins, scap = f->cap, slabels = f->nlabels, before = size(f);
 		struct kl_ir_ins *sins = f->ins;
 		uint32_t lo = l.t, hi = l.j + 1, grown = 0;
@@ -225,9 +224,9 @@ void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f)
 			from = 0;   /* kept: look again from the start */
 			continue;
 		}
-		f->ins = sins;   /* put back */
-		memcpy(f->ins, saved, sizeof(*saved) * snins);
+		f->ins = sins;   /* put back (the original array is older than the mark) */
 		f->nins = snins, f->cap = scap, f->nlabels = slabels;
+		kl_arena_release(a, mark);
 		from = j + 1;
 	}
 }
