@@ -49,15 +49,6 @@ static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_BRANCH_OVER_JUMP, 1 },
 };
 
-/* Compact away the no-op labels left by the passes. */
-static void compact(struct kl_ir_func *f)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < f->nins; i++)
-		if (!(f->ins[i].op == IR_LABEL && f->ins[i].label == 0))
-			f->ins[n++] = f->ins[i];
-	f->nins = n;
-}
 
 int kl_opt_pass_find(const char *name)
 {
@@ -110,7 +101,7 @@ int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg)
 		passes[p].run(a, f);
 		if (!passes[p].grows)
 			kl_arena_release(a, m);
-		compact(f);
+		kl_opt_compact(f);
 		if (cfg->print_after == p + 1) {
 			FILE *o = cfg->out ? cfg->out : stderr;
 			fprintf(o, ";; after %s\n", passes[p].name);

@@ -2,40 +2,15 @@
  * built by hand: the instructions it must change, and one it must leave alone. The pass
  * manager is checked too: -fno-PASS skips a pass, --print-after prints after it. */
 #include "check.h"
+#include "irbuild.h"
 #include "compiler/opt.h"
 #include "compiler/opt/passes.h"
 #include <linux/bpf.h>
 #include <string.h>
 
-static struct kl_arena A;
-
 static struct kl_ir_func *fn(void)
 {
-	struct kl_ir_func *f = kl_arena_new(&A, struct kl_ir_func);
-	f->name = "t";
-	f->nvregs = 16;
-	f->nlabels = 8;
-	return f;
-}
-
-static struct kl_ir_ins *I(struct kl_ir_func *f, uint8_t op, kl_vreg d, kl_vreg a, kl_vreg b)
-{
-	struct kl_ir_ins *i = kl_ir_emit(&A, f, op, (struct kl_span){ .line = f->nins + 1 });
-	i->d = d, i->a = a, i->b = b;
-	return i;
-}
-static struct kl_ir_ins *IMM(struct kl_ir_func *f, uint8_t op, kl_vreg d, kl_vreg a, int64_t imm)
-{
-	struct kl_ir_ins *i = I(f, op, d, a, 0);
-	i->has_imm = true;
-	i->imm = imm;
-	return i;
-}
-static struct kl_ir_ins *LAB(struct kl_ir_func *f, uint8_t op, uint32_t label)
-{
-	struct kl_ir_ins *i = I(f, op, 0, 0, 0);
-	i->label = label;
-	return i;
+	return ir_fn(16, 8);
 }
 
 /* The instructions that are not no-op labels, as op names joined by spaces. */

@@ -4,27 +4,16 @@
  * one used seldom spilled; every instruction that reads a spilled value has two scratch
  * registers; a value read by nobody is dead; the frame holds the spill slots. */
 #include "check.h"
+#include "irbuild.h"
 #include "compiler/ir.h"
 #include <linux/bpf.h>
 #include <string.h>
 
-static struct kl_arena A;
 static struct kl_diag D;
 
 static struct kl_ir_func *fn(uint32_t nvregs)
 {
-	struct kl_ir_func *f = kl_arena_new(&A, struct kl_ir_func);
-	f->name = "t";
-	f->nvregs = nvregs;
-	f->nlabels = 4;
-	return f;
-}
-
-static struct kl_ir_ins *I(struct kl_ir_func *f, uint8_t op, kl_vreg d, kl_vreg a, kl_vreg b)
-{
-	struct kl_ir_ins *i = kl_ir_emit(&A, f, op, (struct kl_span){ .line = f->nins + 1 });
-	i->d = d, i->a = a, i->b = b;
-	return i;
+	return ir_fn(nvregs, 4);
 }
 
 static struct kl_ir_ins *call(struct kl_ir_func *f, kl_vreg d)

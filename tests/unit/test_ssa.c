@@ -3,39 +3,14 @@
  * (memory too), the dominator-tree walk, and the invariant checker refusing forms broken on
  * purpose. */
 #include "check.h"
+#include "irbuild.h"
 #include "compiler/ssa.h"
 #include <linux/bpf.h>
 #include <string.h>
 
-static struct kl_arena A;
-
 static struct kl_ir_func *fn(void)
 {
-	struct kl_ir_func *f = kl_arena_new(&A, struct kl_ir_func);
-	f->name = "t";
-	f->nvregs = 8;
-	f->nlabels = 4;
-	return f;
-}
-
-static struct kl_ir_ins *I(struct kl_ir_func *f, uint8_t op, kl_vreg d, kl_vreg a, kl_vreg b)
-{
-	struct kl_ir_ins *i = kl_ir_emit(&A, f, op, (struct kl_span){ .line = f->nins + 1 });
-	i->d = d, i->a = a, i->b = b;
-	return i;
-}
-static struct kl_ir_ins *IMM(struct kl_ir_func *f, uint8_t op, kl_vreg d, kl_vreg a, int64_t imm)
-{
-	struct kl_ir_ins *i = I(f, op, d, a, 0);
-	i->has_imm = true;
-	i->imm = imm;
-	return i;
-}
-static struct kl_ir_ins *LAB(struct kl_ir_func *f, uint8_t op, uint32_t label)
-{
-	struct kl_ir_ins *i = I(f, op, 0, 0, 0);
-	i->label = label;
-	return i;
+	return ir_fn(8, 4);
 }
 
 /* for (v2 = 0; v2 < 10; v2++) v3 = v1 ? 6 : 5;  return v2 */

@@ -17,7 +17,7 @@ static void mark(const struct kl_ssa *s, bool *live, uint32_t *work, uint32_t *n
 	}
 }
 
-static void run(struct kl_arena *a, struct kl_ir_func *f)
+void kl_pass_adce(struct kl_arena *a, struct kl_ir_func *f)
 {
 	struct kl_ssa s;
 	kl_ssa_build(a, f, &s);
@@ -56,12 +56,4 @@ static void run(struct kl_arena *a, struct kl_ir_func *f)
 			}
 		}
 	}
-}
-
-/* (its analysis is scratch: released when it ends, as it changes f in place) */
-void kl_pass_adce(struct kl_arena *a, struct kl_ir_func *f)
-{
-	struct kl_arena_mark m = kl_arena_mark(a);
-	run(a, f);
-	kl_arena_release(a, m);
 }

@@ -30,7 +30,7 @@ static uint8_t min8(unsigned a, unsigned b)
 	return (uint8_t)(a < b ? a : b);
 }
 
-static void run(struct kl_arena *a, struct kl_ir_func *f)
+void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f)
 {
 	bool any = false;   /* a mask or a truncation to look at, or nothing to do */
 	for (uint32_t i = 0; i < f->nins && !any; i++)
@@ -107,12 +107,4 @@ static void run(struct kl_arena *a, struct kl_ir_func *f)
 			w[dv] = x;
 		}
 	}
-}
-
-/* (its analysis is scratch: released when it ends, as it changes f in place) */
-void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f)
-{
-	struct kl_arena_mark m = kl_arena_mark(a);
-	run(a, f);
-	kl_arena_release(a, m);
 }

@@ -263,7 +263,7 @@ static void decide(struct gvn *g, uint32_t i, struct kl_ir_ins *in)
 	}
 }
 
-static void run(struct kl_arena *a, struct kl_ir_func *f)
+void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 {
 	struct kl_ssa s;
 	kl_ssa_build(a, f, &s);
@@ -341,12 +341,4 @@ static void run(struct kl_arena *a, struct kl_ir_func *f)
 		}
 		end_mark[b] = g.ne;
 	}
-}
-
-/* (its analysis is scratch: released when it ends, as it changes f in place) */
-void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
-{
-	struct kl_arena_mark m = kl_arena_mark(a);
-	run(a, f);
-	kl_arena_release(a, m);
 }

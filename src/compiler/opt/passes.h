@@ -28,6 +28,8 @@ bool kl_opt_pure(uint8_t op);
 void kl_opt_count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta);
 /* Where each vreg is defined: how many times, and the instruction of the last one. */
 void kl_opt_find_defs(struct kl_arena *a, const struct kl_ir_func *f, uint32_t **defs, uint32_t **def_at);
+/* The no-op labels the passes leave (label 0) taken out. */
+void kl_opt_compact(struct kl_ir_func *f);
 /* A label instruction inserted at position at (the later instructions move up one). */
 void kl_opt_insert_label(struct kl_arena *a, struct kl_ir_func *f, uint32_t at, uint32_t label);
 #endif

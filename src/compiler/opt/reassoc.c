@@ -18,7 +18,7 @@ static bool adds_const(const struct kl_ir_ins *in, int64_t *k)
 	return true;
 }
 
-static void run(struct kl_arena *a, struct kl_ir_func *f)
+void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f)
 {
 	/* nothing to do (the usual case) without an added constant whose operand some added
 	 * constant defines: a linear look before the SSA form is built */
@@ -63,12 +63,4 @@ static void run(struct kl_arena *a, struct kl_ir_func *f)
 			kl_ssa_walk_step(&w, i);
 		}
 	}
-}
-
-/* (its analysis is scratch: released when it ends, as it changes f in place) */
-void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f)
-{
-	struct kl_arena_mark m = kl_arena_mark(a);
-	run(a, f);
-	kl_arena_release(a, m);
 }

@@ -253,7 +253,7 @@ static void rewrite(struct sccp *c, struct kl_ir_func *f)
 	}
 }
 
-static void run(struct kl_arena *a, struct kl_ir_func *f)
+void kl_pass_sccp(struct kl_arena *a, struct kl_ir_func *f)
 {
 	struct kl_ssa s;
 	kl_ssa_build(a, f, &s);
@@ -300,12 +300,4 @@ static void run(struct kl_arena *a, struct kl_ir_func *f)
 		}
 	}
 	rewrite(&c, f);
-}
-
-/* (its analysis is scratch: released when it ends, as it changes f in place) */
-void kl_pass_sccp(struct kl_arena *a, struct kl_ir_func *f)
-{
-	struct kl_arena_mark m = kl_arena_mark(a);
-	run(a, f);
-	kl_arena_release(a, m);
 }

@@ -28,15 +28,6 @@ static uint32_t size(const struct kl_ir_func *f)
 	return n;
 }
 
-static void compact(struct kl_ir_func *f)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < f->nins; i++)
-		if (!(f->ins[i].op == IR_LABEL && f->ins[i].label == 0))
-			f->ins[n++] = f->ins[i];
-	f->nins = n;
-}
-
 static bool jumps(const struct kl_ir_ins *in)
 {
 	return in->op == IR_JMP || in->op == IR_BR;
@@ -208,17 +199,17 @@ void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f)
 		}
 		if (ok) {
 			kl_pass_sccp(a, f);
-			compact(f);
+			kl_opt_compact(f);
 			kl_pass_unreachable(a, f);
-			compact(f);
+			kl_opt_compact(f);
 			kl_pass_adce(a, f);
-			compact(f);
+			kl_opt_compact(f);
 			kl_pass_dce(a, f);
-			compact(f);
+			kl_opt_compact(f);
 			kl_pass_unreachable(a, f);
-			compact(f);
+			kl_opt_compact(f);
 			drop_jumps_to_next(f);
-			compact(f);
+			kl_opt_compact(f);
 		}
 		if (ok && size(f) <= before) {
 			from = 0;   /* kept: look again from the start */

@@ -43,3 +43,12 @@ void kl_opt_insert_label(struct kl_arena *a, struct kl_ir_func *f, uint32_t at, 
 	f->ins[at].span = f->ins[at > 0 ? at - 1 : at + 1].span;
 	f->nins++;
 }
+
+void kl_opt_compact(struct kl_ir_func *f)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (!(f->ins[i].op == IR_LABEL && f->ins[i].label == 0))
+			f->ins[n++] = f->ins[i];
+	f->nins = n;
+}
