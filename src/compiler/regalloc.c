@@ -130,7 +130,8 @@ static int cmp_start(const void *a, const void *b)
 }
 
 /* Linear scan; returns the number of spilled intervals. */
-static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mode, uint32_t nv, bool *saved)
+static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mode, uint32_t nv, bool *saved,
+		     const bool *nosave)
 {
 	struct ivl *active[10] = { 0 };  /* by register */
 	uint32_t spills = 0;
@@ -162,7 +163,7 @@ static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mod
 		/* across calls with r6-r9 taken: a caller-saved register, saved around each call it
 		 * lives across, when that costs less than a load or store at every use (a loop's
 		 * counter that stays live past the calls after the loop) */
-		if (pick < 0 && saved && iv->crosses_call && 2 * iv->ncalls < iv->nrefs) {
+		if (pick < 0 && saved && !nosave[iv->v] && iv->crosses_call && 2 * iv->ncalls < iv->nrefs) {
 			/* the arguments least used first; r0, which each call's result takes, last */
 			static const int caller[] = { 5, 4, 3, 2, 1, 0 };
 			for (int q = 0; q < 6 && pick < 0; q++)
@@ -472,7 +473,7 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 /* Registers by linear scan; when some instruction with spilled operands has no two free
  * registers for them, r0 and r5 are reserved everywhere and the scan runs again. */
 static void assign(struct kl_arena *a, const struct kl_ir_func *f, struct ivl **order, uint32_t norder,
-		   struct kl_alloc *out, bool *saved)
+		   struct kl_alloc *out, bool *saved, const bool *nosave)
 {
 	uint32_t nv = f->nvregs, n = f->nins;
 	out->reg = kl_arena_array(a, int8_t, nv);
@@ -481,21 +482,66 @@ static void assign(struct kl_arena *a, const struct kl_ir_func *f, struct ivl **
 	out->spill_mode = false;
 	for (uint32_t i = 0; i < n; i++)
 		out->scratch[i][0] = 0, out->scratch[i][1] = 5;
-	if (scan(order, norder, out->reg, false, nv, saved) && !find_scratch(f, order, norder, out)) {
+	if (scan(order, norder, out->reg, false, nv, saved, nosave) && !find_scratch(f, order, norder, out)) {
 		/* no scratch registers somewhere: again without saving around calls (a saved
 		 * register is one less for the spilled operands), then r0 and r5 kept free */
 		memset(out->reg, 0, nv);
 		memset(saved, 0, nv);
-		scan(order, norder, out->reg, false, nv, NULL);
+		scan(order, norder, out->reg, false, nv, NULL, nosave);
 		if (find_scratch(f, order, norder, out))
 			return;
 		out->spill_mode = true;
 		memset(out->reg, 0, nv);
 		memset(saved, 0, nv);
-		scan(order, norder, out->reg, true, nv, NULL);
+		scan(order, norder, out->reg, true, nv, NULL, nosave);
 		for (uint32_t i = 0; i < n; i++)
 			out->scratch[i][0] = 0, out->scratch[i][1] = 5;
 	}
+}
+
+/* Saved vregs that some call they cross does not see defined on every path (a linear
+ * interval covers more than where the value lives: `if (a) v = ...; call(); if (a) use(v)`):
+ * storing them would read a register the verifier knows uninitialized. Marked nosave (they
+ * spill instead, stored where defined); whether any was. */
+static bool unsafe_saves(struct kl_arena *a, const struct kl_ir_func *f, const struct kl_alloc *out, bool *nosave)
+{
+	if (!out->save_at[f->nins])
+		return false;
+	struct kl_arena_mark m = kl_arena_mark(a);
+	struct kl_ssa s;
+	kl_ssa_build(a, f, &s);
+	/* phis that some path reaches with no definition (through other phis too) */
+	bool *undef = kl_arena_array(a, bool, s.nvals + 1);
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t p = 0; p < s.nphis; p++) {
+			const struct kl_phi *ph = &s.phis[p];
+			const struct kl_block *k = &s.blocks[ph->block];
+			if (undef[ph->val])
+				continue;
+			for (uint32_t j = 0; j < k->npred; j++)
+				if (s.blocks[k->pred[j]].rpo != UINT32_MAX && (!ph->args[j] || undef[ph->args[j]])) {
+					undef[ph->val] = changed = true;
+					break;
+				}
+		}
+	}
+	bool marked = false;
+	struct kl_ssa_walk w;
+	kl_ssa_walk_begin(a, &s, &w);
+	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {
+		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
+			for (uint32_t k = out->save_at[i]; k < out->save_at[i + 1]; k++) {   /* (calls only) */
+				kl_vreg v = out->save_vreg[k];
+				uint32_t val = w.cur[v];
+				if (!val || undef[val])
+					nosave[v] = marked = true;
+			}
+			kl_ssa_walk_step(&w, i);
+		}
+	}
+	kl_arena_release(a, m);
+	return marked;
 }
 
 /* Which saved vregs each call saves and loads back: those whose interval it lies inside. */
@@ -513,9 +559,17 @@ static void saves(struct kl_arena *a, const struct kl_ir_func *f, const struct i
 		for (kl_vreg v = 1; v < f->nvregs; v++) {
 			if (!saved[v] || out->reg[v] < 0)
 				continue;
-			for (size_t k = 0; k < calls.len; k++) {   /* (few calls, few saved vregs) */
+			size_t lo = 0, hi = calls.len;   /* the first call inside its interval */
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (2 * calls.items[mid] > iv[v].start)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			for (size_t k = lo; k < calls.len && 2 * calls.items[k] + 1 < iv[v].end; k++) {
 				uint32_t c = calls.items[k];
-				if (!(iv[v].start < 2 * c && 2 * c + 1 < iv[v].end))
+				if (f->ins[c].d == v)   /* (a vreg the call sets is not kept across it) */
 					continue;
 				if (pass)
 					out->save_vreg[out->save_at[c] + fill[c]++] = v;
@@ -572,8 +626,16 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 	bool *seen = kl_arena_array(a, bool, nv);
 	bool *used = kl_arena_array(a, bool, nv);
 	struct ivl **order = intervals(a, f, iv, seen, used, &norder);
-	bool *saved = kl_arena_array(a, bool, nv);
-	assign(a, f, order, norder, out, saved);
+	bool *saved = kl_arena_array(a, bool, nv), *nosave = kl_arena_array(a, bool, nv);
+	assign(a, f, order, norder, out, saved, nosave);
+	saves(a, f, iv, saved, out);
+	for (int round = 0; unsafe_saves(a, f, out, nosave); round++) {
+		if (round == 3)   /* enough: nothing saved, what does not fit spills */
+			memset(nosave, 1, nv);
+		memset(saved, 0, nv);   /* again, those marked spilled instead */
+		assign(a, f, order, norder, out, saved, nosave);
+		saves(a, f, iv, saved, out);
+	}
 	/* vregs defined but never read: their defining instruction is dead */
 	for (uint32_t v = 1; v < nv; v++)
 		if (seen[v] && !used[v])
@@ -590,7 +652,6 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 		f->slots[s].last = iv[v].end / 2;
 		out->spill[v] = s;
 	}
-	saves(a, f, iv, saved, out);
 	uint32_t off = layout_frame(a, f, nlow);
 	out->frame = off;
 	if (off > 512)

@@ -109,6 +109,34 @@ int main(void)
 	}
 	CHECK("regalloc/spill-not-save", spilled == 1 && saved == 0, "%d spilled, %d saved", spilled, saved);
 
+	/* never saved around a call that sets it: v5 is live across its second call (read
+	 * after it, and before it in the loop), but that call's result is its new value */
+	f = fn(24);
+	I(f, IR_ENTRY, 20, 0, 0);
+	for (kl_vreg v = 1; v <= 4; v++) {   /* r6-r9 taken across every call below */
+		struct kl_ir_ins *ld = I(f, IR_LOAD, v, 20, 0);
+		ld->size = 4, ld->off = (int32_t)(4 * v);
+	}
+	call(f, 5);                                       /* 5: v5 = call */
+	struct kl_ir_ins *head = I(f, IR_LABEL, 0, 0, 0);
+	head->label = 1;
+	for (int k = 0; k < 6; k++)
+		I(f, IR_ALU, 6, 6, 5)->alu = BPF_ADD;         /* v5 read often */
+	call(f, 5);                                       /* 13: sets v5 again */
+	struct kl_ir_ins *back = I(f, IR_BR, 0, 5, 0);
+	back->has_imm = true, back->alu = BPF_JNE, back->label = 1;
+	struct kl_ir_ins *top = I(f, IR_LABEL, 0, 0, 0);   /* v1-v4 read in a loop: they keep r6-r9 */
+	top->label = 4;
+	for (kl_vreg v = 1; v <= 4; v++)
+		I(f, IR_STORE, 0, 20, v)->size = 4;
+	struct kl_ir_ins *again = I(f, IR_BR, 0, 1, 0);
+	again->has_imm = true, again->alu = BPF_JNE, again->label = 4;
+	IMM(f, IR_RET, 0, 0, 0);
+	CHECK("regalloc/ok-3", kl_regalloc(&A, &D, f, &al) == 0, "%s", D.msg);
+	bool store;
+	CHECK("regalloc/not-saved-across-its-call", !saves_of(&al, 13, 5, &store), "v5 in r%d saved at its call",
+	      al.reg[5]);
+
 	/* 600 bytes of slots: the 512-byte frame's error, naming the function */
 	f = fn(4);
 	kl_ir_slot(&A, f, 600, 8);
