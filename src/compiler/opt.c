@@ -29,6 +29,8 @@ static const struct pass passes[] = {
 	{ "gvn", "global value numbering over the SSA form: what a dominating instruction computed, a copy of it",
 	  kl_pass_gvn, false },
 	{ "bits", "x & M keeping every bit x can have, a 32-bit truncation of a 32-bit value: copies", kl_pass_bits, false },
+	{ "select", "a comparison used as a value, of operands within 62 bits: the sign of a subtraction, no branch",
+	  kl_pass_select, false },
 	{ "swap-cmp", "x = ntohs(load); x == K: the swap moved into the constant", kl_pass_swap_cmp, false },
 	{ "adce", "dead definitions on the SSA form: what no store, call, branch or return needs, through phis", kl_pass_adce, false },
 	{ "dse", "dead stores to stack slots: to one nothing reads, or overwritten in the block unread", kl_pass_dse, false },
@@ -39,13 +41,13 @@ static const struct pass passes[] = {
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL, false },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_SCCP, P_REASSOC, P_FOLD_OFFSETS, P_GVN, P_BITS, P_SWAP_CMP, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_SCCP, P_REASSOC, P_FOLD_OFFSETS, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_BRANCH_OVER_JUMP, 1 },
 };
 

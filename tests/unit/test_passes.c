@@ -443,6 +443,28 @@ int main(void)
 			CHECK("pass/unroll-fold-keeps", loops, "%s", shape(f));
 	}
 
+	/* select: `d = 1; if a < b goto L; d = 0; L:` over u32 loads is (a - b) >> 63; over a
+	 * 64-bit load it stays a branch */
+	for (int narrow = 1; narrow >= 0; narrow--) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		I(f, IR_LOAD, 2, 1, 0)->size = narrow ? 4 : 8;
+		I(f, IR_LOAD, 3, 1, 0)->size = 4;
+		IMM(f, IR_MOVI, 4, 0, 1);
+		br = I(f, IR_BR, 0, 2, 3);
+		br->alu = BPF_JLT, br->label = 1;
+		IMM(f, IR_MOVI, 4, 0, 0);
+		LAB(f, IR_LABEL, 1);
+		I(f, IR_RET, 0, 4, 0);
+		run(f, "select");
+		if (narrow)
+			CHECK("pass/select", f->ins[3].op == IR_ALU && f->ins[3].alu == BPF_SUB && f->ins[3].a == 2 &&
+			      f->ins[3].b == 3 && f->ins[4].op == IR_ALU && f->ins[4].alu == BPF_RSH && f->ins[4].imm == 63,
+			      "%s", shape(f));
+		else
+			CHECK("pass/select-keeps", f->ins[4].op == IR_BR, "%s", shape(f));
+	}
+
 	/* inline: main calls g(v1, 5); g returns its first argument plus its second; the call
 	 * becomes g's body with the arguments moved in and the result moved out */
 	struct kl_ir_func *g = fn();

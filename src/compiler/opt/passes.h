@@ -21,6 +21,7 @@ void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_adce(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_select(struct kl_arena *a, struct kl_ir_func *f);
 
 /* An instruction with no effect but its result (dead when nobody reads that). */
 bool kl_opt_pure(uint8_t op);
@@ -28,6 +29,10 @@ bool kl_opt_pure(uint8_t op);
 void kl_opt_count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta);
 /* Where each vreg is defined: how many times, and the instruction of the last one. */
 void kl_opt_find_defs(struct kl_arena *a, const struct kl_ir_func *f, uint32_t **defs, uint32_t **def_at);
+struct kl_ssa;
+/* How many low bits each SSA value of s can have set (64: any); kl_opt_width: of value v. */
+uint8_t *kl_opt_widths(struct kl_arena *a, const struct kl_ssa *s);
+uint8_t kl_opt_width(const struct kl_ssa *s, const uint8_t *w, uint32_t v);
 /* The no-op labels the passes leave (label 0) taken out. */
 void kl_opt_compact(struct kl_ir_func *f);
 /* A label instruction inserted at position at (the later instructions move up one). */

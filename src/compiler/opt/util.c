@@ -1,6 +1,8 @@
 /* util.c — what several passes share: which instructions are pure, operand use counts
  * (through ir.c's one enumeration), where each vreg is defined, and inserting a label. */
 #include "compiler/opt/passes.h"
+#include "compiler/ssa.h"
+#include <linux/bpf.h>
 #include <string.h>
 
 bool kl_opt_pure(uint8_t op)
@@ -51,4 +53,85 @@ void kl_opt_compact(struct kl_ir_func *f)
 		if (!(f->ins[i].op == IR_LABEL && f->ins[i].label == 0))
 			f->ins[n++] = f->ins[i];
 	f->nins = n;
+}
+
+static uint8_t bitlen(uint64_t k)
+{
+	uint8_t n = 0;
+	while (k) {
+		n++;
+		k >>= 1;
+	}
+	return n;
+}
+
+static uint8_t min8(unsigned a, unsigned b)
+{
+	return (uint8_t)(a < b ? a : b);
+}
+
+uint8_t kl_opt_width(const struct kl_ssa *s, const uint8_t *w, uint32_t v)
+{
+	return v && s->vals[v].kind == KL_VAL_INS ? w[v] : 64;
+}
+
+/* How many low bits each value can have set: a load of N bytes is zero-extended (8N), an AND
+ * with a non-negative constant fits in the constant, a right shift narrows, a left shift and
+ * an addition widen, a 32-bit move fits in 32, a byte swap of 16 or 32 in those. Phis, and
+ * values a loop brings back, count as 64 (one walk in reverse postorder, no fixed point). */
+uint8_t *kl_opt_widths(struct kl_arena *a, const struct kl_ssa *s)
+{
+	const struct kl_ir_func *f = s->f;
+	uint8_t *w = kl_arena_array(a, uint8_t, s->nvals + 1);
+	for (uint32_t v = 0; v <= s->nvals; v++)
+		w[v] = 64;
+	for (uint32_t r = 0; r < s->nrpo; r++) {
+		const struct kl_block *k = &s->blocks[s->rpo[r]];
+		for (uint32_t i = k->first; i < k->end; i++) {
+			const struct kl_ir_ins *in = &f->ins[i];
+			uint32_t dv = s->def_val[i];
+			if (!dv)
+				continue;
+			uint8_t wa = in->op == IR_MOVI || in->op == IR_LOAD || !in->a ? 64
+				     : kl_opt_width(s, w, kl_ssa_use(s, i, 0));
+			uint8_t wb = in->op == IR_ALU && !in->has_imm ? kl_opt_width(s, w, kl_ssa_use(s, i, 1))
+				   : in->has_imm && in->imm >= 0 ? bitlen((uint64_t)in->imm) : 64;
+			uint8_t x = 64;
+			switch (in->op) {
+			case IR_MOVI:
+				x = in->core || in->imm < 0 ? 64 : bitlen((uint64_t)in->imm);
+				break;
+			case IR_LOAD:
+				x = min8(8u * in->size, 64);
+				break;
+			case IR_MOV:
+				x = wa;
+				break;
+			case IR_ALU32:
+				x = min8(wa, 32);
+				break;
+			case IR_END:
+				x = min8(in->size, 64);
+				break;
+			case IR_ALU:
+				if (in->core)
+					break;
+				if (in->alu == BPF_AND)
+					x = min8(wa, wb);
+				else if (in->alu == BPF_OR || in->alu == BPF_XOR)
+					x = wa > wb ? wa : wb;
+				else if (in->alu == BPF_RSH && in->has_imm && in->imm >= 0 && in->imm < 64)
+					x = wa > in->imm ? (uint8_t)(wa - in->imm) : 0;
+				else if (in->alu == BPF_LSH && in->has_imm && in->imm >= 0 && in->imm < 64)
+					x = min8(wa + (unsigned)in->imm, 64);
+				else if (in->alu == BPF_ADD && wa < 64 && wb < 64)
+					x = min8((wa > wb ? wa : wb) + 1u, 64);
+				break;
+			default:
+				break;
+			}
+			w[dv] = x;
+		}
+	}
+	return w;
 }
