@@ -1,0 +1,104 @@
+/* test_emit.c — the emitter (src/compiler/emit.c) on IR built by hand and allocated: a
+ * load, an add of an immediate and a return become those BPF instructions; a branch's
+ * offset counts the instructions it jumps over; a value kept in r1-r5 across a call is
+ * stored to its slot before the call and loaded back after it, from the same offset. */
+#include "check.h"
+#include "irbuild.h"
+#include "compiler/compile.h"
+#include <linux/bpf.h>
+#include <string.h>
+
+static struct kl_diag D;
+
+static int emit(struct kl_ir_func *f, struct kl_alloc *al, struct kl_func *out)
+{
+	struct kl_comp c = { .a = &A, .d = &D };
+	memset(out, 0, sizeof(*out));
+	if (kl_regalloc(&A, &D, f, al))
+		return -1;
+	return kl_emit(&c, f, al, out);
+}
+
+/* The first instruction from `from` with this opcode, or -1. */
+static int find(const struct kl_func *o, uint32_t from, uint8_t code)
+{
+	for (uint32_t i = from; i < o->ninsns; i++)
+		if (o->insns[i].code == code)
+			return (int)i;
+	return -1;
+}
+
+int main(void)
+{
+	struct kl_alloc al;
+	struct kl_func o;
+
+	/* r? = *(u32 *)(ctx + 4); r? += 5; return it */
+	struct kl_ir_func *f = ir_fn(8, 2);
+	I(f, IR_ENTRY, 1, 0, 0);
+	struct kl_ir_ins *ld = I(f, IR_LOAD, 2, 1, 0);
+	ld->size = 4, ld->off = 4;
+	IMM(f, IR_ALU, 3, 2, 5)->alu = BPF_ADD;
+	I(f, IR_RET, 0, 3, 0);
+	CHECK("emit/ok", emit(f, &al, &o) == 0, "%s", D.msg);
+	int l = find(&o, 0, BPF_LDX | BPF_MEM | BPF_W), add = find(&o, 0, BPF_ALU64 | BPF_ADD | BPF_K);
+	int ex = find(&o, 0, BPF_JMP | BPF_EXIT);
+	CHECK("emit/load-add-return", l >= 0 && o.insns[l].src_reg == 1 && o.insns[l].off == 4 && add > l &&
+	      o.insns[add].imm == 5 && ex == (int)o.ninsns - 1, "ldx at %d, add at %d, exit at %d of %u", l, add, ex,
+	      o.ninsns);
+
+	/* if v1 == 7 goto L; v2 = 1; v2 += 2; L: return 0: the branch skips the two */
+	f = ir_fn(8, 2);
+	I(f, IR_ENTRY, 1, 0, 0);
+	struct kl_ir_ins *br = IMM(f, IR_BR, 0, 1, 7);
+	br->alu = BPF_JEQ, br->label = 1;
+	ld = I(f, IR_LOAD, 2, 1, 0);
+	ld->size = 4;
+	IMM(f, IR_ALU, 2, 2, 2)->alu = BPF_ADD;
+	IMM(f, IR_STORE, 0, 1, 0)->size = 4;
+	f->ins[f->nins - 1].b = 2, f->ins[f->nins - 1].has_imm = false;
+	LAB(f, IR_LABEL, 1);
+	IMM(f, IR_RET, 0, 0, 0);
+	CHECK("emit/ok-2", emit(f, &al, &o) == 0, "%s", D.msg);
+	int j = find(&o, 0, BPF_JMP | BPF_JEQ | BPF_K);
+	int target = j >= 0 ? j + 1 + o.insns[j].off : -1;
+	CHECK("emit/branch-offset", j >= 0 && o.insns[j].imm == 7 && target == find(&o, 0, BPF_ALU64 | BPF_MOV | BPF_K),
+	      "jeq at %d (+%d), lands at %d", j, j >= 0 ? o.insns[j].off : 0, target);
+
+	/* saved around a call: v1-v4 hold r6-r9 across two calls, v5 is read often after them */
+	f = ir_fn(16, 2);
+	I(f, IR_ENTRY, 10, 0, 0);
+	for (kl_vreg v = 1; v <= 5; v++) {
+		ld = I(f, IR_LOAD, v, 10, 0);
+		ld->size = 4, ld->off = (int32_t)(4 * v);
+	}
+	struct kl_ir_ins *c1 = I(f, IR_CALL, 11, 0, 0);
+	c1->imm = BPF_FUNC_ktime_get_ns;
+	LAB(f, IR_LABEL, 1);
+	for (int k = 0; k < 8; k++)
+		I(f, IR_ALU, 1, 1, 5)->alu = BPF_ADD;
+	br = IMM(f, IR_BR, 0, 1, 1000);
+	br->alu = BPF_JLT, br->label = 1;
+	for (kl_vreg v = 2; v <= 4; v++)
+		I(f, IR_ALU, 1, 1, v)->alu = BPF_ADD;
+	I(f, IR_ALU, 1, 1, 11)->alu = BPF_ADD;
+	I(f, IR_RET, 0, 1, 0);
+	CHECK("emit/ok-3", emit(f, &al, &o) == 0, "%s", D.msg);
+	int call = find(&o, 0, BPF_JMP | BPF_CALL);
+	bool stored = false, loaded = false;
+	int8_t r5 = al.reg[5];
+	for (int k = call - 1; k >= 0 && k >= call - 4; k--)
+		stored |= o.insns[k].code == (BPF_STX | BPF_MEM | BPF_DW) && o.insns[k].src_reg == r5 &&
+			  o.insns[k].dst_reg == BPF_REG_10;
+	int16_t soff = 0;
+	for (int k = call - 1; k >= 0 && k >= call - 4; k--)
+		if (o.insns[k].code == (BPF_STX | BPF_MEM | BPF_DW) && o.insns[k].src_reg == r5)
+			soff = o.insns[k].off;
+	for (uint32_t k = (uint32_t)call + 1; k < o.ninsns && k <= (uint32_t)call + 3; k++)
+		loaded |= o.insns[k].code == (BPF_LDX | BPF_MEM | BPF_DW) && o.insns[k].dst_reg == r5 &&
+			  o.insns[k].src_reg == BPF_REG_10 && o.insns[k].off == soff;
+	CHECK("emit/save-around-call", r5 >= 1 && r5 <= 5 && call > 0 && stored && loaded,
+	      "v5 in r%d, call at %d, stored %d, loaded back %d", r5, call, stored, loaded);
+	kl_arena_free(&A);
+	return CHECK_DONE();
+}
