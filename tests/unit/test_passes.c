@@ -465,6 +465,26 @@ int main(void)
 			CHECK("pass/select-keeps", f->ins[4].op == IR_BR, "%s", shape(f));
 	}
 
+	/* thread-const: `v2 = 0; goto L2` where L2 tests v2 == 0: the jump goes to the test's
+	 * target; the path that brings v1 keeps the test */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	br = IMM(f, IR_BR, 0, 1, 14);                 /* 1 */
+	br->alu = BPF_JGT, br->label = 1;
+	IMM(f, IR_MOVI, 2, 0, 0);                     /* 2 */
+	LAB(f, IR_JMP, 2);                            /* 3 -> L3 */
+	LAB(f, IR_LABEL, 1);                          /* 4 */
+	I(f, IR_MOV, 2, 1, 0);                        /* 5 */
+	LAB(f, IR_LABEL, 2);                          /* 6 */
+	br = IMM(f, IR_BR, 0, 2, 0);                  /* 7 */
+	br->alu = BPF_JEQ, br->label = 3;
+	I(f, IR_RET, 0, 2, 0);
+	LAB(f, IR_LABEL, 3);
+	IMM(f, IR_RET, 0, 0, 7);
+	run(f, "thread-const");
+	CHECK("pass/thread-const", f->ins[3].op == IR_JMP && f->ins[3].label == 3 && f->ins[7].op == IR_BR, "%s L%u",
+	      shape(f), f->ins[3].label);
+
 	/* inline: main calls g(v1, 5); g returns its first argument plus its second; the call
 	 * becomes g's body with the arguments moved in and the result moved out */
 	struct kl_ir_func *g = fn();
