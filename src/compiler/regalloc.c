@@ -353,6 +353,20 @@ static struct block *cfg(struct kl_arena *a, const struct kl_ir_func *f, uint32_
 	return blocks.items;
 }
 
+/* The first of the calls (instruction indexes, ascending) after position pos (2i, 2i + 1). */
+static size_t first_call_after(const uint32_t *calls, size_t n, uint32_t pos)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (2 * calls[mid] > pos)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /* How often each instruction runs, guessed: 8 to the number of loops around it (a loop: a
  * jump back to a label before it, and what lies between; lowering makes them nested). */
 static uint32_t *loop_weights(struct kl_arena *a, const struct kl_ir_func *f)
@@ -445,14 +459,7 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 		if (!seen[v])
 			continue;
 		/* the first call after the interval starts: it crosses that one if any */
-		size_t lo = 0, hi = calls.len;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (2 * calls.items[mid] > iv[v].start)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
+		size_t lo = first_call_after(calls.items, calls.len, iv[v].start);
 		iv[v].crosses_call = lo < calls.len && 2 * calls.items[lo] + 1 < iv[v].end;
 		size_t past = lo, top = calls.len;   /* the first call at or after its end */
 		while (past < top) {
@@ -559,14 +566,7 @@ static void saves(struct kl_arena *a, const struct kl_ir_func *f, const struct i
 		for (kl_vreg v = 1; v < f->nvregs; v++) {
 			if (!saved[v] || out->reg[v] < 0)
 				continue;
-			size_t lo = 0, hi = calls.len;   /* the first call inside its interval */
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (2 * calls.items[mid] > iv[v].start)
-					hi = mid;
-				else
-					lo = mid + 1;
-			}
+			size_t lo = first_call_after(calls.items, calls.len, iv[v].start);   /* inside its interval */
 			for (size_t k = lo; k < calls.len && 2 * calls.items[k] + 1 < iv[v].end; k++) {
 				uint32_t c = calls.items[k];
 				if (f->ins[c].d == v)   /* (a vreg the call sets is not kept across it) */

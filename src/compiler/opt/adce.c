@@ -20,8 +20,7 @@ static void mark(const struct kl_ssa *s, bool *live, uint32_t *work, uint32_t *n
 void kl_pass_adce(struct kl_arena *a, struct kl_ir_func *f)
 {
 	struct kl_ssa s;
-	kl_ssa_build(a, f, &s);
-	if (!s.nblocks)
+	if (!kl_opt_ssa(a, f, &s))
 		return;
 	bool *live = kl_arena_array(a, bool, s.nvals);
 	uint32_t *work = kl_arena_array(a, uint32_t, s.nvals), n = 0;

@@ -17,8 +17,7 @@ void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f)
 	if (!any)
 		return;
 	struct kl_ssa s;
-	kl_ssa_build(a, f, &s);
-	if (!s.nblocks)
+	if (!kl_opt_ssa(a, f, &s))
 		return;
 	const uint8_t *w = kl_opt_widths(a, &s);
 	for (uint32_t r = 0; r < s.nrpo; r++) {

@@ -266,8 +266,7 @@ static void decide(struct gvn *g, uint32_t i, struct kl_ir_ins *in)
 void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 {
 	struct kl_ssa s;
-	kl_ssa_build(a, f, &s);
-	if (!s.nblocks)
+	if (!kl_opt_ssa(a, f, &s))
 		return;
 	struct gvn g = { .s = &s };
 	g.vn = kl_arena_array(a, uint32_t, s.nvals);

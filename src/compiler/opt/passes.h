@@ -31,6 +31,8 @@ void kl_opt_count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta);
 /* Where each vreg is defined: how many times, and the instruction of the last one. */
 void kl_opt_find_defs(struct kl_arena *a, const struct kl_ir_func *f, uint32_t **defs, uint32_t **def_at);
 struct kl_ssa;
+/* The SSA form of f into s (ssa.h); false when f has no blocks (nothing to do). */
+bool kl_opt_ssa(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s);
 /* How many low bits each SSA value of s can have set (64: any); kl_opt_width: of value v. */
 uint8_t *kl_opt_widths(struct kl_arena *a, const struct kl_ssa *s);
 uint8_t kl_opt_width(const struct kl_ssa *s, const uint8_t *w, uint32_t v);

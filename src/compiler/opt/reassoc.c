@@ -34,8 +34,7 @@ void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f)
 	if (!any)
 		return;
 	struct kl_ssa s;
-	kl_ssa_build(a, f, &s);
-	if (!s.nblocks)
+	if (!kl_opt_ssa(a, f, &s))
 		return;
 	/* per instruction rewritten here: the value its first operand reads now (chains: v = u + 1
 	 * after u = t + 2 after t = p + 3 is v = p + 6) */

@@ -256,8 +256,7 @@ static void rewrite(struct sccp *c, struct kl_ir_func *f)
 void kl_pass_sccp(struct kl_arena *a, struct kl_ir_func *f)
 {
 	struct kl_ssa s;
-	kl_ssa_build(a, f, &s);
-	if (!s.nblocks)
+	if (!kl_opt_ssa(a, f, &s))
 		return;
 	struct sccp c = { .s = &s };
 	c.lat = kl_arena_array(a, uint8_t, s.nvals);

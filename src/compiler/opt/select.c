@@ -43,8 +43,7 @@ void kl_pass_select(struct kl_arena *a, struct kl_ir_func *f)
 	if (!any)
 		return;
 	struct kl_ssa s;
-	kl_ssa_build(a, f, &s);
-	if (!s.nblocks)
+	if (!kl_opt_ssa(a, f, &s))
 		return;
 	const uint8_t *w = kl_opt_widths(a, &s);
 	for (uint32_t i = 0; i + 3 < f->nins; i++) {

@@ -135,3 +135,9 @@ uint8_t *kl_opt_widths(struct kl_arena *a, const struct kl_ssa *s)
 	}
 	return w;
 }
+
+bool kl_opt_ssa(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s)
+{
+	kl_ssa_build(a, f, s);
+	return s->nblocks != 0;
+}
