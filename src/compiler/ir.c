@@ -133,6 +133,15 @@ uint64_t kl_bswap(uint64_t v, int bits)
 	return r;
 }
 
+uint32_t *kl_ir_labels(struct kl_arena *a, const struct kl_ir_func *f)
+{
+	uint32_t *at = kl_arena_array(a, uint32_t, f->nlabels + 1);
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (f->ins[i].op == IR_LABEL && f->ins[i].label && f->ins[i].label <= f->nlabels)
+			at[f->ins[i].label] = i + 1;
+	return at;
+}
+
 uint32_t kl_ir_slot(struct kl_arena *a, struct kl_ir_func *f, uint32_t size, uint32_t align)
 {
 	if (f->nslots + 1 >= f->slotcap) {

@@ -110,6 +110,8 @@ uint8_t kl_cond_invert(uint8_t cond);
 /* The low `bits` (16, 32, 64) of v with their bytes reversed: ntohs and friends. */
 uint64_t kl_bswap(uint64_t v, int bits);
 
+/* Where each label of f stands: label -> its instruction + 1 (0: no such label). */
+uint32_t *kl_ir_labels(struct kl_arena *a, const struct kl_ir_func *f);
 /* A new stack slot of f (1-based index). */
 uint32_t kl_ir_slot(struct kl_arena *a, struct kl_ir_func *f, uint32_t size, uint32_t align);
 

@@ -353,6 +353,21 @@ static struct block *cfg(struct kl_arena *a, const struct kl_ir_func *f, uint32_
 	return blocks.items;
 }
 
+/* The calls of a function: their instructions, ascending. */
+struct calls {
+	uint32_t *at;
+	size_t n;
+};
+
+static struct calls call_sites(struct kl_arena *a, const struct kl_ir_func *f)
+{
+	struct calls c = { kl_arena_array(a, uint32_t, f->nins + 1), 0 };
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (f->ins[i].op == IR_CALL || f->ins[i].op == IR_CALLF)
+			c.at[c.n++] = i;
+	return c;
+}
+
 /* The first of the calls (instruction indexes, ascending) after position pos (2i, 2i + 1). */
 static size_t first_call_after(const uint32_t *calls, size_t n, uint32_t pos)
 {
@@ -372,11 +387,8 @@ static size_t first_call_after(const uint32_t *calls, size_t n, uint32_t pos)
 static uint32_t *loop_weights(struct kl_arena *a, const struct kl_ir_func *f)
 {
 	uint32_t n = f->nins;
-	uint32_t *at = kl_arena_array(a, uint32_t, f->nlabels + 2);
+	uint32_t *at = kl_ir_labels(a, f);
 	int32_t *delta = kl_arena_array(a, int32_t, n + 1);
-	for (uint32_t i = 0; i < n; i++)
-		if (f->ins[i].op == IR_LABEL && f->ins[i].label <= f->nlabels)
-			at[f->ins[i].label] = i + 1;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
 		if ((in->op == IR_JMP || in->op == IR_BR) && in->label <= f->nlabels && at[in->label] &&
@@ -396,8 +408,8 @@ static uint32_t *loop_weights(struct kl_arena *a, const struct kl_ir_func *f)
 
 /* Each vreg's interval (seen: it has one; used: something reads it), its register hints,
  * and whether it lives across a call. Returns the intervals in order of their starts. */
-static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, struct ivl *iv, bool *seen,
-			      bool *used, uint32_t *norder_out)
+static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, const struct calls *calls,
+			      struct ivl *iv, bool *seen, bool *used, uint32_t *norder_out)
 {
 	uint32_t nv = f->nvregs, n = f->nins, nb;
 	for (uint32_t v = 0; v < nv; v++) {
@@ -407,7 +419,6 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 	}
 	struct block *blocks = cfg(a, f, &nb);
 	live_ranges(a, f, blocks, nb, iv, seen);
-	KL_VEC(uint32_t) calls = { 0 };
 	uint32_t *weight = loop_weights(a, f);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
@@ -426,7 +437,6 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 			iv[ud.def].nrefs += weight[i];
 		}
 		if (in->op == IR_CALL || in->op == IR_CALLF) {
-			kl_vec_push(a, &calls, i);
 			for (uint32_t k = 0; k < in->nargs; k++)
 				iv[in->args[k]].hint_reg = (int8_t)(k + 1);
 			if (iv[in->d].hint_reg < 0)
@@ -449,9 +459,9 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 		    in->a && iv[in->a].hint_reg < 0 && iv[in->d].hint_reg >= 0 && iv[in->a].end <= 2 * i + 1)
 			iv[in->a].hint_reg = iv[in->d].hint_reg;
 	}
-	uint32_t *call_w = kl_arena_array(a, uint32_t, calls.len + 1);   /* prefix sums of the calls' weights */
-	for (size_t k = 0; k < calls.len; k++)
-		call_w[k + 1] = call_w[k] + weight[calls.items[k]];
+	uint32_t *call_w = kl_arena_array(a, uint32_t, calls->n + 1);   /* prefix sums of the calls' weights */
+	for (size_t k = 0; k < calls->n; k++)
+		call_w[k + 1] = call_w[k] + weight[calls->at[k]];
 	/* a call clobbers r0-r5: intervals live across one need r6-r9 */
 	struct ivl **order = kl_arena_array(a, struct ivl *, nv);
 	uint32_t norder = 0;
@@ -459,12 +469,12 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, st
 		if (!seen[v])
 			continue;
 		/* the first call after the interval starts: it crosses that one if any */
-		size_t lo = first_call_after(calls.items, calls.len, iv[v].start);
-		iv[v].crosses_call = lo < calls.len && 2 * calls.items[lo] + 1 < iv[v].end;
-		size_t past = lo, top = calls.len;   /* the first call at or after its end */
+		size_t lo = first_call_after(calls->at, calls->n, iv[v].start);
+		iv[v].crosses_call = lo < calls->n && 2 * calls->at[lo] + 1 < iv[v].end;
+		size_t past = lo, top = calls->n;   /* the first call at or after its end */
 		while (past < top) {
 			size_t mid = past + (top - past) / 2;
-			if (2 * calls.items[mid] + 1 < iv[v].end)
+			if (2 * calls->at[mid] + 1 < iv[v].end)
 				past = mid + 1;
 			else
 				top = mid;
@@ -506,70 +516,28 @@ static void assign(struct kl_arena *a, const struct kl_ir_func *f, struct ivl **
 	}
 }
 
-/* Saved vregs that some call they cross does not see defined on every path (a linear
- * interval covers more than where the value lives: `if (a) v = ...; call(); if (a) use(v)`):
- * storing them would read a register the verifier knows uninitialized. Marked nosave (they
- * spill instead, stored where defined); whether any was. */
-static bool unsafe_saves(struct kl_arena *a, const struct kl_ir_func *f, const struct kl_alloc *out, bool *nosave)
-{
-	if (!out->save_at[f->nins])
-		return false;
-	struct kl_arena_mark m = kl_arena_mark(a);
-	struct kl_ssa s;
-	kl_ssa_build(a, f, &s);
-	/* phis that some path reaches with no definition (through other phis too) */
-	bool *undef = kl_arena_array(a, bool, s.nvals + 1);
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (uint32_t p = 0; p < s.nphis; p++) {
-			const struct kl_phi *ph = &s.phis[p];
-			const struct kl_block *k = &s.blocks[ph->block];
-			if (undef[ph->val])
-				continue;
-			for (uint32_t j = 0; j < k->npred; j++)
-				if (s.blocks[k->pred[j]].rpo != UINT32_MAX && (!ph->args[j] || undef[ph->args[j]])) {
-					undef[ph->val] = changed = true;
-					break;
-				}
-		}
-	}
-	bool marked = false;
-	struct kl_ssa_walk w;
-	kl_ssa_walk_begin(a, &s, &w);
-	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {
-		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
-			for (uint32_t k = out->save_at[i]; k < out->save_at[i + 1]; k++) {   /* (calls only) */
-				kl_vreg v = out->save_vreg[k];
-				uint32_t val = w.cur[v];
-				if (!val || undef[val])
-					nosave[v] = marked = true;
-			}
-			kl_ssa_walk_step(&w, i);
-		}
-	}
-	kl_arena_release(a, m);
-	return marked;
-}
-
-/* Which saved vregs each call saves and loads back: those whose interval it lies inside. */
-static void saves(struct kl_arena *a, const struct kl_ir_func *f, const struct ivl *iv, const bool *saved,
-		  struct kl_alloc *out)
+/* Which saved vregs each call saves and loads back: those whose interval it lies inside
+ * (not the one it sets: its old value dies there). Then, over the SSA form: a save is left
+ * out where a call that dominates this one saved the same value of the vreg (nothing wrote
+ * it on any path between; the slot is the vreg's alone within its interval); and a vreg that
+ * some call it crosses does not see defined on every path (a linear interval covers more
+ * than where the value lives: `if (a) v = ...; call(); if (a) use(v)`) would have its store
+ * read a register the verifier knows uninitialized: it is marked nosave (to be spilled
+ * instead, stored where defined). Whether any was marked. */
+static bool saves(struct kl_arena *a, const struct kl_ir_func *f, const struct calls *calls, const struct ivl *iv,
+		  const bool *saved, struct kl_alloc *out, bool *nosave)
 {
 	uint32_t n = f->nins;
 	out->save_at = kl_arena_array(a, uint32_t, n + 2);
-	KL_VEC(uint32_t) calls = { 0 };
-	for (uint32_t i = 0; i < n; i++)
-		if (f->ins[i].op == IR_CALL || f->ins[i].op == IR_CALLF)
-			kl_vec_push(a, &calls, i);
 	for (int pass = 0; pass < 2; pass++) {
 		uint32_t *fill = pass ? kl_arena_array(a, uint32_t, n + 1) : NULL;
 		for (kl_vreg v = 1; v < f->nvregs; v++) {
 			if (!saved[v] || out->reg[v] < 0)
 				continue;
-			size_t lo = first_call_after(calls.items, calls.len, iv[v].start);   /* inside its interval */
-			for (size_t k = lo; k < calls.len && 2 * calls.items[k] + 1 < iv[v].end; k++) {
-				uint32_t c = calls.items[k];
-				if (f->ins[c].d == v)   /* (a vreg the call sets is not kept across it) */
+			for (size_t k = first_call_after(calls->at, calls->n, iv[v].start);
+			     k < calls->n && 2 * calls->at[k] + 1 < iv[v].end; k++) {
+				uint32_t c = calls->at[k];
+				if (f->ins[c].d == v)
 					continue;
 				if (pass)
 					out->save_vreg[out->save_at[c] + fill[c]++] = v;
@@ -583,29 +551,41 @@ static void saves(struct kl_arena *a, const struct kl_ir_func *f, const struct i
 			out->save_vreg = kl_arena_array(a, kl_vreg, out->save_at[n] + 1);
 		}
 	}
-	/* A save is needed unless a call that dominates this one saved the same value of the
-	 * vreg (its SSA value there and here the same: nothing wrote it on any path between)
-	 * and the slot is the vreg's alone within its interval. */
 	uint32_t ns = out->save_at[n];
 	out->save_store = kl_arena_array(a, bool, ns + 1);
 	for (uint32_t k = 0; k < ns; k++)
 		out->save_store[k] = true;
 	if (!ns)
-		return;
+		return false;
 	struct kl_arena_mark m = kl_arena_mark(a);   /* (the analysis is scratch) */
 	struct kl_ssa s;
 	kl_ssa_build(a, f, &s);
+	/* phis that some path reaches with no definition (through other phis too) */
+	bool *undef = kl_arena_array(a, bool, s.nvals + 1);
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (uint32_t p = 0; p < s.nphis; p++) {
+			const struct kl_phi *ph = &s.phis[p];
+			const struct kl_block *k = &s.blocks[ph->block];
+			for (uint32_t j = 0; j < k->npred && !undef[ph->val]; j++)
+				if (s.blocks[k->pred[j]].rpo != UINT32_MAX && (!ph->args[j] || undef[ph->args[j]]))
+					undef[ph->val] = changed = true;
+		}
+	}
+	bool marked = false;
 	uint32_t *last_val = kl_arena_array(a, uint32_t, f->nvregs), *last_block = kl_arena_array(a, uint32_t, f->nvregs);
 	uint32_t *last_at = kl_arena_array(a, uint32_t, f->nvregs);
 	struct kl_ssa_walk w;
 	kl_ssa_walk_begin(a, &s, &w);
 	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {
 		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
-			for (uint32_t k = out->save_at[i]; k < out->save_at[i + 1]; k++) {
+			for (uint32_t k = out->save_at[i]; k < out->save_at[i + 1]; k++) {   /* (calls only) */
 				kl_vreg v = out->save_vreg[k];
 				uint32_t val = w.cur[v];
-				if (val && last_val[v] == val &&
-				    (last_block[v] == b ? last_at[v] < i : kl_ssa_dominates(&s, last_block[v], b))) {
+				if (!val || undef[val]) {
+					nosave[v] = marked = true;
+				} else if (last_val[v] == val &&
+					   (last_block[v] == b ? last_at[v] < i : kl_ssa_dominates(&s, last_block[v], b))) {
 					out->save_store[k] = false;
 				} else {
 					last_val[v] = val;
@@ -617,6 +597,7 @@ static void saves(struct kl_arena *a, const struct kl_ir_func *f, const struct i
 		}
 	}
 	kl_arena_release(a, m);
+	return marked;
 }
 
 int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, struct kl_alloc *out)
@@ -625,16 +606,15 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 	struct ivl *iv = kl_arena_array(a, struct ivl, nv);
 	bool *seen = kl_arena_array(a, bool, nv);
 	bool *used = kl_arena_array(a, bool, nv);
-	struct ivl **order = intervals(a, f, iv, seen, used, &norder);
+	struct calls calls = call_sites(a, f);
+	struct ivl **order = intervals(a, f, &calls, iv, seen, used, &norder);
 	bool *saved = kl_arena_array(a, bool, nv), *nosave = kl_arena_array(a, bool, nv);
 	assign(a, f, order, norder, out, saved, nosave);
-	saves(a, f, iv, saved, out);
-	for (int round = 0; unsafe_saves(a, f, out, nosave); round++) {
+	for (int round = 0; saves(a, f, &calls, iv, saved, out, nosave); round++) {
 		if (round == 3)   /* enough: nothing saved, what does not fit spills */
 			memset(nosave, 1, nv);
 		memset(saved, 0, nv);   /* again, those marked spilled instead */
 		assign(a, f, order, norder, out, saved, nosave);
-		saves(a, f, iv, saved, out);
 	}
 	/* vregs defined but never read: their defining instruction is dead */
 	for (uint32_t v = 1; v < nv; v++)

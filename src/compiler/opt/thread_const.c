@@ -8,10 +8,7 @@
 
 void kl_pass_thread_const(struct kl_arena *a, struct kl_ir_func *f)
 {
-	uint32_t *at = kl_arena_array(a, uint32_t, f->nlabels + 1);   /* label -> instruction + 1 */
-	for (uint32_t i = 0; i < f->nins; i++)
-		if (f->ins[i].op == IR_LABEL && f->ins[i].label && f->ins[i].label <= f->nlabels)
-			at[f->ins[i].label] = i + 1;
+	uint32_t *at = kl_ir_labels(a, f);
 	for (uint32_t i = 1; i < f->nins; i++) {
 		struct kl_ir_ins *j = &f->ins[i];
 		const struct kl_ir_ins *k = &f->ins[i - 1];

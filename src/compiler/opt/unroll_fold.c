@@ -117,15 +117,6 @@ static bool loop_at(const struct kl_ir_func *f, const uint32_t *at, uint32_t j, 
 	return true;
 }
 
-static uint32_t *label_index(struct kl_arena *a, const struct kl_ir_func *f)
-{
-	uint32_t *at = kl_arena_array(a, uint32_t, f->nlabels + 1);
-	for (uint32_t i = 0; i < f->nins; i++)
-		if (f->ins[i].op == IR_LABEL && f->ins[i].label && f->ins[i].label <= f->nlabels)
-			at[f->ins[i].label] = i + 1;
-	return at;
-}
-
 /* The loop's copies in place of it; returns how many instructions it grew by. */
 static uint32_t unroll(struct kl_arena *a, struct kl_ir_func *f, const struct loop *l)
 {
@@ -169,7 +160,7 @@ static uint32_t unroll(struct kl_arena *a, struct kl_ir_func *f, const struct lo
 void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f)
 {
 	for (uint32_t from = 0, tries = 0; tries < 64; tries++) {
-		uint32_t *at = label_index(a, f);
+		uint32_t *at = kl_ir_labels(a, f);
 		struct loop l;
 		uint32_t j = from;
 		while (j < f->nins && !loop_at(f, at, j, &l))
@@ -190,7 +181,7 @@ void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f)
 				ok = false;
 				break;
 			}
-			at = label_index(a, f);
+			at = kl_ir_labels(a, f);
 			uint32_t k = lo;
 			while (k < hi && !loop_at(f, at, k, &l))
 				k++;
