@@ -30,16 +30,26 @@ static void set(struct kl_ir_ins *in, uint8_t op, uint8_t alu, kl_vreg d, kl_vre
 				  .span = sp };
 }
 
+/* Whether instructions i..i+3 are `d = 1|0; if COND goto L; d = 0|1; L:`, L reached from
+ * that branch alone (refs: how many jumps name each label), the branch not reading d. */
+static bool shape(const struct kl_ir_func *f, const uint32_t *refs, uint32_t i)
+{
+	const struct kl_ir_ins *k1 = &f->ins[i], *br = &f->ins[i + 1], *k2 = &f->ins[i + 2], *lab = &f->ins[i + 3];
+	return k1->op == IR_MOVI && br->op == IR_BR && k2->op == IR_MOVI && lab->op == IR_LABEL &&
+	       lab->label == br->label && refs[br->label] == 1 && k1->d == k2->d && !k1->core && !k2->core &&
+	       ((k1->imm == 1 && k2->imm == 0) || (k1->imm == 0 && k2->imm == 1)) && br->a && br->a != k1->d &&
+	       (br->has_imm || br->b != k1->d);
+}
+
 void kl_pass_select(struct kl_arena *a, struct kl_ir_func *f)
 {
 	uint32_t *refs = kl_arena_array(a, uint32_t, f->nlabels + 1);
-	bool any = false;
-	for (uint32_t i = 0; i < f->nins; i++) {
-		const struct kl_ir_ins *in = &f->ins[i];
-		if ((in->op == IR_JMP || in->op == IR_BR) && in->label <= f->nlabels)
-			refs[in->label]++;
-		any |= i + 3 < f->nins && in->op == IR_MOVI && f->ins[i + 1].op == IR_BR && f->ins[i + 2].op == IR_MOVI;
-	}
+	for (uint32_t i = 0; i < f->nins; i++)
+		if ((f->ins[i].op == IR_JMP || f->ins[i].op == IR_BR) && f->ins[i].label <= f->nlabels)
+			refs[f->ins[i].label]++;
+	bool any = false;   /* the SSA form only where there is something to look at */
+	for (uint32_t i = 0; i + 3 < f->nins && !any; i++)
+		any = shape(f, refs, i);
 	if (!any)
 		return;
 	struct kl_ssa s;
@@ -49,10 +59,7 @@ void kl_pass_select(struct kl_arena *a, struct kl_ir_func *f)
 	for (uint32_t i = 0; i + 3 < f->nins; i++) {
 		struct kl_ir_ins *k1 = &f->ins[i], *br = &f->ins[i + 1], *k2 = &f->ins[i + 2];
 		const struct kl_ir_ins *lab = &f->ins[i + 3];
-		if (k1->op != IR_MOVI || br->op != IR_BR || k2->op != IR_MOVI || lab->op != IR_LABEL ||
-		    lab->label != br->label || refs[br->label] != 1 || k1->d != k2->d || k1->core || k2->core ||
-		    !((k1->imm == 1 && k2->imm == 0) || (k1->imm == 0 && k2->imm == 1)) || !br->a || br->a == k1->d ||
-		    (!br->has_imm && br->b == k1->d) || s.blocks[s.block_of[i]].rpo == UINT32_MAX)
+		if (!shape(f, refs, i) || s.blocks[s.block_of[i]].rpo == UINT32_MAX)
 			continue;
 		/* both operands within 62 bits (their difference's sign is the comparison) */
 		if (kl_opt_width(&s, w, kl_ssa_use(&s, i + 1, 0)) > 62)
