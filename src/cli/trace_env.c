@@ -53,9 +53,8 @@ int trace_env(struct kt_sema *s, FILE *err)
 	/* bpftrace's pages are per CPU (a perf buffer each); kiln's one ring buffer serves them
 	 * all, so it holds what theirs together hold */
 	int ncpus = libbpf_num_possible_cpus();
-	if (ncpus > 1)
-		s->rb_pages = (uint32_t)((uint64_t)s->rb_pages * (uint64_t)ncpus > (1u << 18) ? 1u << 18
-												 : s->rb_pages * (uint32_t)ncpus);
+	uint64_t pages = (uint64_t)s->rb_pages * (uint64_t)(ncpus > 1 ? ncpus : 1);
+	s->rb_pages = pages > (1u << 18) ? 1u << 18 : (uint32_t)pages;
 	return 0;
 }
 

@@ -20,7 +20,7 @@
 #   - lines of other processes are left out: other tests may run at the same time.
 # Tools that only sample (cpuwalk, loads, pidpersec, runqlen) compare the shapes of their lines.
 # Prints PASS/FAIL/SKIP lines (with a diff under a FAIL) and a summary; exits 0.
-import argparse, base64, os, re, select, signal, subprocess, sys, tempfile, threading, time
+import argparse, base64, collections, os, re, select, signal, subprocess, sys, tempfile, threading, time
 sys.dont_write_bytecode = True   # (no __pycache__ left in the tree)
 import btsrc   # (beside this file)
 from concurrent.futures import ThreadPoolExecutor
@@ -693,7 +693,6 @@ def run_tool(name, ctx):
                 for l in t.text().split("\n") if l.startswith("Lost ")]
         # a tracer that reported lost records (its buffer full: the machine's load) and printed
         # only lines the other printed too has no wrong line: what is left to compare is gone
-        import collections
         cb, ck = collections.Counter(bo[0]), collections.Counter(ko[0])
         for who, mine, other in (("bpftrace", cb, ck), ("kiln", ck, cb)):
             if any(l.startswith(who + ": ") for l in lost) and not mine - other:
