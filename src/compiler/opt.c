@@ -22,6 +22,8 @@ static const struct pass passes[] = {
 	  kl_pass_propagate, false },
 	{ "unroll-fold", "a loop with a constant trip count unrolled where that folds it away (no larger after)",
 	  kl_pass_unroll_fold, true },
+	{ "rotate", "loops with their tests at the bottom: a copy of the tests for the jump back (the verifier prunes the exits)",
+	  kl_pass_rotate, true },
 	{ "sccp", "sparse conditional constant propagation over the SSA form: constants through joins, branches decided",
 	  kl_pass_sccp, false },
 	{ "thread-const", "v = K; goto L where L only tests v: the jump goes where the test would send it",
@@ -38,19 +40,21 @@ static const struct pass passes[] = {
 	{ "dse", "dead stores to stack slots: to one nothing reads, or overwritten in the block unread", kl_pass_dse, false },
 	{ "coalesce", "t = ...; x = t with t read once: x = ...", kl_pass_coalesce, false },
 	{ "merge-returns", "return K in several places: jumps to one", kl_pass_merge_returns, true },
+	{ "triangle", "if C goto A; d = X; goto L; A: d = K; L: becomes d = K; if C goto L; d = X (no jump over K)",
+	  kl_pass_triangle, false },
 	{ "branch-over-jump", "if C goto L1; goto L2; L1: becomes if !C goto L2", kl_pass_branch_over_jump, false },
 	{ "unroll", "a dotimes of at most 16 iterations over a small body lowered as one copy per iteration", NULL, false },
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL, false },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_SCCP, P_THREAD_CONST, P_REASSOC, P_FOLD_OFFSETS, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_BRANCH_OVER_JUMP };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_SCCP, P_THREAD_CONST, P_REASSOC, P_FOLD_OFFSETS, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
-	{ P_BRANCH_OVER_JUMP, 1 },
+	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_TRIANGLE, 1 }, { P_BRANCH_OVER_JUMP, 1 },
 };
 
 

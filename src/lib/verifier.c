@@ -555,6 +555,26 @@ static bool line_record(const struct image *im, const char *sec, uint64_t off, u
 	return found;
 }
 
+/* The instruction whose source line says where e happened. For "infinite loop detected at
+ * insn N", N is the loop's first instruction (the head of its body, once the optimizer put
+ * the loop's test at the bottom): the line is that of the last jump back to N, the loop's
+ * test, whose condition nothing in the body changed. Otherwise e's own instruction. */
+static long loop_test(const struct bpf_program *bp, const struct kiln_verifier_error *e)
+{
+	const struct bpf_insn *fin = bpf_program__insns(bp);
+	size_t n = bpf_program__insn_cnt(bp);
+	if (!e->message || !strstr(e->message, "infinite loop detected") || !fin || (size_t)e->insn >= n)
+		return e->insn;
+	long best = e->insn;
+	for (size_t j = (size_t)e->insn + 1; j < n; j++) {
+		uint8_t cls = BPF_CLASS(fin[j].code), op = BPF_OP(fin[j].code);
+		if ((cls == BPF_JMP || cls == BPF_JMP32) && op != BPF_CALL && op != BPF_EXIT &&
+		    (long)j + fin[j].off + 1 == e->insn)
+			best = (long)j;
+	}
+	return best;
+}
+
 int kl_verifier_analyze(const char *log, const struct bpf_program *bp, const void *image, size_t size,
 			struct kiln_verifier_error **out)
 {
@@ -566,7 +586,7 @@ int kl_verifier_analyze(const char *log, const struct bpf_program *bp, const voi
 	const char *sec;
 	uint64_t off;
 	uint32_t rec[4];
-	if (image_open(&im, image, size) && insn_origin(&im, bp, e->insn, &sec, &off) &&
+	if (image_open(&im, image, size) && insn_origin(&im, bp, loop_test(bp, e), &sec, &off) &&
 	    line_record(&im, sec, off, rec)) {
 		const char *file = btf_str(&im, rec[1]), *text = btf_str(&im, rec[2]);
 		if (file && text) {

@@ -300,9 +300,12 @@ int main(void)
 	run(f, "gvn");
 	CHECK("pass/gvn-branches", f->ins[4].op == IR_LOAD && f->ins[5].op == IR_JMP && f->ins[5].label == 2,
 	      "%s", shape(f));
-	/* map lookups: the same map and key bytes (stored into two slots) is one lookup; an
-	 * update between is not */
-	for (int update = 0; update <= 1; update++) {
+	/* map lookups: the same map and key bytes (stored into two slots), where the first's
+	 * result is known not to be 0, is one lookup; an update between is not, and neither is
+	 * one where the first may have been 0 (a pointer kept across its own null test is two
+	 * states for the verifier) */
+	for (int v = 0; v <= 2; v++) {
+		bool update = v == 1, tested = v != 2;
 		f = fn();
 		f->nslots = 2;
 		f->slots = kl_arena_array(&A, struct kl_slot, 3);
@@ -318,6 +321,10 @@ int main(void)
 			struct kl_ir_ins *c = I(f, IR_CALL, 5 + 3 * k, 0, 0);
 			c->imm = BPF_FUNC_map_lookup_elem, c->nargs = 2;
 			c->args[0] = 3 + 3 * k, c->args[1] = 4 + 3 * k;
+			if (k == 1 && tested) {
+				br = IMM(f, IR_BR, 0, 8, 0);
+				br->alu = BPF_JEQ, br->label = 1;
+			}
 			if (update && k == 1) {
 				c = I(f, IR_CALL, 15, 0, 0);
 				c->imm = BPF_FUNC_map_delete_elem, c->nargs = 2;
@@ -325,12 +332,15 @@ int main(void)
 			}
 		}
 		I(f, IR_RET, 0, 11, 0);
+		LAB(f, IR_LABEL, 1);
+		IMM(f, IR_RET, 0, 0, 0);
 		run(f, "gvn");
-		uint32_t last = f->nins - 2;
-		if (!update)
+		uint32_t last = f->nins - 4;
+		if (v == 0)
 			CHECK("pass/gvn-lookup", f->ins[last].op == IR_MOV && f->ins[last].a == 8, "%s", shape(f));
 		else
-			CHECK("pass/gvn-lookup-update", f->ins[last].op == IR_CALL, "%s", shape(f));
+			CHECK(update ? "pass/gvn-lookup-update" : "pass/gvn-lookup-maybe-null", f->ins[last].op == IR_CALL,
+			      "%s", shape(f));
 	}
 
 	/* dse: stores to a slot nothing reads go; a store overwritten unread in its block goes,
@@ -484,6 +494,55 @@ int main(void)
 	run(f, "thread-const");
 	CHECK("pass/thread-const", f->ins[3].op == IR_JMP && f->ins[3].label == 3 && f->ins[7].op == IR_BR, "%s L%u",
 	      shape(f), f->ins[3].label);
+
+	/* rotate: `L1: if v2 >= v1 goto L2; v2 += 1; goto L1; L2:` gets the test at the bottom,
+	 * turned around (`if v2 < v1 goto` the body), the one at L1 kept as the guard; a test
+	 * that cannot be turned around (JSET) leaves the loop as it is */
+	for (int turns = 1; turns >= 0; turns--) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		IMM(f, IR_MOVI, 2, 0, 0);
+		LAB(f, IR_LABEL, 1);
+		br = I(f, IR_BR, 0, 2, 1);
+		br->alu = turns ? BPF_JGE : BPF_JSET, br->label = 2;
+		IMM(f, IR_ALU, 2, 2, 1)->alu = BPF_ADD;
+		LAB(f, IR_JMP, 1);
+		LAB(f, IR_LABEL, 2);
+		I(f, IR_RET, 0, 2, 0);
+		run(f, "rotate");
+		if (turns)
+			CHECK("pass/rotate", !strcmp(shape(f), "entry movi label br label alu br label ret") &&
+			      f->ins[3].alu == BPF_JGE && f->ins[3].label == 2 && f->ins[6].alu == BPF_JLT &&
+			      f->ins[6].label == f->ins[4].label && f->ins[7].label == 2, "%s", shape(f));
+		else
+			CHECK("pass/rotate-keeps", !strcmp(shape(f), "entry movi label br alu jmp label ret"), "%s", shape(f));
+	}
+
+	/* triangle: `if v2 == 0 goto L1; v3 = *v2; goto L2; L1: v3 = 0; L2:` (a map value or 0)
+	 * is `v3 = 0; if v2 == 0 goto L2; v3 = *v2`; with a copy for the value it stays */
+	for (int copy = 0; copy <= 1; copy++) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		I(f, IR_LOAD, 2, 1, 0)->size = 8;
+		br = IMM(f, IR_BR, 0, 2, 0);
+		br->alu = BPF_JEQ, br->label = 1;
+		if (copy)
+			I(f, IR_MOV, 3, 2, 0);
+		else
+			I(f, IR_LOAD, 3, 2, 0)->size = 8;
+		LAB(f, IR_JMP, 2);
+		LAB(f, IR_LABEL, 1);
+		IMM(f, IR_MOVI, 3, 0, 0);
+		LAB(f, IR_LABEL, 2);
+		I(f, IR_RET, 0, 3, 0);
+		run(f, "triangle");
+		if (!copy)
+			CHECK("pass/triangle", !strcmp(shape(f), "entry load movi br load label ret") &&
+			      f->ins[3].alu == BPF_JEQ && f->ins[3].label == 2 && f->ins[4].d == 3, "%s", shape(f));
+		else
+			CHECK("pass/triangle-keeps", !strcmp(shape(f), "entry load br mov jmp label movi label ret"), "%s",
+			      shape(f));
+	}
 
 	/* inline: main calls g(v1, 5); g returns its first argument plus its second; the call
 	 * becomes g's body with the arguments moved in and the result moved out */

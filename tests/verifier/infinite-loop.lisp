@@ -1,6 +1,6 @@
 ;;; infinite-loop.lisp — a loop whose condition nothing in its body changes: the verifier
 ;; finds the same state at the loop's head again.
-;; expect: unbounded-loop 7:21 infinite loop detected at insn 1
+;; expect: unbounded-loop 7:18 infinite loop detected at insn 3
 ;; hint: use (dotimes (i N) ...) with a constant N
 (defprog spin (:type :xdp)
   (let ((n 0))

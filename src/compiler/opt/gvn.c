@@ -7,7 +7,8 @@
  * while the vreg that holds that one still does (the walk knows), becomes a copy of it: a
  * packet pointer computed again after its bounds check reads the checked register (as the
  * verifier needs), a context field or a map value loaded twice is loaded once, a map looked
- * up twice with the same key is looked up once. Constants, slot and map addresses are
+ * up twice with the same key is looked up once where the first's result is known not to
+ * be 0 (see known_nonnull). Constants, slot and map addresses are
  * numbered but never replaced (they cost no more to make again than to copy, and copies
  * hold registers). A load with a call since an equal one gets its number but is made again
  * (keeping the first across the call would cost more). A branch into a block that only it
@@ -243,6 +244,20 @@ static bool branch_fact(const struct gvn *g, uint32_t b, struct key *k)
 	return k->x && (k->has_imm || k->y);
 }
 
+/* Whether a dominating branch said value v is not 0. A map lookup is reused only there: a
+ * pointer kept across the join of its own null test is a map value on one path and 0 on the
+ * other, and the verifier then walks everything up to its last use twice. */
+static bool known_nonnull(const struct gvn *g, uint32_t v)
+{
+	struct key k;
+	memset(&k, 0, sizeof(k));
+	k.op = IR_BR;
+	k.alu = BPF_JNE;
+	k.x = g->vn[v];
+	k.has_imm = 1;
+	return find((struct gvn *)g, &k) != NULL;
+}
+
 /* A branch whose outcome a dominating one decided: a jump, or nothing. */
 static void decide(struct gvn *g, uint32_t i, struct kl_ir_ins *in)
 {
@@ -306,6 +321,8 @@ void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 				 * alive across blocks costs registers: the allocator spills) */
 				bool cheap = in->op == IR_MOVI || in->op == IR_ADDR || in->op == IR_LDMAP || in->op == IR_LDFUNC ||
 					     (e && in->op != IR_LOAD && in->op != IR_CALL && s.vals[e->val].block != b);
+				if (e && in->op == IR_CALL && !known_nonnull(&g, e->val))
+					e = NULL;
 				if (e && (cheap || kl_ssa_holds(&w, e->reg, e->val))) {
 					g.vn[dv] = g.vn[e->val];
 					if (!cheap) {   /* the same as what e->reg holds: a copy of it */

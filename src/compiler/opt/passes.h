@@ -22,6 +22,8 @@ void kl_pass_adce(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_select(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_rotate(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_triangle(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_thread_const(struct kl_arena *a, struct kl_ir_func *f);
 
 /* An instruction with no effect but its result (dead when nobody reads that). */

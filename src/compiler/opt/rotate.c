@@ -1,0 +1,110 @@
+/* rotate.c — a pass of the IR optimizer (opt.c runs it): loops rotated, their tests at the
+ * bottom. A loop lowered as `H: tests that leave; body; goto H` gets a copy of its tests in
+ * place of the jump back, the last one turned around: `...; if C goto B` with B the body's
+ * start, falling out of the loop when it is done. The tests at H stay, run once, as a guard
+ * (sccp decides them when the loop starts from constants).
+ *
+ * Why: the verifier walks the fall-through of a branch first and keeps the jump for later.
+ * With the tests at the top every exit is a jump: it walks all the iterations first and the
+ * exits last, deepest first, each knowing more than the next (a packet range one byte longer,
+ * a larger counter), so none is pruned against the one walked before and the code after the
+ * loop is walked once per iteration. Rotated, the first iteration's exit is the fall-through,
+ * walked first with the least knowledge, and the later exits are pruned against it. One
+ * jump less per iteration, too. Tests of at most MAX_HEAD instructions (a load, an address
+ * and their tests) are copied; the loop's other jumps back (`continue`) are left as they are. */
+#include "compiler/opt/passes.h"
+#include <string.h>
+
+enum { MAX_HEAD = 8 };
+
+/* Whether the instruction can be part of the copied tests: what computes a value to test,
+ * nothing with an effect. */
+static bool head_op(uint8_t op)
+{
+	return op == IR_MOVI || op == IR_MOV || op == IR_ALU || op == IR_ALU32 || op == IR_NEG || op == IR_END ||
+	       op == IR_LOAD || op == IR_ADDR;
+}
+
+/* For the jump back at j to its label: the tests [*h, *e) to copy, or false. */
+static bool head(const struct kl_ir_func *f, const uint32_t *at, uint32_t j, uint32_t *h, uint32_t *e)
+{
+	const struct kl_ir_ins *back = &f->ins[j];
+	if (back->op != IR_JMP || back->label > f->nlabels || !at[back->label] || at[back->label] - 1 >= j)
+		return false;
+	uint32_t t = at[back->label] - 1, k = t + 1;
+	while (k < j && f->ins[k].op == IR_LABEL)
+		k++;
+	*h = k;
+	*e = 0;
+	for (; k < j && k - *h < MAX_HEAD; k++) {
+		const struct kl_ir_ins *in = &f->ins[k];
+		if (in->op == IR_BR) {
+			if (in->label > f->nlabels || !at[in->label])
+				break;
+			uint32_t x = at[in->label] - 1;
+			if (x >= t && x <= j)
+				break;          /* a branch within the loop: the tests end before it */
+			*e = k + 1;
+		} else if (!head_op(in->op) || in->core) {
+			break;
+		}
+	}
+	return *e && *e < j && kl_cond_invert(f->ins[*e - 1].alu);
+}
+
+void kl_pass_rotate(struct kl_arena *a, struct kl_ir_func *f)
+{
+	uint32_t *at = kl_ir_labels(a, f);
+	/* the last jump back to each label: the loop's latch; its tests and the body's label */
+	uint32_t *latch = kl_arena_array(a, uint32_t, f->nlabels + 1);
+	uint32_t n = f->nins, grow = 0;
+	for (uint32_t j = 0; j < n; j++)
+		if (f->ins[j].op == IR_JMP && f->ins[j].label <= f->nlabels && at[f->ins[j].label] &&
+		    at[f->ins[j].label] - 1 < j)
+			latch[f->ins[j].label] = j + 1;
+	uint32_t *hs = kl_arena_array(a, uint32_t, n), *es = kl_arena_array(a, uint32_t, n);
+	uint32_t *body = kl_arena_array(a, uint32_t, n + 1);   /* e -> the label the copy goes back to */
+	for (uint32_t l = 1; l <= f->nlabels; l++) {
+		uint32_t j = latch[l] ? latch[l] - 1 : 0, h, e;
+		if (!latch[l] || !head(f, at, j, &h, &e) || body[e])
+			continue;
+		hs[j] = h;
+		es[j] = e;
+		body[e] = f->ins[e].op == IR_LABEL && f->ins[e].label ? f->ins[e].label : ++f->nlabels;
+		grow += e - h + 2;
+	}
+	if (!grow)
+		return;
+	struct kl_ir_ins *out = kl_arena_array(a, struct kl_ir_ins, n + grow);
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (body[i] && !(f->ins[i].op == IR_LABEL && f->ins[i].label == body[i])) {
+			memset(&out[m], 0, sizeof(out[m]));
+			out[m].op = IR_LABEL;
+			out[m].label = body[i];
+			out[m++].span = f->ins[i].span;
+		}
+		if (!es[i]) {
+			out[m++] = f->ins[i];
+			continue;
+		}
+		uint32_t h = hs[i], e = es[i];
+		for (uint32_t k = h; k < e; k++)
+			out[m++] = f->ins[k];
+		struct kl_ir_ins *last = &out[m - 1];
+		uint32_t exit = last->label;
+		last->alu = kl_cond_invert(last->alu);
+		last->label = body[e];
+		/* falls out of the loop: to the exit, unless that is where the jump back stood */
+		bool next = false;
+		for (uint32_t k = i + 1; k < n && f->ins[k].op == IR_LABEL; k++)
+			next |= f->ins[k].label == exit;
+		if (!next) {
+			out[m] = f->ins[i];
+			out[m++].label = exit;
+		}
+	}
+	f->ins = out;
+	f->nins = m;
+	f->cap = n + grow;
+}
