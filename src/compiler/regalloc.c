@@ -253,8 +253,43 @@ static int cmp_slot_key(const void *a, const void *b)
 
 /* Stack frame: fixed slots first, then temporary slots packed so that two whose
  * instruction ranges do not overlap share the same bytes. Returns the frame size. */
+/* Slots that hold a map lookup's key of 8 bytes or less, only ever stored as constants:
+ * aligned to 8 bytes. The verifier keeps a constant stored into the stack only at an
+ * 8-aligned slot; there it knows the key, and for an array map that the element exists: the
+ * lookup's result is not null, and the null test after it is decided, one path less to
+ * walk. A key stored from a register stays where it is: the verifier would mark it precise,
+ * and paths that differ only in it (a loop's counter, a class per branch) no longer prune.
+ * Such a slot is no temporary sharing its bytes with later ones: the verifier takes a store
+ * of less than 8 bytes for no write at all when it tracks what is read, so a later key
+ * stored over it would keep the earlier constant alive back to where it was stored, and
+ * paths that did and did not store it would no longer prune (big-bytes walked twice the
+ * states). */
+static void align_keys(struct kl_arena *a, struct kl_ir_func *f)
+{
+	uint32_t *slot_of = kl_arena_array(a, uint32_t, f->nvregs);
+	bool *varies = kl_arena_array(a, bool, f->nslots + 1);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		if (in->op == IR_ADDR && in->d && !in->off)
+			slot_of[in->d] = in->slot;
+		if (in->op == IR_STORE && !in->a && in->slot <= f->nslots && !in->has_imm)
+			varies[in->slot] = true;
+	}
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		if (in->op != IR_CALL || in->imm != BPF_FUNC_map_lookup_elem || in->nargs < 2)
+			continue;
+		uint32_t s = slot_of[in->args[1]];
+		if (s && s <= f->nslots && !varies[s] && f->slots[s].size <= 8 && f->slots[s].align < 8) {
+			f->slots[s].align = 8;
+			f->slots[s].temp = false;   /* its own bytes: see above */
+		}
+	}
+}
+
 static uint32_t layout_frame(struct kl_arena *a, struct kl_ir_func *f, uint32_t nlow)
 {
+	align_keys(a, f);
 	/* ranges of the lowering's temporaries come from the instructions naming them; spill
 	 * slots (after nlow) already carry their vreg's range */
 	for (uint32_t s = 1; s <= nlow; s++)
