@@ -93,6 +93,7 @@ static int compile(struct kl_comp *c, const char *out_path)
 		kl_inline(c->a, c->ir.items, (uint32_t)c->funs.len, nf);
 	struct kl_func *funcs = kl_arena_array(c->a, struct kl_func, nf + 1);
 	uint32_t *frame = kl_arena_array(c->a, uint32_t, nf + 1);
+	uint32_t *chain = kl_arena_array(c->a, uint32_t, nf + 1);
 	for (uint32_t i = 0; i < nf; i++) {
 		struct kl_ir_func *f = c->ir.items[i];
 		struct kl_func *o = &funcs[i];
@@ -103,6 +104,15 @@ static int compile(struct kl_comp *c, const char *out_path)
 		}
 		if (c->opts.dump_ir)
 			kl_ir_dump(f, stderr);
+		if (i >= c->funs.len) {   /* a program: its callees' frames are known by now */
+			uint32_t deepest = 0;
+			for (uint32_t k = 0; k < f->nins; k++)
+				if (f->ins[k].op == IR_CALLF || f->ins[k].op == IR_LDFUNC) {
+					uint32_t d = chain_stack(c, frame, chain, (uint32_t)f->ins[k].imm);
+					deepest = d > deepest ? d : deepest;
+				}
+			f->key_frame = deepest < 512 ? 512 - deepest : 0;
+		}
 		if (kl_regalloc(c->a, c->d, f, &al) || kl_emit(c, f, &al, o))
 			return -1;
 		frame[i] = al.frame;
@@ -119,7 +129,6 @@ static int compile(struct kl_comp *c, const char *out_path)
 	}
 
 	/* the kernel limits the stack of a program and all the functions it calls together */
-	uint32_t *chain = kl_arena_array(c->a, uint32_t, nf + 1);
 	for (uint32_t i = (uint32_t)c->funs.len; i < nf; i++) {
 		uint32_t need = chain_stack(c, frame, chain, i);
 		if (need > 512)

@@ -68,6 +68,8 @@ struct kl_ir_func {
 	uint32_t nslots, slotcap;
 	struct kl_span span;
 	bool subprog;         /* a defun: its arguments may point into its caller's stack */
+	uint32_t key_frame;   /* bytes the frame may grow to with map keys of their own (regalloc.c's
+			       * align_keys); 0: none (a defun: its callers are not allocated yet) */
 };
 
 /* After allocation: where each vreg lives. */

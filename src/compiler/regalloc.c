@@ -253,43 +253,58 @@ static int cmp_slot_key(const void *a, const void *b)
 
 /* Stack frame: fixed slots first, then temporary slots packed so that two whose
  * instruction ranges do not overlap share the same bytes. Returns the frame size. */
-/* Slots that hold a map lookup's key of 8 bytes or less, only ever stored as constants:
+/* Slots that hold a map lookup's key of 8 bytes or less, only ever stored as one constant:
  * aligned to 8 bytes. The verifier keeps a constant stored into the stack only at an
  * 8-aligned slot; there it knows the key, and for an array map that the element exists: the
  * lookup's result is not null, and the null test after it is decided, one path less to
  * walk. A key stored from a register stays where it is: the verifier would mark it precise,
  * and paths that differ only in it (a loop's counter, a class per branch) no longer prune.
- * Such a slot is no temporary sharing its bytes with later ones: the verifier takes a store
- * of less than 8 bytes for no write at all when it tracks what is read, so a later key
- * stored over it would keep the earlier constant alive back to where it was stored, and
- * paths that did and did not store it would no longer prune (big-bytes walked twice the
- * states). */
-static void align_keys(struct kl_arena *a, struct kl_ir_func *f)
+ * Each such key has bytes of its own (not a temporary's, shared with later ones, even of
+ * the same value): the verifier takes a store of less than 8 bytes for no write at all when
+ * it tracks what is read, so a key stored over another would keep the earlier constant
+ * alive back to where it was stored, and paths that did and did not store it would no
+ * longer prune (big-bytes walked twice the states; sharing keys of one value cost wh-parse
+ * and wh-typed 40-60%). At most KEY_SLOTS keys per function, in a frame that stays within
+ * f->key_frame (what the functions it calls leave of the 512 bytes: the verifier adds their
+ * frames up); a function of thousands of lookups keeps the rest where they were. Returns how
+ * many, their slots in moved. */
+enum { KEY_SLOTS = 32 };
+
+static uint32_t align_keys(struct kl_arena *a, struct kl_ir_func *f, uint32_t room, uint32_t *moved)
 {
 	uint32_t *slot_of = kl_arena_array(a, uint32_t, f->nvregs);
-	bool *varies = kl_arena_array(a, bool, f->nslots + 1);
+	uint8_t *kind = kl_arena_array(a, uint8_t, f->nslots + 1);   /* 1: one constant, 2: more */
+	int64_t *value = kl_arena_array(a, int64_t, f->nslots + 1);
 	for (uint32_t i = 0; i < f->nins; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
 		if (in->op == IR_ADDR && in->d && !in->off)
 			slot_of[in->d] = in->slot;
-		if (in->op == IR_STORE && !in->a && in->slot <= f->nslots && !in->has_imm)
-			varies[in->slot] = true;
+		if (in->op != IR_STORE || in->a || !in->slot || in->slot > f->nslots)
+			continue;
+		uint32_t s = in->slot;
+		if (!in->has_imm || in->off || in->size != f->slots[s].size || (kind[s] == 1 && value[s] != in->imm))
+			kind[s] = 2;
+		else if (!kind[s])
+			kind[s] = 1, value[s] = in->imm;
 	}
-	for (uint32_t i = 0; i < f->nins; i++) {
+	uint32_t nown = 0;
+	for (uint32_t i = 0; i < f->nins && nown < room; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
 		if (in->op != IR_CALL || in->imm != BPF_FUNC_map_lookup_elem || in->nargs < 2)
 			continue;
 		uint32_t s = slot_of[in->args[1]];
-		if (s && s <= f->nslots && !varies[s] && f->slots[s].size <= 8 && f->slots[s].align < 8) {
-			f->slots[s].align = 8;
-			f->slots[s].temp = false;   /* its own bytes: see above */
-		}
+		if (!s || s > f->nslots || kind[s] != 1 || f->slots[s].size > 8 || f->slots[s].align >= 8 ||
+		    !f->slots[s].temp)
+			continue;
+		f->slots[s].align = 8;
+		f->slots[s].temp = false;
+		moved[nown++] = s;
 	}
+	return nown;
 }
 
 static uint32_t layout_frame(struct kl_arena *a, struct kl_ir_func *f, uint32_t nlow)
 {
-	align_keys(a, f);
 	/* ranges of the lowering's temporaries come from the instructions naming them; spill
 	 * slots (after nlow) already carry their vreg's range */
 	for (uint32_t s = 1; s <= nlow; s++)
@@ -668,6 +683,22 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 		out->spill[v] = s;
 	}
 	uint32_t off = layout_frame(a, f, nlow);
+	if (f->key_frame && off + 16 <= f->key_frame) {   /* keys of their own: 8 bytes and padding each */
+		uint32_t room = (f->key_frame - off) / 16;
+		uint32_t *moved = kl_arena_array(a, uint32_t, KEY_SLOTS + 1);
+		uint32_t *was = kl_arena_array(a, uint32_t, f->nslots + 1);   /* their alignment before */
+		for (uint32_t s = 1; s <= f->nslots; s++)
+			was[s] = f->slots[s].align;
+		uint32_t n = align_keys(a, f, room < KEY_SLOTS ? room : KEY_SLOTS, moved);
+		uint32_t off2 = layout_frame(a, f, nlow);
+		if (off2 <= f->key_frame) {
+			off = off2;
+		} else {   /* padding took more: put them back */
+			for (uint32_t k = 0; k < n; k++)
+				f->slots[moved[k]].temp = true, f->slots[moved[k]].align = was[moved[k]];
+			off = layout_frame(a, f, nlow);
+		}
+	}
 	out->frame = off;
 	if (off > 512)
 		return kl_error(d, f->span, "'%s' needs %u bytes of stack; BPF allows 512 (use a per-CPU array "

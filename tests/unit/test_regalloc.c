@@ -146,23 +146,25 @@ int main(void)
 	CHECK("regalloc/frame-limit", kl_regalloc(&A, &D, f, &al) == -1 && strstr(D.msg, "'t' needs 600 bytes of stack"),
 	      "%s", D.msg);
 	/* map keys: a 4-byte key stored as a constant sits at an 8-aligned offset of its own
-	 * (the verifier then knows it); one stored from a register stays 4-aligned, sharing */
-	for (int var = 0; var <= 1; var++) {
+	 * (the verifier then knows it); one stored from a register stays 4-aligned, sharing;
+	 * with no room in the frame (key_frame 0: a defun) none moves */
+	for (int var = 0; var <= 2; var++) {
 		f = fn(8);
 		kl_ir_slot(&A, f, 8, 8);                      /* slot 1: 8 bytes first, so fp-12 unaligned */
 		kl_ir_slot(&A, f, 4, 4);                      /* slot 2: the key */
 		f->slots[2].temp = true;
+		f->key_frame = var == 2 ? 0 : 512;            /* a program calling no function, or a defun */
 		I(f, IR_ENTRY, 1, 0, 0);
 		struct kl_ir_ins *st = I(f, IR_STORE, 0, 0, 1);
 		st->slot = 1, st->size = 8;
-		st = var ? I(f, IR_STORE, 0, 0, 1) : IMM(f, IR_STORE, 0, 0, 3);
+		st = var == 1 ? I(f, IR_STORE, 0, 0, 1) : IMM(f, IR_STORE, 0, 0, 3);
 		st->slot = 2, st->size = 4;
 		I(f, IR_LDMAP, 2, 0, 0);
 		I(f, IR_ADDR, 3, 0, 0)->slot = 2;
 		struct kl_ir_ins *c = I(f, IR_CALL, 4, 0, 0);
 		c->imm = BPF_FUNC_map_lookup_elem, c->nargs = 2, c->args[0] = 2, c->args[1] = 3;
 		I(f, IR_RET, 0, 4, 0);
-		CHECK(var ? "regalloc/key-stays" : "regalloc/key-aligned",
+		CHECK(var == 2 ? "regalloc/key-no-room" : var ? "regalloc/key-stays" : "regalloc/key-aligned",
 		      kl_regalloc(&A, &D, f, &al) == 0 && (f->slots[2].fp_off % 8 == 0) == !var &&
 			      f->slots[2].temp == (bool)var,
 		      "key at fp%d", f->slots[2].fp_off);
