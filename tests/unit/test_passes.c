@@ -520,16 +520,18 @@ int main(void)
 
 	/* triangle: `if v2 == 0 goto L1; v3 = *v2; goto L2; L1: v3 = 0; L2:` (a map value or 0)
 	 * is `v3 = 0; if v2 == 0 goto L2; v3 = *v2`; with a copy for the value it stays */
-	for (int copy = 0; copy <= 1; copy++) {
+	for (int copy = 0; copy <= 2; copy++) {   /* 2: the value's arm two instructions long */
 		f = fn();
 		I(f, IR_ENTRY, 1, 0, 0);
 		I(f, IR_LOAD, 2, 1, 0)->size = 8;
 		br = IMM(f, IR_BR, 0, 2, 0);
 		br->alu = BPF_JEQ, br->label = 1;
-		if (copy)
+		if (copy == 2)
+			IMM(f, IR_ALU, 4, 2, 9)->alu = BPF_ADD;
+		if (copy == 1)
 			I(f, IR_MOV, 3, 2, 0);
 		else
-			I(f, IR_LOAD, 3, 2, 0)->size = 8;
+			I(f, IR_LOAD, 3, copy == 2 ? 4 : 2, 0)->size = 8;
 		LAB(f, IR_JMP, 2);
 		LAB(f, IR_LABEL, 1);
 		IMM(f, IR_MOVI, 3, 0, 0);
@@ -539,6 +541,10 @@ int main(void)
 		if (!copy)
 			CHECK("pass/triangle", !strcmp(shape(f), "entry load movi br load label ret") &&
 			      f->ins[3].alu == BPF_JEQ && f->ins[3].label == 2 && f->ins[4].d == 3, "%s", shape(f));
+		else if (copy == 2)
+			CHECK("pass/triangle-arm", !strcmp(shape(f), "entry load movi br alu load label ret") &&
+			      f->ins[2].d == 3 && f->ins[3].label == 2 && f->ins[5].d == 3 && f->ins[5].a == 4, "%s",
+			      shape(f));
 		else
 			CHECK("pass/triangle-keeps", !strcmp(shape(f), "entry load br mov jmp label movi label ret"), "%s",
 			      shape(f));
