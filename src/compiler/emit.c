@@ -24,6 +24,7 @@ struct em {
 	uint32_t cur_line, cur_col;
 	struct kl_span span;
 	uint32_t idx;                  /* IR instruction being emitted */
+	uint32_t landing;              /* out.len + 1 where a label stood last (a jump may land there) */
 };
 
 static void put(struct em *e, struct bpf_insn i)
@@ -185,6 +186,26 @@ static void core_here(struct em *e, const struct kl_ir_ins *i)
 	kl_vec_push(e->c->a, &e->core, r);
 }
 
+/* A peephole on the emitted code: `rd = rd OP x; wd = wd` (an operation, then its result's
+ * low 32 bits: a u32 cast) is `wd = wd OP x`, the 32-bit ALU doing both, for the operations
+ * whose low 32 bits depend only on their operands' (add, sub, mul, and, or, xor, a left
+ * shift by less than 32). Not where a jump may land between the two, nor on an instruction
+ * a CO-RE relocation names. */
+static bool narrowed(struct em *e, uint8_t rd, kl_vreg a)
+{
+	size_t n = e->out.len;
+	if (!n || reg(e, a) != rd || e->landing == n + 1 || (e->core.len && e->core.items[e->core.len - 1].insn == n - 1))
+		return false;
+	struct bpf_insn *last = &e->out.items[n - 1];
+	uint8_t op = BPF_OP(last->code);
+	if (BPF_CLASS(last->code) != BPF_ALU64 || last->dst_reg != rd ||
+	    !(op == BPF_ADD || op == BPF_SUB || op == BPF_MUL || op == BPF_AND || op == BPF_OR || op == BPF_XOR ||
+	      (op == BPF_LSH && BPF_SRC(last->code) == BPF_K && last->imm >= 0 && last->imm < 32)))
+		return false;
+	last->code = (uint8_t)(BPF_ALU | op | BPF_SRC(last->code));
+	return true;
+}
+
 static void emit_ins(struct em *e, uint32_t idx)
 {
 	const struct kl_ir_func *f = e->f;
@@ -235,7 +256,8 @@ static void emit_ins(struct em *e, uint32_t idx)
 		if (dead)
 			break;
 		rd = dst(e, i->d);
-		put(e, kl_alu32_reg(BPF_MOV, rd, src(e, i->a, S2)));
+		if (!narrowed(e, rd, i->a))
+			put(e, kl_alu32_reg(BPF_MOV, rd, src(e, i->a, S2)));
 		finish(e, i->d, rd);
 		break;
 	case IR_NEG:
@@ -334,6 +356,7 @@ static void emit_ins(struct em *e, uint32_t idx)
 		break;
 	case IR_LABEL:
 		e->label_pos[i->label] = (uint32_t)e->out.len;
+		e->landing = (uint32_t)e->out.len + 1;
 		break;
 	case IR_RET:
 		if (i->has_imm || !i->a)

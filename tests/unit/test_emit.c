@@ -47,6 +47,28 @@ int main(void)
 	      o.insns[add].imm == 5 && ex == (int)o.ninsns - 1, "ldx at %d, add at %d, exit at %d of %u", l, add, ex,
 	      o.ninsns);
 
+	/* v3 = v2 * 3; v4 = (u32)v3; return v4: one 32-bit multiply, no move; with a label
+	 * between (a jump may land on the cast) the 64-bit multiply and the move stay */
+	for (int landing = 0; landing <= 1; landing++) {
+		f = ir_fn(8, 2);
+		I(f, IR_ENTRY, 1, 0, 0);
+		ld = I(f, IR_LOAD, 2, 1, 0);
+		ld->size = 8;
+		IMM(f, IR_ALU, 3, 2, 3)->alu = BPF_MUL;
+		if (landing)
+			LAB(f, IR_LABEL, 1);
+		I(f, IR_ALU32, 4, 3, 0)->alu = BPF_MOV;
+		I(f, IR_RET, 0, 4, 0);
+		CHECK(landing ? "emit/narrow-ok-2" : "emit/narrow-ok", emit(f, &al, &o) == 0, "%s", D.msg);
+		int m32 = find(&o, 0, BPF_ALU | BPF_MUL | BPF_K), m64 = find(&o, 0, BPF_ALU64 | BPF_MUL | BPF_K);
+		int mov32 = find(&o, 0, BPF_ALU | BPF_MOV | BPF_X);
+		if (!landing)
+			CHECK("emit/narrow-32", m32 >= 0 && m64 < 0 && mov32 < 0, "mul32 %d mul64 %d mov32 %d", m32, m64, mov32);
+		else
+			CHECK("emit/narrow-not-at-label", m32 < 0 && m64 >= 0 && mov32 > m64, "mul32 %d mul64 %d mov32 %d", m32,
+			      m64, mov32);
+	}
+
 	/* if v1 == 7 goto L; v2 = 1; v2 += 2; L: return 0: the branch skips the two */
 	f = ir_fn(8, 2);
 	I(f, IR_ENTRY, 1, 0, 0);
