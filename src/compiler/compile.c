@@ -94,6 +94,10 @@ static int compile(struct kl_comp *c, const char *out_path)
 	struct kl_func *funcs = kl_arena_array(c->a, struct kl_func, nf + 1);
 	uint32_t *frame = kl_arena_array(c->a, uint32_t, nf + 1);
 	uint32_t *chain = kl_arena_array(c->a, uint32_t, nf + 1);
+	bool *known_elems = kl_arena_array(c->a, bool, c->maps.len + 1);
+	for (size_t m = 0; m < c->maps.len; m++)
+		known_elems[m] = c->maps.items[m].m.type == BPF_MAP_TYPE_ARRAY ||
+				 c->maps.items[m].m.type == BPF_MAP_TYPE_PERCPU_ARRAY;
 	for (uint32_t i = 0; i < nf; i++) {
 		struct kl_ir_func *f = c->ir.items[i];
 		struct kl_func *o = &funcs[i];
@@ -112,6 +116,8 @@ static int compile(struct kl_comp *c, const char *out_path)
 					deepest = d > deepest ? d : deepest;
 				}
 			f->key_frame = deepest < 512 ? 512 - deepest : 0;
+			f->known_elems = known_elems;
+			f->nmaps = (uint32_t)c->maps.len;
 		}
 		if (kl_regalloc(c->a, c->d, f, &al) || kl_emit(c, f, &al, o))
 			return -1;

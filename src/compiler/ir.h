@@ -70,6 +70,9 @@ struct kl_ir_func {
 	bool subprog;         /* a defun: its arguments may point into its caller's stack */
 	uint32_t key_frame;   /* bytes the frame may grow to with map keys of their own (regalloc.c's
 			       * align_keys); 0: none (a defun: its callers are not allocated yet) */
+	const bool *known_elems; /* per map (LDMAP's imm): whether the verifier knows the element of
+				  * a constant key exists (arrays); NULL: of none */
+	uint32_t nmaps;
 };
 
 /* After allocation: where each vreg lives. */

@@ -253,11 +253,11 @@ static int cmp_slot_key(const void *a, const void *b)
 
 /* Stack frame: fixed slots first, then temporary slots packed so that two whose
  * instruction ranges do not overlap share the same bytes. Returns the frame size. */
-/* Slots that hold a map lookup's key of 8 bytes or less, only ever stored as one constant:
- * aligned to 8 bytes. The verifier keeps a constant stored into the stack only at an
- * 8-aligned slot; there it knows the key, and for an array map that the element exists: the
- * lookup's result is not null, and the null test after it is decided, one path less to
- * walk. A key stored from a register stays where it is: the verifier would mark it precise,
+/* Slots that hold an array map lookup's key of 8 bytes or less, only ever stored as one
+ * constant: aligned to 8 bytes. The verifier keeps a constant stored into the stack only at
+ * an 8-aligned slot; there it knows the key, and for an array (f->known_elems: not a hash,
+ * whose keys it does not look at) that the element exists: the lookup's result is not null,
+ * and the null test after it is decided, one path less to walk. A key stored from a register stays where it is: the verifier would mark it precise,
  * and paths that differ only in it (a loop's counter, a class per branch) no longer prune.
  * Each such key has bytes of its own (not a temporary's, shared with later ones, even of
  * the same value): the verifier takes a store of less than 8 bytes for no write at all when
@@ -273,12 +273,15 @@ enum { KEY_SLOTS = 32 };
 static uint32_t align_keys(struct kl_arena *a, struct kl_ir_func *f, uint32_t room, uint32_t *moved)
 {
 	uint32_t *slot_of = kl_arena_array(a, uint32_t, f->nvregs);
+	bool *elems = kl_arena_array(a, bool, f->nvregs);   /* the vreg is an array map's address */
 	uint8_t *kind = kl_arena_array(a, uint8_t, f->nslots + 1);   /* 1: one constant, 2: more */
 	int64_t *value = kl_arena_array(a, int64_t, f->nslots + 1);
 	for (uint32_t i = 0; i < f->nins; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
 		if (in->op == IR_ADDR && in->d && !in->off)
 			slot_of[in->d] = in->slot;
+		if (in->op == IR_LDMAP && in->d && f->known_elems && in->imm >= 0 && (uint64_t)in->imm < f->nmaps)
+			elems[in->d] = f->known_elems[in->imm];
 		if (in->op != IR_STORE || in->a || !in->slot || in->slot > f->nslots)
 			continue;
 		uint32_t s = in->slot;
@@ -293,8 +296,8 @@ static uint32_t align_keys(struct kl_arena *a, struct kl_ir_func *f, uint32_t ro
 		if (in->op != IR_CALL || in->imm != BPF_FUNC_map_lookup_elem || in->nargs < 2)
 			continue;
 		uint32_t s = slot_of[in->args[1]];
-		if (!s || s > f->nslots || kind[s] != 1 || f->slots[s].size > 8 || f->slots[s].align >= 8 ||
-		    !f->slots[s].temp)
+		if (!elems[in->args[0]] || !s || s > f->nslots || kind[s] != 1 || f->slots[s].size > 8 ||
+		    f->slots[s].align >= 8 || !f->slots[s].temp)
 			continue;
 		f->slots[s].align = 8;
 		f->slots[s].temp = false;

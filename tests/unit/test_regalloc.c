@@ -154,6 +154,8 @@ int main(void)
 		kl_ir_slot(&A, f, 4, 4);                      /* slot 2: the key */
 		f->slots[2].temp = true;
 		f->key_frame = var == 2 ? 0 : 512;            /* a program calling no function, or a defun */
+		static const bool array[1] = { true };        /* map 0 is an array */
+		f->known_elems = array, f->nmaps = 1;
 		I(f, IR_ENTRY, 1, 0, 0);
 		struct kl_ir_ins *st = I(f, IR_STORE, 0, 0, 1);
 		st->slot = 1, st->size = 8;

@@ -109,6 +109,31 @@ static void test_increments(void)
 	free(b.s);
 }
 
+/* Thousands of loops in one program: rotate once read past its table of loops when the
+ * labels it made outnumbered the loops (a crash), and unroll-fold tried each loop that
+ * cannot fold (seconds). */
+static void test_loops(void)
+{
+	enum { N = 2000 };
+	struct buf b = { 0 };
+	add(&b, "(defmap m :type :array :key u32 :value u64 :max-entries 4)\n(defprog p (:type :xdp)\n"
+		"  (let ((data (ctx data)) (s 0) (x (ctx data-end)))\n    (when (> (+ data 1) x) (return XDP_PASS))\n");
+	for (int i = 0; i < N; i++)   /* loops that read the packet, and loops of arithmetic alone */
+		if (i % 2)
+			add(&b, "    (dotimes (i %d) (setf s (+ s (load u8 data 0))))\n", 17 + i % 5);
+		else
+			add(&b, "    (dotimes (i %d) (setf s (+ s (logxor x i))))\n", 17 + i % 5);
+	add(&b, "    (incf (getmap m 0) s) XDP_PASS))\n");
+	void *elf = NULL;
+	struct bpf_object *o = compile_text(b.s, &elf);
+	struct bpf_program *p = o ? bpf_object__find_program_by_name(o, "p") : NULL;
+	size_t n = p ? bpf_program__insn_cnt(p) : 0;
+	CHECK("scale/loops", p && n >= 3 * N, "%s, %zu instructions", o ? "opened" : "did not compile", n);
+	bpf_object__close(o);
+	free(elf);
+	free(b.s);
+}
+
 static void test_sections(void)
 {
 	enum { N = 1000 };
@@ -163,6 +188,7 @@ int main(void)
 	libbpf_set_print(NULL);
 	test_names();
 	test_increments();
+	test_loops();
 	test_sections();
 	test_call_dag();
 	return check_failures ? 1 : 0;

@@ -54,6 +54,7 @@ static bool head(const struct kl_ir_func *f, const uint32_t *at, uint32_t j, uin
 
 void kl_pass_rotate(struct kl_arena *a, struct kl_ir_func *f)
 {
+	struct kl_arena_mark scratch = kl_arena_mark(a);   /* given back when no loop turns */
 	uint32_t *at = kl_ir_labels(a, f);
 	/* the last jump back to each label: the loop's latch; its tests and the body's label */
 	uint32_t *latch = kl_arena_array(a, uint32_t, f->nlabels + 1);
@@ -64,7 +65,8 @@ void kl_pass_rotate(struct kl_arena *a, struct kl_ir_func *f)
 			latch[f->ins[j].label] = j + 1;
 	uint32_t *hs = kl_arena_array(a, uint32_t, n), *es = kl_arena_array(a, uint32_t, n);
 	uint32_t *body = kl_arena_array(a, uint32_t, n + 1);   /* e -> the label the copy goes back to */
-	for (uint32_t l = 1; l <= f->nlabels; l++) {
+	uint32_t nlabels = f->nlabels;   /* the labels made below are not loops' */
+	for (uint32_t l = 1; l <= nlabels; l++) {
 		uint32_t j = latch[l] ? latch[l] - 1 : 0, h, e;
 		if (!latch[l] || !head(f, at, j, &h, &e) || body[e])
 			continue;
@@ -73,8 +75,10 @@ void kl_pass_rotate(struct kl_arena *a, struct kl_ir_func *f)
 		body[e] = f->ins[e].op == IR_LABEL && f->ins[e].label ? f->ins[e].label : ++f->nlabels;
 		grow += e - h + 2;
 	}
-	if (!grow)
+	if (!grow) {
+		kl_arena_release(a, scratch);
 		return;
+	}
 	struct kl_ir_ins *out = kl_arena_array(a, struct kl_ir_ins, n + grow);
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {

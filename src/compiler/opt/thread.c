@@ -29,15 +29,12 @@ void kl_pass_thread(struct kl_arena *a, struct kl_ir_func *f)
 	 * rounds keeps a cycle of branches to each other from spinning */
 	for (uint32_t round = 0; round <= f->nins; round++) {
 		bool changed = false;
-		uint32_t *at = kl_arena_array(a, uint32_t, f->nlabels + 2);
-		for (uint32_t i = 0; i < f->nins; i++)
-			if (f->ins[i].op == IR_LABEL && f->ins[i].label)
-				at[f->ins[i].label] = i;
+		uint32_t *at = kl_ir_labels(a, f);
 		for (uint32_t i = 0; i < f->nins; i++) {
 			struct kl_ir_ins *b1 = &f->ins[i];
-			if (b1->op != IR_BR)
+			if (b1->op != IR_BR || b1->label > f->nlabels || !at[b1->label])
 				continue;
-			uint32_t t = at[b1->label];
+			uint32_t t = at[b1->label] - 1;
 			while (t < f->nins && f->ins[t].op == IR_LABEL)
 				t++;
 			if (t >= f->nins || t == i || f->ins[t].op != IR_BR)

@@ -113,6 +113,14 @@ static bool loop_at(const struct kl_ir_func *f, const uint32_t *at, uint32_t j, 
 			return false;
 	if (kl_cond_holds(test->alu, 0, 0) < 0)
 		return false;
+	/* a body that reads or writes memory or calls keeps every such instruction in every
+	 * copy: unrolled, it could only grow, so it is not tried (a trial runs four passes over
+	 * the whole function: 2,000 such loops took 0.57 s) */
+	for (uint32_t i = t + 1; i < j; i++) {
+		uint8_t op = f->ins[i].op;
+		if (op == IR_LOAD || op == IR_STORE || op == IR_XADD || op == IR_CALL || op == IR_CALLF)
+			return false;
+	}
 	l->t = t, l->j = j, l->x = test->label, l->trips = n;
 	return true;
 }
@@ -159,7 +167,10 @@ static uint32_t unroll(struct kl_arena *a, struct kl_ir_func *f, const struct lo
 
 void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f)
 {
-	for (uint32_t from = 0, tries = 0; tries < 64; tries++) {
+	/* each trial runs passes over the whole function: their work is bounded by a multiple
+	 * of its size (2,000 loops that do not fold took 0.26 s, 0.02 s without the pass) */
+	uint64_t work = 0, budget = 8ull * f->nins + 65536;
+	for (uint32_t from = 0, tries = 0; tries < 64 && work < budget; tries++) {
 		uint32_t *at = kl_ir_labels(a, f);
 		struct loop l;
 		uint32_t j = from;
@@ -188,6 +199,7 @@ void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f)
 			if (k >= hi)
 				break;
 		}
+		work += f->nins;
 		if (ok) {
 			kl_pass_sccp(a, f);
 			kl_opt_compact(f);
