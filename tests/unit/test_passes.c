@@ -120,6 +120,27 @@ int main(void)
 	I(f, IR_RET, 0, 5, 0);
 	run(f, "coalesce");
 	CHECK("pass/coalesce-keeps", !strcmp(shape(f), "entry alu mov alu ret"), "%s", shape(f));
+	/* in place: t = x ^ y; x = t * 3  ->  x = x ^ y; x = x * 3; not when the second also
+	 * reads x (x = t + x needs x's old value) */
+	for (int reads_x = 0; reads_x <= 1; reads_x++) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		I(f, IR_LOAD, 2, 1, 0)->size = 8;                /* x */
+		I(f, IR_LOAD, 3, 1, 0)->size = 8;                /* y */
+		I(f, IR_ALU, 4, 2, 3)->alu = BPF_XOR;            /* t = x ^ y */
+		if (reads_x)
+			I(f, IR_ALU, 2, 4, 2)->alu = BPF_ADD;    /* x = t + x */
+		else
+			IMM(f, IR_ALU, 2, 4, 3)->alu = BPF_MUL;  /* x = t * 3 */
+		I(f, IR_RET, 0, 2, 0);
+		run(f, "coalesce");
+		if (!reads_x)
+			CHECK("pass/coalesce-in-place", f->ins[3].d == 2 && f->ins[4].a == 2, "v%u = ...; v%u = v%u * 3",
+			      f->ins[3].d, f->ins[4].d, f->ins[4].a);
+		else
+			CHECK("pass/coalesce-in-place-keeps", f->ins[3].d == 4 && f->ins[4].a == 4, "v%u = ...; v%u = v%u + x",
+			      f->ins[3].d, f->ins[4].d, f->ins[4].a);
+	}
 
 	/* merge-returns: two `return 0` become one and a jump */
 	f = fn();
