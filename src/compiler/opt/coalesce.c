@@ -10,10 +10,7 @@ static bool touches(const struct kl_ir_ins *in, kl_vreg v)
 {
 	struct kl_ir_operands u;
 	kl_ir_operands(in, &u);
-	for (uint32_t k = 0; k < u.nuses; k++)
-		if (u.uses[k] == v)
-			return true;
-	return u.def == v;
+	return u.def == v || kl_opt_reads(in, v);
 }
 
 /* `t = x OP y; ...; x = t OP2 z` with t read only there, nothing between reading or writing

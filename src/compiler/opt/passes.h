@@ -28,6 +28,8 @@ void kl_pass_thread_const(struct kl_arena *a, struct kl_ir_func *f);
 
 /* An instruction with no effect but its result (dead when nobody reads that). */
 bool kl_opt_pure(uint8_t op);
+/* Whether instruction in reads vreg v. */
+bool kl_opt_reads(const struct kl_ir_ins *in, kl_vreg v);
 /* Adds delta to uses[v] for each vreg instruction i reads. */
 void kl_opt_count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta);
 /* Where each vreg is defined: how many times, and the instruction of the last one. */

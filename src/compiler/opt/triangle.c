@@ -17,16 +17,6 @@
 
 enum { MAX_ARM = 4 };   /* instructions in the arm that computes the value */
 
-static bool reads(const struct kl_ir_ins *in, kl_vreg v)
-{
-	struct kl_ir_operands u;
-	kl_ir_operands(in, &u);
-	for (uint32_t k = 0; k < u.nuses; k++)
-		if (u.uses[k] == v)
-			return true;
-	return false;
-}
-
 static bool constant(const struct kl_ir_ins *in, kl_vreg d)
 {
 	return in->op == IR_MOVI && in->d == d && !in->core;
@@ -39,7 +29,7 @@ static bool arm(const struct kl_ir_func *f, uint32_t from, uint32_t n, kl_vreg d
 {
 	for (uint32_t k = from; k < from + n; k++) {
 		const struct kl_ir_ins *in = &f->ins[k];
-		if (!kl_opt_pure(in->op) || !in->d || reads(in, d) || (in->d == d) != (k == from + n - 1))
+		if (!kl_opt_pure(in->op) || !in->d || kl_opt_reads(in, d) || (in->d == d) != (k == from + n - 1))
 			return false;
 	}
 	return !(n == 1 && f->ins[from].op == IR_MOV);
@@ -86,7 +76,7 @@ void kl_pass_triangle(struct kl_arena *a, struct kl_ir_func *f)
 			cond = kl_cond_invert(cond);
 		}
 		kl_vreg d = f->ins[kat].d;
-		if (reads(br, d))
+		if (kl_opt_reads(br, d))
 			continue;
 		/* d = K; if C goto L; X...; then no-ops up to L */
 		tmp[0] = f->ins[kat];

@@ -11,6 +11,16 @@ bool kl_opt_pure(uint8_t op)
 	       op == IR_END || op == IR_LOAD || op == IR_ADDR || op == IR_LDMAP || op == IR_LDFUNC;
 }
 
+bool kl_opt_reads(const struct kl_ir_ins *in, kl_vreg v)
+{
+	struct kl_ir_operands u;
+	kl_ir_operands(in, &u);
+	for (uint32_t k = 0; k < u.nuses; k++)
+		if (u.uses[k] == v)
+			return true;
+	return false;
+}
+
 void kl_opt_count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta)
 {
 	struct kl_ir_operands u;
