@@ -116,6 +116,10 @@ static int compile(struct kl_comp *c, const char *out_path)
 					deepest = d > deepest ? d : deepest;
 				}
 			f->key_frame = deepest < 512 ? 512 - deepest : 0;
+			/* a tail call from a function this one calls is refused when the frames
+			 * before it exceed 256 bytes: keys stay within that where there are callees */
+			if (deepest && f->key_frame > 256)
+				f->key_frame = 256;
 			f->known_elems = known_elems;
 			f->nmaps = (uint32_t)c->maps.len;
 		}
