@@ -99,6 +99,7 @@ out = entry("(sq 4)")
 check("usable-after-ctrl-c", re.search(r"^16$", out, re.M), out)
 os.write(fd, b"\x04")
 status = None
+tail = ""   # what it printed since, for the FAIL line
 presses = 1
 end = time.time() + 20   # a deadline: a repl that does not end fails here, never hangs the suite
 next_press = time.time() + 3
@@ -107,7 +108,7 @@ while status is None and time.time() < end:
     if wpid:
         status = st
     else:
-        read_until(b"\x00", 0.05)   # (drains the terminal: a full pty would block the repl)
+        tail = (tail + read_until(b"\x00", 0.05))[-160:]   # (drains the terminal: a full pty would block the repl)
         # a Ctrl-D that reached the terminal while libedit was between two reads (it flushes
         # pending input when it switches the terminal's mode) is lost; a user presses it
         # again: so do we, every 3 s (twice lost was seen once on a loaded machine)
@@ -115,12 +116,20 @@ while status is None and time.time() < end:
             presses += 1
             next_press = time.time() + 3
             os.write(fd, b"\x04")
+stuck = ""
 if status is None:
+    # where it is, for the FAIL line: its state, the kernel function it waits in, its syscall
+    for f in ("stat", "wchan", "syscall"):
+        try:
+            v = open(f"/proc/{pid}/{f}").read().strip()
+            stuck += f" {f}: " + (v.split(") ", 1)[1].split()[0] if f == "stat" else v.split()[0] if f == "syscall" else v)
+        except (OSError, IndexError):
+            pass
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
 again = presses > 1
 check("ctrl-d" + (f" (at Ctrl-D number {presses})" if again else ""),
       status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
-      "still running 20 s after Ctrl-D" if status is None else str(status))
+      ("still running 20 s after Ctrl-D;" + stuck + f"; it printed {tail!r}") if status is None else str(status))
 h = open(hist).read().replace("\\040", " ") if os.path.exists(hist) else ""   # libedit writes spaces as \040
 check("history", "(sq 12)" in h, h)
