@@ -149,7 +149,16 @@ else
 	}
 	stacks_both 'tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { @[kstack] = count(); @u[ustack(3)] = count();
 		@k[kstack(2), comm] = count(); printf("%s|%s|\n", kstack(2), ustack(2)); @v = kstack(2); printf("end\n"); }'
-	if grep -q '^    [a-z_0-9]*+[0-9]*$' <<<"$k"; then check bpftrace-stacks "$b" "$k"
+	retried=
+	if [ "$b" != "$k" ] && ! diff <(printf '%s\n' "$b") <(printf '%s\n' "$k") | grep '^[<>]' | grep -vq '^[<>]     ADDR|\?$'; then
+		# only user frames differ (masked addresses, one tracer's line more: seen once on a
+		# loaded machine): both tracers again, on a new run of the helper
+		stacks_both 'tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { @[kstack] = count(); @u[ustack(3)] = count();
+			@k[kstack(2), comm] = count(); printf("%s|%s|\n", kstack(2), ustack(2)); @v = kstack(2); printf("end\n"); }'
+		retried=" (a second run: the first's user frames differed)"
+	fi
+	if grep -q '^    [a-z_0-9]*+[0-9]*$' <<<"$k"; then
+		if [ "$b" == "$k" ]; then pass "bpftrace-stacks$retried"; else check bpftrace-stacks "$b" "$k"; fi
 	else fail bpftrace-stacks "no kernel frame: $k"; fi
 	# perf's stack mode: a tab, the address in hex, the frame; ustack adds the file (bpftrace
 	# 0.17 often leaves a user frame unknown once the process is gone, so only kiln's shape
@@ -326,15 +335,18 @@ if [ -n "$BPFTRACE" ]; then
 		if grep -q "$4" <<<"$k"; then check "bpftrace-$1" "$b" "$k"
 		else fail "bpftrace-$1" "no '$4' in: $k"; fi
 	}
-	# the connections' port: other connections' state changes may be handled in softirq while
-	# net.py runs (its comm then), and they once made bpftrace's lines differ from ours
+	# the connections' port, and only the states their system calls set (listen, connect, the
+	# listener's close): the others are set in softirq, in net.py's context or, on a loaded
+	# machine, in ksoftirqd's, so one tracer's run saw FIN_WAIT2 and the other's did not; and
+	# other connections' states handled while net.py runs carry its comm
 	netport=$((20000 + $$ % 20000))
-	cmp_live net-tcp 'tracepoint:sock:inet_sock_set_state /comm == "'$np'" && (args->sport == '$netport' || args->dport == '$netport')/ { $sk = (struct sock *)args->skaddr;
+	cmp_live net-tcp 'tracepoint:sock:inet_sock_set_state /comm == "'$np'" && (args->sport == '$netport' || args->dport == '$netport') &&
+		(args->newstate == 10 || args->newstate == 2 || (args->newstate == 7 && args->oldstate == 10))/ { $sk = (struct sock *)args->skaddr;
 		$d = $sk->__sk_common.skc_dport; $d = bswap($d);
 		printf("%d %s %s %s %s %d|%s %s %d %d\n", args->family, ntop(args->saddr), ntop(args->daddr), ntop(args->saddr_v6),
 			ntop(10, args->daddr_v6), args->newstate, ntop($sk->__sk_common.skc_daddr),
 			ntop($sk->__sk_common.skc_v6_daddr.in6_u.u6_addr8), $d == args->dport, args->sport == $sk->__sk_common.skc_num);
-		@s[ntop(args->daddr_v6)] = sum(args->newstate * args->family); @last = ntop(args->daddr_v6); }' "conn $netport" '^10 .* ::1 ::1 3|.* ::1 1 1$'
+		@s[ntop(args->daddr_v6)] = sum(args->newstate * args->family); @last = ntop(args->daddr_v6); }' "conn $netport" '^10 .* ::1 ::1 2|.* ::1 1 1$'
 	cmp_live net-bytes 'tracepoint:syscalls:sys_enter_write /comm == "'$np'"/ { printf("%r|%rx|%rh|%s\n", buf(args->buf, args->count),
 		buf(args->buf, 3), buf(args->buf, 2), macaddr(args->buf)); @[buf(args->buf, 4)] = 1; @v = buf(args->buf, args->count);
 		@m[macaddr(args->buf)] = 5; @mv = macaddr(args->buf + 1); }' write '61:62:00:01:FF:7A'
