@@ -206,6 +206,30 @@ static bool narrowed(struct em *e, uint8_t rd, kl_vreg a)
 	return true;
 }
 
+/* A peephole on the emitted code: `rX = ...; r0 = rX; exit`. Nothing reads rX after the
+ * exit, so an instruction that only writes rX (a move, a load) writes r0 instead; and after
+ * `rX = r0` the value is in r0 already (merge-returns' `v = K; ... return v`). Not where a
+ * jump may land on the return, nor on an instruction a CO-RE relocation names. */
+static bool returned_in_place(struct em *e, kl_vreg v)
+{
+	size_t n = e->out.len;
+	int rx = reg(e, v);
+	if (!n || rx <= 0 || e->landing == n + 1 || (e->core.len && e->core.items[e->core.len - 1].insn == n - 1))
+		return false;
+	struct bpf_insn *last = &e->out.items[n - 1];
+	if (last->dst_reg != rx)
+		return false;
+	uint8_t cls = BPF_CLASS(last->code);
+	bool mov = (cls == BPF_ALU64 || cls == BPF_ALU) && BPF_OP(last->code) == BPF_MOV && last->off == 0;
+	if (mov && BPF_SRC(last->code) == BPF_X && last->src_reg == 0)
+		return cls == BPF_ALU64;   /* rX = r0: r0 holds it (a 32-bit move would have cut it) */
+	if (!(mov || (cls == BPF_LDX && BPF_MODE(last->code) == BPF_MEM)) ||
+	    (n >= 2 && e->out.items[n - 2].code == (BPF_LD | BPF_DW | BPF_IMM)))
+		return false;
+	last->dst_reg = 0;
+	return true;
+}
+
 static void emit_ins(struct em *e, uint32_t idx)
 {
 	const struct kl_ir_func *f = e->f;
@@ -361,7 +385,7 @@ static void emit_ins(struct em *e, uint32_t idx)
 	case IR_RET:
 		if (i->has_imm || !i->a)
 			load_imm(e, 0, i->has_imm ? i->imm : 0);
-		else
+		else if (!returned_in_place(e, i->a))
 			fetch_into(e, 0, i->a);
 		put(e, kl_exit());
 		break;
