@@ -186,17 +186,25 @@ static void core_here(struct em *e, const struct kl_ir_ins *i)
 	kl_vec_push(e->c->a, &e->core, r);
 }
 
+/* The last instruction emitted, when a peephole may change it: not where a jump may land
+ * after it (on what would replace the next one), nor one a CO-RE relocation names. */
+static struct bpf_insn *patchable(struct em *e)
+{
+	size_t n = e->out.len;
+	if (!n || e->landing == n + 1 || (e->core.len && e->core.items[e->core.len - 1].insn == n - 1))
+		return NULL;
+	return &e->out.items[n - 1];
+}
+
 /* A peephole on the emitted code: `rd = rd OP x; wd = wd` (an operation, then its result's
  * low 32 bits: a u32 cast) is `wd = wd OP x`, the 32-bit ALU doing both, for the operations
  * whose low 32 bits depend only on their operands' (add, sub, mul, and, or, xor, a left
- * shift by less than 32). Not where a jump may land between the two, nor on an instruction
- * a CO-RE relocation names. */
+ * shift by less than 32). */
 static bool narrowed(struct em *e, uint8_t rd, kl_vreg a)
 {
-	size_t n = e->out.len;
-	if (!n || reg(e, a) != rd || e->landing == n + 1 || (e->core.len && e->core.items[e->core.len - 1].insn == n - 1))
+	struct bpf_insn *last = patchable(e);
+	if (!last || reg(e, a) != rd)
 		return false;
-	struct bpf_insn *last = &e->out.items[n - 1];
 	uint8_t op = BPF_OP(last->code);
 	if (BPF_CLASS(last->code) != BPF_ALU64 || last->dst_reg != rd ||
 	    !(op == BPF_ADD || op == BPF_SUB || op == BPF_MUL || op == BPF_AND || op == BPF_OR || op == BPF_XOR ||
@@ -208,17 +216,14 @@ static bool narrowed(struct em *e, uint8_t rd, kl_vreg a)
 
 /* A peephole on the emitted code: `rX = ...; r0 = rX; exit`. Nothing reads rX after the
  * exit, so an instruction that only writes rX (a move, a load) writes r0 instead; and after
- * `rX = r0` the value is in r0 already (merge-returns' `v = K; ... return v`). Not where a
- * jump may land on the return, nor on an instruction a CO-RE relocation names. */
+ * `rX = r0` the value is in r0 already (merge-returns' `v = K; ... return v`). */
 static bool returned_in_place(struct em *e, kl_vreg v)
 {
-	size_t n = e->out.len;
+	struct bpf_insn *last = patchable(e);
 	int rx = reg(e, v);
-	if (!n || rx <= 0 || e->landing == n + 1 || (e->core.len && e->core.items[e->core.len - 1].insn == n - 1))
+	if (!last || rx <= 0 || last->dst_reg != rx)
 		return false;
-	struct bpf_insn *last = &e->out.items[n - 1];
-	if (last->dst_reg != rx)
-		return false;
+	size_t n = e->out.len;
 	uint8_t cls = BPF_CLASS(last->code);
 	bool mov = (cls == BPF_ALU64 || cls == BPF_ALU) && BPF_OP(last->code) == BPF_MOV && last->off == 0;
 	if (mov && BPF_SRC(last->code) == BPF_X && last->src_reg == 0)
