@@ -30,14 +30,11 @@ static int check_recursion(struct kl_comp *c, uint32_t fi, uint32_t *stack, uint
 	return 0;
 }
 
-/* Stack of f and the deepest chain of functions it calls, each frame rounded up to 32
- * bytes as the kernel counts them. Remembered per function in chain (0: not yet), so that
- * functions called from many places are walked once. */
-static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t *chain, uint32_t fi)
+static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t *chain, uint32_t fi);
+
+/* The stack of the deepest chain of functions f calls (0: none). */
+static uint32_t callees_stack(struct kl_comp *c, const uint32_t *frame, uint32_t *chain, const struct kl_ir_func *f)
 {
-	if (chain[fi])
-		return chain[fi];
-	const struct kl_ir_func *f = c->ir.items[fi];
 	uint32_t deepest = 0;
 	for (uint32_t i = 0; i < f->nins; i++)
 		if (f->ins[i].op == IR_CALLF || f->ins[i].op == IR_LDFUNC) {   /* a callback runs below its caller too */
@@ -45,6 +42,17 @@ static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t *
 			if (d > deepest)
 				deepest = d;
 		}
+	return deepest;
+}
+
+/* Stack of f and the deepest chain of functions it calls, each frame rounded up to 32
+ * bytes as the kernel counts them. Remembered per function in chain (0: not yet), so that
+ * functions called from many places are walked once. */
+static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t *chain, uint32_t fi)
+{
+	if (chain[fi])
+		return chain[fi];
+	uint32_t deepest = callees_stack(c, frame, chain, c->ir.items[fi]);
 	return chain[fi] = ((frame[fi] ? frame[fi] : 1) + 31) / 32 * 32 + deepest;
 }
 
@@ -109,12 +117,7 @@ static int compile(struct kl_comp *c, const char *out_path)
 		if (c->opts.dump_ir)
 			kl_ir_dump(f, stderr);
 		if (i >= c->funs.len) {   /* a program: its callees' frames are known by now */
-			uint32_t deepest = 0;
-			for (uint32_t k = 0; k < f->nins; k++)
-				if (f->ins[k].op == IR_CALLF || f->ins[k].op == IR_LDFUNC) {
-					uint32_t d = chain_stack(c, frame, chain, (uint32_t)f->ins[k].imm);
-					deepest = d > deepest ? d : deepest;
-				}
+			uint32_t deepest = callees_stack(c, frame, chain, f);
 			f->key_frame = deepest < 512 ? 512 - deepest : 0;
 			/* a tail call from a function this one calls is refused when the frames
 			 * before it exceed 256 bytes: keys stay within that where there are callees */
