@@ -28,6 +28,8 @@ void kl_pass_thread_const(struct kl_arena *a, struct kl_ir_func *f);
 
 /* An instruction with no effect but its result (dead when nobody reads that). */
 bool kl_opt_pure(uint8_t op);
+/* How many jumps and branches go to each label of f. */
+uint32_t *kl_opt_label_refs(struct kl_arena *a, const struct kl_ir_func *f);
 /* Whether instruction in reads vreg v. */
 bool kl_opt_reads(const struct kl_ir_ins *in, kl_vreg v);
 /* Adds delta to uses[v] for each vreg instruction i reads. */

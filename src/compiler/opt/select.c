@@ -43,10 +43,7 @@ static bool shape(const struct kl_ir_func *f, const uint32_t *refs, uint32_t i)
 
 void kl_pass_select(struct kl_arena *a, struct kl_ir_func *f)
 {
-	uint32_t *refs = kl_arena_array(a, uint32_t, f->nlabels + 1);
-	for (uint32_t i = 0; i < f->nins; i++)
-		if ((f->ins[i].op == IR_JMP || f->ins[i].op == IR_BR) && f->ins[i].label <= f->nlabels)
-			refs[f->ins[i].label]++;
+	uint32_t *refs = kl_opt_label_refs(a, f);
 	bool any = false;   /* the SSA form only where there is something to look at */
 	for (uint32_t i = 0; i + 3 < f->nins && !any; i++)
 		any = shape(f, refs, i);

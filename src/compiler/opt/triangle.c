@@ -37,10 +37,7 @@ static bool arm(const struct kl_ir_func *f, uint32_t from, uint32_t n, kl_vreg d
 
 void kl_pass_triangle(struct kl_arena *a, struct kl_ir_func *f)
 {
-	uint32_t *refs = kl_arena_array(a, uint32_t, f->nlabels + 1);
-	for (uint32_t i = 0; i < f->nins; i++)
-		if ((f->ins[i].op == IR_JMP || f->ins[i].op == IR_BR) && f->ins[i].label <= f->nlabels)
-			refs[f->ins[i].label]++;
+	uint32_t *refs = kl_opt_label_refs(a, f);
 	struct kl_ir_ins tmp[MAX_ARM + 2];
 	for (uint32_t i = 0; i + 5 < f->nins; i++) {
 		struct kl_ir_ins *br = &f->ins[i];

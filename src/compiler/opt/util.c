@@ -21,6 +21,15 @@ bool kl_opt_reads(const struct kl_ir_ins *in, kl_vreg v)
 	return false;
 }
 
+uint32_t *kl_opt_label_refs(struct kl_arena *a, const struct kl_ir_func *f)
+{
+	uint32_t *refs = kl_arena_array(a, uint32_t, f->nlabels + 1);
+	for (uint32_t i = 0; i < f->nins; i++)
+		if ((f->ins[i].op == IR_JMP || f->ins[i].op == IR_BR) && f->ins[i].label <= f->nlabels)
+			refs[f->ins[i].label]++;
+	return refs;
+}
+
 void kl_opt_count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta)
 {
 	struct kl_ir_operands u;
