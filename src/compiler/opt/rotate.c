@@ -17,21 +17,11 @@
 
 enum { MAX_HEAD = 8 };
 
-/* Whether the instruction can be part of the copied tests: what computes a value to test,
- * nothing with an effect. */
-static bool head_op(uint8_t op)
+/* For the loop from its label at t to the jump back at j: the tests [*h, *e) to copy (what
+ * computes a value to test, nothing with an effect, and branches out of the loop), or false. */
+static bool head(const struct kl_ir_func *f, const uint32_t *at, uint32_t t, uint32_t j, uint32_t *h, uint32_t *e)
 {
-	return op == IR_MOVI || op == IR_MOV || op == IR_ALU || op == IR_ALU32 || op == IR_NEG || op == IR_END ||
-	       op == IR_LOAD || op == IR_ADDR;
-}
-
-/* For the jump back at j to its label: the tests [*h, *e) to copy, or false. */
-static bool head(const struct kl_ir_func *f, const uint32_t *at, uint32_t j, uint32_t *h, uint32_t *e)
-{
-	const struct kl_ir_ins *back = &f->ins[j];
-	if (back->op != IR_JMP || back->label > f->nlabels || !at[back->label] || at[back->label] - 1 >= j)
-		return false;
-	uint32_t t = at[back->label] - 1, k = t + 1;
+	uint32_t k = t + 1;
 	while (k < j && f->ins[k].op == IR_LABEL)
 		k++;
 	*h = k;
@@ -45,7 +35,7 @@ static bool head(const struct kl_ir_func *f, const uint32_t *at, uint32_t j, uin
 			if (x >= t && x <= j)
 				break;          /* a branch within the loop: the tests end before it */
 			*e = k + 1;
-		} else if (!head_op(in->op) || in->core) {
+		} else if (!kl_opt_pure(in->op) || in->core) {
 			break;
 		}
 	}
@@ -68,7 +58,7 @@ void kl_pass_rotate(struct kl_arena *a, struct kl_ir_func *f)
 	uint32_t nlabels = f->nlabels;   /* the labels made below are not loops' */
 	for (uint32_t l = 1; l <= nlabels; l++) {
 		uint32_t j = latch[l] ? latch[l] - 1 : 0, h, e;
-		if (!latch[l] || !head(f, at, j, &h, &e) || body[e])
+		if (!latch[l] || !head(f, at, at[l] - 1, j, &h, &e) || body[e])
 			continue;
 		hs[j] = h;
 		es[j] = e;
