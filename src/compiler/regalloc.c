@@ -267,10 +267,10 @@ static int cmp_slot_key(const void *a, const void *b)
  * and wh-typed 40-60%). At most KEY_SLOTS keys per function, in a frame that stays within
  * f->key_frame (what the functions it calls leave of the 512 bytes: the verifier adds their
  * frames up); a function of thousands of lookups keeps the rest where they were. Returns how
- * many, their slots in moved. */
+ * many, their slots in moved and their alignment before in was. */
 enum { KEY_SLOTS = 32 };
 
-static uint32_t align_keys(struct kl_arena *a, struct kl_ir_func *f, uint32_t room, uint32_t *moved)
+static uint32_t align_keys(struct kl_arena *a, struct kl_ir_func *f, uint32_t room, uint32_t *moved, uint32_t *was)
 {
 	uint32_t *slot_of = kl_arena_array(a, uint32_t, f->nvregs);
 	bool *elems = kl_arena_array(a, bool, f->nvregs);   /* the vreg is an array map's address */
@@ -299,6 +299,7 @@ static uint32_t align_keys(struct kl_arena *a, struct kl_ir_func *f, uint32_t ro
 		if (!elems[in->args[0]] || !s || s > f->nslots || kind[s] != 1 || f->slots[s].size > 8 ||
 		    f->slots[s].align >= 8 || !f->slots[s].temp)
 			continue;
+		was[nown] = f->slots[s].align;
 		f->slots[s].align = 8;
 		f->slots[s].temp = false;
 		moved[nown++] = s;
@@ -688,17 +689,14 @@ int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, str
 	uint32_t off = layout_frame(a, f, nlow);
 	if (f->key_frame && off + 16 <= f->key_frame) {   /* keys of their own: 8 bytes and padding each */
 		uint32_t room = (f->key_frame - off) / 16;
-		uint32_t *moved = kl_arena_array(a, uint32_t, KEY_SLOTS + 1);
-		uint32_t *was = kl_arena_array(a, uint32_t, f->nslots + 1);   /* their alignment before */
-		for (uint32_t s = 1; s <= f->nslots; s++)
-			was[s] = f->slots[s].align;
-		uint32_t n = align_keys(a, f, room < KEY_SLOTS ? room : KEY_SLOTS, moved);
+		uint32_t moved[KEY_SLOTS], was[KEY_SLOTS];   /* the keys' slots, their alignment before */
+		uint32_t n = align_keys(a, f, room < KEY_SLOTS ? room : KEY_SLOTS, moved, was);
 		uint32_t off2 = layout_frame(a, f, nlow);
 		if (off2 <= f->key_frame) {
 			off = off2;
 		} else {   /* padding took more: put them back */
 			for (uint32_t k = 0; k < n; k++)
-				f->slots[moved[k]].temp = true, f->slots[moved[k]].align = was[moved[k]];
+				f->slots[moved[k]].temp = true, f->slots[moved[k]].align = was[k];
 			off = layout_frame(a, f, nlow);
 		}
 	}
