@@ -97,9 +97,10 @@ int cmd_compile(int argc, char **argv)
 		{ "--dump-ir", CLI_FLAG, &dump, NULL }, { "--verify-ir", CLI_FLAG, &verify, NULL }, { "--no-warnings|-w", CLI_FLAG, &quiet, NULL },
 		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};
-	char help[sizeof(compile_help) + 2048];   /* the passes from opt.c's own table */
+	const char *passes = kl_opt_pass_help();   /* from opt.c's own table, all of it */
+	char help[sizeof(compile_help) + strlen(passes) + 96];
 	snprintf(help, sizeof(help), "%s\noptimizer passes (for -fno-PASS and --print-after), in the order they run:\n%s",
-		 compile_help, kl_opt_pass_help());
+		 compile_help, passes);
 	const char *pos[2];
 	int npos, r = cli_parse("compile", help, argc, argv, opts, pos, 2, &npos);
 	if (r != CLI_OK)

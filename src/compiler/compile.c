@@ -23,7 +23,7 @@ static int check_recursion(struct kl_comp *c, uint32_t fi, uint32_t *stack, uint
 	stack[depth] = fi;
 	const struct kl_ir_func *f = c->ir.items[fi];
 	for (uint32_t i = 0; i < f->nins; i++)
-		if ((f->ins[i].op == IR_CALLF || f->ins[i].op == IR_LDFUNC) &&
+		if ((f->ins[i].op == IR_CALLF || f->ins[i].op == IR_LDFUNC) && (size_t)f->ins[i].imm < c->funs.len &&
 		    check_recursion(c, (uint32_t)f->ins[i].imm, stack, depth + 1))
 			return -1;
 	fd->state = 2;
@@ -91,6 +91,8 @@ static int compile(struct kl_comp *c, const char *out_path)
 			return -1;
 		kl_vec_push(c->a, &c->ir, f);
 	}
+	for (size_t i = 0; i < c->loops.len; i++)   /* lower_loop.c's callbacks, after the programs */
+		kl_vec_push(c->a, &c->ir, c->loops.items[i]);
 	kl_warn_unused_maps(c);
 	kl_core_finish(c);
 
@@ -106,9 +108,14 @@ static int compile(struct kl_comp *c, const char *out_path)
 	for (size_t m = 0; m < c->maps.len; m++)
 		known_elems[m] = c->maps.items[m].m.type == BPF_MAP_TYPE_ARRAY ||
 				 c->maps.items[m].m.type == BPF_MAP_TYPE_PERCPU_ARRAY;
-	for (uint32_t i = 0; i < nf; i++) {
+	/* defuns, then the loops' callbacks (which may call defuns and the callbacks made before
+	 * them), then the programs: each after what it calls, whose frames it needs */
+	uint32_t nfun = (uint32_t)c->funs.len, nprog = (uint32_t)c->progs.len;
+	for (uint32_t at = 0; at < nf; at++) {
+		uint32_t i = at < nfun ? at : at < nf - nprog ? at + nprog : at - (nf - nprog - nfun);
 		struct kl_ir_func *f = c->ir.items[i];
 		struct kl_func *o = &funcs[i];
+		bool prog = i >= nfun && i < nfun + nprog;
 		struct kl_alloc al;
 		if (kl_opt(c->a, f, &cfg)) {
 			kl_error(c->d, f->span, "internal error: %s", cfg.why);
@@ -116,7 +123,7 @@ static int compile(struct kl_comp *c, const char *out_path)
 		}
 		if (c->opts.dump_ir)
 			kl_ir_dump(f, stderr);
-		if (i >= c->funs.len) {   /* a program: its callees' frames are known by now */
+		if (prog) {   /* its callees' frames are known by now */
 			uint32_t deepest = callees_stack(c, frame, chain, f);
 			f->key_frame = deepest < 512 ? 512 - deepest : 0;
 			/* a tail call from a function this one calls is refused when the frames
@@ -132,17 +139,19 @@ static int compile(struct kl_comp *c, const char *out_path)
 		o->line = f->span.line;
 		o->col = f->span.col;
 		o->name = kl_mangle(c->a, f->name);
-		if (i < c->funs.len) {
+		if (i < nfun) {
 			o->nargs = c->funs.items[i].nparams;
+		} else if (!prog) {
+			o->nargs = 2;   /* a loop's callback: the index and the context */
 		} else {
-			const struct kl_progdef *p = &c->progs.items[i - c->funs.len];
+			const struct kl_progdef *p = &c->progs.items[i - nfun];
 			o->section = p->section;
 			o->ctx = p->pt->ctx;
 		}
 	}
 
 	/* the kernel limits the stack of a program and all the functions it calls together */
-	for (uint32_t i = (uint32_t)c->funs.len; i < nf; i++) {
+	for (uint32_t i = nfun; i < nfun + nprog; i++) {
 		uint32_t need = chain_stack(c, frame, chain, i);
 		if (need > 512)
 			return kl_error(c->d, c->ir.items[i]->span, "'%s' needs %u bytes of stack; BPF allows 512 (use a "

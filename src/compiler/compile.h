@@ -85,7 +85,9 @@ struct kl_comp {
 	KL_VEC(struct kl_progdef) progs;
 	const char *license;
 	struct kl_span license_span;
-	KL_VEC(struct kl_ir_func *) ir;   /* lowered functions: defuns then programs */
+	KL_VEC(struct kl_ir_func *) ir;   /* lowered functions: defuns, programs, then loop callbacks */
+	KL_VEC(struct kl_ir_func *) loops; /* lower_loop.c: dotimes bodies made bpf_loop callbacks */
+	int8_t has_bpf_loop;              /* lower_loop.c: the kernel has bpf_loop (0: not asked yet, -1: no) */
 	struct { void *items; size_t len, cap; } macros;  /* expand.c's macro table */
 	struct kl_names *macro_names;     /* expand.c: the macro table's index by name */
 	struct kl_prelude_state *prelude; /* prelude.c: which prelude forms are collected */

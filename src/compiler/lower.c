@@ -140,7 +140,7 @@ struct binding *kl_lw_find_var(struct lw *l, const char *name)
 	for (size_t i = l->scope.len; i-- > 0;)
 		if (!strcmp(l->scope.items[i].name, name))
 			return &l->scope.items[i];
-	return NULL;
+	return l->outer ? kl_lw_capture(l, name) : NULL;
 }
 
 /* Whether a node is the user's own: in the program's file, and not made by a macro (a
@@ -409,6 +409,8 @@ static int f_return(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (kl_lw_arity(l, n, 0, 1))
 		return -1;
+	if (l->outer)   /* lower_loop.c then lowers the dotimes as a loop */
+		return kl_lw_err_form(l, n, "%s cannot leave a bpf_loop callback: %s", "return");
 	struct val v = cval(0);
 	if (n->nitems == 2 && kl_lw_lower(l, n->items[1], &v))
 		return -1;
@@ -649,86 +651,6 @@ static int bind_test(struct lw *l, struct kl_node *n, struct val *out, bool has_
 static int f_when_let(struct lw *l, struct kl_node *n, struct val *out) { return bind_test(l, n, out, false); }
 static int f_if_let(struct lw *l, struct kl_node *n, struct val *out) { return bind_test(l, n, out, true); }
 
-/* Unrolling (from -O1, unless -fno-unroll): a dotimes of at most UNROLL_COUNT iterations
- * whose body, counted in forms, times the count stays within UNROLL_FORMS, and which does
- * not assign its variable, is its body once per iteration with the variable a constant. The
- * verifier walks every iteration of a loop anyway, state by state; unrolled, each copy is
- * straight-line code it walks once, and the constant index folds into loads and keys. A
- * body of at most UNROLL_SMALL forms (a word added to a checksum) goes to UNROLL_SMALL_FORMS:
- * icmp-reflect's 10-word checksum, 170 -> 107 processed for 9 instructions more (clang
- * unrolls it too). Larger budgets were tried: 200 forms in all made cmp-bounds 1.5x clang's
- * instructions and wh-struct 1.4x, for less verifier work. */
-#define UNROLL_COUNT 16
-#define UNROLL_FORMS 96
-#define UNROLL_SMALL 12
-#define UNROLL_SMALL_FORMS 128
-
-static uint32_t forms_in(const struct kl_node *n)
-{
-	uint32_t k = 1;
-	for (uint32_t i = 0; n->kind == KL_N_LIST && i < n->nitems && k <= UNROLL_FORMS; i++)
-		k += forms_in(n->items[i]);
-	return k;
-}
-
-static bool unrolls(struct lw *l, struct kl_node *n, int64_t count)
-{
-	struct kl_opt_config cfg = { .level = l->c->opts.opt_level, .disabled = l->c->opts.no_passes };
-	if (!kl_opt_pass_on(&cfg, "unroll") || count > UNROLL_COUNT)
-		return false;
-	uint32_t forms = 0;
-	for (uint32_t i = 2; i < n->nitems; i++)
-		forms += forms_in(n->items[i]);
-	if ((uint64_t)forms * (uint64_t)count > (forms <= UNROLL_SMALL ? UNROLL_SMALL_FORMS : UNROLL_FORMS))
-		return false;
-	struct kl_names set = { 0 };
-	kl_lw_assigned(l, n->items + 2, n->nitems - 2, &set);
-	return kl_names_get(&set, n->items[1]->items[0]->str) < 0;
-}
-
-static int f_dotimes(struct lw *l, struct kl_node *n, struct val *out)
-{
-	if (kl_lw_arity(l, n, 1, UINT32_MAX))
-		return -1;
-	struct kl_node *spec = n->items[1];
-	if (spec->kind != KL_N_LIST || spec->nitems != 2 || spec->items[0]->kind != KL_N_SYM)
-		return kl_lw_err_form(l, spec, "%s needs (VAR COUNT): %s", "dotimes");
-	int64_t count;
-	if (kl_const_eval(l->c, spec->items[1], &count))
-		return -1;
-	if (count < 0 || count > 1 << 20)
-		return kl_error(l->c->d, spec->items[1]->span, "dotimes count %lld is out of range 0..1048576",
-				(long long)count);
-	size_t mark = l->scope.len;
-	if (unrolls(l, n, count)) {
-		for (int64_t k = 0; k < count; k++) {
-			struct val v;
-			kl_lw_bind(l, spec->items[0]->str, cval(k), false);
-			if (kl_lw_lower_body(l, n->items + 2, n->nitems - 2, &v))
-				return -1;
-			l->scope.len = mark;
-		}
-		*out = cval(0);
-		return 0;
-	}
-	kl_lw_bind(l, spec->items[0]->str, cval(0), true);
-	kl_vreg i = l->scope.items[l->scope.len - 1].v.r;
-	uint32_t top = label(l), end = label(l);
-	place(l, top);
-	kl_lw_branch(l, BPF_JGE, rval(i), cval(count), end);
-	struct val v;
-	l->loop_depth++;
-	if (kl_lw_lower_body(l, n->items + 2, n->nitems - 2, &v))
-		return -1;
-	l->loop_depth--;
-	kl_lw_alu_in_place(l, BPF_ADD, i, 1);
-	jump(l, top);
-	place(l, end);
-	l->scope.len = mark;
-	*out = cval(0);
-	return 0;
-}
-
 /* (loop :while COND BODY...) */
 static int f_loop(struct lw *l, struct kl_node *n, struct val *out)
 {
@@ -953,7 +875,7 @@ static const struct kl_lw_form forms[] = {
 	{ "progn", f_progn }, { "if", f_if }, { "when", f_when }, { "unless", f_unless },
 	{ "cond", f_cond }, { "and", f_andor }, { "or", f_andor }, { "not", f_not },
 	{ "return", f_return }, { "let", f_let }, { "let*", f_letstar }, { "when-let", f_when_let },
-	{ "if-let", f_if_let }, { "dotimes", f_dotimes }, { "loop", f_loop }, { "lognot", f_lognot },
+	{ "if-let", f_if_let }, { "loop", f_loop }, { "lognot", f_lognot },
 	{ "cast", f_cast },
 };
 
@@ -961,7 +883,7 @@ static const struct kl_lw_form forms[] = {
 static const struct { const struct kl_lw_form *forms; const size_t *n; } form_tables[] = {
 	{ kl_lw_data_forms, &kl_lw_ndata_forms }, { kl_lw_core_forms, &kl_lw_ncore_forms },
 	{ kl_lw_queue_forms, &kl_lw_nqueue_forms }, { kl_lw_event_forms, &kl_lw_nevent_forms },
-	{ kl_lw_func_forms, &kl_lw_nfunc_forms },
+	{ kl_lw_func_forms, &kl_lw_nfunc_forms }, { kl_lw_loop_forms, &kl_lw_nloop_forms },
 };
 
 /* "did you mean ...?" over every name a form can start with: forms, operators, helpers,

@@ -926,6 +926,8 @@ static int f_tail_call(struct lw *l, struct kl_node *n, struct val *out)
 	if (kl_lw_arity(l, n, 2, 3))
 		return -1;
 	bool own = n->nitems == 3;
+	if (l->outer)   /* lower_loop.c then lowers the dotimes as a loop */
+		return kl_lw_err_form(l, n, "%s is refused in a bpf_loop callback: %s", "tail-call");
 	struct kl_mapdef *m = kl_lw_map_arg(l, n->items[own ? 1 : 2]);
 	if (!m)
 		return -1;

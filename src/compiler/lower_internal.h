@@ -50,6 +50,9 @@ struct lw {
 	uint32_t nevents;
 	struct kl_span calls[8];         /* macro calls being lowered, innermost last */
 	uint32_t ncalls;
+	struct lw *outer;                /* lower_loop.c: a dotimes body lowered as a bpf_loop
+					  * callback: the function around the loop */
+	struct kl_lw_caps *caps;         /* lower_loop.c: the variables of outer the callback reads */
 };
 
 typedef int (*form_fn)(struct lw *, struct kl_node *, struct val *);
@@ -73,6 +76,11 @@ extern const struct kl_lw_form kl_lw_queue_forms[];
 extern const size_t kl_lw_nqueue_forms;
 extern const struct kl_lw_form kl_lw_func_forms[];     /* lower_func.c */
 extern const size_t kl_lw_nfunc_forms;
+extern const struct kl_lw_form kl_lw_loop_forms[];     /* lower_loop.c: dotimes */
+extern const size_t kl_lw_nloop_forms;
+/* lower_loop.c: in a bpf_loop callback, variable name of the functions around it, read from
+ * the callback's context (once, at its entry); NULL if none has it. */
+struct binding *kl_lw_capture(struct lw *l, const char *name);
 /* lower_args.c's forms: (arg N), (retval). */
 extern const struct kl_lw_form kl_lw_args_forms[];
 extern const size_t kl_lw_nargs_forms;

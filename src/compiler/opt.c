@@ -44,6 +44,8 @@ static const struct pass passes[] = {
 	  kl_pass_triangle, false },
 	{ "branch-over-jump", "if C goto L1; goto L2; L1: becomes if !C goto L2", kl_pass_branch_over_jump, false },
 	{ "unroll", "a dotimes of at most 16 iterations over a small body lowered as one copy per iteration", NULL, false },
+	{ "bpf-loop", "a dotimes whose count x body reaches 16,384 forms lowered as a bpf_loop callback (at every level)",
+	  NULL, false },
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL, false },
 };
@@ -68,11 +70,12 @@ int kl_opt_pass_find(const char *name)
 
 const char *kl_opt_pass_help(void)
 {
-	static char buf[2048];
+	static char buf[4096];
 	if (!buf[0]) {
 		size_t n = 0;
 		for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]) && n < sizeof(buf); i++)
 			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "  %-17s %s\n", passes[i].name, passes[i].what);
+		_Static_assert(sizeof(passes) / sizeof(passes[0]) * 160 < sizeof(buf), "the passes' help may not fit");
 	}
 	return buf;
 }
@@ -103,7 +106,10 @@ int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg)
 		return -1;
 	for (size_t i = 0; i < sizeof(pipeline) / sizeof(pipeline[0]); i++) {
 		uint8_t p = pipeline[i].pass;
-		if (pipeline[i].level > cfg->level || (cfg->disabled >> p & 1))
+		/* a bpf_loop callback reads the packet at its index, which the verifier knows only
+		 * as a range: the pointer it checked must be the one it reads through (gvn) */
+		bool needed = p == P_GVN && f->loop_body;
+		if ((pipeline[i].level > cfg->level && !needed) || (cfg->disabled >> p & 1))
 			continue;
 		struct kl_arena_mark m = kl_arena_mark(a);
 		passes[p].run(a, f);

@@ -153,6 +153,22 @@ static bool state_dump(struct line l)
 	return (l.n > 10 && !strncmp(l.s, "cur state:", 10)) || (l.n > 10 && !strncmp(l.s, "old state:", 10));
 }
 
+/* Whether the path ends in a callback: the last register state printed before instruction
+ * line `last` is a frame's the verifier marks " cb" (frame 0's has no "frameN:"). */
+static bool in_callback(const struct line *ls, size_t last)
+{
+	for (size_t i = last; i-- > 0 && last - i <= 64;) {
+		const char *s = ls[i].s;
+		size_t n = ls[i].n;
+		const char *fr = memmem(s, n, "frame", 5);
+		if (fr && fr + 6 < s + n && isdigit((unsigned char)fr[5]) && fr[6] == ':')
+			return n > 3 && !memcmp(s + n - 3, " cb", 3);
+		if (memmem(s, n, "; R", 3) || memmem(s, n, ": R", 3))
+			return false;
+	}
+	return false;
+}
+
 static bool stats_line(struct line l)
 {
 	static const char *const stats[] = { "processed ", "verification time", "stack depth " };
@@ -349,6 +365,13 @@ int kiln_verifier_explain(const char *log, const char *prog, struct kiln_verifie
 	e->source = own(v, text);
 	e->cause = row ? row->cause : "";
 	e->hint = row ? row->hint : "";
+	if (last != SIZE_MAX && in_callback(ls, last)) {
+		char *h = NULL;
+		if (asprintf(&h, "%s%sthe instruction is in a bpf_loop callback: kiln lowers a long dotimes as one "
+			     "(the pass bpf-loop), where the verifier knows the index only as a range; "
+			     "-fno-bpf-loop keeps the loop", e->hint, e->hint[0] ? "; " : "") >= 0)
+			e->hint = own(v, h);
+	}
 	e->excerpt = own(v, at < end && at > ex_from ? join(ls, ex_from, at) : NULL);
 	free(ls);
 	*out = e;

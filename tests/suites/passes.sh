@@ -5,7 +5,8 @@
 # (so no later pass depended on it for correctness). The passes are read from `kiln compile
 # --help`, which prints opt.c's table: a pass with no program below fails. --print-after
 # prints the IR after the pass. unreachable is not an optimisation: without it the kernel
-# refuses the program, and that is what is checked for it. (tests/unit/test_passes.c checks
+# refuses the program, and that is what is checked for it; bpf-loop likewise (its program's
+# loops, as loops, are more than the verifier walks). (tests/unit/test_passes.c checks
 # each pass alone on IR.)
 set -u
 export LC_ALL=C
@@ -21,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 declare -A prog=(
 	[unreachable]=classify [dce]=struct-flow [thread]=thread [fold-offsets]=csum
 	[swap-cmp]=cg-ingress [coalesce]=big-conntrack [merge-returns]=arp-reply [branch-over-jump]=big-bytes
-	[propagate]=ptr-args [inline]=defun-calls [unroll]=defun-calls [sccp]=xdp1 [adce]=big-hist [bits]=let-scope [gvn]=big-conntrack [dse]=map-reuse [reassoc]=wh-pkt-tc [unroll-fold]=wh-bits [select]=form-values [thread-const]=wh-parse [rotate]=loop-while [triangle]=imm64
+	[propagate]=ptr-args [inline]=defun-calls [unroll]=defun-calls [sccp]=xdp1 [adce]=big-hist [bits]=let-scope [gvn]=big-conntrack [dse]=map-reuse [reassoc]=wh-pkt-tc [unroll-fold]=wh-bits [select]=form-values [thread-const]=wh-parse [rotate]=loop-while [triangle]=imm64 [bpf-loop]=big-loop
 )
 passes=$("$KILN" compile --help | sed -n '/^optimizer passes/,$p' | awk 'NR > 1 && /^  [a-z]/ { print $1 }')
 [ -n "$passes" ] || fail list "kiln compile --help lists no optimizer pass"
@@ -43,6 +44,11 @@ for p in $passes; do
 	elif [ "$p" = unreachable ]; then
 		out=$("$KILN" check "$tmp/$n.no-$p.o" 2>&1)
 		if grep -q 'REJECTED.*unreachable insn' <<<"$out"; then pass "$p (the kernel refuses $n without it)"
+		else fail "$p" "$n without it: $(head -2 <<<"$out")"; fi
+	elif [ "$p" = bpf-loop ]; then   # its loops, as loops, are more than the verifier walks
+		out=$("$KILN" check "$tmp/$n.no-$p.o" 2>&1)
+		if grep -qE 'REJECTED.*(too large|too complex)|refused this: (BPF program is too large|The sequence of [0-9]+ jumps is too complex)' <<<"$out"
+		then pass "$p (the kernel refuses $n without it)"
 		else fail "$p" "$n without it: $(head -2 <<<"$out")"; fi
 	# shellcheck disable=SC2086  # twin-args are whitespace-separated words by design
 	elif ! out=$(timeout 120 "$BUILD/tests/twin" "$tmp/$n.no-$p.o" "$tmp/$n.clang.o" $args 2>&1); then

@@ -47,6 +47,15 @@ struct gvn {
 	struct kl_arena *a;
 };
 
+/* p + x of two registers: where p is a packet pointer, the verifier gives the sum an id of
+ * its own, and only pointers of one id share a bounds check, so such a sum checked in one
+ * block and made again in the next must be the checked register (a loop's index, which the
+ * verifier knows only as a range in a bpf_loop callback). */
+static bool var_offset(const struct kl_ir_ins *in)
+{
+	return in->op == IR_ALU && in->alu == BPF_ADD && !in->has_imm;
+}
+
 static uint64_t mix(uint64_t h, uint64_t x)
 {
 	h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -320,7 +329,8 @@ void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 				 * (a copy saves one instruction at most, and keeping the leader's register
 				 * alive across blocks costs registers: the allocator spills) */
 				bool cheap = in->op == IR_MOVI || in->op == IR_ADDR || in->op == IR_LDMAP || in->op == IR_LDFUNC ||
-					     (e && in->op != IR_LOAD && in->op != IR_CALL && s.vals[e->val].block != b);
+					     (e && in->op != IR_LOAD && in->op != IR_CALL && s.vals[e->val].block != b &&
+					      !var_offset(in));
 				if (e && in->op == IR_CALL && !known_nonnull(&g, e->val))
 					e = NULL;
 				if (e && (cheap || kl_ssa_holds(&w, e->reg, e->val))) {
