@@ -378,10 +378,13 @@ static void emit_ins(struct em *e, uint32_t idx)
 		break;
 	case IR_BR:
 		ra = src(e, i->a, S1);
-		if (i->has_imm)
-			jump_to(e, kl_jmp_imm(i->alu, ra, (int32_t)i->imm), i->label);
-		else
-			jump_to(e, kl_jmp_reg(i->alu, ra, src(e, i->b, S2)), i->label);
+		{
+			struct bpf_insn j = i->has_imm ? kl_jmp_imm(i->alu, ra, (int32_t)i->imm)
+						       : kl_jmp_reg(i->alu, ra, src(e, i->b, S2));
+			if (i->size == 4)   /* opt/jmp32.c's: the low 32 bits compared */
+				j.code = (uint8_t)((j.code & ~0x07) | BPF_JMP32);
+			jump_to(e, j, i->label);
+		}
 		break;
 	case IR_LABEL:
 		e->label_pos[i->label] = (uint32_t)e->out.len;

@@ -36,6 +36,8 @@ static const struct pass passes[] = {
 	{ "select", "a comparison used as a value, of operands within 62 bits: the sign of a subtraction, no branch",
 	  kl_pass_select, false },
 	{ "swap-cmp", "x = ntohs(load); x == K: the swap moved into the constant", kl_pass_swap_cmp, false },
+	{ "jmp32", "a branch on a sign-extended 32-bit value: a JMP32 on the value before the extension",
+	  kl_pass_jmp32, false },
 	{ "adce", "dead definitions on the SSA form: what no store, call, branch or return needs, through phis", kl_pass_adce, false },
 	{ "dse", "dead stores to stack slots: to one nothing reads, or overwritten in the block unread", kl_pass_dse, false },
 	{ "coalesce", "t = ...; x = t with t read once: x = ...", kl_pass_coalesce, false },
@@ -49,13 +51,13 @@ static const struct pass passes[] = {
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL, false },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_SCCP, P_THREAD_CONST, P_REASSOC, P_FOLD_OFFSETS, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_SCCP, P_THREAD_CONST, P_REASSOC, P_FOLD_OFFSETS, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_JMP32, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_TRIANGLE, 1 }, { P_BRANCH_OVER_JUMP, 1 },
 };
 

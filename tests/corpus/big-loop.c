@@ -21,7 +21,7 @@ static __always_inline void add(__u32 k, __u64 d)
 	__u64 *v = bpf_map_lookup_elem(&results, &k);
 
 	if (v)
-		*v += d;
+		__sync_fetch_and_add(v, d);   /* as kiln's incf of a map element: atomic */
 }
 
 static __u64 __attribute__((noinline)) mix(__u64 a, __u64 b)
@@ -60,7 +60,7 @@ static long scan_byte(__u64 i, void *p)
 		c->cnt++;
 		v = bpf_map_lookup_elem(&bytes, &k);
 		if (v) {
-			*v += 1;
+			__sync_fetch_and_add(v, 1);
 		} else {
 			__u64 one = 1;
 

@@ -33,7 +33,7 @@ static __always_inline void add(__u32 k, __u64 d)
 	__u64 *v = bpf_map_lookup_elem(&results, &k);
 
 	if (v)
-		*v += d;
+		__sync_fetch_and_add(v, d);   /* as kiln's incf of a map element: atomic */
 }
 
 static __always_inline __u64 get(__u32 k)

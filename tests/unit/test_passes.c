@@ -441,6 +441,33 @@ int main(void)
 	CHECK("pass/bits", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[3].op == IR_MOV && f->ins[4].op == IR_ALU,
 	      "%s", shape(f));
 
+	/* jmp32: a branch on (x << 32) s>> 32 against -5 compares x's low 32 bits (size 4), the
+	 * extension then dead; one whose extension a store also reads, or whose constant needs
+	 * more than 32 bits, stays */
+	for (int k = 0; k < 3; k++) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		ld = I(f, IR_LOAD, 2, 1, 0);
+		ld->size = 4;
+		IMM(f, IR_ALU, 3, 2, 32)->alu = BPF_LSH;
+		IMM(f, IR_ALU, 4, 3, 32)->alu = BPF_ARSH;
+		if (k == 1)
+			I(f, IR_STORE, 0, 1, 4)->size = 8;
+		br = IMM(f, IR_BR, 0, 4, k == 2 ? INT64_C(1) << 33 : -5);
+		br->alu = BPF_JSLT, br->label = 1;
+		IMM(f, IR_RET, 0, 0, 1);
+		LAB(f, IR_LABEL, 1);
+		IMM(f, IR_RET, 0, 0, 2);
+		run(f, "jmp32");
+		uint32_t at = k == 1 ? 5 : 4;
+		bool narrowed = f->ins[at].op == IR_BR && f->ins[at].size == 4 && f->ins[at].a == 2;
+		if (k == 0)
+			CHECK("pass/jmp32", narrowed, "%s", shape(f));
+		else
+			CHECK(k == 1 ? "pass/jmp32-extension-kept" : "pass/jmp32-wide-constant",
+			      f->ins[at].op == IR_BR && f->ins[at].size != 4 && f->ins[at].a == 4, "%s", shape(f));
+	}
+
 	/* unroll-fold: s = 0; for (i = 0; i < 10; i++) s += i * i is s = 285 (the loop gone); the
 	 * same over a value loaded at run time stays a loop (unrolled, it would be larger) */
 	for (int folds = 1; folds >= 0; folds--) {
