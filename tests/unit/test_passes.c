@@ -441,6 +441,44 @@ int main(void)
 	CHECK("pass/bits", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[3].op == IR_MOV && f->ins[4].op == IR_ALU,
 	      "%s", shape(f));
 
+	/* forward: a load of part of a stored constant is that part (bytes 2-3 of
+	 * 0x1122334455667788: 0x5566); a stored register read back across a call that cannot
+	 * reach the slot is the register; a slot whose address the call gets, or a store over
+	 * part of the bytes, keeps its load */
+	for (int k = 0; k < 4; k++) {
+		f = fn();
+		f->nslots = 1;
+		f->slots = kl_arena_array(&A, struct kl_slot, 2);
+		f->slots[1].size = 8;
+		I(f, IR_ENTRY, 1, 0, 0);
+		st = k == 0 || k == 3 ? IMM(f, IR_STORE, 0, 0, INT64_C(0x1122334455667788)) : I(f, IR_STORE, 0, 0, 1);
+		st->slot = 1, st->size = 8;
+		if (k == 3) {
+			st = IMM(f, IR_STORE, 0, 0, 0);
+			st->slot = 1, st->size = 1, st->off = 3;
+		}
+		I(f, IR_ADDR, 2, 0, 0)->slot = 1;
+		if (k == 1 || k == 2) {
+			struct kl_ir_ins *c = I(f, IR_CALL, 3, 0, 0);
+			c->imm = BPF_FUNC_ktime_get_ns;
+			if (k == 2)
+				c->imm = BPF_FUNC_get_current_comm, c->nargs = 1, c->args[0] = 2;
+		}
+		ld = I(f, IR_LOAD, 4, 2, 0);
+		ld->size = k == 1 || k == 2 ? 8 : 2, ld->off = k == 1 || k == 2 ? 0 : 2;
+		I(f, IR_RET, 0, 4, 0);
+		run(f, "forward");
+		const struct kl_ir_ins *r = &f->ins[f->nins - 2];
+		if (k == 0)
+			CHECK("pass/forward-constant-part", r->op == IR_MOVI && r->imm == 0x5566, "%s imm %lld", shape(f),
+			      (long long)r->imm);
+		else if (k == 1)
+			CHECK("pass/forward-register", r->op == IR_MOV && r->a == 1, "%s", shape(f));
+		else
+			CHECK(k == 2 ? "pass/forward-escaped-slot" : "pass/forward-partial-overwrite", r->op == IR_LOAD,
+			      "%s", shape(f));
+	}
+
 	/* jmp32: a branch on (x << 32) s>> 32 against -5 compares x's low 32 bits (size 4), the
 	 * extension then dead; one whose extension a store also reads, or whose constant needs
 	 * more than 32 bits, stays */
