@@ -192,6 +192,19 @@ int main(void)
 	I(f, IR_RET, 0, 4, 0);
 	run(f, "propagate");
 	CHECK("pass/propagate-keeps", !f->ins[3].has_imm && f->ins[3].b == 2, "%s", shape(f));
+	f = fn();                                 /* 0 + x is a copy of x; (x * 1) & 0 is 0; 0 | y is y */
+	I(f, IR_ENTRY, 1, 0, 0);
+	IMM(f, IR_MOVI, 2, 0, 0);
+	I(f, IR_ALU, 3, 2, 1)->alu = BPF_ADD;
+	IMM(f, IR_ALU, 4, 3, 1)->alu = BPF_MUL;
+	IMM(f, IR_ALU, 5, 4, 0)->alu = BPF_AND;
+	I(f, IR_ALU, 6, 5, 4)->alu = BPF_OR;
+	I(f, IR_RET, 0, 6, 0);
+	run(f, "propagate");
+	/* (the pipeline runs propagate twice: the second sees the copies and the 0 the first made) */
+	CHECK("pass/propagate-identities", f->ins[2].op == IR_MOV && f->ins[2].a == 1 && f->ins[3].op == IR_MOV &&
+	      f->ins[3].a == 1 && f->ins[4].op == IR_MOVI && f->ins[4].imm == 0 && f->ins[5].op == IR_MOV, "%s",
+	      shape(f));
 
 	/* straight-line constants (what the fold pass did before sccp): s = 0; s += 1; s += 2 is
 	 * s = 3, and a branch on it a jump */

@@ -4,9 +4,33 @@
  * ALU operation, a branch (either side: `if K < x` is `if x > K`), a store's value, a copy,
  * a return. A vreg defined once by `v = u`, u itself defined once, is u wherever v is read.
  * Inlined calls leave both behind (an argument moved into a parameter), as do lets of
- * constants. What is no longer read, dce removes. */
+ * constants. `K OP x` of a commutative OP is `x OP K`; an ALU operation that keeps its
+ * operand (+ 0, * 1, & -1, ...) is a copy of it, and * 0 or & 0 is 0. What is no longer read,
+ * dce removes. */
 #include "compiler/opt/passes.h"
 #include <linux/bpf.h>
+
+/* x + 0, x - 0, x | 0, x ^ 0, shifts by 0, x * 1, x & -1: a copy of x; x * 0, x & 0: 0
+ * (what a constant that came from elsewhere leaves: a field of a zeroed struct forwarded) */
+static void identity(struct kl_ir_ins *in)
+{
+	if (in->op != IR_ALU || !in->has_imm || in->core || !in->a)
+		return;
+	uint8_t o = in->alu;
+	int64_t k = in->imm;
+	bool copy = (k == 0 && (o == BPF_ADD || o == BPF_SUB || o == BPF_OR || o == BPF_XOR || o == BPF_LSH ||
+				o == BPF_RSH || o == BPF_ARSH)) ||
+		    (k == 1 && o == BPF_MUL) || (k == -1 && o == BPF_AND);
+	bool zero = k == 0 && (o == BPF_MUL || o == BPF_AND);
+	if (!copy && !zero)
+		return;
+	in->op = copy ? IR_MOV : IR_MOVI;
+	in->alu = 0;
+	in->has_imm = false;
+	in->imm = 0;
+	if (zero)
+		in->a = 0;
+}
 
 void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f)
 {
@@ -55,6 +79,13 @@ void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f)
 			in->a = in->b;
 			in->b = t;
 		}
+		bool comm = in->op == IR_ALU && !in->core && (in->alu == BPF_ADD || in->alu == BPF_MUL || in->alu == BPF_AND ||
+							       in->alu == BPF_OR || in->alu == BPF_XOR);
+		if (comm && !in->has_imm && in->a && is_k[in->a] && in->b && !is_k[in->b] && def_at[in->a] < i) {
+			kl_vreg t = in->a;   /* K + x: x + K */
+			in->a = in->b;
+			in->b = t;
+		}
 		kl_vreg *x = k_b ? &in->b : k_a ? &in->a : NULL;
 		if (x && !in->has_imm && *x && is_k[*x] && def_at[*x] < i) {
 			in->imm = k[*x];
@@ -63,5 +94,6 @@ void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f)
 			if (in->op == IR_MOV)
 				in->op = IR_MOVI;
 		}
+		identity(in);
 	}
 }
