@@ -68,7 +68,7 @@ struct kl_ir_func {
 	uint32_t nslots, slotcap;
 	struct kl_span span;
 	bool subprog;         /* a defun: its arguments may point into its caller's stack */
-	bool loop_body;       /* lower_loop.c's bpf_loop callback: gvn runs on it at -O0 too */
+	bool loop_body;       /* lower_loop.c's bpf_loop callback: sums and gvn run on it at -O0 too */
 	uint32_t key_frame;   /* bytes the frame may grow to with map keys of their own (regalloc.c's
 			       * align_keys); 0: none (a defun: its callers are not allocated yet) */
 	const bool *known_elems; /* per map (LDMAP's imm): whether the verifier knows the element of

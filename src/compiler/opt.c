@@ -28,6 +28,8 @@ static const struct pass passes[] = {
 	  kl_pass_sccp, false },
 	{ "thread-const", "v = K; goto L where L only tests v: the jump goes where the test would send it",
 	  kl_pass_thread_const, false },
+	{ "sums", "p + (x + K) is (p + x) + K, (x + K) << S is (x << S) + (K << S): variable sums first, constants last",
+	  kl_pass_sums, false },
 	{ "reassoc", "t = p + K1; u = t + K2 becomes u = p + (K1 + K2) where p still holds it", kl_pass_reassoc, false },
 	{ "fold-offsets", "p = q + K used as a base: the offset folded into the access", kl_pass_fold_offsets, false },
 	{ "forward", "a load of stack bytes a store in its block wrote (nothing between may write them): the value stored",
@@ -53,13 +55,13 @@ static const struct pass passes[] = {
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL, false },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_SCCP, P_THREAD_CONST, P_REASSOC, P_FOLD_OFFSETS, P_FORWARD, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_SCCP, P_THREAD_CONST, P_SUMS, P_REASSOC, P_FOLD_OFFSETS, P_FORWARD, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_FORWARD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_JMP32, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_FORWARD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_SUMS, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_JMP32, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_TRIANGLE, 1 }, { P_BRANCH_OVER_JUMP, 1 },
 };
 
@@ -74,7 +76,7 @@ int kl_opt_pass_find(const char *name)
 
 const char *kl_opt_pass_help(void)
 {
-	static char buf[4096];
+	static char buf[8192];
 	if (!buf[0]) {
 		size_t n = 0;
 		for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]) && n < sizeof(buf); i++)
@@ -111,8 +113,8 @@ int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg)
 	for (size_t i = 0; i < sizeof(pipeline) / sizeof(pipeline[0]); i++) {
 		uint8_t p = pipeline[i].pass;
 		/* a bpf_loop callback reads the packet at its index, which the verifier knows only
-		 * as a range: the pointer it checked must be the one it reads through (gvn) */
-		bool needed = p == P_GVN && f->loop_body;
+		 * as a range: the pointer it checked must be the one it reads through (sums, gvn) */
+		bool needed = (p == P_GVN || p == P_SUMS) && f->loop_body;
 		if ((pipeline[i].level > cfg->level && !needed) || (cfg->disabled >> p & 1))
 			continue;
 		struct kl_arena_mark m = kl_arena_mark(a);

@@ -95,6 +95,26 @@ on=$(grep '^fnv ' <<<"$out" | grep -o '[0-9]* processed' | cut -d' ' -f1)
 off=$("$KILN" check "$tmp/off.o" 2>&1 | grep '^fnv ' | grep -o '[0-9]* processed' | cut -d' ' -f1)
 if [ -n "$on" ] && [ -n "$off" ] && [ "$((on * 20))" -lt "$off" ]; then pass "fnv-verifier-work ($off -> $on processed)"
 else fail fnv-verifier-work "processed with the pass '$on', without '$off'"; fi
+# a callback the verifier refuses: its error says so and names the switch. Here the bounds
+# check is on data + (i + 1) and the read through data + i; sums and gvn (which run on
+# callbacks at -O0 too) make them one pointer, so only with -fno-gvn is it refused.
+cat > "$tmp/scan.lisp" <<'LISP'
+(defmap out :type :array :key u32 :value u64 :max-entries 1)
+(defprog scan (:type :xdp)
+  (let ((data (ctx data)) (sum 0))
+    (dotimes (i 2000)
+      (when (<= (+ data (+ i 1)) (ctx data-end))
+        (incf sum (load u8 data i))))
+    (setf (getmap out 0) sum)
+    XDP_PASS))
+LISP
+"$KILN" compile "$tmp/scan.lisp" -o "$tmp/scan.o" 2>/dev/null && "$KILN" compile -O0 -fno-gvn "$tmp/scan.lisp" -o "$tmp/scan0.o" 2>/dev/null
+if "$KILN" check "$tmp/scan.o" 2>&1 | grep -q '^scan .* accepted '; then pass "packet-at-index-accepted"
+else fail packet-at-index-accepted "$("$KILN" check "$tmp/scan.o" 2>&1 | head -2 | tr '\n' '|')"; fi
+out=$("$KILN" check "$tmp/scan0.o" 2>&1)
+if grep -q 'REJECTED' <<<"$out" && grep -q 'hint: .*in a bpf_loop callback.*-fno-bpf-loop keeps the loop' <<<"$out" &&
+	grep -q 'scan.lisp:6:' <<<"$out"; then pass "refused-callback-hint"
+else fail refused-callback-hint "$(grep -v '^    ' <<<"$out" | head -4 | tr '\n' '|')"; fi
 # what they compute: every program run on the same packets, every map entry compared
 if out=$(timeout 120 "$BUILD/tests/twin" "$tmp/on.o" "$tmp/off.o" --input 0200000000020200000000010800450000281234400040115ce2c0a801050a00000214e9003500147650717171717171717171717171 2>&1)
 then pass "same-results ($(tail -1 <<<"$out"))"

@@ -454,6 +454,35 @@ int main(void)
 	CHECK("pass/bits", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[3].op == IR_MOV && f->ins[4].op == IR_ALU,
 	      "%s", shape(f));
 
+	/* sums: u = p + (x + 14) is (p + x) + 14; (x + 1) << 1 is (x << 1) + 2; an inner sum
+	 * read twice stays */
+	for (int k = 0; k < 3; k++) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		I(f, IR_LOAD, 2, 1, 0)->size = 4;                 /* x */
+		if (k == 1) {
+			IMM(f, IR_ALU, 3, 2, 1)->alu = BPF_ADD;
+			IMM(f, IR_ALU, 4, 3, 1)->alu = BPF_LSH;
+			I(f, IR_RET, 0, 4, 0);
+		} else {
+			IMM(f, IR_ALU, 3, 2, 14)->alu = BPF_ADD;
+			I(f, IR_ALU, 4, 1, 3)->alu = BPF_ADD;
+			if (k == 2)
+				I(f, IR_ALU, 4, 4, 3)->alu = BPF_ADD;
+			I(f, IR_RET, 0, 4, 0);
+		}
+		run(f, "sums");
+		const struct kl_ir_ins *t = &f->ins[2], *u = &f->ins[3];
+		if (k == 0)
+			CHECK("pass/sums-pointer-first", t->alu == BPF_ADD && !t->has_imm && t->a == 1 && t->b == 2 &&
+			      u->has_imm && u->imm == 14 && u->a == 3, "%s", shape(f));
+		else if (k == 1)
+			CHECK("pass/sums-distribute", t->alu == BPF_LSH && t->imm == 1 && u->alu == BPF_ADD && u->has_imm &&
+			      u->imm == 2 && u->a == 3, "%s", shape(f));
+		else
+			CHECK("pass/sums-shared-stays", t->has_imm && t->imm == 14 && !u->has_imm, "%s", shape(f));
+	}
+
 	/* forward: a load of part of a stored constant is that part (bytes 2-3 of
 	 * 0x1122334455667788: 0x5566); a stored register read back across a call that cannot
 	 * reach the slot is the register; a slot whose address the call gets, or a store over
