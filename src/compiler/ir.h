@@ -44,6 +44,8 @@ struct kl_ir_ins {
 	uint32_t slot;        /* stack slot (1-based) for ADDR, or as base of LOAD/STORE when a==0 */
 	uint32_t label;
 	uint8_t nargs;
+	uint8_t bounds;       /* BR: a packet bounds check (lowering): 1 its first operand is the
+			       * packet's end, 2 its second; 0 not one */
 	kl_vreg args[5];
 	uint32_t core;        /* MOVI, ALU add with imm, LOAD: the imm (off for LOAD) is a CO-RE
 			       * relocated value, record core - 1 of core.c; never folded */

@@ -99,6 +99,7 @@ void kl_lw_branch(struct lw *l, uint8_t cond, struct val a, struct val b, uint32
 	i->alu = cond;
 	i->a = ra;
 	i->label = lab;
+	i->bounds = a.pkt_end ? 1 : b.pkt_end ? 2 : 0;
 	if (rb)
 		i->b = rb;
 	else {
@@ -185,6 +186,7 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 	const char *kt = v.kt;
 	bool trusted = v.trusted && !mutable && !(t && t->kind == KL_T_PTR);
 	int32_t inner = v.inner;
+	bool pkt_end = v.pkt_end && !mutable;   /* a variable may be set to something else */
 	if (mutable) {
 		kl_vreg r = vreg(l);
 		kl_lw_move_to(l, r, v);
@@ -198,6 +200,7 @@ static void bind_typed(struct lw *l, const char *name, struct val v, bool mutabl
 	v.kt = kt;
 	v.trusted = trusted;
 	v.inner = inner;
+	v.pkt_end = pkt_end;
 	struct binding b = { name, v, mutable, t, false, NULL };
 	kl_vec_push(l->c->a, &l->scope, b);
 }

@@ -274,6 +274,7 @@ static int f_ctx(struct lw *l, struct kl_node *n, struct val *out)
 		return -1;
 	*out = load_at(l, rval(l->ctx), r.off, &r.type);
 	out->is_ptr = r.cf && r.cf->is_pointer;
+	out->pkt_end = out->is_ptr && strstr(r.cf->name, "data-end");
 	return 0;
 }
 

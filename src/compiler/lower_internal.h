@@ -20,6 +20,7 @@ struct val {
 	uint8_t misalign;     /* a pointer this many bytes past an 8-aligned address (0..7) */
 	const char *kt;       /* a kernel pointer: the name of the struct it points at (CO-RE) */
 	int32_t inner;        /* an inner map from a map-of-maps lookup: its template's index + 1 */
+	bool pkt_end;         /* the packet's end (ctx data-end): a comparison with it is a bounds check */
 	bool trusted;         /* kt is PTR_TO_BTF_ID to the verifier (a tp_btf, fentry or fexit
 			       * argument, a pointer read from one): -> loads through it directly */
 };

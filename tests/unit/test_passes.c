@@ -454,6 +454,32 @@ int main(void)
 	CHECK("pass/bits", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[3].op == IR_MOV && f->ins[4].op == IR_ALU,
 	      "%s", shape(f));
 
+	/* bounds-first: in a loop, `if p > end goto skip` (a bounds check) is `if p <= end goto
+	 * in; goto skip; in:`; the same check outside a loop stays */
+	for (int loop = 1; loop >= 0; loop--) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		I(f, IR_LOAD, 2, 1, 0)->size = 4;              /* p */
+		ld = I(f, IR_LOAD, 3, 1, 0);                   /* end */
+		ld->size = 4, ld->off = 4;
+		LAB(f, IR_LABEL, 1);
+		br = I(f, IR_BR, 0, 2, 3);
+		br->alu = BPF_JGT, br->label = 2, br->bounds = 2;
+		IMM(f, IR_ALU, 2, 2, 1)->alu = BPF_ADD;
+		LAB(f, IR_LABEL, 2);
+		if (loop)
+			LAB(f, IR_JMP, 1);
+		IMM(f, IR_RET, 0, 0, 0);
+		run(f, "bounds-first");
+		const struct kl_ir_ins *b2 = &f->ins[4], *j = &f->ins[5], *lb = &f->ins[6];
+		if (loop)
+			CHECK("pass/bounds-first", b2->op == IR_BR && b2->alu == BPF_JLE && j->op == IR_JMP && j->label == 2 &&
+			      lb->op == IR_LABEL && lb->label == b2->label && b2->label != 2, "%s", shape(f));
+		else
+			CHECK("pass/bounds-first-not-in-a-loop", b2->op == IR_BR && b2->alu == BPF_JGT && b2->label == 2,
+			      "%s", shape(f));
+	}
+
 	/* sums: u = p + (x + 14) is (p + x) + 14; (x + 1) << 1 is (x << 1) + 2; an inner sum
 	 * read twice stays */
 	for (int k = 0; k < 3; k++) {

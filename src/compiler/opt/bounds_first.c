@@ -1,0 +1,72 @@
+/* bounds_first.c — a pass of the IR optimizer (opt.c runs it): in a loop, a packet bounds
+ * check (a branch lowering marked: a comparison with the packet's end) whose jump is the
+ * out-of-bounds way becomes a jump the in-bounds way, with the out-of-bounds way a jump of
+ * its own after it: `if p + 1 > end goto skip` is `if p + 1 <= end goto in; goto skip; in:`.
+ * One instruction more, for the verifier: it walks a branch's fall-through first and keeps
+ * the jump for later, and a state that knows a shorter packet range than one it saved does
+ * not prune against it. With the in-bounds way first, every round it walks learns a longer
+ * range, and each out-of-bounds exit, walked later and knowing less, walks the rest of the
+ * loop again; with the out-of-bounds way first, the in-bounds ways are walked later knowing
+ * more, and prune (big-bytes, a 64-byte scan: 117,471 -> 36,166 processed). Outside loops
+ * the order costs nothing and nothing changes. It runs last: branch-over-jump would undo it. */
+#include "compiler/opt/passes.h"
+#include <linux/bpf.h>
+#include <string.h>
+
+/* Whether the branch jumps when the pointer is past the end. */
+static bool jumps_out(const struct kl_ir_ins *br)
+{
+	uint8_t c = br->alu;
+	bool gt = c == BPF_JGT || c == BPF_JGE, lt = c == BPF_JLT || c == BPF_JLE;
+	return br->has_imm ? false : br->bounds == 2 ? gt : br->bounds == 1 ? lt : false;
+}
+
+void kl_pass_bounds_first(struct kl_arena *a, struct kl_ir_func *f)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < f->nins && !any; i++)
+		any = f->ins[i].op == IR_BR && f->ins[i].bounds && jumps_out(&f->ins[i]);
+	if (!any)
+		return;
+	uint32_t *at = kl_ir_labels(a, f);   /* label -> instruction + 1 */
+	int32_t *depth = kl_arena_array(a, int32_t, f->nins + 2);
+	for (uint32_t j = 0; j < f->nins; j++) {   /* a jump back to L: [L, j] is a loop */
+		const struct kl_ir_ins *in = &f->ins[j];
+		if ((in->op == IR_JMP || in->op == IR_BR) && in->label <= f->nlabels && at[in->label] &&
+		    at[in->label] - 1 < j) {
+			depth[at[in->label] - 1]++;
+			depth[j + 1]--;
+		}
+	}
+	uint32_t n = 0;
+	int32_t d = 0;
+	bool *flip = kl_arena_array(a, bool, f->nins + 1);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		d += depth[i];
+		const struct kl_ir_ins *in = &f->ins[i];
+		flip[i] = d > 0 && in->op == IR_BR && in->bounds && jumps_out(in) && kl_cond_invert(in->alu);
+		n += flip[i];
+	}
+	if (!n)
+		return;
+	struct kl_ir_ins *ins = kl_arena_array(a, struct kl_ir_ins, f->nins + 2 * n + 1);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < f->nins; i++) {
+		ins[k] = f->ins[i];
+		if (!flip[i]) {
+			k++;
+			continue;
+		}
+		uint32_t in_label = ++f->nlabels, out_label = f->ins[i].label;
+		ins[k].alu = kl_cond_invert(ins[k].alu);
+		ins[k].label = in_label;
+		ins[k].bounds = 0;   /* done: once */
+		k++;
+		ins[k] = (struct kl_ir_ins){ .op = IR_JMP, .label = out_label, .span = f->ins[i].span };
+		k++;
+		ins[k] = (struct kl_ir_ins){ .op = IR_LABEL, .label = in_label, .span = f->ins[i].span };
+		k++;
+	}
+	f->ins = ins;
+	f->nins = f->cap = k;
+}
