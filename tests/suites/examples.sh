@@ -180,8 +180,10 @@ wait $k
 kill $dd_pid 2>/dev/null
 wait $dd_pid 2>/dev/null
 top=$(grep '^{"map":"counts","count":' "$out/profile.json")
-dd_line=$(grep "\"pid\":$dd_pid,.*\"comm\":\"dd\"" <<<"$top" | head -1)
-frame=$(grep -o '"kstack":\["[A-Za-z0-9_.]*+0x' <<<"$dd_line" | sed 's/.*\["//; s/+0x//')
+# dd's stacks among the top: the first with a kernel stack (a sample whose kernel stack the
+# stack map could not take, a hash collision in a busy map, has none: those add up to one key)
+dd_lines=$(grep "\"pid\":$dd_pid,.*\"comm\":\"dd\"" <<<"$top")
+frame=$(grep -o '"kstack":\["[A-Za-z0-9_.]*+0x' <<<"$dd_lines" | head -1 | sed 's/.*\["//; s/+0x//')
 counts=$(grep -o '"count":[0-9]*' <<<"$top" | cut -d: -f2)
 if [ -n "$frame" ] && grep -q " $frame\$" /proc/kallsyms && [ "$counts" = "$(sort -rn <<<"$counts")" ] &&
    [ "$(wc -l <<<"$top")" -le 10 ]; then
