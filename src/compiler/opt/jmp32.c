@@ -48,16 +48,7 @@ void kl_pass_jmp32(struct kl_arena *a, struct kl_ir_func *f)
 		return;
 	/* values read by anything but a branch: their extension stays, and x alive beside it
 	 * would cost a register */
-	bool *kept = kl_arena_array(a, bool, s.nvals + 1);
-	for (uint32_t i = 0; i < f->nins; i++) {
-		struct kl_ir_operands u;
-		kl_ir_operands(&f->ins[i], &u);
-		for (uint32_t k = 0; f->ins[i].op != IR_BR && k < u.nuses; k++)
-			kept[kl_ssa_use(&s, i, k)] = true;
-	}
-	for (uint32_t p = 0; p < s.nphis; p++)
-		for (uint32_t k = 0; k < s.blocks[s.phis[p].block].npred; k++)
-			kept[s.phis[p].args[k]] = true;
+	const uint32_t *kept = kl_opt_value_uses(a, &s, false);
 	struct kl_ssa_walk w;
 	kl_ssa_walk_begin(a, &s, &w);
 	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {

@@ -43,6 +43,8 @@ void kl_opt_find_defs(struct kl_arena *a, const struct kl_ir_func *f, uint32_t *
 struct kl_ssa;
 /* The SSA form of f into s (ssa.h); false when f has no blocks (nothing to do). */
 bool kl_opt_ssa(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s);
+/* Per SSA value of s: how many reads it has (phi arguments count; branches only if asked). */
+uint32_t *kl_opt_value_uses(struct kl_arena *a, const struct kl_ssa *s, bool branches);
 /* How many low bits each SSA value of s can have set (64: any); kl_opt_width: of value v. */
 uint8_t *kl_opt_widths(struct kl_arena *a, const struct kl_ssa *s);
 uint8_t kl_opt_width(const struct kl_ssa *s, const uint8_t *w, uint32_t v);

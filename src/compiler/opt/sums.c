@@ -66,16 +66,7 @@ void kl_pass_sums(struct kl_arena *a, struct kl_ir_func *f)
 	struct kl_ssa s;
 	if (!kl_opt_ssa(a, f, &s))
 		return;
-	uint32_t *uses = kl_arena_array(a, uint32_t, s.nvals + 1);
-	for (uint32_t i = 0; i < f->nins; i++) {
-		struct kl_ir_operands u;
-		kl_ir_operands(&f->ins[i], &u);
-		for (uint32_t k = 0; k < u.nuses; k++)
-			uses[kl_ssa_use(&s, i, k)]++;
-	}
-	for (uint32_t p = 0; p < s.nphis; p++)
-		for (uint32_t k = 0; k < s.blocks[s.phis[p].block].npred; k++)
-			uses[s.phis[p].args[k]]++;
+	const uint32_t *uses = kl_opt_value_uses(a, &s, true);
 	for (uint32_t i = 0; i < f->nins; i++) {
 		struct kl_ir_ins *in = &f->ins[i];
 		if (in->op != IR_ALU || in->core || !in->a || !s.def_val[i])

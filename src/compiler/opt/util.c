@@ -160,3 +160,19 @@ bool kl_opt_ssa(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s
 	kl_ssa_build(a, f, s);
 	return s->nblocks != 0;
 }
+
+uint32_t *kl_opt_value_uses(struct kl_arena *a, const struct kl_ssa *s, bool branches)
+{
+	const struct kl_ir_func *f = s->f;
+	uint32_t *uses = kl_arena_array(a, uint32_t, s->nvals + 1);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		struct kl_ir_operands u;
+		kl_ir_operands(&f->ins[i], &u);
+		for (uint32_t k = 0; (branches || f->ins[i].op != IR_BR) && k < u.nuses; k++)
+			uses[kl_ssa_use(s, i, k)]++;
+	}
+	for (uint32_t p = 0; p < s->nphis; p++)
+		for (uint32_t k = 0; k < s->blocks[s->phis[p].block].npred; k++)
+			uses[s->phis[p].args[k]]++;
+	return uses;
+}
