@@ -105,7 +105,7 @@ static bool parse_int(const char *s, int base, int64_t *out)
 	unsigned long long v = strtoull(s, &e, base);
 	if (*e || errno || !isalnum((unsigned char)*s))
 		return false;
-	*out = neg ? -(int64_t)v : (int64_t)v;
+	*out = (int64_t)(neg ? 0 - (uint64_t)v : (uint64_t)v);   /* wraps as the machine does: -#x8000000000000000 too */
 	return true;
 }
 

@@ -42,6 +42,9 @@ int main(void)
 	      f[8]->kind == KL_N_SYM && f[9]->kind == KL_N_KEY && !strcmp(f[9]->str, "key") && !strcmp(f[10]->str, "s\n"),
 	      "n=%u", n);
 	CHECK("reader/u64-max", !read_src("#xffffffffffffffff", &d, &f, &n) && f[0]->ival == -1, "bad");
+	/* negated as the machine does, without overflowing (a fuzzer's find under UBSan) */
+	CHECK("reader/neg-int64-min", !read_src("#x-8000000000000000 -9223372036854775808", &d, &f, &n) && n == 2 &&
+	      f[0]->ival == INT64_MIN && f[1]->ival == INT64_MIN, "bad");
 	CHECK("reader/spans", !read_src("; c\n  (a\n   (b c) [d])", &d, &f, &n) && n == 1 &&
 	      f[0]->span.line == 2 && f[0]->span.col == 3 && f[0]->items[1]->span.line == 3 &&
 	      f[0]->items[1]->span.col == 4 && f[0]->items[2]->vector, "line %u col %u",
