@@ -58,8 +58,8 @@ static bool unrolls(struct lw *l, struct kl_node *n, int64_t count)
  * assigns it, stored at its end and loaded back after the call. Constants need no bytes.
  * The callback first returns 1 (stop) unless index < COUNT, so the verifier knows the index's
  * range as it did in the loop. A body the callback cannot hold ((return), tail-call, a
- * program's arguments or an open with-event) is lowered as a loop after all: the error
- * that said so is forgotten. */
+ * program's arguments, an open with-event, or a pointer it assigns) is lowered as a loop
+ * after all: the error that said so is forgotten. */
 #define BPF_LOOP_FORMS 16384
 
 struct kl_lw_cap {
@@ -170,8 +170,10 @@ static struct kl_ir_ins *mem(struct lw *l, uint8_t op, kl_vreg base, uint32_t sl
 	return i;
 }
 
-/* The body as callback cb of l (made and lowered here); 1 if the body cannot be one. */
-static int lower_callback(struct lw *l, struct lw *cb, struct kl_node *n, int64_t count)
+/* The body as callback cb of l (made and lowered here), the context's bytes in *size; 1 if
+ * the body cannot be one. set: the names the body assigns. */
+static int lower_callback(struct lw *l, struct lw *cb, struct kl_node *n, int64_t count, const struct kl_names *set,
+			  int32_t *size)
 {
 	struct kl_comp *c = l->c;
 	struct kl_ir_func *f = kl_arena_new(c->a, struct kl_ir_func);
@@ -201,23 +203,20 @@ static int lower_callback(struct lw *l, struct lw *cb, struct kl_node *n, int64_
 	struct val v;
 	if (kl_lw_lower_body(cb, n->items + 2, n->nitems - 2, &v))
 		return 1;
-	/* the context's layout: what the callback reads, in the order it first named it */
-	struct kl_names set = { 0 };
-	kl_lw_assigned(l, n->items + 2, n->nitems - 2, &set);
-	int32_t size = 0;
+	/* the context's layout: what the callback reads or assigns, in the order it first named
+	 * it. A pointer it assigns stays a loop: the verifier refuses to store a pointer to the
+	 * stack into the caller's frame, and kiln cannot always tell that kind of pointer. */
+	*size = 0;
 	for (size_t k = 0; k < cb->caps->v.len; k++) {
 		struct kl_lw_cap *cp = cb->caps->v.items[k];
-		if (cp->b.v.kind == V_REG && reads(f, cp->b.v.r)) {
-			cp->off = size;
-			size += 8;
-		} else if (cp->b.v.kind == V_REG && kl_names_get(&set, cp->b.name) >= 0) {
-			cp->off = size;   /* assigned, never read: stored back all the same */
-			size += 8;
-		}
-	}
-	for (size_t k = 0; k < cb->caps->v.len; k++) {
-		struct kl_lw_cap *cp = cb->caps->v.items[k];
-		if (cp->off >= 0 && kl_names_get(&set, cp->b.name) >= 0)
+		bool assigned = kl_names_get(set, cp->b.name) >= 0;
+		if (cp->b.v.kind != V_REG || (!assigned && !reads(f, cp->b.v.r)))
+			continue;
+		if (assigned && (cp->outer.is_ptr || cp->outer.kt))
+			return 1;
+		cp->off = *size;
+		*size += 8;
+		if (assigned)
 			mem(cb, IR_STORE, ctxp, 0, cp->off)->b = cp->b.v.r;
 	}
 	struct kl_ir_ins *r = emit(cb, IR_RET);
@@ -238,8 +237,6 @@ static int lower_callback(struct lw *l, struct lw *cb, struct kl_node *n, int64_
 	memcpy(tmp, f->ins + end, nload * sizeof(*tmp));
 	memmove(f->ins + first + nload, f->ins + first, (end - first) * sizeof(*tmp));
 	memcpy(f->ins + first, tmp, nload * sizeof(*tmp));
-	f->key_frame = 0;
-	(void)size;
 	return 0;
 }
 
@@ -248,16 +245,15 @@ static int as_callback(struct lw *l, struct kl_node *n, int64_t count, bool *don
 	struct kl_comp *c = l->c;
 	struct kl_diag saved = *c->d;
 	struct lw cb;
-	if (lower_callback(l, &cb, n, count)) {
+	struct kl_names set = { 0 };
+	kl_lw_assigned(l, n->items + 2, n->nitems - 2, &set);
+	int32_t size;
+	if (lower_callback(l, &cb, n, count, &set, &size)) {
 		*c->d = saved;   /* lowered as a loop after all */
 		*done = false;
 		return 0;
 	}
 	*done = true;
-	int32_t size = 0;
-	for (size_t k = 0; k < cb.caps->v.len; k++)
-		if (cb.caps->v.items[k]->off >= 0)
-			size += 8;
 	uint32_t slot = size ? kl_lw_slot(l, (uint32_t)size, 8) : 0;
 	for (size_t k = 0; k < cb.caps->v.len; k++) {
 		struct kl_lw_cap *cp = cb.caps->v.items[k];
@@ -271,8 +267,6 @@ static int as_callback(struct lw *l, struct kl_node *n, int64_t count, bool *don
 	kl_vreg args[4] = { kl_lw_reg_of(l, cval(count)), fn->d, slot ? kl_lw_slot_addr(l, slot) : kl_lw_reg_of(l, cval(0)),
 			    kl_lw_reg_of(l, cval(0)) };
 	kl_lw_call(l, BPF_FUNC_loop, args, 4);
-	struct kl_names set = { 0 };
-	kl_lw_assigned(l, n->items + 2, n->nitems - 2, &set);
 	for (size_t k = 0; k < cb.caps->v.len; k++) {
 		struct kl_lw_cap *cp = cb.caps->v.items[k];
 		if (cp->off >= 0 && kl_names_get(&set, cp->b.name) >= 0)

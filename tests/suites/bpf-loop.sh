@@ -5,7 +5,8 @@
 # (every program, every map compared), and the callbacks each makes are counted by name.
 # A long loop, one in a defun, the outer of a nested pair, a typed (u8) counter that wraps
 # and a pointer the body reads become callbacks; a short loop, a body that returns from the
-# program, one that assigns its index and -fno-bpf-loop keep loops.
+# program, one that assigns its index, one that assigns a pointer and -fno-bpf-loop keep
+# loops.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}" || exit 1
@@ -60,6 +61,13 @@ cat > "$tmp/loops.lisp" <<'LISP'
       (when (= j (+ 1000 len)) (return XDP_DROP))
       (incf (getmap out 7)))
     XDP_PASS))
+(defprog walk (:type :xdp)
+  (let ((p (ctx data)) (s 0))
+    (dotimes (i 3000)
+      (setf p (+ (ctx data) (logand i 1)))
+      (incf s (logxor (logand i 7) (- i 3))))
+    (setf (getmap out 9) (+ s (- (ctx data-end) p)))
+    XDP_PASS))
 (defprog steps (:type :xdp)
   (let ((s 0))
     (dotimes (i 3000)
@@ -77,7 +85,7 @@ fi
 ncb=$(llvm-objdump -t "$tmp/on.o" | grep -c '__kiln_loop_')
 check callbacks "4" "$ncb"   # fnv's, recur's, typed's and nested's outer loop
 check callbacks-off "0" "$(llvm-objdump -t "$tmp/off.o" | grep -c '__kiln_loop_')"
-for p in short early steps; do   # loops they stay: the same code with and without the pass
+for p in short early steps walk; do   # loops they stay: the same code with and without the pass
 	a=$(llvm-objdump -d --no-show-raw-insn "$tmp/on.o" | sed -n "/<$p>:/,/^$/p" | wc -l)
 	b=$(llvm-objdump -d --no-show-raw-insn "$tmp/off.o" | sed -n "/<$p>:/,/^$/p" | wc -l)
 	if [ "$a" -gt 2 ] && [ "$a" = "$b" ]; then pass "$p-stays-a-loop"
@@ -88,7 +96,7 @@ for p in fnv typed nested; do
 	else fail "$p-calls-bpf_loop" "no call of bpf_loop (181) in $p"; fi
 done
 out=$("$KILN" check "$tmp/on.o" 2>&1)
-if [ "$(grep -c ' accepted ' <<<"$out")" = 6 ]; then pass "verifier-accepts"
+if [ "$(grep -c ' accepted ' <<<"$out")" = 7 ]; then pass "verifier-accepts"
 else fail verifier-accepts "$(grep -v ' accepted ' <<<"$out" | head -3 | tr '\n' '|')"; fi
 # the verifier's work for the long loop: a callback's body is walked about twice, not 3,000 times
 on=$(grep '^fnv ' <<<"$out" | grep -o '[0-9]* processed' | cut -d' ' -f1)
