@@ -20,47 +20,57 @@ struct kl_ir_ins *kl_ir_emit(struct kl_arena *a, struct kl_ir_func *f, uint8_t o
 	return i;
 }
 
-void kl_ir_operands(const struct kl_ir_ins *i, struct kl_ir_operands *u)
+uint32_t kl_ir_use_ptrs(struct kl_ir_ins *i, kl_vreg *p[6], kl_vreg **def)
 {
-	u->nuses = 0;
-	u->def = 0;
+	uint32_t n = 0;
+	*def = NULL;
 	switch (i->op) {
 	case IR_MOVI: case IR_ADDR: case IR_LDMAP: case IR_ENTRY: case IR_LDFUNC:
-		u->def = i->d;
+		*def = &i->d;
 		break;
 	case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
-		u->uses[u->nuses++] = i->a;
-		u->def = i->d;
+		p[n++] = &i->a;
+		*def = &i->d;
 		break;
 	case IR_ALU:
-		u->uses[u->nuses++] = i->a;
+		p[n++] = &i->a;
 		if (!i->has_imm)
-			u->uses[u->nuses++] = i->b;
-		u->def = i->d;
+			p[n++] = &i->b;
+		*def = &i->d;
 		break;
 	case IR_LOAD:
 		if (i->a)
-			u->uses[u->nuses++] = i->a;
-		u->def = i->d;
+			p[n++] = &i->a;
+		*def = &i->d;
 		break;
 	case IR_STORE: case IR_XADD: case IR_BR:
 		if (i->a)
-			u->uses[u->nuses++] = i->a;
+			p[n++] = &i->a;
 		if (!i->has_imm && i->b)
-			u->uses[u->nuses++] = i->b;
+			p[n++] = &i->b;
 		break;
 	case IR_CALL: case IR_CALLF:
 		for (uint32_t k = 0; k < i->nargs; k++)
-			u->uses[u->nuses++] = i->args[k];
-		u->def = i->d;
+			p[n++] = &i->args[k];
+		*def = &i->d;
 		break;
 	case IR_RET:
 		if (!i->has_imm && i->a)
-			u->uses[u->nuses++] = i->a;
+			p[n++] = &i->a;
 		break;
 	default:
 		break;
 	}
+	return n;
+}
+
+void kl_ir_operands(const struct kl_ir_ins *i, struct kl_ir_operands *u)
+{
+	kl_vreg *p[6], *def;
+	u->nuses = kl_ir_use_ptrs((struct kl_ir_ins *)i, p, &def);   /* read only here */
+	for (uint32_t k = 0; k < u->nuses; k++)
+		u->uses[k] = *p[k];
+	u->def = def ? *def : 0;
 }
 
 int64_t kl_fold(uint8_t alu, int64_t a, int64_t b)

@@ -105,6 +105,9 @@ struct kl_ir_operands {
 	kl_vreg def;          /* 0: none */
 };
 void kl_ir_operands(const struct kl_ir_ins *i, struct kl_ir_operands *u);
+/* The same enumeration as places to rewrite: where each read's vreg is (in kl_ir_operands'
+ * order; their number returned) and where the defined one is (*def, NULL if none). */
+uint32_t kl_ir_use_ptrs(struct kl_ir_ins *i, kl_vreg *p[6], kl_vreg **def);
 
 /* a <alu> b with the BPF machine's semantics (x/0 = 0, x%0 = x, shift counts masked). */
 int64_t kl_fold(uint8_t alu, int64_t a, int64_t b);

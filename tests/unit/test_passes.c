@@ -454,6 +454,26 @@ int main(void)
 	CHECK("pass/bits", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[3].op == IR_MOV && f->ins[4].op == IR_ALU,
 	      "%s", shape(f));
 
+	/* copies: reads of d = s (s set twice, so not propagate's) read s while s holds it; a copy
+	 * one of whose reads comes after s changed keeps all its reads */
+	for (int late = 0; late <= 1; late++) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		I(f, IR_LOAD, 2, 1, 0)->size = 4;                  /* s */
+		I(f, IR_MOV, 3, 2, 0);                             /* d = s */
+		I(f, IR_ALU, 4, 3, 1)->alu = BPF_ADD;              /* d + ... */
+		IMM(f, IR_ALU, 2, 2, 7)->alu = BPF_ADD;            /* s changes */
+		if (late)
+			I(f, IR_ALU, 4, 4, 3)->alu = BPF_ADD;      /* ... + d after it */
+		I(f, IR_ALU, 5, 4, 2)->alu = BPF_ADD;
+		I(f, IR_RET, 0, 5, 0);
+		run(f, "copies");
+		if (!late)
+			CHECK("pass/copies", f->ins[3].a == 2, "%s a=v%u", shape(f), f->ins[3].a);
+		else
+			CHECK("pass/copies-all-or-none", f->ins[3].a == 3 && f->ins[5].b == 3, "%s", shape(f));
+	}
+
 	/* bounds-first: in a loop, `if p > end goto skip` (a bounds check) is `if p <= end goto
 	 * in; goto skip; in:`; the same check outside a loop stays */
 	for (int loop = 1; loop >= 0; loop--) {
