@@ -454,6 +454,30 @@ int main(void)
 	CHECK("pass/bits", f->ins[2].op == IR_MOV && f->ins[2].a == 2 && f->ins[3].op == IR_MOV && f->ins[4].op == IR_ALU,
 	      "%s", shape(f));
 
+	/* dse: a store through a slot's address, where nothing reads the slot, goes; the same
+	 * with the address passed to a call stays */
+	for (int call = 0; call <= 1; call++) {
+		f = fn();
+		f->nslots = 1;
+		f->slots = kl_arena_array(&A, struct kl_slot, 2);
+		f->slots[1].size = 8;
+		I(f, IR_ENTRY, 1, 0, 0);
+		I(f, IR_ADDR, 2, 0, 0)->slot = 1;
+		IMM(f, IR_ALU, 3, 2, 4)->alu = BPF_ADD;
+		st = IMM(f, IR_STORE, 0, 3, 7);
+		st->size = 4;
+		if (call) {
+			struct kl_ir_ins *c = I(f, IR_CALL, 4, 0, 0);
+			c->imm = BPF_FUNC_get_current_comm, c->nargs = 1, c->args[0] = 2;
+		}
+		IMM(f, IR_RET, 0, 0, 0);
+		run(f, "dse");
+		bool kept = false;
+		for (uint32_t i = 0; i < f->nins; i++)
+			kept |= f->ins[i].op == IR_STORE;
+		CHECK(call ? "pass/dse-address-to-a-call" : "pass/dse-through-address", kept == (call == 1), "%s", shape(f));
+	}
+
 	/* copies: reads of d = s (s set twice, so not propagate's) read s while s holds it; a copy
 	 * one of whose reads comes after s changed keeps all its reads */
 	for (int late = 0; late <= 1; late++) {

@@ -1,6 +1,7 @@
 /* dse.c — a pass of the IR optimizer (opt.c runs it): dead stores to stack slots. A slot
- * nothing reads (no load from it, no address of it taken: gvn's copies leave a map key's
- * slot so once its lookup is gone) is never stored to; and a store that a later store in
+ * nothing reads (no load from it, its address, if taken, only the base of stores: gvn's
+ * copies leave a map key's slot so once its lookup is gone, forward a struct whose fields
+ * it read back) is never stored to, directly or through its address; and a store that a later store in
  * the same block overwrites byte for byte, with nothing between that could read the slot
  * (a load from it, a call, a store through a pointer, the end of the block), goes. */
 #include "compiler/opt/passes.h"
@@ -14,11 +15,21 @@ static void drop(struct kl_ir_ins *in)
 void kl_pass_dse(struct kl_arena *a, struct kl_ir_func *f)
 {
 	bool *read = kl_arena_array(a, bool, f->nslots + 1);
+	uint32_t *defs, *def_at;
+	kl_opt_find_defs(a, f, &defs, &def_at);
+	const uint32_t *slot_of = kl_opt_slot_bases(a, f, defs);
 	for (uint32_t i = 0; i < f->nins; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
-		if ((in->op == IR_ADDR || (in->op == IR_LOAD && !in->a) || (in->op == IR_XADD && !in->a)) &&
-		    in->slot <= f->nslots)
-			read[in->slot] = true;
+		if ((in->op == IR_ADDR && !slot_of[in->d]) || (in->op == IR_LOAD && !in->a) || (in->op == IR_XADD && !in->a))
+			read[in->slot <= f->nslots ? in->slot : 0] = true;
+		/* an address that goes anywhere but into accesses, or an access that reads */
+		struct kl_ir_operands u;
+		kl_ir_operands(in, &u);
+		for (uint32_t k = 0; k < u.nuses; k++) {
+			bool reads;
+			if (slot_of[u.uses[k]] && (!kl_opt_slot_use(in, u.uses[k], slot_of, &reads) || reads))
+				read[slot_of[u.uses[k]] - 1] = true;
+		}
 	}
 	/* pending[s]: the instruction (+1) of the last store to slot s not read since, when
 	 * pgen[s] is this stretch's generation (a new one at every label, jump, call and store
@@ -30,6 +41,8 @@ void kl_pass_dse(struct kl_arena *a, struct kl_ir_func *f)
 		bool slot_store = in->op == IR_STORE && !in->a && in->slot && in->slot <= f->nslots;
 		if (slot_store && !read[in->slot]) {
 			drop(in);
+		} else if (in->op == IR_STORE && in->a && slot_of[in->a] && !read[slot_of[in->a] - 1]) {
+			drop(in);   /* through its address: still to a slot nothing reads */
 		} else if (slot_store) {
 			uint32_t p = pgen[in->slot] == gen ? pending[in->slot] : 0;
 			if (p && f->ins[p - 1].off == in->off && f->ins[p - 1].size == in->size)

@@ -57,28 +57,14 @@ static bool defines(const struct kl_ir_ins *in, kl_vreg v)
 static bool *escaped(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *defs)
 {
 	bool *esc = kl_arena_array(a, bool, f->nslots + 1);
-	uint32_t *slot_of = kl_arena_array(a, uint32_t, f->nvregs + 1);   /* vreg -> its slot + 1 */
+	const uint32_t *slot_of = kl_opt_slot_bases(a, f, defs);
 	for (uint32_t i = 0; i < f->nins; i++) {
-		const struct kl_ir_ins *in = &f->ins[i];
-		if (in->op == IR_ADDR && in->d && defs[in->d] == 1)
-			slot_of[in->d] = in->slot + 1;
-		else if (in->op == IR_ALU && in->alu == BPF_ADD && in->has_imm && in->a && slot_of[in->a] && in->d &&
-			 defs[in->d] == 1)
-			slot_of[in->d] = slot_of[in->a];
-	}
-	for (uint32_t i = 0; i < f->nins; i++) {
-		const struct kl_ir_ins *in = &f->ins[i];
 		struct kl_ir_operands u;
-		kl_ir_operands(in, &u);
+		kl_ir_operands(&f->ins[i], &u);
 		for (uint32_t k = 0; k < u.nuses; k++) {
-			kl_vreg v = u.uses[k];
-			if (!slot_of[v])
-				continue;
-			bool base = (in->op == IR_LOAD || in->op == IR_STORE || in->op == IR_XADD) && in->a == v &&
-				    (in->op == IR_LOAD || in->has_imm || in->b != v);
-			bool derive = in->op == IR_ALU && in->alu == BPF_ADD && in->has_imm && in->a == v && slot_of[in->d];
-			if (!base && !derive)
-				esc[slot_of[v] - 1] = true;
+			bool reads;
+			if (slot_of[u.uses[k]] && !kl_opt_slot_use(&f->ins[i], u.uses[k], slot_of, &reads))
+				esc[slot_of[u.uses[k]] - 1] = true;
 		}
 	}
 	return esc;

@@ -44,6 +44,14 @@ void kl_opt_find_defs(struct kl_arena *a, const struct kl_ir_func *f, uint32_t *
 struct kl_ssa;
 /* The SSA form of f into s (ssa.h); false when f has no blocks (nothing to do). */
 bool kl_opt_ssa(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s);
+/* Per vreg of f: the stack slot (+ 1) it holds an address in, when it is set once, by an
+ * ADDR or as such a vreg + K; 0 for the others. defs: kl_opt_find_defs'. */
+uint32_t *kl_opt_slot_bases(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *defs);
+/* Whether in reads v, a slot's address, only as the base of a load, store or atomic (*reads:
+ * whether that access reads the slot) or to add a constant to it (into a vreg slot_of
+ * follows); false: the address goes
+ * elsewhere (a call, a stored value, other arithmetic), where anything may read the slot. */
+bool kl_opt_slot_use(const struct kl_ir_ins *in, kl_vreg v, const uint32_t *slot_of, bool *reads);
 /* Per SSA value of s: how many reads it has (phi arguments count; branches only if asked). */
 uint32_t *kl_opt_value_uses(struct kl_arena *a, const struct kl_ssa *s, bool branches);
 /* How many low bits each SSA value of s can have set (64: any); kl_opt_width: of value v. */

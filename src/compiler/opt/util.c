@@ -176,3 +176,28 @@ uint32_t *kl_opt_value_uses(struct kl_arena *a, const struct kl_ssa *s, bool bra
 			uses[s->phis[p].args[k]]++;
 	return uses;
 }
+
+uint32_t *kl_opt_slot_bases(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *defs)
+{
+	uint32_t *slot_of = kl_arena_array(a, uint32_t, f->nvregs + 1);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		const struct kl_ir_ins *in = &f->ins[i];
+		if (in->op == IR_ADDR && in->d && defs[in->d] == 1)
+			slot_of[in->d] = in->slot + 1;
+		else if (in->op == IR_ALU && in->alu == BPF_ADD && in->has_imm && in->a && slot_of[in->a] && in->d &&
+			 defs[in->d] == 1 && !in->core)
+			slot_of[in->d] = slot_of[in->a];
+	}
+	return slot_of;
+}
+
+bool kl_opt_slot_use(const struct kl_ir_ins *in, kl_vreg v, const uint32_t *slot_of, bool *reads)
+{
+	*reads = in->op == IR_LOAD || in->op == IR_XADD;
+	if ((in->op == IR_LOAD || in->op == IR_STORE || in->op == IR_XADD) && in->a == v &&
+	    (in->op == IR_LOAD || in->has_imm || in->b != v))
+		return true;   /* the base of an access */
+	*reads = false;
+	/* p + K, itself followed (kl_opt_slot_bases) */
+	return in->op == IR_ALU && in->alu == BPF_ADD && in->has_imm && in->a == v && !in->core && slot_of[in->d];
+}
