@@ -45,12 +45,15 @@ struct kl_ir_ins {
 	uint32_t label;
 	uint8_t nargs;
 	uint8_t bounds;       /* BR: a packet bounds check (lowering): 1 its first operand is the
-			       * packet's end, 2 its second; 0 not one */
+			       * packet's end, 2 its second; LOAD: KL_PKT_POINTER, the context's
+			       * packet pointer (never 0); 0 neither */
 	kl_vreg args[5];
 	uint32_t core;        /* MOVI, ALU add with imm, LOAD: the imm (off for LOAD) is a CO-RE
 			       * relocated value, record core - 1 of core.c; never folded */
 	struct kl_span span;
 };
+
+enum { KL_PKT_POINTER = 4 };
 
 struct kl_slot {
 	uint32_t size, align;

@@ -275,6 +275,8 @@ static int f_ctx(struct lw *l, struct kl_node *n, struct val *out)
 	*out = load_at(l, rval(l->ctx), r.off, &r.type);
 	out->is_ptr = r.cf && r.cf->is_pointer;
 	out->pkt_end = out->is_ptr && strstr(r.cf->name, "data-end");
+	if (out->is_ptr && l->f->nins && l->f->ins[l->f->nins - 1].op == IR_LOAD)
+		l->f->ins[l->f->nins - 1].bounds = KL_PKT_POINTER;   /* opt/nonnull.c: never 0 */
 	return 0;
 }
 

@@ -31,7 +31,7 @@ static const struct pass passes[] = {
 	{ "sums", "p + (x + K) is (p + x) + K, (x + K) << S is (x << S) + (K << S): variable sums first, constants last",
 	  kl_pass_sums, false },
 	{ "reassoc", "t = p + K1; u = t + K2 becomes u = p + (K1 + K2) where p still holds it", kl_pass_reassoc, false },
-	{ "fold-offsets", "p = q + K used as a base: the offset folded into the access", kl_pass_fold_offsets, false },
+	{ "nonnull", "a packet pointer (or one plus an offset) tested against 0: the test decided", kl_pass_nonnull, false },
 	{ "forward", "a load of stack bytes a store in its block wrote (nothing between may write them): the value stored",
 	  kl_pass_forward, false },
 	{ "copies", "a copy of a variable whose every read can read the original (still holding it there): the original",
@@ -59,13 +59,13 @@ static const struct pass passes[] = {
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL, false },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_SCCP, P_THREAD_CONST, P_SUMS, P_REASSOC, P_FOLD_OFFSETS, P_FORWARD, P_COPIES, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP, P_BOUNDS_FIRST };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_SCCP, P_THREAD_CONST, P_SUMS, P_REASSOC, P_NONNULL, P_FORWARD, P_COPIES, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP, P_BOUNDS_FIRST };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_FORWARD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_SUMS, 1 }, { P_REASSOC, 1 }, { P_FOLD_OFFSETS, 1 }, { P_COPIES, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_JMP32, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_FORWARD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_SUMS, 1 }, { P_REASSOC, 1 }, { P_NONNULL, 1 }, { P_COPIES, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_JMP32, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_TRIANGLE, 1 }, { P_BRANCH_OVER_JUMP, 1 }, { P_BOUNDS_FIRST, 1 },
 };
 

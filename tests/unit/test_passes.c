@@ -79,15 +79,15 @@ int main(void)
 	CHECK("pass/thread", l1 != 1 && at > 0 && f->ins[at - 1].op == IR_BR && f->ins[at + 1].op == IR_RET &&
 	      f->ins[at + 1].imm == 1, "first branch to L%u at %u: %s", l1, at, shape(f));
 
-	/* fold-offsets: p = q + 14; load p+9 -> load q+23 */
+	/* reassoc: p = q + 14; load p+9 -> load q+23 */
 	f = fn();
 	I(f, IR_ENTRY, 1, 0, 0);
 	IMM(f, IR_ALU, 2, 1, 14)->alu = BPF_ADD;
 	struct kl_ir_ins *ld = I(f, IR_LOAD, 3, 2, 0);
 	ld->size = 1, ld->off = 9;
 	I(f, IR_RET, 0, 3, 0);
-	run(f, "fold-offsets");
-	CHECK("pass/fold-offsets", f->ins[2].a == 1 && f->ins[2].off == 23, "load base v%u off %d", f->ins[2].a, f->ins[2].off);
+	run(f, "reassoc");
+	CHECK("pass/reassoc-access", f->ins[2].a == 1 && f->ins[2].off == 23, "load base v%u off %d", f->ins[2].a, f->ins[2].off);
 
 	/* swap-cmp: x = bswap16(load16 p); if x == 0x0800 -> if load16 p == 0x0008 */
 	f = fn();
@@ -476,6 +476,25 @@ int main(void)
 		for (uint32_t i = 0; i < f->nins; i++)
 			kept |= f->ins[i].op == IR_STORE;
 		CHECK(call ? "pass/dse-address-to-a-call" : "pass/dse-through-address", kept == (call == 1), "%s", shape(f));
+	}
+
+	/* nonnull: data (a packet pointer load) + 14 tested against 0: == never jumps, != always */
+	for (int ne = 0; ne <= 1; ne++) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		ld = I(f, IR_LOAD, 2, 1, 0);
+		ld->size = 4, ld->bounds = KL_PKT_POINTER;
+		IMM(f, IR_ALU, 3, 2, 14)->alu = BPF_ADD;
+		br = IMM(f, IR_BR, 0, 3, 0);
+		br->alu = ne ? BPF_JNE : BPF_JEQ, br->label = 1;
+		IMM(f, IR_RET, 0, 0, 1);
+		LAB(f, IR_LABEL, 1);
+		IMM(f, IR_RET, 0, 0, 2);
+		run(f, "nonnull");
+		const struct kl_ir_ins *t = &f->ins[3];
+		CHECK(ne ? "pass/nonnull-always" : "pass/nonnull-never",
+		      ne ? t->op == IR_JMP && t->label == 1 : !strcmp(shape(f), "entry load alu ret label ret"), "%s",
+		      shape(f));
 	}
 
 	/* copies: reads of d = s (s set twice, so not propagate's) read s while s holds it; a copy

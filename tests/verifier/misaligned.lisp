@@ -5,4 +5,4 @@
 (defprog odd (:type :xdp)
   (let ((buf (stack-buffer 16)))
     (store u32 buf 1 7)
-    (load u32 buf 1)))
+    (load u16 buf 4)))   ; a read of the slot (not all of the store's bytes: it stays)

@@ -19,7 +19,7 @@ struct loc {
 };
 
 /* The slot and offset a load or store reaches: slot-based, or through a vreg defined once
- * as a slot's address, or as such a vreg plus a constant (fold-offsets has not run yet). */
+ * as a slot's address, or as such a vreg plus a constant (before reassoc folds it). */
 static bool where(const struct kl_ir_func *f, const uint32_t *defs, const uint32_t *def_at, const struct kl_ir_ins *in,
 		  struct loc *l)
 {

@@ -8,13 +8,13 @@
 void kl_pass_unreachable(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_dce(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_thread(struct kl_arena *a, struct kl_ir_func *f);
-void kl_pass_fold_offsets(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_swap_cmp(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_jmp32(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_forward(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_sums(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_bounds_first(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_copies(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_nonnull(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_coalesce(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_merge_returns(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_branch_over_jump(struct kl_arena *a, struct kl_ir_func *f);

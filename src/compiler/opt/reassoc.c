@@ -26,7 +26,8 @@ void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f)
 	int64_t k;
 	for (uint32_t i = 0; i < f->nins && !any; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
-		if (adds_const(in, &k) && in->a < f->nvregs && added[in->a])
+		bool access = (in->op == IR_LOAD || in->op == IR_STORE || in->op == IR_XADD) && !in->core;
+		if ((adds_const(in, &k) || access) && in->a && in->a < f->nvregs && added[in->a])
 			any = true;
 		if (adds_const(in, &k) && in->d < f->nvregs)
 			added[in->d] = true;
@@ -44,9 +45,22 @@ void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f)
 	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {
 		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
 			struct kl_ir_ins *in = &f->ins[i];
-			int64_t k2, k1;
+			int64_t k2 = 0, k1 = 0;
 			uint32_t tv = in->a ? kl_ssa_use(&s, i, 0) : 0;
-			if (adds_const(in, &k2) && tv && s.vals[tv].kind == KL_VAL_INS) {
+			if ((in->op == IR_LOAD || in->op == IR_STORE || in->op == IR_XADD) && !in->core && tv &&
+			    s.vals[tv].kind == KL_VAL_INS) {
+				/* an access through t = p + K: through p, K in its offset (`ip = data + 14;
+				 * (load u8 ip 9)` is one load at data + 23, and ip usually dies) */
+				uint32_t at = s.vals[tv].at;
+				const struct kl_ir_ins *t = &f->ins[at];
+				uint32_t xv = now[at] ? now[at] : t->a ? kl_ssa_use(&s, at, 0) : 0;
+				int64_t off;
+				if (adds_const(t, &k1) && xv && kl_ssa_holds(&w, t->a, xv) &&
+				    !__builtin_add_overflow((int64_t)in->off, k1, &off) && off >= INT16_MIN && off <= INT16_MAX) {
+					in->a = t->a;
+					in->off = (int32_t)off;
+				}
+			} else if (adds_const(in, &k2) && tv && s.vals[tv].kind == KL_VAL_INS) {
 				uint32_t at = s.vals[tv].at;
 				const struct kl_ir_ins *t = &f->ins[at];
 				uint32_t xv = now[at] ? now[at] : t->a ? kl_ssa_use(&s, at, 0) : 0;

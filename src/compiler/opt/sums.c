@@ -3,7 +3,7 @@
  * `t = p + x; u = t + K`, and `m = x + K; t = m << S` (or `* C`) becomes `m = x << S;
  * t = m + (K << S)`, where the inner sum is read only there. `(+ data (+ 14 i))` and
  * `(+ data (* (+ i 1) 2))` then end in `data + i` or `data + 2i` plus a constant: the
- * constant folds into the accesses (fold-offsets), the variable sum is computed once for
+ * constant folds into the accesses (reassoc), the variable sum is computed once for
  * the bounds check and the load (gvn), and the verifier, which lets a bounds check cover only
  * pointers of one id, sees the check and the load on one pointer (in a bpf_loop callback,
  * where the index is a range and not each round's constant, it needs that). The rewrites are
