@@ -65,7 +65,7 @@ enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_S
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_FORWARD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_SUMS, 1 }, { P_REASSOC, 1 }, { P_NONNULL, 1 }, { P_COPIES, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_JMP32, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_FORWARD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_NONNULL, 1 }, { P_COPIES, 1 }, { P_SUMS, 1 }, { P_REASSOC, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_COPIES, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_JMP32, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_TRIANGLE, 1 }, { P_BRANCH_OVER_JUMP, 1 }, { P_BOUNDS_FIRST, 1 },
 };
 
