@@ -24,18 +24,18 @@ static const struct pass passes[] = {
 	  kl_pass_unroll_fold, true },
 	{ "rotate", "loops with their tests at the bottom: a copy of the tests for the jump back (the verifier prunes the exits)",
 	  kl_pass_rotate, true },
+	{ "forward", "a load of stack bytes a store in its block wrote (nothing between may write them): the value stored",
+	  kl_pass_forward, false },
 	{ "sccp", "sparse conditional constant propagation over the SSA form: constants through joins, branches decided",
 	  kl_pass_sccp, false },
 	{ "thread-const", "v = K; goto L where L only tests v: the jump goes where the test would send it",
 	  kl_pass_thread_const, false },
+	{ "nonnull", "a packet pointer (or one plus an offset) tested against 0: the test decided", kl_pass_nonnull, false },
+	{ "copies", "a copy of a variable whose every read can read the original (still holding it there): the original",
+	  kl_pass_copies, false },
 	{ "sums", "p + (x + K) is (p + x) + K, (x + K) << S is (x << S) + (K << S): variable sums first, constants last",
 	  kl_pass_sums, false },
 	{ "reassoc", "t = p + K1; u = t + K2 becomes u = p + (K1 + K2) where p still holds it", kl_pass_reassoc, false },
-	{ "nonnull", "a packet pointer (or one plus an offset) tested against 0: the test decided", kl_pass_nonnull, false },
-	{ "forward", "a load of stack bytes a store in its block wrote (nothing between may write them): the value stored",
-	  kl_pass_forward, false },
-	{ "copies", "a copy of a variable whose every read can read the original (still holding it there): the original",
-	  kl_pass_copies, false },
 	{ "gvn", "global value numbering over the SSA form: what a dominating instruction computed, a copy of it",
 	  kl_pass_gvn, false },
 	{ "bits", "x & M keeping every bit x can have, a 32-bit truncation of a 32-bit value: copies", kl_pass_bits, false },
@@ -59,7 +59,9 @@ static const struct pass passes[] = {
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL, false },
 };
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_SCCP, P_THREAD_CONST, P_SUMS, P_REASSOC, P_NONNULL, P_FORWARD, P_COPIES, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP, P_BOUNDS_FIRST };
+/* kl_options.no_passes and the config's disabled are one bit per pass */
+_Static_assert(sizeof(passes) / sizeof(passes[0]) <= 32, "more passes than bits in -fno-PASS's mask");
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_FORWARD, P_SCCP, P_THREAD_CONST, P_NONNULL, P_COPIES, P_SUMS, P_REASSOC, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP, P_BOUNDS_FIRST };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
