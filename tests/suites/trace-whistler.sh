@@ -10,7 +10,8 @@
 #   softirqs.bt        @[vec]: vectors 0..9; every vector bpftrace counted 10 times or more
 #                      is in kiln's output too
 #   runqlat.bt         @usecs: a histogram with counts in both
-#   biolatency-tp.bt   @usecs: at least DIRECT_READS block requests in kiln's histogram
+#   biolatency-tp.bt   @usecs: at least DIRECT_READS - 1 block requests in kiln's histogram, or
+#                      bpftrace's count less one where it counted fewer
 # Those on kprobes (this kernel has no kprobe events) must be refused at attach by both,
 # kiln with its reason. Not copied into kiln: Whistler's files stay in its repository.
 set -u
@@ -220,11 +221,15 @@ for f in "${live[@]}"; do
 		kt=$(hist_total "$k" @usecs) bt=$(hist_total "$b" @usecs)
 		# bpftrace 0.17 is asked for some only: now and then it counts one of the dd's less;
 		# on a loaded machine both have counted 63 of the 64 (a request whose issue and
-		# completion straddle an attach), so kiln may miss one too, no more
-		if [ "$kt" -ge $((DIRECT_READS - 1)) ] && [ "$bt" -gt 0 ]; then
+		# completion straddle an attach), so kiln may miss one too, no more. Once (a CI run)
+		# both counted 53 and 53: fewer of the reads reached the device as requests of their
+		# own, which bpftrace's count shows; kiln then needs at least bpftrace's, less one.
+		want=$((DIRECT_READS - 1))
+		[ "$bt" -gt 0 ] && [ $((bt - 1)) -lt "$want" ] && want=$((bt - 1))
+		if [ "$kt" -ge "$want" ] && [ "$kt" -gt 0 ] && [ "$bt" -gt 0 ]; then
 			pass "$f/usecs ($kt and $bt block requests, $DIRECT_READS of them the dd's reads)"
 		else
-			fail "$f/usecs" "want at least $((DIRECT_READS - 1)) requests in kiln's, some in bpftrace's; kiln $kt, bpftrace $bt"
+			fail "$f/usecs" "want at least $want requests in kiln's (the dd's $DIRECT_READS reads, or bpftrace's count, less one), some in bpftrace's; kiln $kt, bpftrace $bt"
 		fi
 		;;
 	*)
