@@ -43,13 +43,29 @@ static void put(struct em *e, struct bpf_insn i)
 static int reg(struct em *e, kl_vreg v) { return e->al->reg[v]; }
 static int16_t spill_off(struct em *e, kl_vreg v) { return (int16_t)e->f->slots[e->al->spill[v]].fp_off; }
 
+static struct bpf_insn *patchable(struct em *e);
+
+/* r = v's spill slot: nothing when the instruction just before stored r there, a copy
+ * when it stored another register there (a spill made by the instruction before). */
+static void fill(struct em *e, uint8_t r, kl_vreg v)
+{
+	int16_t off = spill_off(e, v);
+	const struct bpf_insn *last = patchable(e);
+	if (last && last->code == (BPF_STX | BPF_MEM | BPF_DW) && last->dst_reg == KL_FP && last->off == off) {
+		if (last->src_reg != r)
+			put(e, kl_mov(r, last->src_reg));
+		return;
+	}
+	put(e, kl_ldx(8, r, KL_FP, off));
+}
+
 /* A register holding v: its own, or `scratch` loaded from v's spill slot. */
 static uint8_t src(struct em *e, kl_vreg v, uint8_t scratch)
 {
 	int r = reg(e, v);
 	if (r >= 0)
 		return (uint8_t)r;
-	put(e, kl_ldx(8, scratch, KL_FP, spill_off(e, v)));
+	fill(e, scratch, v);
 	return scratch;
 }
 
@@ -67,7 +83,7 @@ static void fetch_into(struct em *e, uint8_t r, kl_vreg v)
 {
 	int rv = reg(e, v);
 	if (rv == KL_REG_SPILLED)
-		put(e, kl_ldx(8, r, KL_FP, spill_off(e, v)));
+		fill(e, r, v);
 	else if (rv != r)
 		put(e, kl_mov(r, (uint8_t)rv));
 }
