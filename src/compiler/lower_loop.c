@@ -21,12 +21,24 @@
 #define UNROLL_SMALL 12
 #define UNROLL_SMALL_FORMS 128
 
-static uint32_t forms_in(const struct kl_node *n)
+/* The forms of n, up to about cap; per_iteration: a dotimes of a constant count inside n
+ * counted once per iteration (as the verifier walks it). */
+static uint64_t forms_upto(struct kl_comp *c, const struct kl_node *n, uint64_t cap, bool per_iteration)
 {
-	uint32_t k = 1;
-	for (uint32_t i = 0; n->kind == KL_N_LIST && i < n->nitems && k <= UNROLL_FORMS; i++)
-		k += forms_in(n->items[i]);
-	return k;
+	uint64_t k = 1, times = 1;
+	const char *h = per_iteration ? kl_head(n) : NULL;
+	if (h && !strcmp(h, "dotimes") && n->nitems > 2 && n->items[1]->kind == KL_N_LIST && n->items[1]->nitems == 2) {
+		const struct kl_node *cn = n->items[1]->items[1];
+		int64_t v = 1;
+		if (cn->kind == KL_N_INT)
+			v = cn->ival;
+		else if (cn->kind == KL_N_SYM)
+			kl_const_lookup(c, cn->str, &v);
+		times = v > 1 ? (uint64_t)v : 1;
+	}
+	for (uint32_t i = 0; n->kind == KL_N_LIST && i < n->nitems && k * times <= cap; i++)
+		k += forms_upto(c, n->items[i], cap, per_iteration);
+	return k * times;
 }
 
 static bool unrolls(struct lw *l, struct kl_node *n, int64_t count)
@@ -34,10 +46,10 @@ static bool unrolls(struct lw *l, struct kl_node *n, int64_t count)
 	struct kl_opt_config cfg = { .level = l->c->opts.opt_level, .disabled = l->c->opts.no_passes };
 	if (!kl_opt_pass_on(&cfg, "unroll") || count > UNROLL_COUNT)
 		return false;
-	uint32_t forms = 0;
+	uint64_t forms = 0;
 	for (uint32_t i = 2; i < n->nitems; i++)
-		forms += forms_in(n->items[i]);
-	if ((uint64_t)forms * (uint64_t)count > (forms <= UNROLL_SMALL ? UNROLL_SMALL_FORMS : UNROLL_FORMS))
+		forms += forms_upto(l->c, n->items[i], UNROLL_FORMS, false);
+	if (forms * (uint64_t)count > (forms <= UNROLL_SMALL ? UNROLL_SMALL_FORMS : UNROLL_FORMS))
 		return false;
 	struct kl_names set = { 0 };
 	kl_lw_assigned(l, n->items + 2, n->nitems - 2, &set);
@@ -103,26 +115,6 @@ struct binding *kl_lw_capture(struct lw *l, const char *name)
 	return &add_cap(l, name, &copy, copy.v)->b;
 }
 
-/* The forms of n, up to about cap, a dotimes of a constant count inside n counted once per
- * iteration (as the verifier walks it). */
-static uint64_t forms_upto(struct kl_comp *c, const struct kl_node *n, uint64_t cap)
-{
-	uint64_t k = 1, times = 1;
-	const char *h = kl_head(n);
-	if (h && !strcmp(h, "dotimes") && n->nitems > 2 && n->items[1]->kind == KL_N_LIST && n->items[1]->nitems == 2) {
-		const struct kl_node *cn = n->items[1]->items[1];
-		int64_t v = 1;
-		if (cn->kind == KL_N_INT)
-			v = cn->ival;
-		else if (cn->kind == KL_N_SYM)
-			kl_const_lookup(c, cn->str, &v);
-		times = v > 1 ? (uint64_t)v : 1;
-	}
-	for (uint32_t i = 0; n->kind == KL_N_LIST && i < n->nitems && k * times <= cap; i++)
-		k += forms_upto(c, n->items[i], cap);
-	return k * times;
-}
-
 static bool kernel_has_bpf_loop(struct kl_comp *c)
 {
 	if (!c->has_bpf_loop) {
@@ -133,31 +125,19 @@ static bool kernel_has_bpf_loop(struct kl_comp *c)
 	return c->has_bpf_loop > 0;
 }
 
-static bool loop_wanted(struct lw *l, struct kl_node *n, int64_t count)
+/* Whether the dotimes n is one for a callback; set: then, the names its body assigns. */
+static bool loop_wanted(struct lw *l, struct kl_node *n, int64_t count, struct kl_names *set)
 {
 	int p = kl_opt_pass_find("bpf-loop");
 	if (count < 2 || (l->c->opts.no_passes >> p & 1))
 		return false;
 	uint64_t forms = 0;
 	for (uint32_t i = 2; i < n->nitems; i++)
-		forms += forms_upto(l->c, n->items[i], BPF_LOOP_FORMS);
+		forms += forms_upto(l->c, n->items[i], BPF_LOOP_FORMS, true);
 	if (forms * (uint64_t)count < BPF_LOOP_FORMS)
 		return false;
-	struct kl_names set = { 0 };
-	kl_lw_assigned(l, n->items + 2, n->nitems - 2, &set);
-	return kl_names_get(&set, n->items[1]->items[0]->str) < 0 && kernel_has_bpf_loop(l->c);
-}
-
-static bool reads(const struct kl_ir_func *f, kl_vreg v)
-{
-	for (uint32_t i = 0; i < f->nins; i++) {
-		struct kl_ir_operands u;
-		kl_ir_operands(&f->ins[i], &u);
-		for (uint32_t k = 0; k < u.nuses; k++)
-			if (u.uses[k] == v)
-				return true;
-	}
-	return false;
+	kl_lw_assigned(l, n->items + 2, n->nitems - 2, set);
+	return kl_names_get(set, n->items[1]->items[0]->str) < 0 && kernel_has_bpf_loop(l->c);
 }
 
 static struct kl_ir_ins *mem(struct lw *l, uint8_t op, kl_vreg base, uint32_t slot, int32_t off)
@@ -206,11 +186,18 @@ static int lower_callback(struct lw *l, struct lw *cb, struct kl_node *n, int64_
 	/* the context's layout: what the callback reads or assigns, in the order it first named
 	 * it. A pointer it assigns stays a loop: the verifier refuses to store a pointer to the
 	 * stack into the caller's frame, and kiln cannot always tell that kind of pointer. */
+	bool *read = kl_arena_array(c->a, bool, f->nvregs + 1);
+	for (uint32_t i = 0; i < f->nins; i++) {
+		struct kl_ir_operands u;
+		kl_ir_operands(&f->ins[i], &u);
+		for (uint32_t k = 0; k < u.nuses; k++)
+			read[u.uses[k]] = true;
+	}
 	*size = 0;
 	for (size_t k = 0; k < cb->caps->v.len; k++) {
 		struct kl_lw_cap *cp = cb->caps->v.items[k];
 		bool assigned = kl_names_get(set, cp->b.name) >= 0;
-		if (cp->b.v.kind != V_REG || (!assigned && !reads(f, cp->b.v.r)))
+		if (cp->b.v.kind != V_REG || (!assigned && !read[cp->b.v.r]))
 			continue;
 		if (assigned && (cp->outer.is_ptr || cp->outer.kt))
 			return 1;
@@ -240,20 +227,18 @@ static int lower_callback(struct lw *l, struct lw *cb, struct kl_node *n, int64_
 	return 0;
 }
 
-static int as_callback(struct lw *l, struct kl_node *n, int64_t count, bool *done)
+/* The dotimes n as a bpf_loop call of a callback made of its body; false (nothing emitted,
+ * the errors of the trial forgotten) when the body cannot be one. set: what it assigns. */
+static bool as_callback(struct lw *l, struct kl_node *n, int64_t count, const struct kl_names *set)
 {
 	struct kl_comp *c = l->c;
 	struct kl_diag saved = *c->d;
 	struct lw cb;
-	struct kl_names set = { 0 };
-	kl_lw_assigned(l, n->items + 2, n->nitems - 2, &set);
 	int32_t size;
-	if (lower_callback(l, &cb, n, count, &set, &size)) {
-		*c->d = saved;   /* lowered as a loop after all */
-		*done = false;
-		return 0;
+	if (lower_callback(l, &cb, n, count, set, &size)) {
+		*c->d = saved;
+		return false;
 	}
-	*done = true;
 	uint32_t slot = size ? kl_lw_slot(l, (uint32_t)size, 8) : 0;
 	for (size_t k = 0; k < cb.caps->v.len; k++) {
 		struct kl_lw_cap *cp = cb.caps->v.items[k];
@@ -269,10 +254,10 @@ static int as_callback(struct lw *l, struct kl_node *n, int64_t count, bool *don
 	kl_lw_call(l, BPF_FUNC_loop, args, 4);
 	for (size_t k = 0; k < cb.caps->v.len; k++) {
 		struct kl_lw_cap *cp = cb.caps->v.items[k];
-		if (cp->off >= 0 && kl_names_get(&set, cp->b.name) >= 0)
+		if (cp->off >= 0 && kl_names_get(set, cp->b.name) >= 0)
 			mem(l, IR_LOAD, 0, slot, cp->off)->d = cp->outer.r;
 	}
-	return 0;
+	return true;
 }
 
 static int f_dotimes(struct lw *l, struct kl_node *n, struct val *out)
@@ -300,14 +285,10 @@ static int f_dotimes(struct lw *l, struct kl_node *n, struct val *out)
 		*out = cval(0);
 		return 0;
 	}
-	if (loop_wanted(l, n, count)) {
-		bool done;
-		if (as_callback(l, n, count, &done))
-			return -1;
-		if (done) {
-			*out = cval(0);
-			return 0;
-		}
+	struct kl_names set = { 0 };
+	if (loop_wanted(l, n, count, &set) && as_callback(l, n, count, &set)) {
+		*out = cval(0);
+		return 0;
 	}
 	kl_lw_bind(l, spec->items[0]->str, cval(0), true);
 	kl_vreg i = l->scope.items[l->scope.len - 1].v.r;
