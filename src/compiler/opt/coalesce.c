@@ -8,9 +8,7 @@ static bool op_in_place(const struct kl_ir_ins *in)
 
 static bool touches(const struct kl_ir_ins *in, kl_vreg v)
 {
-	struct kl_ir_operands u;
-	kl_ir_operands(in, &u);
-	return u.def == v || kl_opt_reads(in, v);
+	return kl_opt_defines(in, v) || kl_opt_reads(in, v);
 }
 
 /* `t = x OP y; ...; x = t OP2 z` with t read only there, nothing between reading or writing

@@ -17,7 +17,7 @@ void kl_pass_dse(struct kl_arena *a, struct kl_ir_func *f)
 	bool *read = kl_arena_array(a, bool, f->nslots + 1);
 	uint32_t *defs, *def_at;
 	kl_opt_find_defs(a, f, &defs, &def_at);
-	const uint32_t *slot_of = kl_opt_slot_bases(a, f, defs);
+	const uint32_t *slot_of = kl_opt_slot_bases(a, f, defs, NULL);
 	for (uint32_t i = 0; i < f->nins; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
 		if ((in->op == IR_ADDR && !slot_of[in->d]) || (in->op == IR_LOAD && !in->a) || (in->op == IR_XADD && !in->a))

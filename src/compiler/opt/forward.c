@@ -18,46 +18,33 @@ struct loc {
 	int64_t off;
 };
 
-/* The slot and offset a load or store reaches: slot-based, or through a vreg defined once
- * as a slot's address, or as such a vreg plus a constant (before reassoc folds it). */
-static bool where(const struct kl_ir_func *f, const uint32_t *defs, const uint32_t *def_at, const struct kl_ir_ins *in,
-		  struct loc *l)
+/* Where a load or store reaches: a slot and an offset in it, directly or through a slot's
+ * address (kl_opt_slot_bases: before reassoc folds the constants in). */
+struct slots {
+	const uint32_t *slot_of;
+	const int64_t *off_of;
+	const bool *escaped;      /* per slot: its address goes elsewhere, where a call may write it */
+};
+
+static bool where(const struct slots *sl, const struct kl_ir_ins *in, struct loc *l)
 {
 	if (!in->a) {
 		l->slot = in->slot;
 		l->off = in->off;
 		return in->slot != 0;
 	}
-	int64_t off = in->off;
-	kl_vreg b = in->a;
-	for (int depth = 0; depth < 8 && b && defs[b] == 1; depth++) {
-		const struct kl_ir_ins *d = &f->ins[def_at[b]];
-		if (d->op == IR_ADDR) {
-			l->slot = d->slot;
-			l->off = off + d->off;
-			return true;
-		}
-		if (d->op != IR_ALU || d->alu != BPF_ADD || !d->has_imm || d->core)
-			return false;
-		off += d->imm;   /* p = q + K */
-		b = d->a;
-	}
-	return false;
-}
-
-static bool defines(const struct kl_ir_ins *in, kl_vreg v)
-{
-	struct kl_ir_operands u;
-	kl_ir_operands(in, &u);
-	return u.def == v;
+	if (!sl->slot_of[in->a])
+		return false;
+	l->slot = sl->slot_of[in->a] - 1;
+	l->off = sl->off_of[in->a] + in->off;
+	return true;
 }
 
 /* The slots whose address goes anywhere but into the base of a load or store (a call's
  * argument, a stored value, arithmetic other than + K): a call may write those. */
-static bool *escaped(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *defs)
+static bool *escaped(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *slot_of)
 {
 	bool *esc = kl_arena_array(a, bool, f->nslots + 1);
-	const uint32_t *slot_of = kl_opt_slot_bases(a, f, defs);
 	for (uint32_t i = 0; i < f->nins; i++) {
 		struct kl_ir_operands u;
 		kl_ir_operands(&f->ins[i], &u);
@@ -87,22 +74,21 @@ static bool stored_const(const struct kl_ir_func *f, const uint32_t *defs, const
 
 /* The store (its index) load i reads, all its bytes from it, or -1; *delta: where the
  * load's bytes start in the store's. */
-static int64_t source(const struct kl_ir_func *f, const uint32_t *defs, const uint32_t *def_at, const bool *esc,
-		      uint32_t i, int64_t *delta)
+static int64_t source(const struct kl_ir_func *f, const struct slots *sl, uint32_t i, int64_t *delta)
 {
 	const struct kl_ir_ins *ld = &f->ins[i];
 	struct loc l, p;
-	if (!where(f, defs, def_at, ld, &l))
+	if (!where(sl, ld, &l))
 		return -1;
 	for (uint32_t j = i; j-- > 0 && i - j <= FORWARD_SCAN;) {
 		const struct kl_ir_ins *q = &f->ins[j];
 		if (q->op == IR_LABEL || q->op == IR_JMP || q->op == IR_BR || q->op == IR_RET)
 			return -1;
-		if ((q->op == IR_CALL || q->op == IR_CALLF) && esc[l.slot])
+		if ((q->op == IR_CALL || q->op == IR_CALLF) && sl->escaped[l.slot])
 			return -1;   /* it may write the slot through its address */
 		if (q->op != IR_STORE && q->op != IR_XADD)
 			continue;
-		if (!where(f, defs, def_at, q, &p))
+		if (!where(sl, q, &p))
 			return -1;   /* it may write anywhere on the stack */
 		if (p.slot != l.slot || p.off >= l.off + ld->size || l.off >= p.off + q->size)
 			continue;
@@ -122,12 +108,16 @@ void kl_pass_forward(struct kl_arena *a, struct kl_ir_func *f)
 		return;
 	uint32_t *defs, *def_at;
 	kl_opt_find_defs(a, f, &defs, &def_at);
-	const bool *esc = escaped(a, f, defs);
+	struct slots sl;
+	int64_t *off_of;
+	sl.slot_of = kl_opt_slot_bases(a, f, defs, &off_of);
+	sl.off_of = off_of;
+	sl.escaped = escaped(a, f, sl.slot_of);
 	for (uint32_t i = 0; i < f->nins; i++) {
 		struct kl_ir_ins *ld = &f->ins[i];
 		if (ld->op != IR_LOAD || ld->core || !ld->d)
 			continue;
-		int64_t delta = 0, j = source(f, defs, def_at, esc, i, &delta), k;
+		int64_t delta = 0, j = source(f, &sl, i, &delta), k;
 		if (j < 0)
 			continue;
 		const struct kl_ir_ins *st = &f->ins[j];
@@ -144,11 +134,8 @@ void kl_pass_forward(struct kl_arena *a, struct kl_ir_func *f)
 		} else if (delta || size != st->size) {
 			continue;
 		} else {
-			bool held = true;
-			for (uint32_t k = (uint32_t)j + 1; k < i && held; k++)
-				held = !defines(&f->ins[k], st->b);
-			if (!held)
-				continue;
+			if (kl_opt_set_between(f, st->b, (uint32_t)j + 1, i))
+				continue;   /* the register no longer holds what was stored */
 			kl_vreg b = st->b;
 			memset(ld, 0, sizeof(*ld));
 			ld->a = b;

@@ -35,8 +35,11 @@ void kl_pass_thread_const(struct kl_arena *a, struct kl_ir_func *f);
 bool kl_opt_pure(uint8_t op);
 /* How many jumps and branches go to each label of f. */
 uint32_t *kl_opt_label_refs(struct kl_arena *a, const struct kl_ir_func *f);
-/* Whether instruction in reads vreg v. */
+/* Whether instruction in reads vreg v; whether it sets v; whether one of instructions
+ * [from, to) of f sets v. */
 bool kl_opt_reads(const struct kl_ir_ins *in, kl_vreg v);
+bool kl_opt_defines(const struct kl_ir_ins *in, kl_vreg v);
+bool kl_opt_set_between(const struct kl_ir_func *f, kl_vreg v, uint32_t from, uint32_t to);
 /* Adds delta to uses[v] for each vreg instruction i reads. */
 void kl_opt_count_uses(const struct kl_ir_ins *i, uint32_t *uses, int delta);
 /* Where each vreg is defined: how many times, and the instruction of the last one. */
@@ -45,8 +48,9 @@ struct kl_ssa;
 /* The SSA form of f into s (ssa.h); false when f has no blocks (nothing to do). */
 bool kl_opt_ssa(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s);
 /* Per vreg of f: the stack slot (+ 1) it holds an address in, when it is set once, by an
- * ADDR or as such a vreg + K; 0 for the others. defs: kl_opt_find_defs'. */
-uint32_t *kl_opt_slot_bases(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *defs);
+ * ADDR or as such a vreg + K; 0 for the others; in *off_of (if asked), the offset into the
+ * slot. defs: kl_opt_find_defs'. */
+uint32_t *kl_opt_slot_bases(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *defs, int64_t **off_of);
 /* Whether in reads v, a slot's address, only as the base of a load, store or atomic (*reads:
  * whether that access reads the slot) or to add a constant to it (into a vreg slot_of
  * follows); false: the address goes

@@ -30,18 +30,6 @@ static int64_t inner(const struct kl_ssa *s, const uint32_t *uses, uint32_t v, u
 	return s->block_of[j] == b && j < i ? (int64_t)j : -1;
 }
 
-/* Whether vreg r keeps the value it has at instruction j until instruction i (same block). */
-static bool kept(const struct kl_ir_func *f, kl_vreg r, uint32_t j, uint32_t i)
-{
-	for (uint32_t k = j; k < i; k++) {
-		struct kl_ir_operands u;
-		kl_ir_operands(&f->ins[k], &u);
-		if (u.def == r)
-			return false;
-	}
-	return true;
-}
-
 /* Whether value v (of vreg r) is what r holds at instruction j of block b: defined before j. */
 static bool ready(const struct kl_ssa *s, uint32_t v, uint32_t b, uint32_t j)
 {
@@ -97,7 +85,7 @@ void kl_pass_sums(struct kl_arena *a, struct kl_ir_func *f)
 			int64_t j = inner(&s, uses, tv, b, i);
 			struct kl_ir_ins *t = j >= 0 ? &f->ins[j] : NULL;
 			if (!t || t->d != tr || tr == pr || !adds_const(t, &k) || k < INT32_MIN || k > INT32_MAX ||
-			    !ready(&s, pv, b, (uint32_t)j) || !kept(f, pr, (uint32_t)j, i))
+			    !ready(&s, pv, b, (uint32_t)j) || kl_opt_set_between(f, pr, (uint32_t)j, i))
 				continue;
 			t->alu = BPF_ADD;
 			t->has_imm = false;

@@ -21,6 +21,21 @@ bool kl_opt_reads(const struct kl_ir_ins *in, kl_vreg v)
 	return false;
 }
 
+bool kl_opt_defines(const struct kl_ir_ins *in, kl_vreg v)
+{
+	struct kl_ir_operands u;
+	kl_ir_operands(in, &u);
+	return u.def == v;
+}
+
+bool kl_opt_set_between(const struct kl_ir_func *f, kl_vreg v, uint32_t from, uint32_t to)
+{
+	for (uint32_t k = from; k < to; k++)
+		if (kl_opt_defines(&f->ins[k], v))
+			return true;
+	return false;
+}
+
 uint32_t *kl_opt_label_refs(struct kl_arena *a, const struct kl_ir_func *f)
 {
 	uint32_t *refs = kl_arena_array(a, uint32_t, f->nlabels + 1);
@@ -177,17 +192,23 @@ uint32_t *kl_opt_value_uses(struct kl_arena *a, const struct kl_ssa *s, bool bra
 	return uses;
 }
 
-uint32_t *kl_opt_slot_bases(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *defs)
+uint32_t *kl_opt_slot_bases(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *defs, int64_t **off_of)
 {
 	uint32_t *slot_of = kl_arena_array(a, uint32_t, f->nvregs + 1);
+	int64_t *off = kl_arena_array(a, int64_t, f->nvregs + 1);
 	for (uint32_t i = 0; i < f->nins; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
-		if (in->op == IR_ADDR && in->d && defs[in->d] == 1)
+		if (in->op == IR_ADDR && in->d && defs[in->d] == 1) {
 			slot_of[in->d] = in->slot + 1;
-		else if (in->op == IR_ALU && in->alu == BPF_ADD && in->has_imm && in->a && slot_of[in->a] && in->d &&
-			 defs[in->d] == 1 && !in->core)
+			off[in->d] = in->off;
+		} else if (in->op == IR_ALU && in->alu == BPF_ADD && in->has_imm && in->a && slot_of[in->a] && in->d &&
+			   defs[in->d] == 1 && !in->core) {
 			slot_of[in->d] = slot_of[in->a];
+			off[in->d] = off[in->a] + in->imm;
+		}
 	}
+	if (off_of)
+		*off_of = off;
 	return slot_of;
 }
 
