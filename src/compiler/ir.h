@@ -44,16 +44,17 @@ struct kl_ir_ins {
 	uint32_t slot;        /* stack slot (1-based) for ADDR, or as base of LOAD/STORE when a==0 */
 	uint32_t label;
 	uint8_t nargs;
-	uint8_t bounds;       /* BR: a packet bounds check (lowering): 1 its first operand is the
-			       * packet's end, 2 its second; LOAD: KL_PKT_POINTER, the context's
-			       * packet pointer (never 0); 0 neither */
+	uint8_t bounds;       /* lowering's marks: a BR that is a packet bounds check, with the
+			       * packet's end its first operand (KL_BOUNDS_END_A) or its second
+			       * (KL_BOUNDS_END_B); a LOAD of the context's packet pointer, never 0
+			       * (KL_PKT_POINTER); 0 neither */
 	kl_vreg args[5];
 	uint32_t core;        /* MOVI, ALU add with imm, LOAD: the imm (off for LOAD) is a CO-RE
 			       * relocated value, record core - 1 of core.c; never folded */
 	struct kl_span span;
 };
 
-enum { KL_PKT_POINTER = 4 };
+enum { KL_BOUNDS_END_A = 1, KL_BOUNDS_END_B = 2, KL_PKT_POINTER = 4 };
 
 struct kl_slot {
 	uint32_t size, align;

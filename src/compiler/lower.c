@@ -99,7 +99,7 @@ void kl_lw_branch(struct lw *l, uint8_t cond, struct val a, struct val b, uint32
 	i->alu = cond;
 	i->a = ra;
 	i->label = lab;
-	i->bounds = a.pkt_end ? 1 : b.pkt_end ? 2 : 0;
+	i->bounds = a.pkt_end ? KL_BOUNDS_END_A : b.pkt_end ? KL_BOUNDS_END_B : 0;
 	if (rb)
 		i->b = rb;
 	else {

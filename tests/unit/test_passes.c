@@ -527,7 +527,7 @@ int main(void)
 		ld->size = 4, ld->off = 4;
 		LAB(f, IR_LABEL, 1);
 		br = I(f, IR_BR, 0, 2, 3);
-		br->alu = BPF_JGT, br->label = 2, br->bounds = 2;
+		br->alu = BPF_JGT, br->label = 2, br->bounds = KL_BOUNDS_END_B;
 		IMM(f, IR_ALU, 2, 2, 1)->alu = BPF_ADD;
 		LAB(f, IR_LABEL, 2);
 		if (loop)

@@ -1,7 +1,7 @@
 /* bounds_first.c — a pass of the IR optimizer (opt.c runs it): in a loop, a packet bounds
  * check (a branch lowering marked: a comparison with the packet's end) whose jump is the
- * out-of-bounds way, to the loop's next round, becomes a jump the in-bounds way, with the out-of-bounds way a jump of
- * its own after it: `if p + 1 > end goto skip` is `if p + 1 <= end goto in; goto skip; in:`.
+ * out-of-bounds way, to the loop's next round, becomes a jump the in-bounds way, with the
+ * out-of-bounds way a jump of its own after it: `if p + 1 > end goto skip` is `if p + 1 <= end goto in; goto skip; in:`.
  * One instruction more, for the verifier: it walks a branch's fall-through first and keeps
  * the jump for later, and a state that knows a shorter packet range than one it saved does
  * not prune against it. With the in-bounds way first, every round it walks learns a longer
@@ -12,21 +12,20 @@
  * changes. It runs last: branch-over-jump would undo it. */
 #include "compiler/opt/passes.h"
 #include <linux/bpf.h>
-#include <string.h>
 
 /* Whether the branch jumps when the pointer is past the end. */
 static bool jumps_out(const struct kl_ir_ins *br)
 {
 	uint8_t c = br->alu;
 	bool gt = c == BPF_JGT || c == BPF_JGE, lt = c == BPF_JLT || c == BPF_JLE;
-	return br->has_imm ? false : br->bounds == 2 ? gt : br->bounds == 1 ? lt : false;
+	return !br->has_imm && (br->bounds == KL_BOUNDS_END_B ? gt : br->bounds == KL_BOUNDS_END_A && lt);
 }
 
 void kl_pass_bounds_first(struct kl_arena *a, struct kl_ir_func *f)
 {
 	bool any = false;
 	for (uint32_t i = 0; i < f->nins && !any; i++)
-		any = f->ins[i].op == IR_BR && f->ins[i].bounds && jumps_out(&f->ins[i]);
+		any = f->ins[i].op == IR_BR && jumps_out(&f->ins[i]);
 	if (!any)
 		return;
 	uint32_t *at = kl_ir_labels(a, f);   /* label -> instruction + 1 */
@@ -48,7 +47,7 @@ void kl_pass_bounds_first(struct kl_arena *a, struct kl_ir_func *f)
 			end = last[i];
 		const struct kl_ir_ins *in = &f->ins[i];
 		uint32_t t = in->op == IR_BR && in->label <= f->nlabels ? at[in->label] : 0;   /* + 1 */
-		flip[i] = end > i && t > i + 1 && t <= end && in->bounds && jumps_out(in) && kl_cond_invert(in->alu);
+		flip[i] = end > i && t > i + 1 && t <= end && jumps_out(in) && kl_cond_invert(in->alu);
 		n += flip[i];
 	}
 	if (!n)
