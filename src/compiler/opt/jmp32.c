@@ -7,9 +7,8 @@
  * and the bits it adds are copies of bit 31, set in both operands only where bit 31 is
  * (JSET). Only an extension that branches alone read is looked through: dce then removes
  * it, two instructions less (one kept for other readers would keep x alive beside it, a
- * register more). It runs after
- * every pass that decides branches on constants with 64-bit semantics (sccp, gvn, threading),
- * so none of them sees a 32-bit branch. */
+ * register more). It runs after every pass that decides branches on constants with 64-bit
+ * semantics (sccp, gvn, threading), so none of them sees a 32-bit branch. */
 #include "compiler/opt/passes.h"
 #include "compiler/ssa.h"
 #include <linux/bpf.h>
