@@ -5,8 +5,8 @@
  * a return. A vreg defined once by `v = u`, u itself defined once, is u wherever v is read.
  * Inlined calls leave both behind (an argument moved into a parameter), as do lets of
  * constants. `K OP x` of a commutative OP is `x OP K`; an ALU operation that keeps its
- * operand (+ 0, * 1, & -1, ...) is a copy of it, and * 0 or & 0 is 0. What is no longer read,
- * dce removes. */
+ * operand (+ 0, * 1, & -1, ...) is a copy of it, and * 0 or & 0 is 0; (y + K1) - (y + K2) is
+ * K1 - K2. What is no longer read, dce removes. */
 #include "compiler/opt/passes.h"
 #include <linux/bpf.h>
 
@@ -30,6 +30,19 @@ static void identity(struct kl_ir_ins *in)
 	in->imm = 0;
 	if (zero)
 		in->a = 0;
+}
+
+/* v as y + K: the y and K of its one definition `y + K` (y itself defined once), or v + 0 */
+static kl_vreg plus_k(const struct kl_ir_func *f, const uint32_t *defs, const uint32_t *def_at, kl_vreg v,
+		      uint32_t i, int64_t *k)
+{
+	*k = 0;
+	const struct kl_ir_ins *d = defs[v] == 1 && def_at[v] < i ? &f->ins[def_at[v]] : NULL;
+	if (d && d->op == IR_ALU && d->alu == BPF_ADD && d->has_imm && !d->core && d->a && defs[d->a] == 1) {
+		*k = d->imm;
+		return d->a;
+	}
+	return v;
 }
 
 void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f)
@@ -85,6 +98,16 @@ void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f)
 			kl_vreg t = in->a;   /* K + x: x + K */
 			in->a = in->b;
 			in->b = t;
+		}
+		int64_t ka, kb;   /* (y + K1) - (y + K2): K1 - K2 (a field's distance from its struct) */
+		if (in->op == IR_ALU && in->alu == BPF_SUB && !in->has_imm && in->a && in->b && !in->core &&
+		    defs[in->a] == 1 && defs[in->b] == 1 && def_at[in->a] < i && def_at[in->b] < i &&
+		    plus_k(f, defs, def_at, in->a, i, &ka) == plus_k(f, defs, def_at, in->b, i, &kb)) {
+			in->op = IR_MOVI;
+			in->alu = 0;
+			in->imm = ka - kb;
+			in->a = in->b = 0;
+			continue;
 		}
 		kl_vreg *x = k_b ? &in->b : k_a ? &in->a : NULL;
 		if (x && !in->has_imm && *x && is_k[*x] && def_at[*x] < i) {
