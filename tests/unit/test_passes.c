@@ -478,6 +478,49 @@ int main(void)
 		CHECK(call ? "pass/dse-address-to-a-call" : "pass/dse-through-address", kept == (call == 1), "%s", shape(f));
 	}
 
+	/* dse: through a slot's address, a store overwritten unread goes (a load of other bytes
+	 * between); one that a load of its bytes, or a load through an unknown pointer, reads
+	 * stays */
+	for (int between = 0; between < 3; between++) {
+		f = fn();
+		f->nslots = 1;
+		f->slots = kl_arena_array(&A, struct kl_slot, 2);
+		f->slots[1].size = 16;
+		I(f, IR_ENTRY, 1, 0, 0);
+		I(f, IR_ADDR, 2, 0, 0)->slot = 1;
+		IMM(f, IR_ALU, 3, 2, 4)->alu = BPF_ADD;   /* v3 = slot + 4 */
+		st = IMM(f, IR_STORE, 0, 3, 7);           /* 3: slot bytes 8..15 */
+		st->off = 4, st->size = 8;
+		ld = I(f, IR_LOAD, 4, between == 2 ? 1 : 2, 0);
+		ld->off = between == 1 ? 12 : 0, ld->size = 4;   /* bytes 0..3, 12..15, or unknown */
+		st = I(f, IR_STORE, 0, 2, 4);             /* 5: slot bytes 8..15 again */
+		st->off = 8, st->size = 8;
+		ld = I(f, IR_LOAD, 5, 2, 0);
+		ld->off = 8, ld->size = 8;
+		I(f, IR_ALU, 5, 5, 4)->alu = BPF_ADD;
+		I(f, IR_RET, 0, 5, 0);
+		run(f, "dse");
+		static const char *const names[] = { "pass/dse-overwritten-through-address", "pass/dse-read-through-address",
+			"pass/dse-unknown-load" };
+		CHECK(names[between], (f->ins[3].op == IR_STORE) == (between != 0), "%s", shape(f));
+	}
+
+	/* propagate: (p + 32) - p is 32; (p + 32) - (p + 8) is 24; (p + 32) - q stays */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	I(f, IR_ENTRY, 2, 0, 0)->imm = 1;
+	IMM(f, IR_ALU, 3, 1, 32)->alu = BPF_ADD;
+	IMM(f, IR_ALU, 4, 1, 8)->alu = BPF_ADD;
+	I(f, IR_ALU, 5, 3, 1)->alu = BPF_SUB;      /* 4 -> 32 */
+	I(f, IR_ALU, 6, 3, 4)->alu = BPF_SUB;      /* 5 -> 24 */
+	I(f, IR_ALU, 7, 3, 2)->alu = BPF_SUB;      /* 6: stays */
+	I(f, IR_ALU, 8, 5, 6)->alu = BPF_ADD;
+	I(f, IR_ALU, 8, 8, 7)->alu = BPF_ADD;
+	I(f, IR_RET, 0, 8, 0);
+	run(f, "propagate");
+	CHECK("pass/propagate-distance", f->ins[4].op == IR_MOVI && f->ins[4].imm == 32 && f->ins[5].op == IR_MOVI &&
+	      f->ins[5].imm == 24 && f->ins[6].op == IR_ALU && f->ins[6].alu == BPF_SUB, "%s", shape(f));
+
 	/* nonnull: data (a packet pointer load) + 14 tested against 0: == never jumps, != always */
 	for (int ne = 0; ne <= 1; ne++) {
 		f = fn();
