@@ -56,6 +56,73 @@ static uint32_t chain_stack(struct kl_comp *c, const uint32_t *frame, uint32_t *
 	return chain[fi] = ((frame[fi] ? frame[fi] : 1) + 31) / 32 * 32 + deepest;
 }
 
+/* f's instructions and slots copied: the defun as the optimizer left it, to allocate again. */
+static struct kl_ir_func *ir_copy(struct kl_arena *a, const struct kl_ir_func *f)
+{
+	struct kl_ir_func *g = kl_arena_new(a, struct kl_ir_func);
+	*g = *f;
+	g->cap = f->nins + 1;
+	g->ins = kl_arena_array(a, struct kl_ir_ins, g->cap);
+	memcpy(g->ins, f->ins, f->nins * sizeof(*f->ins));
+	g->slotcap = f->nslots + 2;
+	g->slots = kl_arena_array(a, struct kl_slot, g->slotcap);
+	if (f->slots)
+		memcpy(g->slots, f->slots, (f->nslots + 1) * sizeof(*f->slots));
+	return g;
+}
+
+static bool tail_calls(const struct kl_comp *c)
+{
+	for (size_t i = 0; i < c->ir.len; i++)
+		for (uint32_t k = 0; k < c->ir.items[i]->nins; k++)
+			if (c->ir.items[i]->ins[k].op == IR_CALL && c->ir.items[i]->ins[k].imm == BPF_FUNC_tail_call)
+				return true;
+	return false;
+}
+
+/* Defuns allocated again, their array maps' constant keys in 8-aligned slots of their own
+ * (regalloc.c's align_keys, up to DEFUN_KEY_ROOM bytes more each), where the verifier knows
+ * them: the lookup is not null, and the test after it decided. A defun is walked at every
+ * call, so that is a path less per call (call-in-expr's tick, 7 calls: 686 -> 587
+ * processed). Programs were allocated first against the defuns' frames as they were; when a
+ * program's stack, or a tail call's 256 bytes, no longer fits with the larger frames, every
+ * defun keeps its first allocation. */
+#define DEFUN_KEY_ROOM 32
+static void realign_defuns(struct kl_comp *c, struct kl_ir_func **before, struct kl_func *funcs, uint32_t *frame,
+			   uint32_t *chain, uint32_t nfun, uint32_t nprog, const bool *known_elems)
+{
+	uint32_t nf = (uint32_t)c->ir.len;
+	struct kl_func *was = kl_arena_array(c->a, struct kl_func, nfun);
+	uint32_t *was_frame = kl_arena_array(c->a, uint32_t, nfun);
+	bool fits = !tail_calls(c);
+	for (uint32_t i = 0; i < nfun && fits; i++) {
+		struct kl_ir_func *f = before[i];
+		struct kl_alloc al;
+		was[i] = funcs[i];
+		was_frame[i] = frame[i];
+		f->known_elems = known_elems;
+		f->nmaps = (uint32_t)c->maps.len;
+		f->key_frame = frame[i] + DEFUN_KEY_ROOM <= 512 ? frame[i] + DEFUN_KEY_ROOM : 0;
+		struct kl_func o = { 0 };
+		if (!f->key_frame || kl_regalloc(c->a, c->d, f, &al) || kl_emit(c, f, &al, &o)) {
+			nfun = i;   /* (no error: the first allocation of this one succeeded) */
+			fits = false;
+			break;
+		}
+		o.line = was[i].line, o.col = was[i].col, o.name = was[i].name, o.nargs = was[i].nargs;
+		funcs[i] = o;
+		frame[i] = al.frame;
+	}
+	memset(chain, 0, (nf + 1) * sizeof(*chain));
+	for (uint32_t i = nfun; fits && i < nfun + nprog; i++)
+		fits = chain_stack(c, frame, chain, i) <= 512;
+	if (fits)
+		return;
+	for (uint32_t i = 0; i < nfun; i++)
+		funcs[i] = was[i], frame[i] = was_frame[i];
+	memset(chain, 0, (nf + 1) * sizeof(*chain));
+}
+
 /* The prelude's macros and constants (as the program needs them), then the program's. */
 int kl_compile_front(struct kl_comp *c)
 {
@@ -111,6 +178,7 @@ static int compile(struct kl_comp *c, const char *out_path)
 	/* defuns, then the loops' callbacks (which may call defuns and the callbacks made before
 	 * them), then the programs: each after what it calls, whose frames it needs */
 	uint32_t nfun = (uint32_t)c->funs.len, nprog = (uint32_t)c->progs.len;
+	struct kl_ir_func **before = kl_arena_array(c->a, struct kl_ir_func *, nfun + 1);
 	for (uint32_t at = 0; at < nf; at++) {
 		uint32_t i = at < nfun ? at : at < nf - nprog ? at + nprog : at - (nf - nprog - nfun);
 		struct kl_ir_func *f = c->ir.items[i];
@@ -123,6 +191,8 @@ static int compile(struct kl_comp *c, const char *out_path)
 		}
 		if (c->opts.dump_ir)
 			kl_ir_dump(f, stderr);
+		if (i < nfun)
+			before[i] = ir_copy(c->a, f);
 		if (prog) {   /* its callees' frames are known by now */
 			uint32_t deepest = callees_stack(c, frame, chain, f);
 			f->key_frame = deepest < 512 ? 512 - deepest : 0;
@@ -157,6 +227,8 @@ static int compile(struct kl_comp *c, const char *out_path)
 			return kl_error(c->d, c->ir.items[i]->span, "'%s' needs %u bytes of stack; BPF allows 512 (use a "
 					"per-CPU array map as scratch space for large buffers)", c->ir.items[i]->name, need);
 	}
+	if (nfun)
+		realign_defuns(c, before, funcs, frame, chain, nfun, nprog, known_elems);
 
 	struct kl_obj obj = {
 		.source_path = c->src->path,
