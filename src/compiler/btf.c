@@ -545,10 +545,10 @@ static int func_btf(struct bb *b, const struct kl_func *f)
 				return id;
 		}
 	}
-	/* A .text subprogram is static: the verifier then checks it in its caller's
-	 * context instead of as an independent global function. */
+	/* A .text subprogram is static, checked in its caller's context at every call, unless
+	 * globals.c found it can be checked once, alone, as a global function. */
 	return check(b, btf__add_func(b->btf, f->name,
-				      f->section ? BTF_FUNC_GLOBAL : BTF_FUNC_STATIC, proto),
+				      f->section || f->global ? BTF_FUNC_GLOBAL : BTF_FUNC_STATIC, proto),
 		     "FUNC");
 }
 

@@ -2,6 +2,7 @@
  * function to IR, allocate registers, emit instructions, write the ELF object with BTF. */
 #include "compile.h"
 #include "core.h"
+#include "globals.h"
 #include "opt.h"
 #include "prelude.h"
 #include <errno.h>
@@ -229,6 +230,16 @@ static int compile(struct kl_comp *c, const char *out_path)
 	}
 	if (nfun)
 		realign_defuns(c, before, funcs, frame, chain, nfun, nprog, known_elems);
+	if (nfun && kl_opt_pass_on(&cfg, "globals")) {
+		bool *global = kl_arena_array(c->a, bool, nfun + 1), *any_return = kl_arena_array(c->a, bool, nf + 1);
+		for (uint32_t i = nfun; i < nfun + nprog; i++) {   /* XDP's devmap and cpumap sections check it */
+			const struct kl_progdef *p = &c->progs.items[i - nfun];
+			any_return[i] = p->pt->any_return && p->section && !strchr(p->section, '/');
+		}
+		kl_globals(c->a, c->ir.items, nf, nfun, any_return, global);
+		for (uint32_t i = 0; i < nfun; i++)
+			funcs[i].global = global[i];
+	}
 
 	struct kl_obj obj = {
 		.source_path = c->src->path,

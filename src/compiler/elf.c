@@ -302,7 +302,7 @@ static int make_symbols(struct writer *w)
 		w->secs[s].sym = (uint32_t)rc;
 		for (uint32_t i = 0; i < obj->nfuncs && rc >= 0 && s == 0; i++) {
 			const struct kl_func *f = &obj->funcs[i];
-			if (f->section)
+			if (f->section || f->global)
 				continue;
 			rc = sym_add(w, f->name, STB_LOCAL, STT_FUNC, w->secs[s].shndx,
 				     f->text_off, (uint64_t)f->ninsns * 8);
@@ -312,7 +312,7 @@ static int make_symbols(struct writer *w)
 	w->nlocal = (uint32_t)w->nsyms;
 	for (uint32_t i = 0; i < obj->nfuncs && rc >= 0; i++) {
 		const struct kl_func *f = &obj->funcs[i];
-		if (!f->section)
+		if (!f->section && !f->global)
 			continue;
 		rc = sym_add(w, f->name, STB_GLOBAL, STT_FUNC, sec_for(w, f)->shndx,
 			     f->text_off, (uint64_t)f->ninsns * 8);

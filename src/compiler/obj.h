@@ -51,6 +51,7 @@ struct kl_func {
 	const char *section;   /* program section ("xdp", "tc", ...); NULL: a .text subprogram */
 	enum kl_ctx_btf ctx;   /* programs only */
 	uint32_t nargs;        /* subprograms: number of u64 arguments (<= 5) */
+	bool global;           /* subprograms: a global function (globals.h), checked alone */
 	uint32_t line, col;    /* where the defprog/defun starts */
 	struct bpf_insn *insns;
 	uint32_t ninsns;

@@ -58,6 +58,8 @@ static const struct pass passes[] = {
 	  NULL, false },
 	{ "inline", "defuns inlined into their callers, small ones or those called at most twice (first, across functions)",
 	  NULL, false },
+	{ "globals", "defuns of scalars whose result no caller needs the range of: global, checked once (last, across functions)",
+	  NULL, false },
 };
 /* kl_options.no_passes and the config's disabled are one bit per pass */
 _Static_assert(sizeof(passes) / sizeof(passes[0]) <= 32, "more passes than bits in -fno-PASS's mask");

@@ -41,6 +41,8 @@ struct kl_prog_type {
 	const char *section_prefix;  /* a given :section must start with this ("tracepoint/") */
 	enum kl_ctx_btf ctx;         /* BTF of the context argument */
 	const char *ctx_fields;      /* name of the context field set for (ctx FIELD), or NULL */
+	bool any_return;             /* the verifier checks no range of its return value (in its
+				      * default section: XDP's devmap and cpumap ones do) */
 };
 const struct kl_prog_type *kl_prog_type_find(const char *keyword);
 /* Whether a :section given to a program of this type names the same program type to libbpf;

@@ -12,6 +12,11 @@
 #  - so does a defun's: defuns are allocated again with such keys when every program's
 #    stack still fits, and call-in-expr, whose tick is walked at each of its 7 calls, walks
 #    no more than its clang twin.
+#  - a defun of scalars whose result no caller needs the range of is a global function,
+#    which the kernel checks once: big-nat's checksum helpers (BTF linkage global, static
+#    with -fno-globals) walk no more than clang's twin; a defun that reads through its
+#    argument, and one whose result is a packet offset, stay static and load (called, not
+#    inlined: -fno-inline).
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}" || exit 1
@@ -75,7 +80,7 @@ else
 	fi
 fi
 
-for n in xdp-count wh-case call-in-expr; do
+for n in xdp-count wh-case call-in-expr big-nat; do
 	if ! out=$(twin_obj "tests/corpus/$n.c" "$tmp/$n.clang.o") || ! out=$("$KILN" compile "tests/corpus/$n.lisp" -o "$tmp/$n.o" 2>&1); then
 		fail "$n" "build: $out"
 		continue
@@ -86,4 +91,38 @@ for n in xdp-count wh-case call-in-expr; do
 	if [ -n "$k" ] && [ -n "$c" ] && [ "$k" -le "$c" ]; then pass "$n ($k processed, clang's twin $c)"
 	else fail "$n" "processed: kiln '$k', clang's twin '$c'"; fi
 done
+# big-nat's helpers: global, and static again with -fno-globals
+if "$KILN" compile -fno-globals tests/corpus/big-nat.lisp -o "$tmp/big-nat.static.o" 2>/dev/null &&
+	g=$(bpftool btf dump file "$tmp/big-nat.o" 2>&1 | grep -c "FUNC 'csum_replace.*linkage=global") &&
+	s=$(bpftool btf dump file "$tmp/big-nat.static.o" 2>&1 | grep -c "FUNC 'csum_replace.*linkage=static") &&
+	[ "$g" = 2 ] && [ "$s" = 2 ]; then
+	pass "global-functions (2 helpers global, static with -fno-globals)"
+else
+	fail global-functions "global ${g:-?}, static with -fno-globals ${s:-?}"
+fi
+
+# what must stay static: an argument read through, a result used as a packet offset
+cat > "$tmp/static.lisp" <<'LISP'
+(defmap out :type :array :key u32 :value u64 :max-entries 4)
+(defun first-byte (p) (load u8 p 0))
+(defun low3 (x) (logand x 7))
+(defprog st (:type :xdp)
+  (let ((data (ctx data))
+        (data-end (ctx data-end)))
+    (when (> (+ data 16) data-end)
+      (return XDP_PASS))
+    (incf (getmap out 0) (first-byte (+ data 2)))
+    (let ((p (+ data (low3 (load u8 data 0)))))
+      (when (<= (+ p 1) data-end)
+        (incf (getmap out 1) (load u8 p 0))))
+    XDP_PASS))
+LISP
+if ! out=$("$KILN" compile -fno-inline "$tmp/static.lisp" -o "$tmp/static.o" 2>&1); then
+	fail stays-static "kiln compile: $out"
+elif n=$(bpftool btf dump file "$tmp/static.o" 2>&1 | grep -cE "FUNC '(first_byte|low3)'.*linkage=static") && [ "$n" = 2 ] &&
+	out=$("$KILN" check "$tmp/static.o" 2>&1) && grep -q 'accepted' <<<"$out"; then
+	pass "stays-static (both static, the program loads)"
+else
+	fail stays-static "static: ${n:-?}; $(head -3 <<<"$out")"
+fi
 exit 0
