@@ -360,100 +360,11 @@ static int when_unless(struct lw *l, struct kl_node *n, struct val *out, bool wh
 static int f_when(struct lw *l, struct kl_node *n, struct val *out) { return when_unless(l, n, out, true); }
 static int f_unless(struct lw *l, struct kl_node *n, struct val *out) { return when_unless(l, n, out, false); }
 
-/* Whether t compares one variable with constants, (= K C) or an or of such: what case makes.
- * *key is the variable's name, the same in every test. */
-static bool key_test(struct lw *l, const struct kl_node *t, const char **key)
-{
-	const char *h = kl_head(t);
-	if (h && !strcmp(h, "or") && t->nitems > 1) {
-		for (uint32_t i = 1; i < t->nitems; i++)
-			if (!key_test(l, t->items[i], key))
-				return false;
-		return true;
-	}
-	int64_t v;
-	const struct kl_node *k = t->nitems == 3 ? t->items[2] : NULL;
-	if (!h || strcmp(h, "=") || !k || t->items[1]->kind != KL_N_SYM ||
-	    !(k->kind == KL_N_INT || (k->kind == KL_N_SYM && kl_const_lookup(l->c, k->str, &v))))
-		return false;
-	if (*key && strcmp(*key, t->items[1]->str))
-		return false;
-	*key = t->items[1]->str;
-	return true;
-}
-
-/* A clause's value: its body's, or its test's when it has none ((cond (x)) yields x). */
-static int clause_value(struct lw *l, struct kl_node *cl, struct val *v)
-{
-	if (cl->nitems == 1)
-		return kl_lw_lower(l, cl->items[0], v);
-	return kl_lw_lower_body(l, cl->items + 1, cl->nitems - 1, v);
-}
-
-static bool always_clause(const struct kl_node *cl)
-{
-	return kl_is_sym(cl->items[0], "t") || kl_is_sym(cl->items[0], "else") || kl_is_key(cl->items[0], "else");
-}
-
-/* A cond of key tests (key_test) laid out as a switch: every test first, each jumping to its
- * body when it holds, then the default (or 0), then the bodies. Tests run in the same order
- * either way and no body runs before its test, so the meaning is the same; but the verifier
- * walks a branch's fall-through first, and here that is the default, where the key is a
- * range: the paths of each constant then prune against it at the join, instead of each
- * constant's path being walked to the end (wh-case: 771 -> 228 processed, clang 584). */
-static int switch_cond(struct lw *l, struct kl_node *n, struct val *out)
-{
-	uint32_t lend = label(l), *lbody = kl_arena_array(l->c->a, uint32_t, n->nitems);
-	kl_vreg r = vreg(l);
-	uint32_t last = n->nitems, def = 0;
-	for (uint32_t i = 1; i < n->nitems; i++) {
-		if (always_clause(n->items[i])) {
-			def = i;
-			last = i;
-			break;
-		}
-		lbody[i] = label(l);
-		if (lower_branch(l, n->items[i]->items[0], lbody[i], true))
-			return -1;
-	}
-	struct val v = cval(0);
-	if (def && clause_value(l, n->items[def], &v))
-		return -1;
-	kl_lw_move_to(l, r, v);
-	jump(l, lend);
-	for (uint32_t i = 1; i < last; i++) {
-		place(l, lbody[i]);
-		if (clause_value(l, n->items[i], &v))
-			return -1;
-		kl_lw_move_to(l, r, v);
-		if (i + 1 < last)
-			jump(l, lend);
-	}
-	place(l, lend);
-	*out = rval(r);
-	return 0;
-}
-
 static int f_cond(struct lw *l, struct kl_node *n, struct val *out)
 {
-	const char *key = NULL;
-	uint32_t keyed = 0;
-	for (uint32_t i = 1; i < n->nitems; i++) {
-		struct kl_node *cl = n->items[i];
-		if (cl->kind != KL_N_LIST || cl->nitems < 1) {
-			keyed = 0;
-			break;
-		}
-		if (always_clause(cl))
-			break;
-		if (cl->nitems < 2 || !key_test(l, cl->items[0], &key)) {
-			keyed = 0;
-			break;
-		}
-		keyed++;
-	}
-	if (keyed >= 2)
-		return switch_cond(l, n, out);
+	int sw = kl_lw_switch(l, n, out);   /* lower_switch.c: a cond of key tests */
+	if (sw <= 0)
+		return sw;
 	uint32_t lend = label(l);
 	kl_vreg r = vreg(l);
 	bool closed = false;
@@ -463,8 +374,8 @@ static int f_cond(struct lw *l, struct kl_node *n, struct val *out)
 			return kl_lw_err_form(l, cl, "%s clause must be (TEST BODY...): %s", "cond");
 		struct val v;
 		uint32_t lnext = label(l);
-		bool always = always_clause(cl);
-		if ((!always && lower_branch(l, cl->items[0], lnext, false)) || clause_value(l, cl, &v))
+		bool always = kl_lw_always_clause(cl);
+		if ((!always && lower_branch(l, cl->items[0], lnext, false)) || kl_lw_clause_value(l, cl, &v))
 			return -1;
 		kl_lw_move_to(l, r, v);
 		jump(l, lend);

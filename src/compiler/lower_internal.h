@@ -135,6 +135,14 @@ kl_vreg kl_lw_alu(struct lw *l, uint8_t op, struct val a, struct val b);
 void kl_lw_alu_in_place(struct lw *l, uint8_t op, kl_vreg r, int64_t imm);
 void kl_lw_branch(struct lw *l, uint8_t cond, struct val a, struct val b, uint32_t lab);
 int kl_lw_err_form(struct lw *l, const struct kl_node *n, const char *fmt, const char *what);
+/* lower_switch.c: a cond of tests that compare one variable with constants (what case
+ * makes) lowered as a switch, the default walked first by the verifier: 0 or -1; 1 if n is
+ * not such a cond (nothing done). */
+int kl_lw_switch(struct lw *l, struct kl_node *n, struct val *out);
+/* A cond clause whose test always holds: t, else, :else. */
+bool kl_lw_always_clause(const struct kl_node *cl);
+/* A cond clause's value: its body's, or its test's when it has none ((cond (x)) yields x). */
+int kl_lw_clause_value(struct lw *l, struct kl_node *cl, struct val *v);
 /* lower_assigned.c: add to set every variable forms assign (setf, setq, incf, decf of the bare
  * name), macro calls looked at through their expansions. */
 void kl_lw_assigned(struct lw *l, struct kl_node **forms, uint32_t n, struct kl_names *set);
