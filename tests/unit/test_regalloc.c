@@ -171,6 +171,18 @@ int main(void)
 			      f->slots[2].temp == (bool)var,
 		      "key at fp%d", f->slots[2].fp_off);
 	}
+	/* x = load; y = bswap x; call; return y: y lives across the call (r6-r9); x, which dies
+	 * making it, goes there too, so y is computed in place with no copy */
+	f = fn(8);
+	I(f, IR_ENTRY, 1, 0, 0);
+	I(f, IR_LOAD, 2, 1, 0)->size = 2;
+	I(f, IR_END, 3, 2, 0)->size = 16;
+	call(f, 4);
+	I(f, IR_ALU, 5, 3, 4)->alu = BPF_ADD;
+	I(f, IR_RET, 0, 5, 0);
+	CHECK("regalloc/ok-short", kl_regalloc(&A, &D, f, &al) == 0, "%s", D.msg);
+	CHECK("regalloc/dies-into-saved", al.reg[3] >= 6 && al.reg[2] == al.reg[3], "x in r%d, y in r%d", al.reg[2],
+	      al.reg[3]);
 	kl_arena_free(&A);
 	return CHECK_DONE();
 }
