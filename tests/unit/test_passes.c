@@ -505,6 +505,36 @@ int main(void)
 		CHECK(names[between], (f->ins[3].op == IR_STORE) == (between != 0), "%s", shape(f));
 	}
 
+	/* merge-checks: if p + 14 > end goto L; q = p; if q + 34 > end goto L: the first goes;
+	 * not when the second goes elsewhere, or checks less */
+	for (int which = 0; which < 3; which++) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		I(f, IR_LOAD, 2, 1, 0)->size = 4;                 /* 1: p */
+		ld = I(f, IR_LOAD, 3, 1, 0);                      /* 2: end */
+		ld->size = 4, ld->off = 4;
+		IMM(f, IR_ALU, 4, 2, 14)->alu = BPF_ADD;          /* 3 */
+		br = I(f, IR_BR, 0, 4, 3);                        /* 4: the first check */
+		br->alu = BPF_JGT, br->label = 1, br->bounds = KL_BOUNDS_END_B;
+		I(f, IR_MOV, 5, 2, 0);                            /* 5: q = p */
+		IMM(f, IR_ALU, 6, 5, which == 2 ? 10 : 34)->alu = BPF_ADD;
+		br = I(f, IR_BR, 0, 6, 3);                        /* 7: the second */
+		br->alu = BPF_JGT, br->label = which == 1 ? 2 : 1, br->bounds = KL_BOUNDS_END_B;
+		I(f, IR_LOAD, 7, 5, 0)->size = 1;
+		I(f, IR_RET, 0, 7, 0);
+		LAB(f, IR_LABEL, 1);
+		IMM(f, IR_RET, 0, 0, 1);
+		LAB(f, IR_LABEL, 2);
+		IMM(f, IR_RET, 0, 0, 2);
+		run(f, "merge-checks");
+		uint32_t nbr = 0;
+		for (uint32_t i = 0; i < f->nins; i++)
+			nbr += f->ins[i].op == IR_BR;
+		static const char *const names[] = { "pass/merge-checks", "pass/merge-checks-elsewhere",
+			"pass/merge-checks-less" };
+		CHECK(names[which], nbr == (which ? 2u : 1u), "%u branches: %s", nbr, shape(f));
+	}
+
 	/* propagate: (p + 32) - p is 32; (p + 32) - (p + 8) is 24; (p + 32) - q stays */
 	f = fn();
 	I(f, IR_ENTRY, 1, 0, 0);
