@@ -53,6 +53,8 @@ static const struct pass passes[] = {
 	{ "branch-over-jump", "if C goto L1; goto L2; L1: becomes if !C goto L2", kl_pass_branch_over_jump, false },
 	{ "merge-checks", "a packet bounds check a later one to the same place makes redundant, nothing between: gone",
 	  kl_pass_merge_checks, false },
+	{ "idle-exit", "a loop whose guard, once it fails, fails every round after (the latch sets only the counter): it leaves",
+	  kl_pass_idle_exit, false },
 	{ "bounds-first", "in a loop, a packet bounds check jumps the in-bounds way, the verifier walks the other first",
 	  kl_pass_bounds_first, true },
 	{ "unroll", "a dotimes of at most 16 iterations over a small body lowered as one copy per iteration", NULL, false },
@@ -65,14 +67,14 @@ static const struct pass passes[] = {
 };
 /* kl_options.no_passes and the config's disabled are one bit per pass */
 _Static_assert(sizeof(passes) / sizeof(passes[0]) <= 32, "more passes than bits in -fno-PASS's mask");
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_FORWARD, P_SCCP, P_THREAD_CONST, P_NONNULL, P_COPIES, P_SUMS, P_REASSOC, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP, P_MERGE_CHECKS, P_BOUNDS_FIRST };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_FORWARD, P_SCCP, P_THREAD_CONST, P_NONNULL, P_COPIES, P_SUMS, P_REASSOC, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP, P_MERGE_CHECKS, P_IDLE_EXIT, P_BOUNDS_FIRST };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
 	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_FORWARD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_NONNULL, 1 }, { P_COPIES, 1 }, { P_SUMS, 1 }, { P_REASSOC, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_COPIES, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_JMP32, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
-	{ P_TRIANGLE, 1 }, { P_BRANCH_OVER_JUMP, 1 }, { P_MERGE_CHECKS, 1 }, { P_BOUNDS_FIRST, 1 },
+	{ P_TRIANGLE, 1 }, { P_BRANCH_OVER_JUMP, 1 }, { P_MERGE_CHECKS, 1 }, { P_IDLE_EXIT, 1 }, { P_BOUNDS_FIRST, 1 },
 };
 
 

@@ -535,6 +535,29 @@ int main(void)
 		CHECK(names[which], nbr == (which ? 2u : 1u), "%u branches: %s", nbr, shape(f));
 	}
 
+	/* idle-exit: H: if g != 0 goto T; g = 1; T: i += 1; if i < 8 goto H; X: the guard goes
+	 * to X; not when something after the loop reads i */
+	for (int which = 0; which < 2; which++) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);
+		IMM(f, IR_MOVI, 2, 0, 0);                         /* 1: g */
+		IMM(f, IR_MOVI, 3, 0, 0);                         /* 2: i */
+		LAB(f, IR_LABEL, 1);                              /* 3: H */
+		br = IMM(f, IR_BR, 0, 2, 0);                      /* 4: the guard */
+		br->alu = BPF_JNE, br->label = 2;
+		I(f, IR_ALU, 2, 2, 1)->alu = BPF_ADD;             /* 5: the body */
+		LAB(f, IR_LABEL, 2);                              /* 6: T */
+		IMM(f, IR_ALU, 3, 3, 1)->alu = BPF_ADD;           /* 7 */
+		br = IMM(f, IR_BR, 0, 3, 8);                      /* 8: the latch */
+		br->alu = BPF_JLT, br->label = 1;
+		LAB(f, IR_LABEL, 3);                              /* 9: X */
+		I(f, IR_ALU, 4, 2, which ? 3 : 2)->alu = BPF_ADD;
+		I(f, IR_RET, 0, 4, 0);
+		run(f, "idle-exit");
+		CHECK(which ? "pass/idle-exit-counter-read" : "pass/idle-exit", f->ins[4].label == (which ? 2u : 3u),
+		      "the guard goes to L%u", f->ins[4].label);
+	}
+
 	/* propagate: (p + 32) - p is 32; (p + 32) - (p + 8) is 24; (p + 32) - q stays */
 	f = fn();
 	I(f, IR_ENTRY, 1, 0, 0);
