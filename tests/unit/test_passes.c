@@ -706,6 +706,39 @@ int main(void)
 			      "%s", shape(f));
 	}
 
+	/* forward across labels: a constant stored, then a branch over a store through another
+	 * pointer, read at the join: the constant; not when a jump from before the store enters
+	 * the stretch */
+	for (int k = 0; k < 2; k++) {
+		f = fn();
+		f->nslots = 1;
+		f->slots = kl_arena_array(&A, struct kl_slot, 2);
+		f->slots[1].size = 8;
+		I(f, IR_ENTRY, 1, 0, 0);
+		if (k) {
+			br = IMM(f, IR_BR, 0, 1, 0);
+			br->alu = BPF_JEQ, br->label = 2;
+		}
+		I(f, IR_ADDR, 2, 0, 0)->slot = 1;
+		st = IMM(f, IR_STORE, 0, 2, 77);
+		st->size = 8;
+		br = IMM(f, IR_BR, 0, 1, 5);
+		br->alu = BPF_JEQ, br->label = 1;
+		IMM(f, IR_STORE, 0, 1, 9)->size = 8;            /* through the argument: not the slot */
+		LAB(f, IR_LABEL, 1);
+		LAB(f, IR_LABEL, 2);
+		I(f, IR_ADDR, 3, 0, 0)->slot = 1;
+		ld = I(f, IR_LOAD, 4, 3, 0);
+		ld->size = 8;
+		I(f, IR_RET, 0, 4, 0);
+		run(f, "forward");
+		const struct kl_ir_ins *r = &f->ins[f->nins - 2];
+		if (k)
+			CHECK("pass/forward-entered-between", r->op == IR_LOAD, "%s", shape(f));
+		else
+			CHECK("pass/forward-across-labels", r->op == IR_MOVI && r->imm == 77, "%s", shape(f));
+	}
+
 	/* jmp32: a branch on (x << 32) s>> 32 against -5 compares x's low 32 bits (size 4), the
 	 * extension then dead; one whose extension a store also reads, or whose constant needs
 	 * more than 32 bits, stays */

@@ -1,17 +1,21 @@
 /* forward.c — a pass of the IR optimizer (opt.c runs it): store-to-load forwarding on the
- * stack within a block. A load of bytes one store in the same block wrote, with nothing
- * between that may write them (a store or atomic that overlaps them, one through a base
- * that is not a slot's address, a call when the slot's address went anywhere but into
- * loads and stores), is the value stored: the bytes of a constant (any part of it, little-
- * endian), or, at the same offset and size, the stored register while it still holds it
- * (truncated as the load would: a 32-bit move, a mask). What memset and memcpy of a struct
- * on the stack wrote, read back, is then known, and a variable read through its
- * stack-addr is its value. The scan looks back at most FORWARD_SCAN instructions per load. */
+ * stack. A load of bytes one store wrote, on every path to it, with nothing between that may
+ * write them (a store or atomic that overlaps them, one through a base that is not a slot's
+ * address, a call when the slot's address went anywhere but into loads and stores), is the
+ * value stored: the bytes of a constant (any part of it, little-endian), or, at the same
+ * offset and size, the stored register while it still holds it (truncated as the load
+ * would: a 32-bit move, a mask). What memset and memcpy of a struct on the stack wrote, read
+ * back, is then known, and a variable read through its stack-addr is its value. The scan
+ * goes back from the load at most FORWARD_SCAN instructions, across labels when every jump
+ * to them is met on the way (forward code: a map lookup's null test and the like, which
+ * wh-packet's scratch struct sits across); a jump from outside the stretch, a loop's among
+ * them, stops it. */
 #include "compiler/opt/passes.h"
 #include <linux/bpf.h>
 #include <string.h>
 
-#define FORWARD_SCAN 64
+#define FORWARD_SCAN 128
+#define FORWARD_NEAR 64   /* a register forwarded from at most this far back */
 
 struct loc {
 	uint32_t slot;
@@ -24,6 +28,10 @@ struct slots {
 	const uint32_t *slot_of;
 	const int64_t *off_of;
 	const bool *escaped;      /* per slot: its address goes elsewhere, where a call may write it */
+	const uint32_t *refs;     /* per label: the jumps to it */
+	uint32_t *passed, stamp;  /* per label: == stamp when this load's scan went past it */
+	bool passed_any;          /* this load's scan went past a label others jump to, or a store
+				   * through another pointer: a register would be kept across them */
 };
 
 static bool where(const struct slots *sl, const struct kl_ir_ins *in, struct loc *l)
@@ -73,28 +81,50 @@ static bool stored_const(const struct kl_ir_func *f, const uint32_t *defs, const
 }
 
 /* The store (its index) load i reads, all its bytes from it, or -1; *delta: where the
- * load's bytes start in the store's. */
-static int64_t source(const struct kl_ir_func *f, const struct slots *sl, uint32_t i, int64_t *delta)
+ * load's bytes start in the store's. Labels passed add the jumps to them that must be met
+ * before the store (pending): only then did every path come through it. */
+static int64_t source(const struct kl_ir_func *f, struct slots *sl, uint32_t i, int64_t *delta, bool *crossed)
 {
 	const struct kl_ir_ins *ld = &f->ins[i];
 	struct loc l, p;
 	if (!where(sl, ld, &l))
 		return -1;
+	uint32_t pending = 0;
+	sl->stamp++;
+	sl->passed_any = false;
 	for (uint32_t j = i; j-- > 0 && i - j <= FORWARD_SCAN;) {
 		const struct kl_ir_ins *q = &f->ins[j];
-		if (q->op == IR_LABEL || q->op == IR_JMP || q->op == IR_BR || q->op == IR_RET)
-			return -1;
+		if (q->op == IR_LABEL) {
+			if (q->label && q->label <= f->nlabels + 1 && sl->refs[q->label]) {
+				pending += sl->refs[q->label];
+				sl->passed[q->label] = sl->stamp;
+				sl->passed_any = true;
+			}
+			continue;
+		}
+		if (q->op == IR_JMP || q->op == IR_BR) {
+			if (q->label <= f->nlabels + 1 && sl->passed[q->label] == sl->stamp)
+				pending--;   /* one of the ways in, met */
+			continue;
+		}
+		if (q->op == IR_RET)
+			continue;   /* (what follows it is entered by a label) */
 		if ((q->op == IR_CALL || q->op == IR_CALLF) && sl->escaped[l.slot])
 			return -1;   /* it may write the slot through its address */
 		if (q->op != IR_STORE && q->op != IR_XADD)
 			continue;
-		if (!where(sl, q, &p))
-			return -1;   /* it may write anywhere on the stack */
+		if (!where(sl, q, &p)) {
+			if (sl->escaped[l.slot])
+				return -1;   /* it may write anywhere on the stack */
+			sl->passed_any = true;   /* (far enough: only a constant is worth forwarding) */
+			continue;   /* no pointer but the slot's own reaches a slot that did not escape */
+		}
 		if (p.slot != l.slot || p.off >= l.off + ld->size || l.off >= p.off + q->size)
 			continue;
 		*delta = l.off - p.off;
-		return q->op == IR_STORE && p.off <= l.off && l.off + ld->size <= p.off + q->size && !q->core ? (int64_t)j
-													     : -1;
+		*crossed = sl->passed_any || i - j > FORWARD_NEAR;
+		return !pending && q->op == IR_STORE && p.off <= l.off && l.off + ld->size <= p.off + q->size && !q->core
+			       ? (int64_t)j : -1;
 	}
 	return -1;
 }
@@ -113,11 +143,15 @@ void kl_pass_forward(struct kl_arena *a, struct kl_ir_func *f)
 	sl.slot_of = kl_opt_slot_bases(a, f, defs, &off_of);
 	sl.off_of = off_of;
 	sl.escaped = escaped(a, f, sl.slot_of);
+	sl.refs = kl_opt_label_refs(a, f);
+	sl.passed = kl_arena_array(a, uint32_t, f->nlabels + 2);
+	sl.stamp = 0;
 	for (uint32_t i = 0; i < f->nins; i++) {
 		struct kl_ir_ins *ld = &f->ins[i];
 		if (ld->op != IR_LOAD || ld->core || !ld->d)
 			continue;
-		int64_t delta = 0, j = source(f, &sl, i, &delta), k;
+		bool crossed = false;
+		int64_t delta = 0, j = source(f, &sl, i, &delta, &crossed), k;
 		if (j < 0)
 			continue;
 		const struct kl_ir_ins *st = &f->ins[j];
@@ -131,8 +165,8 @@ void kl_pass_forward(struct kl_arena *a, struct kl_ir_func *f)
 			memset(ld, 0, sizeof(*ld));
 			ld->op = IR_MOVI;
 			ld->imm = (int64_t)(((uint64_t)k >> (8 * delta)) & mask);
-		} else if (delta || size != st->size) {
-			continue;
+		} else if (delta || size != st->size || crossed) {
+			continue;   /* (a register kept across other paths costs more than the load) */
 		} else {
 			if (kl_opt_set_between(f, st->b, (uint32_t)j + 1, i))
 				continue;   /* the register no longer holds what was stored */
