@@ -265,6 +265,34 @@ int main(void)
 	CHECK("pass/sccp-loop", f->ins[4].op == IR_MOVI && f->ins[4].imm == 0 && f->ins[5].op == IR_ALU &&
 	      f->ins[7].has_imm && f->ins[7].imm == 0 && f->ins[6].op == IR_BR, "%s", shape(f));
 
+	/* sccp's ranges: a u16 load plus 0xabab...ab, shifted right 32, is the constant
+	 * 0xabababab, and a branch on it against 0 is decided; the load against 70000 is decided,
+	 * against 100 not; a u64 load plus 1 may wrap to 0: its branch stays */
+	f = fn();
+	I(f, IR_ENTRY, 1, 0, 0);
+	I(f, IR_LOAD, 2, 1, 0)->size = 2;                 /* 1 */
+	IMM(f, IR_MOVI, 3, 0, (int64_t)0xababababababababull);
+	I(f, IR_ALU, 4, 3, 2)->alu = BPF_ADD;             /* 3 */
+	IMM(f, IR_ALU, 5, 4, 32)->alu = BPF_RSH;          /* 4: 0xabababab */
+	br = IMM(f, IR_BR, 0, 5, 0);                      /* 5: decided, falls through */
+	br->alu = BPF_JEQ, br->label = 1;
+	br = IMM(f, IR_BR, 0, 2, 70000);                  /* 6: decided, falls through */
+	br->alu = BPF_JGT, br->label = 1;
+	br = IMM(f, IR_BR, 0, 2, 100);                    /* 7: stays */
+	br->alu = BPF_JGT, br->label = 1;
+	ld = I(f, IR_LOAD, 6, 1, 0);                      /* 8: u64 */
+	ld->size = 8;
+	IMM(f, IR_ALU, 7, 6, 1)->alu = BPF_ADD;           /* 9 */
+	br = IMM(f, IR_BR, 0, 7, 0);                      /* 10: stays */
+	br->alu = BPF_JEQ, br->label = 1;
+	I(f, IR_RET, 0, 5, 0);
+	LAB(f, IR_LABEL, 1);
+	IMM(f, IR_RET, 0, 0, 1);
+	run(f, "sccp");
+	/* (removed instructions are compacted away) */
+	CHECK("pass/sccp-ranges", !strcmp(shape(f), "entry load movi alu movi br load alu br ret label ret") &&
+	      f->ins[4].imm == 0xabababab && f->ins[5].imm == 100 && f->ins[8].imm == 0, "%s", shape(f));
+
 	/* gvn: the same load again is a copy of the first, in its block or in one it
 	 * dominates; not across a store to the memory it reads */
 	f = fn();

@@ -7,17 +7,24 @@
  * branch only such constants decide is gone, where fold (one block) and propagate (one
  * definition) see neither. Then: reads of constants become immediates where BPF takes one,
  * operations on constants `v = K`, decided branches jumps or nothing; unreachable and dce
- * clean up after. */
+ * clean up after. A value that is no one constant may still be known to lie in an unsigned
+ * range (RANGE: a load of 2 bytes, x & 0xff, x >> 32, a join of constants, their sums while
+ * they cannot wrap), and a branch the ranges decide is decided too: log2 of a struct's
+ * constant field plus a u16 is one constant (wh-packet). A range that keeps growing (a loop's
+ * counter) varies after WIDEN changes. */
 #include "compiler/opt/passes.h"
 #include "compiler/ssa.h"
 #include <linux/bpf.h>
 
-enum { TOP, KNOWN, VARYING };
+enum { TOP, KNOWN, RANGE, VARYING };
+#define WIDEN 8
 
 struct sccp {
 	const struct kl_ssa *s;
 	uint8_t *lat;               /* per value */
 	int64_t *k;
+	uint64_t *lo, *hi;          /* RANGE: lo <= value <= hi, unsigned */
+	uint8_t *widened;           /* how many times its range grew */
 	uint8_t *edges;             /* per block: bit j, its edge to succ[j] runs */
 	bool *runs;                 /* per block */
 	uint32_t *user_at, *users;  /* per value: who reads it (instruction i, or phi as nins + p) */
@@ -37,20 +44,51 @@ static bool folds(uint8_t alu)
 	}
 }
 
-static void set(struct sccp *c, uint32_t v, uint8_t lat, int64_t k)
+static void changed(struct sccp *c, uint32_t v)
 {
-	if (!v)
-		return;
-	if (lat == KNOWN && c->lat[v] == KNOWN && c->k[v] != k)
-		lat = VARYING;
-	if (lat <= c->lat[v])   /* the lattice only goes down: unknown, a constant, varying */
-		return;
-	c->lat[v] = lat;
-	c->k[v] = k;
 	if (!c->queued[v]) {
 		c->queued[v] = true;
 		c->ssa[c->nssa++] = v;
 	}
+}
+
+/* v's lattice goes down to include [lo, hi] (a constant when lo == hi): a second constant
+ * or a wider range is their union; too many unions, varying. */
+static void set_range(struct sccp *c, uint32_t v, uint64_t lo, uint64_t hi)
+{
+	if (!v || c->lat[v] == VARYING)
+		return;
+	if (c->lat[v] == TOP && lo == hi) {
+		c->lat[v] = KNOWN, c->k[v] = (int64_t)lo;
+	} else if (c->lat[v] == TOP) {
+		c->lat[v] = RANGE, c->lo[v] = lo, c->hi[v] = hi;
+	} else {
+		uint64_t olo = c->lat[v] == KNOWN ? (uint64_t)c->k[v] : c->lo[v];
+		uint64_t ohi = c->lat[v] == KNOWN ? (uint64_t)c->k[v] : c->hi[v];
+		uint64_t nlo = lo < olo ? lo : olo, nhi = hi > ohi ? hi : ohi;
+		if (nlo == olo && nhi == ohi)
+			return;
+		if (++c->widened[v] > WIDEN || (nlo == 0 && nhi == UINT64_MAX))
+			c->lat[v] = VARYING;
+		else
+			c->lat[v] = RANGE, c->lo[v] = nlo, c->hi[v] = nhi;
+	}
+	changed(c, v);
+}
+
+static void set(struct sccp *c, uint32_t v, uint8_t lat, int64_t k)
+{
+	if (!v)
+		return;
+	if (lat == KNOWN) {
+		set_range(c, v, (uint64_t)k, (uint64_t)k);
+		return;
+	}
+	if (lat <= c->lat[v])   /* the lattice only goes down: unknown, a constant, a range, varying */
+		return;
+	c->lat[v] = lat;
+	c->k[v] = k;
+	changed(c, v);
 }
 
 /* A read's lattice: value 0 (no definition reaches it) varies. */
@@ -60,6 +98,119 @@ static uint8_t get(const struct sccp *c, uint32_t v, int64_t *k)
 		return VARYING;
 	*k = c->k[v];
 	return c->lat[v];
+}
+
+/* A read's range (the whole of u64 when it varies); false while it is unknown (TOP). */
+static bool range_of(const struct sccp *c, uint32_t v, uint64_t *lo, uint64_t *hi)
+{
+	int64_t k = 0;
+	uint8_t l = get(c, v, &k);
+	*lo = 0, *hi = UINT64_MAX;
+	if (l == KNOWN)
+		*lo = *hi = (uint64_t)k;
+	else if (l == RANGE)
+		*lo = c->lo[v], *hi = c->hi[v];
+	return l != TOP;
+}
+
+static uint64_t ones_to(uint64_t x)   /* the smallest 2^n - 1 >= x */
+{
+	for (int sh = 1; sh < 64; sh <<= 1)
+		x |= x >> sh;
+	return x;
+}
+
+/* What an operation on values in [alo, ahi] and [blo, bhi] lies in; false: anything. */
+static bool range_op(uint8_t op, uint8_t alu, uint8_t size, uint64_t alo, uint64_t ahi, uint64_t blo, uint64_t bhi,
+		     uint64_t *lo, uint64_t *hi)
+{
+	if (op == IR_ALU32)   /* the truncation: its only form */
+		return ahi <= UINT32_MAX ? (*lo = alo, *hi = ahi, true) : (*lo = 0, *hi = UINT32_MAX, true);
+	if (op == IR_END)
+		return size < 64 && (*lo = 0, *hi = size == 16 ? 0xffff : UINT32_MAX, true);
+	if (op != IR_ALU)
+		return false;
+	switch (alu) {
+	case BPF_ADD:
+		if (ahi > UINT64_MAX - bhi)
+			return false;
+		*lo = alo + blo, *hi = ahi + bhi;
+		return true;
+	case BPF_SUB:
+		if (alo < bhi)
+			return false;
+		*lo = alo - bhi, *hi = ahi - blo;
+		return true;
+	case BPF_MUL:
+		if (bhi && ahi > UINT64_MAX / bhi)
+			return false;
+		*lo = alo * blo, *hi = ahi * bhi;
+		return true;
+	case BPF_DIV:
+		if (!blo)
+			return false;   /* x / 0 is 0: not in [alo / bhi, ...] */
+		*lo = alo / bhi, *hi = ahi / blo;
+		return true;
+	case BPF_MOD:
+		if (!blo)
+			return false;
+		*lo = 0, *hi = ahi < bhi - 1 ? ahi : bhi - 1;
+		return true;
+	case BPF_AND:
+		*lo = 0, *hi = ahi < bhi ? ahi : bhi;
+		return true;
+	case BPF_OR: case BPF_XOR:
+		*lo = alu == BPF_OR ? (alo > blo ? alo : blo) : 0;
+		*hi = ones_to(ahi > bhi ? ahi : bhi);
+		return true;
+	case BPF_RSH:
+		if (blo != bhi || blo > 63)
+			return false;
+		*lo = alo >> blo, *hi = ahi >> blo;
+		return true;
+	case BPF_LSH:
+		if (blo != bhi || blo > 63 || ahi > UINT64_MAX >> blo)
+			return false;
+		*lo = alo << blo, *hi = ahi << blo;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether branch i goes to its target (1), falls through (0), or either (-1), by its
+ * operands' ranges; -2 while one is unknown. A 32-bit branch (jmp32) only on constants. */
+static int decide(const struct sccp *c, uint32_t i, const struct kl_ir_ins *in)
+{
+	const struct kl_ssa *s = c->s;
+	uint64_t alo, ahi, blo, bhi;
+	if (!range_of(c, kl_ssa_use(s, i, 0), &alo, &ahi))
+		return -2;
+	if (in->has_imm)
+		blo = bhi = (uint64_t)in->imm;
+	else if (!range_of(c, kl_ssa_use(s, i, 1), &blo, &bhi))
+		return -2;
+	if (alo == ahi && blo == bhi && in->size != 4)
+		return kl_cond_holds(in->alu, (int64_t)alo, (int64_t)blo);
+	if (in->size == 4 || in->alu == BPF_JSET)
+		return -1;
+	uint8_t cond = in->alu;
+	if (cond == BPF_JSGT || cond == BPF_JSGE || cond == BPF_JSLT || cond == BPF_JSLE) {
+		if (ahi > INT64_MAX || bhi > INT64_MAX)
+			return -1;   /* both non-negative: the unsigned order is the signed one */
+		cond = cond == BPF_JSGT ? BPF_JGT : cond == BPF_JSGE ? BPF_JGE : cond == BPF_JSLT ? BPF_JLT : BPF_JLE;
+	}
+	switch (cond) {
+	case BPF_JEQ: case BPF_JNE:
+		if (ahi < blo || bhi < alo)
+			return cond == BPF_JNE;
+		return -1;
+	case BPF_JGT: return alo > bhi ? 1 : ahi <= blo ? 0 : -1;
+	case BPF_JGE: return alo >= bhi ? 1 : ahi < blo ? 0 : -1;
+	case BPF_JLT: return ahi < blo ? 1 : alo >= bhi ? 0 : -1;
+	case BPF_JLE: return ahi <= blo ? 1 : alo > bhi ? 0 : -1;
+	default: return -1;
+	}
 }
 
 static void run_edge(struct sccp *c, uint32_t b, uint32_t j)
@@ -77,23 +228,26 @@ static void eval_phi(struct sccp *c, uint32_t p)
 	const struct kl_ssa *s = c->s;
 	const struct kl_phi *ph = &s->phis[p];
 	const struct kl_block *k = &s->blocks[ph->block];
-	uint8_t lat = TOP;
-	int64_t val = 0;
-	for (uint32_t j = 0; j < k->npred && lat != VARYING; j++) {
+	bool any = false;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (uint32_t j = 0; j < k->npred; j++) {
 		const struct kl_block *pb = &s->blocks[k->pred[j]];
 		uint32_t e = pb->succ[0] == ph->block ? 0 : 1;
 		if (!(c->edges[k->pred[j]] >> e & 1))
 			continue;
-		int64_t x = 0;
-		uint8_t l = get(c, ph->args[j], &x);
-		if (l == TOP)
-			continue;
-		if (l == VARYING || (lat == KNOWN && x != val))
-			lat = VARYING;
-		else
-			lat = KNOWN, val = x;
+		uint64_t xlo, xhi;
+		if (!range_of(c, ph->args[j], &xlo, &xhi))
+			continue;   /* unknown yet */
+		if (get(c, ph->args[j], &(int64_t){ 0 }) == VARYING) {
+			set(c, ph->val, VARYING, 0);
+			return;
+		}
+		any = true;
+		lo = xlo < lo ? xlo : lo;
+		hi = xhi > hi ? xhi : hi;
 	}
-	set(c, ph->val, lat, val);
+	if (any)
+		set_range(c, ph->val, lo, hi);
 }
 
 /* What instruction i computes, from its operands' lattices; a block's last one, which of
@@ -121,26 +275,34 @@ static void eval_ins(struct sccp *c, uint32_t i)
 		l = la, r = x;
 		break;
 	case IR_ALU:
-		if (in->core || !folds(in->alu) || la == VARYING || lb == VARYING)
+		if (in->core || !folds(in->alu))
 			l = VARYING;
 		else if (la == TOP || lb == TOP)
 			l = TOP;
-		else
+		else if (la == KNOWN && lb == KNOWN)
 			l = KNOWN, r = kl_fold(in->alu, x, y);
+		else
+			l = RANGE;
 		break;
 	case IR_ALU32: case IR_NEG: case IR_END:
-		if (la != KNOWN || (in->op == IR_ALU32 && in->alu != BPF_MOV) ||
-		    (in->op == IR_END && in->size != 16 && in->size != 32 && in->size != 64))
-			l = la == TOP ? TOP : VARYING;
+		if (la == TOP)
+			l = TOP;
+		else if (la != KNOWN || (in->op == IR_ALU32 && in->alu != BPF_MOV) ||
+			 (in->op == IR_END && in->size != 16 && in->size != 32 && in->size != 64))
+			l = in->op == IR_NEG || (in->op == IR_ALU32 && in->alu != BPF_MOV) ? VARYING : RANGE;
 		else
 			l = KNOWN, r = in->op == IR_ALU32 ? (int64_t)(uint32_t)x
 				: in->op == IR_NEG ? (int64_t)(0 - (uint64_t)x) : (int64_t)kl_bswap((uint64_t)x, in->size);
 		break;
+	case IR_LOAD:   /* zero-extended */
+		if (in->size < 8)
+			l = RANGE;
+		break;
 	case IR_BR: {
 		const struct kl_block *k = &s->blocks[b];
-		if (la == TOP || lb == TOP)
+		int h = decide(c, i, in);
+		if (h == -2)
 			return;
-		int h = la == KNOWN && lb == KNOWN ? kl_cond_holds(in->alu, x, y) : -1;
 		if (k->nsucc == 1 || h == -1) {
 			for (uint32_t j = 0; j < k->nsucc; j++)
 				run_edge(c, b, j);
@@ -152,8 +314,24 @@ static void eval_ins(struct sccp *c, uint32_t i)
 	default:
 		break;
 	}
-	if (s->def_val[i])
+	if (l == RANGE && in->op == IR_LOAD) {
+		set_range(c, s->def_val[i], 0, (1ull << (8 * in->size)) - 1);
+	} else if (l == RANGE) {   /* from the operands' ranges */
+		uint64_t alo, ahi, blo = 0, bhi = 0, lo, hi;
+		range_of(c, kl_ssa_use(s, i, 0), &alo, &ahi);
+		if (in->op == IR_ALU && in->has_imm)
+			blo = bhi = (uint64_t)in->imm;
+		else if (in->op == IR_ALU)
+			range_of(c, kl_ssa_use(s, i, 1), &blo, &bhi);
+		if (in->op == IR_MOV)
+			set_range(c, s->def_val[i], alo, ahi);
+		else if (range_op(in->op, in->alu, in->size, alo, ahi, blo, bhi, &lo, &hi))
+			set_range(c, s->def_val[i], lo, hi);
+		else
+			set(c, s->def_val[i], VARYING, 0);
+	} else if (s->def_val[i]) {
 		set(c, s->def_val[i], l, r);
+	}
 	if (i == s->blocks[b].end - 1 && in->op != IR_RET)   /* a jump or a fall-through */
 		for (uint32_t j = 0; j < s->blocks[b].nsucc; j++)
 			run_edge(c, b, j);
@@ -224,7 +402,7 @@ static void rewrite(struct sccp *c, struct kl_ir_func *f)
 			if (in->op == IR_BR) {
 				uint8_t la = get(c, kl_ssa_use(s, i, 0), &x);
 				uint8_t lb = in->has_imm ? (y = in->imm, KNOWN) : get(c, kl_ssa_use(s, i, 1), &y);
-				int h = la == KNOWN && lb == KNOWN ? kl_cond_holds(in->alu, x, y) : -1;
+				int h = decide(c, i, in);
 				if (h == 1) {
 					in->op = IR_JMP;
 					in->a = in->b = 0;
@@ -261,6 +439,9 @@ void kl_pass_sccp(struct kl_arena *a, struct kl_ir_func *f)
 	struct sccp c = { .s = &s };
 	c.lat = kl_arena_array(a, uint8_t, s.nvals);
 	c.k = kl_arena_array(a, int64_t, s.nvals);
+	c.lo = kl_arena_array(a, uint64_t, s.nvals);
+	c.hi = kl_arena_array(a, uint64_t, s.nvals);
+	c.widened = kl_arena_array(a, uint8_t, s.nvals);
 	c.edges = kl_arena_array(a, uint8_t, s.nblocks);
 	c.runs = kl_arena_array(a, bool, s.nblocks);
 	c.queued = kl_arena_array(a, bool, s.nvals);
