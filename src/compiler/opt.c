@@ -31,6 +31,8 @@ static const struct pass passes[] = {
 	{ "thread-const", "v = K; goto L where L only tests v: the jump goes where the test would send it",
 	  kl_pass_thread_const, false },
 	{ "nonnull", "a packet pointer (or one plus an offset) tested against 0: the test decided", kl_pass_nonnull, false },
+	{ "strength", "in a loop, p = b + (i << K) of its counter: a pointer of its own, stepped with the counter",
+	  kl_pass_strength, true },
 	{ "copies", "a copy of a variable whose every read can read the original (still holding it there): the original",
 	  kl_pass_copies, false },
 	{ "sums", "p + (x + K) is (p + x) + K, (x + K) << S is (x << S) + (K << S): variable sums first, constants last",
@@ -67,13 +69,13 @@ static const struct pass passes[] = {
 };
 /* kl_options.no_passes and the config's disabled are one bit per pass */
 _Static_assert(sizeof(passes) / sizeof(passes[0]) <= 32, "more passes than bits in -fno-PASS's mask");
-enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_FORWARD, P_SCCP, P_THREAD_CONST, P_NONNULL, P_COPIES, P_SUMS, P_REASSOC, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP, P_MERGE_CHECKS, P_IDLE_EXIT, P_BOUNDS_FIRST };
+enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_FORWARD, P_SCCP, P_THREAD_CONST, P_NONNULL, P_STRENGTH, P_COPIES, P_SUMS, P_REASSOC, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP, P_MERGE_CHECKS, P_IDLE_EXIT, P_BOUNDS_FIRST };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the
  * dead ones go first; what it cuts off is unreachable after. */
 static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_UNREACHABLE, 0 }, { P_DCE, 0 }, { P_THREAD, 0 }, { P_UNREACHABLE, 0 },
-	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_FORWARD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_NONNULL, 1 }, { P_COPIES, 1 }, { P_SUMS, 1 }, { P_REASSOC, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_COPIES, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_JMP32, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
+	{ P_PROPAGATE, 1 }, { P_UNROLL_FOLD, 1 }, { P_ROTATE, 1 }, { P_FORWARD, 1 }, { P_SCCP, 1 }, { P_UNREACHABLE, 1 }, { P_THREAD_CONST, 1 }, { P_NONNULL, 1 }, { P_STRENGTH, 1 }, { P_COPIES, 1 }, { P_SUMS, 1 }, { P_REASSOC, 1 }, { P_GVN, 1 }, { P_UNREACHABLE, 1 }, { P_COPIES, 1 }, { P_BITS, 1 }, { P_SELECT, 1 }, { P_PROPAGATE, 1 }, { P_SWAP_CMP, 1 }, { P_JMP32, 1 }, { P_DCE, 1 }, { P_ADCE, 1 }, { P_DSE, 1 }, { P_COALESCE, 1 }, { P_MERGE_RETURNS, 1 },
 	{ P_TRIANGLE, 1 }, { P_BRANCH_OVER_JUMP, 1 }, { P_MERGE_CHECKS, 1 }, { P_IDLE_EXIT, 1 }, { P_BOUNDS_FIRST, 1 },
 };
 

@@ -22,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 declare -A prog=(
 	[unreachable]=classify [dce]=struct-flow [thread]=thread
 	[swap-cmp]=cg-ingress [coalesce]=big-conntrack [merge-returns]=arp-reply [branch-over-jump]=big-bytes
-	[propagate]=xdp1 [inline]=defun-calls [unroll]=defun-calls [sccp]=xdp1 [adce]=big-hist [bits]=let-scope [gvn]=big-conntrack [dse]=map-reuse [reassoc]=wh-pkt-tc [unroll-fold]=wh-bits [select]=form-values [thread-const]=wh-parse [rotate]=loop-while [triangle]=imm64 [bpf-loop]=big-loop [jmp32]=cmp32 [forward]=wh-fixes [sums]=xdp1 [bounds-first]=loop-bytes [copies]=let-scope [nonnull]=wh-parse [globals]=big-nat [merge-checks]=wh-parse [idle-exit]=big-dns
+	[propagate]=xdp1 [inline]=defun-calls [unroll]=defun-calls [sccp]=xdp1 [adce]=big-hist [bits]=let-scope [gvn]=big-conntrack [dse]=map-reuse [reassoc]=wh-pkt-tc [unroll-fold]=wh-bits [select]=form-values [thread-const]=wh-parse [rotate]=loop-while [triangle]=imm64 [bpf-loop]=big-loop [jmp32]=cmp32 [forward]=wh-fixes [sums]=xdp1 [bounds-first]=loop-bytes [copies]=let-scope [nonnull]=wh-parse [globals]=big-nat [merge-checks]=wh-parse [idle-exit]=big-dns [strength]=big-csum
 )
 passes=$("$KILN" compile --help | sed -n '/^optimizer passes/,$p' | awk 'NR > 1 && /^  [a-z]/ { print $1 }')
 [ -n "$passes" ] || fail list "kiln compile --help lists no optimizer pass"

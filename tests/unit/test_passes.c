@@ -586,6 +586,35 @@ int main(void)
 		      "the guard goes to L%u", f->ins[4].label);
 	}
 
+	/* strength: in a loop entered at its head, t = i << 1; p = b + t with i stepped by 1
+	 * becomes p = q, q = b + (i << 1) made before the loop and stepped by 2 after i; not
+	 * when the loop also reads i in other arithmetic */
+	for (int which = 0; which < 2; which++) {
+		f = fn();
+		I(f, IR_ENTRY, 1, 0, 0);                          /* 0: b */
+		IMM(f, IR_MOVI, 2, 0, 0);                         /* 1: i */
+		IMM(f, IR_MOVI, 6, 0, 0);                         /* 2: sum */
+		LAB(f, IR_LABEL, 1);                              /* 3: H */
+		IMM(f, IR_ALU, 3, 2, 1)->alu = BPF_LSH;           /* 4: t */
+		I(f, IR_ALU, 4, 1, 3)->alu = BPF_ADD;             /* 5: p */
+		I(f, IR_LOAD, 5, 4, 0)->size = 2;                 /* 6 */
+		I(f, IR_ALU, 6, 6, which ? 2 : 5)->alu = BPF_ADD; /* 7 */
+		IMM(f, IR_ALU, 2, 2, 1)->alu = BPF_ADD;           /* 8: the step */
+		br = IMM(f, IR_BR, 0, 2, 8);                      /* 9 */
+		br->alu = BPF_JLT, br->label = 1;
+		I(f, IR_RET, 0, 6, 0);
+		uint32_t nv = f->nvregs;
+		run(f, "strength");
+		bool q = f->nvregs == nv + 1 && f->ins[3].op == IR_ALU && f->ins[3].d == nv && f->ins[4].op == IR_ALU &&
+			 f->ins[4].d == nv && f->ins[4].b == 1;
+		if (which)
+			CHECK("pass/strength-other-use", f->nvregs == nv && f->ins[4].op == IR_ALU && f->ins[4].alu == BPF_LSH,
+			      "%s", shape(f));
+		else
+			CHECK("pass/strength", q && f->ins[6].op == IR_MOV && f->ins[6].a == nv && f->ins[10].op == IR_ALU &&
+			      f->ins[10].d == nv && f->ins[10].imm == 2, "%s", shape(f));   /* (the shift compacted away) */
+	}
+
 	/* propagate: (p + 32) - p is 32; (p + 32) - (p + 8) is 24; (p + 32) - q stays */
 	f = fn();
 	I(f, IR_ENTRY, 1, 0, 0);

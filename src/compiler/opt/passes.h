@@ -32,6 +32,7 @@ void kl_pass_triangle(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_thread_const(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_merge_checks(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_idle_exit(struct kl_arena *a, struct kl_ir_func *f);
+void kl_pass_strength(struct kl_arena *a, struct kl_ir_func *f);
 
 /* An instruction with no effect but its result (dead when nobody reads that). */
 bool kl_opt_pure(uint8_t op);
