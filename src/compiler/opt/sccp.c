@@ -19,12 +19,20 @@
 enum { TOP, KNOWN, RANGE, VARYING };
 #define WIDEN 8
 
+struct range {
+	uint32_t v;                 /* 0: free */
+	uint8_t widened;
+	uint64_t hi;
+};
+
 struct sccp {
 	const struct kl_ssa *s;
 	uint8_t *lat;               /* per value */
-	int64_t *k;
-	uint64_t *lo, *hi;          /* RANGE: lo <= value <= hi, unsigned */
-	uint8_t *widened;           /* how many times its range grew */
+	int64_t *k;                 /* KNOWN: the value; RANGE: its low end (unsigned) */
+	struct range *r;            /* RANGE: its high end, and how often it grew, by value: an open
+				     * hash (few values are ranges; memory values never) */
+	uint32_t rcap, rn;
+	struct kl_arena *a;
 	uint8_t *edges;             /* per block: bit j, its edge to succ[j] runs */
 	bool *runs;                 /* per block */
 	uint32_t *user_at, *users;  /* per value: who reads it (instruction i, or phi as nins + p) */
@@ -44,6 +52,38 @@ static bool folds(uint8_t alu)
 	}
 }
 
+static struct range *range_at(struct sccp *c, uint32_t v)
+{
+	if (2 * (c->rn + 1) > c->rcap) {   /* half full: twice the room, everything placed again */
+		struct range *old = c->r;
+		uint32_t ocap = c->rcap;
+		c->rcap = ocap ? 2 * ocap : 64;
+		c->r = kl_arena_array(c->a, struct range, c->rcap);
+		for (uint32_t x = 0; x < ocap; x++)
+			if (old[x].v) {
+				uint32_t h = old[x].v * 2654435761u & (c->rcap - 1);
+				while (c->r[h].v)
+					h = (h + 1) & (c->rcap - 1);
+				c->r[h] = old[x];
+			}
+	}
+	uint32_t h = v * 2654435761u & (c->rcap - 1);
+	while (c->r[h].v && c->r[h].v != v)
+		h = (h + 1) & (c->rcap - 1);
+	if (!c->r[h].v)
+		c->r[h].v = v, c->rn++;
+	return &c->r[h];
+}
+
+/* A RANGE value's entry (there is one). */
+static const struct range *range_find(const struct sccp *c, uint32_t v)
+{
+	uint32_t h = v * 2654435761u & (c->rcap - 1);
+	while (c->r[h].v != v)
+		h = (h + 1) & (c->rcap - 1);
+	return &c->r[h];
+}
+
 static void changed(struct sccp *c, uint32_t v)
 {
 	if (!c->queued[v]) {
@@ -61,17 +101,18 @@ static void set_range(struct sccp *c, uint32_t v, uint64_t lo, uint64_t hi)
 	if (c->lat[v] == TOP && lo == hi) {
 		c->lat[v] = KNOWN, c->k[v] = (int64_t)lo;
 	} else if (c->lat[v] == TOP) {
-		c->lat[v] = RANGE, c->lo[v] = lo, c->hi[v] = hi;
+		c->lat[v] = RANGE, c->k[v] = (int64_t)lo, range_at(c, v)->hi = hi;
 	} else {
-		uint64_t olo = c->lat[v] == KNOWN ? (uint64_t)c->k[v] : c->lo[v];
-		uint64_t ohi = c->lat[v] == KNOWN ? (uint64_t)c->k[v] : c->hi[v];
+		struct range *r = range_at(c, v);
+		uint64_t olo = (uint64_t)c->k[v];
+		uint64_t ohi = c->lat[v] == KNOWN ? (uint64_t)c->k[v] : r->hi;
 		uint64_t nlo = lo < olo ? lo : olo, nhi = hi > ohi ? hi : ohi;
 		if (nlo == olo && nhi == ohi)
 			return;
-		if (++c->widened[v] > WIDEN || (nlo == 0 && nhi == UINT64_MAX))
+		if (++r->widened > WIDEN || (nlo == 0 && nhi == UINT64_MAX))
 			c->lat[v] = VARYING;
 		else
-			c->lat[v] = RANGE, c->lo[v] = nlo, c->hi[v] = nhi;
+			c->lat[v] = RANGE, c->k[v] = (int64_t)nlo, r->hi = nhi;
 	}
 	changed(c, v);
 }
@@ -109,7 +150,7 @@ static bool range_of(const struct sccp *c, uint32_t v, uint64_t *lo, uint64_t *h
 	if (l == KNOWN)
 		*lo = *hi = (uint64_t)k;
 	else if (l == RANGE)
-		*lo = c->lo[v], *hi = c->hi[v];
+		*lo = (uint64_t)k, *hi = range_find(c, v)->hi;
 	return l != TOP;
 }
 
@@ -439,9 +480,7 @@ void kl_pass_sccp(struct kl_arena *a, struct kl_ir_func *f)
 	struct sccp c = { .s = &s };
 	c.lat = kl_arena_array(a, uint8_t, s.nvals);
 	c.k = kl_arena_array(a, int64_t, s.nvals);
-	c.lo = kl_arena_array(a, uint64_t, s.nvals);
-	c.hi = kl_arena_array(a, uint64_t, s.nvals);
-	c.widened = kl_arena_array(a, uint8_t, s.nvals);
+	c.a = a;
 	c.edges = kl_arena_array(a, uint8_t, s.nblocks);
 	c.runs = kl_arena_array(a, bool, s.nblocks);
 	c.queued = kl_arena_array(a, bool, s.nvals);

@@ -59,6 +59,7 @@ static bool set_in(const struct kl_ir_func *f, kl_vreg v, uint32_t from, uint32_
 
 void kl_pass_strength(struct kl_arena *a, struct kl_ir_func *f)
 {
+	struct kl_arena_mark mark = kl_arena_mark(a);   /* (a growing pass: opt.c keeps what it made) */
 	uint32_t n = f->nins;
 	uint32_t *label_at = kl_arena_array(a, uint32_t, f->nlabels + 2);
 	for (uint32_t x = 0; x < n; x++)
@@ -113,8 +114,10 @@ void kl_pass_strength(struct kl_arena *a, struct kl_ir_func *f)
 			taken[x] = true;
 		}
 	}
-	if (!ncs)
+	if (!ncs) {
+		kl_arena_release(a, mark);
 		return;
+	}
 	struct kl_ir_ins *out = kl_arena_array(a, struct kl_ir_ins, n + 3 * ncs + 1);
 	uint32_t m = 0;
 	bool *done = kl_arena_array(a, bool, ncs + 1);
