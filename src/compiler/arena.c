@@ -99,6 +99,52 @@ void *kl_arena_grow(struct kl_arena *a, void *old, size_t old_size, size_t new_s
 	return p;
 }
 
+struct kl_arena_ext {
+	struct kl_arena_ext *next, *prev;   /* 16 bytes: the data after it stays aligned */
+};
+
+void *kl_arena_ext_grow(struct kl_arena *a, void *old, size_t old_size, size_t new_size)
+{
+	struct kl_arena_ext *e = old ? (struct kl_arena_ext *)old - 1 : NULL;
+	if (new_size > ((size_t)-1) / 4)
+		kl_arena_oom(a);
+	struct kl_arena_ext *n = realloc(e, sizeof(*n) + new_size);
+	if (!n)
+		kl_arena_oom(a);   /* (the old array is still in the list, freed with the arena) */
+	if (!e) {
+		n->prev = NULL;
+		n->next = a->ext;
+		if (a->ext)
+			a->ext->prev = n;
+		a->ext = n;
+		old_size = 0;
+	} else {   /* it may have moved: its neighbours point at it again */
+		if (n->prev)
+			n->prev->next = n;
+		else
+			a->ext = n;
+		if (n->next)
+			n->next->prev = n;
+	}
+	if (new_size > old_size)
+		memset((unsigned char *)(n + 1) + old_size, 0, new_size - old_size);
+	return n + 1;
+}
+
+void kl_arena_ext_free(struct kl_arena *a, void *p)
+{
+	if (!p)
+		return;
+	struct kl_arena_ext *e = (struct kl_arena_ext *)p - 1;
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		a->ext = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	free(e);
+}
+
 struct kl_arena_mark kl_arena_mark(const struct kl_arena *a)
 {
 	return (struct kl_arena_mark){ a->head, a->head ? a->head->used : 0 };
@@ -140,4 +186,9 @@ void kl_arena_free(struct kl_arena *a)
 		b = n;
 	}
 	a->spare = NULL;
+	while (a->ext) {
+		struct kl_arena_ext *n = a->ext->next;
+		free(a->ext);
+		a->ext = n;
+	}
 }

@@ -15,10 +15,12 @@
 #include <stddef.h>
 
 struct kl_arena_block;
+struct kl_arena_ext;
 struct kl_arena {
 	struct kl_arena_block *head;
 	jmp_buf *oom;                 /* where allocation failure jumps (set by kl_compile) */
 	struct kl_arena_block *spare; /* blocks released (kl_arena_release), kept for reuse */
+	struct kl_arena_ext *ext;     /* kl_arena_ext_grow's arrays */
 };
 
 void *kl_arena_alloc(struct kl_arena *a, size_t size);       /* zeroed, 16-byte aligned */
@@ -33,6 +35,12 @@ char *kl_arena_printf(struct kl_arena *a, const char *fmt, ...)
 /* Grow an arena-owned array (old contents copied; the old block is simply abandoned). */
 void *kl_arena_grow(struct kl_arena *a, void *old, size_t old_size, size_t new_size);
 void kl_arena_free(struct kl_arena *a);
+/* An array outside the blocks that grows in place where it can (realloc): doubling inside
+ * the arena abandons every old copy, which for a large function's instructions was 40% of
+ * a compilation's peak. old: NULL or what this returned for a; the new bytes are zeroed;
+ * freed with the arena, or by kl_arena_ext_free. Marks do not cover it. */
+void *kl_arena_ext_grow(struct kl_arena *a, void *old, size_t old_size, size_t new_size);
+void kl_arena_ext_free(struct kl_arena *a, void *p);
 /* Scratch memory: everything allocated after a mark goes at its release, marks released
  * last-taken first (a pass's analysis, dropped when the pass ends). */
 struct kl_arena_mark {

@@ -62,6 +62,7 @@ static struct kl_ir_func *ir_copy(struct kl_arena *a, const struct kl_ir_func *f
 {
 	struct kl_ir_func *g = kl_arena_new(a, struct kl_ir_func);
 	*g = *f;
+	g->ins_ext = NULL;   /* (f's own array stays f's) */
 	g->cap = f->nins + 1;
 	g->ins = kl_arena_array(a, struct kl_ir_ins, g->cap);
 	memcpy(g->ins, f->ins, f->nins * sizeof(*f->ins));

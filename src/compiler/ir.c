@@ -10,7 +10,16 @@ struct kl_ir_ins *kl_ir_emit(struct kl_arena *a, struct kl_ir_func *f, uint8_t o
 {
 	if (f->nins == f->cap) {
 		uint32_t nc = f->cap ? f->cap * 2 : 64;
-		f->ins = kl_arena_grow(a, f->ins, f->cap * sizeof(*f->ins), nc * sizeof(*f->ins));
+		if (f->ins && f->ins == f->ins_ext) {
+			f->ins = kl_arena_ext_grow(a, f->ins, f->cap * sizeof(*f->ins), nc * sizeof(*f->ins));
+		} else {   /* an array a pass made (in the arena): copied out once */
+			struct kl_ir_ins *n = kl_arena_ext_grow(a, NULL, 0, nc * sizeof(*f->ins));
+			if (f->nins)
+				memcpy(n, f->ins, f->nins * sizeof(*f->ins));
+			kl_arena_ext_free(a, f->ins_ext);
+			f->ins = n;
+		}
+		f->ins_ext = f->ins;
 		f->cap = nc;
 	}
 	struct kl_ir_ins *i = &f->ins[f->nins++];

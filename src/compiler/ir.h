@@ -68,6 +68,8 @@ struct kl_ir_func {
 	const char *name;
 	struct kl_ir_ins *ins;
 	uint32_t nins, cap;
+	void *ins_ext;        /* kl_ir_emit's own array (kl_arena_ext_grow), while ins is it: a
+			       * pass that puts another array in ins leaves it to be freed there */
 	uint32_t nvregs;      /* vregs are 1..nvregs-1 */
 	uint32_t nlabels;
 	struct kl_slot *slots; /* index 0 unused */
