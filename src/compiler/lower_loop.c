@@ -264,14 +264,17 @@ static bool as_callback(struct lw *l, struct kl_node *n, int64_t count, const st
 	uint32_t slot = size ? kl_lw_slot(l, (uint32_t)size, 8) : 0;
 	for (size_t k = 0; k < cb.caps->v.len; k++) {
 		struct kl_lw_cap *cp = cb.caps->v.items[k];
-		if (cp->off >= 0)
-			mem(l, IR_STORE, 0, slot, cp->off)->b = kl_lw_reg_of(l, cp->outer);
+		if (cp->off >= 0) {   /* (the register first: making it may move the instructions) */
+			kl_vreg r = kl_lw_reg_of(l, cp->outer);
+			mem(l, IR_STORE, 0, slot, cp->off)->b = r;
+		}
 	}
 	struct kl_ir_ins *fn = emit(l, IR_LDFUNC);
+	kl_vreg fnd = vreg(l);
 	fn->imm = (int64_t)(c->funs.len + c->progs.len + c->loops.len);
-	fn->d = vreg(l);
+	fn->d = fnd;
 	kl_vec_push(c->a, &c->loops, cb.f);
-	kl_vreg args[4] = { kl_lw_reg_of(l, cval(count)), fn->d, slot ? kl_lw_slot_addr(l, slot) : kl_lw_reg_of(l, cval(0)),
+	kl_vreg args[4] = { kl_lw_reg_of(l, cval(count)), fnd, slot ? kl_lw_slot_addr(l, slot) : kl_lw_reg_of(l, cval(0)),
 			    kl_lw_reg_of(l, cval(0)) };
 	kl_lw_call(l, BPF_FUNC_loop, args, 4);
 	for (size_t k = 0; k < cb.caps->v.len; k++) {
