@@ -44,7 +44,7 @@ static int pass_options(const struct cli_list *no, const char *after, struct kl_
 			return -1;
 		}
 		if (i < no->n)
-			o->no_passes |= 1u << p;
+			o->no_passes |= 1ull << p;
 		else
 			o->print_after = p + 1;
 	}

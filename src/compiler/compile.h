@@ -63,7 +63,7 @@ struct kl_progdef {
 
 struct kl_options {
 	int opt_level;                    /* 0: only the passes the verifier needs */
-	uint32_t no_passes;               /* -fno-NAME: bit i off pass i of opt.c's table */
+	uint64_t no_passes;               /* -fno-NAME: bit i off pass i of opt.c's table */
 	int print_after;                  /* --print-after NAME: the pass's index + 1 (IR to stderr) */
 	const char *btf_path;             /* kernel BTF for kernel types (NULL: the running kernel's) */
 	bool dump_ir;

@@ -68,7 +68,7 @@ static const struct pass passes[] = {
 	  NULL, false },
 };
 /* kl_options.no_passes and the config's disabled are one bit per pass */
-_Static_assert(sizeof(passes) / sizeof(passes[0]) <= 32, "more passes than bits in -fno-PASS's mask");
+_Static_assert(sizeof(passes) / sizeof(passes[0]) <= 64, "more passes than bits in -fno-PASS's mask");
 enum { P_UNREACHABLE, P_DCE, P_THREAD, P_PROPAGATE, P_UNROLL_FOLD, P_ROTATE, P_FORWARD, P_SCCP, P_THREAD_CONST, P_NONNULL, P_STRENGTH, P_COPIES, P_SUMS, P_REASSOC, P_GVN, P_BITS, P_SELECT, P_SWAP_CMP, P_JMP32, P_ADCE, P_DSE, P_COALESCE, P_MERGE_RETURNS, P_TRIANGLE, P_BRANCH_OVER_JUMP, P_MERGE_CHECKS, P_IDLE_EXIT, P_BOUNDS_FIRST };
 
 /* The pipeline: which pass, from which level. Threading looks past no instruction, so the

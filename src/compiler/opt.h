@@ -9,7 +9,7 @@
 
 struct kl_opt_config {
 	int level;              /* 0: only the passes the verifier needs */
-	uint32_t disabled;      /* bit i: pass i of the table is not run */
+	uint64_t disabled;      /* bit i: pass i of the table is not run */
 	int print_after;        /* a pass's index + 1: print the IR after each run of it; 0: none */
 	FILE *out;              /* where (stderr when NULL) */
 	bool verify;            /* build the SSA form after every pass and check its invariants */

@@ -29,7 +29,7 @@ static const char *shape(const struct kl_ir_func *f)
 static void run(struct kl_ir_func *f, const char *pass)
 {
 	int p = kl_opt_pass_find(pass);
-	struct kl_opt_config cfg = { .level = 2, .disabled = ~0u & ~(1u << p) };
+	struct kl_opt_config cfg = { .level = 2, .disabled = ~0ull & ~(1ull << p) };
 	kl_opt(&A, f, &cfg);
 }
 
@@ -980,7 +980,7 @@ int main(void)
 	I(f, IR_ENTRY, 1, 0, 0);
 	IMM(f, IR_MOVI, 2, 0, 5);
 	IMM(f, IR_RET, 0, 0, 0);
-	kl_opt(&A, f, &(struct kl_opt_config){ .level = 2, .disabled = ~0u });
+	kl_opt(&A, f, &(struct kl_opt_config){ .level = 2, .disabled = ~0ull });
 	CHECK("pass/all-off", !strcmp(shape(f), "entry movi ret"), "%s", shape(f));
 	char *text = NULL;
 	size_t len = 0;
