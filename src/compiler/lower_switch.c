@@ -6,18 +6,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A key test's constant, with its clause and its test (for line info). */
+struct case_const {
+	int64_t v;
+	uint32_t clause;
+	const struct kl_node *at;
+};
+typedef KL_VEC(struct case_const) case_consts;
+
 /* Whether t compares one variable with constants, (= K C) or an or of such: what case makes.
- * *key is the variable's name, the same in every test. */
-static bool key_test(struct lw *l, const struct kl_node *t, const char **key)
+ * *key is the variable's name, the same in every test; each constant goes to cs, with its
+ * clause. */
+static bool key_test(struct lw *l, const struct kl_node *t, const char **key, uint32_t clause, case_consts *cs)
 {
 	const char *h = kl_head(t);
 	if (h && !strcmp(h, "or") && t->nitems > 1) {
 		for (uint32_t i = 1; i < t->nitems; i++)
-			if (!key_test(l, t->items[i], key))
+			if (!key_test(l, t->items[i], key, clause, cs))
 				return false;
 		return true;
 	}
-	int64_t v;
+	int64_t v = 0;
 	const struct kl_node *k = t->nitems == 3 ? t->items[2] : NULL;
 	if (!h || strcmp(h, "=") || !k || t->items[1]->kind != KL_N_SYM ||
 	    !(k->kind == KL_N_INT ||
@@ -26,6 +35,8 @@ static bool key_test(struct lw *l, const struct kl_node *t, const char **key)
 	if (*key && strcmp(*key, t->items[1]->str))
 		return false;
 	*key = t->items[1]->str;
+	struct case_const c = { k->kind == KL_N_INT ? k->ival : v, clause, t };
+	kl_vec_push(l->c->a, cs, c);
 	return true;
 }
 
@@ -39,34 +50,6 @@ int kl_lw_clause_value(struct lw *l, struct kl_node *cl, struct val *v)
 bool kl_lw_always_clause(const struct kl_node *cl)
 {
 	return kl_is_sym(cl->items[0], "t") || kl_is_sym(cl->items[0], "else") || kl_is_key(cl->items[0], "else");
-}
-
-/* A key test's constants (key_test said it has them) appended to cs, each with its clause. */
-struct case_const {
-	int64_t v;
-	uint32_t clause;
-	const struct kl_node *at;
-};
-
-static void key_consts(struct lw *l, const struct kl_node *t, uint32_t clause, struct case_const *cs, uint32_t *n)
-{
-	if (!strcmp(kl_head(t), "or")) {
-		for (uint32_t i = 1; i < t->nitems; i++)
-			key_consts(l, t->items[i], clause, cs, n);
-		return;
-	}
-	int64_t v = t->items[2]->ival;
-	if (t->items[2]->kind == KL_N_SYM)
-		kl_const_lookup(l->c, t->items[2]->str, &v);
-	cs[(*n)++] = (struct case_const){ v, clause, t };
-}
-
-static uint32_t forms_in(const struct kl_node *t)
-{
-	uint32_t k = 1;
-	for (uint32_t i = 0; t->kind == KL_N_LIST && i < t->nitems; i++)
-		k += forms_in(t->items[i]);
-	return k;
 }
 
 static int by_value(const void *x, const void *y)
@@ -88,41 +71,36 @@ static int by_clause_desc(const void *x, const void *y)
  * runs before its test either way, so the meaning is the same; but the verifier walks a
  * branch's fall-through first, and here that is the default, where the key is a range: the
  * paths of each constant then prune against it at the join, instead of each constant's path
- * being walked to the end (wh-case: 771 -> 228 processed, clang 584). The comparisons go from
+ * being walked to the end (wh-case: 771 -> 251 processed, clang 584). The comparisons go from
  * the last clause to the first, so that after the default the verifier walks the clauses in
  * their order, as it did the chain (it takes the branch it saw last first); a constant an
  * earlier clause has too is left out of the later one, which would not have matched. */
-static int switch_cond(struct lw *l, struct kl_node *n, struct val *out)
+static int switch_cond(struct lw *l, struct kl_node *n, case_consts cs, struct val *out)
 {
 	uint32_t lend = label(l), *lbody = kl_arena_array(l->c->a, uint32_t, n->nitems);
 	kl_vreg r = vreg(l);
-	uint32_t last = n->nitems, def = 0, ncs = 0, room = 0;
+	uint32_t last = n->nitems, def = 0;
 	for (uint32_t i = 1; i < n->nitems; i++) {
 		if (kl_lw_always_clause(n->items[i])) {
 			def = i;
 			last = i;
 			break;
 		}
-		room += forms_in(n->items[i]->items[0]);
-	}
-	struct case_const *cs = kl_arena_array(l->c->a, struct case_const, room + 1);
-	for (uint32_t i = 1; i < last; i++) {
 		lbody[i] = label(l);
-		key_consts(l, n->items[i]->items[0], i, cs, &ncs);
 	}
-	qsort(cs, ncs, sizeof(*cs), by_value);   /* each value's first clause, the others dropped */
+	qsort(cs.items, cs.len, sizeof(*cs.items), by_value);   /* each value's first clause, the others dropped */
 	uint32_t kept = 0;
-	for (uint32_t i = 0; i < ncs; i++)
-		if (!i || cs[i].v != cs[i - 1].v)
-			cs[kept++] = cs[i];
-	qsort(cs, kept, sizeof(*cs), by_clause_desc);
+	for (uint32_t i = 0; i < cs.len; i++)
+		if (!i || cs.items[i].v != cs.items[i - 1].v)
+			cs.items[kept++] = cs.items[i];
+	qsort(cs.items, kept, sizeof(*cs.items), by_clause_desc);
 	struct val key;
-	if (kl_lw_lower(l, cs[0].at->items[1], &key))
+	if (kl_lw_lower(l, cs.items[0].at->items[1], &key))
 		return -1;
 	struct kl_span saved = l->span;
 	for (uint32_t i = 0; i < kept; i++) {
-		l->span = cs[i].at->span;
-		kl_lw_branch(l, BPF_JEQ, key, cval(cs[i].v), lbody[cs[i].clause]);
+		l->span = cs.items[i].at->span;
+		kl_lw_branch(l, BPF_JEQ, key, cval(cs.items[i].v), lbody[cs.items[i].clause]);
 	}
 	l->span = saved;
 	struct val v = cval(0);
@@ -147,15 +125,16 @@ int kl_lw_switch(struct lw *l, struct kl_node *n, struct val *out)
 {
 	const char *key = NULL;
 	uint32_t keyed = 0;
+	case_consts cs = { 0 };
 	for (uint32_t i = 1; i < n->nitems; i++) {
 		struct kl_node *cl = n->items[i];
 		if (cl->kind != KL_N_LIST || cl->nitems < 1)
 			return 1;   /* (f_cond says what is wrong) */
 		if (kl_lw_always_clause(cl))
 			break;
-		if (cl->nitems < 2 || !key_test(l, cl->items[0], &key))
+		if (cl->nitems < 2 || !key_test(l, cl->items[0], &key, i, &cs))
 			return 1;
 		keyed++;
 	}
-	return keyed >= 2 ? switch_cond(l, n, out) : 1;
+	return keyed >= 2 ? switch_cond(l, n, cs, out) : 1;
 }
