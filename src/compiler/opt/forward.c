@@ -95,7 +95,7 @@ static int64_t source(const struct kl_ir_func *f, struct slots *sl, uint32_t i, 
 	for (uint32_t j = i; j-- > 0 && i - j <= FORWARD_SCAN;) {
 		const struct kl_ir_ins *q = &f->ins[j];
 		if (q->op == IR_LABEL) {
-			if (q->label && q->label <= f->nlabels + 1 && sl->refs[q->label]) {
+			if (q->label && q->label <= f->nlabels && sl->refs[q->label]) {
 				pending += sl->refs[q->label];
 				sl->passed[q->label] = sl->stamp;
 				sl->passed_any = true;
@@ -103,7 +103,7 @@ static int64_t source(const struct kl_ir_func *f, struct slots *sl, uint32_t i, 
 			continue;
 		}
 		if (q->op == IR_JMP || q->op == IR_BR) {
-			if (q->label <= f->nlabels + 1 && sl->passed[q->label] == sl->stamp)
+			if (q->label <= f->nlabels && sl->passed[q->label] == sl->stamp)
 				pending--;   /* one of the ways in, met */
 			continue;
 		}
@@ -144,7 +144,7 @@ void kl_pass_forward(struct kl_arena *a, struct kl_ir_func *f)
 	sl.off_of = off_of;
 	sl.escaped = escaped(a, f, sl.slot_of);
 	sl.refs = kl_opt_label_refs(a, f);
-	sl.passed = kl_arena_array(a, uint32_t, f->nlabels + 2);
+	sl.passed = kl_arena_array(a, uint32_t, f->nlabels + 1);
 	sl.stamp = 0;
 	for (uint32_t i = 0; i < f->nins; i++) {
 		struct kl_ir_ins *ld = &f->ins[i];

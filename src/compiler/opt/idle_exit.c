@@ -17,10 +17,7 @@
 
 void kl_pass_idle_exit(struct kl_arena *a, struct kl_ir_func *f)
 {
-	uint32_t *label_at = kl_arena_array(a, uint32_t, f->nlabels + 2);   /* instruction + 1 */
-	for (uint32_t i = 0; i < f->nins; i++)
-		if (f->ins[i].op == IR_LABEL && f->ins[i].label && f->ins[i].label <= f->nlabels + 1)
-			label_at[f->ins[i].label] = i + 1;
+	uint32_t *label_at = kl_ir_labels(a, f);   /* instruction + 1 */
 	/* where each vreg is read: the first and last instruction */
 	uint32_t *first_read = kl_arena_array(a, uint32_t, f->nvregs + 1), *last_read = kl_arena_array(a, uint32_t, f->nvregs + 1);
 	for (uint32_t i = 0; i < f->nins; i++) {
@@ -37,7 +34,7 @@ void kl_pass_idle_exit(struct kl_arena *a, struct kl_ir_func *f)
 	}
 	for (uint32_t j = 0; j + 1 < f->nins; j++) {
 		struct kl_ir_ins *back = &f->ins[j];
-		if (back->op != IR_BR || !back->has_imm || back->alu != BPF_JLT || back->label > f->nlabels + 1 ||
+		if (back->op != IR_BR || !back->has_imm || back->alu != BPF_JLT || back->label > f->nlabels ||
 		    !label_at[back->label] || label_at[back->label] - 1 >= j)
 			continue;
 		uint32_t h = label_at[back->label] - 1;   /* the head's label */
@@ -53,7 +50,7 @@ void kl_pass_idle_exit(struct kl_arena *a, struct kl_ir_func *f)
 		while (gi < t && f->ins[gi].op == IR_LABEL)
 			gi++;
 		struct kl_ir_ins *guard = &f->ins[gi];
-		if (gi >= t || guard->op != IR_BR || guard->label > f->nlabels + 1 || !label_at[guard->label])
+		if (gi >= t || guard->op != IR_BR || guard->label > f->nlabels || !label_at[guard->label])
 			continue;
 		uint32_t target = label_at[guard->label] - 1;
 		if (target < t || target >= j || guard->a == i || (!guard->has_imm && guard->b == i))

@@ -61,10 +61,7 @@ void kl_pass_strength(struct kl_arena *a, struct kl_ir_func *f)
 {
 	struct kl_arena_mark mark = kl_arena_mark(a);   /* (a growing pass: opt.c keeps what it made) */
 	uint32_t n = f->nins;
-	uint32_t *label_at = kl_arena_array(a, uint32_t, f->nlabels + 2);
-	for (uint32_t x = 0; x < n; x++)
-		if (f->ins[x].op == IR_LABEL && f->ins[x].label && f->ins[x].label <= f->nlabels + 1)
-			label_at[f->ins[x].label] = x + 1;
+	uint32_t *label_at = kl_ir_labels(a, f);   /* instruction + 1 */
 	uint32_t *defs, *def_at, *uses = kl_arena_array(a, uint32_t, f->nvregs + 1);
 	kl_opt_find_defs(a, f, &defs, &def_at);
 	for (uint32_t x = 0; x < n; x++)
@@ -74,7 +71,7 @@ void kl_pass_strength(struct kl_arena *a, struct kl_ir_func *f)
 	uint32_t ncs = 0, loops = 0;
 	for (uint32_t j = 0; j < n; j++) {
 		const struct kl_ir_ins *back = &f->ins[j];
-		if ((back->op != IR_BR && back->op != IR_JMP) || back->label > f->nlabels + 1 || !label_at[back->label] ||
+		if ((back->op != IR_BR && back->op != IR_JMP) || back->label > f->nlabels || !label_at[back->label] ||
 		    label_at[back->label] - 1 >= j)
 			continue;
 		uint32_t h = label_at[back->label] - 1;
@@ -84,7 +81,7 @@ void kl_pass_strength(struct kl_arena *a, struct kl_ir_func *f)
 		bool closed = true;
 		for (uint32_t x = 0; x < n && closed; x++) {
 			const struct kl_ir_ins *in = &f->ins[x];
-			if ((in->op == IR_BR || in->op == IR_JMP) && in->label <= f->nlabels + 1 && label_at[in->label]) {
+			if ((in->op == IR_BR || in->op == IR_JMP) && in->label <= f->nlabels && label_at[in->label]) {
 				uint32_t to = label_at[in->label] - 1;
 				closed = !(to >= h && to <= j && (x < h || x > j));
 			}
