@@ -94,10 +94,16 @@ static void changed(struct sccp *c, uint32_t v)
 
 /* v's lattice goes down to include [lo, hi] (a constant when lo == hi): a second constant
  * or a wider range is their union; too many unions, varying. */
+static void set(struct sccp *c, uint32_t v, uint8_t lat, int64_t k);
+
 static void set_range(struct sccp *c, uint32_t v, uint64_t lo, uint64_t hi)
 {
 	if (!v || c->lat[v] == VARYING)
 		return;
+	if (lo == 0 && hi == UINT64_MAX) {   /* all of u64: no range */
+		set(c, v, VARYING, 0);
+		return;
+	}
 	if (c->lat[v] == TOP && lo == hi) {
 		c->lat[v] = KNOWN, c->k[v] = (int64_t)lo;
 	} else if (c->lat[v] == TOP) {
@@ -276,13 +282,9 @@ static void eval_phi(struct sccp *c, uint32_t p)
 		uint32_t e = pb->succ[0] == ph->block ? 0 : 1;
 		if (!(c->edges[k->pred[j]] >> e & 1))
 			continue;
-		uint64_t xlo, xhi;
+		uint64_t xlo, xhi;   /* (one that varies is all of u64: the union varies) */
 		if (!range_of(c, ph->args[j], &xlo, &xhi))
 			continue;   /* unknown yet */
-		if (get(c, ph->args[j], &(int64_t){ 0 }) == VARYING) {
-			set(c, ph->val, VARYING, 0);
-			return;
-		}
 		any = true;
 		lo = xlo < lo ? xlo : lo;
 		hi = xhi > hi ? xhi : hi;
