@@ -43,13 +43,10 @@ void kl_pass_dse(struct kl_arena *a, struct kl_ir_func *f)
 	for (uint32_t i = 0; i < f->nins; i++) {
 		struct kl_ir_ins *in = &f->ins[i];
 		uint32_t s = 0;   /* the slot a load or store reaches, at offset o, when known */
-		int64_t o = in->off;
-		if ((in->op == IR_STORE || in->op == IR_LOAD) && !in->a && in->slot && in->slot <= f->nslots) {
-			s = in->slot;
-		} else if ((in->op == IR_STORE || in->op == IR_LOAD) && in->a && slot_of[in->a]) {
-			s = slot_of[in->a] - 1;
-			o += off_of[in->a];
-		}
+		int64_t o = 0;
+		if ((in->op != IR_STORE && in->op != IR_LOAD) || !kl_opt_slot_access(in, slot_of, off_of, &s, &o) ||
+		    s > f->nslots)
+			s = 0;
 		uint32_t p = s && pgen[s] == gen ? pending[s] : 0;
 		if (in->op == IR_STORE && s && !read[s]) {
 			drop(in);   /* to a slot nothing reads, directly or through its address */

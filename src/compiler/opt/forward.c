@@ -36,16 +36,7 @@ struct slots {
 
 static bool where(const struct slots *sl, const struct kl_ir_ins *in, struct loc *l)
 {
-	if (!in->a) {
-		l->slot = in->slot;
-		l->off = in->off;
-		return in->slot != 0;
-	}
-	if (!sl->slot_of[in->a])
-		return false;
-	l->slot = sl->slot_of[in->a] - 1;
-	l->off = sl->off_of[in->a] + in->off;
-	return true;
+	return kl_opt_slot_access(in, sl->slot_of, sl->off_of, &l->slot, &l->off);
 }
 
 /* The slots whose address goes anywhere but into the base of a load or store (a call's

@@ -54,6 +54,11 @@ bool kl_opt_ssa(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s
  * ADDR or as such a vreg + K; 0 for the others; in *off_of (if asked), the offset into the
  * slot. defs: kl_opt_find_defs'. */
 uint32_t *kl_opt_slot_bases(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *defs, int64_t **off_of);
+/* Where a load, store or atomic reaches the stack: its slot and offset, directly or through
+ * a slot's address (slot_of and off_of: kl_opt_slot_bases'); false when its base is another
+ * pointer. */
+bool kl_opt_slot_access(const struct kl_ir_ins *in, const uint32_t *slot_of, const int64_t *off_of, uint32_t *slot,
+			int64_t *off);
 /* Whether in reads v, a slot's address, only as the base of a load, store or atomic (*reads:
  * whether that access reads the slot) or to add a constant to it (into a vreg slot_of
  * follows); false: the address goes

@@ -212,6 +212,21 @@ uint32_t *kl_opt_slot_bases(struct kl_arena *a, const struct kl_ir_func *f, cons
 	return slot_of;
 }
 
+bool kl_opt_slot_access(const struct kl_ir_ins *in, const uint32_t *slot_of, const int64_t *off_of, uint32_t *slot,
+			int64_t *off)
+{
+	if (!in->a) {
+		*slot = in->slot;
+		*off = in->off;
+		return in->slot != 0;
+	}
+	if (!slot_of[in->a])
+		return false;
+	*slot = slot_of[in->a] - 1;
+	*off = off_of[in->a] + in->off;
+	return true;
+}
+
 bool kl_opt_slot_use(const struct kl_ir_ins *in, kl_vreg v, const uint32_t *slot_of, bool *reads)
 {
 	*reads = in->op == IR_LOAD || in->op == IR_XADD;
