@@ -13,19 +13,11 @@
 #include "compiler/opt/passes.h"
 #include <linux/bpf.h>
 
-/* Whether the branch jumps when the pointer is past the end. */
-static bool jumps_out(const struct kl_ir_ins *br)
-{
-	uint8_t c = br->alu;
-	bool gt = c == BPF_JGT || c == BPF_JGE, lt = c == BPF_JLT || c == BPF_JLE;
-	return !br->has_imm && (br->bounds == KL_BOUNDS_END_B ? gt : br->bounds == KL_BOUNDS_END_A && lt);
-}
-
 void kl_pass_bounds_first(struct kl_arena *a, struct kl_ir_func *f)
 {
 	bool any = false;
 	for (uint32_t i = 0; i < f->nins && !any; i++)
-		any = f->ins[i].op == IR_BR && jumps_out(&f->ins[i]);
+		any = f->ins[i].op == IR_BR && kl_opt_jumps_out(&f->ins[i]);
 	if (!any)
 		return;
 	uint32_t *at = kl_ir_labels(a, f);   /* label -> instruction + 1 */
@@ -47,7 +39,7 @@ void kl_pass_bounds_first(struct kl_arena *a, struct kl_ir_func *f)
 			end = last[i];
 		const struct kl_ir_ins *in = &f->ins[i];
 		uint32_t t = in->op == IR_BR && in->label <= f->nlabels ? at[in->label] : 0;   /* + 1 */
-		flip[i] = end > i && t > i + 1 && t <= end && jumps_out(in) && kl_cond_invert(in->alu);
+		flip[i] = end > i && t > i + 1 && t <= end && kl_opt_jumps_out(in) && kl_cond_invert(in->alu);
 		n += flip[i];
 	}
 	if (!n)

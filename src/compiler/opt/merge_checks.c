@@ -44,15 +44,9 @@ static kl_vreg root(const struct kl_ir_func *f, const uint32_t *defs, const uint
 static bool as_check(const struct kl_ir_func *f, const uint32_t *defs, const uint32_t *def_at, const kl_vreg *copy_of,
 		     const struct kl_ir_ins *in, struct check *c)
 {
-	if (in->op != IR_BR || in->has_imm || !in->bounds)
-		return false;
-	kl_vreg p, e;
-	if (in->bounds == KL_BOUNDS_END_B && in->alu == BPF_JGT)
-		p = in->a, e = in->b;   /* p > end */
-	else if (in->bounds == KL_BOUNDS_END_A && in->alu == BPF_JLT)
-		p = in->b, e = in->a;   /* end < p */
-	else
-		return false;
+	if (!kl_opt_jumps_out(in) || (in->alu != BPF_JGT && in->alu != BPF_JLT))
+		return false;   /* (strictly past: K2 >= K1 then says the second fails too) */
+	kl_vreg p = in->bounds == KL_BOUNDS_END_B ? in->a : in->b, e = in->bounds == KL_BOUNDS_END_B ? in->b : in->a;
 	c->k = 0;
 	c->base = root(f, defs, def_at, copy_of, p, &c->k);
 	int64_t ek = 0;

@@ -54,6 +54,9 @@ bool kl_opt_ssa(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s
  * ADDR or as such a vreg + K; 0 for the others; in *off_of (if asked), the offset into the
  * slot. defs: kl_opt_find_defs'. */
 uint32_t *kl_opt_slot_bases(struct kl_arena *a, const struct kl_ir_func *f, const uint32_t *defs, int64_t **off_of);
+/* Whether br is a packet bounds check (lowering's KL_BOUNDS_END_A/B) that jumps when the
+ * pointer is past the end. */
+bool kl_opt_jumps_out(const struct kl_ir_ins *br);
 /* Where a load, store or atomic reaches the stack: its slot and offset, directly or through
  * a slot's address (slot_of and off_of: kl_opt_slot_bases'); false when its base is another
  * pointer. */

@@ -212,6 +212,14 @@ uint32_t *kl_opt_slot_bases(struct kl_arena *a, const struct kl_ir_func *f, cons
 	return slot_of;
 }
 
+bool kl_opt_jumps_out(const struct kl_ir_ins *br)
+{
+	uint8_t c = br->alu;
+	bool gt = c == BPF_JGT || c == BPF_JGE, lt = c == BPF_JLT || c == BPF_JLE;
+	return br->op == IR_BR && !br->has_imm &&
+	       (br->bounds == KL_BOUNDS_END_B ? gt : br->bounds == KL_BOUNDS_END_A && lt);
+}
+
 bool kl_opt_slot_access(const struct kl_ir_ins *in, const uint32_t *slot_of, const int64_t *off_of, uint32_t *slot,
 			int64_t *off)
 {
