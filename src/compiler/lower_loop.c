@@ -26,12 +26,12 @@
 #define UNROLL_SMALL 12
 #define UNROLL_SMALL_FORMS 128
 
-/* The forms of n, up to about cap; per_iteration: a dotimes of a constant count inside n
- * counted once per iteration (as the verifier walks it). */
-static uint64_t forms_upto(struct kl_comp *c, const struct kl_node *n, uint64_t cap, bool per_iteration)
+/* The forms of n, up to about cap, a dotimes of a constant count inside n counted once per
+ * iteration (as the verifier walks it). */
+static uint64_t forms_upto(struct kl_comp *c, const struct kl_node *n, uint64_t cap)
 {
 	uint64_t k = 1, times = 1;
-	const char *h = per_iteration ? kl_head(n) : NULL;
+	const char *h = kl_head(n);
 	if (h && !strcmp(h, "dotimes") && n->nitems > 2 && n->items[1]->kind == KL_N_LIST && n->items[1]->nitems == 2) {
 		const struct kl_node *cn = n->items[1]->items[1];
 		int64_t v = 1;
@@ -42,8 +42,17 @@ static uint64_t forms_upto(struct kl_comp *c, const struct kl_node *n, uint64_t 
 		times = v > 1 ? (uint64_t)v : 1;
 	}
 	for (uint32_t i = 0; n->kind == KL_N_LIST && i < n->nitems && k * times <= cap; i++)
-		k += forms_upto(c, n->items[i], cap, per_iteration);
+		k += forms_upto(c, n->items[i], cap);
 	return k * times;
+}
+
+/* The forms of the body of dotimes n, each up to about cap (forms_upto). */
+static uint64_t body_forms(struct kl_comp *c, const struct kl_node *n, uint64_t cap)
+{
+	uint64_t forms = 0;
+	for (uint32_t i = 2; i < n->nitems; i++)
+		forms += forms_upto(c, n->items[i], cap);
+	return forms;
 }
 
 /* Whether the symbol name appears anywhere in n (shadowing aside: a budget, not a meaning). */
@@ -63,12 +72,10 @@ static bool unrolls(struct lw *l, struct kl_node *n, int64_t count)
 	if (!kl_opt_pass_on(&cfg, "unroll") || count > UNROLL_COUNT)
 		return false;
 	const char *var = n->items[1]->items[0]->str;
-	uint64_t forms = 0, budget = UNROLL_FORMS;
-	for (uint32_t i = 2; i < n->nitems; i++) {
-		forms += forms_upto(l->c, n->items[i], UNROLL_INDEXED_FORMS, true);
+	uint64_t forms = body_forms(l->c, n, UNROLL_INDEXED_FORMS), budget = UNROLL_FORMS;
+	for (uint32_t i = 2; i < n->nitems; i++)
 		if (mentions(n->items[i], var))
 			budget = UNROLL_INDEXED_FORMS;
-	}
 	if (forms <= UNROLL_SMALL)
 		budget = UNROLL_SMALL_FORMS;
 	if (forms * (uint64_t)count > budget)
@@ -153,10 +160,7 @@ static bool loop_wanted(struct lw *l, struct kl_node *n, int64_t count, struct k
 	int p = kl_opt_pass_find("bpf-loop");
 	if (count < 2 || (l->c->opts.no_passes >> p & 1))
 		return false;
-	uint64_t forms = 0;
-	for (uint32_t i = 2; i < n->nitems; i++)
-		forms += forms_upto(l->c, n->items[i], BPF_LOOP_FORMS, true);
-	if (forms * (uint64_t)count < BPF_LOOP_FORMS)
+	if (body_forms(l->c, n, BPF_LOOP_FORMS) * (uint64_t)count < BPF_LOOP_FORMS)
 		return false;
 	kl_lw_assigned(l, n->items + 2, n->nitems - 2, set);
 	return kl_names_get(set, n->items[1]->items[0]->str) < 0 && kernel_has_bpf_loop(l->c);
