@@ -41,20 +41,24 @@ void kl_pass_copies(struct kl_arena *a, struct kl_ir_func *f)
 	/* a phi's argument is such a read, if the phi is live: read by an instruction, or by a
 	 * live phi (the form's phis are semi-pruned: many are read by nothing) */
 	bool *live = kl_arena_array(a, bool, s.nvals + 1);
+	uint32_t *work = kl_arena_array(a, uint32_t, s.nvals + 1), n = 0;   /* live phis to follow */
 	for (uint32_t i = 0; i < f->nins; i++) {
 		struct kl_ir_operands u;
 		kl_ir_operands(&f->ins[i], &u);
-		for (uint32_t k = 0; k < u.nuses; k++)
-			live[kl_ssa_use(&s, i, k)] = true;
+		for (uint32_t k = 0; k < u.nuses; k++) {
+			uint32_t v = kl_ssa_use(&s, i, k);
+			if (!live[v] && s.vals[v].kind == KL_VAL_PHI)
+				work[n++] = v;
+			live[v] = true;
+		}
 	}
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (uint32_t p = 0; p < s.nphis; p++) {
-			if (!live[s.phis[p].val])
-				continue;
-			for (uint32_t k = 0; k < s.blocks[s.phis[p].block].npred; k++)
-				if (!live[s.phis[p].args[k]])
-					live[s.phis[p].args[k]] = changed = true;
+	while (n) {   /* each phi once: linear, where a sweep until nothing changes was not */
+		const struct kl_phi *ph = &s.phis[s.vals[work[--n]].at];
+		for (uint32_t k = 0; k < s.blocks[ph->block].npred; k++) {
+			uint32_t v = ph->args[k];
+			if (!live[v] && s.vals[v].kind == KL_VAL_PHI)
+				work[n++] = v;
+			live[v] = true;
 		}
 	}
 	for (uint32_t p = 0; p < s.nphis; p++)
