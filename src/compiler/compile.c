@@ -73,6 +73,15 @@ static struct kl_ir_func *ir_copy(struct kl_arena *a, const struct kl_ir_func *f
 	return g;
 }
 
+/* Whether f looks a map element up: what a second allocation with aligned keys can change. */
+static bool looks_up(const struct kl_ir_func *f)
+{
+	for (uint32_t k = 0; k < f->nins; k++)
+		if (f->ins[k].op == IR_CALL && f->ins[k].imm == BPF_FUNC_map_lookup_elem)
+			return true;
+	return false;
+}
+
 static bool tail_calls(const struct kl_comp *c)
 {
 	for (size_t i = 0; i < c->ir.len; i++)
@@ -86,9 +95,10 @@ static bool tail_calls(const struct kl_comp *c)
  * (regalloc.c's align_keys, up to DEFUN_KEY_ROOM bytes more each), where the verifier knows
  * them: the lookup is not null, and the test after it decided. A defun is walked at every
  * call, so that is a path less per call (call-in-expr's tick, 7 calls: 686 -> 587
- * processed). Programs were allocated first against the defuns' frames as they were; when a
- * program's stack, or a tail call's 256 bytes, no longer fits with the larger frames, every
- * defun keeps its first allocation. */
+ * processed). before[i]: defun i as the optimizer left it, NULL when it looks nothing up
+ * (its allocation would be the same). Programs were allocated first against the defuns'
+ * frames as they were; when a program's stack, or a tail call's 256 bytes, no longer fits
+ * with the larger frames, every defun keeps its first allocation. */
 #define DEFUN_KEY_ROOM 32
 static void realign_defuns(struct kl_comp *c, struct kl_ir_func **before, struct kl_func *funcs, uint32_t *frame,
 			   uint32_t *chain, uint32_t nfun, uint32_t nprog, const bool *known_elems)
@@ -102,6 +112,8 @@ static void realign_defuns(struct kl_comp *c, struct kl_ir_func **before, struct
 		struct kl_alloc al;
 		was[i] = funcs[i];
 		was_frame[i] = frame[i];
+		if (!f)
+			continue;   /* no lookup: the same allocation again */
 		f->known_elems = known_elems;
 		f->nmaps = (uint32_t)c->maps.len;
 		f->key_frame = frame[i] + DEFUN_KEY_ROOM <= 512 ? frame[i] + DEFUN_KEY_ROOM : 0;
@@ -193,7 +205,7 @@ static int compile(struct kl_comp *c, const char *out_path)
 		}
 		if (c->opts.dump_ir)
 			kl_ir_dump(f, stderr);
-		if (i < nfun)
+		if (i < nfun && looks_up(f))
 			before[i] = ir_copy(c->a, f);
 		if (prog) {   /* its callees' frames are known by now */
 			uint32_t deepest = callees_stack(c, frame, chain, f);
