@@ -58,7 +58,18 @@ kiln: $(BUILD)/kiln
 lib: $(BUILD)/libkiln.a $(BUILD)/libkiln.so
 
 $(BUILD)/kiln: $(CLI_OBJS) $(BUILD)/libkiln.a
-	$(LINK) -o $@ $^ $(LDLIBS) -ledit
+	$(LINK) -o $@ $^ $(KILN_LIBS)
+
+# The kiln command takes libbpf, libelf, libdw, libedit and what they need from the static
+# archives their Debian -dev packages ship, libc staying shared: binding eleven shared
+# libraries at every start was a third of a small compile's time (docs/compile-time.md).
+# STATIC_LIBS=0, or a missing archive, links them all shared. libkiln.so and the tests link
+# them shared either way.
+STATIC_LIBS ?= 1
+KL_ARCHIVES := bpf dw elf edit tinfo bsd md z lzma bz2
+KL_NO_ARCHIVE = $(strip $(foreach l,$(KL_ARCHIVES),$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),,$(l))))
+KILN_LIBS = $(if $(filter 1,$(STATIC_LIBS)),$(if $(KL_NO_ARCHIVE),$(LDLIBS) -ledit,\
+	-Wl,-Bstatic $(addprefix -l,$(KL_ARCHIVES)) -Wl,-Bdynamic -lpthread),$(LDLIBS) -ledit)
 
 # libkiln: the compiler and the runtime (maps, pinning, objects, attach, info, test-run).
 # The CLI and the tests link the static library; `make install` installs both, with the

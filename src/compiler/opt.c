@@ -93,8 +93,17 @@ const char *kl_opt_pass_help(void)
 	static char buf[8192];
 	if (!buf[0]) {
 		size_t n = 0;
-		for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]) && n < sizeof(buf); i++)
-			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "  %-17s %s\n", passes[i].name, passes[i].what);
+		for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]); i++) {   /* "  %-17s %s\n", without printf's cost at every compile */
+			size_t l = strlen(passes[i].name), w = strlen(passes[i].what);
+			if (n + 20 + l + w + 2 > sizeof(buf))
+				break;
+			memset(buf + n, ' ', 20);
+			memcpy(buf + n + 2, passes[i].name, l);
+			n += 2 + (l > 17 ? l : 17) + 1;
+			memcpy(buf + n, passes[i].what, w);
+			n += w;
+			buf[n++] = '\n';
+		}
 		_Static_assert(sizeof(passes) / sizeof(passes[0]) * 160 < sizeof(buf), "the passes' help may not fit");
 	}
 	return buf;
