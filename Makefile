@@ -62,7 +62,7 @@ $(BUILD)/kiln: $(CLI_OBJS) $(BUILD)/libkiln.a
 
 # The kiln command takes libbpf, libelf, libdw, libedit and what they need from the static
 # archives their Debian -dev packages ship, libc staying shared: binding eleven shared
-# libraries at every start was a third of a small compile's time (docs/compile-time.md).
+# libraries at every start was a quarter of a small compile's time (README.md, "Dependencies").
 # STATIC_LIBS=0, or a missing archive, links them all shared. libkiln.so and the tests link
 # them shared either way.
 STATIC_LIBS ?= 1
