@@ -47,11 +47,11 @@ now_us() { local t=${EPOCHREALTIME/./}; echo "${t#0}"; }   # bash's clock: no fo
 
 compile() {       # side name: one timed whole-process compile, its ms in $ms; or fails
 	local src=$ROOT/tests/corpus/$2
-	if [ "$1" = kiln ]; then
-		ns_of kiln_compile "$src.lisp" "$OUT/$2.kiln.o" || return 1
-	else
-		ns_of clang_compile "$src.c" "$OUT/$2.clang.o" || return 1
-	fi
+	case $1 in
+	kiln) ns_of kiln_compile "$src.lisp" "$OUT/$2.kiln.o" || return 1 ;;
+	clang) ns_of clang_compile "$src.c" "$OUT/$2.clang.o" || return 1 ;;
+	floor) ns_of floor_process "$src.lisp" "$OUT/$2.floor.o" || return 1 ;;
+	esac
 	ms=$(printf '%d.%06d' $((ns / 1000000)) $((ns % 1000000)))
 }
 
@@ -68,6 +68,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 			fi
 			echo "C $r $n $side $ms" >>"$raw"
 		done
+		# the least a whole process costs here, timed the same way and at the same place
+		compile floor "$n" && echo "C $r $n floor $ms" >>"$raw"
 		args=$(sed -n 's/^;;[[:space:]]*twin-args:[[:space:]]*//p' "$ROOT/tests/corpus/$n.lisp" | tr '\n' ' ')
 		for side in "${order[@]}"; do
 			# shellcheck disable=SC2086  # twin-args are words by design

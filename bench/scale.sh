@@ -91,8 +91,7 @@ for n in 100 1000 5000; do measure maps "$n"; done
 for n in 100 1000 5000; do measure structs "$n"; done
 
 # -- a typical program: whole process, kiln against clang ---------------------------------------
-# the floor: starting a process that does nothing, timed the same way
-run_true() { /bin/true >/dev/null 2>&1; }
+# the floor: starting a process that does nothing (clang.sh's floor_process), timed the same way
 files=("$ROOT"/tests/corpus/*.lisp)
 ratios=$OUT/ratios.txt
 : >"$ratios"
@@ -101,7 +100,7 @@ for f in "${files[@]}"; do
 	kiln_compile "$f" "$OUT/$name.kiln.o" && clang_compile "${f%.lisp}.c" "$OUT/$name.clang.o" || continue
 	kt=() ct=() tt=()
 	for ((r = 0; r < ROUNDS; r++)); do   # interleaved, so load on the machine hits both alike
-		ns_of run_true
+		ns_of floor_process "$f" "$OUT/$name.floor.o"
 		tt+=("$ns")
 		ns_of kiln_compile "$f" "$OUT/$name.kiln.o"
 		kt+=("$ns")
