@@ -45,26 +45,57 @@ static int16_t spill_off(struct em *e, kl_vreg v) { return (int16_t)e->f->slots[
 
 static struct bpf_insn *patchable(struct em *e);
 
-/* r = v's spill slot: nothing when the instruction just before stored r there, a copy
- * when it stored another register there (a spill made by the instruction before). */
+/* The register that still holds what the last store put in the 8 bytes at FP + off, or -1:
+ * looking back over the straight line emitted since the last label (at most HELD_LOOK
+ * instructions), for the store, with no write to that register, no call (r0-r5) and no
+ * other store to those bytes after it. Spill slots are only ever written through FP. */
+enum { HELD_LOOK = 16 };
+static int held(struct em *e, int16_t off)
+{
+	size_t n = e->out.len, stop = e->landing ? e->landing - 1 : 0;
+	uint16_t written = 0;
+	for (size_t k = n; k > stop && n - k < HELD_LOOK;) {
+		const struct bpf_insn *x = &e->out.items[--k];
+		uint8_t cls = BPF_CLASS(x->code);
+		if (cls == BPF_STX && x->code == (BPF_STX | BPF_MEM | BPF_DW) && x->dst_reg == KL_FP && x->off == off)
+			return written >> x->src_reg & 1 ? -1 : x->src_reg;
+		if ((cls == BPF_ST || cls == BPF_STX) && x->dst_reg == KL_FP && x->off > off - 8 && x->off < off + 8)
+			return -1;
+		if (cls == BPF_JMP || cls == BPF_JMP32) {
+			if (BPF_OP(x->code) == BPF_CALL)
+				written |= 0x3f;
+			else if (BPF_OP(x->code) == BPF_EXIT || BPF_OP(x->code) == BPF_JA)
+				return -1;
+		} else if (cls == BPF_STX && BPF_MODE(x->code) == BPF_ATOMIC) {
+			written |= (uint16_t)(1u << x->src_reg | 1u);   /* a fetch writes src, cmpxchg r0 */
+		} else if (cls == BPF_ALU || cls == BPF_ALU64 || cls == BPF_LDX || cls == BPF_LD) {
+			written |= (uint16_t)(1u << x->dst_reg);
+		}
+	}
+	return -1;
+}
+
+/* r = v's spill slot: nothing when r still holds what was stored there, a copy when another
+ * register does (a spill made a few instructions before), else a load. */
 static void fill(struct em *e, uint8_t r, kl_vreg v)
 {
 	int16_t off = spill_off(e, v);
-	const struct bpf_insn *last = patchable(e);
-	if (last && last->code == (BPF_STX | BPF_MEM | BPF_DW) && last->dst_reg == KL_FP && last->off == off) {
-		if (last->src_reg != r)
-			put(e, kl_mov(r, last->src_reg));
+	int h = held(e, off);
+	if (h == r)
 		return;
-	}
-	put(e, kl_ldx(8, r, KL_FP, off));
+	put(e, h >= 0 ? kl_mov(r, (uint8_t)h) : kl_ldx(8, r, KL_FP, off));
 }
 
-/* A register holding v: its own, or `scratch` loaded from v's spill slot. */
+/* A register holding v: its own, one still holding its spill slot's value, or `scratch`
+ * loaded from the slot. */
 static uint8_t src(struct em *e, kl_vreg v, uint8_t scratch)
 {
 	int r = reg(e, v);
 	if (r >= 0)
 		return (uint8_t)r;
+	int h = held(e, spill_off(e, v));
+	if (h >= 0 && (h == scratch || (h != S1 && h != S2)))   /* (the other scratch may be filled next) */
+		return (uint8_t)h;
 	fill(e, scratch, v);
 	return scratch;
 }

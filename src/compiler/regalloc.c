@@ -212,10 +212,15 @@ static bool find_scratch(const struct kl_ir_func *f, struct ivl **order, uint32_
 {
 	uint32_t n = f->nins;
 	uint16_t *busy = calloc(n + 1, sizeof(uint16_t));
-	if (!busy)
+	uint32_t *end = calloc(f->nvregs + 1, sizeof(uint32_t));
+	if (!busy || !end) {
+		free(busy);
+		free(end);
 		return false;
+	}
 	for (uint32_t k = 0; k < norder; k++) {
 		const struct ivl *v = order[k];
+		end[v->v] = v->end;
 		int r = out->reg[v->v];
 		if (r < 0)
 			continue;
@@ -235,6 +240,11 @@ static bool find_scratch(const struct kl_ir_func *f, struct ivl **order, uint32_
 			continue;
 		uint16_t b = busy[i];
 		int got = 0;
+		/* a spilled result of `d = a OP b`, `d = -a` or `d = bswap a` where a dies: computed
+		 * in a's register and stored from there (`r1 = be32 r1`, not `r0 = r1; r0 = be32 r0`) */
+		if ((in->op == IR_ALU || in->op == IR_END || in->op == IR_NEG) && in->d && out->reg[in->d] == KL_REG_SPILLED &&
+		    in->a && out->reg[in->a] >= 0 && end[in->a] <= 2 * i + 1)
+			out->scratch[i][got++] = (uint8_t)out->reg[in->a];
 		static const int pref[] = { 0, 5, 4, 3, 2, 1, 6, 7, 8, 9 };
 		for (int q = 0; q < 10 && got < 2; q++)
 			if (!(b >> pref[q] & 1))
@@ -242,6 +252,7 @@ static bool find_scratch(const struct kl_ir_func *f, struct ivl **order, uint32_
 		ok = got == 2;
 	}
 	free(busy);
+	free(end);
 	return ok;
 }
 
