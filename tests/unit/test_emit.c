@@ -1,7 +1,9 @@
 /* test_emit.c — the emitter (src/compiler/emit.c) on IR built by hand and allocated: a
  * load, an add of an immediate and a return become those BPF instructions; a branch's
  * offset counts the instructions it jumps over; a value kept in r1-r5 across a call is
- * stored to its slot before the call and loaded back after it, from the same offset. */
+ * stored to its slot before the call and loaded back after it, from the same offset; a spilled
+ * value made from a dying one is made in that one's register, and read from there while the
+ * register still holds it. */
 #include "check.h"
 #include "irbuild.h"
 #include "compiler/compile.h"
@@ -121,6 +123,44 @@ int main(void)
 			  o.insns[k].src_reg == BPF_REG_10 && o.insns[k].off == soff;
 	CHECK("emit/save-around-call", r5 >= 1 && r5 <= 5 && call > 0 && stored && loaded,
 	      "v5 in r%d, call at %d, stored %d, loaded back %d", r5, call, stored, loaded);
+	/* spilled: v1-v4 hold r6-r9 across two calls; v7 = bswap(v6), read once after them, spills.
+	 * v6 dies making v7, so v7 is swapped in v6's register and stored from there (no move);
+	 * the branch two instructions on reads that register, not the slot (nothing wrote it) */
+	f = ir_fn(16, 3);
+	I(f, IR_ENTRY, 10, 0, 0);
+	for (kl_vreg v = 1; v <= 4; v++) {
+		ld = I(f, IR_LOAD, v, 10, 0);
+		ld->size = 4, ld->off = (int32_t)(4 * v);
+	}
+	ld = I(f, IR_LOAD, 6, 10, 0);
+	ld->size = 4, ld->off = 40;
+	I(f, IR_END, 7, 6, 0)->size = 32;
+	IMM(f, IR_ALU, 8, 1, 1)->alu = BPF_ADD;
+	br = IMM(f, IR_BR, 0, 7, 5);
+	br->alu = BPF_JEQ, br->label = 2;
+	I(f, IR_CALL, 11, 0, 0)->imm = BPF_FUNC_ktime_get_ns;
+	I(f, IR_CALL, 12, 0, 0)->imm = BPF_FUNC_ktime_get_ns;   /* (two calls: v7 is not worth saving) */
+	I(f, IR_ALU, 11, 11, 12)->alu = BPF_ADD;
+	for (int k = 0; k < 3; k++)
+		for (kl_vreg v = 2; v <= 4; v++)
+			I(f, IR_ALU, 1, 1, v)->alu = BPF_ADD;
+	I(f, IR_ALU, 1, 1, 8)->alu = BPF_ADD;
+	I(f, IR_ALU, 1, 1, 7)->alu = BPF_ADD;
+	I(f, IR_ALU, 1, 1, 11)->alu = BPF_ADD;
+	LAB(f, IR_LABEL, 2);
+	I(f, IR_RET, 0, 1, 0);
+	CHECK("emit/ok-4", emit(f, &al, &o) == 0, "%s", D.msg);
+	int sw = find(&o, 0, BPF_ALU | BPF_END | BPF_TO_BE), jeq = find(&o, 0, BPF_JMP | BPF_JEQ | BPF_K);
+	bool in_place = sw > 0 && o.insns[sw - 1].code == (BPF_LDX | BPF_MEM | BPF_W) &&
+			o.insns[sw - 1].dst_reg == o.insns[sw].dst_reg && o.insns[sw + 1].code == (BPF_STX | BPF_MEM | BPF_DW) &&
+			o.insns[sw + 1].src_reg == o.insns[sw].dst_reg && o.insns[sw + 1].dst_reg == BPF_REG_10;
+	CHECK("emit/spill-in-place", al.reg[7] == KL_REG_SPILLED && in_place, "v7 in %d, bswap at %d of %u", al.reg[7],
+	      sw, o.ninsns);
+	bool reload = false;
+	for (int k = sw + 2; sw > 0 && k < jeq; k++)
+		reload |= BPF_CLASS(o.insns[k].code) == BPF_LDX;
+	CHECK("emit/spill-held", in_place && jeq > sw + 2 && !reload && o.insns[jeq].dst_reg == o.insns[sw].dst_reg,
+	      "bswap at %d, jeq at %d on r%d, a load between %d", sw, jeq, jeq >= 0 ? o.insns[jeq].dst_reg : -1, reload);
 	kl_arena_free(&A);
 	return CHECK_DONE();
 }
