@@ -25,6 +25,7 @@ struct em {
 	struct kl_span span;
 	uint32_t idx;                  /* IR instruction being emitted */
 	uint32_t landing;              /* out.len + 1 where a label stood last (a jump may land there) */
+	uint16_t taken;                /* registers src() gave this instruction's operands as held */
 };
 
 static void put(struct em *e, struct bpf_insn i)
@@ -94,8 +95,13 @@ static uint8_t src(struct em *e, kl_vreg v, uint8_t scratch)
 	if (r >= 0)
 		return (uint8_t)r;
 	int h = held(e, spill_off(e, v));
-	if (h >= 0 && (h == scratch || (h != S1 && h != S2)))   /* (the other scratch may be filled next) */
+	if (h >= 0) {
+		e->taken |= (uint16_t)(1u << h);
 		return (uint8_t)h;
+	}
+	/* an operand read before took the other scratch, held: then its own is free */
+	if (e->taken >> scratch & 1)
+		scratch = scratch == S1 ? S2 : S1;
 	fill(e, scratch, v);
 	return scratch;
 }
@@ -288,6 +294,7 @@ static void emit_ins(struct em *e, uint32_t idx)
 	const struct kl_ir_ins *i = &f->ins[idx];
 	bool dead = i->d && reg(e, i->d) == KL_REG_DEAD;
 	uint8_t rd, ra;
+	e->taken = 0;
 	int16_t off;
 	switch (i->op) {
 	case IR_MOVI:
