@@ -69,6 +69,8 @@ static int held(struct em *e, int16_t off)
 				return -1;
 		} else if (cls == BPF_STX && BPF_MODE(x->code) == BPF_ATOMIC) {
 			written |= (uint16_t)(1u << x->src_reg | 1u);   /* a fetch writes src, cmpxchg r0 */
+		} else if (cls == BPF_LD && BPF_MODE(x->code) != BPF_IMM) {
+			written |= 0x3f;   /* (kiln emits no packet loads of this old kind: they would call) */
 		} else if (cls == BPF_ALU || cls == BPF_ALU64 || cls == BPF_LDX || cls == BPF_LD) {
 			written |= (uint16_t)(1u << x->dst_reg);
 		}
