@@ -5,7 +5,8 @@
 # objects (bench/measure.c), taking turns at going first; per program it records instructions
 # as loaded, the kernel's xlated instructions and JITed bytes, the verifier's processed count
 # and stack depth, and the run time per call under BPF_PROG_TEST_RUN (the kernel's time per
-# run with repeat REPEAT, averaged over 4 test-runs; raw tracepoints, which take no repeat: the
+# run with repeat REPEAT, or up to 1,000,000 for a program under 1 us, so that a test-run
+# takes 10 ms or more; averaged over 4 test-runs; raw tracepoints, which take no repeat: the
 # wall time of REPEAT calls) on the program's first `;; twin-args: --input` or `--ctx`, or
 # else an IPv4 TCP SYN. Prints per-program
 # medians and, per metric, totals, the ratio of totals, the geometric mean and median of the

@@ -79,11 +79,13 @@ static double now_ns(void)
 }
 
 /* ns per run: the kernel's own time per run (the duration test-run reports), averaged over
- * CALLS test-runs of REPEAT runs each. The kernel reports whole ns, coarse for programs of 5-10
+ * CALLS test-runs of REPEAT runs each (more for a short program: below). The kernel reports whole ns, coarse for programs of 5-10
  * ns: the mean of several calls is finer. (The wall time of the calls is no measure: it was 2-4 us
  * per repeat here, against tens of ns in the program.) Raw tracepoints take no repeat and report
  * no duration: there it is the wall time of REPEAT calls, syscall included, for both compilers. */
 #define CALLS 4
+#define REPEAT_NS 10000000u   /* a call's runs take at least this long (ns), */
+#define REPEAT_MAX 1000000u   /* with at most this many */
 static double run_ns(int fd, enum bpf_prog_type t, int repeat)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o, .repeat = repeat);
@@ -117,6 +119,16 @@ static double run_ns(int fd, enum bpf_prog_type t, int repeat)
 			if (bpf_prog_test_run_opts(fd, &o))
 				return -1;
 		return (now_ns() - t0) / calls;
+	}
+	/* a short program runs more times a call: the kernel's whole ns are then an average over
+	 * at least ~10 ms (each call costs some 30 ms of setup here whatever the repeat, so
+	 * this adds little), and a 10 ns program does not move 10% with one run's jitter */
+	o.data_size_out = sizeof(out);
+	if (bpf_prog_test_run_opts(fd, &o))
+		return -1;
+	if (o.duration < REPEAT_NS / o.repeat && (unsigned)repeat < REPEAT_MAX) {
+		unsigned want = o.duration ? REPEAT_NS / o.duration : REPEAT_MAX;
+		o.repeat = want > REPEAT_MAX ? REPEAT_MAX : want < (unsigned)repeat ? (unsigned)repeat : want;
 	}
 	double sum = 0;
 	for (int i = 0; i < CALLS; i++) {
