@@ -49,7 +49,7 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
 	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev sbcl
 
-.PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion
+.PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion kiln-libs
 all: kiln lib
 
 kiln: $(BUILD)/kiln
@@ -70,6 +70,9 @@ KL_ARCHIVES := bpf dw elf edit tinfo bsd md z lzma bz2
 KL_NO_ARCHIVE = $(strip $(foreach l,$(KL_ARCHIVES),$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),,$(l))))
 KILN_LIBS = $(if $(filter 1,$(STATIC_LIBS)),$(if $(KL_NO_ARCHIVE),$(LDLIBS) -ledit,\
 	-Wl,-Bstatic $(addprefix -l,$(KL_ARCHIVES)) -Wl,-Bdynamic -lpthread),$(LDLIBS) -ledit)
+
+kiln-libs:   # what the kiln command links (tests/suites/install.sh checks the binary against it)
+	@echo '$(KILN_LIBS)'
 
 # libkiln: the compiler and the runtime (maps, pinning, objects, attach, info, test-run).
 # The CLI and the tests link the static library; `make install` installs both, with the

@@ -2,7 +2,8 @@
 # install.sh — libkiln as a C user gets it: `make install` into a temporary prefix, then a C
 # program built with pkg-config against the shared library and against the static one
 # compiles a kiln source, runs it in the kernel and reads its map. The shared library exports
-# only kiln_* symbols. The man pages and the bash completion script are installed too.
+# only kiln_* symbols. The man pages and the bash completion script are installed too. The
+# kiln command links what the Makefile says (static archives when it has them all).
 set -u
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
@@ -39,4 +40,14 @@ if [ $(ldd "$dest/xdp-verdicts-shared" | grep -c libkiln) -eq 1 ] && [ $(ldd "$d
 	echo "PASS install/linkage"
 else
 	echo "FAIL install/linkage: $(ldd "$dest/xdp-verdicts-shared" "$dest/xdp-verdicts-static" | grep -i kiln)"
+fi
+# the kiln command under test: libbpf, libdw and libedit from their static archives when the
+# Makefile found every archive (README, "Dependencies"), shared otherwise
+libs=$(make -s -C "$ROOT" --no-print-directory kiln-libs 2>/dev/null)
+shared=$(ldd "$(readlink -f "$KILN")" 2>/dev/null | grep -cE '/lib(bpf|dw|edit)\.so')
+if [[ $libs == *-Bstatic* ]]; then want=0; else want=3; fi
+if [ -n "$libs" ] && [ "$shared" -eq "$want" ]; then
+	echo "PASS install/kiln-linkage ($([ $want = 0 ] && echo static || echo shared) libbpf, libdw, libedit)"
+else
+	echo "FAIL install/kiln-linkage: the Makefile links '$libs', the binary has $shared of libbpf, libdw, libedit shared"
 fi
