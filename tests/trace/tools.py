@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 NOTIFY = "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
 ATTACH_TIMEOUT = 30.0   # bpftrace runs clang on tools that #include headers
+ATTACH_MORE = 60.0      # and then, while bpftrace is still starting (not exited)
 SEEN_TIMEOUT = 10.0
 STOP_TIMEOUT = 30.0     # bpftrace names user addresses at exit (ssl*), slow on a loaded machine
 TAG = os.getpid() % 100000
@@ -646,7 +647,11 @@ def run_tool(name, ctx):
     try:
         wait_until(lambda: (b.attached() or b.p.poll() is not None) and (k.attached() or k.p.poll() is not None),
                    ATTACH_TIMEOUT)
+        if not b.attached() and b.p.poll() is None:   # still starting: slow, not unable (ssllatency's
+            wait_until(lambda: b.attached() or b.p.poll() is not None, ATTACH_MORE)   # uprobes, loaded)
         if not b.attached():
+            if b.p.poll() is None:
+                return "SKIP", "bpftrace 0.17 did not attach in %d s" % (ATTACH_TIMEOUT + ATTACH_MORE)
             return "SKIP", "bpftrace 0.17 cannot run it here: " + b.error()
         if not k.attached():
             return "FAIL", "kiln trace did not attach: " + k.error()
