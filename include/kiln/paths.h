@@ -1,7 +1,8 @@
 /* kiln/paths.h — where pinned maps live by convention: a bpffs root (default /sys/fs/bpf) and
  * a prefix under it (default "tc/globals", where iproute2's tc pins an object's global maps,
- * as Cilium does), the paths built from them (pkg/bpf's MapPath, LocalMapPath...), and the
- * environment a tc run needs to find the same root. */
+ * as Cilium does), the paths built from them (pkg/bpf's MapPath, LocalMapPath...), the
+ * environment a tc run needs to find the same root, and the kernel filesystems kiln mounts
+ * where they are missing (tracefs, bpffs). */
 #ifndef KILN_PATHS_H
 #define KILN_PATHS_H
 #include <stddef.h>
@@ -40,6 +41,19 @@ int kiln_map_prefix_path(char *buf, size_t len);
 int kiln_map_path(const char *name, char *buf, size_t len);
 int kiln_local_map_name(const char *name, uint16_t id, char *buf, size_t len);
 int kiln_local_map_path(const char *name, uint16_t id, char *buf, size_t len);
+
+/* tracefs and bpffs: libkiln (the compiler included) reads tracepoint formats and ids from
+ * tracefs and pins on bpffs. When it needs one and the process may mount (root), and nothing
+ * is mounted on its empty directory (/sys/kernel/tracing; /sys/fs/bpf, or the root given to
+ * kiln_bpffs_check_or_mount), libkiln mounts it there, as bpftool does with bpffs, and calls
+ * the notice function with a one-line message ("mounted tracefs at /sys/kernel/tracing:
+ * nothing was mounted there"); the library itself never prints. The kiln command prints it on
+ * stderr. fn NULL (the default): nobody is told. fn must not call back into libkiln.
+ * kiln_tracefs_root: the tracefs root in use ("/sys/kernel/tracing", or debugfs's
+ * "/sys/kernel/debug/tracing"), mounting it as above when missing; NULL if there is none. */
+typedef void (*kiln_mount_notice_fn)(const char *msg, void *ctx);
+void kiln_set_mount_notice(kiln_mount_notice_fn fn, void *ctx);
+const char *kiln_tracefs_root(void);
 
 enum {
 	KILN_ENV_INHERIT = 1 << 0,   /* start from this process's environ (minus what kiln sets) */

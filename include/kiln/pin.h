@@ -12,8 +12,9 @@ extern "C" {
 #define KILN_BPFFS_ROOT "/sys/fs/bpf"
 
 /* 0 if root (NULL: /sys/fs/bpf) is a bpffs, after mounting one there if it was not (creating
- * the directory); -ENOTDIR/-EPERM/... otherwise. Never mounts over another filesystem type
- * that is already mounted at root: -EBUSY. */
+ * the directory; the mount notice, kiln/paths.h, is told); -ENOTDIR/-EPERM/... otherwise.
+ * Never mounts over another filesystem that is already mounted at root, nor over a directory
+ * that holds anything: -EBUSY. */
 int kiln_bpffs_check_or_mount(const char *root);
 /* Whether path lies on a bpffs. */
 bool kiln_bpffs_is(const char *path);

@@ -2,6 +2,7 @@
  * and exits; the compiler and the library return errors as values. */
 #include "cli.h"
 #include "host/host.h"
+#include "kiln/paths.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -36,8 +37,15 @@ static void usage(FILE *out)
 		     "                     (default 64); pipes and devices are capped while reading\n");
 }
 
+/* libkiln mounts tracefs or bpffs where they are missing (kiln/paths.h): say so, once each */
+static void mount_notice(const char *msg, void *ctx)
+{
+	fprintf(stderr, "kiln: %s\n", msg);
+}
+
 int main(int argc, char **argv)
 {
+	kiln_set_mount_notice(mount_notice, NULL);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -1,6 +1,7 @@
 /* tracefs.c — tracepoint names checked against tracefs's own, and the "field:TYPE NAME[N];
  * offset:O; size:S; signed:G;" lines of a tracepoint's format file parsed. */
 #include "tracefs.h"
+#include "mounts.h"
 #include "nearest.h"
 #include <ctype.h>
 #include <dirent.h>
@@ -9,16 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
-
-/* The events directory of the first tracefs mounted, or NULL. */
+/* The events directory of the tracefs mounted (mounted now if missing and we may), or NULL. */
 static const char *events_root(void)
 {
-	struct stat st;
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
-		if (!stat(roots[i], &st) && S_ISDIR(st.st_mode))
-			return roots[i];
-	return NULL;
+	return kl_tracefs_events();
 }
 
 /* Whether name is one tracefs could have: letters, digits and '_' only (no '.', no '/'). */
@@ -62,8 +57,8 @@ int kl_tracepoint_check(const char *event, char *msg, size_t msgsz)
 	}
 	const char *root = events_root();
 	if (!root) {
-		snprintf(msg, msgsz, "no tracefs at /sys/kernel/tracing to read tracepoint %s from (mount one: "
-			 "mount -t tracefs tracefs /sys/kernel/tracing)", event);
+		snprintf(msg, msgsz, "no tracefs at /sys/kernel/tracing to read tracepoint %s from, and kiln could "
+			 "not mount one (as root: mount -t tracefs tracefs /sys/kernel/tracing)", event);
 		return 1;
 	}
 	char cat[256], dir[512], hint[400];

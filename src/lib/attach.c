@@ -5,6 +5,7 @@
 #include "object_internal.h"
 #include "kiln/error.h"
 #include "fail.h"
+#include "compiler/mounts.h"
 #include <bpf/bpf.h>
 #include <ctype.h>
 #include <errno.h>
@@ -275,10 +276,10 @@ static int attach_tracepoint(struct attach_ctx *c)
 	snprintf(what, sizeof(what), "tracepoint %s", t);
 	if (!slash || slash == t || !slash[1])
 		return attach_fail(c, EINVAL, false, "section %s is not tracepoint/CATEGORY/NAME", kiln_prog_section(c->p));
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	const char *events = kl_tracefs_events();   /* mounted here if missing and we may */
 	int err = -ENOENT;
-	for (size_t i = 0; err && i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/id", roots[i], t);
+	if (events) {
+		snprintf(path, sizeof(path), "%s/%s/id", events, t);
 		err = kl_read_sysfs(path, buf, sizeof(buf));
 	}
 	if (err)

@@ -1,9 +1,11 @@
 /* paths.c — the process-wide bpffs root and map prefix (kiln/paths.h), the pin paths built
- * from them, and the environment that points tc at the same root. */
+ * from them, the environment that points tc at the same root, and the notice of the kernel
+ * filesystems kiln mounts (the mounting is compiler/mounts.c's, below the compiler too). */
 #define _GNU_SOURCE
 #include "kiln/paths.h"
 #include "kiln/pin.h"
 #include "fail.h"
+#include "compiler/mounts.h"
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -185,4 +187,14 @@ void kiln_environment_free(char **env)
 	for (size_t i = 0; env && env[i]; i++)
 		free(env[i]);
 	free(env);
+}
+
+void kiln_set_mount_notice(kiln_mount_notice_fn fn, void *ctx)
+{
+	kl_mount_set_notice(fn, ctx);
+}
+
+const char *kiln_tracefs_root(void)
+{
+	return kl_tracefs_root();
 }

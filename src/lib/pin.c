@@ -4,6 +4,7 @@
 #include "kiln/pin.h"
 #include "fail.h"
 #include "map_internal.h"
+#include "compiler/mounts.h"
 #include <bpf/bpf.h>
 #include <dirent.h>
 #include <errno.h>
@@ -25,26 +26,6 @@ bool kiln_bpffs_is(const char *path)
 {
 	struct statfs sf;
 	return path && !statfs(path, &sf) && (unsigned long)sf.f_type == BPF_FS_MAGIC;
-}
-
-/* Whether dir is the root of a mount: another device than its parent's, or the kernel says so
- * (a bind mount of the same filesystem). */
-static bool is_mount_root(const char *dir)
-{
-	char parent[PATH_MAX];
-	struct stat a, b;
-	if (snprintf(parent, sizeof(parent), "%s/..", dir) >= (int)sizeof(parent))
-		return false;
-	if (stat(dir, &a) || stat(parent, &b))
-		return false;
-	if (a.st_dev != b.st_dev || a.st_ino == b.st_ino)
-		return true;
-#ifdef STATX_ATTR_MOUNT_ROOT
-	struct statx sx;
-	if (!statx(AT_FDCWD, dir, 0, 0, &sx) && (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
-		return sx.stx_attributes & STATX_ATTR_MOUNT_ROOT;
-#endif
-	return false;
 }
 
 /* mkdir -p of path's first len characters. */
@@ -90,14 +71,17 @@ int kiln_bpffs_check_or_mount(const char *root)
 	}
 	if (kiln_bpffs_is(root))
 		return 0;
-	if (is_mount_root(root)) {
+	if (kl_is_mount_root(root)) {
 		struct statfs sf;
 		unsigned long magic = statfs(root, &sf) ? 0 : (unsigned long)sf.f_type;
 		return kl_fail_msg(-EBUSY, "bpffs at %s: another filesystem (magic %#lx) is mounted "
 				   "there; not mounting over it", root, magic);
 	}
-	if (mount("bpf", root, "bpf", 0, "mode=0700"))
-		return kl_fail(errno, "mount(bpf) at %s", root);
+	int err = kl_mount_missing("bpffs", "bpf", root, "mode=0700");
+	if (err == -EBUSY)
+		return kl_fail_msg(-EBUSY, "bpffs at %s: the directory is not empty; not mounting over it", root);
+	if (err)
+		return kl_fail(err, "mount(bpf) at %s", root);
 	if (!kiln_bpffs_is(root))
 		return kl_fail_msg(-ENODEV, "mount(bpf) at %s succeeded but no bpffs is there", root);
 	return 0;
@@ -246,7 +230,7 @@ int kiln_unpin_tree(const char *dir)
 		return kl_fail(errno, "open directory %s", dir);
 	int err = unpin_dir(dfd, dir, st.st_dev);
 	/* a bpffs root is emptied, not removed: it is a mount point */
-	if (!err && !is_mount_root(dir) && rmdir(dir))
+	if (!err && !kl_is_mount_root(dir) && rmdir(dir))
 		err = kl_fail(errno, "rmdir %s", dir);
 	return err;
 }
@@ -600,7 +584,7 @@ int kiln_unload(const char *dir, unsigned flags)
 		return kl_fail(errno, "unload %s", dir);
 	if (!kiln_bpffs_is(dir))
 		return kl_fail_msg(-EINVAL, "unload %s: not on a bpffs, not removing it", dir);
-	if (S_ISDIR(st.st_mode) && is_mount_root(dir))
+	if (S_ISDIR(st.st_mode) && kl_is_mount_root(dir))
 		return kl_fail_msg(-EPERM, "unload %s: a bpffs mount point; kiln unload removes only a "
 				   "directory `kiln load --pin` made under one", dir);
 	bool force = flags & KILN_UNLOAD_FORCE;

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "trace/sema_priv.h"
 #include "trace/funcs.h"
+#include "compiler/mounts.h"
 #include "compiler/nearest.h"
 #include "trace/ktypes.h"
 #include "trace/cdefine.h"
@@ -50,8 +51,8 @@ uint32_t kt_type_size(const struct kt_type *t)
 
 const char *kt_tracefs(void)
 {
-	return access("/sys/kernel/tracing/available_events", R_OK) == 0 ? "/sys/kernel/tracing"
-									 : "/sys/kernel/debug/tracing";
+	const char *root = kl_tracefs_root();   /* mounted here if missing and we may */
+	return root ? root : "/sys/kernel/tracing";
 }
 
 /* ---- tracepoint formats, cached ---- */
