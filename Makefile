@@ -49,7 +49,7 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
 	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev sbcl
 
-.PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion kiln-libs
+.PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion kiln-libs peers
 all: kiln lib
 
 kiln: $(BUILD)/kiln
@@ -206,10 +206,11 @@ examples: kiln
 	@mkdir -p $(BUILD)/examples
 	@for f in examples/*.lisp; do ./kiln compile $$f -o $(BUILD)/examples/$$(basename $${f%.lisp}).o || exit 1; done
 
+# (kiln mounts tracefs and bpffs itself where they are missing and it runs as root: the
+# examples read tracepoint formats when they compile)
 run: deps
 	$(MAKE) --no-print-directory kiln
 	@$(MAKE) --no-print-directory examples
-	@mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 	@echo "kiln: examples/execsnoop.lisp, live for 3 seconds, while make starts a few processes"
 	@./kiln run examples/execsnoop.lisp --duration 3 & kiln=$$!; sleep 1; \
 		for c in "uname -r" "ls /" "date" "/no/such/program"; do sh -c "$$c" >/dev/null 2>&1; done; \
@@ -218,6 +219,20 @@ run: deps
 test: deps
 	$(MAKE) --no-print-directory kiln test-bins twins
 	@bash tests/run
+
+# peers: the two projects some suites and benches compare kiln with (README.md, "Peers"),
+# cloned into KILN_PEERS (default peers/ here, where the tests look when it is unset):
+# Whistler at the commit the tests were written against, bpftrace's sources at tag v0.17.0.
+# Needs the network, and fails saying so without one; a peer already there is kept. Without
+# the peers their cross-checks SKIP, and tests/run ends saying how many.
+KILN_PEERS   ?= $(CURDIR)/peers
+WHISTLER_URL ?= https://github.com/atgreen/Whistler
+WHISTLER_REV ?= 5bb5865f126dcc17d62036b6d2a860912e423c18
+BPFTRACE_URL ?= https://github.com/bpftrace/bpftrace
+BPFTRACE_TAG ?= v0.17.0
+peers:
+	@WHISTLER_URL='$(WHISTLER_URL)' WHISTLER_REV='$(WHISTLER_REV)' BPFTRACE_URL='$(BPFTRACE_URL)' \
+		BPFTRACE_TAG='$(BPFTRACE_TAG)' bash tools/peers.sh '$(KILN_PEERS)'
 
 # twins: the corpus's C twins built once by clang -O2, in parallel, for every suite that
 # compares with them (corpus, disasm, case: each compiles a twin itself only when its object
@@ -256,7 +271,6 @@ test-asan: deps
 TSAN_FLAGS := -fsanitize=thread
 test-tsan: deps
 	$(MAKE) --no-print-directory BUILD=build-tsan SANITIZE="$(TSAN_FLAGS)" build-tsan/tests/unit/test_concurrency
-	@mountpoint -q /sys/kernel/tracing || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 build-tsan/tests/unit/test_concurrency
 
 # test-valgrind: ./kiln compile under valgrind's memcheck over every .lisp in examples/,

@@ -7,32 +7,38 @@
 # under SBCL it only defines its maps and program and ends, printing nothing: "-").
 # Median of N rounds (default 5), kiln's and Whistler's runs interleaved. Then Ctrl-C (the
 # cgroup examples run in a mount namespace where /sys/fs/cgroup is a cgroup of this script's,
-# one for each side, as tests/suites/sessions.sh does).
+# one for each side, and /tmp is theirs to write, tests/harness/cgroup_ns.sh, as
+# tests/suites/sessions.sh does).
 #   bash bench/sessions.sh [ROUNDS]
-# Whistler's files are read from $WHISTLER_DIR or the fetched mirror, extracted into a
+# Whistler's files are read from its checkout (a peer: tests/harness/peers.sh), extracted into a
 # temporary directory, never kept; ASDF compiles its FASLs there once before the rounds (that
 # compile is not timed: SBCL's start-up is the load of the compiled loader). Without sbcl only
 # kiln is measured.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KILN=${KILN:-$ROOT/kiln}
-WH=${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}
+. "$ROOT/tests/harness/peers.sh"
+. "$ROOT/tests/harness/cgroup2.sh"
+WH=$WHISTLER_DIR
 rounds=${1:-5}
 tmp=$(mktemp -d)
-cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+cgroot=$(cgroup2_root)
+if [ -z "$cgroot" ]; then echo "sessions.sh: no cgroup v2 hierarchy mounted" >&2; exit 1; fi
 cg=$cgroot/kiln-bench-$$ wcg=$cgroot/kiln-bench-$$-whistler
 mkdir "$cg" "$wcg"
-trap 'rmdir "$cg" "$wcg" 2>/dev/null; rm -rf "$tmp" /tmp/cgroup-skb-count.bpf.o' EXIT
+trap 'rmdir "$cg" "$wcg" 2>/dev/null; rm -rf "$tmp"' EXIT
 lib=$(ldconfig -p | awk '$1 == "libffi.so.8" && /x86-64/ { print $NF; exit }')
 for n in fork-tracker runqlat cgroup-skb-count cgroup-skb-session ffi-call-tracker; do
-	if [ -f "$WH/examples/$n.lisp" ]; then cp "$WH/examples/$n.lisp" "$tmp/"
-	else git -C "$WH" show "HEAD:examples/$n.lisp" >"$tmp/$n.lisp" || exit 1; fi
+	if ! whistler_file "examples/$n.lisp" >"$tmp/$n.lisp" || [ ! -s "$tmp/$n.lisp" ]; then
+		echo "sessions.sh: no Whistler checkout at '$WH' ($PEERS_HOW)" >&2
+		exit 1
+	fi
 done
 W=$tmp/whistler
 if command -v sbcl >/dev/null; then
 	mkdir "$W"
 	if [ -f "$WH/whistler.asd" ]; then cp -r "$WH/." "$W/"
-	else git -C "$WH" archive HEAD | tar -x -C "$W"; fi
+	else peer_git "$WH" archive HEAD | tar -x -C "$W"; fi
 	export XDG_CACHE_HOME=$tmp/cache
 	if ! timeout 120 sbcl --noinform --non-interactive --eval '(require :asdf)' \
 		--eval "(push #p\"$W/\" asdf:*central-registry*)" \
@@ -44,11 +50,13 @@ else
 	echo "no sbcl: only kiln is measured"
 	W=
 fi
-python3 - "$KILN" "$tmp" "$cg" "$wcg" "$lib" "$rounds" "$W" <<'PY'
+python3 - "$KILN" "$tmp" "$cg" "$wcg" "$lib" "$rounds" "$W" "$ROOT/tests/harness/cgroup_ns.sh" <<'PY'
 import os, selectors, signal, statistics, subprocess, sys, time
-kiln, tmp, cg, wcg, lib, rounds, W = sys.argv[1:6] + [int(sys.argv[6]), sys.argv[7]]
-def ns(cgroup):
-    return ["unshare", "-m", "sh", "-c", 'mount --bind "$1" /sys/fs/cgroup && shift && exec "$@"', "sh", cgroup]
+kiln, tmp, cg, wcg, lib, rounds, W, cgroup_ns = sys.argv[1:6] + [int(sys.argv[6])] + sys.argv[7:9]
+def ns(cgroup):   # /sys/fs/cgroup is cgroup, and what the run writes to /tmp goes to a dir of tmp's
+    d = os.path.join(tmp, "ns-" + os.path.basename(cgroup))
+    os.makedirs(d, exist_ok=True)
+    return ["bash", cgroup_ns, cgroup, d, tmp]
 sbcl = ["sbcl", "--noinform", "--non-interactive", "--eval", "(require :asdf)",
         "--eval", f'(push #p"{W}/" asdf:*central-registry*)',
         "--eval", '(let ((*error-output* (make-broadcast-stream))) (asdf:load-system "whistler/loader"))']

@@ -5,7 +5,7 @@
 # the peak RSS of the whole run, and the xlated instructions of the programs it holds while
 # it traces (BEGIN and END left out: bpftrace has closed or not yet loaded them then).
 # Scripts: four one-liners and those of bpftrace v0.17.0's tools that both attach here, the
-# tools read from bpftrace's source mirror ($BPFTRACE_SRC; without it the one-liners only).
+# tools read from bpftrace's sources (a peer, tests/harness/peers.sh; without it the one-liners only).
 # Prints per-script medians and ratios kiln/bpftrace, then per metric the totals, the
 # geometric mean and the median of the ratios; writes bench/trace-results.json. Asserts
 # nothing. Usage (as root, after make): [ROUNDS=7] bash bench/trace.sh [NAME...]
@@ -14,7 +14,7 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 KILN=${KILN:-$ROOT/kiln}
 BUILD=${BUILD:-$ROOT/build}
 BPFTRACE=${BPFTRACE:-bpftrace}
-BPFTRACE_SRC=${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}
+. "$ROOT/tests/harness/peers.sh"
 ROUNDS=${ROUNDS:-7}
 RESULTS=${RESULTS:-$ROOT/bench/trace-results.json}
 OUT=$BUILD/bench/trace
@@ -46,12 +46,12 @@ cat >"$OUT/interval.bt" <<'EOF'
 tracepoint:syscalls:sys_enter_openat { @opens = count(); }
 interval:ms:100 { print(@opens); clear(@opens); }
 EOF
-if git --git-dir="$BPFTRACE_SRC" rev-parse -q --verify v0.17.0 >/dev/null 2>&1; then
+if bpftrace_has_tag; then
 	for t in $TOOLS; do
-		git --git-dir="$BPFTRACE_SRC" show "v0.17.0:tools/$t.bt" >"$OUT/$t.bt"
+		peer_git "$BPFTRACE_SRC" show "v0.17.0:tools/$t.bt" >"$OUT/$t.bt"
 	done
 else
-	echo "trace.sh: no bpftrace source mirror at '$BPFTRACE_SRC' (set BPFTRACE_SRC): one-liners only" >&2
+	echo "trace.sh: no bpftrace source with tag v0.17.0 at '$BPFTRACE_SRC' ($PEERS_HOW): one-liners only" >&2
 fi
 
 if [ $# -gt 0 ]; then

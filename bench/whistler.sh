@@ -4,23 +4,22 @@
 # counts Whistler's README gives for the same programs, and whether `bpftool prog loadall`
 # loads every program. Whistler's files are read from a checkout, never copied into kiln:
 #   bash bench/whistler.sh [WHISTLER-DIR | WHISTLER.git]
-# With no argument: $WHISTLER_DIR, then the fetched mirror at /work/.mirror/atgreen+Whistler.
+# With no argument: the Whistler peer, $WHISTLER_DIR or $KILN_PEERS/Whistler (tests/harness/peers.sh).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 KILN=${KILN:-$ROOT/kiln}
-src=${1:-${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}}
+[ $# -gt 0 ] && WHISTLER_DIR=$1
+. "$ROOT/tests/harness/peers.sh"
+src=$WHISTLER_DIR
 examples="count-xdp drop-port multi-prog percpu-counter ratelimit-xdp ringbuf-events
 sk-lookup-catchall synflood-xdp tail-call-dispatch tc-classifier cgroup-firewall"
 # Whistler README: "Whistler: N instructions" for these three (synflood is also quoted as 74
 # in its REPL transcript, for an older compiler)
 declare -A published=([count-xdp]=11 [drop-port]=25 [synflood-xdp]=65)
 
-read_example() {  # a work tree, or a bare/mirror git directory
-	if [ -f "$src/examples/$1.lisp" ]; then cat "$src/examples/$1.lisp"
-	else git --git-dir="$src" show "HEAD:examples/$1.lisp" 2>/dev/null; fi
-}
+read_example() { whistler_file "examples/$1.lisp"; }  # a work tree, or a bare/mirror git directory
 if ! read_example count-xdp >/dev/null 2>&1 || [ -z "$(read_example count-xdp)" ]; then
-	echo "whistler.sh: no Whistler checkout at '$src' (give its path or set WHISTLER_DIR)" >&2
+	echo "whistler.sh: no Whistler checkout at '$src' (give its path, or $PEERS_HOW)" >&2
 	exit 2
 fi
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf

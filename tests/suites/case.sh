@@ -10,7 +10,8 @@
 #    size that differs from the lower-case original's only where a lower-case letter became
 #    its capital, and only in .strtab and .BTF (the user's names and the source lines of line
 #    info): instructions, relocations, maps and the symbol table are byte-identical.
-#  - the same for Whistler's examples, read from a checkout (SKIP without one).
+#  - the same for Whistler's examples, read from a checkout (a peer, tests/harness/peers.sh;
+#    SKIP without one).
 #  - a few corpus programs in upper case run against their C twins under BPF_PROG_TEST_RUN.
 # The case-collision errors are tests/errors/case-clash-*.lisp.
 set -u
@@ -180,21 +181,21 @@ for f in tests/corpus/*.lisp examples/*.lisp tests/{core,whistler,progtypes,veri
 done
 
 # ---- Whistler's examples, upper-cased (read from a checkout, never copied into kiln)
-src=${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}
+. "$ROOT/tests/harness/peers.sh"
 examples="count-xdp drop-port multi-prog percpu-counter ratelimit-xdp ringbuf-events
 sk-lookup-catchall synflood-xdp tail-call-dispatch tc-classifier cgroup-firewall"
 mkdir -p "$out/whistler"
 n=0
 for ex in $examples; do
 	dst="$out/whistler/$ex.lisp"
-	if [ -f "$src/examples/$ex.lisp" ]; then
-		cp "$src/examples/$ex.lisp" "$dst"
-	elif ! git --git-dir="$src" show "HEAD:examples/$ex.lisp" >"$dst" 2>/dev/null; then
+	if ! whistler_file "examples/$ex.lisp" >"$dst" || [ ! -s "$dst" ]; then
 		rm -f "$dst"
 		continue
 	fi
 	n=$((n + 1))
 	compare case-whistler "$dst"
 done
-[ $n -eq 0 ] && echo "SKIP case-whistler/examples: no Whistler checkout at $src (set WHISTLER_DIR to one)"
+if [ $n -eq 0 ]; then
+	for ex in $examples; do peer_skip "case-whistler/$ex" "no Whistler checkout at $WHISTLER_DIR"; done
+fi
 exit 0

@@ -11,7 +11,8 @@ set -u
 out="$BUILD/tests/examples"
 mkdir -p "$out"
 ns=kex$$
-trap 'ip netns del $ns 2>/dev/null; ip link del kx$$a 2>/dev/null; rm -f /tmp/kiln-opensnoop-$$' EXIT
+scratch=$(mktemp -d)   # (opensnoop's path: under 128 bytes wherever the clone is)
+trap 'ip netns del $ns 2>/dev/null; ip link del kx$$a 2>/dev/null; rm -rf "$scratch"' EXIT
 spawn="$BUILD/tests/spawn"
 pass() { echo "PASS examples/$1"; }
 fail() { echo "FAIL examples/$1: $2"; }
@@ -57,10 +58,10 @@ fi
 
 # ---- opensnoop: the open of a path only this run uses, with its pid ---------------------------
 live opensnoop 3
-pid=$("$spawn" sh -c "exec 3>/tmp/kiln-opensnoop-$$")
+pid=$("$spawn" sh -c "exec 3>$scratch/kiln-opensnoop-$$")
 wait $k
-if grep -q "^{\"event\":\"open_event\",\"pid\":$pid,.*\"ret\":[0-9][0-9]*,.*\"path\":\"/tmp/kiln-opensnoop-$$\"}$" "$out/opensnoop.json"; then pass opensnoop
-else fail opensnoop "no open of /tmp/kiln-opensnoop-$$ by $pid: $(grep -c . "$out/opensnoop.json") lines: $(tail -c 300 "$out/opensnoop.json"); stderr: $(tr '\n' ' ' <"$out/opensnoop.err")"; fi
+if grep -q "^{\"event\":\"open_event\",\"pid\":$pid,.*\"ret\":[0-9][0-9]*,.*\"path\":\"$scratch/kiln-opensnoop-$$\"}$" "$out/opensnoop.json"; then pass opensnoop
+else fail opensnoop "no open of $scratch/kiln-opensnoop-$$ by $pid: $(grep -c . "$out/opensnoop.json") lines: $(tail -c 300 "$out/opensnoop.json"); stderr: $(tr '\n' ' ' <"$out/opensnoop.err")"; fi
 
 # ---- syscall-latency: a 30 ms sleep is a slow call, with stack ids; the histogram fills ----------
 live syscall-latency 3

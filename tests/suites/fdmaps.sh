@@ -30,7 +30,8 @@ check prog-array "0 $pid|1 $pid|2 $pid" "$("$KILN" map dump "$M/jumps" --json | 
 "$KILN" map set "$M/tables" 1 "$M/inner"
 check array-of-maps '{"map":"tables","key":1,"value":{"map_id":'"$mid"'}}' "$("$KILN" map dump "$M/tables" --json)"
 
-cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+. "${ROOT:-$PWD}/tests/harness/cgroup2.sh"
+cg=$(cgroup2_root)
 if [ -n "$cg" ]; then
 	# user space cannot read a cgroup-array back: the attached program asks the kernel whether
 	# the task calling getppid is under the cgroup in slot 0 (the root: every task is)

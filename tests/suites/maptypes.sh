@@ -80,7 +80,8 @@ for t in array-of-maps hash-of-maps; do
 	if [ -n "$inner" ] && grep -q "\"value\":{\"map_id\":[0-9]*}" <<<"$got"; then pass "$t-holds-a-map"
 	else fail "$t-holds-a-map" "$got (m_inner id '$inner')"; fi
 done
-cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+. "${ROOT:-$PWD}/tests/harness/cgroup2.sh"
+cg=$(cgroup2_root)
 if [ -n "$cg" ]; then
 	if "$KILN" map set "$m/m_cgroup_array" 0 "$cg"; then pass cgroup-array-set
 	else fail cgroup-array-set "status $?"; fi

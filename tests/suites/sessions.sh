@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sessions.sh — acceptance for kiln's host side (src/host/): Whistler's five session examples
-# run unchanged under `kiln run`, read from a Whistler checkout ($WHISTLER_DIR or the fetched
-# mirror; without one each says SKIP: Whistler's files are never part of kiln), against
+# run unchanged under `kiln run`, read from a Whistler checkout (a peer: $KILN_PEERS/Whistler,
+# tests/harness/peers.sh; without one each says SKIP: Whistler's files are never part of kiln), against
 # activity this suite makes, and print the values of that activity:
 # - fork-tracker: a fork of a known child by a known parent is in the dump after Ctrl-C,
 #   which reaches the example's handler-case; "N forks recorded." counts the lines printed;
@@ -28,7 +28,9 @@ KILN=${KILN:-$PWD/kiln}
 SUITE=sessions
 . "${ROOT:-$PWD}/tests/harness/report.sh"
 . "${ROOT:-$PWD}/tests/harness/run.sh"
-WH=${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}
+. "${ROOT:-$PWD}/tests/harness/peers.sh"
+. "${ROOT:-$PWD}/tests/harness/cgroup2.sh"
+WH=$WHISTLER_DIR
 tmp=$(mktemp -d)
 cgs=()
 cleanup() {
@@ -43,14 +45,10 @@ cleanup() {
 trap cleanup EXIT
 
 # the example's text from the checkout (a bare mirror or a work tree)
-example() {
-	if [ -f "$WH/examples/$1.lisp" ]; then cat "$WH/examples/$1.lisp"
-	else git -C "$WH" show "HEAD:examples/$1.lisp" 2>/dev/null; fi
-}
 names="fork-tracker runqlat cgroup-skb-count cgroup-skb-session ffi-call-tracker"
 for n in $names; do
-	if ! example "$n" >"$tmp/$n.lisp" || [ ! -s "$tmp/$n.lisp" ]; then
-		for m in $names; do echo "SKIP $SUITE/$m: no Whistler checkout at $WH (set WHISTLER_DIR)"; done
+	if ! whistler_file "examples/$n.lisp" >"$tmp/$n.lisp" || [ ! -s "$tmp/$n.lisp" ]; then
+		for m in $names; do peer_skip "$SUITE/$m" "no Whistler checkout at $WH"; done
 		exit 0
 	fi
 done
@@ -68,7 +66,7 @@ if ! command -v sbcl >/dev/null; then
 else
 	mkdir "$W"
 	if [ -f "$WH/whistler.asd" ]; then cp -r "$WH/." "$W/"
-	else git -C "$WH" archive HEAD | tar -x -C "$W"; fi
+	else peer_git "$WH" archive HEAD | tar -x -C "$W"; fi
 	if ! timeout 120 "${sbcl[@]}" >"$tmp/warm" 2>&1; then
 		whistler="Whistler's loader did not load in SBCL: $(grep -v '^;' "$tmp/warm" | grep . | head -3 | tr '\n' ' ')"
 	fi
@@ -198,7 +196,7 @@ else
 fi
 
 # ---- the cgroup examples: "/sys/fs/cgroup" is a cgroup of ours in a mount namespace ----
-cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+cgroot=$(cgroup2_root)
 send_udp() {   # CGROUP N: a process in CGROUP sends N datagrams to a socket of its own
 	sh -c 'echo $$ > "$1/cgroup.procs" && exec python3 -c "
 import socket, sys
@@ -207,16 +205,15 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(int(sys.argv[1])): s.sendto(b\"x\", r.getsockname())
 " "$2"' sh "$1" "$2"
 }
-# in_cgroup_ns CGROUP DIR CMD...: CMD in a mount namespace where /sys/fs/cgroup is CGROUP and
-# /tmp is DIR, a directory of this run's, with this suite's $tmp still at its path: so the
-# /tmp/cgroup-skb-count.bpf.o that cgroup-skb-count writes and reads back is a file of its own,
-# which kiln's and Whistler's runs, and other runs on the machine, do not share
+# in_cgroup_ns CGROUP DIR CMD...: CMD where /sys/fs/cgroup is CGROUP and what it writes to
+# /tmp goes to DIR, a directory of this run's, in a namespace of its own (cgroup_ns.sh): so
+# the /tmp/cgroup-skb-count.bpf.o that cgroup-skb-count writes and reads back is a file of
+# its own, which kiln's and Whistler's runs, and other runs on the machine, do not share
 in_cgroup_ns() {
-	local cg=$1 dir=$2 in="$2/${tmp#/tmp/}"
+	local cg=$1 dir=$2
 	shift 2
-	mkdir -p "$in"
-	unshare -m sh -c 'mount --bind "$1" /sys/fs/cgroup && mount --bind "$2" "$3" && mount --rbind "$4" /tmp &&
-		shift 4 && exec "$@"' sh "$cg" "$tmp" "$in" "$dir" "$@"
+	mkdir -p "$dir"
+	bash "${ROOT:-$PWD}/tests/harness/cgroup_ns.sh" "$cg" "$dir" "$tmp" "$@"
 }
 cg_session() {   # NAME SENT READY-LINE LINE-PREFIX
 	local n=$1 sent=$2 ready=$3 prefix=$4 cg="$cgroot/kiln-sessions-$$-$1" kk src
@@ -281,6 +278,8 @@ if [ -z "$cgroot" ]; then
 	echo "SKIP $SUITE/cgroup-skb-count: no cgroup v2 hierarchy mounted"
 elif ! command -v unshare >/dev/null || ! command -v python3 >/dev/null; then
 	echo "SKIP $SUITE/cgroup-skb: unshare and python3 are needed"
+elif ! grep -qw overlay /proc/filesystems && ! modprobe overlay 2>/dev/null; then
+	echo "SKIP $SUITE/cgroup-skb: no overlayfs in this kernel to give the examples a /tmp of their own"
 else
 	# both at once (ten seconds each), in cgroups and namespaces of their own
 	cg_session cgroup-skb-session 5 "Counting egress packets on /sys/fs/cgroup..." packets &

@@ -19,7 +19,8 @@ if ! out=$("$KILN" load tests/lib/storage-cli.lisp --pin "$pin" 2>&1); then
 	exit 0
 fi
 m=$pin/maps
-cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+. "${ROOT:-$PWD}/tests/harness/cgroup2.sh"
+cg=$(cgroup2_root)
 
 # a task's value by its PID: this shell's
 "$KILN" map set "$m/per_task" $$ 7

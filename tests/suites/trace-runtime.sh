@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # trace-runtime.sh — bpftrace v0.17.0's own runtime tests (tests/runtime/*, NAME/RUN/EXPECT
-# files read from its source mirror at test time, $BPFTRACE_SRC or the fetched one) run by
+# files read from its sources at test time, a peer: tests/harness/peers.sh) run by
 # kiln's runner, tests/trace/runtime.py: each test under bpftrace 0.17, then, if bpftrace
 # passes it here, under `kiln trace`. Prints both counts and each test kiln fails with why.
 # Only the files that fit a ~60 s budget run (FILES below; `call` alone takes ~20 s, the
-# others wait on probes or timeouts longer). SKIP without the mirror or bpftrace.
+# others wait on probes or timeouts longer). SKIP without the sources or bpftrace.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"

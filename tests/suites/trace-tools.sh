@@ -4,10 +4,10 @@
 # setuid calls, syncs, fsyncs on the root filesystem's block device, getaddrinfo, an
 # interactive bash through a pty, TLS handshakes through python's libssl, forks, busy CPUs),
 # each tool's lines of that activity compared between the two, the rest of their output too
-# (maps: the keys the activity controls). The tools are read from bpftrace's source mirror at
-# test time ($BPFTRACE_SRC or the fetched one). A tool kiln cannot compile yet is a SKIP
+# (maps: the keys the activity controls). The tools are read from bpftrace's sources at test
+# time (a peer: tests/harness/peers.sh). A tool kiln cannot compile yet is a SKIP
 # with kiln's reason, found by `kiln trace --dry-run` now (so it runs here once kiln can);
-# one bpftrace cannot run here, a SKIP with bpftrace's error. SKIP without bpftrace or the mirror.
+# one bpftrace cannot run here, a SKIP with bpftrace's error. SKIP without bpftrace or the sources.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"

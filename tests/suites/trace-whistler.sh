@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # trace-whistler.sh — Whistler's bpftrace examples (examples/bpftrace/*.bt, read from its
-# checkout at test time: $WHISTLER_DIR or the fetched mirror; SKIP without one) under kiln
+# checkout at test time, a peer: tests/harness/peers.sh; SKIP without one) under kiln
 # trace and bpftrace 0.17. Each must compile (--dry-run). Those on tracepoints run under both
 # tracers at once, all eight tracers together, while this suite makes known activity (a dd of
 # DIRECT_READS synchronous O_DIRECT reads); then both are stopped with SIGINT and kiln's
@@ -21,7 +21,8 @@ KILN=${KILN:-$PWD/kiln}
 BUILD=${BUILD:-$PWD/build}
 SUITE=trace-whistler
 . "$PWD/tests/harness/report.sh"
-src=${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}
+. "$PWD/tests/harness/peers.sh"
+src=$WHISTLER_DIR
 BPFTRACE=${BPFTRACE:-$(type -P bpftrace)}
 DIRECT_READS=64
 
@@ -29,17 +30,14 @@ list_examples() {   # a work tree, or a bare/mirror git directory
 	if [ -d "$src/examples/bpftrace" ]; then
 		(cd "$src/examples/bpftrace" && ls -- *.bt)
 	else
-		git --git-dir="$src" ls-tree --name-only HEAD examples/bpftrace/ 2>/dev/null |
+		peer_git "$src" ls-tree --name-only HEAD examples/bpftrace/ 2>/dev/null |
 			sed -n 's|^examples/bpftrace/\(.*\.bt\)$|\1|p'
 	fi
 }
-read_example() {
-	if [ -f "$src/examples/bpftrace/$1" ]; then cat "$src/examples/bpftrace/$1"
-	else git --git-dir="$src" show "HEAD:examples/bpftrace/$1"; fi
-}
+read_example() { whistler_file "examples/bpftrace/$1"; }
 examples=$(list_examples)
 if [ -z "$examples" ]; then
-	echo "SKIP $SUITE/examples: no Whistler checkout with examples/bpftrace at '$src' (set WHISTLER_DIR to one)"
+	peer_skip "$SUITE/examples" "no Whistler checkout with examples/bpftrace at '$src'"
 	exit 0
 fi
 if [ -z "$BPFTRACE" ]; then

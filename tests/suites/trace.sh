@@ -6,9 +6,8 @@
 # conversions, BEGIN before END, operators and map printing against an expected output.
 # Then: errors at FILE:LINE:COL with the line and a caret (tests/trace/errors/*.bt say on
 # their first line what kiln must print), -d, --emit, -l, Ctrl-C/SIGTERM, and --dry-run
-# over bpftrace v0.17.0's tools/*.bt from its source mirror ($BPFTRACE_SRC or the fetched
-# one; SKIP without it): every tool must parse; which compile and why the others are
-# refused is printed.
+# over bpftrace v0.17.0's tools/*.bt from its sources (a peer, tests/harness/peers.sh; SKIP
+# without it): every tool must parse; which compile and why the others are refused is printed.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
@@ -19,6 +18,9 @@ trap '[ -n "$hp" ] && kill $hp 2>/dev/null; rm -rf "$tmp"' EXIT
 SUITE=trace
 . "${ROOT:-$PWD}/tests/harness/report.sh"
 . "${ROOT:-$PWD}/tests/trace/wait.sh"   # wait_for FILE PATTERN SECONDS
+. "${ROOT:-$PWD}/tests/harness/peers.sh"
+. "${ROOT:-$PWD}/tests/harness/cgroup2.sh"
+cgroot=$(cgroup2_root)   # where cgroup v2 is mounted, or empty
 
 # ---- activity of our own helper, counted exactly ------------------------------------------
 N=7
@@ -356,8 +358,8 @@ if [ -n "$BPFTRACE" ]; then
 		@m[macaddr(args->buf)] = 5; @mv = macaddr(args->buf + 1); }' write '61:62:00:01:FF:7A'
 	# cgroup and cgroupid(): a command that moves itself into a cgroup of this run is counted by
 	# cgroup, exactly, and nothing else of that name is
-	cgd=/sys/fs/cgroup/unified/ktcg$$
-	if mkdir "$cgd" 2>/dev/null; then
+	cgd=$cgroot/ktcg$$
+	if [ -n "$cgroot" ] && mkdir "$cgd" 2>/dev/null; then
 		printf 'echo $$ > %s/cgroup.procs\nexec %s -c "import os; [os.getppid() for i in range(5)]"\n' "$cgd" "$tmp/$np" >"$tmp/cg.sh"
 		prog='tracepoint:syscalls:sys_enter_getppid /cgroup == cgroupid("'$cgd'") && comm == "'$np'"/ { @in = count(); }
 			tracepoint:syscalls:sys_enter_getppid /cgroup != cgroupid("'$cgd'") && comm == "'$np'"/ { @out[comm] = count(); }'
@@ -366,7 +368,7 @@ if [ -n "$BPFTRACE" ]; then
 		if [ "$(tail -1 <<<"$k")" == "@in: 5" ]; then check bpftrace-cgroup "$b" "$k"
 		else fail bpftrace-cgroup "$k"; fi
 		rmdir "$cgd"
-	else echo "SKIP trace/bpftrace-cgroup: cannot make a cgroup at $cgd"; fi
+	else echo "SKIP trace/bpftrace-cgroup: cannot make a cgroup v2 directory at '$cgd' (cgroup v2 mounted at '$cgroot')"; fi
 fi
 # buf() == buf(): the same length and bytes (bpftrace 0.17 crashes on some of these)
 out=$(timeout 20 "$KILN" trace -e 'BEGIN { $a = buf("hi", 2); $c = buf("hx", 2); printf("%d %d %d %d\n", $a == $c, $a != $c,
@@ -394,14 +396,14 @@ if [ -n "$BPFTRACE" ]; then
 		@u = usym(1); @n[username] = count(); @t = strftime("%Y", 0); exit(); }' -f json
 	# cgroup_path() of a cgroup of ours (its id is its directory's inode), all hierarchies
 	# and filtered, in printf, print() and a map value
-	cg=/sys/fs/cgroup/unified/kt-trace-$$
-	if mkdir "$cg" 2>/dev/null; then
+	cg=$cgroot/kt-trace-$$
+	if [ -n "$cgroot" ] && mkdir "$cg" 2>/dev/null; then
 		ino=$(stat -c %i "$cg")
 		cmp_bpftrace cgroup-path 'BEGIN { printf("%s|\n", cgroup_path('$ino')); print(cgroup_path('$ino', "unif*"));
 			print(cgroup_path(1)); @v = cgroup_path('$ino', "unified"); exit(); }'
 		rmdir "$cg"
 	else
-		echo "SKIP trace/bpftrace-cgroup-path: cannot make a cgroup under /sys/fs/cgroup/unified"
+		echo "SKIP trace/bpftrace-cgroup-path: cannot make a cgroup v2 directory at '$cg' (cgroup v2 mounted at '$cgroot')"
 	fi
 	# strftime's %f: microseconds (bpftrace's extension), 123 us apart
 	out=$("$KILN" trace -e 'BEGIN { printf("%s %s\n", strftime("1%f", 1000123000), strftime("1%f", 0)); exit(); }' 2>&1 | tail -n +2)
@@ -447,7 +449,7 @@ if [ -n "$BPFTRACE" ]; then
 	# its thread, usym() naming the routine; reg("ip") is at it; uaddr() is the ELF symbol's
 	# value; sarg0 and sarg1 are a call's 7th and 8th arguments; signal() kills it. (Both say __BPFTRACE_NOTIFY_PROBES_ATTACHED on stderr.)
 	if cc -O0 -o "$tmp/ktthr" tests/trace/threads.c -lpthread 2>"$tmp/cc.err"; then
-		git -C "${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}" show v0.17.0:tools/threadsnoop.bt 2>/dev/null |
+		peer_git "$BPFTRACE_SRC" show v0.17.0:tools/threadsnoop.bt 2>/dev/null |
 			sed 's/^uprobe:libpthread:pthread_create/uprobe:libc:pthread_create/' >"$tmp/ts.bt"
 		if grep -q '^uprobe:libc:pthread_create' "$tmp/ts.bt"; then
 			"$tmp/ktthr" "$tmp/go" "$tmp/done" &
@@ -469,7 +471,7 @@ if [ -n "$BPFTRACE" ]; then
 			if grep -qE "^$tp +ktthr +kt_thread_main$" <<<"$k"; then check bpftrace-threadsnoop-live "$b" "$k"
 			else fail bpftrace-threadsnoop-live "kiln: $(tail -3 "$tmp/tk.out"); bpftrace: $(tail -3 "$tmp/tb.out")"; fi
 		else
-			echo "SKIP trace/bpftrace-threadsnoop-live: no threadsnoop.bt (bpftrace source mirror)"
+			peer_skip trace/bpftrace-threadsnoop-live "no threadsnoop.bt of bpftrace v0.17.0 at $BPFTRACE_SRC"
 		fi
 		rm -f "$tmp/go" "$tmp/done"
 		prog='uprobe:'$tmp'/ktthr:kt_thread_main { printf("%s %s %lx\n", usym(reg("ip")), func, uaddr("kt_global")); }
@@ -653,10 +655,10 @@ else
 fi
 
 # ---- bpftrace v0.17.0's tools: all parse; which compile, which are refused and why --------
-mirror=${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}
-if ! git -C "$mirror" rev-parse -q --verify v0.17.0 >/dev/null 2>&1; then
-	echo "SKIP trace/bpftrace-tools: no bpftrace source with tag v0.17.0 at $mirror (set BPFTRACE_SRC to a clone)"
+if ! bpftrace_has_tag; then
+	peer_skip trace/bpftrace-tools "no bpftrace source with tag v0.17.0 at $BPFTRACE_SRC"
 else
+	mirror=$(peer_git "$BPFTRACE_SRC" rev-parse --absolute-git-dir)
 	mkdir -p "$tmp/tools"
 	compiled=() refused=() bad=()
 	for f in $(git -C "$mirror" ls-tree --name-only v0.17.0 tools/ | grep '\.bt$'); do

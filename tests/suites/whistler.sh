@@ -2,7 +2,7 @@
 # whistler.sh — acceptance on Whistler's own examples: each of the eleven BPF-only programs
 # of its examples/ folder compiles unchanged with `kiln compile`, and `bpftool prog loadall`
 # loads every program of it. Whistler's files are not part of kiln; they are read from a
-# checkout ($WHISTLER_DIR, or the fetched mirror), and without one the suite says SKIP.
+# checkout (a peer, tests/harness/peers.sh), and without one the suite says SKIP.
 # bench/whistler.sh does the work and prints the instruction counts. Before that, kiln's own
 # programs in tests/whistler/ load.
 set -u
@@ -36,10 +36,10 @@ else
 	echo "FAIL whistler/trigger-kill-event: $(tail -3 <<<"$out" | tr '\n' ' ')"
 fi
 
-src=${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}
-out=$(bash "$ROOT/bench/whistler.sh" "$src" 2>&1); rc=$?
+. "$ROOT/tests/harness/peers.sh"
+out=$(bash "$ROOT/bench/whistler.sh" "$WHISTLER_DIR" 2>&1); rc=$?
 if [ $rc -eq 2 ]; then
-	echo "SKIP whistler/examples: no Whistler checkout (set WHISTLER_DIR to one): $out"
+	peer_skip whistler/examples "$out"
 	exit 0
 fi
 n=0

@@ -20,7 +20,7 @@
 #   - lines of other processes are left out: other tests may run at the same time.
 # Tools that only sample (cpuwalk, loads, pidpersec, runqlen) compare the shapes of their lines.
 # Prints PASS/FAIL/SKIP lines (with a diff under a FAIL) and a summary; exits 0.
-import argparse, base64, collections, os, re, select, signal, subprocess, sys, tempfile, threading, time
+import argparse, atexit, base64, collections, os, re, select, shutil, signal, subprocess, sys, tempfile, threading, time
 sys.dont_write_bytecode = True   # (no __pycache__ left in the tree)
 import btsrc   # (beside this file)
 from concurrent.futures import ThreadPoolExecutor
@@ -83,7 +83,8 @@ def comm(tag):
 
 def block_dir(tmp):
     """(a directory on a filesystem of a real block device, its disk's MAJ:MIN: the writeback
-    device's name) or (None, why not): the scratch directory, else /var/tmp."""
+    device's name) or (None, why not): the scratch directory, else a scratch directory of its
+    own made under /var/tmp (the caller removes it: nothing is left in /var/tmp itself)."""
     for d in (tmp, "/var/tmp"):
         try:
             st = os.stat(d)
@@ -96,7 +97,8 @@ def block_dir(tmp):
         if os.path.exists(os.path.join(real, "partition")):   # the bdi is the whole disk's
             real = os.path.dirname(real)
         with open(os.path.join(real, "dev")) as f:
-            return d, f.read().strip()
+            dev = f.read().strip()
+        return (d if d == tmp else tempfile.mkdtemp(prefix="kt-tools-", dir=d)), dev
     with open("/proc/mounts") as f:
         devs = sorted({l.split()[1] for l in f if l.startswith("/dev/")})
     return None, "neither %s nor /var/tmp is on a block device (mounts from /dev: %s)" % (
@@ -732,6 +734,8 @@ def main():
             with open(os.path.join(tooldir, n + ".bt"), "wb") as f:
                 f.write(src)
         blockdir, bdi = block_dir(tmp)
+        if blockdir and blockdir != tmp:
+            atexit.register(shutil.rmtree, blockdir, True)
         ctx = {"tmp": tmp, "tooldir": tooldir, "kiln": os.path.abspath(a.kiln), "bpftrace": a.bpftrace,
                "blockdir": blockdir, "bdi": bdi}
         results = {}

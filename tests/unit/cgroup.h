@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -33,8 +34,10 @@ static inline bool cg2_find(struct cg2 *cg)
 	if (f)
 		fclose(f);
 	if (!cg->mount[0]) {
-		snprintf(cg->mount, sizeof(cg->mount), "/tmp/kiln-test-cgroup2-%d", getpid());
-		mkdir(cg->mount, 0755);
+		const char *tmp = getenv("TMPDIR");
+		snprintf(cg->mount, sizeof(cg->mount), "%s/kiln-test-cgroup2-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(cg->mount))
+			return false;
 		if (mount("none", cg->mount, "cgroup2", 0, NULL)) {
 			rmdir(cg->mount);
 			return false;

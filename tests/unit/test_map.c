@@ -2,6 +2,7 @@
  * their per-key fallback, per-CPU layout, the iterator, the dump under concurrent deletes. */
 #define _GNU_SOURCE
 #include "check.h"
+#include "cgroup.h"
 #include "kiln/error.h"
 #include "kiln/map.h"
 #include "lib/map_internal.h"
@@ -88,9 +89,9 @@ static void fds_open(struct fds *f)
 		.wakeup_events = 1,
 	};
 	f->perf = (int)syscall(__NR_perf_event_open, &pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	f->cgroup = open("/sys/fs/cgroup/unified", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (f->cgroup < 0)
-		f->cgroup = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct cg2 cg;   /* the cgroup v2 root, wherever it is mounted (or mounted for the test) */
+	f->cgroup = cg2_find(&cg) ? open(cg.mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	cg2_release(&cg);   /* a mount made here goes; the fd keeps the cgroup open */
 	CHECK("setup: a program, inner maps, a perf event, a cgroup",
 	      f->prog >= 0 && f->prog_id && f->inner[0] >= 0 && f->inner[1] >= 0 && f->perf >= 0 &&
 	      f->cgroup >= 0, "prog %d inner %d %d perf %d cgroup %d", f->prog, f->inner[0],
