@@ -39,7 +39,7 @@ fi
 . "$ROOT/tests/harness/peers.sh"
 out=$(bash "$ROOT/bench/whistler.sh" "$WHISTLER_DIR" 2>&1); rc=$?
 if [ $rc -eq 2 ]; then
-	peer_skip whistler/examples "$out"
+	peer_skip whistler/examples "no Whistler checkout at $WHISTLER_DIR"
 	exit 0
 fi
 n=0
