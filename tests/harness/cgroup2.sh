@@ -2,6 +2,7 @@
 # v2 hierarchy (the first mount of type cgroup2 in /proc/self/mountinfo: /sys/fs/cgroup on a
 # unified system, /sys/fs/cgroup/unified on a hybrid one), or nothing when none is mounted.
 # (The mount point's spaces and other escaped bytes, \040 and the like, are unescaped.)
+# shellcheck shell=bash
 cgroup2_root() {
 	local line fields dir
 	while IFS= read -r line; do

@@ -10,6 +10,7 @@
 #   BPFTRACE_SRC  $KILN_PEERS/bpftrace unless set
 # and peer_skip NAME WHAT, which prints the SKIP line of a cross-check whose peer is missing.
 # Its reason starts with "no peer:", which tests/run counts for its closing line.
+# shellcheck shell=bash
 KILN_PEERS=${KILN_PEERS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/peers}
 WHISTLER_DIR=${WHISTLER_DIR:-$KILN_PEERS/Whistler}
 BPFTRACE_SRC=${BPFTRACE_SRC:-$KILN_PEERS/bpftrace}

@@ -13,7 +13,7 @@
 # - no path of a developer's machine in the repository's files, no doc citing a file outside it.
 set -u
 export LC_ALL=C
-cd "${ROOT:-$(dirname "$0")/../..}"
+cd "${ROOT:-$(dirname "$0")/../..}" || exit 1
 KILN=${KILN:-$PWD/kiln}
 SUITE=anywhere
 . "${ROOT:-$PWD}/tests/harness/report.sh"
