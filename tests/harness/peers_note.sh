@@ -7,5 +7,5 @@
 n=$(grep -c '^SKIP [^:]*: no peer: ' "$1")
 [ "$n" -gt 0 ] || exit 0
 suites=$(sed -n 's|^SKIP \([^/:]*\)[^:]*: no peer: .*|\1|p' "$1" | sort -u | tr '\n' ' ')
-echo "*** $n cross-checks against the peers (Whistler, bpftrace's sources) were SKIPPED" \
+echo "*** $n cross-checks against the peers (Whistler, bpftrace's sources), some of them whole suites, were SKIPPED" \
 	"(in: ${suites% }): set KILN_PEERS=DIR (DIR/Whistler, DIR/bpftrace) or run \`make peers\`; see README.md, \"Peers\" ***"

@@ -133,7 +133,7 @@ check peers/skip-line "SKIP a/b: no peer: why (set KILN_PEERS=DIR (DIR/Whistler,
 printf '%s\n' "PASS x/y" "SKIP sessions/a: no peer: w" "SKIP trace/k: no kprobes" "SKIP trace-tools/suite: no peer: b" \
 	"SKIP case-whistler/c: no peer: w" >"$tmp/log"
 note=$(bash tests/harness/peers_note.sh "$tmp/log")
-if [[ $note == "*** 3 cross-checks against the peers"*"(in: case-whistler sessions trace-tools)"*"KILN_PEERS=DIR"*"make peers"* ]]
+if [[ $note == "*** 3 cross-checks against the peers "*"(in: case-whistler sessions trace-tools)"*"KILN_PEERS=DIR"*"make peers"* ]]
 then pass peers/closing-line; else fail peers/closing-line "$note"; fi
 check peers/no-closing-line "" "$(printf 'PASS x\nSKIP a/b: lacks\n' >"$tmp/log2"; bash tests/harness/peers_note.sh "$tmp/log2")"
 
