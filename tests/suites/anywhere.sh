@@ -3,7 +3,8 @@
 # - kiln mounts what it needs: in a private mount namespace with tracefs and bpffs unmounted,
 #   `kiln compile` of a program that reads a tracepoint format mounts tracefs, `kiln load
 #   --pin` mounts bpffs, each saying so once on stderr; nothing is said when they are there;
-#   a process that may not mount gets the error saying what to mount;
+#   threads compiling at once (test_concurrency) mount it once; a process that may not mount
+#   gets the error saying what to mount;
 # - tests/harness/cgroup_ns.sh (Whistler's cgroup examples): the command sees the machine's /tmp
 #   and its cgroup at /sys/fs/cgroup, and what it writes to /tmp stays in the namespace;
 # - the peers (tests/harness/peers.sh): found as clones, bare mirrors or symlinks to either,
@@ -15,6 +16,7 @@ set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}" || exit 1
 KILN=${KILN:-$PWD/kiln}
+BUILD=${BUILD:-$PWD/build}
 SUITE=anywhere
 . "${ROOT:-$PWD}/tests/harness/report.sh"
 tmp=$(mktemp -d)
@@ -24,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 # (in the namespace: unmounted, then kiln runs; a bpffs mounted there goes with the namespace)
 pin=/sys/fs/bpf/kiln-anywhere-$$
 unshare -m --propagation private bash -c '
-	tmp=$1 kiln=$2 pin=$3
+	tmp=$1 kiln=$2 pin=$3 build=$4
 	for m in /sys/kernel/debug/tracing /sys/kernel/tracing /sys/kernel/debug /sys/fs/bpf; do
 		while mountpoint -q "$m"; do umount "$m" || exit 9; done
 	done
@@ -39,12 +41,16 @@ unshare -m --propagation private bash -c '
 	ls "$pin/progs" | wc -l >>"$tmp/ns.log"
 	"$kiln" unload "$pin" >/dev/null 2>&1; echo "unload $?" >>"$tmp/ns.log"
 	umount /sys/kernel/tracing
+	# threads compiling tracepoint programs at once: one mount between them
+	"$build/tests/unit/test_concurrency" >"$tmp/threads.out" 2>&1; echo "threads $?" >>"$tmp/ns.log"
+	findmnt -n -t tracefs | wc -l >>"$tmp/ns.log"
+	umount /sys/kernel/tracing
 	nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
 	if command -v setpriv >/dev/null && "${nobody[@]}" test -x "$kiln" -a -r examples/tcpconnect.lisp; then
 		"${nobody[@]}" "$kiln" compile examples/tcpconnect.lisp -o /dev/null >/dev/null 2>"$tmp/u.err"
 		echo "unprivileged $?" >>"$tmp/ns.log"
 	fi
-' sh "$tmp" "$KILN" "$pin"
+' sh "$tmp" "$KILN" "$pin" "$BUILD"
 rc=$?
 if [ $rc -eq 9 ]; then
 	echo "SKIP $SUITE/mounts: cannot unmount tracefs or bpffs in a private mount namespace"
@@ -65,8 +71,9 @@ else
 	if [ "${progs:-0}" -gt 0 ]; then pass "mounts/pinned ($progs programs)"
 	else fail mounts/pinned "nothing under $pin/progs: $(cat "$tmp/l.err")"; fi
 	check mounts/unload "unload 0" "$(sed -n 9p "$tmp/ns.log")"
+	check mounts/threads "threads 0|1" "$(sed -n 10,11p "$tmp/ns.log" | tr '\n' '|' | sed 's/|$//')"
 	if [ -f "$tmp/u.err" ]; then
-		check mounts/unprivileged "unprivileged 1" "$(sed -n 10p "$tmp/ns.log")"
+		check mounts/unprivileged "unprivileged 1" "$(sed -n 12p "$tmp/ns.log")"
 		if grep -q 'no tracefs at /sys/kernel/tracing .*could not mount one (as root: mount -t tracefs' "$tmp/u.err" &&
 			! grep -q '^kiln: mounted' "$tmp/u.err"; then pass mounts/unprivileged-error
 		else fail mounts/unprivileged-error "$(cat "$tmp/u.err")"; fi
