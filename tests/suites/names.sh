@@ -3,7 +3,8 @@
 # symbol holds an OSC escape sequence (set the terminal's title) and a BEL, and whose map's
 # name holds a colour escape, is refused by `kiln check`, `kiln test-run` and `kiln load` with
 # the name escaped (\x1b), and `kiln disasm` (which reads any object) prints it escaped: no
-# output of kiln holds a byte that would drive the terminal.
+# output of kiln holds a byte that would drive the terminal. A BTF type name patched to hold
+# one is refused by `kiln check` and `kiln gen` the same way.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
@@ -55,3 +56,32 @@ if [ $rc -eq 0 ] && ! raw "$work/out" && grep -q '"prog":"pr\\u001b\]0;title\\u0
 else
 	fail disasm-json-escapes "status $rc: $(cat -v "$work/out" | head -3)"
 fi
+
+# A BTF type name patched to hold an escape sequence (no compiler writes one): refused before
+# libbpf, by name, escaped; event decoding and the generators never see it.
+cat >"$work/b.c" <<'C'
+#include <linux/bpf.h>
+#define SEC(x) __attribute__((section(x), used))
+struct evQQQQ { int a; };
+struct { int (*type)[BPF_MAP_TYPE_ARRAY]; int *key; struct evQQQQ *value; int (*max_entries)[1]; } vals SEC(".maps");
+SEC("xdp") int prog(void *ctx) { return 2; }
+char _license[] SEC("license") = "GPL";
+C
+if ! o=$("$CLANG" -O2 -g -target bpf "-I/usr/include/$MULTIARCH" -c "$work/b.c" -o "$work/b.o" 2>&1); then
+	fail build-btf "$o"
+	exit 0
+fi
+python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+assert d.count(b"evQQQQ\0") >= 1, "a string to patch (.BTF, and DWARF)"
+open(sys.argv[2], "wb").write(d.replace(b"evQQQQ\0", b"ev\x1b[2J\0"))' "$work/b.o" "$work/bad.o"
+for cmd in check "gen c"; do
+	# shellcheck disable=SC2086  # the command's words
+	"$KILN" $cmd "$work/bad.o" >"$work/out" 2>&1; rc=$?
+	if [ $rc -ne 0 ] && ! raw "$work/out" && grep -q "'ev\\\\x1b\[2J' holds a control byte" "$work/out"; then
+		pass "btf-name-${cmd// /-}-refused"
+	else
+		fail "btf-name-${cmd// /-}-refused" "status $rc: $(cat -v "$work/out" | head -3)"
+	fi
+done
