@@ -132,8 +132,15 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libkiln.a
 	@mkdir -p $(dir $@)
 	$(COMPILE) $(KL_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# test_stack walks its own user stack through the kernel: it needs frame pointers
+# test_stack walks its own user stack through the kernel: it needs frame pointers; and one
+# of its functions is renamed to a symbol holding an escape sequence and a newline (which no
+# assembler takes), for the symbolizer to hand out escaped
 $(BUILD)/tests/unit/test_stack: private KL_CFLAGS += -fno-omit-frame-pointer
+$(BUILD)/tests/unit/test_stack: tests/unit/test_stack.c $(BUILD)/libkiln.a
+	@mkdir -p $(dir $@)
+	$(COMPILE) $(KL_LDFLAGS) $(LDFLAGS) -o $@.tmp $^ $(LDLIBS)
+	objcopy --redefine-sym "kiln_test_hostile_fn=$$(printf 'kiln_hostile\033[31m\nname')" $@.tmp
+	mv $@.tmp $@
 # test_concurrency makes the library's allocations fail one by one: it wraps malloc & co.
 $(BUILD)/tests/unit/test_concurrency: private KL_LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 

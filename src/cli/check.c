@@ -1,6 +1,7 @@
 /* check.c — `kiln check FILE.lisp|OBJ.o`: load every program into the kernel, one at a time,
  * and unload it: the verdict, instruction and "processed" counts, or where it was refused. */
 #include "cli.h"
+#include "lib/text.h"
 #include <bpf/libbpf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,10 +123,10 @@ int cmd_check(int argc, char **argv)
 			}
 			printf("}\n");
 		} else if (v.ok) {
-			printf("%-24s accepted  %5zu insns, %5u after the verifier, %6u processed\n", names[i], v.insns,
+			printf("%-24s accepted  %5zu insns, %5u after the verifier, %6u processed\n", kl_safe(names[i]), v.insns,
 			       v.info.xlated_insns, v.info.verified_insns);
 		} else {
-			printf("%-24s REJECTED  %s\n", names[i], v.error ? v.error : "?");
+			printf("%-24s REJECTED  %s\n", kl_safe(names[i]), v.error ? v.error : "?");
 			if (v.log && *v.log)
 				cli_verifier_report(stdout, kiln_object_verifier_error(v.obj), v.log, full_log);
 		}

@@ -4,6 +4,7 @@
 #include "insn.h"
 #include "compiler/diag.h"
 #include "lib/fail.h"
+#include "lib/text.h"
 #include <bpf/btf.h>
 #include <errno.h>
 #include <gelf.h>
@@ -90,9 +91,9 @@ static int fail(const struct obj *o, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(o->err, "kiln disasm: %s: ", o->path);
-	vfprintf(o->err, fmt, ap);
-	fputc('\n', o->err);
+	char msg[1024];
+	vsnprintf(msg, sizeof(msg), fmt, ap);   /* names in it are the object's: escaped */
+	fprintf(o->err, "kiln disasm: %s: ""%s\n", kl_safe(o->path), kl_safe(msg));
 	va_end(ap);
 	return 1;
 }
@@ -103,9 +104,9 @@ static void warn(struct obj *o, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(o->err, "kiln disasm: %s: warning: ", o->path);
-	vfprintf(o->err, fmt, ap);
-	fputc('\n', o->err);
+	char msg[1024];
+	vsnprintf(msg, sizeof(msg), fmt, ap);   /* names in it are the object's: escaped */
+	fprintf(o->err, "kiln disasm: %s: warning: ""%s\n", kl_safe(o->path), kl_safe(msg));
 	va_end(ap);
 	o->bad = true;
 }
@@ -588,7 +589,8 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 		cli_json_str(o->out, s->name, strlen(s->name));
 		fprintf(o->out, ",\"subprog\":%s,\"insn_count\":%zu,\"insns\":[", sub ? "true" : "false", f->end - f->start);
 	} else {
-		fprintf(o->out, "%s %s (section %s, %zu insns)\n", sub ? "func" : "prog", f->name, s->name, f->end - f->start);
+		fprintf(o->out, "%s %s (section %s, %zu insns)\n", sub ? "func" : "prog", kl_safe(f->name), kl_safe(s->name),
+			f->end - f->start);
 	}
 
 	/* the records of this function: from the first at or after its start */
@@ -619,7 +621,8 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 		}
 		if (now && cur && !json && file &&
 		    (!shown || shown->file != now->file || shown->line_col >> 10 != now->line_col >> 10)) {
-			fprintf(o->out, ";%s%s @ %s:%u\n", src[0] ? " " : "", src, base_name(file), now->line_col >> 10);
+			fprintf(o->out, ";%s%s @ %s:%u\n", src[0] ? " " : "", kl_safe(src), kl_safe(base_name(file)),
+				now->line_col >> 10);
 			shown = now;
 		}
 
@@ -652,7 +655,8 @@ static void print_func(struct obj *o, const struct func *f, bool json)
 			}
 			fprintf(o->out, "}");
 		} else {
-			fprintf(o->out, "  %*zu: %s%s%s\n", (int)width, i - f->start, buf, core[0] ? "  ; " : "", core);
+			fprintf(o->out, "  %*zu: %s%s%s\n", (int)width, i - f->start, kl_safe(buf), core[0] ? "  ; " : "",
+				kl_safe(core));
 		}
 		i += (size_t)w;
 	}

@@ -3,6 +3,7 @@
  * calls captured instead of printed, with the host's print callback kept for the rest. */
 #include "kiln/error.h"
 #include "fail.h"
+#include "text.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <pthread.h>
@@ -51,6 +52,11 @@ static int record(int err, bool with_errno, const char *fmt, va_list ap)
 	int n = vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
 	if (with_errno && n >= 0 && (size_t)n < sizeof(errmsg))
 		snprintf(errmsg + n, sizeof(errmsg) - (size_t)n, ": %s", strerror(err));
+	/* names in the message come from objects and the system: no byte of theirs may drive a
+	 * terminal or start a line of its own (the message is one line; logs go to errlog) */
+	char safe[sizeof(errmsg)];
+	kl_text_escape(safe, sizeof(safe), errmsg);
+	memcpy(errmsg, safe, strlen(safe) + 1);
 	set_errlog(NULL);
 	return -err;
 }

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "kiln/stack.h"
 #include "fail.h"
+#include "text.h"
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -105,6 +106,7 @@ struct mapping {
 	uint64_t start, end, offset, inode;
 	unsigned long dev_major, dev_minor;
 	char *path;                  /* NULL for anonymous memory */
+	char *shown;                 /* path escaped for printing (text.h), when it needs it */
 	struct elf_file *file;       /* found at first use */
 };
 
@@ -166,7 +168,7 @@ void kiln_syms_free(struct kiln_syms *s)
 	for (struct proc *p = s->procs, *next; p; p = next) {
 		next = p->next;
 		for (size_t i = 0; i < p->nmaps; i++)
-			free(p->maps[i].path);
+			free(p->maps[i].path), free(p->maps[i].shown);
 		free(p->maps);
 		free(p);
 	}
@@ -397,6 +399,14 @@ static int proc_load(struct kiln_syms *s, int pid, struct proc **out)
 				       .dev_major = major, .dev_minor = minor };
 		if (*name && !(m->path = strdup(name)))
 			goto oom;
+		if (*name && !kl_text_plain(name)) {
+			size_t sl = strlen(name) * 4 + 4;
+			if (!(m->shown = malloc(sl))) {
+				free(m->path);
+				goto oom;
+			}
+			kl_text_escape(m->shown, sl, name);
+		}
 		p->nmaps++;
 	}
 	free(text);
@@ -408,7 +418,7 @@ oom:
 	free(text);
 	if (p) {
 		for (size_t i = 0; i < p->nmaps; i++)
-			free(p->maps[i].path);
+			free(p->maps[i].path), free(p->maps[i].shown);
 		free(p->maps);
 		free(p);
 	}
@@ -521,6 +531,10 @@ static int elf_read(struct elf_file *f, int fd)
 			const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
+			/* any binary's names: escaped once here for every printer (text.h) */
+			char esc[4096];
+			if (!kl_text_plain(name))
+				name = kl_text_escape(esc, sizeof(esc), name);
 			size_t len = strlen(name) + 1;
 			if (pass) {
 				memcpy(f->names + names_len, name, len);
@@ -622,20 +636,28 @@ static void file_dwfl(struct elf_file *f, int pid, const struct mapping *m)
  * "tests/x.c" under DW_AT_comp_dir), kept in ef; src itself when absolute or on failure. */
 static const char *dw_abs(struct elf_file *ef, Dwarf_Die *cudie, const char *src)
 {
-	if (!src || src[0] == '/' || !cudie)
-		return src;
+	if (!src)
+		return NULL;
 	for (struct src_path *p = ef->srcs; p; p = p->next)
 		if (p->key == src)
 			return p->path;
 	Dwarf_Attribute attr;
-	const char *dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr));
-	if (!dir || dir[0] != '/')   /* a relative one is already joined by libdw */
+	const char *dir = src[0] == '/' || !cudie ? NULL : dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr));
+	if (dir && dir[0] != '/')    /* a relative one is already joined by libdw */
+		dir = NULL;
+	if (!dir && kl_text_plain(src))
 		return src;
+	/* joined, and escaped: the file's DWARF is untrusted, and its names reach terminals */
+	char *joined = NULL;
 	struct src_path *p = malloc(sizeof(*p));
-	if (!p || asprintf(&p->path, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", src) < 0) {
+	if (!p || asprintf(&joined, "%s%s%s", dir ? dir : "", dir && dir[strlen(dir) - 1] != '/' ? "/" : "", src) < 0 ||
+	    !(p->path = malloc(strlen(joined) * 4 + 4))) {
 		free(p);
-		return src;
+		free(joined);
+		return kl_text_plain(src) ? src : NULL;
 	}
+	kl_text_escape(p->path, strlen(joined) * 4 + 4, joined);
+	free(joined);
 	p->key = src;
 	p->next = ef->srcs;
 	ef->srcs = p;
@@ -701,7 +723,7 @@ int kiln_syms_user(struct kiln_syms *s, int pid, uint64_t addr, struct kiln_fram
 	}
 	if (!m || !m->path)
 		return kl_fail_msg(ENOENT, "0x%" PRIx64 " is in no file mapped by process %d", addr, pid);
-	f->module = m->path;
+	f->module = m->shown ? m->shown : m->path;
 	if (m->path[0] == '[' || !m->inode)
 		return 0;   /* [vdso], [stack], ...: known, unnamed */
 	struct elf_file *ef;

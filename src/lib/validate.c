@@ -5,6 +5,7 @@
  * copied out of the image with memcpy, so the image may sit at any alignment. */
 #include "validate.h"
 #include "fail.h"
+#include "text.h"
 #include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -131,6 +132,9 @@ static int read_sections(struct kv *v, const Elf64_Ehdr *eh)
 				      "(%llu bytes)", i, sh[i].sh_name, (unsigned long long)names->sh_size);
 		if (!i)
 			s->name = "";
+		if (!err && !kl_text_plain(s->name))
+			err = kv_fail(v, "section names", "section %zu's name '%s' holds a control byte or invalid UTF-8",
+				      i, s->name);
 		s->type = sh[i].sh_type, s->link = sh[i].sh_link, s->info = sh[i].sh_info;
 		s->flags = sh[i].sh_flags, s->off = sh[i].sh_offset, s->size = sh[i].sh_size;
 		s->entsize = sh[i].sh_entsize;
@@ -225,6 +229,8 @@ static int check_symbols(struct kv *v, size_t symtab, struct syms *ss)
 		if (!name)
 			return kv_fail(v, where, "name at offset %u is past the end of %s (%llu bytes)", sym->st_name,
 				       st->name, (unsigned long long)st->size);
+		if (!kl_text_plain(name))
+			return kv_fail(v, where, "the name '%s' holds a control byte or invalid UTF-8", name);
 		uint16_t shndx = sym->st_shndx;
 		if (shndx == SHN_UNDEF || shndx == SHN_ABS || shndx == SHN_COMMON)
 			continue;

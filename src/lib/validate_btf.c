@@ -2,6 +2,7 @@
  * reads them (see validate.h). Every read is bounds-checked and goes through kv_u32/kv_u16,
  * so the image may sit at any alignment. Offsets in messages are from the section's start. */
 #include "validate.h"
+#include "text.h"
 #include <errno.h>
 #include <linux/bpf.h>
 #include <elf.h>
@@ -92,12 +93,17 @@ static int tfail(const struct kv *v, uint32_t id, const char *fmt, ...)
 }
 
 /* A name's string offset: inside the string section (which ends in a NUL, so every offset
- * inside it starts a terminated string). */
+ * inside it starts a terminated string); and the name one kiln can print and generate code
+ * from: no control byte, valid UTF-8 (the kernel takes far less: C identifiers, and section
+ * names of printable ASCII). */
 static int check_name(const struct kv *v, uint32_t id, uint32_t off, const char *what)
 {
 	if (off >= v->btf.str_len)
 		return tfail(v, id, "%s at string offset %u is past the end of the strings (%u bytes)", what, off,
 			     v->btf.str_len);
+	const char *name = str_at(&v->btf, off);
+	if (!kl_text_plain(name))
+		return tfail(v, id, "%s '%s' holds a control byte or invalid UTF-8", what, name);
 	return 0;
 }
 

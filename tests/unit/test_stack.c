@@ -209,6 +209,44 @@ static void test_user_stack(struct kiln_syms *s, struct kiln_map *stacks, uint32
 #endif
 }
 
+/* A function whose symbol the Makefile renames to "kiln_hostile<ESC>[31m<LF>name": names from
+ * binaries are printed, so the symbolizer hands them out escaped (lib/text.h). */
+__attribute__((noinline, used)) int kiln_test_hostile_fn(int x)
+{
+	return x * 3 + 1;
+}
+
+static void test_hostile_names(struct kiln_syms *s)
+{
+	struct kiln_frame f;
+	int err = kiln_syms_user(s, getpid(), (uint64_t)(uintptr_t)&kiln_test_hostile_fn, &f);
+	CHECK("user: a symbol with control bytes is escaped", err == 0 && f.symbol &&
+	      !strcmp(f.symbol, "kiln_hostile\\x1b[31m\\x0aname"), "err %d, '%s'", err, f.symbol ? f.symbol : "(null)");
+	/* a mapped file whose path holds an escape sequence: its module name is escaped, the file
+	 * itself still found */
+	char dir[] = "/tmp/kiln-stack-XXXXXX", path[64];
+	int fd = -1;
+	void *m = MAP_FAILED;
+	if (mkdtemp(dir)) {
+		snprintf(path, sizeof(path), "%s/lib\x1b]0;x\x07.so", dir);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	}
+	if (fd >= 0 && ftruncate(fd, 4096) == 0)
+		m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	char want[96];
+	snprintf(want, sizeof(want), "%s/lib\\x1b]0;x\\x07.so", dir);
+	err = m == MAP_FAILED ? -1 : kiln_syms_user(s, getpid(), (uint64_t)(uintptr_t)m + 8, &f);
+	CHECK("user: a mapped path with control bytes is escaped", err == 0 && f.module && !strcmp(f.module, want),
+	      "err %d, module '%s', want '%s'", err, f.module ? f.module : "(null)", want);
+	if (m != MAP_FAILED)
+		munmap(m, 4096);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 static void test_user_syms(struct kiln_syms *s)
 {
 	struct kiln_frame f;
@@ -287,6 +325,7 @@ int main(void)
 		return 1;
 	test_kallsyms(s);
 	test_user_syms(s);
+	test_hostile_names(s);
 
 	/* a kiln program records both stacks of this process's getppid() calls */
 	char src[PATH_MAX];
