@@ -16,8 +16,26 @@ struct kl_tp_field {
 	const char *ctype;    /* the C type before the name: "struct __kernel_timespec *", "int" */
 };
 
-/* Check a tracepoint name "CATEGORY/EVENT" against tracefs: both parts only letters, digits
- * and '_', and each an existing directory under events/. 0 if it exists; -1 if not, with
+/* The one check of a tracepoint name, used by the compiler, `kiln trace` and libkiln's attach:
+ * "CATEGORY/EVENT", both parts 1 to 255 letters, digits and '_' (so no '.', '%', '/', control
+ * byte or empty part: nothing that could leave tracefs's events directory). */
+bool kl_tracepoint_name_ok(const char *event);
+
+/* The events directory of the first tracefs mounted (/sys/kernel/tracing/events, else the
+ * debugfs one), or NULL. */
+const char *kl_tracefs_events(void);
+
+/* The path of file ("id", "format") of tracepoint event under the events directory `events`
+ * (NULL: kl_tracefs_events()), in path: 0 when the name passes kl_tracepoint_name_ok, no part
+ * of it is a symlink, and the file resolves (realpath) to a regular file under `events`
+ * itself. Otherwise a negative errno with the reason in msg: -EINVAL for a name no tracepoint
+ * has, -ENOENT when tracefs has no such tracepoint, -EXDEV when the path resolves elsewhere,
+ * -ENODEV when no tracefs is mounted. */
+int kl_tracepoint_file(const char *events, const char *event, const char *file, char *path, size_t pathsz,
+		       char *msg, size_t msgsz);
+
+/* Check a tracepoint name "CATEGORY/EVENT" against tracefs: kl_tracepoint_name_ok, and each
+ * part an existing directory (not a symlink) under events/. 0 if it exists; -1 if not, with
  * the reason (naming the nearest existing names) in msg; 1 if no tracefs is mounted to ask,
  * with that in msg. */
 int kl_tracepoint_check(const char *event, char *msg, size_t msgsz);
