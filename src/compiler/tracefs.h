@@ -26,11 +26,12 @@ bool kl_tracepoint_name_ok(const char *event);
 const char *kl_tracefs_events(void);
 
 /* The path of file ("id", "format") of tracepoint event under the events directory `events`
- * (NULL: kl_tracefs_events()), in path: 0 when the name passes kl_tracepoint_name_ok, no part
- * of it is a symlink, and the file resolves (realpath) to a regular file under `events`
- * itself. Otherwise a negative errno with the reason in msg: -EINVAL for a name no tracepoint
- * has, -ENOENT when tracefs has no such tracepoint, -EXDEV when the path resolves elsewhere,
- * -ENODEV when no tracefs is mounted. */
+ * (NULL: kl_tracefs_events()), in path (file NULL: the event's directory): 0 when the name
+ * passes kl_tracepoint_name_ok, no part of the path below `events` is a symlink, and it
+ * resolves (realpath) to a path under `events` itself. Otherwise a negative errno with the
+ * reason in msg: -EINVAL for a name no tracepoint has, -ELOOP for a symlink, -ENOENT when
+ * tracefs has no such tracepoint, -EXDEV when the path resolves elsewhere, -ENODEV when no
+ * tracefs is mounted. */
 int kl_tracepoint_file(const char *events, const char *event, const char *file, char *path, size_t pathsz,
 		       char *msg, size_t msgsz);
 
