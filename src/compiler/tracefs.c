@@ -137,12 +137,16 @@ int kl_tracepoint_file(const char *events, const char *event, const char *file, 
 
 int kl_tracepoint_check(const char *event, char *msg, size_t msgsz)
 {
+	return kl_tracepoint_check_in(kl_tracefs_events(), event, msg, msgsz);
+}
+
+int kl_tracepoint_check_in(const char *root, const char *event, char *msg, size_t msgsz)
+{
 	if (!kl_tracepoint_name_ok(event)) {
 		bad_name(event, msg, msgsz);
 		return -1;
 	}
 	const char *slash = strchr(event, '/');
-	const char *root = kl_tracefs_events();
 	if (!root) {
 		snprintf(msg, msgsz, "no tracefs at /sys/kernel/tracing to read tracepoint %s from (mount one: "
 			 "mount -t tracefs tracefs /sys/kernel/tracing)", event);

@@ -40,6 +40,8 @@ int kl_tracepoint_file(const char *events, const char *event, const char *file, 
  * the reason (naming the nearest existing names) in msg; 1 if no tracefs is mounted to ask,
  * with that in msg. */
 int kl_tracepoint_check(const char *event, char *msg, size_t msgsz);
+/* The same against the events directory root (NULL: none mounted); tests give their own. */
+int kl_tracepoint_check_in(const char *root, const char *event, char *msg, size_t msgsz);
 
 /* The fields of tracepoint `event` ("sched/sched_switch"), common_* ones included, in
  * order. 0 on success, with the format file's path in `path`; -1 when the name is not a

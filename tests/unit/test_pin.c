@@ -397,6 +397,23 @@ static void test_pin_names(void)
 	unlink(P(2, "%s/maps", dir));
 	rmdir(dir);
 	rmdir(P(1, "%s/elsewhere", root));
+
+	/* a record made by hand, as kiln's own, whose entry leads out of DIR to a pin of the
+	 * same map: unload does not follow it */
+	struct { uint32_t id, kind; char path[248]; } forged = { fd_id(kiln_map_fd(a)), 1, "maps/../../victim" };
+	uint32_t k = 0;
+	int rfd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "kiln_pins", 4, sizeof(forged), 1, NULL);
+	err = rfd < 0 ? rfd : bpf_map_update_elem(rfd, &k, &forged, 0);
+	err = err ? err : kiln_map_pin(a, P(1, "%s/victim", root));
+	err = err ? err : kiln_pin(rfd, P(2, "%s/kiln", dir));
+	err = err ? err : mkdir(P(2, "%s/maps", dir), 0700) ? -errno : 0;   /* so that maps/.. resolves */
+	CHECK("unload: a forged record made", !err, "%d %s", err, kiln_errmsg());
+	err = kiln_unload(dir, 0);
+	CHECK("unload: a record entry out of DIR is not followed", !err && exists(P(1, "%s/victim", root)) &&
+	      !exists(dir), "%d %s; victim %s", err, kiln_errmsg(), exists(pathbuf[1]) ? "kept" : "unpinned");
+	unlink(P(1, "%s/victim", root));
+	if (rfd >= 0)
+		close(rfd);
 	kiln_map_close(a);
 	kiln_map_close(b);
 }

@@ -93,6 +93,15 @@ static void test_fake_tree(void)
 		CHECK(name, err == -ELOOP && strstr(msg, "is a symlink") && !path[0], "%s: %d %s", links[i].event,
 		      err, msg);
 	}
+	/* the check the compiler and `kiln trace` make of a name: the directory symlinks refused
+	 * (a file in it, format or id, is then read through kl_tracepoint_file, above) */
+	CHECK("tracefs/check-in-found", kl_tracepoint_check_in(events, "cat/ev", msg, sizeof(msg)) == 0, "%s", msg);
+	for (size_t i = 0; i < 2; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "tracefs/check-refuses-%s", links[i].label);
+		err = kl_tracepoint_check_in(events, links[i].event, msg, sizeof(msg));
+		CHECK(name, err == -1, "%s: %d %s", links[i].event, err, msg);
+	}
 	/* the name check comes first: a path that would reach outside/ by '..' is refused by name */
 	err = kl_tracepoint_file(events, "../outside/x", "id", path, sizeof(path), msg, sizeof(msg));
 	CHECK("tracefs/refuses-dotdot-in-tree", err == -EINVAL, "%d %s", err, msg);
