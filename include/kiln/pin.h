@@ -33,9 +33,20 @@ int kiln_unpin_tree(const char *dir);
 
 int kiln_map_pin(struct kiln_map *m, const char *path);
 
+/* The name under which `kiln load --pin` pins an object (map, program, link) named name, in
+ * out: name with each '.' made '_', as bpffs refuses dots (a clang object's glob.rodata pins
+ * as glob_rodata, the name bpftool gives it). A name that could leave the directory or that
+ * no file can have is -EINVAL with a message: empty, or holding '/', "..", or a control
+ * byte, or longer than NAME_MAX; -ENAMETOOLONG when out is too small. */
+int kiln_pin_name(const char *name, char *out, size_t outsz);
+
 /* What `kiln load --pin DIR` made, recorded so that `kiln unload` removes that and nothing
  * else: a pin at DIR/kiln (a frozen array map named kiln_pins) listing each pin's path under
- * DIR with the kind and id of the object it holds. Made before the pins themselves. */
+ * DIR with the kind and id of the object it holds. Made before the pins themselves, and only
+ * when every entry stays in DIR: each path KIND/NAME (maps, progs, links; NAME as
+ * kiln_pin_name gives it), no two alike (-EEXIST), and each DIR/KIND that exists resolving
+ * to DIR's own directory of that name, not a symlink (-EXDEV). A refused entry is -EINVAL,
+ * with nothing made. */
 struct kiln_pin_entry {
 	const char *path;      /* under dir: maps/NAME, progs/NAME, links/NAME */
 	int fd;                /* the map, program or link to be pinned there */
@@ -47,7 +58,8 @@ enum {
 };
 /* Remove what kiln load pinned under dir, and dir: links are detached first (so an XDP or tc
  * hook is free when this returns), then unpinned, then programs and maps are unpinned (they
- * live on while held elsewhere). A pin whose object is not the one recorded, anything else
+ * live on while held elsewhere); a record entry that is no KIND/NAME is never followed. A
+ * pin whose object is not the one recorded, anything else
  * under dir, or a dir without a record is -EPERM and nothing is removed, unless
  * KILN_UNLOAD_FORCE (then the rest is unpinned too, without detaching links kiln did not
  * make). A bpffs mount point is always -EPERM; off bpffs -EINVAL. */

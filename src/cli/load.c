@@ -19,6 +19,9 @@ static const char load_help[] =
 	"Load the object and pin it under DIR (on bpffs, normally /sys/fs/bpf/NAME): maps at\n"
 	"DIR/maps/NAME, programs at DIR/progs/NAME and, with --attach, every program attached by\n"
 	"its section with the link at DIR/links/NAME, so it stays attached after kiln exits.\n"
+	"bpffs refuses dots, so each '.' of a NAME is pinned as '_' (a clang object's\n"
+	"OBJ.rodata at DIR/maps/OBJ_rodata, as bpftool names it); a name with '/', \"..\" or a\n"
+	"control byte is refused, and then nothing is pinned.\n"
 	"xdp and tc programs attach to --iface, cgroup programs to the cgroup v2 directory\n"
 	"--cgroup; tc programs whose section does not say attach on ingress, or egress with\n"
 	"--egress. DIR must be new or empty; what is pinned there is recorded in DIR/kiln so that\n"
@@ -139,6 +142,20 @@ static int check_pin_dir(const char *cmd, const char *dir)
 	return 0;
 }
 
+/* One entry of the record: PREFIX and the pin name of an object called name, in path. */
+static int pin_entry(const char *cmd, const char *what, const char *name, const char *prefix, char *path,
+		     struct kiln_pin_entry *e, int fd)
+{
+	char pname[NAME_MAX + 1];
+	if (kiln_pin_name(name, pname, sizeof(pname))) {
+		fprintf(stderr, "kiln %s: %s: %s; nothing pinned\n", cmd, what, kiln_errmsg());
+		return -EINVAL;
+	}
+	snprintf(path, PATH_MAX, "%s%s", prefix, pname);
+	*e = (struct kiln_pin_entry){ path, fd };
+	return 0;
+}
+
 int cli_pin_all(const char *cmd, struct kiln_object *obj, const char *dir, struct kiln_link **links)
 {
 	if (!strncmp(dir, KILN_BPFFS_ROOT, strlen(KILN_BPFFS_ROOT)) && kiln_bpffs_check_or_mount(NULL)) {
@@ -157,27 +174,31 @@ int cli_pin_all(const char *cmd, struct kiln_object *obj, const char *dir, struc
 		fprintf(stderr, "kiln %s: out of memory\n", cmd);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < nm; i++, n++) {
+	/* each pin named by kiln_pin_name (no '.', no way out of DIR), all checked before any is made */
+	for (size_t i = 0; !err && i < nm; i++, n++) {
 		struct kiln_map *m = kiln_object_map(obj, i);
-		snprintf(paths[n], PATH_MAX, "maps/%s", kiln_map_name(m));
-		e[n] = (struct kiln_pin_entry){ paths[n], kiln_map_fd(m) };
+		err = pin_entry(cmd, "map", kiln_map_name(m), "maps/", paths[n], &e[n], kiln_map_fd(m));
 	}
-	for (size_t i = 0; i < np; i++, n++) {
+	for (size_t i = 0; !err && i < np; i++, n++) {
 		struct kiln_prog *p = kiln_object_prog(obj, i);
-		snprintf(paths[n], PATH_MAX, "progs/%s", kiln_prog_name(p));
-		e[n] = (struct kiln_pin_entry){ paths[n], kiln_prog_fd(p) };
+		err = pin_entry(cmd, "program", kiln_prog_name(p), "progs/", paths[n], &e[n], kiln_prog_fd(p));
 	}
-	for (size_t i = 0; links && i < np; i++) {
+	for (size_t i = 0; !err && links && i < np; i++) {
 		if (!links[i])
 			continue;
-		snprintf(paths[n], PATH_MAX, "links/%s", kiln_prog_name(kiln_object_prog(obj, i)));
-		e[n] = (struct kiln_pin_entry){ paths[n], kiln_link_fd(links[i]) };
+		err = pin_entry(cmd, "link of program", kiln_prog_name(kiln_object_prog(obj, i)), "links/", paths[n],
+				&e[n], kiln_link_fd(links[i]));
 		n++;
 	}
 	/* the record first: whatever of the pins is made, unload finds it listed */
 	bool made_dir = access(dir, F_OK) != 0;
-	if ((err = kiln_pin_record(dir, e, n)))
+	if (!err && (err = kiln_pin_record(dir, e, n)))
 		cli_fail(cmd);
+	if (err) {        /* nothing made */
+		free(e);
+		free(paths);
+		return err;
+	}
 	for (size_t i = 0; !err && i < n; i++) {
 		char path[PATH_MAX];
 		if (snprintf(path, sizeof(path), "%s/%s", dir, e[i].path) >= (int)sizeof(path)) {

@@ -2,6 +2,7 @@
  * time: (ctx FIELD) in a tracepoint program and deftracepoint both use it. */
 #ifndef KL_TRACEFS_H
 #define KL_TRACEFS_H
+#include "mounts.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -16,11 +17,31 @@ struct kl_tp_field {
 	const char *ctype;    /* the C type before the name: "struct __kernel_timespec *", "int" */
 };
 
-/* Check a tracepoint name "CATEGORY/EVENT" against tracefs: both parts only letters, digits
- * and '_', and each an existing directory under events/. 0 if it exists; -1 if not, with
+/* The one check of a tracepoint name, used by the compiler, `kiln trace` and libkiln's attach:
+ * "CATEGORY/EVENT", both parts 1 to 255 letters, digits and '_' (so no '.', '%', '/', control
+ * byte or empty part: nothing that could leave tracefs's events directory). */
+bool kl_tracepoint_name_ok(const char *event);
+
+/* kl_tracefs_events() (mounts.h): the events directory of the tracefs mounted, mounted now
+ * if missing and we may, or NULL. */
+
+/* The path of file ("id", "format") of tracepoint event under the events directory `events`
+ * (NULL: kl_tracefs_events()), in path (file NULL: the event's directory): 0 when the name
+ * passes kl_tracepoint_name_ok, no part of the path below `events` is a symlink, and it
+ * resolves (realpath) to a path under `events` itself. Otherwise a negative errno with the
+ * reason in msg: -EINVAL for a name no tracepoint has, -ELOOP for a symlink, -ENOENT when
+ * tracefs has no such tracepoint, -EXDEV when the path resolves elsewhere, -ENODEV when no
+ * tracefs is mounted. */
+int kl_tracepoint_file(const char *events, const char *event, const char *file, char *path, size_t pathsz,
+		       char *msg, size_t msgsz);
+
+/* Check a tracepoint name "CATEGORY/EVENT" against tracefs: kl_tracepoint_name_ok, and each
+ * part an existing directory (not a symlink) under events/. 0 if it exists; -1 if not, with
  * the reason (naming the nearest existing names) in msg; 1 if no tracefs is mounted to ask,
  * with that in msg. */
 int kl_tracepoint_check(const char *event, char *msg, size_t msgsz);
+/* The same against the events directory root (NULL: none mounted); tests give their own. */
+int kl_tracepoint_check_in(const char *root, const char *event, char *msg, size_t msgsz);
 
 /* The fields of tracepoint `event` ("sched/sched_switch"), common_* ones included, in
  * order. 0 on success, with the format file's path in `path`; -1 when the name is not a

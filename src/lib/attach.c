@@ -3,6 +3,7 @@
  * cgroups), and the links that keep them attached: pin, detach, destroy. */
 #define _GNU_SOURCE
 #include "object_internal.h"
+#include "compiler/tracefs.h"
 #include "kiln/error.h"
 #include "fail.h"
 #include "compiler/mounts.h"
@@ -269,21 +270,18 @@ static int perf_link(struct attach_ctx *c, struct perf_event_attr *attr, int pid
 	return 0;
 }
 
+/* The tracepoint's id from tracefs, by the one check the compiler and `kiln trace` use too:
+ * an object's section name is no path, and cannot lead out of tracefs's events directory. */
 static int attach_tracepoint(struct attach_ctx *c)
 {
-	const char *t = section_target(c), *slash = strchr(t, '/');
-	char what[512], path[PATH_MAX], buf[32];
+	const char *t = section_target(c);
+	char what[512], path[PATH_MAX], msg[1024], buf[32];
 	snprintf(what, sizeof(what), "tracepoint %s", t);
-	if (!slash || slash == t || !slash[1])
-		return attach_fail(c, EINVAL, false, "section %s is not tracepoint/CATEGORY/NAME", kiln_prog_section(c->p));
-	const char *events = kl_tracefs_events();   /* mounted here if missing and we may */
-	int err = -ENOENT;
-	if (events) {
-		snprintf(path, sizeof(path), "%s/%s/id", events, t);
-		err = kl_read_sysfs(path, buf, sizeof(buf));
-	}
+	int err = kl_tracepoint_file(NULL, t, "id", path, sizeof(path), msg, sizeof(msg));
 	if (err)
-		return attach_fail(c, err, false, "no tracepoint %s in tracefs (/sys/kernel/tracing/events/%s/id)", t, t);
+		return attach_fail(c, err, false, "section tracepoint/...: %s", msg);
+	if ((err = kl_read_sysfs(path, buf, sizeof(buf))))
+		return attach_fail(c, err, false, "no tracepoint %s in tracefs (%s)", t, path);
 	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .size = sizeof(a), .config = strtoull(buf, NULL, 10) };
 	return perf_link(c, &a, -1, what);
 }

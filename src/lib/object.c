@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "kiln/object.h"
 #include "kiln/error.h"
+#include "kiln/pin.h"
 #include "compiler/diag.h"
 #include "fail.h"
 #include "map_internal.h"
@@ -467,6 +468,11 @@ static int check_pins(struct kiln_object *obj)
 	struct bpf_map *bm;
 	bpf_object__for_each_map(bm, obj->bo) {
 		const char *path = bpf_map__pin_path(bm);
+		char pname[NAME_MAX + 1], why[512];
+		if (path && kiln_pin_name(bpf_map__name(bm), pname, sizeof(pname))) {
+			snprintf(why, sizeof(why), "%s", kiln_errmsg());
+			return kl_fail_msg(EINVAL, "load %s: a map pinned by name: %s", obj->name, why);
+		}
 		if (!path || access(path, F_OK))
 			continue;
 		int fd = bpf_obj_get(path);

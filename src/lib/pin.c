@@ -398,6 +398,82 @@ int kiln_map_end_parallel(struct kiln_map *m)
 	return 0;
 }
 
+/* ---- the names of pins ------------------------------------------------------------------ */
+
+/* name for a message: bytes outside printable ASCII as \xNN, cut at 120 bytes */
+static const char *shown(const char *name, char *buf, size_t size)
+{
+	size_t n = 0;
+	for (const char *p = name; *p && n + 5 < size && p - name < 120; p++) {
+		unsigned char c = (unsigned char)*p;
+		n += (size_t)snprintf(buf + n, size - n, c < 0x20 || c >= 0x7f ? "\\x%02x" : "%c", c);
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+/* Why name cannot name a pin (it could leave its directory, or no file has it), or NULL. */
+static const char *pin_name_why(const char *name)
+{
+	if (!name || !*name)
+		return "it is empty";
+	if (strchr(name, '/'))
+		return "it holds a '/'";
+	if (strstr(name, ".."))
+		return "it holds \"..\"";
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return "it holds a control byte";
+	return strlen(name) > NAME_MAX ? "it is longer than a file name can be" : NULL;
+}
+
+int kiln_pin_name(const char *name, char *out, size_t outsz)
+{
+	char buf[512];
+	const char *why = pin_name_why(name);
+	if (why)
+		return kl_fail_msg(-EINVAL, "'%s' cannot name a pin: %s, and a pin stays in its directory",
+				   name ? shown(name, buf, sizeof(buf)) : "", why);
+	size_t len = strlen(name);
+	if (len >= outsz)
+		return kl_fail_msg(-ENAMETOOLONG, "pin name '%s': %zu bytes, more than the %zu given",
+				   shown(name, buf, sizeof(buf)), len, outsz);
+	for (size_t i = 0; i <= len; i++)
+		out[i] = name[i] == '.' ? '_' : name[i];     /* bpffs refuses dots: glob.rodata */
+	return 0;
+}
+
+/* Whether rel is KIND/NAME as a load's record lists them: maps, progs or links, and a name
+ * kiln_pin_name made (no '.'). */
+static bool rec_path_ok(const char *rel)
+{
+	const char *name = strchr(rel, '/');
+	return name && (!strncmp(rel, "maps/", 5) || !strncmp(rel, "progs/", 6) || !strncmp(rel, "links/", 6)) &&
+	       !strchr(name + 1, '.') && !pin_name_why(name + 1);
+}
+
+/* Each KIND directory that exists under dir must be dir's own: realpath(dir/KIND) is
+ * realpath(dir)/KIND (no symlink or mount leading elsewhere), so that a pin made in it stays
+ * in dir. dir not existing yet is fine: everything is then made under it. */
+static int check_inside(const char *dir, const struct kiln_pin_entry *e, size_t n)
+{
+	char root[PATH_MAX], sub[PATH_MAX], real[PATH_MAX], want[PATH_MAX + 8];
+	if (!realpath(dir, root))
+		return errno == ENOENT ? 0 : kl_fail(errno, "pin under %s", dir);
+	for (size_t i = 0; i < n; i++) {
+		int kl = (int)strcspn(e[i].path, "/");
+		snprintf(sub, sizeof(sub), "%s/%.*s", dir, kl, e[i].path);
+		snprintf(want, sizeof(want), "%s/%.*s", root, kl, e[i].path);
+		struct stat st;
+		if (lstat(sub, &st) && errno == ENOENT)
+			continue;
+		if (!S_ISDIR(st.st_mode) || !realpath(sub, real) || strcmp(real, want))
+			return kl_fail_msg(-EXDEV, "pin under %s: %s is not a directory of %s's own (a symlink, "
+					   "or no directory)", dir, sub, dir);
+	}
+	return 0;
+}
+
 /* ---- what kiln load made: the record at DIR/kiln, and unload ----------------------------- */
 
 /* bpffs holds nothing but pins and directories, so the record of what a load pinned is itself
@@ -435,17 +511,41 @@ static int fd_kind_id(int fd, uint32_t *kind, uint32_t *id)
 	return 0;
 }
 
+/* Before anything is made: every entry a KIND/NAME that stays under dir, fits the record,
+ * and is the only one of its path (glob.rodata and a map glob_rodata would share one). */
+static int check_entries(const char *dir, const struct kiln_pin_entry *e, size_t n)
+{
+	char buf[512];
+	for (size_t i = 0; i < n; i++) {
+		if (!e[i].path || !rec_path_ok(e[i].path))
+			return kl_fail_msg(-EINVAL, "pin under %s: '%s' is not maps/NAME, progs/NAME or links/NAME "
+					   "with a NAME kiln_pin_name gives; nothing pinned", dir,
+					   e[i].path ? shown(e[i].path, buf, sizeof(buf)) : "");
+		if (strlen(e[i].path) >= sizeof(((struct rec_entry *)0)->path) ||
+		    strlen(dir) + strlen(e[i].path) + 2 > PATH_MAX)
+			return kl_fail(-ENAMETOOLONG, "pin %s/%s", dir, e[i].path);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(e[i].path, e[j].path))
+				return kl_fail_msg(-EEXIST, "pin under %s: two objects would pin at %s (names that "
+						   "differ only in '.' and '_', which bpffs spells alike); nothing "
+						   "pinned", dir, e[i].path);
+	}
+	return check_inside(dir, e, n);
+}
+
 int kiln_pin_record(const char *dir, const struct kiln_pin_entry *e, size_t n)
 {
 	char path[PATH_MAX];
 	if (snprintf(path, sizeof(path), "%s/%s", dir, REC_PIN) >= (int)sizeof(path))
 		return kl_fail(-ENAMETOOLONG, "record the pins under %s", dir);
+	int err = check_entries(dir, e, n);
+	if (err)
+		return err;
 	LIBBPF_OPTS(bpf_map_create_opts, mo);
 	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, REC_MAP_NAME, sizeof(uint32_t),
 				sizeof(struct rec_entry), n ? (uint32_t)n : 1, &mo);
 	if (fd < 0)
 		return kl_fail(fd, "record the pins under %s: bpf(BPF_MAP_CREATE)", dir);
-	int err = 0;
 	for (uint32_t i = 0; !err && i < n; i++) {
 		struct rec_entry r = { 0 };
 		if (strlen(e[i].path) >= sizeof(r.path))
@@ -458,8 +558,10 @@ int kiln_pin_record(const char *dir, const struct kiln_pin_entry *e, size_t n)
 	}
 	if (!err && bpf_map_freeze(fd))
 		err = kl_fail(errno, "record the pins under %s: bpf(BPF_MAP_FREEZE)", dir);
-	if (!err)
-		err = pin_fd(fd, path, "kiln's record of its pins");
+	struct stat st;
+	bool made_dir = lstat(dir, &st) != 0;
+	if (!err && (err = pin_fd(fd, path, "kiln's record of its pins")) && made_dir)
+		rmdir(dir);     /* nothing left behind */
 	close(fd);
 	return err;
 }
@@ -485,6 +587,8 @@ static struct rec_entry *record_read(const char *dir, uint32_t *n)
 		for (uint32_t i = 0; i < info.max_entries; i++)
 			if (bpf_map_lookup_elem(fd, &i, &r[i]))
 				memset(&r[i], 0, sizeof(r[i]));
+			else
+				r[i].path[sizeof(r[i].path) - 1] = 0;    /* whoever wrote it */
 		*n = info.max_entries;
 	}
 	close(fd);
@@ -610,7 +714,8 @@ int kiln_unload(const char *dir, unsigned flags)
 	/* links first, so that nothing runs while its maps go */
 	for (uint32_t kind = REC_LINK; !err && kind > REC_NONE; kind--)
 		for (uint32_t i = 0; !err && i < w.nrec; i++)
-			if (w.rec[i].kind == kind && record_has(w.rec, w.nrec, dir, w.rec[i].path)) {
+			if (w.rec[i].kind == kind && rec_path_ok(w.rec[i].path) &&
+			    record_has(w.rec, w.nrec, dir, w.rec[i].path)) {
 				char path[PATH_MAX];
 				snprintf(path, sizeof(path), "%s/%s", dir, w.rec[i].path);
 				err = unpin_detached(path);

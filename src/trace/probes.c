@@ -121,6 +121,10 @@ static int tracepoint(struct pr *r, enum kt_pkind kind)
 		*colon = 0;
 		if (fnmatch(ap->target, line, 0) || fnmatch(ap->func, colon + 1, 0))
 			continue;
+		*colon = '/';      /* the one check, as for a name written out (tracefs.h) */
+		if (!kl_tracepoint_name_ok(line))
+			continue;
+		*colon = 0;
 		err = add(r, (struct kt_target){ .kind = kind, .event = kl_arena_printf(r->a, "%s/%s", line, colon + 1),
 			.probe = kl_arena_printf(r->a, "tracepoint:%s:%s", line, colon + 1) });
 	}

@@ -5,7 +5,10 @@
 # message naming the object, .BTF and the offset, and no crash; `kiln compile /dev/zero`, a
 # pipe of zeros and a 65 MB source fail fast, in bounded memory, naming the file and the
 # 64 MB cap; KILN_MAX_INPUT moves the cap; `kiln check` and `kiln disasm` of every input under
-# tests/fuzz/regress/object/ end with status 0 or 1, never a signal.
+# tests/fuzz/regress/object/ end with status 0 or 1, never a signal. Names from an object
+# stay data: a program or map named with "/../" pins nothing anywhere, and a tracepoint
+# section, Lisp section or `kiln trace` probe with "..", "%2e%2e" or an extra '/' is refused
+# by the one tracepoint-name check before any file outside tracefs is read.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
@@ -88,6 +91,106 @@ EOF
 		done
 		if [ -e "$pin" ]; then fail load-corrupt-pins-nothing "$pin exists"; else pass load-corrupt-pins-nothing; fi
 	fi
+fi
+
+# ---- names from an object that would lead out of a directory (issue 28) --------------------
+# A clang object whose program or map name holds "/../" (an __asm__ label) is refused by
+# `kiln load --pin` and `kiln run --pin` before anything is pinned: no stray pin where the name
+# led, no DIR when kiln would have made it, a DIR the user made left as it was.
+cc_names() {   # output, clang -D flags...
+	local o=$1; shift
+	clang -O2 -g -target bpf -I/usr/include/$(gcc -print-multiarch) "$@" -c tests/lib/hostile-names.bpf.c -o "$o" \
+		2>"$work/cc.err"
+}
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+ndir=/sys/fs/bpf/kiln-hostile-$$-names
+stray=kiln-hostile-$$-stray                 # where "/../" would lead: /sys/fs/bpf/$stray
+trap 'rm -rf "$work"; rm -rf "$pin" "$ndir" "/sys/fs/bpf/$stray" 2>/dev/null' EXIT
+if ! command -v clang >/dev/null || ! cc_names "$work/plain.o"; then
+	echo "SKIP hostile/pin-names: no clang to build tests/lib/hostile-names.bpf.c ($(head -1 "$work/cc.err" 2>/dev/null))"
+else
+	for what in PROG MAP; do
+		lname=$(tr A-Z a-z <<<"$what")
+		cc_names "$work/esc-$lname.o" "-D${what}_NAME=\"abcdefghijklmno/../../../$stray\""
+		for cmd in load run; do
+			args=(--pin "$ndir"); [ $cmd = run ] && args+=(--duration 1 -q)
+			measure "$KILN" $cmd "$work/esc-$lname.o" "${args[@]}"
+			if [ "$rc" = 1 ] && grep -qF "'abcdefghijklmno/../../../$stray' cannot name a pin: it holds a '/'" "$work/err" &&
+				grep -q "nothing pinned" "$work/err" && ! [ -e "$ndir" ] && ! [ -e "/sys/fs/bpf/$stray" ]; then
+				pass "$cmd-pin-$lname-name-escape"
+			else
+				fail "$cmd-pin-$lname-name-escape" "status $rc, $ndir $( [ -e "$ndir" ] && echo left || echo gone), stray $( [ -e "/sys/fs/bpf/$stray" ] && echo pinned || echo none), stderr: $(head -2 "$work/err" | tr '\n' ' ')"
+			fi
+		done
+		# a DIR of the user's own stays, empty
+		mkdir "$ndir"
+		measure "$KILN" load "$work/esc-$lname.o" --pin "$ndir"
+		if [ "$rc" = 1 ] && [ -d "$ndir" ] && [ -z "$(ls -A "$ndir")" ] && ! [ -e "/sys/fs/bpf/$stray" ]; then
+			pass "load-pin-$lname-name-escape-keeps-user-dir"
+		else
+			fail "load-pin-$lname-name-escape-keeps-user-dir" "status $rc, $ndir holds '$(ls -A "$ndir" 2>&1 | tr '\n' ' ')'"
+		fi
+		rmdir "$ndir" 2>/dev/null
+	done
+	# the plain object pins, and unloads without --force
+	measure "$KILN" load "$work/plain.o" --pin "$ndir"
+	rc1=$rc
+	measure "$KILN" unload "$ndir"
+	if [ "$rc1" = 0 ] && [ "$rc" = 0 ] && ! [ -e "$ndir" ]; then pass load-pin-plain-names
+	else fail load-pin-plain-names "load status $rc1, unload status $rc: $(head -2 "$work/err" | tr '\n' ' ')"; fi
+fi
+
+# ---- tracepoint names from an object, a script or a source: never out of tracefs -------------
+# An id file planted outside tracefs, holding a real tracepoint's id (so that using it would
+# attach): a section "tracepoint/../../../../../..$work/fake/x" is refused by libkiln's
+# attach, in `kiln run` and `kiln load --attach`; so are %2e%2e and an extra '/'. The compiler
+# and `kiln trace` refuse the same names through the same check (src/compiler/tracefs.h).
+tfs=/sys/kernel/tracing; [ -r $tfs/events/syscalls/sys_enter_getppid/id ] || tfs=/sys/kernel/debug/tracing
+if ! [ -r $tfs/events/syscalls/sys_enter_getppid/id ]; then
+	echo "SKIP hostile/tracepoint-names: no tracefs with syscalls/sys_enter_getppid on this machine"
+elif ! [ -s "$work/plain.o" ]; then
+	echo "SKIP hostile/tracepoint-names: no clang (see pin-names)"
+else
+	mkdir -p "$work/fake/x"
+	cp $tfs/events/syscalls/sys_enter_getppid/id "$work/fake/x/id"
+	i=0
+	for sec in "tracepoint/../../../../../..$work/fake/x" "tracepoint/%2e%2e/%2e%2e/x" \
+		"tracepoint/syscalls/sys_enter_getppid/../sys_enter_getppid"; do
+		i=$((i + 1))
+		cc_names "$work/tp$i.o" "-DTP_SECTION=\"$sec\""
+		measure "$KILN" run "$work/tp$i.o" --duration 1
+		if [ "$rc" = 1 ] && grep -qF "is not a tracepoint name" "$work/err" && ! grep -q "perf_event_open\|running" "$work/err"; then
+			pass "run-attach-tracepoint-section-$i"
+		else
+			fail "run-attach-tracepoint-section-$i" "$sec: status $rc, stderr: $(head -2 "$work/err" | tr '\n' ' ')"
+		fi
+		measure "$KILN" load "$work/tp$i.o" --attach --pin "$ndir"
+		if [ "$rc" = 1 ] && grep -qF "is not a tracepoint name" "$work/err" && ! [ -e "$ndir" ]; then
+			pass "load-attach-tracepoint-section-$i"
+		else
+			fail "load-attach-tracepoint-section-$i" "$sec: status $rc, $ndir $( [ -e "$ndir" ] && echo left), stderr: $(head -2 "$work/err" | tr '\n' ' ')"
+		fi
+	done
+	for sec in "../../../../../..$work/fake/x" "%2e%2e/%2e%2e/x" "syscalls/sys_enter_getppid/../sys_enter_getppid"; do
+		i=$((i + 1))
+		printf '(defprog p (:type :tracepoint :section "tracepoint/%s")\n  0)\n' "$sec" >"$work/tp$i.lisp"
+		measure "$KILN" compile "$work/tp$i.lisp" -o "$work/tp$i.o"
+		if [ "$rc" = 1 ] && grep -qF "'$sec' is not a tracepoint name" "$work/err"; then pass "compile-tracepoint-section-$i"
+		else fail "compile-tracepoint-section-$i" "$sec: status $rc, stderr: $(head -2 "$work/err" | tr '\n' ' ')"; fi
+	done
+	for probe in "..:x" "%2e%2e:x" "syscalls:.." "syscalls:%2e%2e"; do
+		i=$((i + 1))
+		measure "$KILN" trace -e "tracepoint:$probe { exit(); }"
+		if [ "$rc" = 1 ] && grep -qF "is not a tracepoint name" "$work/err" && ! grep -q "Attaching" "$work/out"; then
+			pass "trace-tracepoint-$i"
+		else
+			fail "trace-tracepoint-$i" "tracepoint:$probe: status $rc, stderr: $(head -2 "$work/err" | tr '\n' ' ')"
+		fi
+	done
+	# the planted file next to it is still a real tracepoint's, and plain names still attach
+	measure "$KILN" run "$work/plain.o" --duration 1 -q
+	if [ "$rc" = 0 ]; then pass run-attach-tracepoint-plain
+	else fail run-attach-tracepoint-plain "status $rc, stderr: $(head -2 "$work/err" | tr '\n' ' ')"; fi
 fi
 
 # ---- input caps ---------------------------------------------------------------------------

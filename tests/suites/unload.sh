@@ -3,7 +3,9 @@
 # (made with bpftool) are refused unless --force, so is a pin replaced since the load; the
 # bpffs root and any bpffs mount point are always refused; and an XDP program's link is
 # detached when unload returns: hundreds of load/unload cycles on a veth in a network
-# namespace of the test's own, with the hook checked free after every unload.
+# namespace of the test's own, with the hook checked free after every unload. A clang object's
+# global data (OBJ.rodata, .data, .bss) pins under names bpffs accepts (OBJ_rodata, as bpftool
+# names them), bpftool reads the pinned rodata back, and unload needs no --force.
 set -u
 cd "${ROOT:-$(dirname "$0")/../..}"
 KILN=${KILN:-$PWD/kiln}
@@ -90,6 +92,29 @@ check load-again 0 "pinned 2 maps and 1 program" "$KILN" load "$out/xdp.o" --pin
 check unload 0 "" "$KILN" unload "$pin"
 if [ ! -e "$pin" ]; then pass unload-gone; else fail unload-gone "$pin remains"; fi
 check unload-missing 1 "No such file" "$KILN" unload "$pin"
+
+# ---- a clang object with global data: OBJ.rodata, .data and .bss pin as OBJ_rodata ... -------
+# (bpffs refuses dots; bpftool names them so) and unload removes them without --force.
+cc_glob() { clang -O2 -g -target bpf -I/usr/include/$(gcc -print-multiarch) "$@" -c tests/lib/globals-pin.bpf.c 2>"$out/cc.err"; }
+if ! command -v clang >/dev/null || ! cc_glob -o "$out/glob.o"; then
+	echo "SKIP unload/global-data: no clang to build tests/lib/globals-pin.bpf.c ($(head -1 "$out/cc.err" 2>/dev/null))"
+else
+	check global-data-load 0 "pinned 3 maps and 1 program" "$KILN" load "$out/glob.o" --pin "$pin" --attach
+	have=$(cd "$pin" 2>/dev/null && find maps progs links -mindepth 1 | sort | tr '\n' ' ')
+	want="links/count_getppid maps/glob_bss maps/glob_data maps/glob_rodata progs/count_getppid "
+	if [ "$have" = "$want" ]; then pass global-data-pin-names; else fail global-data-pin-names "pinned '$have', want '$want'"; fi
+	if bpftool -j map dump pinned "$pin/maps/glob_rodata" 2>&1 | grep -q '"x":1'; then pass global-data-bpftool-reads-rodata
+	else fail global-data-bpftool-reads-rodata "$(bpftool map dump pinned "$pin/maps/glob_rodata" 2>&1 | head -3 | tr '\n' ' ')"; fi
+	check global-data-unload 0 "" "$KILN" unload "$pin"
+	if [ ! -e "$pin" ]; then pass global-data-unload-gone; else fail global-data-unload-gone "$pin remains: $(cd "$pin" && find . | tr '\n' ' ')"; fi
+	# a map named glob_rodata beside glob.rodata: one pin name for two maps, refused, nothing made
+	if cc_glob -DCLASH -o "$out/glob.o"; then
+		check global-data-clash-refused 1 "two objects would pin at maps/glob_rodata" "$KILN" load "$out/glob.o" --pin "$pin"
+		if [ ! -e "$pin" ]; then pass global-data-clash-nothing-made; else fail global-data-clash-nothing-made "$pin exists"; fi
+	else
+		fail global-data-clash-build "$(head -2 "$out/cc.err")"
+	fi
+fi
 
 # ---- load/unload cycles of an XDP program on a veth in our own network namespace -------------
 if ! ip netns add $ns 2>/dev/null || ! ip -n $ns link add ku0 type veth peer name ku1 2>/dev/null ||

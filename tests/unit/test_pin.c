@@ -341,6 +341,83 @@ static void test_unload(void)
 	kiln_map_close(other);
 }
 
+/* The names pins get, and a record refused before anything is made: names with '/', "..",
+ * control bytes or none, two names bpffs spells alike, and a DIR/maps that is a symlink
+ * out of DIR. */
+static void test_pin_names(void)
+{
+	char out[NAME_MAX + 1];
+	static const struct { const char *name, *want; } ok[] = {
+		{ "counts", "counts" }, { "glob.rodata", "glob_rodata" }, { ".bss", "_bss" },
+		{ "a.b.c", "a_b_c" }, { "caf\xc3\xa9", "caf\xc3\xa9" },
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		int err = kiln_pin_name(ok[i].name, out, sizeof(out));
+		CHECK("pin names: a '.' is pinned as '_'", !err && !strcmp(out, ok[i].want), "%s: %d '%s' %s",
+		      ok[i].name, err, out, kiln_errmsg());
+	}
+	char longname[NAME_MAX + 2];
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	static const char *const bad[] = { "", "a/b", "/abs", "abcdefghijklmno/../../../x", "..", "a..b",
+					   "x\n", "\x1b[2Jx", "del\x7f", NULL };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int err = kiln_pin_name(bad[i], out, sizeof(out));
+		CHECK("pin names: refused", err == -EINVAL && has(kiln_errmsg(), "cannot name a pin") &&
+		      !strchr(kiln_errmsg(), '\x1b') && !strchr(kiln_errmsg(), '\n'), "'%s': %d %s",
+		      bad[i] ? bad[i] : "(null)", err, kiln_errmsg());
+	}
+	CHECK("pin names: longer than a file name refused", kiln_pin_name(longname, out, sizeof(out)) == -EINVAL,
+	      "%s", kiln_errmsg());
+	CHECK("pin names: too small a buffer", kiln_pin_name("glob.rodata", out, 5) == -ENAMETOOLONG, "%s",
+	      kiln_errmsg());
+
+	struct kiln_map *a = mkmap("kl_nm_a", 8), *b = mkmap("kl_nm_b", 8);
+	const char *dir = P(0, "%s/names", root);
+	static const char *const paths[] = { "maps/../../x", "maps/a.b", "maps/a/b", "maps/", "other/a", "progs/..",
+					     "maps/x\x1b", "../maps/a" };
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct kiln_pin_entry e[] = { { "maps/ok", kiln_map_fd(a) }, { paths[i], kiln_map_fd(b) } };
+		int err = kiln_pin_record(dir, e, 2);
+		CHECK("pin record: an entry leaving DIR is refused, nothing made", err == -EINVAL && !exists(dir) &&
+		      !exists(P(1, "%s/x", root)), "'%s': %d %s", paths[i], err, kiln_errmsg());
+	}
+	struct kiln_pin_entry dup[] = { { "maps/glob_rodata", kiln_map_fd(a) }, { "maps/glob_rodata", kiln_map_fd(b) } };
+	int err = kiln_pin_record(dir, dup, 2);
+	CHECK("pin record: two pins at one path refused, nothing made", err == -EEXIST && !exists(dir), "%d %s", err,
+	      kiln_errmsg());
+	/* DIR/maps a symlink to a directory outside DIR: refused, nothing made in either */
+	mkdir(P(1, "%s/elsewhere", root), 0700);
+	mkdir(dir, 0700);
+	symlink(P(1, "%s/elsewhere", root), P(2, "%s/maps", dir));
+	struct kiln_pin_entry e[] = { { "maps/a", kiln_map_fd(a) } };
+	err = kiln_pin_record(dir, e, 1);
+	CHECK("pin record: a DIR/maps symlink out of DIR refused", err == -EXDEV && !exists(P(1, "%s/kiln", dir)) &&
+	      !exists(P(2, "%s/elsewhere/a", root)), "%d %s", err, kiln_errmsg());
+	unlink(P(2, "%s/maps", dir));
+	rmdir(dir);
+	rmdir(P(1, "%s/elsewhere", root));
+
+	/* a record made by hand, as kiln's own, whose entry leads out of DIR to a pin of the
+	 * same map: unload does not follow it */
+	struct { uint32_t id, kind; char path[248]; } forged = { fd_id(kiln_map_fd(a)), 1, "maps/../../victim" };
+	uint32_t k = 0;
+	int rfd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "kiln_pins", 4, sizeof(forged), 1, NULL);
+	err = rfd < 0 ? rfd : bpf_map_update_elem(rfd, &k, &forged, 0);
+	err = err ? err : kiln_map_pin(a, P(1, "%s/victim", root));
+	err = err ? err : kiln_pin(rfd, P(2, "%s/kiln", dir));
+	err = err ? err : mkdir(P(2, "%s/maps", dir), 0700) ? -errno : 0;   /* so that maps/.. resolves */
+	CHECK("unload: a forged record made", !err, "%d %s", err, kiln_errmsg());
+	err = kiln_unload(dir, 0);
+	CHECK("unload: a record entry out of DIR is not followed", !err && exists(P(1, "%s/victim", root)) &&
+	      !exists(dir), "%d %s; victim %s", err, kiln_errmsg(), exists(pathbuf[1]) ? "kept" : "unpinned");
+	unlink(P(1, "%s/victim", root));
+	if (rfd >= 0)
+		close(rfd);
+	kiln_map_close(a);
+	kiln_map_close(b);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -363,6 +440,7 @@ int main(void)
 		test_open_or_create();
 		test_unpin_tree();
 		test_unload();
+		test_pin_names();
 	}
 	char was[sizeof(top)];
 	memcpy(was, top, sizeof(top));
