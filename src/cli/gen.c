@@ -561,7 +561,7 @@ static const struct gen_lang langs[] = {
 
 /* ---- the command ---- */
 
-static int gen_open(const char *path, const char *name, struct gen_input *in)
+static int gen_open(const char *path, const char *name, bool c, struct gen_input *in)
 {
 	*in = (struct gen_input){ .path = path };
 	int err;
@@ -588,7 +588,7 @@ static int gen_open(const char *path, const char *name, struct gen_input *in)
 		err = kiln_object_open_mem(in->elf, in->size, &o, &in->obj);
 	if (!err && !(in->btf = bpf_object__btf(kiln_object_libbpf(in->obj))))
 		err = kl_fail_msg(ENOENT, "%s has no BTF to generate from", path);
-	if (!err && !(in->cbtf = gen_c_btf(in->btf)))
+	if (!err && c && !(in->cbtf = gen_c_btf(in->btf)))
 		err = kl_fail_msg(errno, "%s: cannot copy its BTF: %s", path, strerror(errno));
 	if (err) {
 		const char *log = kiln_errlog();
@@ -648,7 +648,7 @@ int cmd_gen(int argc, char **argv)
 		return 2;
 	}
 	struct gen_input in;
-	if (gen_open(pos[1], name, &in) || ((skel || (l && l->id == GEN_GO)) && unit_name(&in, skel))) {
+	if (gen_open(pos[1], name, c || skel, &in) || ((skel || (l && l->id == GEN_GO)) && unit_name(&in, skel))) {
 		gen_close(&in);
 		return 1;
 	}

@@ -21,7 +21,7 @@ struct gen_input {
 	size_t size;
 	struct kiln_object *obj;
 	const struct btf *btf;
-	struct btf *cbtf;                 /* btf with names safe for C (gen_c_btf) */
+	struct btf *cbtf;                 /* btf with names safe for C (gen_c_btf): c, skeleton */
 	char name[64];                    /* an identifier: --name, else the file's stem */
 };
 
