@@ -267,7 +267,7 @@ static char **type_names(const struct btf *btf, const struct gen_lang *l)
 /* The names of type id's first vlen (at most MAX_MEMBERS) members (anonN for anonymous
  * member N): unique among themselves, or -ENOMEM. For gen_names_free. */
 #define MAX_MEMBERS 64
-static int member_names(const struct walk *w, uint32_t id, uint16_t vlen, char **names)
+static int member_names(const struct walk *w, uint32_t id, uint16_t vlen, bool quiet, char **names)
 {
 	const struct btf_type *t = btf__type_by_id(w->in->btf, id);
 	const char *raw[MAX_MEMBERS];
@@ -280,7 +280,7 @@ static int member_names(const struct walk *w, uint32_t id, uint16_t vlen, char *
 		}
 	}
 	snprintf(what, sizeof(what), "member of %s", w->names[id] ? w->names[id] : "_");
-	return gen_names_assign(w->l->id, GEN_MEMBER, what, raw, NULL, vlen, names);
+	return gen_names_assign(w->l->id, GEN_MEMBER, quiet ? NULL : what, raw, NULL, vlen, names);
 }
 
 static void array_expr(const struct gen_lang *l, char *dst, size_t n, const char *elem, uint32_t count)
@@ -297,6 +297,76 @@ static bool btf_is_void_like(const struct btf_type *t)
 }
 
 static int emit_type(struct walk *w, uint32_t id);
+
+/* ---- anonymous members whose fields read as the parent's own (Python's _anonymous_) ---- */
+
+#define MAX_PROMOTED 512
+struct promoted {
+	char *names[MAX_PROMOTED];        /* the parent's field names, and those promoted so far */
+	size_t n;
+};
+
+static bool promoted_has(const struct promoted *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->names[i], name))
+			return true;
+	return false;
+}
+
+/* The names member type id would add to its parent (its members', and its anonymous
+ * members' in turn; a superset of what its _fields_ holds) onto p; false, with p as it was,
+ * if one is there already or there are too many or too deep. */
+static bool promote(const struct walk *w, uint32_t id, int depth, struct promoted *p)
+{
+	const struct btf_type *t = skip_mods(w->in->btf, &id);
+	size_t had = p->n;
+	char *names[MAX_MEMBERS];
+	if (!t || !btf_is_composite(t) || depth > 8)
+		return false;
+	uint16_t vlen = btf_vlen(t) < MAX_MEMBERS ? btf_vlen(t) : MAX_MEMBERS;
+	bool ok = !member_names(w, id, vlen, true, names);
+	for (uint16_t i = 0; i < vlen && ok; i++) {
+		/* an anonymous member's own name too: it is a field of type id when not promoted */
+		if (!promoted_has(p, names[i]) && p->n < MAX_PROMOTED && (p->names[p->n] = strdup(names[i])))
+			p->n++;
+		else
+			ok = false;
+		if (ok && !*btf__name_by_offset(w->in->btf, btf_members(t)[i].name_off) &&
+		    btf_is_composite(skip_mods(w->in->btf, &(uint32_t){ btf_members(t)[i].type })))
+			ok = promote(w, btf_members(t)[i].type, depth + 1, p);
+	}
+	gen_names_free(names, vlen);
+	while (!ok && p->n > had)
+		free(p->names[--p->n]);
+	return ok;
+}
+
+/* The quoted, comma-separated names of struct id's anonymous members to promote into anon:
+ * each whose fields clash with none of the struct's own or an earlier one's (else it stays
+ * a field of its own, said on stderr). */
+static void anon_list(const struct walk *w, uint32_t id, uint16_t vlen, char types[][256], char **fnames,
+		      char *anon, size_t n)
+{
+	const struct btf_type *t = btf__type_by_id(w->in->btf, id);
+	const struct btf_member *m = btf_members(t);
+	struct promoted p = { .n = 0 };
+	for (uint16_t i = 0; i < vlen; i++)
+		if (types[i][0] && *btf__name_by_offset(w->in->btf, m[i].name_off) && p.n < MAX_PROMOTED)
+			p.names[p.n++] = fnames[i];
+	size_t own = p.n;
+	for (uint16_t i = 0; i < vlen; i++) {
+		if (!types[i][0] || *btf__name_by_offset(w->in->btf, m[i].name_off))
+			continue;
+		if (!promote(w, m[i].type, 0, &p))
+			fprintf(stderr, "kiln gen: warning: the fields of %s.%s would hide others: they stay under %s\n",
+				w->names[id], fnames[i], fnames[i]);
+		else if (strlen(anon) + strlen(fnames[i]) + 5 < n)
+			snprintf(anon + strlen(anon), n - strlen(anon), "%s\"%s\"", *anon ? ", " : "", fnames[i]);
+	}
+	while (p.n > own)
+		free(p.names[--p.n]);
+}
 
 static unsigned log2_size(uint32_t size)
 {
@@ -389,13 +459,11 @@ static int emit_type(struct walk *w, uint32_t id)
 			types[i][0] = 0;   /* no spelling: left to padding */
 	}
 	char name[128], anon[256] = "";
-	if (member_names(w, id, vlen, fnames))
+	if (member_names(w, id, vlen, false, fnames))
 		return -ENOMEM;
 	type_name(w, id, name, sizeof(name));
-	for (uint16_t i = 0; i < vlen; i++)
-		if (types[i][0] && !*btf__name_by_offset(btf, m[i].name_off) &&
-		    strlen(anon) + strlen(fnames[i]) + 5 < sizeof(anon))
-			snprintf(anon + strlen(anon), sizeof(anon) - strlen(anon), "%s\"%s\"", *anon ? ", " : "", fnames[i]);
+	if (w->l->id == GEN_PY)
+		anon_list(w, id, vlen, types, fnames, anon, sizeof(anon));
 	bool is_union = btf_is_union(t) && !(w->l->bytes_when_packed);
 	w->l->open(w->out, name, is_union, packed, anon);
 	uint32_t at = 0;

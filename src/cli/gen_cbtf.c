@@ -160,25 +160,138 @@ static int plain_names(const struct btf *src, struct btf *copy, uint32_t id)
 	return err;
 }
 
-/* the members of composite id: unique among themselves */
-static int member_names(const struct btf *src, struct btf *copy, uint32_t id)
+/* ---- members, and anonymous members whose fields would hide others ---- */
+
+struct strs {
+	char **v;
+	size_t n, cap;
+};
+
+static bool strs_has(const struct strs *s, const char *x)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], x))
+			return true;
+	return false;
+}
+
+static int strs_add(struct strs *s, const char *x)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		char **v = realloc(s->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	return (s->v[s->n] = strdup(x)) ? (s->n++, 0) : -ENOMEM;
+}
+
+static void strs_cut(struct strs *s, size_t n)
+{
+	while (s->n > n)
+		free(s->v[--s->n]);
+}
+
+/* the struct or union id names through typedefs and modifiers, or 0 */
+static uint32_t composite_id(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	for (int hops = 0; t && hops < 64 && (btf_is_typedef(t) || btf_is_mod(t) || btf_is_type_tag(t)); hops++)
+		t = btf__type_by_id(btf, id = t->type);
+	return t && btf_is_composite(t) ? id : 0;
+}
+
+#define MAX_NEST 8
+static int c_member_names(const struct btf *src, uint32_t id, int depth, const char *what, char **names);
+
+/* Onto p, the names composite id's members put into the scope of a struct that holds it as
+ * an anonymous member (theirs, and those of its anonymous members in turn): 0, 1 if one is
+ * there already (or the nesting is too deep), or -ENOMEM. */
+static int c_promoted(const struct btf *src, uint32_t id, int depth, struct strs *p)
 {
 	const struct btf_type *t = btf__type_by_id(src, id);
-	struct names s = { 0 };
-	int err = 0;
-	char what[GEN_NAME_MAX + 32], tname[GEN_NAME_MAX + 1];
-	for (int i = 0; i < btf_vlen(t) && !err; i++) {
-		const char *raw = btf__name_by_offset(src, btf_members(t)[i].name_off);
-		if (raw && *raw)
-			err = names_add(&s, id, i, raw, "");
+	uint16_t vlen = btf_vlen(t);
+	char **names = depth > MAX_NEST ? NULL : calloc(vlen ? vlen : 1, sizeof(*names));
+	int r = depth > MAX_NEST ? 1 : names ? c_member_names(src, id, depth, NULL, names) : -ENOMEM;
+	for (uint16_t i = 0; i < vlen && !r; i++) {
+		uint32_t c = composite_id(src, btf_members(t)[i].type);
+		if (names[i])
+			r = strs_has(p, names[i]) ? 1 : strs_add(p, names[i]);
+		else if (c)
+			r = c_promoted(src, c, depth + 1, p);
 	}
-	gen_comment_text(tname, sizeof(tname), t->name_off ? btf__name_by_offset(src, t->name_off) : "");
-	snprintf(what, sizeof(what), "member of %s", *tname ? tname : "an anonymous type");
-	err = err ? err : assign_and_set(copy, &s, GEN_MEMBER, what, false);
-	names_free(&s);
+	if (names)
+		gen_names_free(names, vlen);
+	free(names);
+	return r;
+}
+
+/* Composite id's members' names into names (NULL: an anonymous member that stays so): unique
+ * among themselves and with what its anonymous members bring in; an anonymous member whose
+ * fields would clash gets a name, anonN. what NULL: nothing said. 0 or -ENOMEM. */
+static int c_member_names(const struct btf *src, uint32_t id, int depth, const char *what, char **names)
+{
+	const struct btf_type *t = btf__type_by_id(src, id);
+	uint16_t vlen = btf_vlen(t);
+	const char **raw = calloc(vlen ? vlen : 1, sizeof(*raw));
+	char (*anon)[16] = calloc(vlen ? vlen : 1, sizeof(*anon));
+	struct strs set = { 0 };
+	int err = raw && anon ? 0 : -ENOMEM;
+	bool named = false;
+	for (uint16_t i = 0; i < vlen && !err; i++) {
+		raw[i] = btf__name_by_offset(src, btf_members(t)[i].name_off);
+		raw[i] = raw[i] && *raw[i] ? raw[i] : NULL;
+	}
+	err = err ? err : gen_names_assign(GEN_C, GEN_MEMBER, NULL, raw, NULL, vlen, names);
+	for (uint16_t i = 0; i < vlen && !err; i++)
+		if (names[i])
+			err = strs_add(&set, names[i]);
+	for (uint16_t i = 0; i < vlen && !err; i++) {
+		uint32_t c = raw[i] ? 0 : composite_id(src, btf_members(t)[i].type);
+		size_t had = set.n;
+		int r = c ? c_promoted(src, c, depth + 1, &set) : 0;
+		if (r == 1) {
+			strs_cut(&set, had);
+			snprintf(anon[i], sizeof(anon[i]), "anon%u", i);
+			raw[i] = anon[i];
+			named = true;
+			if (what)
+				fprintf(stderr, "kiln gen: warning: anonymous member %u of %s would hide other fields: "
+						"written as a member of its own\n", i, what + strlen("member of "));
+		}
+		err = r < 0 ? r : 0;
+	}
+	if (!err && (named || what)) {
+		gen_names_free(names, vlen);
+		err = gen_names_assign(GEN_C, GEN_MEMBER, what, raw, NULL, vlen, names);
+	}
+	strs_cut(&set, 0);
+	free(set.v);
+	free(raw);
+	free(anon);
 	return err;
 }
 
+/* the members of composite id in the copy */
+static int member_names(const struct btf *src, struct btf *copy, uint32_t id)
+{
+	const struct btf_type *t = btf__type_by_id(src, id);
+	uint16_t vlen = btf_vlen(t);
+	char **names = calloc(vlen ? vlen : 1, sizeof(*names)), what[GEN_NAME_MAX + 32], tname[GEN_NAME_MAX + 1];
+	if (!names)
+		return -ENOMEM;
+	gen_comment_text(tname, sizeof(tname), t->name_off ? btf__name_by_offset(src, t->name_off) : "");
+	snprintf(what, sizeof(what), "member of %s", *tname ? tname : "an anonymous type");
+	int err = c_member_names(src, id, 0, what, names);
+	for (uint16_t i = 0; i < vlen && !err; i++)
+		if (names[i])
+			err = set_name(copy, id, i, names[i]);
+	gen_names_free(names, vlen);
+	free(names);
+	return err;
+}
 /* tags (struct, union, enum: a namespace) and ordinary names (typedefs, enumerators: another);
  * one name for each tag or typedef of one spelling and kind, as C declares it once */
 static int global_names(const struct btf *src, struct btf *copy, uint32_t n)

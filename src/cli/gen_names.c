@@ -299,7 +299,7 @@ static int name_one(struct scope *s, const char *what, const char *raw, const ch
 		err = map_put(&s->shared, key, name);
 	if (!err && !(*out = strdup(name)))
 		err = -ENOMEM;
-	if (!err && (!clean || strcmp(name, base))) {
+	if (!err && what && (!clean || strcmp(name, base))) {
 		char esc[4 * GEN_NAME_MAX];
 		gen_escape(esc, sizeof(esc), raw);
 		fprintf(stderr, "kiln gen: warning: %s '%s' written as %s\n", what, esc, name);

@@ -22,8 +22,8 @@ enum gen_space { GEN_TYPE, GEN_MEMBER, GEN_UNIT };
  * the names already clean claim themselves in order, then the others in order; a name
  * reserved or taken gets _ appended, then _2, _3, ... instead of it. Entries with equal
  * keys[i] (keys may be NULL: none do) share one name. Each name written other than raw is
- * said on stderr as "kiln gen: warning: WHAT 'RAW' written as NAME" (RAW escaped). 0 or
- * -ENOMEM (names freed). */
+ * said on stderr as "kiln gen: warning: WHAT 'RAW' written as NAME" (RAW escaped; what
+ * NULL: nothing said). 0 or -ENOMEM (names freed). */
 #define GEN_NAME_MAX 100
 int gen_names_assign(enum gen_target lang, enum gen_space space, const char *what, const char *const *raw,
 		     const char *const *keys, size_t n, char **names);

@@ -52,9 +52,17 @@ struct H(28) { __u32 v; };                   /* C code */
 struct H(29) { __u32 v; };                   /* a Rust item */
 struct H(35) { __u32 v; };                   /* q*\/\n\xff */
 
+/* an anonymous member whose field would hide one of the struct's own, and one that would not */
+struct promo {
+	__u32 H(36);                  /* x */
+	struct { __u32 x, y; };       /* @4 */
+	union { __u32 z; __u16 h; };  /* @12 */
+};
+
 struct holder {
 	struct H(18) a; struct H(19) b; struct H(20) c; struct H(21) d; struct H(22) e;
 	struct H(23) f; struct H(24) g; struct H(25) h; struct H(26) i; struct H(35) j;
+	struct promo k;
 };
 
 #define MAP(name, vt) \

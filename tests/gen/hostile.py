@@ -22,7 +22,7 @@ NAMES = {
     28: b"y {int a;}; " + C_RUN % (b"t", b"type") + b" struct z",
     29: b'r\n#[used] #[link_section = ".init_array"] static PWN: extern "C" fn() = '
         b'{ extern "C" fn p() { let _ = std::fs::write("pwned-rs", b""); } p };\n//',
-    30: b"uint32_t", 31: b"union", 32: b"EINVAL", 33: b"x*/\ny", 35: b"q*/\n\xff",
+    30: b"uint32_t", 31: b"union", 32: b"EINVAL", 33: b"x*/\ny", 35: b"q*/\n\xff", 36: b"x",
     40: b'm1"))) {} system("touch pwned-map"); if (!(1 || ("',
     41: b"a$b", 42: b"a_b",
     44: b'x": None, **(__import__("os").system("touch pwned-pymap") or {}), "y',

@@ -8,12 +8,13 @@
 # code that runs if written raw), read from a path that holds */, a newline and C code. Each
 # payload would touch a pwned-* file in the directory the generated code runs in.
 #  - c: the header compiles (-Werror, after stdint.h, errno.h, stdlib.h) beside static asserts
-#    of the renamed members' offsets, enumerators and sizes, and the program runs;
+#    of the renamed members' offsets, enumerators and sizes, and the program runs; an
+#    anonymous member whose field would clash with its struct's own x is named anon1;
 #  - skeleton: a program built on it (-Werror, linked with libkiln) opens the object, which
 #    proves every map and program was found by its exact bytes through the escaped literals;
 #  - python: the module imports; the renamed fields sit at their BTF offsets and read their
 #    own bytes; class_ and ctypes_ are classes, ctypes still the module; MAPS has each map
-#    under its exact name;
+#    under its exact name; the clashing anonymous member is not promoted (_anonymous_);
 #  - rust: rustc builds and runs offset_of/size_of checks of the renamed fields and types;
 #  - go: go vet and a test of unsafe.Offsetof; --name func gives package func_ (SKIP without go);
 #  - payload-*: each language's payloads alone in an object (the rest plain names), whose
@@ -69,14 +70,17 @@ AT(_fields_, 24) AT(x__y, 32) AT(n_l, 40) AT(__, 44) AT(int_, 48) AT(errno_, 52)
 AT(type, 60) AT(struct_, 64)
 _Static_assert(sizeof(struct coll) == 72 && sizeof(struct u8) == 2 && sizeof(struct a_b_) == 8 &&
 	       sizeof(struct a_b) == 16 && sizeof(struct int_) == 4 && sizeof(uint32_t_) == 4 &&
-	       sizeof(struct holder) == 64, "sizes");
+	       sizeof(struct holder) == 80, "sizes");
+/* promo's first anonymous struct would hide promo's x: it is a member of its own */
+_Static_assert(offsetof(struct promo, x) == 0 && offsetof(struct promo, anon1.x) == 4 &&
+	       offsetof(struct promo, anon1.y) == 8 && offsetof(struct promo, z) == 12, "promo");
 _Static_assert(EINVAL_ == 1 && x___y == 2 && sizeof(enum union_) == 4, "the enum");
 int main(void) { struct coll c = { .a_b = 7 }; return c.a_b_ + (int)c.a_b - 7 + (errno = 0); }
 C
 	n=$(grep -o 'AT([a-zA-Z_0-9]*, [0-9]*)' "$tmp/c_check.c" | wc -l)
 	if out=$(gcc -std=gnu11 -Wall -Wextra -Werror -I"$tmp" "$tmp/c_check.c" -o "$tmp/c_check" 2>&1) &&
 	   out=$(cd "$run" && "$tmp/c_check" 2>&1); then
-		pass "c ($n offsets, 7 sizes, the enum)"
+		pass "c ($n offsets, 7 sizes, the enum, an anonymous member named)"
 	else
 		fail c "$out"
 	fi
@@ -127,7 +131,10 @@ assert got == want, got
 c = x.coll.from_buffer_copy(struct.pack("<II", 11, 22) + bytes(64))
 assert (c.a_b_, c.a_b) == (11, 22), (c.a_b_, c.a_b)
 assert x.ctypes.__name__ == "ctypes" and x.ctypes_.__name__ == "ctypes_" and x.class_.__name__ == "class_"
-assert [x.ctypes.sizeof(t) for t in (x.coll, x.u8, x.a_b_, x.a_b, x.holder)] == [72, 2, 8, 16, 64]
+assert [x.ctypes.sizeof(t) for t in (x.coll, x.u8, x.a_b_, x.a_b, x.holder)] == [72, 2, 8, 16, 80]
+# promo's first anonymous struct is not promoted (its x would hide promo's), its second is
+p = x.promo.from_buffer_copy(struct.pack("<IIII", 1, 2, 3, 4))
+assert (p.x, p.anon1.x, p.anon1.y, p.z, hasattr(p, "y")) == (1, 2, 3, 4, False), (p.x, p.anon1.x, p.z)
 maps = {'m1"))) {} system("touch pwned-map"); if (!(1 || ("': x.coll,
         'x": None, **(__import__("os").system("touch pwned-pymap") or {}), "y': x.holder,
         "a$b": None, "a_b": None, "plain": None}
@@ -160,6 +167,7 @@ fn main() {
     assert_eq!(got, [0, 4, 8, 10, 12, 16, 20, 24, 32, 40, 44, 48, 52, 56, 60, 64]);
     assert_eq!([size_of::<x::coll>(), size_of::<x::u8_>(), size_of::<x::impl_>(), size_of::<x::Self_>(),
                 size_of::<x::a_b_>(), size_of::<x::a_b>(), size_of::<u8>()], [72, 2, 4, 4, 8, 16, 1]);
+    assert_eq!([offset_of!(x::promo, x), offset_of!(x::promo, anon1), offset_of!(x::promo, anon2)], [0, 4, 12]);
     println!("ok {}", got.len());
 }
 RS
@@ -190,8 +198,9 @@ func TestLayout(t *testing.T) {
 		unsafe.Offsetof(c.Class), unsafe.Offsetof(c.In), unsafe.Offsetof(c.Func), unsafe.Offsetof(c._Pad0),
 		unsafe.Offsetof(c._Fields_), unsafe.Offsetof(c.XY), unsafe.Offsetof(c.NL), unsafe.Offsetof(c.__),
 		unsafe.Offsetof(c.Int), unsafe.Offsetof(c.Errno), unsafe.Offsetof(c.EINVAL), unsafe.Offsetof(c.Type),
-		unsafe.Offsetof(c.Struct), unsafe.Sizeof(c), unsafe.Sizeof(AB_{}), unsafe.Sizeof(AB{}), unsafe.Sizeof(U8{})}
-	want := []uintptr{0, 4, 8, 10, 12, 16, 20, 24, 32, 40, 44, 48, 52, 56, 60, 64, 72, 8, 16, 2}
+		unsafe.Offsetof(c.Struct), unsafe.Sizeof(c), unsafe.Sizeof(AB_{}), unsafe.Sizeof(AB{}), unsafe.Sizeof(U8{}),
+		unsafe.Offsetof(Promo{}.X), unsafe.Offsetof(Promo{}.Anon1), unsafe.Offsetof(Promo{}.Anon2)}
+	want := []uintptr{0, 4, 8, 10, 12, 16, 20, 24, 32, 40, 44, 48, 52, 56, 60, 64, 72, 8, 16, 2, 0, 4, 12}
 	for i := range want {
 		if got[i] != want[i] || CollSize != 72 || AB_Size != 8 {
 			t.Fatalf("layout %v, want %v", got, want)
@@ -207,7 +216,7 @@ GO
 	elif ! gen go "$tmp/gofunc/x.go" --name func || ! out=$(cd "$tmp/gofunc" && go vet . 2>&1); then
 		fail go-package-name "$out $(cat "$tmp/go.err")"
 	else
-		pass "go (20 offsets and sizes)"
+		pass "go (23 offsets and sizes)"
 		check go-package-name "package func_|kiln gen: warning: package name 'func' written as func_" \
 			"$(grep '^package' "$tmp/gofunc/x.go")|$(grep 'package name' "$tmp/go.err")"
 	fi
