@@ -22,10 +22,20 @@ static const char *const c_all[] = {
 	/* macros of the headers a generated file includes (stddef, stdint, stdlib, errno) */
 	"NULL", "errno", "offsetof", "EOF", "stdin", "stdout", "stderr", "assert", NULL,
 };
-static const char *const c_types[] = {
+static const char *const c_types[] = {   /* the typedefs of those headers (glibc's) */
 	"int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+	"int_least8_t", "int_least16_t", "int_least32_t", "int_least64_t", "uint_least8_t",
+	"uint_least16_t", "uint_least32_t", "uint_least64_t", "int_fast8_t", "int_fast16_t",
+	"int_fast32_t", "int_fast64_t", "uint_fast8_t", "uint_fast16_t", "uint_fast32_t", "uint_fast64_t",
 	"intptr_t", "uintptr_t", "intmax_t", "uintmax_t", "size_t", "ssize_t", "ptrdiff_t", "wchar_t",
-	"max_align_t", NULL,
+	"max_align_t", "FILE", "fpos_t", "va_list", "blkcnt_t", "blksize_t", "caddr_t", "clock_t",
+	"clockid_t", "daddr_t", "dev_t", "fd_mask", "fd_set", "fsblkcnt_t", "fsfilcnt_t", "fsid_t", "gid_t",
+	"id_t", "ino_t", "key_t", "loff_t", "mode_t", "nlink_t", "off_t", "pid_t", "quad_t", "sigset_t",
+	"suseconds_t", "time_t", "timer_t", "uid_t", "u_char", "u_short", "u_int", "u_long", "u_quad_t",
+	"u_int8_t", "u_int16_t", "u_int32_t", "u_int64_t", "uint", "ulong", "ushort", "pthread_t",
+	"pthread_attr_t", "pthread_key_t", "pthread_once_t", "pthread_spinlock_t", "pthread_mutex_t",
+	"pthread_cond_t", "pthread_rwlock_t", "pthread_barrier_t", "div_t", "ldiv_t", "lldiv_t",
+	"register_t", NULL,
 };
 
 static const char *const py_all[] = {
@@ -104,14 +114,18 @@ struct lang_words {
 	const char *const *space[3];      /* and in one: [GEN_TYPE], [GEN_MEMBER], [GEN_UNIT] */
 	bool (*pattern)(enum gen_space sp, const char *s);
 	bool camel[3];                    /* written CamelCase, by space */
+	bool one_underscore[3];           /* no name begins with __, by space: Python mangles
+					   * such a name in a class body (a type's _fields_) */
 	const char *companion;            /* GEN_TYPE: each name N also takes N + this (Go's NSize) */
 };
 
 static const struct lang_words words[GEN_NLANGS] = {
-	[GEN_C] = { c_all, { c_types, NULL, c_types }, c_pattern, { 0 }, NULL },
-	[GEN_PY] = { py_all, { py_types, py_members, py_types }, py_pattern, { 0 }, NULL },
-	[GEN_RUST] = { rust_all, { rust_types, NULL, rust_types }, is_pad, { 0 }, NULL },
-	[GEN_GO] = { go_all, { go_types, NULL, go_unit }, NULL, { true, true, false }, "Size" },
+	[GEN_C] = { .all = c_all, .space = { c_types, NULL, c_types }, .pattern = c_pattern },
+	[GEN_PY] = { .all = py_all, .space = { py_types, py_members, py_types }, .pattern = py_pattern,
+		     .one_underscore = { true, false, true } },
+	[GEN_RUST] = { .all = rust_all, .space = { rust_types, NULL, rust_types }, .pattern = is_pad },
+	[GEN_GO] = { .all = go_all, .space = { go_types, NULL, go_unit }, .camel = { true, true, false },
+		     .companion = "Size" },
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -277,6 +291,11 @@ static void spell(const struct scope *s, const char *raw, char *dst, size_t n, b
 	*clean = !strcmp(id, raw) && *raw;
 	if (!*id)
 		snprintf(id, sizeof(id), "_");
+	if (words[s->lang].one_underscore[s->space] && !strncmp(id, "__", 2)) {
+		size_t skip = strspn(id, "_") - 1;
+		memmove(id, id + skip, strlen(id + skip) + 1);
+		*clean = false;
+	}
 	if (words[s->lang].camel[s->space])
 		camel(id, dst, n);
 	else
