@@ -17,6 +17,8 @@
 #    under its exact name; the clashing anonymous member is not promoted (_anonymous_);
 #  - rust: rustc builds and runs offset_of/size_of checks of the renamed fields and types;
 #  - go: go vet and a test of unsafe.Offsetof; --name func gives package func_ (SKIP without go);
+#  - kernel-types: maps of vmlinux's task_struct and sk_buff (tests/gen/ktypes.c), whose
+#    names (bool, sigset_t, __call_single_node...) every language must take;
 #  - payload-*: each language's payloads alone in an object (the rest plain names), whose
 #    generated code compiles and runs as it would for the payloads had they got through;
 #  - no pwned-* file exists afterwards, and the renames were warned about on stderr.
@@ -259,6 +261,38 @@ elif out=$(payload rs "$tmp/plain" 2>&1) && cp "$tmp/pay_rs.out" "$tmp/pay_rs.rs
 	check payload-rust 72 "$out"
 else
 	fail payload-rust "$out"
+fi
+
+# kernel types (tests/gen/ktypes.c): C after libc's headers, the skeleton, Python (sizes as
+# bpftool reads them), Rust and Go all take what the rename rule makes of vmlinux's names
+if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	echo "SKIP gen-hostile/kernel-types: no /sys/kernel/btf/vmlinux"
+elif ! out=$(bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$tmp/vmlinux.h" 2>&1 &&
+	     "$CLANG" -O2 -g -target bpf -I"$tmp" -c tests/gen/ktypes.c -o "$tmp/ktypes.o" 2>&1); then
+	fail kernel-types "$out"
+else
+	k=$tmp/ktypes.o
+	sizes=$(bpftool -j btf dump file "$k" | python3 -c 'import json, sys
+t = {x["name"]: x["size"] for x in json.load(sys.stdin)["types"] if x["kind"] == "STRUCT"}
+print(t["task_struct"], t["sk_buff"])')
+	bad=
+	"$KILN" gen c "$k" -o "$tmp/kt.h" 2>/dev/null && printf '#include <stdbool.h>\n#include <stdlib.h>\n#include "kt.h"\n_Static_assert(sizeof(struct task_struct) == %s && sizeof(struct sk_buff) == %s, "sizes");\n' $sizes >"$tmp/kt.c" &&
+		gcc -std=gnu11 -Wall -Werror -fsyntax-only -I"$tmp" "$tmp/kt.c" 2>>"$tmp/kt.err" || bad="c"
+	"$KILN" gen skeleton "$k" -o "$tmp/kt.skel.h" 2>/dev/null && printf '#include "kt.skel.h"\n' >"$tmp/kts.c" &&
+		gcc -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -Iinclude -I"$tmp" "$tmp/kts.c" 2>>"$tmp/kt.err" || bad="$bad skeleton"
+	"$KILN" gen python "$k" -o "$tmp/kt_py.py" 2>/dev/null && got=$(cd "$tmp" && python3 -c 'import kt_py as x; print(x.ctypes.sizeof(x.task_struct), x.ctypes.sizeof(x.sk_buff))' 2>>"$tmp/kt.err") &&
+		[ "$got" = "$sizes" ] || bad="$bad python($got)"
+	if command -v rustc >/dev/null; then
+		"$KILN" gen rust "$k" -o "$tmp/kt_rs.rs" 2>/dev/null &&
+			rustc --edition 2021 --crate-type lib -o "$tmp/libkt.rlib" "$tmp/kt_rs.rs" 2>>"$tmp/kt.err" || bad="$bad rust"
+	fi
+	if command -v go >/dev/null; then
+		mkdir -p "$tmp/ktgo" && printf 'module ktypes\n' >"$tmp/ktgo/go.mod" &&
+			"$KILN" gen go "$k" -o "$tmp/ktgo/kt.go" 2>/dev/null &&
+			(cd "$tmp/ktgo" && GOCACHE=$tmp/gocache go vet . 2>>"$tmp/kt.err") || bad="$bad go"
+	fi
+	if [ -z "$bad" ]; then pass "kernel-types (task_struct, sk_buff: $sizes bytes)"
+	else fail kernel-types "$bad: $(head -c 600 "$tmp/kt.err")"; fi
 fi
 
 # the renames were said, each with the name escaped
