@@ -112,6 +112,7 @@ C
 	# shellcheck disable=SC2086  # SANITIZE: a sanitizer build's flags, as words
 	if out=$(gcc -std=gnu11 -Wall -Wextra -Werror ${SANITIZE:-} -Iinclude -I"$tmp" "$tmp/skel_check.c" \
 			-o "$tmp/skel_check" "$BUILD/libkiln.a" -lbpf -lelf -ldw -lz -lpthread 2>&1); then
+		# shellcheck disable=SC2016  # a$b: the map's name, not an expansion
 		check skeleton 'a$b|a_b|1|1' "$(cd "$run" && "$tmp/skel_check" 2>&1)"
 	else
 		fail skeleton "$out"
@@ -276,7 +277,7 @@ else
 t = {x["name"]: x["size"] for x in json.load(sys.stdin)["types"] if x["kind"] == "STRUCT"}
 print(t["task_struct"], t["sk_buff"])')
 	bad=
-	"$KILN" gen c "$k" -o "$tmp/kt.h" 2>/dev/null && printf '#include <stdbool.h>\n#include <stdlib.h>\n#include "kt.h"\n_Static_assert(sizeof(struct task_struct) == %s && sizeof(struct sk_buff) == %s, "sizes");\n' $sizes >"$tmp/kt.c" &&
+	"$KILN" gen c "$k" -o "$tmp/kt.h" 2>/dev/null && printf '#include <stdbool.h>\n#include <stdlib.h>\n#include "kt.h"\n_Static_assert(sizeof(struct task_struct) == %s && sizeof(struct sk_buff) == %s, "sizes");\n' "${sizes% *}" "${sizes#* }" >"$tmp/kt.c" &&
 		gcc -std=gnu11 -Wall -Werror -fsyntax-only -I"$tmp" "$tmp/kt.c" 2>>"$tmp/kt.err" || bad="c"
 	"$KILN" gen skeleton "$k" -o "$tmp/kt.skel.h" 2>/dev/null && printf '#include "kt.skel.h"\n' >"$tmp/kts.c" &&
 		gcc -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -Iinclude -I"$tmp" "$tmp/kts.c" 2>>"$tmp/kt.err" || bad="$bad skeleton"
@@ -304,6 +305,6 @@ kiln gen: warning: program 'p3\\xff\\xfe' written as p3__" \
 	   grep -h "'class' written as class_" "$tmp/python.err" | grep type; grep -h "program 'p3" "$tmp/skeleton.err")"
 
 # no payload ran: not at generation, compilation, import or run
-pwned=$(cd "$run" && ls pwned-* 2>/dev/null | tr '\n' ' ')
+pwned=$(find "$run" -name 'pwned-*' -printf '%f\n' | sort | tr '\n' ' ')
 check no-code-ran "" "$pwned"
 exit 0
