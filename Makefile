@@ -45,9 +45,10 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 # libclang-rt-14-dev for clang's libFuzzer and sanitizer runtimes (`make fuzz`), prometheus to
 # scrape `kiln run --metrics` in tests/suites/metrics.sh, libedit (libedit-dev) for the line
 # editing and history of `kiln repl`, sbcl to run Whistler's own session examples beside
-# `kiln run` in tests/suites/sessions.sh and bench/sessions.sh
+# `kiln run` in tests/suites/sessions.sh and bench/sessions.sh, golang-go to build and vet the
+# Go that `kiln gen go` writes (tests/suites/gen.sh and gen-hostile.sh)
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
-	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev sbcl
+	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev sbcl golang-go
 
 .PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion kiln-libs peers
 all: kiln lib

@@ -4,6 +4,7 @@
  * needs neither the object file at run time nor lookups by name. */
 #include "cli.h"
 #include "gen.h"
+#include "gen_names.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <ctype.h>
@@ -12,22 +13,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A map's or program's name as a member and function-name part: an identifier, and not a C
- * keyword (runqlat's program `switch` becomes switch_). */
-static void member(char *dst, size_t n, const char *name)
+/* The maps' and programs' names as members and function-name parts, in the object's order:
+ * identifiers, unique, not C keywords (runqlat's program `switch` becomes switch_). */
+struct skel {
+	const char *s;                    /* the skeleton's name */
+	char **maps, **progs;
+	size_t nmaps, nprogs;
+};
+
+static int skel_names(struct skel *k, struct bpf_object *o)
 {
-	static const char *const keywords[] = {
-		"auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-		"enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
-		"restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch",
-		"typedef", "union", "unsigned", "void", "volatile", "while", "bool", "true", "false", NULL,
-	};
-	gen_ident(dst, n, name);
-	for (const char *const *k = keywords; *k; k++)
-		if (!strcmp(*k, dst) && strlen(dst) + 2 <= n) {
-			strcat(dst, "_");
-			return;
-		}
+	struct bpf_map *m;
+	struct bpf_program *p;
+	bpf_object__for_each_map(m, o)
+		k->nmaps++;
+	bpf_object__for_each_program(p, o)
+		k->nprogs++;
+	const char **raw = calloc(k->nmaps + k->nprogs + 1, sizeof(*raw));
+	k->maps = calloc(k->nmaps + 1, sizeof(char *));
+	k->progs = calloc(k->nprogs + 1, sizeof(char *));
+	int err = raw && k->maps && k->progs ? 0 : -ENOMEM;
+	size_t i = 0;
+	bpf_object__for_each_map(m, o)
+		if (raw)
+			raw[i++] = bpf_map__name(m);
+	bpf_object__for_each_program(p, o)
+		if (raw)
+			raw[i++] = bpf_program__name(p);
+	err = err ? err : gen_names_assign(GEN_C, GEN_MEMBER, "map", raw, NULL, k->nmaps, k->maps);
+	err = err ? err : gen_names_assign(GEN_C, GEN_MEMBER, "program", raw + k->nmaps, NULL, k->nprogs, k->progs);
+	free(raw);
+	return err;
+}
+
+static void skel_free(struct skel *k)
+{
+	gen_names_free(k->maps, k->nmaps);
+	gen_names_free(k->progs, k->nprogs);
+	free(k->maps);
+	free(k->progs);
 }
 
 static void decl_printf(void *ctx, const char *fmt, va_list args)
@@ -46,7 +70,7 @@ static void c_type(const struct btf *btf, uint32_t id, char *dst, size_t n)
 		return;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = open_memstream(&buf, &len);   /* btf: the C-safe copy (gen_c_btf) */
 	struct btf_dump *d = f ? btf_dump__new(btf, decl_printf, f, NULL) : NULL;
 	LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = "");
 	bool ok = d && !btf_dump__emit_type_decl(d, id, &o);
@@ -93,35 +117,27 @@ static void emit_bytes(FILE *out, const uint8_t *p, size_t n)
 	fputc('"', out);
 }
 
-static void emit_struct(FILE *out, const char *s, struct bpf_object *o)
+static void emit_struct(FILE *out, const struct skel *k)
 {
-	struct bpf_map *m;
-	struct bpf_program *p;
-	char id[128];
-	fprintf(out, "struct %s {\n\tstruct kiln_object *obj;\n\tstruct {\n", s);
-	bpf_object__for_each_map(m, o) {
-		member(id, sizeof(id), bpf_map__name(m));
-		fprintf(out, "\t\tstruct kiln_map *%s;\n", id);
-	}
+	fprintf(out, "struct %s {\n\tstruct kiln_object *obj;\n\tstruct {\n", k->s);
+	for (size_t i = 0; i < k->nmaps; i++)
+		fprintf(out, "\t\tstruct kiln_map *%s;\n", k->maps[i]);
 	fputs("\t} maps;\n\tstruct {\n", out);
-	bpf_object__for_each_program(p, o) {
-		member(id, sizeof(id), bpf_program__name(p));
-		fprintf(out, "\t\tstruct kiln_prog *%s;\n", id);
-	}
+	for (size_t i = 0; i < k->nprogs; i++)
+		fprintf(out, "\t\tstruct kiln_prog *%s;\n", k->progs[i]);
 	fputs("\t} progs;\n\tstruct {\n", out);
-	bpf_object__for_each_program(p, o) {
-		member(id, sizeof(id), bpf_program__name(p));
-		fprintf(out, "\t\tstruct kiln_link *%s;\n", id);
-	}
+	for (size_t i = 0; i < k->nprogs; i++)
+		fprintf(out, "\t\tstruct kiln_link *%s;\n", k->progs[i]);
 	fputs("\t} links;\n};\n\n", out);
 }
 
 /* open: the embedded object, and every map and program found by name into the struct */
-static void emit_open(FILE *out, const char *s, struct bpf_object *o)
+static void emit_open(FILE *out, const struct skel *k, struct bpf_object *o)
 {
 	struct bpf_map *m;
 	struct bpf_program *p;
-	char id[128];
+	const char *s = k->s;
+	size_t i = 0;
 	fprintf(out,
 		"static inline void %s__destroy(struct %s *skel);\n\n"
 		"/* NULL on failure, with errno set and kiln_errmsg() saying why */\n"
@@ -133,14 +149,15 @@ static void emit_open(FILE *out, const char *s, struct bpf_object *o)
 		"\tif (err)\n\t\tgoto fail;\n",
 		s, s, s, s, s, s, s, s);
 	bpf_object__for_each_map(m, o) {
-		member(id, sizeof(id), bpf_map__name(m));
-		fprintf(out, "\tif (!(skel->maps.%s = kiln_object_find_map(skel->obj, \"%s\")))\n\t\tgoto missing;\n",
-			id, bpf_map__name(m));
+		fprintf(out, "\tif (!(skel->maps.%s = kiln_object_find_map(skel->obj, ", k->maps[i++]);
+		gen_c_string(out, bpf_map__name(m));
+		fputs(")))\n\t\tgoto missing;\n", out);
 	}
+	i = 0;
 	bpf_object__for_each_program(p, o) {
-		member(id, sizeof(id), bpf_program__name(p));
-		fprintf(out, "\tif (!(skel->progs.%s = kiln_object_find_prog(skel->obj, \"%s\")))\n\t\tgoto missing;\n",
-			id, bpf_program__name(p));
+		fprintf(out, "\tif (!(skel->progs.%s = kiln_object_find_prog(skel->obj, ", k->progs[i++]);
+		gen_c_string(out, bpf_program__name(p));
+		fputs(")))\n\t\tgoto missing;\n", out);
 	}
 	fprintf(out, "\treturn skel;\nmissing:\n\terr = -ENOENT;\nfail:\n\t%s__destroy(skel);\n"
 		     "\terrno = -err;\n\treturn NULL;\n}\n\n", s);
@@ -160,48 +177,54 @@ static bool needs_opts(enum bpf_prog_type t)
 	return false;
 }
 
-static void emit_attach(FILE *out, const char *s, struct bpf_object *o)
+static void emit_attach(FILE *out, const struct skel *k, struct bpf_object *o)
 {
 	struct bpf_program *p;
-	char id[128];
+	const char *s = k->s, *id;
+	char name[GEN_NAME_MAX + 1], sec[GEN_NAME_MAX + 1];
+	size_t i = 0;
 	bpf_object__for_each_program(p, o) {
-		member(id, sizeof(id), bpf_program__name(p));
+		id = k->progs[i++];
+		gen_comment_text(name, sizeof(name), bpf_program__name(p));
+		gen_comment_text(sec, sizeof(sec), bpf_program__section_name(p));
 		fprintf(out,
 			"/* %s (section %s) at its hook: opts names the interface, cgroup, binary... */\n"
 			"static inline int %s__%s__attach(struct %s *skel, const struct kiln_attach_opts *opts)\n{\n"
 			"\treturn kiln_prog_attach(skel->progs.%s, opts, &skel->links.%s);\n}\n\n",
-			bpf_program__name(p), bpf_program__section_name(p), s, id, s, id, id);
+			name, sec, s, id, s, id, id);
 	}
 	fprintf(out, "/* the programs whose section names their hook (tracepoints, raw tracepoints,\n"
 		     " * tracing, uprobes); 0 or a negative errno, with everything attached detached */\n"
 		     "static inline void %s__detach(struct %s *skel);\n"
 		     "static inline int %s__attach(struct %s *skel)\n{\n\tint err = 0;\n", s, s, s, s);
+	i = 0;
 	bpf_object__for_each_program(p, o) {
-		if (needs_opts(bpf_program__type(p)))
-			continue;
-		member(id, sizeof(id), bpf_program__name(p));
-		fprintf(out, "\tif (!err)\n\t\terr = %s__%s__attach(skel, NULL);\n", s, id);
+		id = k->progs[i++];
+		if (!needs_opts(bpf_program__type(p)))
+			fprintf(out, "\tif (!err)\n\t\terr = %s__%s__attach(skel, NULL);\n", s, id);
 	}
 	fprintf(out, "\tif (err)\n\t\t%s__detach(skel);\n\treturn err;\n}\n\n", s);
 	fprintf(out, "static inline void %s__detach(struct %s *skel)\n{\n", s, s);
-	bpf_object__for_each_program(p, o) {
-		member(id, sizeof(id), bpf_program__name(p));
-		fprintf(out, "\tkiln_link_destroy(skel->links.%s);\n\tskel->links.%s = NULL;\n", id, id);
-	}
+	for (i = 0; i < k->nprogs; i++)
+		fprintf(out, "\tkiln_link_destroy(skel->links.%s);\n\tskel->links.%s = NULL;\n", k->progs[i],
+			k->progs[i]);
 	fputs("}\n\n", out);
 }
 
 /* typed lookup, update, delete for the maps with keys */
-static void emit_accessors(FILE *out, const char *s, const struct gen_input *in)
+static void emit_accessors(FILE *out, const struct skel *sk, const struct gen_input *in)
 {
 	struct bpf_map *m;
-	char id[128], k[256], v[256];
+	const char *s = sk->s, *id;
+	char k[256], v[256], name[GEN_NAME_MAX + 1];
+	size_t i = 0;
 	bpf_object__for_each_map(m, kiln_object_libbpf(in->obj)) {
+		id = sk->maps[i++];
 		if (!bpf_map__key_size(m) || !bpf_map__value_size(m))
 			continue;
-		member(id, sizeof(id), bpf_map__name(m));
-		c_type(in->btf, bpf_map__btf_key_type_id(m), k, sizeof(k));
-		c_type(in->btf, bpf_map__btf_value_type_id(m), v, sizeof(v));
+		gen_comment_text(name, sizeof(name), bpf_map__name(m));
+		c_type(in->cbtf, bpf_map__btf_key_type_id(m), k, sizeof(k));
+		c_type(in->cbtf, bpf_map__btf_value_type_id(m), v, sizeof(v));
 		fprintf(out,
 			"/* %s: key %u bytes, value %u bytes%s; 0 or a negative errno (-ENOENT: no entry) */\n"
 			"static inline int %s__%s__lookup(struct %s *skel, const %s *key, %s *value)\n{\n"
@@ -210,7 +233,7 @@ static void emit_accessors(FILE *out, const char *s, const struct gen_input *in)
 			"\treturn kiln_map_update(skel->maps.%s, key, value, flags);\n}\n\n"
 			"static inline int %s__%s__delete(struct %s *skel, const %s *key)\n{\n"
 			"\treturn kiln_map_delete(skel->maps.%s, key);\n}\n\n",
-			bpf_map__name(m), bpf_map__key_size(m), bpf_map__value_size(m),
+			name, bpf_map__key_size(m), bpf_map__value_size(m),
 			libbpf_bpf_map_type_str(bpf_map__type(m)) && strstr(libbpf_bpf_map_type_str(bpf_map__type(m)), "percpu")
 				? ", one per possible CPU (kiln_map_value_buf_size())" : "",
 			s, id, s, k, v, id, s, id, s, k, v, id, s, id, s, k, id);
@@ -221,7 +244,14 @@ int gen_skeleton(FILE *out, const struct gen_input *in)
 {
 	const char *s = in->name;
 	struct bpf_object *o = kiln_object_libbpf(in->obj);
-	char guard[80];
+	struct skel k = { .s = s };
+	char guard[80], path[256];
+	int err = skel_names(&k, o);
+	if (err) {
+		skel_free(&k);
+		return err;
+	}
+	gen_comment_text(path, sizeof(path), in->path);
 	snprintf(guard, sizeof(guard), "%s_SKEL_H", s);
 	for (char *p = guard; *p; p++)
 		*p = (char)toupper((unsigned char)*p);
@@ -229,16 +259,18 @@ int gen_skeleton(FILE *out, const struct gen_input *in)
 		     " * opened, loaded, attached and destroyed through libkiln (kiln/object.h). */\n"
 		     "#ifndef %s\n#define %s\n#include <errno.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
 		     "#include <kiln/kiln.h>\n\n",
-		s, in->path, guard, guard);
-	int err = gen_c_types(out, in, true);
-	if (err)
+		s, path, guard, guard);
+	err = gen_c_types(out, in, true);
+	if (err) {
+		skel_free(&k);
 		return err;
+	}
 	fputc('\n', out);
-	emit_struct(out, s, o);
+	emit_struct(out, &k);
 	fprintf(out, "static inline const void *%s__elf_bytes(size_t *size)\n{\n\tstatic const char elf[] =\n", s);
 	emit_bytes(out, in->elf, in->size);
 	fprintf(out, ";\n\t*size = sizeof(elf) - 1;\n\treturn elf;\n}\n\n");
-	emit_open(out, s, o);
+	emit_open(out, &k, o);
 	fprintf(out,
 		"/* create the maps, load the programs: 0 or a negative errno (kiln_object_verifier_error()) */\n"
 		"static inline int %s__load(struct %s *skel)\n{\n\treturn kiln_object_load(skel->obj);\n}\n\n"
@@ -247,11 +279,12 @@ int gen_skeleton(FILE *out, const struct gen_input *in)
 		"\tif (err) {\n\t\t%s__destroy(skel);\n\t\terrno = -err;\n\t\treturn NULL;\n\t}\n"
 		"\treturn skel;\n}\n\n",
 		s, s, s, s, s, s, s, s);
-	emit_attach(out, s, o);
+	emit_attach(out, &k, o);
 	fprintf(out, "/* detach, unload, free; NULL ok */\nstatic inline void %s__destroy(struct %s *skel)\n{\n"
 		     "\tif (!skel)\n\t\treturn;\n\t%s__detach(skel);\n\tkiln_object_close(skel->obj);\n"
 		     "\tfree(skel);\n}\n\n", s, s, s);
-	emit_accessors(out, s, in);
+	emit_accessors(out, &k, in);
 	fprintf(out, "#endif /* %s */\n", guard);
+	skel_free(&k);
 	return ferror(out) ? -EIO : 0;
 }

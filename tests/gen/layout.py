@@ -54,7 +54,7 @@ for t in types:
         elif lang == "python":
             out.append(f"check({module}.{name}, '{f + '_' if f in PY_KW else f}', {off}, {sg})")
         elif lang == "rust" and tag == "struct":
-            rf = "r#" + f if f in RUST_KW else f
+            rf = f + '_' if f in RUST_KW else f
             out.append(f"assert_eq!(std::mem::offset_of!({module}::{name}, {rf}), {off});")
 print("\n".join(out))
 print(f"// {n} structs" if lang != "python" else f"# {n} structs")
