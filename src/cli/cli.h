@@ -3,6 +3,7 @@
 #ifndef KL_CLI_H
 #define KL_CLI_H
 #include <kiln/kiln.h>
+#include "lib/utf8.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,7 +66,10 @@ int cli_disasm_image(const char *path, const void *img, size_t size, const char 
 
 /* show.c: keys and values in and out. */
 struct btf;
+/* s (up to n bytes, to its NUL) as a quoted JSON string: invalid UTF-8 as U+FFFD */
 void cli_json_str(FILE *out, const char *s, size_t n);
+/* the n bytes at s escaped in style (lib/utf8.h), unquoted */
+void cli_escape(FILE *out, const char *s, size_t n, enum kl_esc style);
 /* data decoded by BTF type_id when given and of the right size, else an integer (1, 2, 4 or
  * 8 bytes) or hex; text for people or JSON. */
 void cli_show(FILE *out, const struct btf *btf, uint32_t type_id, const void *data, size_t size, bool json);
