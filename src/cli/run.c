@@ -3,11 +3,11 @@
  * reader and event.h), and on Ctrl-C, SIGTERM or the end of --duration detach everything and
  * print the maps and the buffers' counts. Nothing stays unless --pin says so. */
 #include "cli.h"
+#include "metrics.h"
 #include "host/host.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -505,6 +505,7 @@ int cmd_run(int argc, char **argv)
 	struct kiln_link **links = calloc(nprogs + 1, sizeof(*links));
 	struct streams ss = { 0 };
 	struct kiln_reader *rd = NULL;
+	struct cli_metrics_server *msrv = NULL;
 	if (!links) {
 		fprintf(stderr, "kiln run: out of memory\n");
 		goto out;
@@ -515,6 +516,16 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (streams_open(obj, json, &ss, &rd))
 		goto out;
+	if (mfd >= 0) {
+		/* served from the exporter's own threads, off this loop (metrics_http.c) */
+		struct cli_metrics_plan *plan = cli_metrics_plan(obj, ss.evs, not_counts, rd);
+		if (!plan)
+			goto out;
+		msrv = cli_metrics_start(mfd, plan);
+		mfd = -1;   /* the server's now, or closed */
+		if (!msrv)
+			goto out;
+	}
 	if (metrics && !quiet)
 		fprintf(stderr, "kiln run: serving the maps at http://%s/metrics\n", metrics);
 	signal_reader = rd;
@@ -539,16 +550,7 @@ int cmd_run(int argc, char **argv)
 		if (interval > 0 && (tick - now()) * 1000 < wait_ms)
 			wait_ms = (tick - now()) > 0 ? (int)((tick - now()) * 1000) + 1 : 0;
 		int err = 0;
-		if (mfd >= 0) {
-			/* the scrapes' socket and the reader's epoll in one poll: a signal interrupts it */
-			struct pollfd p[2] = { { .fd = mfd, .events = POLLIN },
-					       { .fd = rd ? kiln_reader_epoll_fd(rd) : -1, .events = POLLIN } };
-			int n = poll(p, 2, wait_ms);
-			if (n > 0 && (p[0].revents & POLLIN) && !stop_signal)
-				cli_metrics_serve(mfd, obj, ss.evs, not_counts, rd);
-			if (n > 0 && p[1].revents)
-				err = kiln_reader_poll(rd, 0);
-		} else if (rd)
+		if (rd)
 			err = kiln_reader_poll(rd, wait_ms);
 		else
 			nanosleep(&(struct timespec){ 0, (long)wait_ms * 1000000L }, NULL);
@@ -557,6 +559,8 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
+	cli_metrics_stop(msrv);   /* bounded: no client holds it up */
+	msrv = NULL;
 	/* What the programs sent before the end of --duration is printed too: a consumer slowed
 	 * by decoding (symbolizing a stack reads files) may be behind. For DRAIN_S at most, since
 	 * programs may send faster than we print; after a signal the reader is stopped already. */
@@ -573,6 +577,7 @@ int cmd_run(int argc, char **argv)
 out:
 	if (mfd >= 0)
 		close(mfd);
+	cli_metrics_stop(msrv);
 	signal_reader = NULL;
 	streams_close(&ss, rd);
 	for (size_t i = 0; links && i < nprogs; i++)

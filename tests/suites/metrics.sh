@@ -54,7 +54,7 @@ ncpu=$("$KILN" map get "$pin/maps/pkts" 5 --json | grep -o '"value":\[[0-9,]*\]'
 ncpu=$((ncpu + 1))
 curl -s -D "$out/head" "$url" >"$out/m1"
 check content-type "Content-Type: text/plain; version=0.0.4; charset=utf-8" "$(grep -i '^content-type' "$out/head" | tr -d '\r')"
-check status-200 "HTTP/1.0 200 OK" "$(head -1 "$out/head" | tr -d '\r')"
+check status-200 "HTTP/1.1 200 OK" "$(head -1 "$out/head" | tr -d '\r')"
 check counter-struct-key "# HELP kiln_bytes u64 values of map bytes
 # TYPE kiln_bytes counter
 kiln_bytes{addr=\"10.1.2.3\",port=\"443\",tag=\"web\"} 1234
