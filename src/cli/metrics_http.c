@@ -3,10 +3,11 @@
  * libmicrohttpd from a polling thread of its own (epoll), never from kiln run's event loop:
  * a client that sends nothing, drips a byte at a time or never reads its answer holds a
  * connection slot, not a thread, and every connection is bounded:
- *   - MHD's idle timeout (IDLE_S without a byte either way closes it);
- *   - a deadline of ours for each request (REQUEST_S from the connection's start, or from the
- *     end of its last answer, to the end of this answer), which MHD lacks: a thread of ours
- *     shuts the socket down, and MHD closes the connection;
+ *   - a deadline for each request (REQUEST_S from the connection's start, or from the end of
+ *     its last answer, to the end of this answer), which MHD lacks: a thread of ours shuts
+ *     the socket down, and MHD closes the connection; one whose answer is stuck in the kernel
+ *     (a client that does not read) is reset, as the FIN of a close would wait behind it;
+ *   - MHD's idle timeout (IDLE_S without a byte either way), a backstop past the deadline;
  *   - CONN_LIMIT connections at once, PER_IP_LIMIT of them from one address;
  *   - headers in MEMORY_LIMIT bytes.
  * GET (or HEAD) /metrics answers the maps read now; another path 404, another method 405.
@@ -24,6 +25,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -31,7 +34,7 @@
 
 #define CONN_LIMIT 1024u
 #define PER_IP_LIMIT 768u
-#define IDLE_S 10u
+#define IDLE_S 15u
 #define REQUEST_S 10.0
 #define REAP_MS 200
 #define MEMORY_LIMIT ((size_t)16384)
@@ -207,6 +210,10 @@ static void *reap(void *arg)
 		double t = now();
 		for (struct conn *k = s->conns; k; k = k->next)
 			if (!k->cut && t >= k->deadline) {
+				int queued = 0;
+				if (!ioctl(k->fd, SIOCOUTQ, &queued) && queued > 0)
+					setsockopt(k->fd, SOL_SOCKET, SO_LINGER, &(struct linger){ 1, 0 },
+						   sizeof(struct linger));
 				shutdown(k->fd, SHUT_RDWR);
 				k->cut = true;
 			}
@@ -242,13 +249,25 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 
 #define STATIC_BODY(s) (char *)(s), sizeof(s) - 1, MHD_RESPMEM_PERSISTENT
 
-/* MHD's thread, once the request's headers are in (the path without its ?query) */
+/* MHD's thread: called once the request's headers are in (url: the path without its ?query),
+ * then with its body, then once more at its end. Another method is refused at once, which
+ * closes the connection (MHD reads no body after an early answer); a GET or HEAD is answered
+ * at the end of the request, which keeps the connection alive for the next scrape. */
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload, size_t *upload_size, void **req)
 {
+	static char headers_in;
 	struct cli_metrics_server *s = cls;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", STATIC_BODY("GET only\n"));
+	if (!*req) {
+		*req = &headers_in;
+		return MHD_YES;
+	}
+	if (*upload_size) {   /* a GET with a body: not read */
+		*upload_size = 0;
+		return MHD_YES;
+	}
 	if (strcmp(url, "/metrics"))
 		return reply(c, MHD_HTTP_NOT_FOUND, "text/plain", STATIC_BODY("not found: /metrics only\n"));
 	char *body = NULL;
