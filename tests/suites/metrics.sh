@@ -5,9 +5,11 @@
 # lines of /metrics over HTTP (a struct key's labels: ipv4 address, port, char-array string;
 # an integer key as label key; a per-CPU value summed over the CPUs; a log2 histogram's
 # cumulative buckets, approximate _sum and _count), a change seen at the next scrape, 404 for
-# another path, a bind failure's message, SIGINT stopping kiln run within 2 s; and a real
+# another path, a bind failure's message, SIGINT stopping kiln run within 2 s; a real
 # Prometheus (Debian's prometheus package) scraping kiln every second: its query API returns
-# the series with their labels and values, and histogram_quantile over the buckets.
+# the series with their labels and values, and histogram_quantile over the buckets; then the
+# server under load (stalling clients during an event flood, against a baseline run: see
+# "under load" below), :PORT on IPv4 and IPv6, and a comm that is not UTF-8 in a label value.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
