@@ -8,7 +8,6 @@
  * Label values are valid UTF-8 whatever the keys hold: a byte that is not (a comm any process
  * may set) is the text \xHH (lib/utf8.h). */
 #include "metrics.h"
-#include "lib/fail.h"
 #include <arpa/inet.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
