@@ -46,9 +46,11 @@ TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
 # scrape `kiln run --metrics` in tests/suites/metrics.sh, libedit (libedit-dev) for the line
 # editing and history of `kiln repl`, sbcl to run Whistler's own session examples beside
 # `kiln run` in tests/suites/sessions.sh and bench/sessions.sh, golang-go to build and vet the
-# Go that `kiln gen go` writes (tests/suites/gen.sh and gen-hostile.sh)
+# Go that `kiln gen go` writes (tests/suites/gen.sh and gen-hostile.sh), libmicrohttpd
+# (libmicrohttpd-dev) for the HTTP server of `kiln run --metrics` (served from its own threads,
+# no client can stall it)
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
-	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev sbcl golang-go
+	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev sbcl golang-go libmicrohttpd-dev
 
 .PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion kiln-libs peers
 all: kiln lib
@@ -65,7 +67,9 @@ $(BUILD)/kiln: $(CLI_OBJS) $(BUILD)/libkiln.a
 # archives their Debian -dev packages ship, libc staying shared: binding eleven shared
 # libraries at every start was a quarter of a small compile's time (README.md, "Dependencies").
 # STATIC_LIBS=0, or a missing archive, links them all shared. libkiln.so and the tests link
-# them shared either way.
+# them shared either way. libmicrohttpd (`kiln run --metrics`) is not linked: kiln opens it
+# (dlopen) when --metrics asks for it, as binding it binds GnuTLS, whose start-up would cost
+# every command more than the static archives save (src/cli/metrics_http.c).
 STATIC_LIBS ?= 1
 KL_ARCHIVES := bpf dw elf edit tinfo bsd md z lzma bz2
 KL_NO_ARCHIVE = $(strip $(foreach l,$(KL_ARCHIVES),$(if $(filter /%,$(shell $(CC) -print-file-name=lib$(l).a)),,$(l))))

@@ -3,6 +3,7 @@
 #ifndef KL_CLI_H
 #define KL_CLI_H
 #include <kiln/kiln.h>
+#include "lib/utf8.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,7 +66,10 @@ int cli_disasm_image(const char *path, const void *img, size_t size, const char 
 
 /* show.c: keys and values in and out. */
 struct btf;
+/* s (up to n bytes, to its NUL) as a quoted JSON string: invalid UTF-8 as U+FFFD */
 void cli_json_str(FILE *out, const char *s, size_t n);
+/* the n bytes at s escaped in style (lib/utf8.h), unquoted */
+void cli_escape(FILE *out, const char *s, size_t n, enum kl_esc style);
 /* data decoded by BTF type_id when given and of the right size, else an integer (1, 2, 4 or
  * 8 bytes) or hex; text for people or JSON. */
 void cli_show(FILE *out, const struct btf *btf, uint32_t type_id, const void *data, size_t size, bool json);
@@ -79,25 +83,21 @@ int cli_parse_value(const char *s, void *out, size_t size);
  * log2 counts (bpftrace's print(@, 0, div)); 1 for none. */
 struct cli_hist {
 	bool linear, zero_in_one;
+	bool key_signed;            /* a map's: its keys are signed integers */
 	int64_t lo, hi, step;
 };
 void cli_hist_print(FILE *out, const struct cli_hist *h, const uint64_t *buckets, uint32_t n, uint64_t div);
 void cli_hist_json(FILE *out, const struct cli_hist *h, const uint64_t *buckets, uint32_t n, uint64_t div);
-/* A map declared with :display :log2-hist or (:linear-hist LO HI STEP): h, and its buckets in
- * that numbering (per-CPU values summed) in a calloc'ed *n of *count (NULL after printing the
- * error). false when the map is not one. */
+/* A map declared with :display :log2-hist or (:linear-hist LO HI STEP) (8-byte values,
+ * integer keys of up to 8 bytes): h, else false. */
+bool cli_hist_of_map(struct kiln_object *obj, struct kiln_map *m, struct cli_hist *h);
+/* Its buckets read now, in that numbering (per-CPU values summed), as a calloc'ed *n of
+ * *count: 0, or -errno with *n NULL (kiln_errmsg() says why). Reads only m (any handle on the
+ * map: `kiln run --metrics` reads with its own, from its own thread). */
+int cli_hist_read(struct kiln_map *m, const struct cli_hist *h, uint64_t **n, uint32_t *count);
+/* Both: h and the buckets, or *n NULL after printing the error; false when m is no such map. */
 bool cli_hist_map_buckets(struct kiln_object *obj, struct kiln_map *m, struct cli_hist *h, uint64_t **n,
 			  uint32_t *count);
-
-/* metrics.c: `kiln run --metrics`. The listening socket (non-blocking) for ADDR:PORT, or -1
- * after printing why; the maps skip() does not refuse as Prometheus text exposition 0.0.4;
- * every waiting connection answered (GET /metrics, else 404). */
-struct kiln_events;
-int cli_metrics_listen(const char *spec);
-void cli_metrics_write(FILE *out, struct kiln_object *obj, struct kiln_events *evs,
-		       bool (*skip)(struct kiln_map *, void *), void *arg);
-void cli_metrics_serve(int lfd, struct kiln_object *obj, struct kiln_events *evs,
-		       bool (*skip)(struct kiln_map *, void *), void *arg);
 
 /* maps.c: "PATH" (pinned), "id:N" or "name:NAME". Prints the error. */
 int cli_map_open_target(const char *cmd, const char *target, struct kiln_map **out);

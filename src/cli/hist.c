@@ -5,6 +5,8 @@
  * :display). Buckets are indexed as bpftrace's: log2 0 below zero, 1 for 0, 2 for 1, i for
  * [2^(i-2), 2^(i-1)); linear 0 below lo, i for [lo+(i-1)*step, lo+i*step), the last from hi. */
 #include "cli.h"
+#include "lib/fail.h"
+#include <errno.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <stdlib.h>
@@ -159,7 +161,6 @@ struct buckets {
 	uint64_t *n;
 	uint32_t count;
 	size_t key_size, stride, ncpu;
-	bool key_signed;
 };
 
 /* kiln's buckets into bpftrace's numbering: (log2 x) k is bucket k + 2; linear k is k + 1,
@@ -169,7 +170,7 @@ static int add_bucket(const void *key, const void *value, void *arg)
 	struct buckets *b = arg;
 	uint64_t k = 0;
 	memcpy(&k, key, b->key_size < 8 ? b->key_size : 8);
-	if (b->key_signed && b->key_size < 8 && (k >> (8 * b->key_size - 1)) & 1)
+	if (b->h->key_signed && b->key_size < 8 && (k >> (8 * b->key_size - 1)) & 1)
 		k |= ~(uint64_t)0 << (8 * b->key_size);
 	int64_t sk = (int64_t)k;
 	uint32_t i = sk < 0 ? 0 : b->h->linear ? (sk + 1 < (int64_t)b->count - 1 ? (uint32_t)sk + 1 : b->count - 1)
@@ -182,11 +183,7 @@ static int add_bucket(const void *key, const void *value, void *arg)
 	return 0;
 }
 
-/* A map declared with :display (8-byte values, integer keys of up to 8 bytes): its kind in h
- * and its buckets, per-CPU values summed, as a calloc'ed array (*n NULL after printing the
- * error when out of memory or the map cannot be read). false when the map is not one. */
-bool cli_hist_map_buckets(struct kiln_object *obj, struct kiln_map *m, struct cli_hist *h, uint64_t **n,
-			  uint32_t *count)
+bool cli_hist_of_map(struct kiln_object *obj, struct kiln_map *m, struct cli_hist *h)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
 	const struct btf *btf = bpf_object__btf(kiln_object_libbpf(obj));
@@ -195,20 +192,33 @@ bool cli_hist_map_buckets(struct kiln_object *obj, struct kiln_map *m, struct cl
 	const struct btf_type *kt = btf ? btf__type_by_id(btf, info->btf_key_type_id) : NULL;
 	int kid = kt ? btf__resolve_type(btf, info->btf_key_type_id) : -1;
 	kt = kid > 0 ? btf__type_by_id(btf, (uint32_t)kid) : NULL;
-	struct buckets b = { .h = h, .key_size = info->key_size, .stride = kiln_map_value_stride(m),
-			     .key_signed = kt && btf_is_int(kt) && (btf_int_encoding(kt) & BTF_INT_SIGNED) };
+	h->key_signed = kt && btf_is_int(kt) && (btf_int_encoding(kt) & BTF_INT_SIGNED);
+	return true;
+}
+
+int cli_hist_read(struct kiln_map *m, const struct cli_hist *h, uint64_t **n, uint32_t *count)
+{
+	struct buckets b = { .h = h, .key_size = kiln_map_info(m)->key_size, .stride = kiln_map_value_stride(m) };
 	b.ncpu = kiln_map_is_percpu(m) ? kiln_map_value_buf_size(m) / b.stride : 1;
 	b.count = h->linear ? (uint32_t)((h->hi - h->lo) / h->step) + 2 : 66;
 	*count = b.count;
-	if (!(*n = b.n = calloc(b.count, sizeof(*b.n)))) {
-		fprintf(stderr, "kiln: out of memory\n");
-		return true;
-	}
+	if (!(*n = b.n = calloc(b.count, sizeof(*b.n))))
+		return kl_fail(ENOMEM, "the buckets of %s", kiln_map_name(m));
 	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
-	if (kiln_map_dump(m, add_bucket, &b, &o, NULL) < 0) {
-		cli_fail("run");
+	int err = kiln_map_dump(m, add_bucket, &b, &o, NULL);
+	if (err < 0) {
 		free(b.n);
 		*n = NULL;
 	}
+	return err < 0 ? err : 0;
+}
+
+bool cli_hist_map_buckets(struct kiln_object *obj, struct kiln_map *m, struct cli_hist *h, uint64_t **n,
+			  uint32_t *count)
+{
+	if (!cli_hist_of_map(obj, m, h))
+		return false;
+	if (cli_hist_read(m, h, n, count))
+		cli_fail("run");
 	return true;
 }

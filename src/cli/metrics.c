@@ -1,59 +1,37 @@
 /* metrics.c — `kiln run --metrics ADDR:PORT`: the maps as Prometheus text exposition (format
- * 0.0.4), read at scrape time, served by a minimal HTTP/1.0 responder on a non-blocking
- * listening socket that kiln run polls with its reader. Maps of u64 values become counters, one
- * series a key with labels from the key's BTF (an integer key is label `key`; a struct's
- * integer fields decimal, ipv4/ipv6 fields as addresses, char arrays as strings); maps declared
- * with :display become histograms. */
-#define _GNU_SOURCE   /* accept4 */
-#include "cli.h"
+ * 0.0.4), read at scrape time (metrics.h). Maps of u64 values become counters, one series a
+ * key with labels from the key's BTF (an integer key is label `key`; a struct's integer fields
+ * decimal, ipv4/ipv6 fields as addresses, char arrays as strings); maps declared with :display
+ * become histograms. What each map is served as is worked out once, before serving, in the
+ * thread that owns the object and its layouts; a scrape then reads only that plan (immutable)
+ * and the maps through handles of its own: it shares no user-space state with kiln run's loop.
+ * Label values are valid UTF-8 whatever the keys hold: a byte that is not (a comm any process
+ * may set) is the text \xHH (lib/utf8.h). */
+#include "metrics.h"
 #include <arpa/inet.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <limits.h>
-#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
-/* ADDR:PORT ([V6]:PORT, or :PORT for every address) bound and listening, non-blocking. The
- * socket, or -1 after printing why. */
-int cli_metrics_listen(const char *spec)
-{
-	char host[256];
-	const char *colon = strrchr(spec, ':');
-	size_t hl = colon ? (size_t)(colon - spec) : 0;
-	if (!colon || !colon[1] || hl >= sizeof(host)) {
-		fprintf(stderr, "kiln run: --metrics '%s' is not ADDR:PORT\n", spec);
-		return -1;
-	}
-	memcpy(host, spec, hl);
-	host[hl] = 0;
-	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
-		memmove(host, host + 1, hl - 2);
-		host[hl - 2] = 0;
-	}
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
-	struct addrinfo *ai;
-	int err = getaddrinfo(*host ? host : NULL, colon + 1, &hints, &ai);
-	if (err) {
-		fprintf(stderr, "kiln run: --metrics '%s': %s\n", spec, gai_strerror(err));
-		return -1;
-	}
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int one = 1;
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
-		fprintf(stderr, "kiln run: --metrics %s: cannot listen: %s\n", spec, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(ai);
-	return fd;
-}
+/* One map as it is served. */
+struct metric {
+	char *name;                       /* the object's name for it (the kernel keeps 15 chars) */
+	struct kiln_map *m;               /* the plan's own handle (a dup of the object's fd) */
+	bool hist;                        /* a :display map, h its kind; else a counter or gauge */
+	struct cli_hist h;
+	bool counter;                     /* u64 values; else a gauge */
+	const struct kiln_event *key_ev;  /* a struct key's layout; NULL: an integer key */
+	bool key_signed, value_signed;
+	size_t key_size, value_size, stride, ncpu;
+};
+
+struct cli_metrics_plan {
+	struct metric *v;
+	size_t n;
+};
 
 /* metric and label names: [a-zA-Z0-9_:] (labels without ':'), not starting with a digit */
 static void put_name(FILE *out, const char *s, bool label)
@@ -70,14 +48,7 @@ static void put_name(FILE *out, const char *s, bool label)
 static void put_label_value(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(out, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*s, out);
-	}
+	cli_escape(out, s, strlen(s), KL_ESC_PROM);
 	fputc('"', out);
 }
 
@@ -119,10 +90,7 @@ static bool field_label(FILE *out, const struct kiln_event_field *f, const void 
 
 struct series {
 	FILE *out;
-	struct kiln_map *m;
-	const struct kiln_event *key_ev;  /* a struct key's layout; NULL: an integer key */
-	bool key_signed, value_signed;
-	size_t key_size, value_size, stride, ncpu;
+	const struct metric *mt;
 };
 
 /* An integer of n (1..8) bytes at p, sign-extended when signed. */
@@ -137,50 +105,50 @@ static uint64_t int_at(const uint8_t *p, size_t n, bool sign)
 
 static int put_series(const void *key, const void *value, void *arg)
 {
-	struct series *s = arg;
+	const struct metric *mt = ((struct series *)arg)->mt;
+	FILE *out = ((struct series *)arg)->out;
 	uint64_t sum = 0;
-	for (size_t c = 0; c < s->ncpu; c++)
-		sum += int_at((const uint8_t *)value + c * s->stride, s->value_size, s->value_signed);
-	fputs("kiln_", s->out);
-	put_name(s->out, kiln_map_name(s->m), false);
-	fputc('{', s->out);
-	if (s->key_ev) {
+	for (size_t c = 0; c < mt->ncpu; c++)
+		sum += int_at((const uint8_t *)value + c * mt->stride, mt->value_size, mt->value_signed);
+	fputs("kiln_", out);
+	put_name(out, mt->name, false);
+	fputc('{', out);
+	if (mt->key_ev) {
 		bool first = true;
-		for (size_t i = 0; i < kiln_event_field_count(s->key_ev); i++) {
-			const struct kiln_event_field *f = kiln_event_field(s->key_ev, i);
-			if (!f->is_padding && field_label(s->out, f, key, first))
+		for (size_t i = 0; i < kiln_event_field_count(mt->key_ev); i++) {
+			const struct kiln_event_field *f = kiln_event_field(mt->key_ev, i);
+			if (!f->is_padding && field_label(out, f, key, first))
 				first = false;
 		}
 	} else {
-		uint64_t k = 0;
-		memcpy(&k, key, s->key_size);
-		if (s->key_signed && s->key_size < 8 && (k >> (8 * s->key_size - 1)) & 1)
-			k |= ~(uint64_t)0 << (8 * s->key_size);
-		if (s->key_signed)
-			fprintf(s->out, "key=\"%lld\"", (long long)k);
+		uint64_t k = int_at(key, mt->key_size, mt->key_signed);
+		if (mt->key_signed)
+			fprintf(out, "key=\"%lld\"", (long long)k);
 		else
-			fprintf(s->out, "key=\"%llu\"", (unsigned long long)k);
+			fprintf(out, "key=\"%llu\"", (unsigned long long)k);
 	}
-	if (s->value_signed)
-		fprintf(s->out, "} %lld\n", (long long)sum);
+	if (mt->value_signed)
+		fprintf(out, "} %lld\n", (long long)sum);
 	else
-		fprintf(s->out, "} %llu\n", (unsigned long long)sum);
+		fprintf(out, "} %llu\n", (unsigned long long)sum);
 	return 0;
 }
 
-static void put_header(FILE *out, struct kiln_map *m, const char *type, const char *help)
+static void put_header(FILE *out, const struct metric *mt, const char *type, const char *help)
 {
 	fputs("# HELP kiln_", out);
-	put_name(out, kiln_map_name(m), false);
-	fprintf(out, " %s %s\n# TYPE kiln_", help, kiln_map_name(m));
-	put_name(out, kiln_map_name(m), false);
+	put_name(out, mt->name, false);
+	fprintf(out, " %s ", help);
+	put_name(out, mt->name, false);
+	fputs("\n# TYPE kiln_", out);
+	put_name(out, mt->name, false);
 	fprintf(out, " %s\n", type);
 }
 
 /* a map of integer values keyed by an integer (of up to 8 bytes) or a named struct: u64 values
  * (counts, as kiln's incf makes them) as a counter, signed or narrower ones as a gauge; false
  * when it is not one */
-static bool put_counter(FILE *out, struct kiln_object *obj, struct kiln_events *evs, struct kiln_map *m)
+static bool counter_of(struct kiln_object *obj, struct kiln_events *evs, struct kiln_map *m, struct metric *mt)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
 	struct btf *btf = bpf_object__btf(kiln_object_libbpf(obj));
@@ -191,25 +159,28 @@ static bool put_counter(FILE *out, struct kiln_object *obj, struct kiln_events *
 	size_t vs = info->value_size;
 	if (!kt || (vs != 1 && vs != 2 && vs != 4 && vs != 8) || (vt ? !btf_is_int(vt) : vs != 8))
 		return false;
-	struct series s = { .out = out, .m = m, .key_size = info->key_size, .value_size = vs,
-			    .value_signed = vt && (btf_int_encoding(vt) & BTF_INT_SIGNED),
-			    .stride = kiln_map_value_stride(m) };
-	bool counter = vs == 8 && !s.value_signed;
-	s.ncpu = kiln_map_is_percpu(m) ? kiln_map_value_buf_size(m) / s.stride : 1;
+	mt->key_size = info->key_size;
+	mt->value_size = vs;
+	mt->value_signed = vt && (btf_int_encoding(vt) & BTF_INT_SIGNED);
+	mt->counter = vs == 8 && !mt->value_signed;
 	if (btf_is_int(kt) && info->key_size <= 8) {
-		s.key_signed = btf_int_encoding(kt) & BTF_INT_SIGNED;
-	} else if (btf_is_composite(kt) && kt->name_off && evs) {
-		s.key_ev = kiln_events_find(evs, btf__name_by_offset(btf, kt->name_off));
-		if (!s.key_ev || kiln_event_size(s.key_ev) != info->key_size)
-			return false;
-	} else {
-		return false;
+		mt->key_signed = btf_int_encoding(kt) & BTF_INT_SIGNED;
+		return true;
 	}
-	put_header(out, m, counter ? "counter" : "gauge", counter ? "u64 values of map" : "integer values of map");
+	if (!btf_is_composite(kt) || !kt->name_off || !evs)
+		return false;
+	mt->key_ev = kiln_events_find(evs, btf__name_by_offset(btf, kt->name_off));
+	return mt->key_ev && kiln_event_size(mt->key_ev) == info->key_size;
+}
+
+/* its series, read now */
+static int put_counter(FILE *out, const struct metric *mt)
+{
+	put_header(out, mt, mt->counter ? "counter" : "gauge", mt->counter ? "u64 values of map" : "integer values of map");
+	struct series s = { out, mt };
 	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
-	if (kiln_map_dump(m, put_series, &s, &o, NULL) < 0)
-		cli_fail("run");
-	return true;
+	int err = kiln_map_dump(mt->m, put_series, &s, &o, NULL);
+	return err < 0 ? err : 0;
 }
 
 /* The upper bound (inclusive: the keys are integers) and lower bound of bucket i, in hist.c's
@@ -232,112 +203,93 @@ static bool bucket_bounds(const struct cli_hist *h, uint32_t i, uint32_t count, 
 }
 
 /* a map declared with :display as a histogram: cumulative le buckets, _sum from the buckets'
- * lower bounds (the values themselves are not kept), _count; false when it is not one */
-static bool put_histogram(FILE *out, struct kiln_object *obj, struct kiln_map *m)
+ * lower bounds (the values themselves are not kept), _count */
+static int put_histogram(FILE *out, const struct metric *mt)
 {
-	struct cli_hist h;
 	uint64_t *n;
 	uint32_t count;
-	if (!cli_hist_map_buckets(obj, m, &h, &n, &count))
-		return false;
-	if (!n)
-		return true;
-	put_header(out, m, "histogram", "buckets (sum approximate: from bucket lower bounds) of map");
+	int err = cli_hist_read(mt->m, &mt->h, &n, &count);
+	if (err)
+		return err;
+	put_header(out, mt, "histogram", "buckets (sum approximate: from bucket lower bounds) of map");
 	/* log2: negative keys and bucket 1 (unused: kiln's log2 of 0 is bucket 2) go with [0, 1] */
-	uint32_t first = h.linear ? 0 : 2;
+	uint32_t first = mt->h.linear ? 0 : 2;
 	uint64_t cum = 0;
 	double sum = 0;
 	for (uint32_t i = 0; i < count; i++) {
 		long long le;
 		double lower;
-		bool bounded = bucket_bounds(&h, i, count, &le, &lower);
+		bool bounded = bucket_bounds(&mt->h, i, count, &le, &lower);
 		cum += n[i];
 		sum += (double)n[i] * lower;
 		if (i < first || !bounded)
 			continue;
 		fputs("kiln_", out);
-		put_name(out, kiln_map_name(m), false);
+		put_name(out, mt->name, false);
 		fprintf(out, "_bucket{le=\"%lld\"} %llu\n", le, (unsigned long long)cum);
 	}
 	const char *suffix[] = { "_bucket{le=\"+Inf\"}", "_sum", "_count" };
 	for (int k = 0; k < 3; k++) {
 		fputs("kiln_", out);
-		put_name(out, kiln_map_name(m), false);
+		put_name(out, mt->name, false);
 		if (k == 1)
 			fprintf(out, "%s %.17g\n", suffix[k], sum);
 		else
 			fprintf(out, "%s %llu\n", suffix[k], (unsigned long long)cum);
 	}
 	free(n);
-	return true;
+	return 0;
 }
 
-void cli_metrics_write(FILE *out, struct kiln_object *obj, struct kiln_events *evs, bool (*skip)(struct kiln_map *, void *),
-		       void *arg)
+struct cli_metrics_plan *cli_metrics_plan(struct kiln_object *obj, struct kiln_events *evs,
+					  bool (*skip)(struct kiln_map *, void *), void *arg)
 {
-	for (size_t i = 0; i < kiln_object_map_count(obj); i++) {
+	struct cli_metrics_plan *p = calloc(1, sizeof(*p));
+	size_t nmaps = kiln_object_map_count(obj);
+	if (!p || !(p->v = calloc(nmaps ? nmaps : 1, sizeof(*p->v)))) {
+		free(p);
+		fprintf(stderr, "kiln run: --metrics: out of memory\n");
+		return NULL;
+	}
+	for (size_t i = 0; i < nmaps; i++) {
 		struct kiln_map *m = kiln_object_map(obj, i);
-		if (!skip(m, arg) && !put_histogram(out, obj, m))
-			put_counter(out, obj, evs, m);
+		struct metric mt = { 0 };
+		if (skip(m, arg))
+			continue;
+		mt.hist = cli_hist_of_map(obj, m, &mt.h);
+		if (!mt.hist && !counter_of(obj, evs, m, &mt))
+			continue;
+		if (kiln_map_open_fd(kiln_map_fd(m), &mt.m) || !(mt.name = strdup(kiln_map_name(m)))) {
+			fprintf(stderr, "kiln run: --metrics: %s\n", mt.m ? "out of memory" : kiln_errmsg());
+			kiln_map_close(mt.m);
+			cli_metrics_plan_free(p);
+			return NULL;
+		}
+		mt.stride = kiln_map_value_stride(mt.m);
+		mt.ncpu = kiln_map_is_percpu(mt.m) ? kiln_map_value_buf_size(mt.m) / mt.stride : 1;
+		p->v[p->n++] = mt;
 	}
+	return p;
 }
 
-static void respond(int fd, const char *status, const char *type, const char *body, size_t len)
+void cli_metrics_plan_free(struct cli_metrics_plan *p)
 {
-	char head[256];
-	int hn = snprintf(head, sizeof(head),
-			  "HTTP/1.0 %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
-			  status, type, len);
-	if (write(fd, head, (size_t)hn) != hn)
-		return;
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, body + off, len - off);
-		if (w <= 0)
-			return;
-		off += (size_t)w;
+	for (size_t i = 0; p && i < p->n; i++) {
+		kiln_map_close(p->v[i].m);
+		free(p->v[i].name);
 	}
+	if (p)
+		free(p->v);
+	free(p);
 }
 
-/* Every connection waiting: its request read (up to a second; a slow client costs kiln run
- * that much at most, and a signal cuts it short), GET /metrics answered with the maps read
- * now, anything else 404 (405 for other methods). */
-void cli_metrics_serve(int lfd, struct kiln_object *obj, struct kiln_events *evs,
-		       bool (*skip)(struct kiln_map *, void *), void *arg)
+int cli_metrics_write(FILE *out, struct cli_metrics_plan *p)
 {
-	int fd;
-	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
-		struct timeval tv = { 1, 0 };
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		char req[4096];
-		size_t n = 0;
-		while (n < sizeof(req) - 1) {
-			ssize_t r = read(fd, req + n, sizeof(req) - 1 - n);
-			if (r <= 0)
-				break;
-			n += (size_t)r;
-			req[n] = 0;
-			if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-				break;
-		}
-		req[n] = 0;
-		const char *path = strchr(req, ' ');
-		size_t plen = path ? strcspn(path + 1, " ?\r\n") : 0;
-		if (strncmp(req, "GET ", 4)) {
-			respond(fd, "405 Method Not Allowed", "text/plain", "GET only\n", 9);
-		} else if (plen != 8 || strncmp(path + 1, "/metrics", 8)) {
-			respond(fd, "404 Not Found", "text/plain", "not found: /metrics only\n", 25);
-		} else {
-			char *body = NULL;
-			size_t len = 0;
-			FILE *out = open_memstream(&body, &len);
-			if (out) {
-				cli_metrics_write(out, obj, evs, skip, arg);
-				fclose(out);
-				respond(fd, "200 OK", "text/plain; version=0.0.4; charset=utf-8", body, len);
-			}
-			free(body);
-		}
-		close(fd);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct metric *mt = &p->v[i];
+		int err = mt->hist ? put_histogram(out, mt) : put_counter(out, mt);
+		if (err)
+			return err;
 	}
+	return 0;
 }

@@ -3,11 +3,11 @@
  * reader and event.h), and on Ctrl-C, SIGTERM or the end of --duration detach everything and
  * print the maps and the buffers' counts. Nothing stays unless --pin says so. */
 #include "cli.h"
+#include "metrics.h"
 #include "host/host.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,14 +48,17 @@ static const char run_help[] =
 	"A map declared with :display :log2-hist or (:linear-hist LO HI STEP) is drawn as\n"
 	"bpftrace draws hist() and lhist(): `[4K, 8K)  7 |@@@@...|`; JSON {\"map\":NAME,\"hist\":\n"
 	"[{\"min\":4096,\"max\":8191,\"count\":7},...]}.\n"
-	"--metrics ADDR:PORT (127.0.0.1:9435, [::1]:9435, :9435 for every address) serves the maps\n"
-	"at http://ADDR:PORT/metrics as Prometheus text (version 0.0.4), read at each scrape: a\n"
-	"map of u64 values (per-CPU ones summed) is the counter kiln_NAME (signed or narrower\n"
-	"integer values: the gauge kiln_NAME), one series a key,\n"
-	"labelled by the key's fields (integers in decimal, ipv4/ipv6 fields as addresses, char\n"
-	"arrays as strings; an integer key is label key); a map with :display is the histogram\n"
-	"kiln_NAME with cumulative le buckets (upper bounds, inclusive), _count, and a _sum that\n"
-	"is approximate: each bucket counted at its lower bound. Other paths get 404.\n"
+	"--metrics ADDR:PORT (127.0.0.1:9435, [::1]:9435, :9435 for every address, IPv6 and IPv4)\n"
+	"serves the maps at http://ADDR:PORT/metrics as Prometheus text (version 0.0.4), read at\n"
+	"each scrape: a map of u64 values (per-CPU ones summed) is the counter kiln_NAME (signed\n"
+	"or narrower integer values: the gauge kiln_NAME), one series a key, labelled by the key's\n"
+	"fields (integers in decimal, ipv4/ipv6 fields as addresses, char arrays as strings; an\n"
+	"integer key is label key); a map with :display is the histogram kiln_NAME with\n"
+	"cumulative le buckets (upper bounds, inclusive), _count, and a _sum that is approximate:\n"
+	"each bucket counted at its lower bound. Other paths get 404. Bytes of a label that are\n"
+	"not UTF-8 (a comm may hold any) are written as the text \\xHH. The server\n"
+	"(libmicrohttpd) runs in threads of its own, apart from the events: each request has 10 s\n"
+	"to be answered, connections are limited (1,024), and Ctrl-C closes them all at once.\n"
 	"A Whistler session file (host forms at its top level: with-bpf-session, eval-when,\n"
 	"defparameter, format, ...) runs as `kiln run FILE [ARG...]`: kiln interprets its forms,\n"
 	"compiles and loads its kiln forms for each session, and the file reads the ARGs as\n"
@@ -505,6 +508,7 @@ int cmd_run(int argc, char **argv)
 	struct kiln_link **links = calloc(nprogs + 1, sizeof(*links));
 	struct streams ss = { 0 };
 	struct kiln_reader *rd = NULL;
+	struct cli_metrics_server *msrv = NULL;
 	if (!links) {
 		fprintf(stderr, "kiln run: out of memory\n");
 		goto out;
@@ -515,6 +519,16 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	if (streams_open(obj, json, &ss, &rd))
 		goto out;
+	if (mfd >= 0) {
+		/* served from the exporter's own threads, off this loop (metrics_http.c) */
+		struct cli_metrics_plan *plan = cli_metrics_plan(obj, ss.evs, not_counts, rd);
+		if (!plan)
+			goto out;
+		msrv = cli_metrics_start(mfd, plan);
+		mfd = -1;   /* the server's now, or closed */
+		if (!msrv)
+			goto out;
+	}
 	if (metrics && !quiet)
 		fprintf(stderr, "kiln run: serving the maps at http://%s/metrics\n", metrics);
 	signal_reader = rd;
@@ -539,16 +553,7 @@ int cmd_run(int argc, char **argv)
 		if (interval > 0 && (tick - now()) * 1000 < wait_ms)
 			wait_ms = (tick - now()) > 0 ? (int)((tick - now()) * 1000) + 1 : 0;
 		int err = 0;
-		if (mfd >= 0) {
-			/* the scrapes' socket and the reader's epoll in one poll: a signal interrupts it */
-			struct pollfd p[2] = { { .fd = mfd, .events = POLLIN },
-					       { .fd = rd ? kiln_reader_epoll_fd(rd) : -1, .events = POLLIN } };
-			int n = poll(p, 2, wait_ms);
-			if (n > 0 && (p[0].revents & POLLIN) && !stop_signal)
-				cli_metrics_serve(mfd, obj, ss.evs, not_counts, rd);
-			if (n > 0 && p[1].revents)
-				err = kiln_reader_poll(rd, 0);
-		} else if (rd)
+		if (rd)
 			err = kiln_reader_poll(rd, wait_ms);
 		else
 			nanosleep(&(struct timespec){ 0, (long)wait_ms * 1000000L }, NULL);
@@ -557,6 +562,8 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
+	cli_metrics_stop(msrv);   /* bounded: no client holds it up */
+	msrv = NULL;
 	/* What the programs sent before the end of --duration is printed too: a consumer slowed
 	 * by decoding (symbolizing a stack reads files) may be behind. For DRAIN_S at most, since
 	 * programs may send faster than we print; after a signal the reader is stopped already. */
@@ -573,6 +580,7 @@ int cmd_run(int argc, char **argv)
 out:
 	if (mfd >= 0)
 		close(mfd);
+	cli_metrics_stop(msrv);
 	signal_reader = NULL;
 	streams_close(&ss, rd);
 	for (size_t i = 0; links && i < nprogs; i++)

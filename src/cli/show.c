@@ -11,21 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Through libkiln's writer (event_internal.h), the one the event decoder uses: UTF-8 text
- * passes through (source lines and comm may hold any); invalid bytes become U+FFFD so that
- * the output always parses. */
-void cli_json_str(FILE *out, const char *s, size_t n)
+/* Through libkiln's escaper (lib/utf8.c), the one the event decoder and the metrics use. */
+void cli_escape(FILE *out, const char *s, size_t n, enum kl_esc style)
 {
 	char small[512], *buf = small;
-	size_t need = kl_json_string(small, sizeof(small), s, n);
-	if (need >= sizeof(small) && (buf = malloc(need + 1)))
-		kl_json_string(buf, need + 1, s, n);
+	size_t need = kl_escape(small, sizeof(small), s, n, style);
+	if (need > sizeof(small) && (buf = malloc(need)))
+		kl_escape(buf, need, s, n, style);
 	if (buf)
-		fwrite(buf, 1, need, out);
-	else
-		fputs("\"\"", out);   /* out of memory: still valid JSON */
+		fwrite(buf, 1, need, out);   /* out of memory: nothing, the quotes still match */
 	if (buf != small)
 		free(buf);
+}
+
+/* UTF-8 text passes through (source lines and comm may hold any); invalid bytes become
+ * U+FFFD so that the output always parses. */
+void cli_json_str(FILE *out, const char *s, size_t n)
+{
+	fputc('"', out);
+	cli_escape(out, s, strnlen(s, n), KL_ESC_JSON);
+	fputc('"', out);
 }
 
 static uint64_t load_uint(const uint8_t *p, size_t n)

@@ -27,7 +27,8 @@ int trace_env(struct kt_sema *s, FILE *err);
 int trace_limits(const struct kt_sema *s, FILE *err);
 /* The same value as bpftrace writes it in JSON (a tuple as an array). */
 void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s);
-/* s (n bytes) as a JSON string, with bpftrace's escapes. */
+/* s (n bytes) as a JSON string, with bpftrace's escapes; bytes that are not UTF-8 (a comm may
+ * hold any) as U+FFFD, so that the line still parses (lib/utf8.h). */
 void trace_json_str(FILE *out, const char *s, size_t n);
 /* Whether bpftrace writes a value of type t as a JSON string; whether it prints a map of
  * them without a newline between entries (stacks and symbols). */

@@ -204,17 +204,7 @@ bool trace_json(void)
 void trace_json_str(FILE *out, const char *s, size_t n)
 {
 	fputc('"', out);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\t' ? "\\t"
-				: c == '\r' ? "\\r" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
-		if (esc)
-			fputs(esc, out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
+	cli_escape(out, s, n, KL_ESC_JSON);
 	fputc('"', out);
 }
 

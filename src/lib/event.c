@@ -6,6 +6,7 @@
 #include "kiln/object.h"
 #include "event_internal.h"
 #include "fail.h"
+#include "utf8.h"
 #include <arpa/inet.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -538,23 +539,8 @@ __attribute__((format(printf, 2, 3))) static void putf(struct out *o, const char
 		put(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
-/* A valid UTF-8 sequence's length at p (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	size_t k = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-	if (!k || k > n || (p[0] >= 0xf5))
-		return 0;
-	for (size_t i = 1; i < k; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) || (p[0] == 0xf0 && p[1] < 0x90) ||
-	    (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return k;
-}
-
 /* A string of at most n bytes (to its NUL) as JSON, or in text bare when it can be, else
- * quoted with C escapes. Invalid UTF-8 becomes U+FFFD in JSON and \xNN in text. */
+ * quoted with C escapes. Invalid UTF-8 becomes U+FFFD in JSON and \xNN in text (utf8.c). */
 static void put_string(struct out *o, const char *s, size_t n, bool json)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -568,31 +554,8 @@ static void put_string(struct out *o, const char *s, size_t n, bool json)
 		return;
 	}
 	put(o, "\"", 1);
-	size_t run = 0;   /* start of the pending run of plain bytes */
-	for (size_t i = 0, k; i < n; i += k) {
-		unsigned char c = p[i];
-		k = 1;
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
-			continue;
-		if (c >= 0x80 && (k = utf8_len(p + i, n - i)) > 0)
-			continue;
-		k = 1;
-		put(o, s + run, i - run);
-		run = i + 1;
-		if (c == '"' || c == '\\')
-			putf(o, "\\%c", c);
-		else if (c == '\n')
-			puts_(o, "\\n");
-		else if (c == '\t')
-			puts_(o, "\\t");
-		else if (c < 0x80)
-			putf(o, json ? "\\u%04x" : "\\x%02x", c);
-		else if (json)
-			puts_(o, "\\ufffd");
-		else
-			putf(o, "\\x%02x", c);
-	}
-	put(o, s + run, n - run);
+	size_t room = o->pos < o->len ? o->len - o->pos : 0;
+	o->pos += kl_escape(room ? o->buf + o->pos : NULL, room, s, n, json ? KL_ESC_JSON : KL_ESC_TEXT);
 	put(o, "\"", 1);
 }
 

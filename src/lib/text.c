@@ -1,23 +1,9 @@
 /* text.c — untrusted names escaped for terminals and messages (text.h). */
 #include "text.h"
+#include "utf8.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-
-size_t kl_utf8_len(const unsigned char *p, size_t n)
-{
-	size_t k = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 && p[0] < 0xf0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-	if (!k || k > n)
-		return 0;
-	for (size_t i = 1; i < k; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong three- and four-byte forms, surrogates, and past U+10FFFF */
-	if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0) || (p[0] == 0xf0 && p[1] < 0x90) ||
-	    (p[0] == 0xf4 && p[1] >= 0x90))
-		return 0;
-	return k;
-}
 
 bool kl_text_plain(const char *s)
 {

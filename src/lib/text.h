@@ -4,14 +4,13 @@
  * the system (a comm, a path) may hold any bytes: an escape sequence would drive the user's
  * terminal, a newline would forge a line of output. Everything libkiln and the CLI print of
  * such a name goes through here: control bytes (below 0x20, and 0x7f) and bytes that are not
- * valid UTF-8 become \xHH; the rest, printable ASCII and valid UTF-8, stays as it is. */
+ * valid UTF-8 (as utf8.h judges them) become \xHH; the rest, printable ASCII and valid UTF-8,
+ * stays as it is. utf8.h escapes strings for JSON, Prometheus label values and quoted text. */
 #ifndef KL_LIB_TEXT_H
 #define KL_LIB_TEXT_H
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The length of the valid UTF-8 sequence at p (of at most n bytes), or 0. */
-size_t kl_utf8_len(const unsigned char *p, size_t n);
 /* Whether s needs no escape: printable ASCII and valid UTF-8 only. */
 bool kl_text_plain(const char *s);
 /* s (to its NUL) escaped into buf of len bytes (len > 0), cut with "..." if it does not fit;
