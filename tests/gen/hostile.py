@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""hostile.py IN OUT [--payloads c|skel|py|rs] — tests/gen/hostile.c's object with its placeholders H(NN) overwritten by
+"""hostile.py IN OUT [--payloads c|skel|py|rs] [--raw] — tests/gen/hostile.c's object with its placeholders H(NN) overwritten by
 the hostile names below, wherever they stand (ELF string tables, BTF strings, DWARF): each
 placeholder becomes the name, a NUL, and filler, so that every string keeps its offset. The
 names would run code (touch pwned-*) if a generator wrote them into its output unescaped.
 --payloads LANG: only the names that carry code for LANG; the others become plain nNN, so
 that nothing but the escaping stands between a payload and a compiler that would otherwise
-take the file."""
+take the file.
+Without --raw, a control byte in a name becomes a space and a byte that is not UTF-8 a '?':
+libkiln refuses an object with such names before anything reads it (src/lib/validate*.c), so
+the generators meet only printable hostile names; with --raw the names keep every byte, for
+the check that the object is refused."""
 import re
 import sys
 
@@ -37,11 +41,21 @@ def main():
     data = open(sys.argv[1], "rb").read()
     seen = set()
 
-    payloads = sys.argv[4] if sys.argv[3:4] == ["--payloads"] else None
+    payloads = sys.argv[sys.argv.index("--payloads") + 1] if "--payloads" in sys.argv else None
+    raw = "--raw" in sys.argv
+
+    def printable(name):
+        if raw:
+            return name
+        out = bytearray()
+        for ch in name.decode("utf-8", errors="surrogateescape"):
+            o = ord(ch)
+            out += b"?" if 0xDC80 <= o <= 0xDCFF else b" " if o < 0x20 or o == 0x7F else ch.encode()
+        return bytes(out)
 
     def put(m):
         n = int(m.group(1))
-        name = NAMES[n]
+        name = printable(NAMES[n])
         if payloads and PAYLOADS.get(n) != payloads:
             name = b"n%02d" % n
         assert len(name) < len(m.group(0)), f"name {n} is longer than its placeholder"
