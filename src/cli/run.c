@@ -72,6 +72,7 @@ static void on_signal(int sig)
 	if (stop_signal)
 		_exit(128 + sig);
 	stop_signal = sig;
+	cli_stop_notify(sig);   /* output nobody reads cannot hold the stop up (stop.c) */
 	if (signal_reader)
 		kiln_reader_stop(signal_reader);
 }
@@ -480,6 +481,7 @@ int cmd_run(int argc, char **argv)
 		return 2;
 	}
 	/* From here on a signal only sets a flag: cleanup always runs. */
+	cli_stop_watch("run");
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -556,6 +558,12 @@ int cmd_run(int argc, char **argv)
 			cli_fail("run");
 			goto out;
 		}
+	}
+	/* Detached before anything more is printed: a stdout or stderr nobody reads may hold
+	 * the rest up (until stop.c drops it). */
+	for (size_t i = 0; i < nprogs; i++) {
+		kiln_link_destroy(links[i]);   /* detaches, except links pinned with --pin */
+		links[i] = NULL;
 	}
 	/* What the programs sent before the end of --duration is printed too: a consumer slowed
 	 * by decoding (symbolizing a stack reads files) may be behind. For DRAIN_S at most, since

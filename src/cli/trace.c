@@ -103,6 +103,7 @@ static void on_signal(int sig)
 	if (!stop_signal)
 		first_signal_s = ts.tv_sec;
 	stop_signal = sig;
+	cli_stop_notify(sig);   /* output nobody reads cannot hold the stop up (stop.c) */
 }
 
 /* ---- running ---- */
@@ -795,6 +796,7 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, "kiln trace: cannot write %s: %s\n", o.output, strerror(errno));
 		goto out;
 	}
+	cli_stop_watch("trace");
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
