@@ -1,6 +1,6 @@
 /* stop.c — a stop that nobody's reading can hold up. After Ctrl-C or SIGTERM kiln run, kiln
  * trace and a host session detach and print their last lines; when what they write to is a
- * pipe (or socket, or terminal) nobody reads, the write blocks, and glibc's stdio writes the
+ * pipe (or socket) nobody reads, the write blocks, and glibc's stdio writes the
  * rest of its buffer again after the signal interrupted it: the stop would wait for the
  * reader. A watchdog thread, woken by the stop's signal handler, looks at what the main
  * thread is doing (/proc/self/task/TID/syscall): blocked in a write to such a file whose fill
@@ -36,7 +36,7 @@ static pid_t main_tid;
 static pthread_t main_thread;
 static const char *stop_cmd = "";
 
-/* What the main thread is blocked in, when it is a write to a pipe, socket or terminal. */
+/* What the main thread is blocked in, when it is a write to a pipe or socket. */
 struct sample {
 	int fd;
 	struct stat st;
@@ -56,11 +56,11 @@ static bool is_write_call(long nr)
 	return false;
 }
 
-/* The bytes a pipe holds, a socket has not sent, or a terminal has not written out. */
+/* The bytes a pipe holds, or a socket has not sent (or seen read, for a Unix socket). */
 static long fill_of(int fd, const struct stat *st)
 {
 	int n = -1;
-	if (S_ISFIFO(st->st_mode) ? ioctl(fd, FIONREAD, &n) : ioctl(fd, S_ISSOCK(st->st_mode) ? SIOCOUTQ : TIOCOUTQ, &n))
+	if (ioctl(fd, S_ISFIFO(st->st_mode) ? FIONREAD : SIOCOUTQ, &n))
 		return -1;
 	return n;
 }
@@ -84,8 +84,10 @@ static bool sample(struct sample *s)
 	unsigned long long fd = strtoull(end, NULL, 16);
 	if (fd > INT32_MAX || fstat((int)fd, &s->st))
 		return false;
-	if (!S_ISFIFO(s->st.st_mode) && !S_ISSOCK(s->st.st_mode) && !S_ISCHR(s->st.st_mode))
-		return false;               /* a file or a disk is slow, never unread */
+	/* a file or a disk is slow, never unread; a terminal (a pty behind ssh) may be slow too,
+	 * and its fill is not to be seen from here */
+	if (!S_ISFIFO(s->st.st_mode) && !S_ISSOCK(s->st.st_mode))
+		return false;
 	s->fd = (int)fd;
 	s->fill = fill_of(s->fd, &s->st);
 	return true;

@@ -37,6 +37,8 @@ static const char trace_help[] =
 	"kiln Lisp, compiled in memory, loaded and attached; `Attaching N probes...` is printed,\n"
 	"printf output streams until exit() or Ctrl-C/SIGTERM, then END runs and every map is\n"
 	"printed in bpftrace's format. ARGS are the positional parameters $1, $2, ... ($# counts).\n"
+	"After Ctrl-C or SIGTERM, output nobody reads (a stalled pipe) is dropped once a write has\n"
+	"made no progress for a quarter of a second, and the exit status is 130 (SIGTERM: 143).\n"
 	"\n"
 	"OPTIONS:\n"
 	"  -e PROGRAM      the program text (named `stdin` in messages, as bpftrace names it)\n"
