@@ -65,30 +65,37 @@ static long fill_of(int fd, const struct stat *st)
 	return n;
 }
 
-static bool sample(struct sample *s)
+/* The descriptor the main thread is blocked writing to (its syscall line in line), or -1. */
+static int blocked_fd(char *line, size_t size)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)main_tid);
 	int f = open(path, O_RDONLY | O_CLOEXEC);
 	if (f < 0)
-		return false;
-	ssize_t n = read(f, s->line, sizeof(s->line) - 1);
+		return -1;
+	ssize_t n = read(f, line, size - 1);
 	close(f);
 	if (n <= 0)
-		return false;
-	s->line[n] = 0;
+		return -1;
+	line[n] = 0;
 	char *end;
-	long nr = strtol(s->line, &end, 10);   /* "running", or "-1 SP PC" outside a call */
-	if (end == s->line || !is_write_call(nr))
-		return false;
+	long nr = strtol(line, &end, 10);   /* "running", or "-1 SP PC" outside a call */
+	if (end == line || !is_write_call(nr))
+		return -1;
 	unsigned long long fd = strtoull(end, NULL, 16);
-	if (fd > INT32_MAX || fstat((int)fd, &s->st))
+	return fd > INT32_MAX ? -1 : (int)fd;
+}
+
+static bool sample(struct sample *s)
+{
+	int fd = blocked_fd(s->line, sizeof(s->line));
+	if (fd < 0 || fstat(fd, &s->st))
 		return false;
 	/* a file or a disk is slow, never unread; a terminal (a pty behind ssh) may be slow too,
 	 * and its fill is not to be seen from here */
 	if (!S_ISFIFO(s->st.st_mode) && !S_ISSOCK(s->st.st_mode))
 		return false;
-	s->fd = (int)fd;
+	s->fd = fd;
 	s->fill = fill_of(s->fd, &s->st);
 	return true;
 }
@@ -134,8 +141,8 @@ static void drop(const struct sample *s)
 	struct sigaction sa = { .sa_handler = on_wake };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGURG, &sa, NULL);
-	struct sample now;
-	if (sample(&now) && now.fd == s->fd)   /* still there: not some other call interrupted */
+	char line[256];
+	if (blocked_fd(line, sizeof(line)) == s->fd)   /* still there: not some other call interrupted */
 		pthread_kill(main_thread, SIGURG);
 }
 
