@@ -483,9 +483,11 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "kiln run: --clear empties the maps after each --interval printing; it needs --interval\n");
 		return 2;
 	}
-	/* From here on a signal only sets a flag: cleanup always runs. */
+	/* From here on a signal only sets a flag: cleanup always runs. SA_RESTART: a write the
+	 * signal finds waiting on a slow reader goes on (glibc's stdio would drop its buffer on
+	 * EINTR); the reader's poll returns all the same, and stop.c ends a write nobody reads. */
 	cli_stop_watch("run");
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -798,8 +798,11 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, "kiln trace: cannot write %s: %s\n", o.output, strerror(errno));
 		goto out;
 	}
+	/* SA_RESTART: a write the signal finds waiting on a slow reader goes on (glibc's stdio
+	 * would drop its buffer on EINTR); polls return all the same, and stop.c ends a write
+	 * nobody reads */
 	cli_stop_watch("trace");
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

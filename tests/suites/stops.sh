@@ -8,8 +8,9 @@
 # `kiln run` of an object that sends a record on every system call (its printing makes more),
 # `kiln run --interval 1ms` (the maps printed every millisecond), the same with stderr into the
 # pipe too, `kiln trace` printing on every system call, and a host session file printing in a
-# loop. A reader that is slow but reads loses nothing: the final report reaches it and the
-# status is 0. KILN_STOPS_ROUNDS (default 1) repeats the stalled cases.
+# loop. A reader that is slow but reads loses nothing: the final report reaches it, it has a
+# line for every record kiln read (none dropped by the signal that found a write waiting),
+# and the status is 0. KILN_STOPS_ROUNDS (default 1) repeats the stalled cases.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
@@ -138,6 +139,9 @@ if [ "$(stat -c %s "$tmp/slow.out" 2>/dev/null || echo 0)" -gt 100000 ] && kill 
 	check slow-reader/status 0 "$st"
 	if grep -qE '^events: records=[1-9][0-9]* lost=0 drops=[0-9]+$' "$tmp/slow.out"; then pass slow-reader/report
 	else fail slow-reader/report "no final report in what the reader read: $(tail -2 "$tmp/slow.out" | tr '\n' '|')"; fi
+	# every record read is a line the reader got: the write the signal found waiting went on
+	n=$(sed -n 's/^events: records=\([0-9]*\) .*/\1/p' "$tmp/slow.out")
+	check slow-reader/complete "${n:-none}" "$(grep -c '^sys_call ' "$tmp/slow.out")"
 	if grep -q 'not being read' "$tmp/slow.err"; then fail slow-reader/kept "$(cat "$tmp/slow.err" | tr '\n' '|')"
 	else pass slow-reader/kept; fi
 else
