@@ -1,8 +1,8 @@
-/* stop.c — a stop that nobody's reading can hold up. After Ctrl-C or SIGTERM kiln run, kiln
- * trace and a host session detach and print their last lines; when what they write to is a
- * pipe (or socket) nobody reads, the write blocks, and glibc's stdio writes the
- * rest of its buffer again after the signal interrupted it: the stop would wait for the
- * reader. A watchdog thread, woken by the stop's signal handler, looks at what the main
+/* stop.c — a stop that output nobody reads cannot hold up. After Ctrl-C or SIGTERM kiln run,
+ * kiln trace and a host session detach and print their last lines; when what they write to is
+ * a pipe (or socket) nobody reads, the write blocks, and goes on blocking after the signal
+ * (restarted, or glibc's stdio writing the rest of its buffer again): the stop would wait for
+ * the reader. A watchdog thread, woken by the stop's signal handler, looks at what the main
  * thread is doing (/proc/self/task/TID/syscall): blocked in a write to such a file whose fill
  * has not moved for STALL_MS, that file is dropped: /dev/null takes its descriptor (and the
  * descriptors 1 and 2 when they are the same file) and a signal interrupts the write. The
@@ -218,6 +218,5 @@ void cli_stop_notify(int sig)
 int cli_stop_status(int rc)
 {
 	fflush(stdout);   /* what exit() would write: it may be what nobody reads */
-	fflush(stderr);
 	return atomic_load(&dropped) && stop_sig ? 128 + stop_sig : rc;
 }
