@@ -32,6 +32,7 @@
 static int wake_fd = -1;                 /* the signal handlers wake the watchdog through it */
 static volatile sig_atomic_t stop_sig;   /* the first stop's signal */
 static atomic_bool dropped;              /* some output was dropped */
+static atomic_uint_fast64_t dropped_fds; /* which of the descriptors 0..63 */
 static pid_t main_tid;
 static pthread_t main_thread;
 static const char *stop_cmd = "";
@@ -125,6 +126,8 @@ static void drop(const struct sample *s)
 			continue;
 		int fl = fcntl(fds[i], F_GETFD);
 		dup3(null, fds[i], fl > 0 && (fl & FD_CLOEXEC) ? O_CLOEXEC : 0);
+		if (fds[i] < 64)
+			atomic_fetch_or(&dropped_fds, (uint_fast64_t)1 << fds[i]);
 		err_dropped = err_dropped || fds[i] == 2;
 	}
 	close(null);
@@ -213,6 +216,11 @@ void cli_stop_notify(int sig)
 		(void)w;   /* full: the watchdog is awake already */
 	}
 	errno = e;
+}
+
+bool cli_stop_dropped(int fd)
+{
+	return fd >= 0 && fd < 64 && (atomic_load(&dropped_fds) >> fd & 1);
 }
 
 int cli_stop_status(int rc)

@@ -539,11 +539,12 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		kiln_link_destroy(links[i]);
 		links[i] = NULL;
 	}
-	/* what the probes sent before they were detached, for a bounded time */
-	bool exited = r.exited;
+	/* what the probes sent before they were detached, for a bounded time (none when nobody
+	 * reads it: stop.c dropped the output) */
+	bool drain = !r.exited && !cli_stop_dropped(fileno(out));
 	r.exited = false;
 	double end = now_s() + 0.25;
-	while (!exited && now_s() < end && poll_batch(&r, rd, 0) > 0)
+	while (drain && now_s() < end && poll_batch(&r, rd, 0) > 0)
 		;
 	report_drops(&r, rd, true);
 	if (run_special(&r, rd, KP_END))
