@@ -152,6 +152,18 @@ bool cli_opt_is(const char *names, const char *a);
  * flag. Returns the exit status. */
 int cli_help_doc(int argc, char **argv);
 
+/* stop.c: a stop (Ctrl-C, SIGTERM) that output nobody reads cannot hold up. cli_stop_watch
+ * starts a watchdog thread for the calling (main) thread, before the signal handlers are
+ * installed; their first stop calls cli_stop_notify (async-signal-safe). From then on a write
+ * of the main thread to a pipe or socket that stays blocked without progress for a
+ * quarter of a second is dropped into /dev/null (with a line on stderr when that is not the
+ * file), so the stop finishes. cli_stop_dropped: whether fd was. cli_stop_status: rc, or 128
+ * + the signal when output was dropped. cmd names kiln's line ("run"). 0, or a negative errno. */
+int cli_stop_watch(const char *cmd);
+void cli_stop_notify(int sig);
+bool cli_stop_dropped(int fd);
+int cli_stop_status(int rc);
+
 /* One-line error from the library's last failure: "kiln CMD: message". */
 void cli_fail(const char *cmd);
 /* Open (compiling a kiln source in memory) an object; prints the error, and the compile

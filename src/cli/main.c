@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 				char *hargv[] = { argv[2], "--help", NULL };
 				return cmds[i].fn(2, hargv);
 			}
-			return cmds[i].fn(argc - 1, argv + 1);
+			return cli_stop_status(cmds[i].fn(argc - 1, argv + 1));
 		}
 	fprintf(stderr, "kiln: unknown command '%s'\n", name);
 	usage(stderr);

@@ -32,6 +32,9 @@ static const char run_help[] =
 	"unload DIR` removes them). --json prints JSON lines: {\"event\":NAME,\"pid\":1,...}.\n"
 	"Ctrl-C stops within a fraction of a second however fast records arrive; a second\n"
 	"Ctrl-C exits at once, skipping the final report (the links go with the process).\n"
+	"Output nobody reads does not hold a stop up: after Ctrl-C or SIGTERM a write to a pipe or\n"
+	"socket that makes no progress for a quarter of a second is dropped (the rest goes to\n"
+	"/dev/null, a line on stderr says so) and the exit status is 130 (SIGTERM: 143).\n"
 	"-q (--quiet) leaves out kiln's own lines on stderr: what it attached, running, detaching.\n"
 	"A kiln source's compile warnings go to stderr unless -w. A program the verifier refuses\n"
 	"is shown at its source file:line:col with the verifier's message and a hint.\n"
@@ -75,6 +78,7 @@ static void on_signal(int sig)
 	if (stop_signal)
 		_exit(128 + sig);
 	stop_signal = sig;
+	cli_stop_notify(sig);   /* output nobody reads cannot hold the stop up (stop.c) */
 	if (signal_reader)
 		kiln_reader_stop(signal_reader);
 }
@@ -482,8 +486,11 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "kiln run: --clear empties the maps after each --interval printing; it needs --interval\n");
 		return 2;
 	}
-	/* From here on a signal only sets a flag: cleanup always runs. */
-	struct sigaction sa = { .sa_handler = on_signal };
+	/* From here on a signal only sets a flag: cleanup always runs. SA_RESTART: a write the
+	 * signal finds waiting on a slow reader goes on (glibc's stdio would drop its buffer on
+	 * EINTR); the reader's poll returns all the same, and stop.c ends a write nobody reads. */
+	cli_stop_watch("run");
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -564,6 +571,12 @@ int cmd_run(int argc, char **argv)
 	}
 	cli_metrics_stop(msrv);   /* bounded: no client holds it up */
 	msrv = NULL;
+	/* Detached before anything more is printed: a stdout or stderr nobody reads may hold
+	 * the rest up (until stop.c drops it). */
+	for (size_t i = 0; i < nprogs; i++) {
+		kiln_link_destroy(links[i]);   /* detaches, except links pinned with --pin */
+		links[i] = NULL;
+	}
 	/* What the programs sent before the end of --duration is printed too: a consumer slowed
 	 * by decoding (symbolizing a stack reads files) may be behind. For DRAIN_S at most, since
 	 * programs may send faster than we print; after a signal the reader is stopped already. */

@@ -37,6 +37,8 @@ static const char trace_help[] =
 	"kiln Lisp, compiled in memory, loaded and attached; `Attaching N probes...` is printed,\n"
 	"printf output streams until exit() or Ctrl-C/SIGTERM, then END runs and every map is\n"
 	"printed in bpftrace's format. ARGS are the positional parameters $1, $2, ... ($# counts).\n"
+	"After Ctrl-C or SIGTERM, output nobody reads (a stalled pipe) is dropped once a write has\n"
+	"made no progress for a quarter of a second, and the exit status is 130 (SIGTERM: 143).\n"
 	"\n"
 	"OPTIONS:\n"
 	"  -e PROGRAM      the program text (named `stdin` in messages, as bpftrace names it)\n"
@@ -103,6 +105,7 @@ static void on_signal(int sig)
 	if (!stop_signal)
 		first_signal_s = ts.tv_sec;
 	stop_signal = sig;
+	cli_stop_notify(sig);   /* output nobody reads cannot hold the stop up (stop.c) */
 }
 
 /* ---- running ---- */
@@ -536,11 +539,12 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		kiln_link_destroy(links[i]);
 		links[i] = NULL;
 	}
-	/* what the probes sent before they were detached, for a bounded time */
-	bool exited = r.exited;
+	/* what the probes sent before they were detached, for a bounded time (none when nobody
+	 * reads it: stop.c dropped the output) */
+	bool drain = !r.exited && !cli_stop_dropped(fileno(out));
 	r.exited = false;
 	double end = now_s() + 0.25;
-	while (!exited && now_s() < end && poll_batch(&r, rd, 0) > 0)
+	while (drain && now_s() < end && poll_batch(&r, rd, 0) > 0)
 		;
 	report_drops(&r, rd, true);
 	if (run_special(&r, rd, KP_END))
@@ -795,7 +799,11 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, "kiln trace: cannot write %s: %s\n", o.output, strerror(errno));
 		goto out;
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
+	/* SA_RESTART: a write the signal finds waiting on a slow reader goes on (glibc's stdio
+	 * would drop its buffer on EINTR); polls return all the same, and stop.c ends a write
+	 * nobody reads */
+	cli_stop_watch("trace");
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -1,6 +1,7 @@
 /* host.c — the host interpreter's entry points, values, errors and Ctrl-C. */
 #include "host.h"
 #include "hv.h"
+#include "cli/cli.h"
 #include <errno.h>
 #include <linux/bpf.h>
 #include <stdarg.h>
@@ -20,9 +21,9 @@ static int sigint_delivered;
 
 static void on_sigint(int sig)
 {
-	(void)sig;
 	if (++sigint_count >= 2)
 		_exit(130);
+	cli_stop_notify(sig);   /* `kiln run`: output nobody reads cannot hold the stop up (stop.c) */
 }
 
 bool host_interrupt_pending(struct host *h, const struct kl_node *n)
@@ -430,6 +431,7 @@ int host_run(const char *path, int argc, char **argv, void **elf, size_t *size)
 	}
 	for (uint32_t i = 0; i < n; i++)
 		host_prepare(h, forms[i]);
+	cli_stop_watch("run");
 	host_setup(h, argc, argv);
 	int rc = 0;
 	for (uint32_t i = 0; i < n; i++) {
