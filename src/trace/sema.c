@@ -7,6 +7,7 @@
 #include "compiler/nearest.h"
 #include "trace/ktypes.h"
 #include "trace/cdefine.h"
+#include "trace/limits.h"
 #include "trace/probes.h"
 #include "trace/usdt.h"
 #include <ctype.h>
@@ -107,17 +108,40 @@ int kt_tp_field(struct kl_arena *a, const char *event, const char *name, struct 
 
 static int expr(struct sm *m, struct kt_node *n);
 
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of name in the maps' hash table: its index + 1, or 0 where it would go. */
+static uint32_t *map_slot(struct sm *m, const char *name)
+{
+	uint32_t mask = m->map_tab_size - 1;
+	for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask)
+		if (!m->map_tab[i] || !strcmp(m->maps.items[m->map_tab[i] - 1].name, name))
+			return &m->map_tab[i];
+}
+
 static struct kt_map *map_of(struct sm *m, struct kt_node *n)
 {
-	for (size_t i = 0; i < m->maps.len; i++)
-		if (!strcmp(m->maps.items[i].name, n->name)) {
-			n->map_id = (int)i;
-			return &m->maps.items[i];
-		}
-	struct kt_map mp = { .name = n->name, .span = n->span };
-	kl_vec_push(m->a, &m->maps, mp);
-	n->map_id = (int)m->maps.len - 1;
-	return &m->maps.items[m->maps.len - 1];
+	if (2 * (m->maps.len + 1) > m->map_tab_size) {   /* rehash at half full */
+		uint32_t size = m->map_tab_size ? m->map_tab_size * 2 : 64;
+		m->map_tab = kl_arena_array(m->a, uint32_t, size);
+		m->map_tab_size = size;
+		for (size_t i = 0; i < m->maps.len; i++)
+			*map_slot(m, m->maps.items[i].name) = (uint32_t)i + 1;
+	}
+	uint32_t *slot = map_slot(m, n->name);
+	if (!*slot) {
+		struct kt_map mp = { .name = n->name, .span = n->span };
+		kl_vec_push(m->a, &m->maps, mp);
+		*slot = (uint32_t)m->maps.len;
+	}
+	n->map_id = (int)*slot - 1;
+	return &m->maps.items[n->map_id];
 }
 
 /* A key's type (one expression, or several as a tuple), merged into the map's: strings
@@ -846,6 +870,9 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 			mp->key_size = (mp->key.kind == KTT_NONE ? 0 : mp->key_size) + 8;
 		mp->value_size = mp->kind == KM_STR ? mp->value.size : mp->kind == KM_TUPLE ? kt_type_size(&mp->value) : mp->kind == KM_AVG || mp->kind == KM_STATS ? 16 : 8;
 	}
+	if (m.maps.len > KT_MAX_MAPS)
+		return kl_error(d, m.maps.items[KT_MAX_MAPS].span, "too many maps: kiln trace takes at most %d in a script",
+				KT_MAX_MAPS);
 	s->maps = m.maps.items;
 	s->nmaps = (uint32_t)m.maps.len;
 	return 0;
