@@ -373,7 +373,7 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			fprintf(g->o, "(arg %lld)", (long long)n->num);
 			return;
 		}
-		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
+		if (kt_tp_field(g->s, g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
 			gen_err(g, n->span, msg);
 			fputs("0", g->o);
 			return;
@@ -468,7 +468,7 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 	case KT_ARROW: {
 		struct kl_tp_field f;
 		char msg[1024];
-		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
+		if (kt_tp_field(g->s, g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
 			gen_err(g, n->span, msg);
 			break;
 		}

@@ -57,32 +57,26 @@ const char *kt_tracefs(void)
 
 /* ---- tracepoint formats, cached ---- */
 
-struct tpcache {
+struct kt_tpcache {
 	const char *event;
 	struct kl_tp_field *f;
 	uint32_t n;
-	struct tpcache *next;
+	struct kt_tpcache *next;
 };
-static __thread struct tpcache *cache;
-static __thread struct kl_arena *cache_arena;
 
-int kt_tp_field(struct kl_arena *a, const char *event, const char *name, struct kl_tp_field *out, char *msg,
-		size_t msgsz)
+int kt_tp_field(const struct kt_sema *s, struct kl_arena *a, const char *event, const char *name,
+		struct kl_tp_field *out, char *msg, size_t msgsz)
 {
-	if (cache_arena != a) {
-		cache = NULL;
-		cache_arena = a;
-	}
-	struct tpcache *c = cache;
+	struct kt_tpcache *c = *s->tp_cache;
 	while (c && strcmp(c->event, event))
 		c = c->next;
 	if (!c) {
-		c = kl_arena_new(a, struct tpcache);
+		c = kl_arena_new(a, struct kt_tpcache);
 		c->event = kl_arena_strdup(a, event);
 		if (kl_tracepoint_format(a, event, &c->f, &c->n, msg, msgsz))
 			return -1;
-		c->next = cache;
-		cache = c;
+		c->next = *s->tp_cache;
+		*s->tp_cache = c;
 	}
 	for (uint32_t i = 0; i < c->n; i++)
 		if (!strcmp(c->f[i].name, name) && strncmp(name, "common_", 7)) {
@@ -370,7 +364,7 @@ static int arrow(struct sm *m, struct kt_node *n)
 			continue;
 		struct kl_tp_field f;
 		char msg[2048];
-		if (kt_tp_field(m->a, t->event, n->name, &f, msg, sizeof(msg)))
+		if (kt_tp_field(m->s, m->a, t->event, n->name, &f, msg, sizeof(msg)))
 			return err_at(m, n->span, "%s", msg);
 		struct kt_type ft = f.data_loc ? t_str(m->s->strlen) : f.count && f.size / f.count == 1 ? t_str(f.size)
 				   : f.count ? kt_tp_array(m, &f) : t_int(f.size, f.is_signed);
@@ -781,24 +775,24 @@ static int stmt(struct sm *m, struct kt_node *s)
 /* Types every probe's predicate and block (one pass of kt_sema). */
 static int probes(struct sm *m, struct kt_program *prog)
 {
+	uint32_t i = 0;   /* the targets are in the order of their probes */
 	for (uint32_t p = 0; p < prog->nprobes; p++) {
 		m->probe = &prog->probes[p];
 		m->vars = (typeof(m->vars)){ 0 };
 		m->first = NULL;
 		m->is_tracepoint = m->has_args = m->has_retval = m->has_func = m->is_kfunc = m->is_raw = m->is_usdt = true;
-		for (uint32_t i = 0; i < m->s->ntargets; i++)
-			if (m->s->targets[i].probe_index == p) {
-				enum kt_pkind k = m->s->targets[i].kind;
-				if (!m->first)
-					m->first = &m->s->targets[i];
-				m->is_tracepoint = m->is_tracepoint && k == KP_TRACEPOINT;
-				m->has_args = m->has_args && (k == KP_UPROBE || k == KP_KPROBE);
-				m->has_retval = m->has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE || k == KP_KRETFUNC);
-				m->has_func = m->has_func && k >= KP_UPROBE && k <= KP_KRETFUNC;
-				m->is_kfunc = m->is_kfunc && (k == KP_KFUNC || k == KP_KRETFUNC);
-				m->is_raw = m->is_raw && k == KP_RAWTRACEPOINT;
-				m->is_usdt = m->is_usdt && k == KP_USDT;
-			}
+		for (; i < m->s->ntargets && m->s->targets[i].probe_index == p; i++) {
+			enum kt_pkind k = m->s->targets[i].kind;
+			if (!m->first)
+				m->first = &m->s->targets[i];
+			m->is_tracepoint = m->is_tracepoint && k == KP_TRACEPOINT;
+			m->has_args = m->has_args && (k == KP_UPROBE || k == KP_KPROBE);
+			m->has_retval = m->has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE || k == KP_KRETFUNC);
+			m->has_func = m->has_func && k >= KP_UPROBE && k <= KP_KRETFUNC;
+			m->is_kfunc = m->is_kfunc && (k == KP_KFUNC || k == KP_KRETFUNC);
+			m->is_raw = m->is_raw && k == KP_RAWTRACEPOINT;
+			m->is_usdt = m->is_usdt && k == KP_USDT;
+		}
 		if (!m->first) {   /* its wildcards matched nothing: bpftrace leaves it out too */
 			m->s->vars[p] = NULL;
 			m->s->nvars[p] = 0;
@@ -822,6 +816,7 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 {
 	struct sm m = { .s = s, .a = a, .d = d };
 	struct kt_targets targets = { 0 };
+	s->tp_cache = kl_arena_new(a, struct kt_tpcache *);   /* this script's, in its arena */
 	for (uint32_t p = 0; p < prog->nprobes; p++)
 		for (uint32_t i = 0; i < prog->probes[p].nattach; i++)
 			if (kt_resolve_attach(a, d, &prog->probes[p].attach[i], p, s->params, s->nparams, &targets))
@@ -831,6 +826,8 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 	if (!s->ntargets)
 		return kl_error(d, prog->nprobes ? prog->probes[0].span : (struct kl_span){ 0 }, "%s",
 				"no probes to attach: the wildcards match nothing");
+	if ((s->max_progs && s->ntargets > s->max_progs) || (s->max_probes && s->ntargets > s->max_probes))
+		return 0;   /* typed no further: the caller's limit check (trace_limits) refuses them */
 	s->vars = kl_arena_array(a, struct kt_var *, prog->nprobes);
 	s->nvars = kl_arena_array(a, uint32_t, prog->nprobes);
 	/* bpftrace types a map by its first assignment anywhere in the program (tcplife.bt
