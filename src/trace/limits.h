@@ -15,5 +15,9 @@
 #define KT_MAX_RECORD_ARGS 64
 /* @maps of a script (each a BPF map the kernel creates, of BPFTRACE_MAP_KEYS_MAX entries). */
 #define KT_MAX_MAPS 1024
+/* Typing passes that learn maps' types before the one that reports errors: a map typed
+ * only through a longer chain of maps (`@a = @b; @b = @c; ...` with the last assigned
+ * last) is reported as not typed. Each pass is linear in the script. */
+#define KT_MAX_PASSES 16
 
 #endif

@@ -488,6 +488,10 @@ static int expr(struct sm *m, struct kt_node *n)
 			n->type = t_int(8, mp->kind != KM_COUNT);
 			return 0;
 		case KM_NONE:
+			if (m->passes_out)
+				return kl_error(m->d, n->span, "@%s is not typed after %d passes over the script: a chain of "
+						"maps assigned from maps assigned later is longer than kiln trace follows", n->name,
+						KT_MAX_PASSES);
 			return kl_error(m->d, n->span, "undefined map: @%s (it is never assigned)", n->name);
 		default:
 			return kl_error(m->d, n->span, "reading @%s (an avg, stats, hist or lhist map) in an expression is %s",
@@ -812,6 +816,14 @@ static int probes(struct sm *m, struct kt_program *prog)
 	return 0;
 }
 
+static int too_many_maps(struct sm *m, struct kl_diag *d)
+{
+	if (m->maps.len <= KT_MAX_MAPS)
+		return 0;
+	return kl_error(d, m->maps.items[KT_MAX_MAPS].span, "too many maps: kiln trace takes at most %d in a script",
+			KT_MAX_MAPS);
+}
+
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d)
 {
 	struct sm m = { .s = s, .a = a, .d = d };
@@ -833,9 +845,10 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 	/* bpftrace types a map by its first assignment anywhere in the program (tcplife.bt
 	 * reads @birth in a probe before the one that assigns it): lenient passes, whose errors
 	 * are dropped with the statements that made them, learn the maps' types until no new
-	 * one is found; then the pass that reports errors. */
+	 * one is found (at most KT_MAX_PASSES of them); then the pass that reports errors. */
 	struct kl_diag scratch;
 	size_t known = 0, was;
+	int passes = 0;
 	do {
 		was = known;
 		scratch = (struct kl_diag){ 0 };
@@ -843,10 +856,13 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 		m.lenient = true;
 		if (probes(&m, prog))
 			return -1;
+		if (too_many_maps(&m, d))   /* before more passes over them */
+			return -1;
 		known = 0;
 		for (size_t i = 0; i < m.maps.len; i++)
 			known += m.maps.items[i].kind != KM_NONE;
-	} while (known > was);
+	} while (known > was && ++passes < KT_MAX_PASSES);
+	m.passes_out = known > was;
 	m.d = d;
 	m.lenient = false;
 	if (probes(&m, prog))
@@ -867,9 +883,8 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 			mp->key_size = (mp->key.kind == KTT_NONE ? 0 : mp->key_size) + 8;
 		mp->value_size = mp->kind == KM_STR ? mp->value.size : mp->kind == KM_TUPLE ? kt_type_size(&mp->value) : mp->kind == KM_AVG || mp->kind == KM_STATS ? 16 : 8;
 	}
-	if (m.maps.len > KT_MAX_MAPS)
-		return kl_error(d, m.maps.items[KT_MAX_MAPS].span, "too many maps: kiln trace takes at most %d in a script",
-				KT_MAX_MAPS);
+	if (too_many_maps(&m, d))
+		return -1;
 	s->maps = m.maps.items;
 	s->nmaps = (uint32_t)m.maps.len;
 	return 0;

@@ -22,6 +22,7 @@ struct sm {
 	bool is_usdt;                   /* every one a USDT probe: arg0.. from its note */
 	bool in_loop;
 	bool lenient;                   /* a typing pass that only learns maps' types (kt_sema) */
+	bool passes_out;                /* ... and the last of KT_MAX_PASSES still learned one */
 };
 
 /* "not supported yet by kiln trace" */

@@ -99,6 +99,15 @@ py "print('BEGIN { ' + ' '.join('@m%d = %d;' % (i, i) for i in range(1024)) + ' 
 timeout 60 "$KILN" trace --dry-run "$tmp/maps-1024.bt" >/dev/null 2>"$tmp/maps-1024.err"
 check maps-1024-compile "0" "$?$(head -c 200 "$tmp/maps-1024.err")"
 
+# maps typed through chains (@m0 = @m1; @m1 = @m2; ...): each pass learns one more, so the
+# passes are bounded (16) and so are the maps before them (a chain of 100,000 was quadratic)
+chain() { py "print('BEGIN { ' + ' '.join('@m%d = @m%d;' % (i, i + 1) for i in range($1 - 1)) + ' @m%d = 1; exit(); }' % ($1 - 1))" "$tmp/chain-$1.bt"; }
+chain 15; chain 1024; chain 100000
+timeout 60 "$KILN" trace --dry-run "$tmp/chain-15.bt" >/dev/null 2>"$tmp/chain-15.err"
+check map-chain-15-compiles "0" "$?$(head -c 200 "$tmp/chain-15.err")"
+WANT_AT=1:15: refused map-chain-1024 "$tmp/chain-1024.bt" 10 "@m1 is not typed after 16 passes over the script"
+refused map-chain-100000 "$tmp/chain-100000.bt" 10 "too many maps: kiln trace takes at most 1024 in a script"
+
 py "print(''.join('BEGIN { @x = %d; }\n' % i for i in range(1000000)))" "$tmp/probes.bt"
 t0=$(now_ms)
 err=$(timeout 30 "$KILN" trace --dry-run "$tmp/probes.bt" 2>&1); rc=$?
