@@ -13,6 +13,9 @@
 #define KT_MAX_STRLIT 4096
 /* Arguments of one printf(), system() or cat() (each a field of one record). */
 #define KT_MAX_RECORD_ARGS 64
+/* $variables of one probe (a probe's are looked up by a scan: bounded, it stays linear in
+ * the script). */
+#define KT_MAX_VARS 256
 /* @maps of a script (each a BPF map the kernel creates, of BPFTRACE_MAP_KEYS_MAX entries). */
 #define KT_MAX_MAPS 1024
 /* Typing passes that learn maps' types before the one that reports errors: a map typed

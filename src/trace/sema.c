@@ -730,6 +730,9 @@ static int stmt(struct sm *m, struct kt_node *s)
 				s->a->type = v->type;
 				return 0;
 			}
+		if (m->vars.len == KT_MAX_VARS)
+			return kl_error(m->d, s->a->span, "too many $variables: kiln trace takes at most %d in a probe",
+					KT_MAX_VARS);
 		struct kt_var v = { s->a->name, kt_type_own(m->a, &s->b->type) };
 		if (v.type.kind == KTT_INT) {
 			v.type = t_int(s->b->type.size ? s->b->type.size : 8, s->b->type.is_signed);   /* bswap, sizeof */

@@ -63,6 +63,10 @@ py "print('BEGIN { \$x = ' + '+'.join(str(i) for i in range(1, 101)) + '; printf
 check sum-100-runs "sum 5050" "$(timeout 30 "$KILN" trace "$tmp/sum-100.bt" 2>&1 | grep '^sum')"
 py "print('BEGIN { ' + ' '.join('\$v%d = %d;' % (i, i * 3) for i in range(65)) + ' printf(\"vars %d %d %d\\\\n\", \$v0, \$v33, \$v64); exit(); }')" "$tmp/vars-65.bt"
 check vars-65-run "vars 0 99 192" "$(timeout 30 "$KILN" trace "$tmp/vars-65.bt" 2>&1 | grep '^vars')"
+py "print('BEGIN { ' + ' '.join('\$v%d = pid + %d;' % (i, i) for i in range(256)) + ' printf(\"vars %d\\\\n\", \$v255 - \$v0); exit(); }')" "$tmp/vars-256.bt"
+check vars-256-run "vars 255" "$(timeout 30 "$KILN" trace "$tmp/vars-256.bt" 2>&1 | grep '^vars')"
+py "print('BEGIN { ' + ' '.join('\$v%d = %d;' % (i, i) for i in range(100000)) + ' }')" "$tmp/vars-100000.bt"
+WANT_AT=1:3117: refused vars-100000 "$tmp/vars-100000.bt" 10 "too many \$variables: kiln trace takes at most 256 in a probe"
 # 65 string $variables need more than BPF's 512-byte stack: refused at the probe
 py "print('BEGIN { ' + ' '.join('\$v%d = \"s%d\";' % (i, i) for i in range(65)) + ' printf(\"%s\\\\n\", \$v64); }')" "$tmp/strvars-65.bt"
 WANT_AT=1:1: refused strvars-65-stack "$tmp/strvars-65.bt" 30 "this probe needs 5"
