@@ -89,12 +89,13 @@ int trace_compile_limit(const struct kt_program *prog, const struct kt_sema *s, 
 	struct kl_span at = prog->probes[s->targets[t].probe_index].span;
 	unsigned need;
 	if (sscanf(end, "' needs %u bytes of stack", &need) == 1) {
-		kl_error(d, at, "this probe needs %u bytes of BPF stack and the kernel allows 512: fewer strings, tuples "
-			 "or string comparisons at once (or keep them in maps)", need);
+		kl_error(d, at, "this probe needs %u bytes of BPF stack and the kernel allows 512: fewer strings, "
+			 "tuples or string comparisons at once (or keep them in maps)", need);
 		return 0;
 	}
 	if (!strncmp(end, "' is too large", 14)) {
-		kl_error(d, at, "this probe's program is too large for BPF (%s): split it into smaller probes", end + 16);
+		kl_error(d, at, "this probe's program is too large for BPF (%s): split it into smaller probes",
+			 end + 16);
 		return 0;
 	}
 	return -1;

@@ -840,7 +840,8 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 			bound = 0;
 		}
 		if (kt_is_bytes(&vars[i].type) || vars[i].type.kind == KTT_TUPLE)
-			fprintf(g->o, "%s(v%u (stack-buffer %u))", bound ? " " : "", i, kt_round8(kt_type_size(&vars[i].type)));
+			fprintf(g->o, "%s(v%u (stack-buffer %u))", bound ? " " : "", i,
+				kt_round8(kt_type_size(&vars[i].type)));
 		else
 			fprintf(g->o, "%s(v%u 0)", bound ? " " : "", i);
 	}

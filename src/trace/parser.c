@@ -490,7 +490,6 @@ static bool is_kw(struct kt_tok *t, const char *kw)
 	return t->kind == KT_TOK_IDENT && !strcmp(t->s, kw);
 }
 
-static struct kt_node *if_stmt(struct ps *p, struct kt_tok kw);
 static struct kt_node *if_rest(struct ps *p, struct kt_tok kw);
 
 static const int compound_ops[][2] = {

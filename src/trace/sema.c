@@ -489,9 +489,9 @@ static int expr(struct sm *m, struct kt_node *n)
 			return 0;
 		case KM_NONE:
 			if (m->passes_out)
-				return kl_error(m->d, n->span, "@%s is not typed after %d passes over the script: a chain of "
-						"maps assigned from maps assigned later is longer than kiln trace follows", n->name,
-						KT_MAX_PASSES);
+				return kl_error(m->d, n->span, "@%s is not typed after %d passes over the script: a chain "
+						"of maps assigned from maps assigned later is longer than kiln trace follows",
+						n->name, KT_MAX_PASSES);
 			return kl_error(m->d, n->span, "undefined map: @%s (it is never assigned)", n->name);
 		default:
 			return kl_error(m->d, n->span, "reading @%s (an avg, stats, hist or lhist map) in an expression is %s",
