@@ -770,6 +770,10 @@ int cmd_trace(int argc, char **argv)
 			goto out;
 	}
 	if (kl_compile_text_to_mem("kiln-trace.lisp", g.text, g.len, 2, NULL, &elf, &size, NULL)) {
+		if (!trace_compile_limit(&prog, &s, kiln_errmsg(), &d)) {
+			kl_diag_print(&d, stderr);
+			goto out;
+		}
 		fprintf(stderr, "kiln trace: the generated program did not compile (a kiln trace bug; -d shows it):\n%s\n",
 			kiln_errmsg());
 		rc = 1;

@@ -75,3 +75,28 @@ int trace_limits(const struct kt_sema *s, FILE *err)
 	}
 	return 0;
 }
+
+/* kiln's compiler names a program 'pN' (gen.c's defprog pN, for target N). */
+int trace_compile_limit(const struct kt_program *prog, const struct kt_sema *s, const char *msg, struct kl_diag *d)
+{
+	const char *q = strstr(msg, "'p");
+	char *end;
+	if (!q)
+		return -1;
+	unsigned long t = strtoul(q + 2, &end, 10);
+	if (end == q + 2 || *end != '\'' || t >= s->ntargets)
+		return -1;
+	struct kl_span at = prog->probes[s->targets[t].probe_index].span;
+	unsigned need;
+	if (sscanf(end, "' needs %u bytes of stack", &need) == 1) {
+		kl_error(d, at, "this probe needs %u bytes of BPF stack and the kernel allows 512: fewer strings, "
+			 "tuples or string comparisons at once (or keep them in maps)", need);
+		return 0;
+	}
+	if (!strncmp(end, "' is too large", 14)) {
+		kl_error(d, at, "this probe's program is too large for BPF (%s): split it into smaller probes",
+			 end + 16);
+		return 0;
+	}
+	return -1;
+}

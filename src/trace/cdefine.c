@@ -2,12 +2,16 @@
  * (cdefine.h says what is read and what is not). */
 #include "trace/cdefine.h"
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-enum { MAX_DEPTH = 8, MAX_FILES = 256, MAX_ALIAS = 8 };
+/* headers: nesting, files in all, bytes of one; names a #define's value may go through */
+enum { MAX_DEPTH = 8, MAX_FILES = 256, MAX_HEADER = 1 << 20, MAX_ALIAS = 8 };
 
 struct def {
 	char *name, *value;
@@ -109,10 +113,11 @@ static void add_define(const char *p, const char *end)
 		ndefs++;
 }
 
-static int scan_header(const char *h, size_t hlen, unsigned level);
+static int scan_header(const char *h, size_t hlen, unsigned level, const char **why);
 
-/* `<H>` after #include: H's path, scanned once. -1 when no include directory has it. */
-static int include(const char *p, const char *end, unsigned level)
+/* `<H>` after #include: H's path, scanned once. -1 (*why says why) when no include
+ * directory has it as a regular file, or H is refused. */
+static int include(const char *p, const char *end, unsigned level, const char **why)
 {
 	if (p >= end || *p != '<')
 		return 0;           /* "local.h": relative to the script, which kiln does not read */
@@ -121,21 +126,62 @@ static int include(const char *p, const char *end, unsigned level)
 		p++;
 	if (p >= end)
 		return 0;
-	return scan_header(h, (size_t)(p - h), level);
+	return scan_header(h, (size_t)(p - h), level, why);
 }
 
-static int scan_header(const char *h, size_t hlen, unsigned level)
+/* H stays under the include directory: relative, no ".." component. */
+static bool confined(const char *h, size_t hlen)
+{
+	if (!hlen || *h == '/' || memchr(h, 0, hlen))
+		return false;
+	for (size_t i = 0; i < hlen; i++)
+		if ((i == 0 || h[i - 1] == '/') && i + 1 < hlen && h[i] == '.' && h[i + 1] == '.' &&
+		    (i + 2 == hlen || h[i + 2] == '/'))
+			return false;
+	return true;
+}
+
+/* path opened for reading if it is a regular file of at most MAX_HEADER bytes: never
+ * blocks (O_NONBLOCK: a FIFO), never reads a device. NULL otherwise, *why set when the file
+ * exists but is refused. */
+static FILE *open_header(const char *path, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	FILE *f = NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		*why = "not a regular file";
+	else if (st.st_size > MAX_HEADER)
+		*why = "larger than kiln trace reads (1 MiB)";
+	else
+		f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+static int scan_header(const char *h, size_t hlen, unsigned level, const char **why)
 {
 	if (level > MAX_DEPTH || nseen == MAX_FILES)
 		return 0;
+	if (!confined(h, hlen)) {
+		*why = "refused: a header is named relative to the include directories, without '..'";
+		return -1;
+	}
 	char path[4096];
 	FILE *f = NULL;
-	for (size_t i = 0; i < sizeof include_dirs / sizeof *include_dirs && !f; i++) {
+	*why = NULL;
+	for (size_t i = 0; i < sizeof include_dirs / sizeof *include_dirs && !f && !*why; i++) {
 		snprintf(path, sizeof path, "%s/%.*s", include_dirs[i], (int)hlen, h);
-		f = fopen(path, "r");
+		f = open_header(path, why);
 	}
-	if (!f)
+	if (!f) {
+		if (!*why)
+			*why = "file not found";
 		return -1;
+	}
 	for (size_t i = 0; i < nseen; i++)
 		if (!strcmp(seen[i], path)) {
 			fclose(f);
@@ -145,13 +191,14 @@ static int scan_header(const char *h, size_t hlen, unsigned level)
 	if (seen[nseen])
 		nseen++;
 	char line[4096];
+	const char *ignored;
 	while (fgets(line, sizeof line, f)) {
 		const char *end = line + strlen(line), *w, *rest;
 		size_t n = directive(line, end, &w, &rest);
 		if (word_is(w, n, "define"))
 			add_define(rest, end);
 		else if (word_is(w, n, "include"))
-			include(rest, end, level + 1);   /* what a header cannot find, it lacks */
+			include(rest, end, level + 1, &ignored);   /* what a header cannot find, it lacks */
 	}
 	fclose(f);
 	return 0;
@@ -193,9 +240,12 @@ int kt_cdef_line(const char *line, size_t len, char *err, size_t errlen)
 		return 0;
 	if (word_is(w, n, "define")) {
 		add_define(rest, end);
-	} else if (word_is(w, n, "include") && include(rest, end, 0)) {
-		snprintf(err, errlen, "%.*s: file not found", (int)(end - rest), rest);
-		return -1;
+	} else if (word_is(w, n, "include")) {
+		const char *why;
+		if (include(rest, end, 0, &why)) {
+			snprintf(err, errlen, "%.*s: %s", (int)(end - rest), rest, why);
+			return -1;
+		}
 	}
 	return 0;
 }

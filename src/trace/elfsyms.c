@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int by_name(const void *x, const void *y)
@@ -15,11 +16,25 @@ static int by_name(const void *x, const void *y)
 	return c ? c : (a < b ? -1 : a > b);   /* stable: the first seen stays first */
 }
 
+int kt_open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
 struct Elf *kt_elf_open(const char *path, int *fd, char *msg, size_t len)
 {
-	*fd = elf_version(EV_CURRENT) == EV_NONE ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	errno = 0;
+	*fd = elf_version(EV_CURRENT) == EV_NONE ? -1 : kt_open_regular(path);
 	if (*fd < 0) {
-		snprintf(msg, len, "%s: %s", path, errno ? strerror(errno) : "libelf is too old");
+		snprintf(msg, len, "%s: %s", path, errno == EINVAL ? "not a regular file" : errno ? strerror(errno) :
+			 "libelf is too old");
 		return NULL;
 	}
 	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);

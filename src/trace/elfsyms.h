@@ -9,8 +9,11 @@
 #include "compiler/arena.h"
 
 struct Elf;   /* libelf's */
-/* The 64-bit ELF file at path, opened for reading (*fd its descriptor), or NULL with the
- * reason in msg; kt_elf_close ends both. */
+/* path opened for reading if it is a regular file (never blocking on a FIFO, never a
+ * device): its descriptor, or -1 with errno (EINVAL: not a regular file). */
+int kt_open_regular(const char *path);
+/* The 64-bit ELF file at path (a regular file), opened for reading (*fd its descriptor), or
+ * NULL with the reason in msg; kt_elf_close ends both. */
 struct Elf *kt_elf_open(const char *path, int *fd, char *msg, size_t len);
 void kt_elf_close(struct Elf *e, int fd);
 

@@ -3,6 +3,7 @@
  * how sema types each call and how gen writes it (funcs.h). */
 #define _GNU_SOURCE
 #include "trace/funcs.h"
+#include "trace/limits.h"
 #include <kiln/stack.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,6 +97,9 @@ int kt_check_format(struct sm *m, struct kt_node *n)
 {
 	if (!n->nkids || n->kids[0]->kind != KT_STR)
 		return kl_error(m->d, n->span, "%s() needs a string literal as its first argument", n->name);
+	if (n->nkids - 1 > KT_MAX_RECORD_ARGS)
+		return kl_error(m->d, n->kids[KT_MAX_RECORD_ARGS + 1]->span,
+				"%s: too many arguments: kiln trace takes at most %d", n->name, KT_MAX_RECORD_ARGS);
 	uint32_t want = conversions(n->kids[0]->str);
 	if (want != n->nkids - 1)
 		return kl_error(m->d, n->span, "%s: %s arguments for the format (%u given, %u expected)", n->name,

@@ -5,6 +5,7 @@
  * How sema types each call and how gen writes it (funcs.h); src/cli/trace_user.c prints. */
 #define _GNU_SOURCE
 #include "trace/funcs.h"
+#include "trace/elfsyms.h"
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -51,7 +52,7 @@ static int usym_check(struct sm *m, struct kt_node *n)
 /* The symbol's value and size in the ELF file path (its .symtab, else .dynsym); 0 or -1. */
 static int elf_symbol(const char *path, const char *name, uint64_t *value, uint64_t *size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), found = -1;
+	int fd = kt_open_regular(path), found = -1;
 	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE) {
 		if (fd >= 0)
 			close(fd);

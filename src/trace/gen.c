@@ -373,7 +373,7 @@ static void gen_int(struct g *g, const struct kt_node *n)
 			fprintf(g->o, "(arg %lld)", (long long)n->num);
 			return;
 		}
-		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
+		if (kt_tp_field(g->s, g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
 			gen_err(g, n->span, msg);
 			fputs("0", g->o);
 			return;
@@ -468,7 +468,7 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 	case KT_ARROW: {
 		struct kl_tp_field f;
 		char msg[1024];
-		if (kt_tp_field(g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
+		if (kt_tp_field(g->s, g->a, g->t->event, n->name, &f, msg, sizeof(msg))) {
 			gen_err(g, n->span, msg);
 			break;
 		}
@@ -827,14 +827,24 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	for (uint32_t i = 0; i < g->s->nmaps; i++)
 		if ((g->s->maps[i].kind == KM_STR || g->s->maps[i].kind == KM_TUPLE) && g->s->maps[i].value_size > sv)
 			sv = g->s->maps[i].value_size;
+	/* a let binds at most LET_BINDINGS names (kiln's limit is 64): more nest */
+	enum { LET_BINDINGS = 32 };
+	uint32_t lets = 1, bound = sv ? 1 : 0;
 	fprintf(g->o, "(let (");
 	if (sv)
-		fprintf(g->o, "(" KT_STR_VALUE " (stack-buffer %u))%s", kt_round8(sv), nv ? " " : "");
-	for (uint32_t i = 0; i < nv; i++)
+		fprintf(g->o, "(" KT_STR_VALUE " (stack-buffer %u))", kt_round8(sv));
+	for (uint32_t i = 0; i < nv; i++, bound++) {
+		if (bound == LET_BINDINGS) {
+			fprintf(g->o, ")\n    (let (");
+			lets++;
+			bound = 0;
+		}
 		if (kt_is_bytes(&vars[i].type) || vars[i].type.kind == KTT_TUPLE)
-			fprintf(g->o, "%s(v%u (stack-buffer %u))", i ? " " : "", i, kt_round8(kt_type_size(&vars[i].type)));
+			fprintf(g->o, "%s(v%u (stack-buffer %u))", bound ? " " : "", i,
+				kt_round8(kt_type_size(&vars[i].type)));
 		else
-			fprintf(g->o, "%s(v%u 0)", i ? " " : "", i);
+			fprintf(g->o, "%s(v%u 0)", bound ? " " : "", i);
+	}
 	fprintf(g->o, ")\n    ");
 	if (pr->pred) {
 		fprintf(g->o, "(when ");
@@ -842,7 +852,10 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 		fprintf(g->o, "\n    ");
 	}
 	gen_block(g, pr->block);
-	fprintf(g->o, "%s)\n  0)\n", pr->pred ? ")" : "");
+	fprintf(g->o, "%s", pr->pred ? ")" : "");
+	while (lets--)
+		fputc(')', g->o);
+	fprintf(g->o, "\n  0)\n");
 }
 
 int kt_gen(const struct kt_program *prog, const struct kt_sema *s, struct kl_arena *a, struct kl_diag *d,

@@ -3,6 +3,7 @@
  * positional parameters, C operators; comments // and block comments. */
 #include "trace/lexer.h"
 #include "trace/cdefine.h"
+#include "trace/limits.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -261,6 +262,12 @@ static struct kt_tok lex_string(struct kt_lexer *lx, struct kt_tok t)
 			}
 		} else {
 			adv(lx);
+		}
+		if (n == KT_MAX_STRLIT) {
+			kl_error(lx->d, t.span, "string too long: kiln trace takes at most %d bytes in a string literal",
+				 KT_MAX_STRLIT);
+			t.kind = KT_TOK_ERROR;
+			return t;
 		}
 		if (n + 2 > cap) {
 			buf = kl_arena_grow(lx->a, buf, cap, cap * 2);

@@ -6,6 +6,7 @@
  * positional parameters, calls. */
 #include "trace/parser.h"
 #include "trace/lexer.h"
+#include "trace/limits.h"
 #include <string.h>
 
 struct ps {
@@ -16,6 +17,7 @@ struct ps {
 	bool have;
 	bool failed;
 	bool in_pred;               /* a '/' followed by '{' ends the predicate */
+	uint32_t depth;             /* nesting now (limits.h's KT_MAX_NEST) */
 };
 
 static struct kt_tok *peek(struct ps *p)
@@ -50,6 +52,23 @@ static void *fail(struct ps *p, struct kl_span at, const char *what)
 		kl_error(p->d, at, "syntax error: %s", what);
 	p->failed = true;
 	return NULL;
+}
+
+/* One level deeper, at `at`: false (the error recorded) past KT_MAX_NEST. Every recursion
+ * of the parser goes through here, and leave() after it. */
+static bool enter(struct ps *p, struct kl_span at)
+{
+	if (++p->depth <= KT_MAX_NEST)
+		return true;
+	if (!p->failed)
+		kl_error(p->d, at, "nested too deeply: kiln trace takes at most %d levels of nesting", KT_MAX_NEST);
+	p->failed = true;
+	return false;
+}
+
+static void leave(struct ps *p)
+{
+	p->depth--;
 }
 
 static void *unexpected(struct ps *p, const char *wanted)
@@ -182,9 +201,11 @@ static struct kt_node *cast_after_paren(struct ps *p, struct kl_span at)
 	if (!type_after_paren(p, n, &n->name))
 		return NULL;
 	n->len = (uint32_t)(p->lx.col > at.col ? p->lx.col - at.col : 1);
-	if (!(n->a = cast_expr(p)))
+	if (!enter(p, at))
 		return NULL;
-	return n;
+	n->a = cast_expr(p);
+	leave(p);
+	return n->a ? n : NULL;
 }
 
 /* A node for a token that is all of it: a literal, a parameter, a variable, a map's name. */
@@ -373,9 +394,11 @@ static struct kt_node *unary(struct ps *p)
 		}
 		struct kt_node *n = node(p, KT_UNOP, op.span);
 		n->op = k;
-		if (!(n->a = cast_expr(p)))
+		if (!enter(p, op.span))
 			return NULL;
-		return n;
+		n->a = cast_expr(p);
+		leave(p);
+		return n->a ? n : NULL;
 	}
 	if (k == KT_OP_INC || k == KT_OP_DEC) {
 		struct kt_tok op = take(p);
@@ -438,7 +461,18 @@ static struct kt_node *binary(struct ps *p, size_t lvl)
 	return l;
 }
 
+static struct kt_node *ternary(struct ps *p);
+
 static struct kt_node *expr(struct ps *p)
+{
+	if (!enter(p, peek(p)->span))
+		return NULL;
+	struct kt_node *n = ternary(p);
+	leave(p);
+	return n;
+}
+
+static struct kt_node *ternary(struct ps *p)
 {
 	struct kt_node *c = binary(p, 0);
 	if (!c || peek(p)->kind != '?')
@@ -456,6 +490,8 @@ static bool is_kw(struct kt_tok *t, const char *kw)
 	return t->kind == KT_TOK_IDENT && !strcmp(t->s, kw);
 }
 
+static struct kt_node *if_rest(struct ps *p, struct kt_tok kw);
+
 static const int compound_ops[][2] = {
 	{ KT_OP_ADDEQ, '+' }, { KT_OP_SUBEQ, '-' }, { KT_OP_MULEQ, '*' }, { KT_OP_DIVEQ, '/' },
 	{ KT_OP_MODEQ, '%' }, { KT_OP_ANDEQ, '&' }, { KT_OP_OREQ, '|' }, { KT_OP_XOREQ, '^' },
@@ -463,6 +499,15 @@ static const int compound_ops[][2] = {
 };
 
 static struct kt_node *if_stmt(struct ps *p, struct kt_tok kw)
+{
+	if (!enter(p, kw.span))
+		return NULL;
+	struct kt_node *n = if_rest(p, kw);
+	leave(p);
+	return n;
+}
+
+static struct kt_node *if_rest(struct ps *p, struct kt_tok kw)
 {
 	struct kt_node *n = node(p, KT_IF, kw.span);
 	if (!expect(p, '(', "'(' after if") || !(n->a = expr(p)) || !expect(p, ')', "')'") || !(n->b = block(p)))
@@ -539,11 +584,20 @@ static struct kt_node *statement(struct ps *p, bool *needs_semi)
 	return s;
 }
 
+static struct kt_node *block_rest(struct ps *p, struct kt_tok open);
+
 static struct kt_node *block(struct ps *p)
 {
 	struct kt_tok open = *peek(p);
-	if (!expect(p, '{', "'{'"))
+	if (!expect(p, '{', "'{'") || !enter(p, open.span))
 		return NULL;
+	struct kt_node *b = block_rest(p, open);
+	leave(p);
+	return b;
+}
+
+static struct kt_node *block_rest(struct ps *p, struct kt_tok open)
+{
 	struct kt_node *b = node(p, KT_BLOCK, open.span);
 	nodevec v = { 0 };
 	while (!accept(p, '}')) {
@@ -634,6 +688,46 @@ static bool probe(struct ps *p, struct kt_probe *pr)
 	return (pr->block = block(p)) != NULL;
 }
 
+/* The i-th child of n (a, b, c, then kids), NULL past the last. */
+static struct kt_node *child(const struct kt_node *n, uint32_t i)
+{
+	if (i < 3)
+		return i == 0 ? n->a : i == 1 ? n->b : n->c;
+	return i - 3 < n->nkids ? n->kids[i - 3] : NULL;
+}
+
+/* The tree under root is at most KT_MAX_NEST deep, or an error at the first node past it.
+ * A walk with its own stack of KT_MAX_NEST frames: a chain of binary operators is as deep
+ * as it is long, and recursion over it (sema's, gen's, kiln's compiler's over the Lisp
+ * written from it) is safe only once this holds. */
+static int check_height(struct kl_diag *d, struct kt_node *root)
+{
+	struct { struct kt_node *n; uint32_t next; } st[KT_MAX_NEST];
+	if (!root)
+		return 0;
+	uint32_t sp = 0;
+	st[sp++] = (typeof(st[0])){ root, 0 };
+	while (sp) {
+		struct kt_node *top = st[sp - 1].n;
+		uint32_t i = st[sp - 1].next;
+		if (i >= 3 + top->nkids) {
+			sp--;
+			continue;
+		}
+		st[sp - 1].next = i + 1;
+		struct kt_node *c = child(top, i);
+		if (!c)
+			continue;
+		if (sp == KT_MAX_NEST) {
+			kl_error(d, c->span, "nested too deeply: kiln trace takes at most %d levels of nesting "
+				 "(a chain of operators counts one per operator)", KT_MAX_NEST);
+			return -1;
+		}
+		st[sp++] = (typeof(st[0])){ c, 0 };
+	}
+	return 0;
+}
+
 int kt_parse(const struct kl_source *src, struct kl_arena *a, struct kl_diag *d, struct kt_program *out)
 {
 	struct ps p = { .a = a, .d = d };
@@ -651,6 +745,8 @@ int kt_parse(const struct kl_source *src, struct kl_arena *a, struct kl_diag *d,
 				kl_error(d, pr.span, "syntax error");
 			return -1;
 		}
+		if (check_height(d, pr.pred) || check_height(d, pr.block))
+			return -1;
 		kl_vec_push(a, &v, pr);
 		if (p.have)   /* the lexer is past the probe's '}' only if nothing was peeked */
 			return fail(&p, p.tok.span, "unexpected token after a probe"), -1;

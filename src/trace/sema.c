@@ -8,6 +8,7 @@
 #include "compiler/nearest.h"
 #include "trace/ktypes.h"
 #include "trace/cdefine.h"
+#include "trace/limits.h"
 #include "trace/probes.h"
 #include "trace/usdt.h"
 #include <ctype.h>
@@ -57,32 +58,26 @@ const char *kt_tracefs(void)
 
 /* ---- tracepoint formats, cached ---- */
 
-struct tpcache {
+struct kt_tpcache {
 	const char *event;
 	struct kl_tp_field *f;
 	uint32_t n;
-	struct tpcache *next;
+	struct kt_tpcache *next;
 };
-static __thread struct tpcache *cache;
-static __thread struct kl_arena *cache_arena;
 
-int kt_tp_field(struct kl_arena *a, const char *event, const char *name, struct kl_tp_field *out, char *msg,
-		size_t msgsz)
+int kt_tp_field(const struct kt_sema *s, struct kl_arena *a, const char *event, const char *name,
+		struct kl_tp_field *out, char *msg, size_t msgsz)
 {
-	if (cache_arena != a) {
-		cache = NULL;
-		cache_arena = a;
-	}
-	struct tpcache *c = cache;
+	struct kt_tpcache *c = *s->tp_cache;
 	while (c && strcmp(c->event, event))
 		c = c->next;
 	if (!c) {
-		c = kl_arena_new(a, struct tpcache);
+		c = kl_arena_new(a, struct kt_tpcache);
 		c->event = kl_arena_strdup(a, event);
 		if (kl_tracepoint_format(a, event, &c->f, &c->n, msg, msgsz))
 			return -1;
-		c->next = cache;
-		cache = c;
+		c->next = *s->tp_cache;
+		*s->tp_cache = c;
 	}
 	for (uint32_t i = 0; i < c->n; i++)
 		if (!strcmp(c->f[i].name, name) && strncmp(name, "common_", 7)) {
@@ -108,17 +103,40 @@ int kt_tp_field(struct kl_arena *a, const char *event, const char *name, struct 
 
 static int expr(struct sm *m, struct kt_node *n);
 
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;   /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The slot of name in the maps' hash table: its index + 1, or 0 where it would go. */
+static uint32_t *map_slot(struct sm *m, const char *name)
+{
+	uint32_t mask = m->map_tab_size - 1;
+	for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask)
+		if (!m->map_tab[i] || !strcmp(m->maps.items[m->map_tab[i] - 1].name, name))
+			return &m->map_tab[i];
+}
+
 static struct kt_map *map_of(struct sm *m, struct kt_node *n)
 {
-	for (size_t i = 0; i < m->maps.len; i++)
-		if (!strcmp(m->maps.items[i].name, n->name)) {
-			n->map_id = (int)i;
-			return &m->maps.items[i];
-		}
-	struct kt_map mp = { .name = n->name, .span = n->span };
-	kl_vec_push(m->a, &m->maps, mp);
-	n->map_id = (int)m->maps.len - 1;
-	return &m->maps.items[m->maps.len - 1];
+	if (2 * (m->maps.len + 1) > m->map_tab_size) {   /* rehash at half full */
+		uint32_t size = m->map_tab_size ? m->map_tab_size * 2 : 64;
+		m->map_tab = kl_arena_array(m->a, uint32_t, size);
+		m->map_tab_size = size;
+		for (size_t i = 0; i < m->maps.len; i++)
+			*map_slot(m, m->maps.items[i].name) = (uint32_t)i + 1;
+	}
+	uint32_t *slot = map_slot(m, n->name);
+	if (!*slot) {
+		struct kt_map mp = { .name = n->name, .span = n->span };
+		kl_vec_push(m->a, &m->maps, mp);
+		*slot = (uint32_t)m->maps.len;
+	}
+	n->map_id = (int)*slot - 1;
+	return &m->maps.items[n->map_id];
 }
 
 /* A key's type (one expression, or several as a tuple), merged into the map's: strings
@@ -347,7 +365,7 @@ static int arrow(struct sm *m, struct kt_node *n)
 			continue;
 		struct kl_tp_field f;
 		char msg[2048];
-		if (kt_tp_field(m->a, t->event, n->name, &f, msg, sizeof(msg)))
+		if (kt_tp_field(m->s, m->a, t->event, n->name, &f, msg, sizeof(msg)))
 			return err_at(m, n->span, "%s", msg);
 		struct kt_type ft = f.data_loc ? t_str(m->s->strlen) : f.count && f.size / f.count == 1 ? t_str(f.size)
 				   : f.count ? kt_tp_array(m, &f) : t_int(f.size, f.is_signed);
@@ -471,6 +489,10 @@ static int expr(struct sm *m, struct kt_node *n)
 			n->type = t_int(8, mp->kind != KM_COUNT);
 			return 0;
 		case KM_NONE:
+			if (m->passes_out)
+				return kl_error(m->d, n->span, "@%s is not typed after %d passes over the script: a chain "
+						"of maps assigned from maps assigned later is longer than kiln trace follows",
+						n->name, KT_MAX_PASSES);
 			return kl_error(m->d, n->span, "undefined map: @%s (it is never assigned)", n->name);
 		default:
 			return kl_error(m->d, n->span, "reading @%s (an avg, stats, hist or lhist map) in an expression is %s",
@@ -709,6 +731,9 @@ static int stmt(struct sm *m, struct kt_node *s)
 				s->a->type = v->type;
 				return 0;
 			}
+		if (m->vars.len == KT_MAX_VARS)
+			return kl_error(m->d, s->a->span, "too many $variables: kiln trace takes at most %d in a probe",
+					KT_MAX_VARS);
 		struct kt_var v = { s->a->name, kt_type_own(m->a, &s->b->type) };
 		if (v.type.kind == KTT_INT) {
 			v.type = t_int(s->b->type.size ? s->b->type.size : 8, s->b->type.is_signed);   /* bswap, sizeof */
@@ -758,24 +783,24 @@ static int stmt(struct sm *m, struct kt_node *s)
 /* Types every probe's predicate and block (one pass of kt_sema). */
 static int probes(struct sm *m, struct kt_program *prog)
 {
+	uint32_t i = 0;   /* the targets are in the order of their probes */
 	for (uint32_t p = 0; p < prog->nprobes; p++) {
 		m->probe = &prog->probes[p];
 		m->vars = (typeof(m->vars)){ 0 };
 		m->first = NULL;
 		m->is_tracepoint = m->has_args = m->has_retval = m->has_func = m->is_kfunc = m->is_raw = m->is_usdt = true;
-		for (uint32_t i = 0; i < m->s->ntargets; i++)
-			if (m->s->targets[i].probe_index == p) {
-				enum kt_pkind k = m->s->targets[i].kind;
-				if (!m->first)
-					m->first = &m->s->targets[i];
-				m->is_tracepoint = m->is_tracepoint && k == KP_TRACEPOINT;
-				m->has_args = m->has_args && (k == KP_UPROBE || k == KP_KPROBE);
-				m->has_retval = m->has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE || k == KP_KRETFUNC);
-				m->has_func = m->has_func && k >= KP_UPROBE && k <= KP_KRETFUNC;
-				m->is_kfunc = m->is_kfunc && (k == KP_KFUNC || k == KP_KRETFUNC);
-				m->is_raw = m->is_raw && k == KP_RAWTRACEPOINT;
-				m->is_usdt = m->is_usdt && k == KP_USDT;
-			}
+		for (; i < m->s->ntargets && m->s->targets[i].probe_index == p; i++) {
+			enum kt_pkind k = m->s->targets[i].kind;
+			if (!m->first)
+				m->first = &m->s->targets[i];
+			m->is_tracepoint = m->is_tracepoint && k == KP_TRACEPOINT;
+			m->has_args = m->has_args && (k == KP_UPROBE || k == KP_KPROBE);
+			m->has_retval = m->has_retval && (k == KP_URETPROBE || k == KP_KRETPROBE || k == KP_KRETFUNC);
+			m->has_func = m->has_func && k >= KP_UPROBE && k <= KP_KRETFUNC;
+			m->is_kfunc = m->is_kfunc && (k == KP_KFUNC || k == KP_KRETFUNC);
+			m->is_raw = m->is_raw && k == KP_RAWTRACEPOINT;
+			m->is_usdt = m->is_usdt && k == KP_USDT;
+		}
 		if (!m->first) {   /* its wildcards matched nothing: bpftrace leaves it out too */
 			m->s->vars[p] = NULL;
 			m->s->nvars[p] = 0;
@@ -795,10 +820,19 @@ static int probes(struct sm *m, struct kt_program *prog)
 	return 0;
 }
 
+static int too_many_maps(struct sm *m, struct kl_diag *d)
+{
+	if (m->maps.len <= KT_MAX_MAPS)
+		return 0;
+	return kl_error(d, m->maps.items[KT_MAX_MAPS].span, "too many maps: kiln trace takes at most %d in a script",
+			KT_MAX_MAPS);
+}
+
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d)
 {
 	struct sm m = { .s = s, .a = a, .d = d };
 	struct kt_targets targets = { 0 };
+	s->tp_cache = kl_arena_new(a, struct kt_tpcache *);   /* this script's, in its arena */
 	for (uint32_t p = 0; p < prog->nprobes; p++)
 		for (uint32_t i = 0; i < prog->probes[p].nattach; i++)
 			if (kt_resolve_attach(a, d, &prog->probes[p].attach[i], p, s->params, s->nparams, &targets))
@@ -808,14 +842,17 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 	if (!s->ntargets)
 		return kl_error(d, prog->nprobes ? prog->probes[0].span : (struct kl_span){ 0 }, "%s",
 				"no probes to attach: the wildcards match nothing");
+	if ((s->max_progs && s->ntargets > s->max_progs) || (s->max_probes && s->ntargets > s->max_probes))
+		return 0;   /* typed no further: the caller's limit check (trace_limits) refuses them */
 	s->vars = kl_arena_array(a, struct kt_var *, prog->nprobes);
 	s->nvars = kl_arena_array(a, uint32_t, prog->nprobes);
 	/* bpftrace types a map by its first assignment anywhere in the program (tcplife.bt
 	 * reads @birth in a probe before the one that assigns it): lenient passes, whose errors
 	 * are dropped with the statements that made them, learn the maps' types until no new
-	 * one is found; then the pass that reports errors. */
+	 * one is found (at most KT_MAX_PASSES of them); then the pass that reports errors. */
 	struct kl_diag scratch;
 	size_t known = 0, was;
+	int passes = 0;
 	do {
 		was = known;
 		scratch = (struct kl_diag){ 0 };
@@ -823,10 +860,13 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 		m.lenient = true;
 		if (probes(&m, prog))
 			return -1;
+		if (too_many_maps(&m, d))   /* before more passes over them */
+			return -1;
 		known = 0;
 		for (size_t i = 0; i < m.maps.len; i++)
 			known += m.maps.items[i].kind != KM_NONE;
-	} while (known > was);
+	} while (known > was && ++passes < KT_MAX_PASSES);
+	m.passes_out = known > was;
 	m.d = d;
 	m.lenient = false;
 	if (probes(&m, prog))
@@ -847,6 +887,8 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 			mp->key_size = (mp->key.kind == KTT_NONE ? 0 : mp->key_size) + 8;
 		mp->value_size = mp->kind == KM_STR ? mp->value.size : mp->kind == KM_TUPLE ? kt_type_size(&mp->value) : mp->kind == KM_AVG || mp->kind == KM_STATS ? 16 : 8;
 	}
+	if (too_many_maps(&m, d))
+		return -1;
 	s->maps = m.maps.items;
 	s->nmaps = (uint32_t)m.maps.len;
 	return 0;

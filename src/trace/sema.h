@@ -66,10 +66,13 @@ struct kt_sema {
 	bool has_child;             /* -c CMD: cpid is its pid */
 	bool has_stacks;            /* kstack/ustack: the programs share a :stack-trace map */
 	bool unsafe;                /* --unsafe: system(), signal() allowed */
+	struct kt_tpcache **tp_cache;   /* kt_sema's: the tracepoint formats read, in the arena */
 };
 
-/* Type prog, filling s (whose strlen, params and nparams the caller sets). 0, or -1 with
- * the first error in d at its line:col. */
+/* Type prog, filling s (whose strlen, params, nparams and limits the caller sets). 0, or -1
+ * with the first error in d at its line:col. When the targets are more than max_progs or
+ * max_probes (those set), nothing is typed (no maps, no variables): the caller refuses
+ * them before anything else (trace_limits). */
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d);
 static inline bool kt_is_stack(const struct kt_type *t)
 {
@@ -99,7 +102,8 @@ const char *kt_tracefs(void);
 
 #include "compiler/tracefs.h"
 /* The field `name` of tracepoint event "CAT/NAME"; 0, or -1 with the reason (naming the
- * fields there are) in msg. Formats are cached in the arena per event. */
-int kt_tp_field(struct kl_arena *a, const char *event, const char *name, struct kl_tp_field *out, char *msg,
-		size_t msgsz);
+ * fields there are) in msg. Formats are cached per event in s (allocated from a, the
+ * arena kt_sema was given: the script's). */
+int kt_tp_field(const struct kt_sema *s, struct kl_arena *a, const char *event, const char *name,
+		struct kl_tp_field *out, char *msg, size_t msgsz);
 #endif

@@ -9,6 +9,8 @@ struct sm {
 	struct kl_arena *a;
 	struct kl_diag *d;
 	KL_VEC(struct kt_map) maps;
+	uint32_t *map_tab;              /* the maps by name: open addressing, index + 1, 0 empty */
+	uint32_t map_tab_size;          /* a power of two, at least twice the maps */
 	KL_VEC(struct kt_var) vars;     /* the current probe's */
 	struct kt_probe *probe;
 	const struct kt_target *first;  /* the current probe's first target */
@@ -20,6 +22,7 @@ struct sm {
 	bool is_usdt;                   /* every one a USDT probe: arg0.. from its note */
 	bool in_loop;
 	bool lenient;                   /* a typing pass that only learns maps' types (kt_sema) */
+	bool passes_out;                /* ... and the last of KT_MAX_PASSES still learned one */
 };
 
 /* "not supported yet by kiln trace" */

@@ -7,8 +7,13 @@
 #   OUT/seed/disasm/    those objects, and each code section of each on its own (raw slots)
 #   OUT/seed/event/     per object: u32 length | its .BTF | a record of a struct's size (and
 #                       one a byte short), the input format of fuzz_event.c
+#   OUT/seed/trace/     bpftrace scripts: kiln's own (tests/trace/), and, from bpftrace's
+#                       source ($BPFTRACE_SRC or the fetched mirror, tag v0.17.0, read here,
+#                       never committed), its tools/*.bt and each PROG line of its runtime
+#                       tests (tests/runtime/*)
 #   OUT/compiler.dict   libFuzzer dictionary: the language's form names, helper names,
 #                       keywords, map and program types, parens and other tokens
+#   OUT/trace.dict      kiln trace's: builtins, functions, providers, keywords, operators
 # A harness without a seed directory of its own name gets seed/object.
 set -eu
 export LC_ALL=C
@@ -17,7 +22,7 @@ KILN=${KILN:-./kiln}
 CLANG=${CLANG:-clang}
 seed=$out/seed
 rm -rf "$seed"
-mkdir -p "$seed/compiler" "$seed/object" "$seed/disasm" "$seed/event"
+mkdir -p "$seed/compiler" "$seed/object" "$seed/disasm" "$seed/event" "$seed/trace"
 
 # ---- kiln sources ---------------------------------------------------------------------------
 lisps=(examples/*.lisp tests/*/*.lisp src/compiler/prelude.lisp)
@@ -83,7 +88,38 @@ done
 	printf '"%s"\n' "${w//\"/\\\"}"
 done >"$out/compiler.dict"
 
-for d in compiler object disasm event; do
+# ---- bpftrace scripts -----------------------------------------------------------------------
+for f in tests/trace/*.bt tests/trace/errors/*.bt; do
+	[ -s "$f" ] && cp "$f" "$seed/trace/$(echo "${f%.bt}" | tr / _).bt"
+done
+mirror=${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}
+if git -C "$mirror" rev-parse -q --verify 'v0.17.0^{commit}' >/dev/null 2>&1; then
+	git -C "$mirror" ls-tree -r --name-only v0.17.0 tools tests/runtime | while read -r f; do
+		b=bpftrace_$(echo "$f" | tr / _)
+		case $f in
+		*.bt) git -C "$mirror" show "v0.17.0:$f" >"$seed/trace/$b" ;;
+		tests/runtime/*.*) ;;
+		tests/runtime/*)   # one seed per PROG line
+			git -C "$mirror" show "v0.17.0:$f" | sed -n 's/^PROG //p' | awk -v p="$seed/trace/$b." \
+				'{ print > (p NR ".bt"); close(p NR ".bt") }' ;;
+		esac
+	done
+fi
+# the words of kiln trace's tables (builtins, functions, providers) and its tokens
+{
+	cat src/trace/sema.c src/trace/fn_*.c src/trace/probes.c src/trace/parser.c |
+		grep -o '{ "[a-zA-Z_][a-zA-Z0-9_]*"' | sed 's/^{ "//; s/"$//'
+	printf '%s\n' BEGIN END if else while unroll break continue return struct sizeof offsetof \
+		'@' '$' '$1' '@m[' '->' '++' '--' '+=' '<<' '>>' '==' '!=' '&&' '||' '?' ':' '/' '{' '}' '(' ')' \
+		'#include <' '#define ' '%s' '%d' '\\n' 'kprobe:' 'tracepoint:syscalls:sys_enter_' 'uprobe:/bin/sh:'
+} | sort -u | while IFS= read -r w; do
+	[ -n "$w" ] || continue
+	w=${w//\\/\\\\}
+	printf '"%s"\n' "${w//\"/\\\"}"
+done >"$out/trace.dict"
+
+for d in compiler object disasm event trace; do
 	printf 'seeds: %-8s %5d inputs\n' "$d" "$(find "$seed/$d" -type f | wc -l)"
 done
 printf 'seeds: compiler.dict %d entries\n' "$(wc -l <"$out/compiler.dict")"
+printf 'seeds: trace.dict %d entries\n' "$(wc -l <"$out/trace.dict")"

@@ -1,0 +1,67 @@
+/* fuzz_trace.c — libFuzzer harness for kiln trace's front end: the input is a bpftrace
+ * script, taken as `kiln trace --dry-run` takes it (src/cli/trace.c) through the lexer, the
+ * parser, sema (attach points resolved against this machine's tracefs and BTF), the limits
+ * of BPFTRACE_MAX_BPF_PROGS and MAX_PROBES, gen, and kiln's compiler on the generated Lisp,
+ * in memory: nothing is loaded into the kernel. Errors go to /dev/null as the CLI prints
+ * them. Bad input must end in an error, never a crash, a sanitizer report, a leak or a hang
+ * (deep nesting, huge sums, #include of a device). */
+#define _GNU_SOURCE
+#include "cli/trace.h"
+#include "compiler/diag.h"
+#include "lib/fail.h"
+#include "trace/cdefine.h"
+#include "trace/gen.h"
+#include "trace/parser.h"
+#include <kiln/error.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* $1 and $2 of the scripts, as `kiln trace script.bt 1 str` passes them */
+static const char *const params[] = { "1", "str" };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1);   /* NUL-terminated, as kiln trace reads a script */
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = 0;
+	struct kl_source src = { "fuzz.bt", text, size };
+	struct kl_arena a = { 0 };
+	struct kl_diag d = { 0 };
+	struct kt_program prog = { 0 };
+	struct kt_sema s = { .params = params, .nparams = 2 };
+	struct kt_gen g = { 0 };
+	void *elf = NULL;
+	size_t esize = 0;
+	jmp_buf oom;
+	if (setjmp(oom))
+		goto out;
+	a.oom = &oom;
+	if (trace_env(&s, sink()))
+		goto out;
+	if (kt_parse(&src, &a, &d, &prog) || kt_sema(&prog, &s, &a, &d) || trace_limits(&s, sink()) ||
+	    kt_gen(&prog, &s, &a, &d, &g)) {
+		kl_diag_print(&d, sink());
+		goto out;
+	}
+	if (kl_compile_text_to_mem("kiln-trace.lisp", g.text, g.len, 2, NULL, &elf, &esize, NULL)) {
+		if (trace_compile_limit(&prog, &s, kiln_errmsg(), &d))
+			fprintf(sink(), "kiln trace bug: %s\n", kiln_errmsg());
+		kl_diag_print(&d, sink());
+	}
+out:
+	free(elf);
+	free(g.text);
+	kl_arena_free(&a);
+	kt_cdef_reset();   /* the script's #defines: one script per process in kiln trace */
+	free(text);
+	return 0;
+}
