@@ -818,6 +818,8 @@ int cmd_trace(int argc, char **argv)
 			fprintf(stderr, "kiln trace: cannot start the command: %s\n", strerror(errno));
 		goto out;
 	}
+	/* names from the system (comms, paths, str()) are escaped on a terminal (trace_val.c) */
+	trace_set_terminal(!trace_json() && isatty(fileno(out)));
 	rc = run_program(&s, &g, elf, size, out, o.command ? &child : NULL, o.pid);
 	if (child.go >= 0)
 		close(child.go);   /* never released: it exits without running */

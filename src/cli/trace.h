@@ -20,6 +20,12 @@ void trace_set_stacks(struct kiln_map *stacks);
 /* One value of type t at p as bpftrace prints it (a key, a map's value, printf's %s); a
  * stack's frames indented by indent (4 in a key, 8 elsewhere). */
 void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
+/* text (malloc'd) as it goes to out: itself, or, when out is a terminal, a malloc'd copy with
+ * the control bytes but newline and tab as \xHH (text is freed). String values (comms, str())
+ * are written so by trace_put_value; this is for text printf has formatted. */
+char *trace_for_terminal(FILE *out, char *text);
+/* Whether the run's text output goes to a terminal (set by trace.c before the run). */
+void trace_set_terminal(bool on);
 /* The BPFTRACE_* settings into s (defaults where unset); 0, or -1 after an error on err. */
 int trace_env(struct kt_sema *s, FILE *err);
 /* BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS against s's targets; 0, or -1 after an

@@ -105,6 +105,7 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
 			}
 			spec[k++] = 's';
 			spec[k] = 0;
+			tmp = trace_for_terminal(out, tmp);
 			fprintf(out, spec, tmp ? tmp : "");
 			free(tmp);
 		} else if (strchr("diuxXoc", conv)) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static int64_t rd64(const uint8_t *p)
 {
@@ -146,9 +147,55 @@ static void put_username(FILE *out, const struct kt_type *t, const uint8_t *p, c
 		fclose(f);
 }
 
+static bool terminal;   /* text output to a terminal: string values escaped (trace.c says) */
+
+void trace_set_terminal(bool on)
+{
+	terminal = on;
+}
+
+static bool to_terminal(FILE *out)
+{
+	(void)out;
+	return terminal;
+}
+
+/* A string value (a comm, str(), a path): the system's bytes, which any process sets. Into a
+ * pipe or a file they go as bpftrace writes them; on a terminal the control bytes that would
+ * drive it (ESC, CR, BEL..., all but newline and tab) are written as \xHH. */
+static void put_text(FILE *out, const uint8_t *p, size_t n, bool tty)
+{
+	size_t run = 0;
+	for (size_t i = 0; tty && i < n; i++) {
+		if ((p[i] >= 0x20 && p[i] != 0x7f) || p[i] == '\n' || p[i] == '\t')
+			continue;
+		fwrite(p + run, 1, i - run, out);
+		fprintf(out, "\\x%02x", p[i]);
+		run = i + 1;
+	}
+	fwrite(p + run, 1, n - run, out);
+}
+
 static void put_str(FILE *out, const uint8_t *p, uint32_t size)
 {
-	fprintf(out, "%.*s", (int)strnlen((const char *)p, size), (const char *)p);
+	put_text(out, p, strnlen((const char *)p, size), to_terminal(out));
+}
+
+char *trace_for_terminal(FILE *out, char *text)
+{
+	if (!text || !to_terminal(out))
+		return text;
+	char *esc = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&esc, &len);
+	if (!m)
+		return text;
+	put_text(m, (const uint8_t *)text, strlen(text), true);
+	fclose(m);
+	if (!esc)
+		return text;
+	free(text);
+	return esc;
 }
 
 

@@ -4,7 +4,8 @@
 # name holds a colour escape, is refused by `kiln check`, `kiln test-run` and `kiln load` with
 # the name escaped (\x1b), and `kiln disasm` (which reads any object) prints it escaped: no
 # output of kiln holds a byte that would drive the terminal. A BTF type name patched to hold
-# one is refused by `kiln check` and `kiln gen` the same way.
+# one is refused by `kiln check` and `kiln gen` the same way. `kiln trace` escapes a comm on a
+# terminal.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
@@ -85,3 +86,26 @@ for cmd in check "gen c"; do
 		fail "btf-name-${cmd// /-}-refused" "status $rc: $(cat -v "$work/out" | head -3)"
 	fi
 done
+
+# kiln trace: a comm is the system's bytes. On a terminal (script(1) gives it one) the escape
+# sequence is written as \x1b, in printf's %s and in a map's key; into a pipe the bytes go as
+# bpftrace writes them.
+prog='tracepoint:syscalls:sys_enter_getresgid /comm == "k\x1b[31mred"/ { printf("<%s>\n", comm); @[comm] = count(); }'
+if command -v script >/dev/null; then
+	script -qec "timeout 20 '$KILN' trace -c 'python3 $PWD/tests/names/esccomm.py' -e '$prog'" /dev/null \
+		>"$work/tty" 2>&1 </dev/null
+	if [ "$(grep -c '^<k\\x1b\[31mred>' "$work/tty")" = 3 ] && grep -q '^@\[k\\x1b\[31mred\]: 3' "$work/tty" &&
+	   ! LC_ALL=C grep -q $'\x1b' "$work/tty"; then
+		pass trace-terminal-escapes
+	else
+		fail trace-terminal-escapes "$(cat -v "$work/tty" | head -5)"
+	fi
+else
+	echo "SKIP names/trace-terminal-escapes: no script(1) to give kiln trace a terminal"
+fi
+timeout 20 "$KILN" trace -c "python3 $PWD/tests/names/esccomm.py" -e "$prog" >"$work/pipe" 2>&1 </dev/null
+if [ "$(grep -c $'^<k\x1b\\[31mred>$' "$work/pipe")" = 3 ]; then
+	pass trace-pipe-raw
+else
+	fail trace-pipe-raw "$(cat -v "$work/pipe" | head -5)"
+fi
