@@ -151,6 +151,7 @@ int64_t hv_list_len(struct host *h, const struct kl_node *n, const struct hv *l,
 			return -1;
 		}
 	}
+	h->steps += h->max_steps ? (uint64_t)len >> 6 : 0;   /* a budget counts the walk too */
 	return len;
 }
 
@@ -168,7 +169,7 @@ bool hv_eql(const struct hv *a, const struct hv *b)
 	}
 }
 
-/* equal: the cdrs in a loop, the cars by recursion (depth bounded); every 4096 conses compared
+/* equal: the cdrs in a loop, the cars by recursion (depth bounded); every 64 conses compared
  * a step (Ctrl-C, the budget: shared structure can make the walk exponential) */
 static int equal_at(struct host *h, const struct kl_node *n, const struct hv *a, const struct hv *b, int depth,
 		    uint64_t *work)
@@ -187,7 +188,7 @@ static int equal_at(struct host *h, const struct kl_node *n, const struct hv *a,
 			hv_err(h, n, "equal: lists longer than %zu elements (circular?)", h->max_elems);
 			return -1;
 		}
-		if (!(++*work & 4095) && host_stop(h, n))
+		if (!(++*work & 63) && host_stop(h, n))
 			return -1;
 		int r = equal_at(h, n, a->u.cons.car, b->u.cons.car, depth + 1, work);
 		if (r <= 0)

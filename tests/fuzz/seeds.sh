@@ -9,6 +9,12 @@
 #                       one a byte short), the input format of fuzz_event.c
 #   OUT/compiler.dict   libFuzzer dictionary: the language's form names, helper names,
 #                       keywords, map and program types, parens and other tokens
+#   OUT/seed/host/      host Lisp (fuzz_host.c): tests/host/*.lisp, the kiln sources above, and
+#                       Whistler's examples, read from its checkout at $WHISTLER_DIR (default
+#                       /work/.mirror/atgreen+Whistler/repo, a bare repository) now, never copied
+#                       into kiln
+#   OUT/host.dict       the host's special forms and builtins (eval.c's and builtins.c's tables),
+#                       loop's words, format's directives
 # A harness without a seed directory of its own name gets seed/object.
 set -eu
 export LC_ALL=C
@@ -83,7 +89,31 @@ done
 	printf '"%s"\n' "${w//\"/\\\"}"
 done >"$out/compiler.dict"
 
-for d in compiler object disasm event; do
+# ---- the host Lisp ----------------------------------------------------------------------------
+mkdir -p "$seed/host"
+cp "$seed"/compiler/*.lisp "$seed/host/"        # (tests/host/*.lisp among them)
+wdir=${WHISTLER_DIR:-/work/.mirror/atgreen+Whistler/repo}
+if git -C "$wdir" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+	git -C "$wdir" ls-tree -r --name-only HEAD -- examples | grep '\.lisp$' | while read -r f; do
+		git -C "$wdir" show "HEAD:$f" >"$seed/host/whistler_$(basename "$f")" 2>/dev/null || true
+	done
+fi
+{
+	grep -ho '{ "[^"]*", \(sf\|b\|host\|rf\)_[a-z0-9_]*' src/host/*.c |
+		sed 's/.*{ "\([^"]*\)".*/\1/'
+	printf '%s\n' in across from upfrom downfrom to upto downto below above by = then repeat for as \
+		while until do doing collect sum count return finally nil t '&optional' '&rest' '&key' \
+		'~a' '~s' '~d' '~x' '~o' '~b' '~c' '~%' '~&' '~~' '~{' '~}' '~@{' '~^' '~*' '~:*' '~10,'"'"'0d' \
+		'(' ')' "'" '#(' '#\' '"' 'sb-sys:interactive-interrupt' 'error' 'condition' '*standard-output*' \
+		'*error-output*' '9223372036854775807' '-9223372036854775808' '1000000000000'
+} | sort -u | while IFS= read -r w; do
+	[ -n "$w" ] || continue
+	w=${w//\\/\\\\}
+	printf '"%s"\n' "${w//\"/\\\"}"
+done >"$out/host.dict"
+
+for d in compiler object disasm event host; do
 	printf 'seeds: %-8s %5d inputs\n' "$d" "$(find "$seed/$d" -type f | wc -l)"
 done
 printf 'seeds: compiler.dict %d entries\n' "$(wc -l <"$out/compiler.dict")"
+printf 'seeds: host.dict %d entries\n' "$(wc -l <"$out/host.dict")"
