@@ -412,7 +412,8 @@ void host_prepare(struct host *h, struct kl_node *n)
 			v->items = kl_arena_array(&h->a, struct kl_node *, l->nitems + 1);
 			v->items[0] = kl_arena_new(&h->a, struct kl_node);
 			*v->items[0] = (struct kl_node){ .kind = KL_N_SYM, .span = x->span, .str = "%vector" };
-			memcpy(v->items + 1, l->items, sizeof(*l->items) * l->nitems);
+			if (l->nitems)       /* () has no items array */
+				memcpy(v->items + 1, l->items, sizeof(*l->items) * l->nitems);
 			v->nitems = l->nitems + 1;
 			x = v;
 		} else {
