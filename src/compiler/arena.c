@@ -40,10 +40,13 @@ void *kl_arena_try_alloc(struct kl_arena *a, size_t size)
 			b = *sp;
 			*sp = b->next;
 		} else {
+			if (a->limit && (cap > a->limit || a->held > a->limit - cap))
+				return NULL;
 			b = malloc(sizeof(*b) + cap);
 			if (!b)
 				return NULL;
 			b->cap = cap;
+			a->held += cap;
 		}
 		b->used = 0;
 		b->next = a->head;
@@ -100,7 +103,8 @@ void *kl_arena_grow(struct kl_arena *a, void *old, size_t old_size, size_t new_s
 }
 
 struct kl_arena_ext {
-	struct kl_arena_ext *next, *prev;   /* 16 bytes: the data after it stays aligned */
+	struct kl_arena_ext *next, *prev;   /* 32 bytes: the data after it stays aligned */
+	size_t size, pad_;
 };
 
 void *kl_arena_ext_grow(struct kl_arena *a, void *old, size_t old_size, size_t new_size)
@@ -108,9 +112,14 @@ void *kl_arena_ext_grow(struct kl_arena *a, void *old, size_t old_size, size_t n
 	struct kl_arena_ext *e = old ? (struct kl_arena_ext *)old - 1 : NULL;
 	if (new_size > ((size_t)-1) / 4)
 		kl_arena_oom(a);
+	size_t had = e ? e->size : 0;
+	if (a->limit && new_size > had && (new_size - had > a->limit || a->held > a->limit - (new_size - had)))
+		kl_arena_oom(a);
 	struct kl_arena_ext *n = realloc(e, sizeof(*n) + new_size);
 	if (!n)
 		kl_arena_oom(a);   /* (the old array is still in the list, freed with the arena) */
+	a->held = a->held - had + new_size;
+	n->size = new_size;
 	if (!e) {
 		n->prev = NULL;
 		n->next = a->ext;
@@ -136,6 +145,7 @@ void kl_arena_ext_free(struct kl_arena *a, void *p)
 	if (!p)
 		return;
 	struct kl_arena_ext *e = (struct kl_arena_ext *)p - 1;
+	a->held -= e->size;
 	if (e->prev)
 		e->prev->next = e->next;
 	else
@@ -166,6 +176,7 @@ void kl_arena_trim(struct kl_arena *a)
 {
 	while (a->spare) {
 		struct kl_arena_block *n = a->spare->next;
+		a->held -= a->spare->cap;
 		free(a->spare);
 		a->spare = n;
 	}
@@ -191,4 +202,5 @@ void kl_arena_free(struct kl_arena *a)
 		free(a->ext);
 		a->ext = n;
 	}
+	a->held = 0;
 }

@@ -21,6 +21,9 @@ struct kl_arena {
 	jmp_buf *oom;                 /* where allocation failure jumps (set by kl_compile) */
 	struct kl_arena_block *spare; /* blocks released (kl_arena_release), kept for reuse */
 	struct kl_arena_ext *ext;     /* kl_arena_ext_grow's arrays */
+	/* limit: the bytes of blocks and arrays it may hold at once, 0 for no limit (kiln's host
+	 * Lisp under the fuzz harness): past it an allocation fails as out of memory */
+	size_t limit, held;
 };
 
 void *kl_arena_alloc(struct kl_arena *a, size_t size);       /* zeroed, 16-byte aligned */

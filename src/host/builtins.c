@@ -11,25 +11,31 @@ static bool ints(struct host *h, const struct kl_node *c, struct hv **a, int n, 
 {
 	for (int i = 0; i < n; i++)
 		if (a[i]->k != HV_INT) {
-			char buf[64];
-			snprintf(buf, sizeof(buf), "%s", hv_to_text(h, a[i], true));
-			hv_err(h, c, "%s: %s is not an integer", fn, buf);
+			hv_err(h, c, "%s: %s is not an integer", fn, hv_brief(h, a[i]));
 			return false;
 		}
 	return true;
 }
 
-B(b_add) { if (!ints(h, c, a, n, "+")) return NULL; int64_t s = 0; for (int i = 0; i < n; i++) s += a[i]->u.i; return hv_int(h, s); }
-B(b_mul) { if (!ints(h, c, a, n, "*")) return NULL; int64_t s = 1; for (int i = 0; i < n; i++) s *= a[i]->u.i; return hv_int(h, s); }
+/* integers are 64-bit and wrap (no bignums) */
+static int64_t add(int64_t x, int64_t y) { return (int64_t)((uint64_t)x + (uint64_t)y); }
+static int64_t sub(int64_t x, int64_t y) { return (int64_t)((uint64_t)x - (uint64_t)y); }
+static int64_t mul(int64_t x, int64_t y) { return (int64_t)((uint64_t)x * (uint64_t)y); }
+/* truncating and floor division; -1 as the divisor negates (INT64_MIN / -1 wraps) */
+static int64_t quot(int64_t x, int64_t y) { return y == -1 ? sub(0, x) : x / y; }
+static int64_t floor_div(int64_t x, int64_t y) { int64_t q = quot(x, y); return (y != -1 && x % y && ((x < 0) != (y < 0))) ? q - 1 : q; }
+
+B(b_add) { if (!ints(h, c, a, n, "+")) return NULL; int64_t s = 0; for (int i = 0; i < n; i++) s = add(s, a[i]->u.i); return hv_int(h, s); }
+B(b_mul) { if (!ints(h, c, a, n, "*")) return NULL; int64_t s = 1; for (int i = 0; i < n; i++) s = mul(s, a[i]->u.i); return hv_int(h, s); }
 B(b_sub)
 {
 	if (!ints(h, c, a, n, "-"))
 		return NULL;
 	if (n == 1)
-		return hv_int(h, -a[0]->u.i);
+		return hv_int(h, sub(0, a[0]->u.i));
 	int64_t s = a[0]->u.i;
 	for (int i = 1; i < n; i++)
-		s -= a[i]->u.i;
+		s = sub(s, a[i]->u.i);
 	return hv_int(h, s);
 }
 /* integers only: / is truncate when the division is not exact (no ratios on the host side) */
@@ -41,11 +47,10 @@ B(b_div)
 	for (int i = n == 1 ? 0 : 1; i < n; i++) {
 		if (!a[i]->u.i)
 			return hv_raise(h, c, "division-by-zero", "division by zero");
-		s /= a[i]->u.i;
+		s = quot(s, a[i]->u.i);
 	}
 	return hv_int(h, s);
 }
-static int64_t floor_div(int64_t x, int64_t y) { int64_t q = x / y; return (x % y && ((x < 0) != (y < 0))) ? q - 1 : q; }
 B(b_floor)
 {
 	if (!ints(h, c, a, n, "floor"))
@@ -61,13 +66,16 @@ static struct hv *modulo(struct host *h, const struct kl_node *c, struct hv **a,
 		return NULL;
 	if (!a[1]->u.i)
 		return hv_raise(h, c, "division-by-zero", "division by zero");
-	return hv_int(h, rem ? a[0]->u.i % a[1]->u.i : a[0]->u.i - floor_div(a[0]->u.i, a[1]->u.i) * a[1]->u.i);
+	int64_t x = a[0]->u.i, y = a[1]->u.i;
+	if (y == -1)
+		return hv_int(h, 0);
+	return hv_int(h, rem ? x % y : sub(x, mul(floor_div(x, y), y)));
 }
 B(b_mod) { return modulo(h, c, a, n, false); }
 B(b_rem) { return modulo(h, c, a, n, true); }
-B(b_1p) { if (!ints(h, c, a, n, "1+")) return NULL; return hv_int(h, a[0]->u.i + 1); }
-B(b_1m) { if (!ints(h, c, a, n, "1-")) return NULL; return hv_int(h, a[0]->u.i - 1); }
-B(b_abs) { if (!ints(h, c, a, n, "abs")) return NULL; return hv_int(h, a[0]->u.i < 0 ? -a[0]->u.i : a[0]->u.i); }
+B(b_1p) { if (!ints(h, c, a, n, "1+")) return NULL; return hv_int(h, add(a[0]->u.i, 1)); }
+B(b_1m) { if (!ints(h, c, a, n, "1-")) return NULL; return hv_int(h, sub(a[0]->u.i, 1)); }
+B(b_abs) { if (!ints(h, c, a, n, "abs")) return NULL; return hv_int(h, a[0]->u.i < 0 ? sub(0, a[0]->u.i) : a[0]->u.i); }
 static struct hv *extreme(struct host *h, const struct kl_node *c, struct hv **a, int n, bool max)
 {
 	if (!ints(h, c, a, n, max ? "max" : "min"))
@@ -125,8 +133,13 @@ B(b_minusp) { if (!ints(h, c, a, n, "minusp")) return NULL; return hv_bool(a[0]-
 B(b_evenp) { if (!ints(h, c, a, n, "evenp")) return NULL; return hv_bool(a[0]->u.i % 2 == 0); }
 B(b_oddp) { if (!ints(h, c, a, n, "oddp")) return NULL; return hv_bool(a[0]->u.i % 2 != 0); }
 B(b_not) { (void)h, (void)c, (void)n; return hv_bool(!hv_true(a[0])); }
-B(b_eql) { (void)h, (void)c, (void)n; return hv_bool(hv_equal(a[0], a[1], false)); }
-B(b_equal) { (void)h, (void)c, (void)n; return hv_bool(hv_equal(a[0], a[1], true)); }
+B(b_eql) { (void)h, (void)c, (void)n; return hv_bool(hv_eql(a[0], a[1])); }
+B(b_equal)
+{
+	(void)n;
+	int r = hv_equal(h, c, a[0], a[1]);
+	return r < 0 ? NULL : hv_bool(r);
+}
 
 static struct hv *kind_is(struct hv *v, enum hv_kind k) { return hv_bool(v->k == k); }
 B(b_integerp) { (void)h, (void)c, (void)n; return kind_is(a[0], HV_INT); }
@@ -139,11 +152,12 @@ B(b_functionp) { (void)h, (void)c, (void)n; return hv_bool(a[0]->k == HV_FN || a
 
 /* ---- lists ---------------------------------------------------------------------- */
 
+/* l if it is a list, not a circular one (functions that walk it to its end) */
 static struct hv *list_arg(struct host *h, const struct kl_node *c, struct hv *l, const char *fn)
 {
 	if (l->k != HV_CONS && l->k != HV_NIL)
-		return hv_err(h, c, "%s: %s is not a list", fn, hv_to_text(h, l, true));
-	return l;
+		return hv_err(h, c, "%s: %s is not a list", fn, hv_brief(h, l));
+	return hv_list_len(h, c, l, fn) < 0 ? NULL : l;
 }
 B(b_car) { (void)n; if (!list_arg(h, c, a[0], "car")) return NULL; return a[0]->k == HV_CONS ? a[0]->u.cons.car : HNIL; }
 B(b_cdr) { (void)n; if (!list_arg(h, c, a[0], "cdr")) return NULL; return a[0]->k == HV_CONS ? a[0]->u.cons.cdr : HNIL; }
@@ -172,7 +186,7 @@ B(b_nth) { (void)n; if (!ints(h, c, a, 1, "nth")) return NULL; return nth(h, c, 
 B(b_nthcdr)
 {
 	(void)n;
-	if (!ints(h, c, a, 1, "nthcdr"))
+	if (!ints(h, c, a, 1, "nthcdr") || !list_arg(h, c, a[1], "nthcdr"))
 		return NULL;
 	struct hv *l = a[1];
 	for (int64_t k = a[0]->u.i; k > 0 && l->k == HV_CONS; k--)
@@ -235,7 +249,7 @@ static struct hv *kwarg(struct hv **a, int n, int from, const char *key)
 static struct hv *test_eq(struct host *h, const struct kl_node *c, struct hv *test, struct hv *x, struct hv *y, bool *ok)
 {
 	if (!test) {
-		*ok = hv_equal(x, y, false);
+		*ok = hv_eql(x, y);
 		return HT;
 	}
 	struct hv *args[2] = { x, y }, *r = hv_apply(h, c, test, args, 2);
@@ -252,6 +266,8 @@ static struct hv *keyed(struct host *h, const struct kl_node *c, struct hv *key,
 B(b_assoc)
 {
 	struct hv *test = kwarg(a, n, 2, "test");
+	if (!list_arg(h, c, a[1], "assoc"))
+		return NULL;
 	for (struct hv *l = a[1]; l->k == HV_CONS; l = l->u.cons.cdr) {
 		struct hv *e = l->u.cons.car;
 		bool ok = false;
@@ -265,6 +281,8 @@ B(b_assoc)
 B(b_member)
 {
 	struct hv *test = kwarg(a, n, 2, "test");
+	if (!list_arg(h, c, a[1], "member"))
+		return NULL;
 	for (struct hv *l = a[1]; l->k == HV_CONS; l = l->u.cons.cdr) {
 		bool ok;
 		if (!test_eq(h, c, test, a[0], l->u.cons.car, &ok))
@@ -275,10 +293,10 @@ B(b_member)
 	return HNIL;
 }
 
-/* sequences: lists, vectors and strings, element i */
-static size_t seq_len(const struct hv *s)
+/* sequences: lists, vectors and strings (is_seq refuses a circular list), element i */
+static size_t seq_len(struct host *h, const struct hv *s)
 {
-	return s->k == HV_VEC ? s->u.vec.len : s->k == HV_STR ? s->u.str.len : (size_t)hv_list_len(s);
+	return s->k == HV_VEC ? s->u.vec.len : s->k == HV_STR ? s->u.str.len : (size_t)hv_list_len(h, NULL, s, NULL);
 }
 static struct hv *seq_at(struct host *h, struct hv *s, size_t i)
 {
@@ -292,19 +310,21 @@ static struct hv *seq_at(struct host *h, struct hv *s, size_t i)
 }
 static bool is_seq(struct host *h, const struct kl_node *c, struct hv *s, const char *fn)
 {
-	if (s->k == HV_VEC || s->k == HV_STR || s->k == HV_CONS || s->k == HV_NIL)
+	if (s->k == HV_VEC || s->k == HV_STR)
 		return true;
-	hv_err(h, c, "%s: %s is not a sequence", fn, hv_to_text(h, s, true));
+	if (s->k == HV_CONS || s->k == HV_NIL)
+		return hv_list_len(h, c, s, fn) >= 0;
+	hv_err(h, c, "%s: %s is not a sequence", fn, hv_brief(h, s));
 	return false;
 }
-B(b_length) { (void)n; if (!is_seq(h, c, a[0], "length")) return NULL; return hv_int(h, (int64_t)seq_len(a[0])); }
+B(b_length) { (void)n; if (!is_seq(h, c, a[0], "length")) return NULL; return hv_int(h, (int64_t)seq_len(h, a[0])); }
 B(b_aref)
 {
 	(void)n;
 	if (!is_seq(h, c, a[0], "aref") || !ints(h, c, a + 1, 1, "aref"))
 		return NULL;
-	if (a[1]->u.i < 0 || (size_t)a[1]->u.i >= seq_len(a[0]))
-		return hv_err(h, c, "index %lld out of range (length %zu)", (long long)a[1]->u.i, seq_len(a[0]));
+	if (a[1]->u.i < 0 || (size_t)a[1]->u.i >= seq_len(h, a[0]))
+		return hv_err(h, c, "index %lld out of range (length %zu)", (long long)a[1]->u.i, seq_len(h, a[0]));
 	return seq_at(h, a[0], (size_t)a[1]->u.i);
 }
 B(b_position)
@@ -312,7 +332,7 @@ B(b_position)
 	if (!is_seq(h, c, a[1], "position"))
 		return NULL;
 	struct hv *test = kwarg(a, n, 2, "test");
-	for (size_t i = 0, len = seq_len(a[1]); i < len; i++) {
+	for (size_t i = 0, len = seq_len(h, a[1]); i < len; i++) {
 		bool ok;
 		if (!test_eq(h, c, test, a[0], seq_at(h, a[1], i), &ok))
 			return NULL;
@@ -330,7 +350,7 @@ B(b_subseq)
 {
 	if (!is_seq(h, c, a[0], "subseq") || !ints(h, c, a + 1, n - 1, "subseq"))
 		return NULL;
-	size_t len = seq_len(a[0]);
+	size_t len = seq_len(h, a[0]);
 	int64_t s = a[1]->u.i, e = n > 2 ? a[2]->u.i : (int64_t)len;
 	if (s < 0 || e < s || (size_t)e > len)
 		return hv_err(h, c, "subseq %lld..%lld out of range (length %zu)", (long long)s, (long long)e, len);
@@ -358,9 +378,13 @@ B(b_make_array)
 {
 	if (!ints(h, c, a, 1, "make-array"))
 		return NULL;
-	struct hv *v = hv_vec(h, (size_t)(a[0]->u.i > 0 ? a[0]->u.i : 0)), *init = kwarg(a, n, 1, "initial-element");
+	if (a[0]->u.i < 0 || (uint64_t)a[0]->u.i > h->max_elems)
+		return hv_err(h, c, "make-array: %lld elements (kiln's host side makes 0 to %zu)",
+			      (long long)a[0]->u.i, h->max_elems);
+	struct hv *init = kwarg(a, n, 1, "initial-element");
+	struct hv *v = hv_vec(h, (size_t)a[0]->u.i), *x = init ? init : hv_int(h, 0);
 	for (size_t i = 0; i < v->u.vec.len; i++)
-		v->u.vec.items[i] = init ? init : hv_int(h, 0);
+		v->u.vec.items[i] = x;
 	return v;
 }
 
@@ -369,7 +393,7 @@ static struct hv *mapped(struct host *h, const struct kl_node *c, struct hv *f, 
 {
 	if (!is_seq(h, c, seq, "map"))
 		return NULL;
-	size_t len = seq_len(seq);
+	size_t len = seq_len(h, seq);
 	struct hv *v = hv_vec(h, len);
 	for (size_t i = 0; i < len; i++) {
 		struct hv *x = seq_at(h, seq, i);
@@ -403,7 +427,11 @@ B(b_mapc) { (void)n; return mapped(h, c, a[0], a[1], "list") ? a[1] : NULL; }
 B(b_funcall) { return hv_apply(h, c, a[0], a + 1, n - 1); }
 B(b_apply)
 {
-	int64_t k = hv_list_len(a[n - 1]);
+	int64_t k = hv_list_len(h, c, a[n - 1], "apply");
+	if (k < 0)
+		return NULL;
+	if (k > INT32_MAX - n)
+		return hv_err(h, c, "apply: %lld arguments are too many", (long long)k);
 	struct hv **args = kl_arena_array(&h->a, struct hv *, (size_t)(n - 2 + k + 1));
 	int m = 0;
 	for (int i = 1; i < n - 1; i++)
@@ -447,7 +475,7 @@ B(b_sort)
 {
 	if (!list_arg(h, c, a[0], "sort"))
 		return NULL;
-	return msort(h, c, a[0], hv_list_len(a[0]), a[1], kwarg(a, n, 2, "key"));
+	return msort(h, c, a[0], hv_list_len(h, c, a[0], NULL), a[1], kwarg(a, n, 2, "key"));
 }
 
 /* ---- strings and characters --------------------------------------------------------- */
@@ -461,7 +489,7 @@ B(b_string_eq)
 		struct hv *v = a[i];
 		if (v->k == HV_STR) x[i] = v->u.str.s, l[i] = v->u.str.len;
 		else if (v->k == HV_SYM || v->k == HV_KEY) x[i] = v->u.name, l[i] = strlen(v->u.name);
-		else return hv_err(h, c, "string=: %s is not a string", hv_to_text(h, v, true));
+		else return hv_err(h, c, "string=: %s is not a string", hv_brief(h, v));
 	}
 	return hv_bool(l[0] == l[1] && !memcmp(x[0], x[1], l[0]));
 }
@@ -478,7 +506,7 @@ B(b_string)
 		char *s = hv_to_text(h, a[0], false);
 		return hv_cstr(h, s);
 	}
-	return hv_err(h, c, "string: %s is not a string designator", hv_to_text(h, a[0], true));
+	return hv_err(h, c, "string: %s is not a string designator", hv_brief(h, a[0]));
 }
 static struct hv *recase(struct host *h, const struct kl_node *c, struct hv *v, int (*f)(int))
 {
@@ -500,6 +528,8 @@ B(b_concatenate)
 		if (a[i]->k != HV_STR && a[i]->k != HV_NIL)
 			return hv_err(h, c, "concatenate: only strings are supported");
 		len += a[i]->k == HV_STR ? a[i]->u.str.len : 0;
+		if (len > h->max_str)
+			return hv_err(h, c, "concatenate: the string passes %zu bytes", h->max_str);
 	}
 	char *s = kl_arena_alloc(&h->a, len + 1), *p = s;
 	for (int i = 1; i < n; i++)
@@ -529,11 +559,12 @@ static struct hv *put(struct host *h, const struct kl_node *c, struct hv *v, str
 	struct hv *s = hv_stream_of(h, c, dest ? dest : HT);
 	if (!s)
 		return NULL;
-	hv_stream_put(h, s, pre, strlen(pre));
-	char *t = hv_to_text(h, v, readably);
-	hv_stream_put(h, s, t, strlen(t));
-	hv_stream_put(h, s, post, strlen(post));
-	return v;
+	struct hv_text t = { 0 };
+	hv_print_text(h, &t, v, readably);
+	bool ok = hv_stream_put(h, c, s, pre, strlen(pre)) && hv_stream_put(h, c, s, t.p ? t.p : "", t.len) &&
+		  hv_stream_put(h, c, s, post, strlen(post));
+	hv_text_free(h, &t);
+	return ok ? v : NULL;
 }
 B(b_princ) { return put(h, c, a[0], n > 1 ? a[1] : NULL, false, "", ""); }
 B(b_prin1) { return put(h, c, a[0], n > 1 ? a[1] : NULL, true, "", ""); }
@@ -581,7 +612,7 @@ B(b_error)
 		hv_raise(h, c, a[0]->u.cond.type, a[0]->u.cond.msg);
 		return NULL;
 	}
-	return hv_raise(h, c, a[0]->k == HV_SYM ? a[0]->u.name : "error", hv_to_text(h, a[0], false));
+	return hv_raise(h, c, a[0]->k == HV_SYM ? a[0]->u.name : "error", hv_brief(h, a[0]));
 }
 B(b_eval) { (void)n; return hv_eval_value(h, a[0], c); }
 B(b_values)
@@ -643,6 +674,12 @@ hv_builtin_fn hv_builtin_find(const char *name, int *min, int *max)
 	return host_session_builtin(name, min, max);
 }
 
+B(b_refused)
+{
+	(void)a, (void)n;
+	return hv_err(h, c, "%s is refused here (no BPF, files or sleep)", h->self->u.bi.name);
+}
+
 /* defstruct S gives the host decode-S (bytes to a record) and S-record-FIELD */
 B(b_decode) { (void)n; return host_decode_struct(h, c, h->self->u.bi.data, a[0]); }
 B(b_field)
@@ -654,7 +691,7 @@ B(b_field)
 		for (uint32_t i = 0; i < r->u.rec.st->nfields; i++)
 			if (&r->u.rec.st->fields[i] == f)
 				return r->u.rec.fields[i];
-	return hv_err(h, c, "%s: %s is not a record of its struct", h->self->u.bi.name, hv_to_text(h, r, true));
+	return hv_err(h, c, "%s: %s is not a record of its struct", h->self->u.bi.name, hv_brief(h, r));
 }
 
 static hv_builtin_fn struct_fn(struct host *h, const char *name, const void **data, int *min, int *max)
@@ -687,6 +724,8 @@ struct hv *hv_function(struct host *h, const char *name)
 	int min, max;
 	const void *data = NULL;
 	hv_builtin_fn fn = hv_builtin_find(name, &min, &max);
+	if (fn && host_refused(h, name))
+		fn = b_refused;
 	if (!fn)
 		fn = struct_fn(h, name, &data, &min, &max);
 	if (!fn)

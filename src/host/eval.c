@@ -172,9 +172,9 @@ static struct hv *sf_case(struct host *h, const struct kl_node *n, struct hv_fra
 		bool hit = kl_is_sym(keys, "otherwise") || kl_is_sym(keys, "t");
 		if (keys->kind == KL_N_LIST)
 			for (uint32_t j = 0; j < keys->nitems && !hit; j++)
-				hit = hv_equal(k, hv_from_node(h, keys->items[j]), false);
+				hit = hv_eql(k, hv_from_node(h, keys->items[j]));
 		else if (!hit)
-			hit = hv_equal(k, hv_from_node(h, keys), false);
+			hit = hv_eql(k, hv_from_node(h, keys));
 		if (hit)
 			return hv_progn(h, ITEMS(cl) + 1, cl->nitems - 1, env);
 	}
@@ -319,7 +319,8 @@ static struct hv *sf_incf(struct host *h, const struct kl_node *n, struct hv_fra
 	if (old->k != HV_INT || d->k != HV_INT)
 		return hv_err(h, n, "%s of a non-integer", kl_name(n->items[0]));
 	bool dec = kl_is_sym(n->items[0], "decf");
-	return set_place(h, n->items[1], hv_int(h, dec ? old->u.i - d->u.i : old->u.i + d->u.i), env);
+	uint64_t x = (uint64_t)old->u.i, y = (uint64_t)d->u.i;     /* 64-bit, wrapping */
+	return set_place(h, n->items[1], hv_int(h, (int64_t)(dec ? x - y : x + y)), env);
 }
 
 static struct hv *sf_push(struct host *h, const struct kl_node *n, struct hv_frame *env)
@@ -461,8 +462,12 @@ static struct hv *sf_dolist(struct host *h, const struct kl_node *n, struct hv_f
 	const char *var = var_name(h, spec->items[0], "the loop variable");
 	if (!var)
 		return NULL;
+	struct hv_frame *inner = env;      /* one binding, set at each turn (as SBCL does) */
+	bind(h, &inner, var, HNIL);
 	for (int64_t i = 0;; i++) {
 		struct hv *x;
+		if (host_stop(h, n))
+			return NULL;
 		if (times) {
 			if (i >= l->u.i)
 				break;
@@ -475,8 +480,7 @@ static struct hv *sf_dolist(struct host *h, const struct kl_node *n, struct hv_f
 		} else {
 			break;
 		}
-		struct hv_frame *inner = env;
-		bind(h, &inner, var, x);
+		inner->val = x;
 		if (!body_from(h, n, 2, inner))
 			return caught_return(h, "nil", &v) ? v : NULL;
 	}
@@ -514,7 +518,7 @@ static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_fra
 	struct hv *v = HNIL;
 	if (simple) {
 		for (;;)
-			if (!hv_progn(h, ITEMS(n) + 1, n->nitems - 1, env))
+			if (host_stop(h, n) || !hv_progn(h, ITEMS(n) + 1, n->nitems - 1, env))
 				return caught_return(h, "nil", &v) ? v : NULL;
 	}
 	struct loop_var vars[8];
@@ -593,6 +597,8 @@ static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_fra
 	for (int64_t iter = 0;; iter++) {
 		if (count >= 0 && iter >= count)
 			break;
+		if (host_stop(h, n))
+			return NULL;
 		/* advance and test the for clauses */
 		bool done = false;
 		struct hv_frame *f = inner;
@@ -621,7 +627,8 @@ static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_fra
 			} else {
 				int64_t x = f->val->u.i, e = lv->end ? lv->end->u.i : 0;
 				if (iter)
-					f->val = hv_int(h, x = lv->down ? x - lv->step->u.i : x + lv->step->u.i);
+					f->val = hv_int(h, x = (int64_t)(lv->down ? (uint64_t)x - (uint64_t)lv->step->u.i
+										   : (uint64_t)x + (uint64_t)lv->step->u.i));
 				if (lv->end && (lv->down ? (lv->below ? x <= e : x < e) : (lv->below ? x >= e : x > e))) {
 					done = true;
 					break;
@@ -662,9 +669,9 @@ static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_fra
 				c = primary(c);
 				summing = true;
 				if (x->str[0] == 'c')
-					sum += hv_true(c);
+					sum = (int64_t)((uint64_t)sum + hv_true(c));
 				else if (c->k == HV_INT)
-					sum += c->u.i;
+					sum = (int64_t)((uint64_t)sum + (uint64_t)c->u.i);
 				else
 					return hv_err(h, n->items[i], "loop sum of a non-integer");
 			} else if (loop_word(x, "return")) {
@@ -766,7 +773,9 @@ static struct hv *sf_with_output_to_string(struct host *h, const struct kl_node 
 		return NULL;
 	bind(h, &inner, name, s);
 	TRY(body_from(h, n, 2, inner));
-	return hv_str(h, s->u.stream.buf ? s->u.stream.buf : "", s->u.stream.len);
+	struct hv *r = hv_str(h, s->u.stream.text.p ? s->u.stream.text.p : "", s->u.stream.text.len);
+	hv_text_free(h, &s->u.stream.text);
+	return r;
 }
 
 static struct hv *sf_vector(struct host *h, const struct kl_node *n, struct hv_frame *env)
@@ -813,8 +822,29 @@ bool host_is_kiln_form(const char *head)
 	return false;
 }
 
+/* What touches the system (BPF objects, files, the clock): refused when h->no_system */
+static const char *const system_names[] = {
+	"with-bpf-session", "with-bpf-object", "bpf:attach", "compile-to-elf", "probe-file", "sleep",
+};
+
+bool host_refused(struct host *h, const char *name)
+{
+	for (size_t i = 0; h->no_system && i < sizeof(system_names) / sizeof(system_names[0]); i++)
+		if (!strcmp(name, system_names[i]))
+			return true;
+	return false;
+}
+
+static struct hv *sf_refused(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	(void)env;
+	return hv_err(h, n, "%s is refused here (no BPF, files or sleep)", kl_name(n->items[0]));
+}
+
 static special_fn find_special(struct host *h, const char *name)
 {
+	if (host_refused(h, name))
+		return sf_refused;
 	special_fn r = h->repl ? host_repl_special(h, name) : NULL;
 	if (r)
 		return r;
@@ -874,7 +904,27 @@ static struct hv *bind_params(struct host *h, const struct kl_node *call, struct
 	return HT;
 }
 
-struct hv *hv_apply(struct host *h, const struct kl_node *call, struct hv *f, struct hv **args, int n)
+/* Entering a form or a call: false, with the error raised at n, when HV_MAX_DEPTH are open
+ * (before the C stack runs out); else leave() when it is done. */
+static bool enter(struct host *h, const struct kl_node *n)
+{
+	if (h->depth >= HV_MAX_DEPTH) {
+		hv_err(h, n, "stack overflow: forms and calls nested more than %d deep", HV_MAX_DEPTH);
+		return false;
+	}
+	if (!host_stack_ok(h, n, "forms and calls"))
+		return false;
+	h->depth++;
+	return true;
+}
+
+static struct hv *leave(struct host *h, struct hv *v)
+{
+	h->depth--;
+	return v;
+}
+
+static struct hv *apply(struct host *h, const struct kl_node *call, struct hv *f, struct hv **args, int n)
 {
 	if (f->k == HV_BUILTIN) {
 		if (n < f->u.bi.min || (f->u.bi.max >= 0 && n > f->u.bi.max))
@@ -886,9 +936,6 @@ struct hv *hv_apply(struct host *h, const struct kl_node *call, struct hv *f, st
 	}
 	if (f->k != HV_FN)
 		return hv_err(h, call, "not a function");
-	if (h->depth >= 10000)     /* before the C stack runs out */
-		return hv_err(h, call, "stack overflow: calls nested more than 10000 deep");
-	h->depth++;
 	struct hv_frame *env = f->u.fn.env;
 	struct hv *v = NULL;
 	if (bind_params(h, call, f, args, n, &env)) {
@@ -896,8 +943,14 @@ struct hv *hv_apply(struct host *h, const struct kl_node *call, struct hv *f, st
 		if (!v && f->u.fn.name)          /* (return-from NAME) inside defun NAME */
 			caught_return(h, f->u.fn.name, &v);
 	}
-	h->depth--;
 	return v;
+}
+
+struct hv *hv_apply(struct host *h, const struct kl_node *call, struct hv *f, struct hv **args, int n)
+{
+	if (host_stop(h, call) || !enter(h, call))
+		return NULL;
+	return leave(h, apply(h, call, f, args, n));
 }
 
 static struct hv *call(struct host *h, const struct kl_node *n, struct hv_frame *env)
@@ -922,6 +975,16 @@ static struct hv *call(struct host *h, const struct kl_node *n, struct hv_frame 
 	return hv_apply(h, n, f, args, na);
 }
 
+static struct hv *eval_list(struct host *h, const struct kl_node *n, struct hv_frame *env)
+{
+	if (n->items[0]->kind == KL_N_SYM) {
+		special_fn sf = find_special(h, hv_symname(h, n->items[0]));
+		if (sf)
+			return sf(h, n, env);
+	}
+	return call(h, n, env);
+}
+
 struct hv *hv_eval(struct host *h, const struct kl_node *n, struct hv_frame *env)
 {
 	switch (n->kind) {
@@ -944,19 +1007,14 @@ struct hv *hv_eval(struct host *h, const struct kl_node *n, struct hv_frame *env
 	}
 	if (!n->nitems)
 		return HNIL;
-	if (host_interrupt_pending(h, n))
+	if (host_stop(h, n) || !enter(h, n))
 		return NULL;
-	if (n->items[0]->kind == KL_N_SYM) {
-		special_fn sf = find_special(h, hv_symname(h, n->items[0]));
-		if (sf)
-			return sf(h, n, env);
-	}
-	return call(h, n, env);
+	return leave(h, eval_list(h, n, env));
 }
 
 /* eval of a datum: a kiln form (or a progn of them) joins the kiln program; a datum read from
  * the file is evaluated from its node; one built at run time cannot be (no reader here). */
-struct hv *hv_eval_value(struct host *h, struct hv *form, const struct kl_node *at)
+static struct hv *eval_value(struct host *h, struct hv *form, const struct kl_node *at)
 {
 	if (form->k != HV_CONS)
 		return form->k == HV_SYM ? hv_err(h, at, "eval of a symbol is not supported") : form;
@@ -976,4 +1034,11 @@ struct hv *hv_eval_value(struct host *h, struct hv *form, const struct kl_node *
 	if (form->u.cons.src)
 		return hv_eval(h, form->u.cons.src, NULL);
 	return hv_err(h, at, "eval of a form built at run time is not supported by kiln's host side");
+}
+
+struct hv *hv_eval_value(struct host *h, struct hv *form, const struct kl_node *at)
+{
+	if (host_stop(h, at) || !enter(h, at))
+		return NULL;
+	return leave(h, eval_value(h, form, at));
 }

@@ -4,9 +4,11 @@
 #include "cli/cli.h"
 #include <errno.h>
 #include <linux/bpf.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +35,34 @@ bool host_interrupt_pending(struct host *h, const struct kl_node *n)
 	sigint_delivered = sigint_count;
 	hv_raise(h, n, "interactive-interrupt", "Interactive interrupt (Ctrl-C)");
 	return true;
+}
+
+bool host_stop(struct host *h, const struct kl_node *n)
+{
+	if (h->max_steps && ++h->steps > h->max_steps) {
+		hv_raise(h, n, "step-budget", "the step budget is spent");
+		return true;
+	}
+	return host_interrupt_pending(h, n);
+}
+
+bool host_stack_ok(struct host *h, const struct kl_node *n, const char *what)
+{
+	char *here = __builtin_frame_address(0);
+	if (!h->stack_top || here > h->stack_top || (size_t)(h->stack_top - here) < h->stack_max)
+		return true;
+	hv_err(h, n, "stack overflow: %s nested %d deep fill the C stack (%zu KiB)", what, h->depth, h->stack_max >> 10);
+	return false;
+}
+
+/* 3/4 of the stack's rlimit (at most 256 MiB), for host_stack_ok */
+static size_t stack_share(void)
+{
+	struct rlimit rl;
+	size_t cap = (size_t)256 << 20, lim = 8 << 20;
+	if (!getrlimit(RLIMIT_STACK, &rl))
+		lim = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > cap ? cap : (size_t)rl.rlim_cur;
+	return lim / 4 * 3;
 }
 
 void host_sleep(struct host *h, double s, const struct kl_node *n)
@@ -88,6 +118,7 @@ struct hv *hv_cons(struct host *h, struct hv *car, struct hv *cdr)
 
 struct hv *hv_vec(struct host *h, size_t n)
 {
+	h->steps += h->max_steps ? n >> 10 : 0;      /* a budget counts the elements made too */
 	struct hv *v = kl_arena_new(&h->a, struct hv);
 	v->k = HV_VEC;
 	v->u.vec.items = kl_arena_array(&h->a, struct hv *, n ? n : 1);
@@ -107,15 +138,25 @@ bool hv_true(const struct hv *v)
 	return v->k != HV_NIL;
 }
 
-int64_t hv_list_len(const struct hv *l)
+int64_t hv_list_len(struct host *h, const struct kl_node *n, const struct hv *l, const char *fn)
 {
-	int64_t n = 0;
-	for (; l->k == HV_CONS; l = l->u.cons.cdr)
-		n++;
-	return n;
+	const struct hv *slow = l;      /* half as far: the two meet in a circle (Floyd) */
+	int64_t len = 0;
+	while (l->k == HV_CONS) {
+		l = l->u.cons.cdr;
+		if (!(++len & 1))
+			slow = slow->u.cons.cdr;
+		if (l == slow) {
+			if (fn)
+				hv_err(h, n, "%s: the list is circular", fn);
+			return -1;
+		}
+	}
+	h->steps += h->max_steps ? (uint64_t)len >> 6 : 0;   /* a budget counts the walk too */
+	return len;
 }
 
-bool hv_equal(const struct hv *a, const struct hv *b, bool strings)
+bool hv_eql(const struct hv *a, const struct hv *b)
 {
 	if (a == b)
 		return true;
@@ -125,12 +166,43 @@ bool hv_equal(const struct hv *a, const struct hv *b, bool strings)
 	case HV_INT: return a->u.i == b->u.i;
 	case HV_SYM:
 	case HV_KEY: return !strcmp(a->u.name, b->u.name);
-	case HV_STR: return strings && a->u.str.len == b->u.str.len && !memcmp(a->u.str.s, b->u.str.s, a->u.str.len);
-	case HV_CONS:
-		return strings && hv_equal(a->u.cons.car, b->u.cons.car, true) &&
-		       hv_equal(a->u.cons.cdr, b->u.cons.cdr, true);
 	default: return false;
 	}
+}
+
+/* equal: the cdrs in a loop, the cars by recursion (depth bounded); every 64 conses compared
+ * a step (Ctrl-C, the budget: shared structure can make the walk exponential) */
+static int equal_at(struct host *h, const struct kl_node *n, const struct hv *a, const struct hv *b, int depth,
+		    uint64_t *work)
+{
+	for (uint64_t i = 0;; i++) {
+		if (a->k == HV_STR && b->k == HV_STR)
+			return a->u.str.len == b->u.str.len && !memcmp(a->u.str.s, b->u.str.s, a->u.str.len);
+		if (a->k != HV_CONS || b->k != HV_CONS || a == b)
+			return hv_eql(a, b);
+		if (depth >= HV_MAX_DEPTH || !host_stack_ok(h, n, "equal's lists")) {
+			if (depth >= HV_MAX_DEPTH)
+				hv_err(h, n, "equal: lists nested more than %d deep", HV_MAX_DEPTH);
+			return -1;
+		}
+		if (i >= h->max_elems) {
+			hv_err(h, n, "equal: lists longer than %zu elements (circular?)", h->max_elems);
+			return -1;
+		}
+		if (!(++*work & 63) && host_stop(h, n))
+			return -1;
+		int r = equal_at(h, n, a->u.cons.car, b->u.cons.car, depth + 1, work);
+		if (r <= 0)
+			return r;
+		a = a->u.cons.cdr;
+		b = b->u.cons.cdr;
+	}
+}
+
+int hv_equal(struct host *h, const struct kl_node *n, const struct hv *a, const struct hv *b)
+{
+	uint64_t work = 0;
+	return equal_at(h, n, a, b, 0, &work);
 }
 
 /* Symbols are found by their folded name without a package prefix (cl:incf is incf,
@@ -341,7 +413,8 @@ void host_prepare(struct host *h, struct kl_node *n)
 			v->items = kl_arena_array(&h->a, struct kl_node *, l->nitems + 1);
 			v->items[0] = kl_arena_new(&h->a, struct kl_node);
 			*v->items[0] = (struct kl_node){ .kind = KL_N_SYM, .span = x->span, .str = "%vector" };
-			memcpy(v->items + 1, l->items, sizeof(*l->items) * l->nitems);
+			if (l->nitems)       /* () has no items array */
+				memcpy(v->items + 1, l->items, sizeof(*l->items) * l->nitems);
 			v->nitems = l->nitems + 1;
 			x = v;
 		} else {
@@ -352,17 +425,55 @@ void host_prepare(struct host *h, struct kl_node *n)
 	n->nitems = out;
 }
 
-void host_report(struct host *h)
+void host_report(struct host *h, FILE *out)
 {
 	struct kl_diag d = { .nerrors = 1, .span = h->exc_span };
 	if (h->exc == EXC_RETURN)
 		snprintf(d.msg, sizeof(d.msg), "return from %s outside of it", h->ret_block);
 	else if (!strcmp(h->cond->u.cond.type, "compiled"))   /* the compiler's own diagnostic */
-		return (void)(*h->cond->u.cond.msg ? fprintf(stderr, "%s\n", h->cond->u.cond.msg) : 0);
+		return (void)(*h->cond->u.cond.msg ? fprintf(out, "%s\n", h->cond->u.cond.msg) : 0);
 	else
 		snprintf(d.msg, sizeof(d.msg), "%s", h->cond->u.cond.msg);
 	fflush(stdout);
-	kl_diag_print(&d, stderr);
+	kl_diag_print(&d, out);
+}
+
+/* out of memory: a condition made without allocating */
+static struct hv hv_oom = { .k = HV_COND, .u.cond = { "error", "out of memory" } };
+
+struct hv *host_eval_top(struct host *h, const struct kl_node *form)
+{
+	jmp_buf oom, *outer = h->a.oom;
+	struct hv *v;
+	char *top = h->stack_top;
+	if (!top) {
+		h->stack_top = __builtin_frame_address(0);
+		h->stack_max = stack_share();
+	}
+	h->a.oom = &oom;
+	if (!setjmp(oom)) {
+		v = hv_eval(h, form, NULL);
+	} else {
+		h->depth = 0;
+		h->exc = EXC_CONDITION;
+		h->cond = &hv_oom;
+		h->exc_span = form->span;
+		v = NULL;
+	}
+	h->a.oom = outer;
+	h->stack_top = top;
+	return v;
+}
+
+int host_eval_forms(struct host *h, struct kl_node *const *forms, uint32_t n, FILE *err)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (host_eval_top(h, forms[i]))
+			continue;
+		host_report(h, err);
+		return h->exc == EXC_CONDITION && !strcmp(h->cond->u.cond.type, "interactive-interrupt") ? 130 : 1;
+	}
+	return 0;
 }
 
 /* The globals a session file reads: the streams, the command line (sb-ext:*posix-argv*:
@@ -396,8 +507,9 @@ void host_setup(struct host *h, int argc, char **argv)
 	h->argc = argc;
 	h->argv = argv;
 	h->out_bol = h->err_bol = true;
+	h->max_elems = HV_MAX_ELEMS;
+	h->max_str = HV_MAX_STR;
 	define_globals(h);
-	host_catch_sigint(true);
 }
 
 /* Ctrl-C as the condition (see on_sigint), or, off, ignored (the REPL's prompt); the count
@@ -433,19 +545,13 @@ int host_run(const char *path, int argc, char **argv, void **elf, size_t *size)
 		host_prepare(h, forms[i]);
 	cli_stop_watch("run");
 	host_setup(h, argc, argv);
-	int rc = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (hv_eval(h, forms[i], NULL))
-			continue;
-		host_report(h);
-		rc = h->exc == EXC_CONDITION && !strcmp(h->cond->u.cond.type, "interactive-interrupt") ? 130 : 1;
-		break;
-	}
+	host_catch_sigint(true);
+	int rc = host_eval_forms(h, forms, n, stderr);
 	fflush(stdout);
 	if (!rc && !h->ran_session && h->segs.len) {
 		/* kiln programs around host forms (runqlat's eval-when): run them as kiln run would */
 		if (host_compile(h, forms[0], NULL, 0, elf, size)) {
-			host_report(h);
+			host_report(h, stderr);
 			rc = 1;
 		}
 	}

@@ -27,6 +27,11 @@ struct hv_struct;
 struct host_obj;
 struct host_repl;
 
+/* A growing text (the printer's, format's, a string stream's), kept outside the arena's
+ * blocks (kl_arena_ext_grow): it doubles without leaving copies behind, and an error or
+ * out of memory midway leaks nothing. At most HV_MAX_STR bytes (full set past them). */
+struct hv_text { char *p; size_t len, cap; bool full; };
+
 struct hv {
 	enum hv_kind k;
 	union {
@@ -45,7 +50,7 @@ struct hv {
 		struct { const char *name; hv_builtin_fn fn; int min, max; const void *data; } bi;
 		struct { struct kiln_map *m; const char *name; } map;
 		struct { struct host_obj *o; } obj;
-		struct { FILE *f; char *buf; size_t len; bool string; bool *bol; } stream;
+		struct { FILE *f; struct hv_text text; bool string; bool *bol; } stream;
 		struct { const struct hv_struct *st; struct hv **fields; } rec;
 		struct { const char *type; const char *msg; } cond;
 	} u;
@@ -82,6 +87,16 @@ enum hv_exc { EXC_NONE, EXC_CONDITION, EXC_RETURN };
 
 #define HV_NGLOBAL 256
 
+/* Limits, each a Lisp error when passed (never a crash):
+ * HV_MAX_DEPTH   forms and calls being evaluated inside one another; also at most 3/4 of
+ *                the C stack (its rlimit, at most 256 MiB) is used, whichever comes first
+ * HV_MAX_ELEMS   elements of a vector made (make-array) and conses compared by equal
+ * HV_MAX_STR     bytes of a string (concatenate, format, a string stream, printing)
+ * The last two are h->max_elems and h->max_str (host_setup; the fuzz harness lowers them). */
+#define HV_MAX_DEPTH 100000
+#define HV_MAX_ELEMS ((size_t)1 << 24)
+#define HV_MAX_STR ((size_t)1 << 26)
+
 struct host {
 	struct kl_arena a;
 	struct kl_source src;
@@ -103,7 +118,12 @@ struct host {
 	int argc;
 	char **argv;
 	bool out_bol, err_bol;           /* for ~&: at the start of a line */
-	int depth;
+	int depth;                       /* forms and calls nested now (HV_MAX_DEPTH) */
+	char *stack_top;                 /* the C stack where host_eval_top began (NULL: not yet) */
+	size_t stack_max;                /* the bytes of C stack evaluation may use below it */
+	uint64_t steps, max_steps;       /* forms and loop turns run; max_steps 0: no budget */
+	size_t max_elems, max_str;       /* HV_MAX_ELEMS, HV_MAX_STR */
+	bool no_system;                  /* the fuzz harness: no BPF, files, sleep (refused) */
 	struct hv *self;                 /* the builtin being applied (its data) */
 	struct host_repl *repl;          /* kiln repl's state, NULL when running a file */
 };
@@ -129,14 +149,33 @@ struct hv *hv_err(struct host *h, const struct kl_node *n, const char *fmt, ...)
 struct hv *hv_raise(struct host *h, const struct kl_node *n, const char *type, const char *msg);
 struct hv_global *hv_global(struct host *h, const char *name, bool create);
 uint32_t host_offset(const struct host *h, struct kl_span s);
-int64_t hv_list_len(const struct hv *l);
-bool hv_equal(const struct hv *a, const struct hv *b, bool strings);
+/* eql (integers by value, symbols by name), and equal (also strings, lists by their
+ * elements): 1 or 0, or -1 with an error raised at n (nested too deep, Ctrl-C) */
+bool hv_eql(const struct hv *a, const struct hv *b);
+int hv_equal(struct host *h, const struct kl_node *n, const struct hv *a, const struct hv *b);
 bool host_interrupt_pending(struct host *h, const struct kl_node *n);
+/* Called at every form evaluated and every turn of a loop (and every so many steps of a long
+ * builtin): true, with the condition raised at n, when evaluation must stop there (Ctrl-C
+ * came, or the step budget is spent). */
+bool host_stop(struct host *h, const struct kl_node *n);
+/* Is the C stack still below its share (see HV_MAX_DEPTH)? Else false with the error raised
+ * at n: "stack overflow: ... nested N deep". Every recursion of the evaluator checks it. */
+bool host_stack_ok(struct host *h, const struct kl_node *n, const char *what);
+/* A list's length, or -1 when it is circular (an error raised at n when fn names the caller,
+ * "length: the list is circular") */
+int64_t hv_list_len(struct host *h, const struct kl_node *n, const struct hv *l, const char *fn);
 void host_sleep(struct host *h, double s, const struct kl_node *n);
 
 void host_set_text(struct host *h, const char *path, const char *text, size_t len);
 void host_prepare(struct host *h, struct kl_node *n);
-void host_report(struct host *h);
+void host_report(struct host *h, FILE *out);
+/* A top-level form evaluated: its value, or NULL with h's condition (an allocation that fails
+ * is the error "out of memory" at the form, the form abandoned) */
+struct hv *host_eval_top(struct host *h, const struct kl_node *form);
+/* forms evaluated in order until one fails (reported to err): 0, 1 after an error, 130 after
+ * an uncaught Ctrl-C */
+int host_eval_forms(struct host *h, struct kl_node *const *forms, uint32_t n, FILE *err);
+/* the globals (streams, argv ...); Ctrl-C is host_catch_sigint's */
 void host_setup(struct host *h, int argc, char **argv);
 void host_catch_sigint(bool on);
 
@@ -146,17 +185,27 @@ struct hv *hv_progn(struct host *h, const struct kl_node *const *body, uint32_t 
 struct hv *hv_apply(struct host *h, const struct kl_node *call, struct hv *f, struct hv **args, int n);
 struct hv *hv_eval_value(struct host *h, struct hv *form, const struct kl_node *at);
 bool host_is_kiln_form(const char *head);
+/* Is name a form or function that touches the system (BPF, files, sleep), refused because
+ * h->no_system is set? */
+bool host_refused(struct host *h, const char *name);
 
 /* builtins.c */
 hv_builtin_fn hv_builtin_find(const char *name, int *min, int *max);
 struct hv *hv_function(struct host *h, const char *name);
 
-/* print.c */
+/* print.c: the printer stops at HV_MAX_STR bytes and 64 levels, and goes round a circular
+ * list once, each time ending with "..." */
+bool hv_text_put(struct host *h, struct hv_text *t, const char *s, size_t len);
+void hv_text_free(struct host *h, struct hv_text *t);
 void hv_print(struct host *h, FILE *f, const struct hv *v, bool readably);
+void hv_print_text(struct host *h, struct hv_text *t, const struct hv *v, bool readably);
 char *hv_to_text(struct host *h, const struct hv *v, bool readably);
+/* at most 200 bytes of v printed readably (for error messages) */
+char *hv_brief(struct host *h, const struct hv *v);
 struct hv *hv_format(struct host *h, const struct kl_node *call, struct hv **args, int n);
 void host_std_streams(struct host *h);
-void hv_stream_put(struct host *h, struct hv *stream, const char *s, size_t len);
+/* false, with an error raised at at, when a string stream would pass HV_MAX_STR */
+bool hv_stream_put(struct host *h, const struct kl_node *at, struct hv *stream, const char *s, size_t len);
 struct hv *hv_stream_of(struct host *h, const struct kl_node *at, struct hv *dest);
 
 /* session.c */

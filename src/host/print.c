@@ -5,122 +5,220 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_to(FILE *f, const struct hv *v, bool readably, int depth)
+/* ---- text ------------------------------------------------------------------------- */
+
+bool hv_text_put(struct host *h, struct hv_text *t, const char *s, size_t len)
 {
-	if (depth > 64) {
-		fputs("...", f);
+	h->steps += h->max_steps ? len >> 12 : 0;      /* a budget counts the text made too */
+	if (t->full || len > h->max_str - t->len) {
+		t->full = true;
+		return false;
+	}
+	if (t->len + len + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 64;
+		while (cap < t->len + len + 1)
+			cap *= 2;
+		t->p = kl_arena_ext_grow(&h->a, t->p, t->cap, cap);
+		t->cap = cap;
+	}
+	memcpy(t->p + t->len, s, len);
+	t->len += len;
+	t->p[t->len] = 0;
+	return true;
+}
+
+void hv_text_free(struct host *h, struct hv_text *t)
+{
+	kl_arena_ext_free(&h->a, t->p);
+	*t = (struct hv_text){ 0 };
+}
+
+/* ---- printing -------------------------------------------------------------------- */
+
+/* The printer's limits: lists and vectors 64 deep, and at most max bytes in all (then "..."
+ * ends the text); a circular list prints its elements until the walk has gone round, then
+ * "...)". */
+#define PRINT_DEPTH 64
+
+struct pr {
+	struct host *h;
+	struct hv_text *t;
+	bool readably, cut;
+	size_t max;
+};
+
+static void pr_put(struct pr *p, const char *s, size_t len)
+{
+	if (p->cut)
+		return;
+	if (len > p->max - p->t->len || !hv_text_put(p->h, p->t, s, len)) {
+		p->cut = true;
+		hv_text_put(p->h, p->t, "...", 3);
+	}
+}
+
+static void pr_str(struct pr *p, const char *s) { pr_put(p, s, strlen(s)); }
+
+static void print_to(struct pr *p, const struct hv *v, int depth);
+
+static void print_list(struct pr *p, const struct hv *v, int depth)
+{
+	pr_put(p, "(", 1);
+	const struct hv *slow = v;
+	for (uint64_t i = 1; !p->cut; i++) {
+		print_to(p, v->u.cons.car, depth + 1);
+		v = v->u.cons.cdr;
+		if (!(i & 1))
+			slow = slow->u.cons.cdr;
+		if (v->k != HV_CONS) {
+			if (v->k != HV_NIL) {
+				pr_put(p, " . ", 3);
+				print_to(p, v, depth + 1);
+			}
+			break;
+		}
+		if (v == slow) {         /* circular: it has gone round at least once */
+			pr_put(p, " ...", 4);
+			break;
+		}
+		pr_put(p, " ", 1);
+	}
+	pr_put(p, ")", 1);
+}
+
+static void print_to(struct pr *p, const struct hv *v, int depth)
+{
+	char num[64];
+	if (p->cut)
+		return;
+	if (depth > PRINT_DEPTH) {
+		pr_put(p, "...", 3);
 		return;
 	}
 	switch (v->k) {
-	case HV_NIL: fputs("NIL", f); break;
-	case HV_T: fputs("T", f); break;
-	case HV_INT: fprintf(f, "%lld", (long long)v->u.i); break;
+	case HV_NIL: pr_put(p, "NIL", 3); break;
+	case HV_T: pr_put(p, "T", 1); break;
+	case HV_INT: snprintf(num, sizeof(num), "%lld", (long long)v->u.i); pr_str(p, num); break;
 	case HV_STR:
-		if (!readably) {
-			fwrite(v->u.str.s, 1, v->u.str.len, f);
+		if (!p->readably) {
+			pr_put(p, v->u.str.s, v->u.str.len);
 			break;
 		}
-		fputc('"', f);
-		for (size_t i = 0; i < v->u.str.len; i++) {
-			if (v->u.str.s[i] == '"' || v->u.str.s[i] == '\\')
-				fputc('\\', f);
-			fputc(v->u.str.s[i], f);
-		}
-		fputc('"', f);
-		break;
-	case HV_KEY: fputc(':', f); /* fall through */
-	case HV_SYM:
-		for (const char *s = v->u.name; *s; s++)
-			fputc(toupper((unsigned char)*s), f);
-		break;
-	case HV_CONS:
-		fputc('(', f);
-		for (const struct hv *l = v;; ) {
-			print_to(f, l->u.cons.car, readably, depth + 1);
-			l = l->u.cons.cdr;
-			if (l->k != HV_CONS) {
-				if (l->k != HV_NIL) {
-					fputs(" . ", f);
-					print_to(f, l, readably, depth + 1);
-				}
-				break;
+		pr_put(p, "\"", 1);
+		for (size_t i = 0, from = 0; i <= v->u.str.len; i++)
+			if (i == v->u.str.len || v->u.str.s[i] == '"' || v->u.str.s[i] == '\\') {
+				pr_put(p, v->u.str.s + from, i - from);
+				if (i < v->u.str.len)
+					pr_put(p, "\\", 1);
+				from = i;
 			}
-			fputc(' ', f);
-		}
-		fputc(')', f);
+		pr_put(p, "\"", 1);
 		break;
+	case HV_KEY: pr_put(p, ":", 1); /* fall through */
+	case HV_SYM:
+		for (const char *s = v->u.name; *s; s++) {
+			char ch = (char)toupper((unsigned char)*s);
+			pr_put(p, &ch, 1);
+		}
+		break;
+	case HV_CONS: print_list(p, v, depth); break;
 	case HV_VEC:
 	case HV_MV:
-		fputs(v->k == HV_VEC ? "#(" : "", f);
-		for (size_t i = 0; i < v->u.vec.len; i++) {
+		pr_str(p, v->k == HV_VEC ? "#(" : "");
+		for (size_t i = 0; i < v->u.vec.len && !p->cut; i++) {
 			if (i)
-				fputc(' ', f);
-			print_to(f, v->u.vec.items[i], readably, depth + 1);
+				pr_put(p, " ", 1);
+			print_to(p, v->u.vec.items[i], depth + 1);
 		}
-		fputs(v->k == HV_VEC ? ")" : "", f);
+		pr_str(p, v->k == HV_VEC ? ")" : "");
 		break;
-	case HV_FN: fprintf(f, "#<FUNCTION %s>", v->u.fn.name ? v->u.fn.name : "LAMBDA"); break;
-	case HV_BUILTIN: fprintf(f, "#<FUNCTION %s>", v->u.bi.name); break;
-	case HV_MAP: fprintf(f, "#<BPF-MAP %s>", v->u.map.name); break;
-	case HV_OBJ: fputs("#<BPF-OBJECT>", f); break;
-	case HV_STREAM: fputs("#<STREAM>", f); break;
+	case HV_FN:
+	case HV_BUILTIN:
+		pr_str(p, "#<FUNCTION ");
+		pr_str(p, v->k == HV_BUILTIN ? v->u.bi.name : v->u.fn.name ? v->u.fn.name : "LAMBDA");
+		pr_str(p, ">");
+		break;
+	case HV_MAP: pr_str(p, "#<BPF-MAP "); pr_str(p, v->u.map.name); pr_str(p, ">"); break;
+	case HV_OBJ: pr_str(p, "#<BPF-OBJECT>"); break;
+	case HV_STREAM: pr_str(p, "#<STREAM>"); break;
 	case HV_RECORD:
-		fprintf(f, "#S(%s-RECORD", v->u.rec.st->name);
+		pr_str(p, "#S(");
+		pr_str(p, v->u.rec.st->name);
+		pr_str(p, "-RECORD");
 		for (uint32_t i = 0; i < v->u.rec.st->nfields; i++) {
-			fprintf(f, " :%s ", v->u.rec.st->fields[i].name);
-			print_to(f, v->u.rec.fields[i], readably, depth + 1);
+			pr_str(p, " :");
+			pr_str(p, v->u.rec.st->fields[i].name);
+			pr_str(p, " ");
+			print_to(p, v->u.rec.fields[i], depth + 1);
 		}
-		fputc(')', f);
+		pr_str(p, ")");
 		break;
-	case HV_COND: fputs(v->u.cond.msg, f); break;
+	case HV_COND: pr_str(p, v->u.cond.msg); break;
 	}
+}
+
+/* v printed into t, at most max bytes of it (then "...") */
+static void print_text(struct host *h, struct hv_text *t, const struct hv *v, bool readably, size_t max)
+{
+	struct pr p = { h, t, readably, false, max };
+	print_to(&p, v, 0);
+}
+
+void hv_print_text(struct host *h, struct hv_text *t, const struct hv *v, bool readably)
+{
+	print_text(h, t, v, readably, h->max_str - 3);
+}
+
+static char *to_text(struct host *h, const struct hv *v, bool readably, size_t max)
+{
+	struct hv_text t = { 0 };
+	print_text(h, &t, v, readably, max);
+	char *s = kl_arena_strndup(&h->a, t.p ? t.p : "", t.len);
+	hv_text_free(h, &t);
+	return s;
 }
 
 void hv_print(struct host *h, FILE *f, const struct hv *v, bool readably)
 {
-	(void)h;
-	print_to(f, v, readably, 0);
+	struct hv_text t = { 0 };
+	print_text(h, &t, v, readably, h->max_str - 3);
+	fwrite(t.p ? t.p : "", 1, t.len, f);
+	hv_text_free(h, &t);
 }
 
 char *hv_to_text(struct host *h, const struct hv *v, bool readably)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return "?";
-	print_to(f, v, readably, 0);
-	fclose(f);
-	char *s = kl_arena_strndup(&h->a, buf ? buf : "", len);
-	free(buf);
-	return s;
+	return to_text(h, v, readably, h->max_str - 3);
+}
+
+char *hv_brief(struct host *h, const struct hv *v)
+{
+	return to_text(h, v, true, 200);
 }
 
 /* ---- streams ---------------------------------------------------------------------- */
 
-void hv_stream_put(struct host *h, struct hv *s, const char *p, size_t len)
+bool hv_stream_put(struct host *h, const struct kl_node *at, struct hv *s, const char *p, size_t len)
 {
 	if (!len)
-		return;
+		return true;
 	if (s->u.stream.string) {
-		char *nb = kl_arena_alloc(&h->a, s->u.stream.len + len + 1);
-		if (s->u.stream.len)
-			memcpy(nb, s->u.stream.buf, s->u.stream.len);
-		memcpy(nb + s->u.stream.len, p, len);
-		s->u.stream.buf = nb;
-		s->u.stream.len += len;
-		return;
+		if (hv_text_put(h, &s->u.stream.text, p, len))
+			return true;
+		hv_err(h, at, "a string stream passes %zu bytes", h->max_str);
+		return false;
 	}
 	fwrite(p, 1, len, s->u.stream.f);
 	*s->u.stream.bol = p[len - 1] == '\n';
 	if (s->u.stream.f == stderr)
 		fflush(stderr);
+	return true;
 }
 
 static bool stream_bol(struct hv *s)
 {
 	if (s->u.stream.string)
-		return !s->u.stream.len || s->u.stream.buf[s->u.stream.len - 1] == '\n';
+		return !s->u.stream.text.len || s->u.stream.text.p[s->u.stream.text.len - 1] == '\n';
 	return *s->u.stream.bol;
 }
 
@@ -150,15 +248,28 @@ struct hv *hv_stream_of(struct host *h, const struct kl_node *at, struct hv *des
 
 /* ---- format ------------------------------------------------------------------------ */
 
+/* ~{ nests at most this deep; a count or mincol is at most FMT_MAX (past HV_MAX_STR: the
+ * output's own limit ends it with an error) */
+#define FMT_DEPTH 64
+#define FMT_MAX (1L << 30)
+
 struct fmt {
 	struct host *h;
 	const struct kl_node *at;
-	FILE *out;
+	struct hv_text out;
 	bool bol;              /* the destination's state before, for ~& at the start */
-	size_t start;          /* out's length when this format began */
-	char **buf;
-	size_t *len;
+	int depth;             /* ~{ open */
 };
+
+static void emit(struct fmt *f, const char *s, size_t len)
+{
+	hv_text_put(f->h, &f->out, s, len);
+}
+
+static void emit_c(struct fmt *f, char c)
+{
+	hv_text_put(f->h, &f->out, &c, 1);
+}
 
 static const char *find_close(const char *p, const char *end)
 {
@@ -179,32 +290,52 @@ static const char *find_close(const char *p, const char *end)
 	return NULL;
 }
 
-static void pad(FILE *out, const char *s, size_t len, long mincol, char padc, bool left)
+static void repeat(struct fmt *f, char c, long n)
+{
+	char run[256];
+	memset(run, c, sizeof(run));
+	for (; n > 0 && !f->out.full; n -= (long)sizeof(run))
+		emit(f, run, n < (long)sizeof(run) ? (size_t)n : sizeof(run));
+}
+
+static void pad(struct fmt *f, const char *s, size_t len, long mincol, char padc, bool left)
 {
 	long n = mincol > (long)len ? mincol - (long)len : 0;
 	if (left)
-		for (long i = 0; i < n; i++)
-			fputc(padc, out);
-	fwrite(s, 1, len, out);
+		repeat(f, padc, n);
+	emit(f, s, len);
 	if (!left)
-		for (long i = 0; i < n; i++)
-			fputc(padc, out);
+		repeat(f, padc, n);
+}
+
+/* v printed, padded to mincol (kept apart from the arena: format in a loop holds no copies) */
+static void pad_value(struct fmt *f, const struct hv *v, bool readably, long mincol, char padc, bool left)
+{
+	struct hv_text t = { 0 };
+	print_text(f->h, &t, v, readably, f->h->max_str - 3);
+	pad(f, t.p ? t.p : "", t.len, mincol, padc, left);
+	hv_text_free(f->h, &t);
 }
 
 static bool at_bol(struct fmt *f)
 {
-	fflush(f->out);
-	if (*f->len == f->start)
+	if (!f->out.len)
 		return f->bol;
-	return (*f->buf)[*f->len - 1] == '\n';
+	return f->out.p[f->out.len - 1] == '\n';
 }
 
 static int run(struct fmt *f, const char *p, const char *end, struct hv **args, int nargs, int *ai)
 {
 	struct host *h = f->h;
 	while (p < end) {
+		if (f->out.full) {
+			hv_err(h, f->at, "format: the output passes %zu bytes", h->max_str);
+			return -1;
+		}
 		if (*p != '~') {
-			fputc(*p++, f->out);
+			const char *q = memchr(p, '~', (size_t)(end - p));
+			emit(f, p, (size_t)((q ? q : end) - p));
+			p = q ? q : end;
 			continue;
 		}
 		if (++p >= end) {
@@ -231,6 +362,8 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 				params[np] = nargs - *ai;
 				p++;
 			}
+			if (params[np] > FMT_MAX || params[np] < -FMT_MAX)
+				params[np] = params[np] > 0 ? FMT_MAX : -FMT_MAX;
 			if (*p == ',' && np < 3) {
 				np++;
 				p++;
@@ -254,16 +387,13 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 		}
 		switch (d) {
 		case 'a':
-		case 's': {
-			char *t = hv_to_text(h, args[(*ai)++], d == 's');
-			pad(f->out, t, strlen(t), params[0], params[3] >= 0 ? (char)params[3] : ' ', atsign);
+		case 's':
+			pad_value(f, args[(*ai)++], d == 's', params[0], params[3] >= 0 ? (char)params[3] : ' ', atsign);
 			break;
-		}
 		case 'd': case 'x': case 'o': case 'b': {
 			struct hv *v = args[(*ai)++];
 			if (v->k != HV_INT) {
-				char *t = hv_to_text(h, v, false);
-				pad(f->out, t, strlen(t), params[0], ' ', true);
+				pad_value(f, v, false, params[0], ' ', true);
 				break;
 			}
 			char tmp[80], *q = tmp + sizeof(tmp);
@@ -282,36 +412,37 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 				*--q = '-';
 			else if (atsign)
 				*--q = '+';
-			pad(f->out, q, strlen(q), params[0], params[1] >= 0 ? padc : ' ', true);
+			pad(f, q, strlen(q), params[0], params[1] >= 0 ? padc : ' ', true);
 			break;
 		}
 		case 'c': {
 			struct hv *v = args[(*ai)++];
-			fputc(v->k == HV_INT ? (int)v->u.i : '?', f->out);
+			emit_c(f, v->k == HV_INT ? (char)v->u.i : '?');
 			break;
 		}
 		case '%':
-			for (long i = 0; i < (params[0] >= 0 ? params[0] : 1); i++)
-				fputc('\n', f->out);
+			repeat(f, '\n', params[0] >= 0 ? params[0] : 1);
 			break;
 		case '&':
 			if (!at_bol(f))
-				fputc('\n', f->out);
-			for (long i = 1; i < params[0]; i++)
-				fputc('\n', f->out);
+				emit_c(f, '\n');
+			repeat(f, '\n', params[0] - 1);
 			break;
-		case '~': fputc('~', f->out); break;
+		case '~': emit_c(f, '~'); break;
 		case '\n':
 			while (p < end && isspace((unsigned char)*p))
 				p++;
 			break;
 		case '*':
-			*ai += atsign ? -*ai : (int)(params[0] >= 0 ? params[0] : 1) * (colon ? -1 : 1);
-			if (*ai < 0 || *ai > nargs) {
+		{
+			long to = atsign ? 0 : *ai + (params[0] >= 0 ? params[0] : 1) * (colon ? -1 : 1);
+			if (to < 0 || to > nargs) {
 				hv_err(h, f->at, "format: ~* moves past the arguments");
 				return -1;
 			}
+			*ai = (int)to;
 			break;
+		}
 		case '^':
 			if (*ai >= nargs)
 				return 1;
@@ -322,6 +453,10 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 				hv_err(h, f->at, "format: ~{ without ~}");
 				return -1;
 			}
+			if (f->depth >= FMT_DEPTH) {
+				hv_err(h, f->at, "format: ~{ nested more than %d deep", FMT_DEPTH);
+				return -1;
+			}
 			struct hv **items = args + *ai;
 			int nitems = nargs - *ai, ii = 0;
 			if (!atsign) {
@@ -330,18 +465,33 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 					return -1;
 				}
 				struct hv *l = args[(*ai)++];
-				nitems = (int)hv_list_len(l);
+				int64_t len = hv_list_len(h, f->at, l, "format ~{");
+				if (len < 0)
+					return -1;
+				if (len > INT32_MAX) {
+					hv_err(h, f->at, "format ~{: the list is too long");
+					return -1;
+				}
+				nitems = (int)len;
 				items = kl_arena_array(&h->a, struct hv *, (size_t)nitems + 1);
 				for (int i = 0; l->k == HV_CONS; l = l->u.cons.cdr)
 					items[i++] = l->u.cons.car;
 			}
+			f->depth++;
 			while (ii < nitems) {
-				int before = ii, r = run(f, p, close, items, nitems, &ii);
-				if (r < 0)
+				if (host_stop(h, f->at)) {
+					f->depth--;
 					return -1;
+				}
+				int before = ii, r = run(f, p, close, items, nitems, &ii);
+				if (r < 0) {
+					f->depth--;
+					return -1;
+				}
 				if (r > 0 || ii == before)
 					break;
 			}
+			f->depth--;
 			if (atsign)
 				*ai = nargs;
 			p = close + 2;
@@ -364,24 +514,17 @@ struct hv *hv_format(struct host *h, const struct kl_node *call, struct hv **arg
 	struct hv *dest = args[0], *s = NULL;
 	if (dest->k != HV_NIL && !(s = hv_stream_of(h, call, dest)))
 		return NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	struct fmt f = { h, call, open_memstream(&buf, &len), s ? stream_bol(s) : true, 0, &buf, &len };
-	if (!f.out)
-		return hv_err(h, call, "format: out of memory");
+	struct fmt f = { h, call, { 0 }, s ? stream_bol(s) : true, 0 };
 	int ai = 0;
 	int r = run(&f, args[1]->u.str.s, args[1]->u.str.s + args[1]->u.str.len, args + 2, n - 2, &ai);
-	fclose(f.out);
+	if (r >= 0 && f.out.full)
+		r = -1, hv_err(h, call, "format: the output passes %zu bytes", h->max_str);
 	struct hv *v = NULL;
-	if (r >= 0) {
-		if (s) {
-			hv_stream_put(h, s, buf ? buf : "", len);
-			v = HNIL;
-		} else {
-			v = hv_str(h, buf ? buf : "", len);
-		}
-	}
-	free(buf);
+	if (r >= 0 && s)
+		v = hv_stream_put(h, call, s, f.out.p ? f.out.p : "", f.out.len) ? HNIL : NULL;
+	else if (r >= 0)
+		v = hv_str(h, f.out.p ? f.out.p : "", f.out.len);
+	hv_text_free(h, &f.out);
 	return v;
 }
 

@@ -127,9 +127,9 @@ int cmd_repl(int argc, char **argv)
 		host_catch_sigint(true);
 		for (; done < n; done++) {
 			host_prepare(h, forms[done]);
-			struct hv *v = hv_eval(h, forms[done], NULL);
+			struct hv *v = host_eval_top(h, forms[done]);
 			if (!v) {
-				host_report(h);
+				host_report(h, stderr);
 				h->exc = EXC_NONE;
 				continue;
 			}

@@ -637,6 +637,8 @@ void host_define_struct(struct host *h, const struct kl_node *form)
 		fd->count = 0;
 		const struct kl_node *t = f->items[1];
 		if (kl_head(t) && !strcmp(kl_head(t), "array") && t->nitems == 3 && t->items[2]->kind == KL_N_INT) {
+			if (t->items[2]->ival < 1 || t->items[2]->ival > 65536)
+				return;           /* no decoder for a struct of this size */
 			fd->count = (uint32_t)t->items[2]->ival;
 			t = t->items[1];
 		}
@@ -645,6 +647,8 @@ void host_define_struct(struct host *h, const struct kl_node *form)
 		off = (off + fd->size - 1) / fd->size * fd->size;
 		fd->off = off;
 		off += fd->size * (fd->count ? fd->count : 1);
+		if (off > (1u << 24))
+			return;
 		if (fd->size > align)
 			align = fd->size;
 	}

@@ -8,15 +8,21 @@
 #   OUT/seed/event/     per object: u32 length | its .BTF | a record of a struct's size (and
 #                       one a byte short), the input format of fuzz_event.c
 #   OUT/seed/trace/     bpftrace scripts: kiln's own (tests/trace/), and, from bpftrace's
-#                       source ($BPFTRACE_SRC or the fetched mirror, tag v0.17.0, read here,
+#                       source (KILN_PEERS, tests/harness/peers.sh; tag v0.17.0, read here,
 #                       never committed), its tools/*.bt and each PROG line of its runtime
 #                       tests (tests/runtime/*)
 #   OUT/compiler.dict   libFuzzer dictionary: the language's form names, helper names,
 #                       keywords, map and program types, parens and other tokens
 #   OUT/trace.dict      kiln trace's: builtins, functions, providers, keywords, operators
+#   OUT/seed/host/      host Lisp (fuzz_host.c): tests/host/*.lisp, the kiln sources above, and
+#                       Whistler's examples, read from its checkout (KILN_PEERS, see
+#                       tests/harness/peers.sh) now, never copied into kiln
+#   OUT/host.dict       the host's special forms and builtins (eval.c's and builtins.c's tables),
+#                       loop's words, format's directives
 # A harness without a seed directory of its own name gets seed/object.
 set -eu
 export LC_ALL=C
+. "$(dirname "$0")/../harness/peers.sh"   # KILN_PEERS: where Whistler and bpftrace's sources are
 out=${1:?usage: seeds.sh OUT}
 KILN=${KILN:-./kiln}
 CLANG=${CLANG:-clang}
@@ -92,15 +98,14 @@ done >"$out/compiler.dict"
 for f in tests/trace/*.bt tests/trace/errors/*.bt; do
 	[ -s "$f" ] && cp "$f" "$seed/trace/$(echo "${f%.bt}" | tr / _).bt"
 done
-mirror=${BPFTRACE_SRC:-/work/.mirror/bpftrace+bpftrace/repo}
-if git -C "$mirror" rev-parse -q --verify 'v0.17.0^{commit}' >/dev/null 2>&1; then
-	git -C "$mirror" ls-tree -r --name-only v0.17.0 tools tests/runtime | while read -r f; do
+if bpftrace_has_tag; then
+	peer_git "$BPFTRACE_SRC" ls-tree -r --name-only v0.17.0 tools tests/runtime | while read -r f; do
 		b=bpftrace_$(echo "$f" | tr / _)
 		case $f in
-		*.bt) git -C "$mirror" show "v0.17.0:$f" >"$seed/trace/$b" ;;
+		*.bt) peer_git "$BPFTRACE_SRC" show "v0.17.0:$f" >"$seed/trace/$b" ;;
 		tests/runtime/*.*) ;;
 		tests/runtime/*)   # one seed per PROG line
-			git -C "$mirror" show "v0.17.0:$f" | sed -n 's/^PROG //p' | awk -v p="$seed/trace/$b." \
+			peer_git "$BPFTRACE_SRC" show "v0.17.0:$f" | sed -n 's/^PROG //p' | awk -v p="$seed/trace/$b." \
 				'{ print > (p NR ".bt"); close(p NR ".bt") }' ;;
 		esac
 	done
@@ -118,8 +123,31 @@ fi
 	printf '"%s"\n' "${w//\"/\\\"}"
 done >"$out/trace.dict"
 
-for d in compiler object disasm event trace; do
+# ---- the host Lisp ----------------------------------------------------------------------------
+mkdir -p "$seed/host"
+cp "$seed"/compiler/*.lisp "$seed/host/"        # (tests/host/*.lisp among them)
+if peer_git "$WHISTLER_DIR" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+	peer_git "$WHISTLER_DIR" ls-tree -r --name-only HEAD -- examples | grep '\.lisp$' | while read -r f; do
+		peer_git "$WHISTLER_DIR" show "HEAD:$f" >"$seed/host/whistler_$(basename "$f")" 2>/dev/null || true
+	done
+fi
+{
+	grep -ho '{ "[^"]*", \(sf\|b\|host\|rf\)_[a-z0-9_]*' src/host/*.c |
+		sed 's/.*{ "\([^"]*\)".*/\1/'
+	printf '%s\n' in across from upfrom downfrom to upto downto below above by = then repeat for as \
+		while until do doing collect sum count return finally nil t '&optional' '&rest' '&key' \
+		'~a' '~s' '~d' '~x' '~o' '~b' '~c' '~%' '~&' '~~' '~{' '~}' '~@{' '~^' '~*' '~:*' '~10,'"'"'0d' \
+		'(' ')' "'" '#(' '#\' '"' 'sb-sys:interactive-interrupt' 'error' 'condition' '*standard-output*' \
+		'*error-output*' '9223372036854775807' '-9223372036854775808' '1000000000000'
+} | sort -u | while IFS= read -r w; do
+	[ -n "$w" ] || continue
+	w=${w//\\/\\\\}
+	printf '"%s"\n' "${w//\"/\\\"}"
+done >"$out/host.dict"
+
+for d in compiler object disasm event trace host; do
 	printf 'seeds: %-8s %5d inputs\n' "$d" "$(find "$seed/$d" -type f | wc -l)"
 done
 printf 'seeds: compiler.dict %d entries\n' "$(wc -l <"$out/compiler.dict")"
 printf 'seeds: trace.dict %d entries\n' "$(wc -l <"$out/trace.dict")"
+printf 'seeds: host.dict %d entries\n' "$(wc -l <"$out/host.dict")"

@@ -97,6 +97,19 @@ out = read_until(b"kiln> ")
 check("ctrl-c", "Interactive interrupt" in out, out)
 out = entry("(sq 4)")
 check("usable-after-ctrl-c", re.search(r"^16$", out, re.M), out)
+# the first Ctrl-C also stops a loop whose turns evaluate no form (each turn checks it)
+for name, form in (("loop", "(loop)"), ("dotimes", "(dotimes (i 1000000000000) nil)")):
+    os.write(fd, form.encode() + b"\r")
+    read_until(form.encode(), 2)
+    time.sleep(0.3)
+    t0 = time.time()
+    os.kill(pid, signal.SIGINT)
+    out = read_until(b"kiln> ", 5)
+    ms = int((time.time() - t0) * 1000)
+    check(f"ctrl-c-{name}", "Interactive interrupt" in out and out.rstrip().endswith("kiln>") and ms < 1000,
+          f"after {ms} ms: {out}")
+out = entry("(sq 5)")
+check("usable-after-ctrl-c-loops", re.search(r"^25$", out, re.M), out)
 # Ctrl-D only once libedit reads the terminal raw: sent while the terminal is still in its
 # canonical mode (the prompt is out before libedit switches), the line discipline takes it
 # for an end of file, echoes "^D" and leaves a character in libedit's line, which then rings

@@ -5,7 +5,10 @@
 # clauses, list and string functions, handler-case and friends, a session's map access, and
 # errors as file:line:col with the line and a caret. The interrupt-* files wait for Ctrl-C:
 # uncaught it ends kiln with status 130 (a session's links are gone after it), caught by
-# handler-case the first one is handled and a second one ends kiln at once. Then 300 seeded
+# handler-case the first one is handled and a second one ends kiln at once; a loop whose turns
+# evaluate nothing ((loop), (dotimes (i 1000000000000) nil)) ends within 1 s of the first. The
+# limits: a depth or size passed is an error with status 1 (never a signal), a circular list
+# prints a bounded line (tests/host/limits.lisp has the errors themselves). Then 300 seeded
 # mutations of the files (tests/host/mutate.py) must each end with status 0 or 1: no crash.
 set -u
 export LC_ALL=C
@@ -70,6 +73,59 @@ if wait_text "$tmp/out" attached; then
 else
 	fail interrupt-session "no 'attached': $(cat "$tmp/err")"
 fi
+k=
+
+# limits (issue 28): an uncaught one ends kiln with status 1 and the error, never a signal
+printf '(let ((f 1))\n  (dotimes (i 200000) (setf f (list (quote progn) f)))\n  (eval f))\n' >"$tmp/deep.lisp"
+"$KILN" run "$tmp/deep.lisp" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "deep.lisp:3:3: error: stack overflow: forms and calls nested" "$tmp/err"; then pass limits/deep-progn-status
+else fail limits/deep-progn-status "status $rc: $(head -c 300 "$tmp/err")"; fi
+printf '(let () (make-array 100000000000))\n' >"$tmp/big.lisp"
+"$KILN" run "$tmp/big.lisp" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "error: make-array: 100000000000 elements" "$tmp/err"; then pass limits/make-array-status
+else fail limits/make-array-status "status $rc: $(head -c 300 "$tmp/err")"; fi
+# a circular list printed by print at the top: a bounded line, status 0
+printf '(let ((l (list 1 2 3)))\n  (setf (cdr (cdr (cdr l))) l)\n  (print l))\n' >"$tmp/circ.lisp"
+"$KILN" run "$tmp/circ.lisp" >"$tmp/out" 2>"$tmp/err" &
+k=$!
+if ended; then
+	check limits/print-circular "0 (1 2 3 1 2 ...) " "$st $(tr -d '\n' <"$tmp/out")"
+else
+	fail limits/print-circular "still printing after 5 s ($(stat -c %s "$tmp/out") bytes)"
+	kill -KILL $k; wait $k 2>/dev/null
+fi
+
+# the first Ctrl-C ends a loop that evaluates nothing (each turn checks it) within 1 s
+interrupt_loop() {   # NAME FORM
+	printf '(format t "waiting~%%")\n(finish-output)\n%s\n' "$2" >"$tmp/$1.lisp"
+	"$KILN" run "$tmp/$1.lisp" >"$tmp/out" 2>"$tmp/err" &
+	k=$!
+	if ! wait_text "$tmp/out" waiting; then
+		fail "interrupt-$1" "no 'waiting': $(cat "$tmp/err")"
+		return
+	fi
+	local t0 ms
+	t0=$(date +%s%N)
+	kill -INT $k
+	st=running
+	while :; do               # a deadline of 1 s from the signal
+		ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+		kill -0 $k 2>/dev/null || { wait $k; st=$?; break; }
+		[ $ms -lt 1000 ] || break
+		sleep 0.01
+	done
+	if [ "$st" = 130 ] && grep -q "$1.lisp:3:1: error: Interactive interrupt" "$tmp/err"; then
+		pass "interrupt-$1 (${ms} ms)"
+	else
+		fail "interrupt-$1" "status $st after ${ms} ms: $(head -c 200 "$tmp/err")"
+		kill -KILL $k 2>/dev/null; wait $k 2>/dev/null
+	fi
+}
+interrupt_loop loop '(loop)'
+interrupt_loop dotimes '(dotimes (i 1000000000000) nil)'
+interrupt_loop loop-for '(loop for i from 0)'
 k=
 
 # never a crash: 300 seeded mutations of the files above end with status 0 or 1

@@ -1,0 +1,3 @@
+(let ((s "xxxxxxxxxxxxxxxx"))
+  (dotimes (i 40) (setf s (concatenate (quote string) s s)))
+  (length s))

@@ -1,0 +1,2 @@
+(print #())
+(let ((v #())) (length v))

@@ -1,0 +1,1 @@
+(loop for i from 0)

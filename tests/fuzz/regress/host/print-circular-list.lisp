@@ -1,0 +1,5 @@
+(let ((l (list 1 2 3)))
+  (setf (cdr (cdr (cdr l))) l)
+  (print l)
+  (format t "~a ~s" l l)
+  (length l))

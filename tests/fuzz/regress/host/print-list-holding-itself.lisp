@@ -1,0 +1,3 @@
+(let ((l (list 1 2)))
+  (setf (car l) l)
+  (print l))

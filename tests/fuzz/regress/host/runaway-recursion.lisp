@@ -1,0 +1,2 @@
+(defun down (n) (+ 1 (down (+ n 1))))
+(down 0)
