@@ -257,7 +257,8 @@ else
 fi
 if out=$(payload skel "$dir" 2>&1) && cp "$tmp/pay_skel.out" "$tmp/skel.skel.h" &&
    out=$(printf '#include "skel.skel.h"\n#include <stdio.h>\nint main(void) { struct skel *s = skel__open(); printf("%%s", s ? "opened" : kiln_errmsg()); skel__destroy(s); return 0; }\n' >"$tmp/pay_skel.c" &&
-	 gcc -std=gnu11 -Wall -Iinclude -I"$tmp" "$tmp/pay_skel.c" -o "$tmp/pay_skel" "$BUILD/libkiln.a" \
+	 # shellcheck disable=SC2086  # SANITIZE: a sanitizer build's flags, as words
+	 gcc -std=gnu11 -Wall ${SANITIZE:-} -Iinclude -I"$tmp" "$tmp/pay_skel.c" -o "$tmp/pay_skel" "$BUILD/libkiln.a" \
 		-lbpf -lelf -ldw -lz -lpthread 2>&1 && cd "$run" && "$tmp/pay_skel" 2>&1); then
 	check payload-skeleton opened "$out"
 else
