@@ -4,7 +4,7 @@
 #include "compiler/nearest.h"
 #include <bpf/btf.h>
 #include <fnmatch.h>
-#include <stdlib.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,21 +22,52 @@ static const struct btf *kernel_btf(char *msg, size_t len, const struct kl_kbtf 
 }
 
 /* Anonymous structs and unions (struct in6_addr's in6_u) are named "#ID" by their BTF id, so
- * `.field` goes on through them; the names live here (a program names few). */
-static char anon_names[64][16];
-static uint32_t nanon;
+ * `.field` goes on through them. The kernel's BTF is read once per process, and so are these
+ * names: one for every anonymous struct and union in it, made at the first need, in id order
+ * (bsearch finds them). No script's state: the kernel's, for as long as its BTF. */
+struct anon {
+	uint32_t id;
+	char name[12];              /* "#" and up to 10 digits */
+};
+static struct anon *anons;
+static size_t nanons;
+static pthread_once_t anons_once = PTHREAD_ONCE_INIT;
+
+static void anons_make(void)
+{
+	char err[256];
+	const struct kl_kbtf *k = kl_kbtf_open(NULL, err, sizeof(err));
+	const struct btf *btf = k ? kl_kbtf_btf(k) : NULL;
+	uint32_t n = btf ? btf__type_cnt(btf) : 0;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t m = 0;
+		for (uint32_t id = 1; id < n; id++) {
+			const struct btf_type *t = btf__type_by_id(btf, id);
+			if (!t || t->name_off || !(btf_is_struct(t) || btf_is_union(t)))
+				continue;
+			if (pass) {
+				anons[m].id = id;
+				snprintf(anons[m].name, sizeof(anons[m].name), "#%u", id);
+			}
+			m++;
+		}
+		if (!pass && !(anons = malloc((m ? m : 1) * sizeof(*anons))))
+			return;
+		nanons = m;
+	}
+}
+
+static int anon_cmp(const void *key, const void *elem)
+{
+	uint32_t id = *(const uint32_t *)key, other = ((const struct anon *)elem)->id;
+	return id < other ? -1 : id > other;
+}
 
 static const char *anon_name(uint32_t id)
 {
-	char want[16];
-	snprintf(want, sizeof(want), "#%u", id);
-	for (uint32_t i = 0; i < nanon; i++)
-		if (!strcmp(anon_names[i], want))
-			return anon_names[i];
-	if (nanon == sizeof(anon_names) / sizeof(anon_names[0]))
-		return NULL;
-	memcpy(anon_names[nanon], want, sizeof(want));
-	return anon_names[nanon++];
+	pthread_once(&anons_once, anons_make);
+	const struct anon *a = anons ? bsearch(&id, anons, nanons, sizeof(*anons), anon_cmp) : NULL;
+	return a ? a->name : NULL;
 }
 
 /* "the kernel has no WHAT 'name'" with the nearest names of the kinds into msg. */
