@@ -324,6 +324,93 @@ static bool at_bol(struct fmt *f)
 	return f->out.p[f->out.len - 1] == '\n';
 }
 
+/* ~d ~x ~o ~b: v in its base, ~:d with commas every three digits, ~@d with its sign, padded
+ * to params[0] with padc (given as params[1]); a value that is no integer as ~a would print it. */
+static void put_integer(struct fmt *f, struct hv *v, char d, const long *params, char padc, bool colon, bool atsign)
+{
+	if (v->k != HV_INT) {
+		pad_value(f, v, false, params[0], ' ', true);
+		return;
+	}
+	char tmp[80], *q = tmp + sizeof(tmp);
+	*--q = 0;
+	int base = d == 'd' ? 10 : d == 'x' ? 16 : d == 'o' ? 8 : 2;
+	uint64_t u = v->u.i < 0 ? -(uint64_t)v->u.i : (uint64_t)v->u.i;
+	int digits = 0;
+	do {
+		if (colon && digits && digits % 3 == 0)
+			*--q = ',';
+		*--q = "0123456789ABCDEF"[u % (unsigned)base];
+		u /= (unsigned)base;
+		digits++;
+	} while (u);
+	if (v->u.i < 0)
+		*--q = '-';
+	else if (atsign)
+		*--q = '+';
+	pad(f, q, strlen(q), params[0], params[1] >= 0 ? padc : ' ', true);
+}
+
+static int run(struct fmt *f, const char *p, const char *end, struct hv **args, int nargs, int *ai);
+
+/* ~{...~} at *pp (just past the ~{): the body run over the list argument's elements (~@{: over
+ * the arguments left), until they are used up or ~^ ends it; *pp then past the ~}. 0, or -1
+ * with the error raised (no ~}, nested past FMT_DEPTH, a list too long or circular, Ctrl-C). */
+static int run_iteration(struct fmt *f, const char **pp, const char *end, struct hv **args, int nargs, int *ai,
+			 bool atsign)
+{
+	struct host *h = f->h;
+	const char *p = *pp, *close = find_close(p, end);
+	if (!close) {
+		hv_err(h, f->at, "format: ~{ without ~}");
+		return -1;
+	}
+	if (f->depth >= FMT_DEPTH) {
+		hv_err(h, f->at, "format: ~{ nested more than %d deep", FMT_DEPTH);
+		return -1;
+	}
+	struct hv **items = args + *ai;
+	int nitems = nargs - *ai, ii = 0;
+	if (!atsign) {
+		if (*ai >= nargs) {
+			hv_err(h, f->at, "format: ~{ has no argument left");
+			return -1;
+		}
+		struct hv *l = args[(*ai)++];
+		int64_t len = hv_list_len(h, f->at, l, "format ~{");
+		if (len < 0)
+			return -1;
+		if (len > INT32_MAX) {
+			hv_err(h, f->at, "format ~{: the list is too long");
+			return -1;
+		}
+		nitems = (int)len;
+		items = kl_arena_array(&h->a, struct hv *, (size_t)nitems + 1);
+		for (int i = 0; l->k == HV_CONS; l = l->u.cons.cdr)
+			items[i++] = l->u.cons.car;
+	}
+	f->depth++;
+	int r = 0;
+	while (ii < nitems) {
+		if (host_stop(h, f->at)) {
+			r = -1;
+			break;
+		}
+		int before = ii, got = run(f, p, close, items, nitems, &ii);
+		if (got < 0)
+			r = -1;
+		if (got || ii == before)
+			break;
+	}
+	f->depth--;
+	if (r)
+		return -1;
+	if (atsign)
+		*ai = nargs;
+	*pp = close + 2;
+	return 0;
+}
+
 static int run(struct fmt *f, const char *p, const char *end, struct hv **args, int nargs, int *ai)
 {
 	struct host *h = f->h;
@@ -390,31 +477,9 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 		case 's':
 			pad_value(f, args[(*ai)++], d == 's', params[0], params[3] >= 0 ? (char)params[3] : ' ', atsign);
 			break;
-		case 'd': case 'x': case 'o': case 'b': {
-			struct hv *v = args[(*ai)++];
-			if (v->k != HV_INT) {
-				pad_value(f, v, false, params[0], ' ', true);
-				break;
-			}
-			char tmp[80], *q = tmp + sizeof(tmp);
-			*--q = 0;
-			int base = d == 'd' ? 10 : d == 'x' ? 16 : d == 'o' ? 8 : 2;
-			uint64_t u = v->u.i < 0 ? -(uint64_t)v->u.i : (uint64_t)v->u.i;
-			int digits = 0;
-			do {
-				if (colon && digits && digits % 3 == 0)
-					*--q = ',';
-				*--q = "0123456789ABCDEF"[u % (unsigned)base];
-				u /= (unsigned)base;
-				digits++;
-			} while (u);
-			if (v->u.i < 0)
-				*--q = '-';
-			else if (atsign)
-				*--q = '+';
-			pad(f, q, strlen(q), params[0], params[1] >= 0 ? padc : ' ', true);
+		case 'd': case 'x': case 'o': case 'b':
+			put_integer(f, args[(*ai)++], d, params, padc, colon, atsign);
 			break;
-		}
 		case 'c': {
 			struct hv *v = args[(*ai)++];
 			emit_c(f, v->k == HV_INT ? (char)v->u.i : '?');
@@ -447,56 +512,10 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 			if (*ai >= nargs)
 				return 1;
 			break;
-		case '{': {
-			const char *close = find_close(p, end);
-			if (!close) {
-				hv_err(h, f->at, "format: ~{ without ~}");
+		case '{':
+			if (run_iteration(f, &p, end, args, nargs, ai, atsign))
 				return -1;
-			}
-			if (f->depth >= FMT_DEPTH) {
-				hv_err(h, f->at, "format: ~{ nested more than %d deep", FMT_DEPTH);
-				return -1;
-			}
-			struct hv **items = args + *ai;
-			int nitems = nargs - *ai, ii = 0;
-			if (!atsign) {
-				if (*ai >= nargs) {
-					hv_err(h, f->at, "format: ~{ has no argument left");
-					return -1;
-				}
-				struct hv *l = args[(*ai)++];
-				int64_t len = hv_list_len(h, f->at, l, "format ~{");
-				if (len < 0)
-					return -1;
-				if (len > INT32_MAX) {
-					hv_err(h, f->at, "format ~{: the list is too long");
-					return -1;
-				}
-				nitems = (int)len;
-				items = kl_arena_array(&h->a, struct hv *, (size_t)nitems + 1);
-				for (int i = 0; l->k == HV_CONS; l = l->u.cons.cdr)
-					items[i++] = l->u.cons.car;
-			}
-			f->depth++;
-			while (ii < nitems) {
-				if (host_stop(h, f->at)) {
-					f->depth--;
-					return -1;
-				}
-				int before = ii, r = run(f, p, close, items, nitems, &ii);
-				if (r < 0) {
-					f->depth--;
-					return -1;
-				}
-				if (r > 0 || ii == before)
-					break;
-			}
-			f->depth--;
-			if (atsign)
-				*ai = nargs;
-			p = close + 2;
 			break;
-		}
 		default:
 			hv_err(h, f->at, "format: ~%c is not supported (kiln's host side has ~a ~s ~d ~x ~o ~b ~c ~%% "
 			       "~& ~~ ~{~} ~^ ~*)", d);
