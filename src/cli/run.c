@@ -426,6 +426,70 @@ static void print_interval(struct streams *ss, struct kiln_object *obj, struct k
 	fflush(stdout);
 }
 
+/* --duration, --interval, --top, --sort and --clear read and checked: 0, or -1 said on stderr. */
+static int check_values(const char *dur, const char *ivl, const char *top, struct cli_map_view *view,
+			double *duration, double *interval)
+{
+	if (dur && cli_parse_duration(dur, duration)) {
+		fprintf(stderr, "kiln run: --duration '%s' is not a number of seconds\n", dur);
+		return -1;
+	}
+	if (ivl && (cli_parse_duration(ivl, interval) || *interval < 0.001)) {
+		fprintf(stderr, "kiln run: --interval '%s' is not a duration (1s, 500ms)\n", ivl);
+		return -1;
+	}
+	char *end_top = NULL;
+	unsigned long ntop = top ? strtoul(top, &end_top, 10) : 0;
+	if (top && (!*top || *end_top || ntop == 0 || ntop > UINT32_MAX || *top == '-')) {
+		fprintf(stderr, "kiln run: --top '%s' is not a positive number\n", top);
+		return -1;
+	}
+	view->top = (uint32_t)ntop;
+	if (view->sort && strcmp(view->sort, "key") && strcmp(view->sort, "value")) {
+		fprintf(stderr, "kiln run: --sort '%s': key or value\n", view->sort);
+		return -1;
+	}
+	if (view->clear && !ivl) {
+		fprintf(stderr, "kiln run: --clear empties the maps after each --interval printing; it needs --interval\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Until a signal or the end of --duration: records printed as they come, the maps every
+ * --interval. 0, or -1 when the reader failed (said). */
+static int run_loop(struct streams *ss, struct kiln_object *obj, struct kiln_reader *rd, bool json,
+		    const struct cli_map_view *view, double duration, double interval)
+{
+	double end = duration >= 0 ? now() + duration : 0;
+	double tick = interval > 0 ? now() + interval : 0;
+	unsigned ticks = 0;
+	while (!stop_signal && (duration < 0 || now() < end)) {
+		/* the poll's timeout is the interval's clock: no timer to race the signal handler */
+		if (interval > 0 && now() >= tick) {
+			print_interval(ss, obj, rd, json, view, ++ticks);
+			tick += interval;
+			if (tick < now())       /* printing took longer than the interval: skip, not burst */
+				tick = now() + interval;
+		}
+		int wait_ms = 100;
+		if (duration >= 0 && (end - now()) * 1000 < wait_ms)
+			wait_ms = (int)((end - now()) * 1000) + 1;
+		if (interval > 0 && (tick - now()) * 1000 < wait_ms)
+			wait_ms = (tick - now()) > 0 ? (int)((tick - now()) * 1000) + 1 : 0;
+		int err = 0;
+		if (rd)
+			err = kiln_reader_poll(rd, wait_ms);
+		else
+			nanosleep(&(struct timespec){ 0, (long)wait_ms * 1000000L }, NULL);
+		if (err < 0 && err != -EINTR) {
+			cli_fail("run");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	const char *file = NULL, *pin = NULL, *dur = NULL, *ivl = NULL, *top = NULL, *metrics = NULL;
@@ -463,29 +527,8 @@ int cmd_run(int argc, char **argv)
 		fputs(run_help, stderr);
 		return 2;
 	}
-	if (dur && cli_parse_duration(dur, &duration)) {
-		fprintf(stderr, "kiln run: --duration '%s' is not a number of seconds\n", dur);
+	if (check_values(dur, ivl, top, &view, &duration, &interval))
 		return 2;
-	}
-	if (ivl && (cli_parse_duration(ivl, &interval) || interval < 0.001)) {
-		fprintf(stderr, "kiln run: --interval '%s' is not a duration (1s, 500ms)\n", ivl);
-		return 2;
-	}
-	char *end_top = NULL;
-	unsigned long ntop = top ? strtoul(top, &end_top, 10) : 0;
-	if (top && (!*top || *end_top || ntop == 0 || ntop > UINT32_MAX || *top == '-')) {
-		fprintf(stderr, "kiln run: --top '%s' is not a positive number\n", top);
-		return 2;
-	}
-	view.top = (uint32_t)ntop;
-	if (view.sort && strcmp(view.sort, "key") && strcmp(view.sort, "value")) {
-		fprintf(stderr, "kiln run: --sort '%s': key or value\n", view.sort);
-		return 2;
-	}
-	if (view.clear && !ivl) {
-		fprintf(stderr, "kiln run: --clear empties the maps after each --interval printing; it needs --interval\n");
-		return 2;
-	}
 	/* From here on a signal only sets a flag: cleanup always runs. SA_RESTART: a write the
 	 * signal finds waiting on a slow reader goes on (glibc's stdio would drop its buffer on
 	 * EINTR); the reader's poll returns all the same, and stop.c ends a write nobody reads. */
@@ -543,32 +586,8 @@ int cmd_run(int argc, char **argv)
 		kiln_reader_stop(rd);
 	if (!quiet)
 		fprintf(stderr, "kiln run: running%s; Ctrl-C to stop\n", duration >= 0 ? " for the duration" : "");
-	double end = duration >= 0 ? now() + duration : 0;
-	double tick = interval > 0 ? now() + interval : 0;
-	unsigned ticks = 0;
-	while (!stop_signal && (duration < 0 || now() < end)) {
-		/* the poll's timeout is the interval's clock: no timer to race the signal handler */
-		if (interval > 0 && now() >= tick) {
-			print_interval(&ss, obj, rd, json, &view, ++ticks);
-			tick += interval;
-			if (tick < now())       /* printing took longer than the interval: skip, not burst */
-				tick = now() + interval;
-		}
-		int wait_ms = 100;
-		if (duration >= 0 && (end - now()) * 1000 < wait_ms)
-			wait_ms = (int)((end - now()) * 1000) + 1;
-		if (interval > 0 && (tick - now()) * 1000 < wait_ms)
-			wait_ms = (tick - now()) > 0 ? (int)((tick - now()) * 1000) + 1 : 0;
-		int err = 0;
-		if (rd)
-			err = kiln_reader_poll(rd, wait_ms);
-		else
-			nanosleep(&(struct timespec){ 0, (long)wait_ms * 1000000L }, NULL);
-		if (err < 0 && err != -EINTR) {
-			cli_fail("run");
-			goto out;
-		}
-	}
+	if (run_loop(&ss, obj, rd, json, &view, duration, interval))
+		goto out;
 	cli_metrics_stop(msrv);   /* bounded: no client holds it up */
 	msrv = NULL;
 	/* Detached before anything more is printed: a stdout or stderr nobody reads may hold
