@@ -27,6 +27,14 @@ out=${1:?usage: seeds.sh OUT}
 KILN=${KILN:-./kiln}
 CLANG=${CLANG:-clang}
 seed=$out/seed
+# dict FILE: the words on stdin, each once, as a libFuzzer dictionary ("word", \ and " escaped)
+dict() {
+	sort -u | while IFS= read -r w; do
+		[ -n "$w" ] || continue
+		w=${w//\\/\\\\}
+		printf '"%s"\n' "${w//\"/\\\"}"
+	done >"$1"
+}
 rm -rf "$seed"
 mkdir -p "$seed/compiler" "$seed/object" "$seed/disasm" "$seed/event" "$seed/trace"
 
@@ -88,11 +96,7 @@ done
 	cat "${lisps[@]}" | grep -o ':[a-z][a-z0-9-]*'
 	printf '%s\n' '(' ')' '((' '))' '()' '[' ']' "'" '`' ',' ',@' '#x' '#b' '#o' "#\\" '#:' '"' ';' '.' \
 		'-1' '0' '1' '255' '65536' '4294967295' '18446744073709551615' '9223372036854775808'
-} | sort -u | while IFS= read -r w; do
-	[ -n "$w" ] || continue
-	w=${w//\\/\\\\}
-	printf '"%s"\n' "${w//\"/\\\"}"
-done >"$out/compiler.dict"
+} | dict "$out/compiler.dict"
 
 # ---- bpftrace scripts -----------------------------------------------------------------------
 for f in tests/trace/*.bt tests/trace/errors/*.bt; do
@@ -117,11 +121,7 @@ fi
 	printf '%s\n' BEGIN END if else while unroll break continue return struct sizeof offsetof \
 		'@' '$' '$1' '@m[' '->' '++' '--' '+=' '<<' '>>' '==' '!=' '&&' '||' '?' ':' '/' '{' '}' '(' ')' \
 		'#include <' '#define ' '%s' '%d' '\\n' 'kprobe:' 'tracepoint:syscalls:sys_enter_' 'uprobe:/bin/sh:'
-} | sort -u | while IFS= read -r w; do
-	[ -n "$w" ] || continue
-	w=${w//\\/\\\\}
-	printf '"%s"\n' "${w//\"/\\\"}"
-done >"$out/trace.dict"
+} | dict "$out/trace.dict"
 
 # ---- the host Lisp ----------------------------------------------------------------------------
 mkdir -p "$seed/host"
@@ -139,11 +139,7 @@ fi
 		'~a' '~s' '~d' '~x' '~o' '~b' '~c' '~%' '~&' '~~' '~{' '~}' '~@{' '~^' '~*' '~:*' '~10,'"'"'0d' \
 		'(' ')' "'" '#(' '#\' '"' 'sb-sys:interactive-interrupt' 'error' 'condition' '*standard-output*' \
 		'*error-output*' '9223372036854775807' '-9223372036854775808' '1000000000000'
-} | sort -u | while IFS= read -r w; do
-	[ -n "$w" ] || continue
-	w=${w//\\/\\\\}
-	printf '"%s"\n' "${w//\"/\\\"}"
-done >"$out/host.dict"
+} | dict "$out/host.dict"
 
 for d in compiler object disasm event trace host; do
 	printf 'seeds: %-8s %5d inputs\n' "$d" "$(find "$seed/$d" -type f | wc -l)"
