@@ -509,6 +509,98 @@ static bool is_for_word(const struct kl_node *x)
 	return false;
 }
 
+/* loop's iteration clauses, read before it runs: its for clauses into vars (8 at most, *nv
+ * of them) and its repeat count's form. 0, or -1 with the error raised. */
+static int loop_clauses(struct host *h, const struct kl_node *n, struct loop_var *vars, int *nv,
+			const struct kl_node **repeat)
+{
+	for (uint32_t i = 1; i < n->nitems; i++) {
+		const struct kl_node *x = n->items[i];
+		if (loop_word(x, "repeat") && i + 1 < n->nitems) {
+			*repeat = n->items[++i];
+		} else if ((loop_word(x, "for") || loop_word(x, "as")) && i + 2 < n->nitems) {
+			if (*nv == 8) {
+				hv_err(h, x, "loop: at most 8 for clauses");
+				return -1;
+			}
+			struct loop_var *lv = &vars[(*nv)++];
+			memset(lv, 0, sizeof(*lv));
+			if (!(lv->name = var_name(h, n->items[++i], "loop's for variable")))
+				return -1;
+			while (i + 2 < n->nitems + 1 && i + 1 < n->nitems) {
+				const struct kl_node *w = n->items[i + 1];
+				if (i + 2 >= n->nitems) {
+					hv_err(h, w, "loop: %s needs a form", kl_name(w));
+					return -1;
+				}
+				const struct kl_node *e = n->items[i + 2];
+				if (loop_word(w, "in") || loop_word(w, "across")) lv->list = e, lv->in = loop_word(w, "in");
+				else if (loop_word(w, "from") || loop_word(w, "upfrom")) lv->from = e;
+				else if (loop_word(w, "downfrom")) lv->from = e, lv->down = true;
+				else if (loop_word(w, "to") || loop_word(w, "upto")) lv->to = e;
+				else if (loop_word(w, "downto")) lv->to = e, lv->down = true;
+				else if (loop_word(w, "below")) lv->to = e, lv->below = true;
+				else if (loop_word(w, "above")) lv->to = e, lv->below = true, lv->down = true;
+				else if (loop_word(w, "by")) lv->by = e;
+				else if (loop_word(w, "=")) lv->eq = e;
+				else if (loop_word(w, "then")) lv->then = e;
+				else break;
+				i += 2;
+			}
+			if (!lv->list && !lv->from && !lv->to && !lv->eq) {
+				hv_err(h, x, "loop: for %s needs in, across, from, to, below or =", lv->name);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* One turn of loop's for clauses (the last bound innermost in inner): each variable advanced
+ * (not on the first turn, iter 0) and tested. 1 when one is done, 0 to go on, -1 on an error. */
+static int loop_advance(struct host *h, const struct kl_node *n, struct loop_var *vars, int nv,
+			struct hv_frame *inner, int64_t iter)
+{
+	struct hv_frame *f = inner;
+	for (int k = nv - 1; k >= 0; k--, f = f->up) {
+		struct loop_var *lv = &vars[k];
+		if (lv->list) {
+			if (lv->in) {
+				if (lv->cur->k != HV_CONS)
+					return 1;
+				f->val = lv->cur->u.cons.car;
+				lv->cur = lv->cur->u.cons.cdr;
+			} else {
+				if (lv->cur->k != HV_VEC && lv->cur->k != HV_STR) {
+					hv_err(h, n, "loop across needs a vector");
+					return -1;
+				}
+				size_t len = lv->cur->k == HV_VEC ? lv->cur->u.vec.len : lv->cur->u.str.len;
+				if ((size_t)lv->end->u.i >= len)
+					return 1;
+				f->val = lv->cur->k == HV_VEC ? lv->cur->u.vec.items[lv->end->u.i]
+						     : hv_int(h, (unsigned char)lv->cur->u.str.s[lv->end->u.i]);
+				lv->end = hv_int(h, lv->end->u.i + 1);
+			}
+		} else if (lv->eq) {
+			if (iter && lv->then) {
+				struct hv *x;
+				if (!(x = hv_eval(h, lv->then, inner)))
+					return -1;
+				f->val = primary(x);
+			}
+		} else {
+			int64_t x = f->val->u.i, e = lv->end ? lv->end->u.i : 0;
+			if (iter)
+				f->val = hv_int(h, x = (int64_t)(lv->down ? (uint64_t)x - (uint64_t)lv->step->u.i
+									   : (uint64_t)x + (uint64_t)lv->step->u.i));
+			if (lv->end && (lv->down ? (lv->below ? x <= e : x < e) : (lv->below ? x >= e : x > e)))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_frame *env)
 {
 	bool simple = true;
@@ -528,40 +620,8 @@ static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_fra
 	struct hv *acc = HNIL, **tail = &acc;
 	int64_t sum = 0;
 	bool summing = false;
-	/* first pass: the iteration clauses */
-	for (uint32_t i = 1; i < n->nitems; i++) {
-		const struct kl_node *x = n->items[i];
-		if (loop_word(x, "repeat") && i + 1 < n->nitems) {
-			repeat = n->items[++i];
-		} else if ((loop_word(x, "for") || loop_word(x, "as")) && i + 2 < n->nitems) {
-			if (nv == 8)
-				return hv_err(h, x, "loop: at most 8 for clauses");
-			struct loop_var *lv = &vars[nv++];
-			memset(lv, 0, sizeof(*lv));
-			if (!(lv->name = var_name(h, n->items[++i], "loop's for variable")))
-				return NULL;
-			while (i + 2 < n->nitems + 1 && i + 1 < n->nitems) {
-				const struct kl_node *w = n->items[i + 1];
-				if (i + 2 >= n->nitems)
-					return hv_err(h, w, "loop: %s needs a form", kl_name(w));
-				const struct kl_node *e = n->items[i + 2];
-				if (loop_word(w, "in") || loop_word(w, "across")) lv->list = e, lv->in = loop_word(w, "in");
-				else if (loop_word(w, "from") || loop_word(w, "upfrom")) lv->from = e;
-				else if (loop_word(w, "downfrom")) lv->from = e, lv->down = true;
-				else if (loop_word(w, "to") || loop_word(w, "upto")) lv->to = e;
-				else if (loop_word(w, "downto")) lv->to = e, lv->down = true;
-				else if (loop_word(w, "below")) lv->to = e, lv->below = true;
-				else if (loop_word(w, "above")) lv->to = e, lv->below = true, lv->down = true;
-				else if (loop_word(w, "by")) lv->by = e;
-				else if (loop_word(w, "=")) lv->eq = e;
-				else if (loop_word(w, "then")) lv->then = e;
-				else break;
-				i += 2;
-			}
-			if (!lv->list && !lv->from && !lv->to && !lv->eq)
-				return hv_err(h, x, "loop: for %s needs in, across, from, to, below or =", lv->name);
-		}
-	}
+	if (loop_clauses(h, n, vars, &nv, &repeat))
+		return NULL;
 	int64_t count = -1;
 	if (repeat) {
 		struct hv *c;
@@ -600,43 +660,12 @@ static struct hv *sf_loop(struct host *h, const struct kl_node *n, struct hv_fra
 		if (host_stop(h, n))
 			return NULL;
 		/* advance and test the for clauses */
-		bool done = false;
-		struct hv_frame *f = inner;
-		for (int k = nv - 1; k >= 0; k--, f = f->up) {
-			struct loop_var *lv = &vars[k];
-			if (lv->list) {
-				if (lv->in) {
-					if (lv->cur->k != HV_CONS) { done = true; break; }
-					f->val = lv->cur->u.cons.car;
-					lv->cur = lv->cur->u.cons.cdr;
-				} else {
-					if (lv->cur->k != HV_VEC && lv->cur->k != HV_STR)
-						return hv_err(h, n, "loop across needs a vector");
-					size_t len = lv->cur->k == HV_VEC ? lv->cur->u.vec.len : lv->cur->u.str.len;
-					if ((size_t)lv->end->u.i >= len) { done = true; break; }
-					f->val = lv->cur->k == HV_VEC ? lv->cur->u.vec.items[lv->end->u.i]
-							     : hv_int(h, (unsigned char)lv->cur->u.str.s[lv->end->u.i]);
-					lv->end = hv_int(h, lv->end->u.i + 1);
-				}
-			} else if (lv->eq) {
-				if (iter && lv->then) {
-					struct hv *x;
-					TRY(x = hv_eval(h, lv->then, inner));
-					f->val = primary(x);
-				}
-			} else {
-				int64_t x = f->val->u.i, e = lv->end ? lv->end->u.i : 0;
-				if (iter)
-					f->val = hv_int(h, x = (int64_t)(lv->down ? (uint64_t)x - (uint64_t)lv->step->u.i
-										   : (uint64_t)x + (uint64_t)lv->step->u.i));
-				if (lv->end && (lv->down ? (lv->below ? x <= e : x < e) : (lv->below ? x >= e : x > e))) {
-					done = true;
-					break;
-				}
-			}
-		}
-		if (done)
+		int adv = loop_advance(h, n, vars, nv, inner, iter);
+		if (adv < 0)
+			return NULL;
+		if (adv)
 			break;
+		bool done = false;
 		for (uint32_t i = 1; i < n->nitems; i++) {
 			const struct kl_node *x = n->items[i];
 			if (loop_word(x, "repeat")) { i++; continue; }
