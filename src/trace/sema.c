@@ -432,6 +432,58 @@ static int cast(struct sm *m, struct kt_node *n)
 
 static int call(struct sm *m, struct kt_node *n);
 
+/* $N: a number given on the command line is the integer, any other text the string ("" when
+ * it is missing); $# the count. The node becomes the literal. */
+static int posparam(struct sm *m, struct kt_node *n)
+{
+	if (n->num == 0) {   /* $# */
+		n->kind = KT_INT;
+		n->num = m->s->nparams;
+		n->type = t_int(8, true);
+		return 0;
+	}
+	const char *v = n->num <= m->s->nparams ? m->s->params[n->num - 1] : "";
+	char *end;
+	long long x = strtoll(v, &end, 0);
+	if (*v && !*end) {
+		n->kind = KT_INT;
+		n->num = x;
+		n->type = t_int(8, true);
+	} else {   /* a string parameter; a missing one is "" (bpftrace: 0 in an integer context) */
+		n->kind = KT_STR;
+		n->str = v;
+		n->strlen = (uint32_t)strlen(v);
+		n->type = t_str(n->strlen + 1);
+	}
+	return 0;
+}
+
+/* @name read in an expression: typed by what the map holds (after the pass that assigned it). */
+static int map_read(struct sm *m, struct kt_node *n)
+{
+	struct kt_map *mp = map_of(m, n);
+	if (map_key(m, n, mp))
+		return -1;
+	mp = &m->maps.items[n->map_id];
+	switch (mp->kind) {
+	case KM_INT: case KM_STR: case KM_TUPLE:
+		n->type = mp->value;
+		return 0;
+	case KM_COUNT: case KM_SUM: case KM_MIN: case KM_MAX:
+		n->type = t_int(8, mp->kind != KM_COUNT);
+		return 0;
+	case KM_NONE:
+		if (m->passes_out)
+			return kl_error(m->d, n->span, "@%s is not typed after %d passes over the script: a chain "
+					"of maps assigned from maps assigned later is longer than kiln trace follows",
+					n->name, KT_MAX_PASSES);
+		return kl_error(m->d, n->span, "undefined map: @%s (it is never assigned)", n->name);
+	default:
+		return kl_error(m->d, n->span, "reading @%s (an avg, stats, hist or lhist map) in an expression is %s",
+				n->name, refused);
+	}
+}
+
 static int expr(struct sm *m, struct kt_node *n)
 {
 	switch (n->kind) {
@@ -442,28 +494,8 @@ static int expr(struct sm *m, struct kt_node *n)
 	case KT_STR:
 		n->type = t_str(n->strlen + 1);
 		return 0;
-	case KT_POSPARAM: {
-		if (n->num == 0) {   /* $# */
-			n->kind = KT_INT;
-			n->num = m->s->nparams;
-			n->type = t_int(8, true);
-			return 0;
-		}
-		const char *v = n->num <= m->s->nparams ? m->s->params[n->num - 1] : "";
-		char *end;
-		long long x = strtoll(v, &end, 0);
-		if (*v && !*end) {
-			n->kind = KT_INT;
-			n->num = x;
-			n->type = t_int(8, true);
-		} else {   /* a string parameter; a missing one is "" (bpftrace: 0 in an integer context) */
-			n->kind = KT_STR;
-			n->str = v;
-			n->strlen = (uint32_t)strlen(v);
-			n->type = t_str(n->strlen + 1);
-		}
-		return 0;
-	}
+	case KT_POSPARAM:
+		return posparam(m, n);
 	case KT_IDENT:
 		return ident(m, n);
 	case KT_BUILTIN:
@@ -476,29 +508,8 @@ static int expr(struct sm *m, struct kt_node *n)
 				return 0;
 			}
 		return err_at(m, n->span, "undefined variable: $%s", n->name);
-	case KT_MAP: {
-		struct kt_map *mp = map_of(m, n);
-		if (map_key(m, n, mp))
-			return -1;
-		mp = &m->maps.items[n->map_id];
-		switch (mp->kind) {
-		case KM_INT: case KM_STR: case KM_TUPLE:
-			n->type = mp->value;
-			return 0;
-		case KM_COUNT: case KM_SUM: case KM_MIN: case KM_MAX:
-			n->type = t_int(8, mp->kind != KM_COUNT);
-			return 0;
-		case KM_NONE:
-			if (m->passes_out)
-				return kl_error(m->d, n->span, "@%s is not typed after %d passes over the script: a chain "
-						"of maps assigned from maps assigned later is longer than kiln trace follows",
-						n->name, KT_MAX_PASSES);
-			return kl_error(m->d, n->span, "undefined map: @%s (it is never assigned)", n->name);
-		default:
-			return kl_error(m->d, n->span, "reading @%s (an avg, stats, hist or lhist map) in an expression is %s",
-					n->name, refused);
-		}
-	}
+	case KT_MAP:
+		return map_read(m, n);
 	case KT_CALL:
 		return call(m, n);
 	case KT_BINOP: {
