@@ -395,15 +395,27 @@ if [ -n "$BPFTRACE" ]; then
 	cmp_bpftrace user-json 'BEGIN { print(5); print("q\""); print(usym(1)); print(username); print(strftime("%Y", 0));
 		@u = usym(1); @n[username] = count(); @t = strftime("%Y", 0); exit(); }' -f json
 	# cgroup_path() of a cgroup of ours (its id is its directory's inode), all hierarchies
-	# and filtered, in printf, print() and a map value
-	cg=$cgroot/kt-trace-$$
-	if [ -n "$cgroot" ] && mkdir "$cg" 2>/dev/null; then
+	# and filtered, in printf, print() and a map value. bpftrace names every file of every
+	# cgroup hierarchy whose inode number is the id, so a directory whose number a file of a
+	# v1 hierarchy also has (numbers are per filesystem) is made again under another name
+	cg=
+	v1=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup") print $5; break } }' \
+		/proc/self/mountinfo)
+	for try in 1 2 3 4 5; do
+		[ -n "$cgroot" ] && mkdir "$cgroot/kt-trace-$$-$try" 2>/dev/null || break
+		cg=$cgroot/kt-trace-$$-$try
 		ino=$(stat -c %i "$cg")
+		# shellcheck disable=SC2086  # the v1 mount points, as words
+		[ -z "$v1" ] || [ -z "$(find $v1 -inum "$ino" -print -quit 2>/dev/null)" ] && break
+		rmdir "$cg"
+		cg=
+	done
+	if [ -n "$cg" ]; then
 		cmp_bpftrace cgroup-path 'BEGIN { printf("%s|\n", cgroup_path('$ino')); print(cgroup_path('$ino', "unif*"));
 			print(cgroup_path(1)); @v = cgroup_path('$ino', "unified"); exit(); }'
 		rmdir "$cg"
 	else
-		echo "SKIP trace/bpftrace-cgroup-path: cannot make a cgroup v2 directory at '$cg' (cgroup v2 mounted at '$cgroot')"
+		echo "SKIP trace/bpftrace-cgroup-path: cannot make a cgroup v2 directory under '$cgroot' whose inode number no cgroup v1 file has"
 	fi
 	# strftime's %f: microseconds (bpftrace's extension), 123 us apart
 	out=$("$KILN" trace -e 'BEGIN { printf("%s %s\n", strftime("1%f", 1000123000), strftime("1%f", 0)); exit(); }' 2>&1 | tail -n +2)
