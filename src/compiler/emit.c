@@ -290,191 +290,230 @@ static bool returned_in_place(struct em *e, kl_vreg v)
 	return true;
 }
 
+/* One function per IR operation, found through the table below; `i` is f->ins[idx]. A
+ * defining operation whose result the allocator found dead (KL_REG_DEAD) emits nothing. */
+typedef void emit_fn(struct em *e, uint32_t idx, const struct kl_ir_ins *i);
+
+static void em_movi(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	uint8_t rd = dst(e, i->d);
+	core_here(e, i);
+	if (i->core && i->size == 8) {       /* a relocated 64-bit value: ld_imm64 */
+		put(e, kl_ld64_lo(rd, (uint64_t)i->imm));
+		put(e, kl_ld64_hi((uint64_t)i->imm));
+	} else if (i->core) {
+		put(e, kl_alu64_imm(BPF_MOV, rd, (int32_t)i->imm));
+	} else {
+		load_imm(e, rd, i->imm);
+	}
+	finish(e, i->d, rd);
+}
+
+static void em_mov(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	if (reg(e, i->d) == KL_REG_SPILLED && reg(e, i->a) >= 0) {
+		put(e, kl_stx(8, KL_FP, (uint8_t)reg(e, i->a), spill_off(e, i->d)));
+		return;
+	}
+	uint8_t rd = dst(e, i->d);
+	fetch_into(e, rd, i->a);
+	finish(e, i->d, rd);
+}
+
+static void em_alu(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	uint8_t rd = dst(e, i->d);
+	fetch_into(e, rd, i->a);
+	core_here(e, i);
+	if (i->has_imm)
+		put(e, kl_alu64_imm(i->alu, rd, (int32_t)i->imm));
+	else
+		put(e, kl_alu64_reg(i->alu, rd, src(e, i->b, S2)));
+	finish(e, i->d, rd);
+}
+
+static void em_alu32(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	uint8_t rd = dst(e, i->d);
+	if (!narrowed(e, rd, i->a))
+		put(e, kl_alu32_reg(BPF_MOV, rd, src(e, i->a, S2)));
+	finish(e, i->d, rd);
+}
+
+static void em_unary(struct em *e, uint32_t idx, const struct kl_ir_ins *i)   /* NEG, END */
+{
+	(void)idx;
+	uint8_t rd = dst(e, i->d);
+	fetch_into(e, rd, i->a);
+	put(e, i->op == IR_NEG ? kl_neg(rd) : kl_to_be(rd, i->size));
+	finish(e, i->d, rd);
+}
+
+static void em_load(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	int16_t off;
+	uint8_t ra = mem_base(e, i, &off, S2);
+	uint8_t rd = dst(e, i->d);
+	core_here(e, i);
+	put(e, kl_ldx(i->size, rd, ra, off));
+	finish(e, i->d, rd);
+}
+
+static void em_store(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	int16_t off;
+	uint8_t ra = mem_base(e, i, &off, S2);
+	if (i->has_imm)
+		put(e, kl_st(i->size, ra, off, (int32_t)i->imm));
+	else
+		put(e, kl_stx(i->size, ra, src(e, i->b, S1), off));
+}
+
+static void em_xadd(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	int16_t off;
+	uint8_t ra = mem_base(e, i, &off, S2);
+	put(e, kl_xadd(i->size, ra, src(e, i->b, S1), off));
+}
+
+static void em_addr(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	uint8_t rd = dst(e, i->d);
+	put(e, kl_mov(rd, KL_FP));
+	put(e, kl_alu64_imm(BPF_ADD, rd, e->f->slots[i->slot].fp_off + i->off));
+	finish(e, i->d, rd);
+}
+
+/* LDMAP, LDFUNC: an ld_imm64 the loader fills in, through a relocation */
+static void em_ld64(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	uint8_t rd = dst(e, i->d);
+	bool fn = i->op == IR_LDFUNC;
+	struct kl_reloc r = { (uint32_t)e->out.len, fn ? KL_RELOC_FUNC : KL_RELOC_MAP, (uint32_t)i->imm };
+	kl_vec_push(e->c->a, &e->relocs, r);
+	struct bpf_insn lo = kl_ld64_lo(rd, 0);
+	if (fn)
+		lo.src_reg = BPF_PSEUDO_FUNC;
+	put(e, lo);
+	put(e, kl_ld64_hi(0));
+	finish(e, i->d, rd);
+}
+
+static void em_call(struct em *e, uint32_t idx, const struct kl_ir_ins *i)   /* CALL, CALLF */
+{
+	bool dead = i->d && reg(e, i->d) == KL_REG_DEAD;
+	for (uint32_t k = e->al->save_at[idx]; k < e->al->save_at[idx + 1]; k++)   /* live across it in r0-r5 */
+		if (e->al->save_store[k])
+			put(e, kl_stx(8, KL_FP, (uint8_t)reg(e, e->al->save_vreg[k]), spill_off(e, e->al->save_vreg[k])));
+	place_args(e, i->args, i->nargs);
+	if (i->op == IR_CALLF) {
+		struct kl_reloc r = { (uint32_t)e->out.len, KL_RELOC_CALL, (uint32_t)i->imm };
+		kl_vec_push(e->c->a, &e->relocs, r);
+		put(e, kl_call_local());
+	} else {
+		put(e, kl_call_helper((int32_t)i->imm));
+	}
+	if (!dead && i->d) {
+		if (reg(e, i->d) == KL_REG_SPILLED)
+			put(e, kl_stx(8, KL_FP, 0, spill_off(e, i->d)));
+		else if (reg(e, i->d) != 0)
+			put(e, kl_mov((uint8_t)reg(e, i->d), 0));
+	}
+	for (uint32_t k = e->al->save_at[idx]; k < e->al->save_at[idx + 1]; k++)
+		put(e, kl_ldx(8, (uint8_t)reg(e, e->al->save_vreg[k]), KL_FP, spill_off(e, e->al->save_vreg[k])));
+}
+
+static void em_jmp(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	if (!falls_to(e->f, idx, i->label))
+		jump_to(e, kl_ja(), i->label);
+}
+
+static void em_br(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	uint8_t ra = src(e, i->a, S1);
+	struct bpf_insn j = i->has_imm ? kl_jmp_imm(i->alu, ra, (int32_t)i->imm)
+				       : kl_jmp_reg(i->alu, ra, src(e, i->b, S2));
+	if (i->size == 4)   /* opt/jmp32.c's: the low 32 bits compared */
+		j.code = (uint8_t)((j.code & ~0x07) | BPF_JMP32);
+	jump_to(e, j, i->label);
+}
+
+static void em_label(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	e->label_pos[i->label] = (uint32_t)e->out.len;
+	e->landing = (uint32_t)e->out.len + 1;
+}
+
+static void em_ret(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	if (i->has_imm || !i->a)
+		load_imm(e, 0, i->has_imm ? i->imm : 0);
+	else if (!returned_in_place(e, i->a))
+		fetch_into(e, 0, i->a);
+	put(e, kl_exit());
+}
+
+/* All entries together: incoming r1..r5 to their homes as one parallel move. */
+static void em_entry(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)i;
+	const struct kl_ir_func *f = e->f;
+	if (idx && f->ins[idx - 1].op == IR_ENTRY)
+		return;
+	int8_t s[5], d[5];
+	uint32_t n = 0;
+	for (uint32_t j = idx; j < f->nins && f->ins[j].op == IR_ENTRY; j++) {
+		const struct kl_ir_ins *en = &f->ins[j];
+		if (reg(e, en->d) == KL_REG_SPILLED)
+			put(e, kl_stx(8, KL_FP, (uint8_t)(en->imm + 1), spill_off(e, en->d)));
+	}
+	for (uint32_t j = idx; j < f->nins && f->ins[j].op == IR_ENTRY; j++) {
+		const struct kl_ir_ins *en = &f->ins[j];
+		if (reg(e, en->d) >= 0) {
+			s[n] = (int8_t)(en->imm + 1);
+			d[n++] = (int8_t)reg(e, en->d);
+		}
+	}
+	parallel_move(e, s, d, n);
+}
+
+/* Per operation: its emitter, and whether a dead result drops it (calls and stores keep
+ * their effects; a call with a dead result is still made). */
+static const struct { emit_fn *fn; bool drop_dead; } emitters[] = {
+	[IR_MOVI] = { em_movi, true },     [IR_MOV] = { em_mov, true },
+	[IR_ALU] = { em_alu, true },       [IR_ALU32] = { em_alu32, true },
+	[IR_NEG] = { em_unary, true },     [IR_END] = { em_unary, true },
+	[IR_LOAD] = { em_load, true },     [IR_STORE] = { em_store, false },
+	[IR_XADD] = { em_xadd, false },    [IR_ADDR] = { em_addr, true },
+	[IR_LDMAP] = { em_ld64, true },    [IR_LDFUNC] = { em_ld64, true },
+	[IR_CALL] = { em_call, false },    [IR_CALLF] = { em_call, false },
+	[IR_JMP] = { em_jmp, false },      [IR_BR] = { em_br, false },
+	[IR_LABEL] = { em_label, false },  [IR_RET] = { em_ret, false },
+	[IR_ENTRY] = { em_entry, false },
+};
+
 static void emit_ins(struct em *e, uint32_t idx)
 {
-	const struct kl_ir_func *f = e->f;
-	const struct kl_ir_ins *i = &f->ins[idx];
-	bool dead = i->d && reg(e, i->d) == KL_REG_DEAD;
-	uint8_t rd, ra;
+	const struct kl_ir_ins *i = &e->f->ins[idx];
 	e->taken = 0;
-	int16_t off;
-	switch (i->op) {
-	case IR_MOVI:
-		if (dead)
-			break;
-		rd = dst(e, i->d);
-		core_here(e, i);
-		if (i->core && i->size == 8) {       /* a relocated 64-bit value: ld_imm64 */
-			put(e, kl_ld64_lo(rd, (uint64_t)i->imm));
-			put(e, kl_ld64_hi((uint64_t)i->imm));
-		} else if (i->core) {
-			put(e, kl_alu64_imm(BPF_MOV, rd, (int32_t)i->imm));
-		} else {
-			load_imm(e, rd, i->imm);
-		}
-		finish(e, i->d, rd);
-		break;
-	case IR_MOV:
-		if (dead)
-			break;
-		if (reg(e, i->d) == KL_REG_SPILLED && reg(e, i->a) >= 0) {
-			put(e, kl_stx(8, KL_FP, (uint8_t)reg(e, i->a), spill_off(e, i->d)));
-			break;
-		}
-		rd = dst(e, i->d);
-		fetch_into(e, rd, i->a);
-		finish(e, i->d, rd);
-		break;
-	case IR_ALU:
-		if (dead)
-			break;
-		rd = dst(e, i->d);
-		fetch_into(e, rd, i->a);
-		core_here(e, i);
-		if (i->has_imm)
-			put(e, kl_alu64_imm(i->alu, rd, (int32_t)i->imm));
-		else
-			put(e, kl_alu64_reg(i->alu, rd, src(e, i->b, S2)));
-		finish(e, i->d, rd);
-		break;
-	case IR_ALU32:
-		if (dead)
-			break;
-		rd = dst(e, i->d);
-		if (!narrowed(e, rd, i->a))
-			put(e, kl_alu32_reg(BPF_MOV, rd, src(e, i->a, S2)));
-		finish(e, i->d, rd);
-		break;
-	case IR_NEG:
-	case IR_END:
-		if (dead)
-			break;
-		rd = dst(e, i->d);
-		fetch_into(e, rd, i->a);
-		put(e, i->op == IR_NEG ? kl_neg(rd) : kl_to_be(rd, i->size));
-		finish(e, i->d, rd);
-		break;
-	case IR_LOAD:
-		if (dead)
-			break;
-		ra = mem_base(e, i, &off, S2);
-		rd = dst(e, i->d);
-		core_here(e, i);
-		put(e, kl_ldx(i->size, rd, ra, off));
-		finish(e, i->d, rd);
-		break;
-	case IR_STORE:
-		ra = mem_base(e, i, &off, S2);
-		if (i->has_imm)
-			put(e, kl_st(i->size, ra, off, (int32_t)i->imm));
-		else
-			put(e, kl_stx(i->size, ra, src(e, i->b, S1), off));
-		break;
-	case IR_XADD:
-		ra = mem_base(e, i, &off, S2);
-		put(e, kl_xadd(i->size, ra, src(e, i->b, S1), off));
-		break;
-	case IR_ADDR:
-		if (dead)
-			break;
-		rd = dst(e, i->d);
-		put(e, kl_mov(rd, KL_FP));
-		put(e, kl_alu64_imm(BPF_ADD, rd, f->slots[i->slot].fp_off + i->off));
-		finish(e, i->d, rd);
-		break;
-	case IR_LDMAP: {
-		if (dead)
-			break;
-		rd = dst(e, i->d);
-		struct kl_reloc r = { (uint32_t)e->out.len, KL_RELOC_MAP, (uint32_t)i->imm };
-		kl_vec_push(e->c->a, &e->relocs, r);
-		put(e, kl_ld64_lo(rd, 0));
-		put(e, kl_ld64_hi(0));
-		finish(e, i->d, rd);
-		break;
-	}
-	case IR_LDFUNC: {
-		if (dead)
-			break;
-		rd = dst(e, i->d);
-		struct kl_reloc r = { (uint32_t)e->out.len, KL_RELOC_FUNC, (uint32_t)i->imm };
-		kl_vec_push(e->c->a, &e->relocs, r);
-		struct bpf_insn lo = kl_ld64_lo(rd, 0);
-		lo.src_reg = BPF_PSEUDO_FUNC;
-		put(e, lo);
-		put(e, kl_ld64_hi(0));
-		finish(e, i->d, rd);
-		break;
-	}
-	case IR_CALL:
-	case IR_CALLF:
-		for (uint32_t k = e->al->save_at[idx]; k < e->al->save_at[idx + 1]; k++)   /* live across it in r0-r5 */
-			if (e->al->save_store[k])
-				put(e, kl_stx(8, KL_FP, (uint8_t)reg(e, e->al->save_vreg[k]), spill_off(e, e->al->save_vreg[k])));
-		place_args(e, i->args, i->nargs);
-		if (i->op == IR_CALLF) {
-			struct kl_reloc r = { (uint32_t)e->out.len, KL_RELOC_CALL, (uint32_t)i->imm };
-			kl_vec_push(e->c->a, &e->relocs, r);
-			put(e, kl_call_local());
-		} else {
-			put(e, kl_call_helper((int32_t)i->imm));
-		}
-		if (!dead && i->d) {
-			if (reg(e, i->d) == KL_REG_SPILLED)
-				put(e, kl_stx(8, KL_FP, 0, spill_off(e, i->d)));
-			else if (reg(e, i->d) != 0)
-				put(e, kl_mov((uint8_t)reg(e, i->d), 0));
-		}
-		for (uint32_t k = e->al->save_at[idx]; k < e->al->save_at[idx + 1]; k++)
-			put(e, kl_ldx(8, (uint8_t)reg(e, e->al->save_vreg[k]), KL_FP, spill_off(e, e->al->save_vreg[k])));
-		break;
-	case IR_JMP:
-		if (!falls_to(f, idx, i->label))
-			jump_to(e, kl_ja(), i->label);
-		break;
-	case IR_BR:
-		ra = src(e, i->a, S1);
-		{
-			struct bpf_insn j = i->has_imm ? kl_jmp_imm(i->alu, ra, (int32_t)i->imm)
-						       : kl_jmp_reg(i->alu, ra, src(e, i->b, S2));
-			if (i->size == 4)   /* opt/jmp32.c's: the low 32 bits compared */
-				j.code = (uint8_t)((j.code & ~0x07) | BPF_JMP32);
-			jump_to(e, j, i->label);
-		}
-		break;
-	case IR_LABEL:
-		e->label_pos[i->label] = (uint32_t)e->out.len;
-		e->landing = (uint32_t)e->out.len + 1;
-		break;
-	case IR_RET:
-		if (i->has_imm || !i->a)
-			load_imm(e, 0, i->has_imm ? i->imm : 0);
-		else if (!returned_in_place(e, i->a))
-			fetch_into(e, 0, i->a);
-		put(e, kl_exit());
-		break;
-	case IR_ENTRY: {
-		/* all entries together: incoming r1..r5 to their homes as one parallel move */
-		if (idx && f->ins[idx - 1].op == IR_ENTRY)
-			break;
-		int8_t s[5], d[5];
-		uint32_t n = 0;
-		for (uint32_t j = idx; j < f->nins && f->ins[j].op == IR_ENTRY; j++) {
-			const struct kl_ir_ins *en = &f->ins[j];
-			if (reg(e, en->d) == KL_REG_SPILLED)
-				put(e, kl_stx(8, KL_FP, (uint8_t)(en->imm + 1), spill_off(e, en->d)));
-		}
-		for (uint32_t j = idx; j < f->nins && f->ins[j].op == IR_ENTRY; j++) {
-			const struct kl_ir_ins *en = &f->ins[j];
-			if (reg(e, en->d) >= 0) {
-				s[n] = (int8_t)(en->imm + 1);
-				d[n++] = (int8_t)reg(e, en->d);
-			}
-		}
-		parallel_move(e, s, d, n);
-		break;
-	}
-	}
+	if (i->op >= sizeof(emitters) / sizeof(emitters[0]) || !emitters[i->op].fn)
+		return;
+	if (emitters[i->op].drop_dead && i->d && reg(e, i->d) == KL_REG_DEAD)
+		return;
+	emitters[i->op].fn(e, idx, i);
 }
 
 int kl_emit(struct kl_comp *c, struct kl_ir_func *f, const struct kl_alloc *al, struct kl_func *out)
