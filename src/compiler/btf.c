@@ -1,6 +1,6 @@
 /* btf.c — the .BTF and .BTF.ext sections of a kiln object: types, maps in libbpf's
  * BTF-defined shape, function prototypes, func_info and line_info, laid out as clang -g does. */
-#include "obj.h"
+#include "btf_internal.h"
 #include <bpf/btf.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -8,41 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A type already in the BTF. Anonymous types (pointers, arrays, ints) are keyed by their
- * structure so that, as in clang's output, every `__uint(max_entries, 4)` shares one
- * PTR->ARRAY pair; structs are keyed by the kl_type they describe. */
-enum memo_kind { MEMO_INT, MEMO_PTR, MEMO_ARRAY, MEMO_STRUCT, MEMO_FWD, MEMO_CTX, MEMO_ENUM };
-
-struct memo {
-	enum memo_kind kind;
-	const void *key;       /* INT/FWD/CTX: name; STRUCT: the kl_type */
-	uint32_t a, b;         /* PTR: target; ARRAY: elem, count */
-	int id;                /* -1 while a struct's members are being built */
-};
-
-struct bb {
-	const struct kl_obj *obj;
-	struct btf *btf;
-	char *err;
-	size_t errlen;
-	struct memo *memo;
-	size_t nmemo, capmemo;
-	size_t *hash, hcap;    /* memo_find's index of memo */
-	int *map_struct;       /* per map: its anonymous definition STRUCT; -1 while building */
-	uint32_t *map_size;    /* per map: bytes of its block in .maps */
-	int *func_id;          /* per function: its BTF FUNC */
-	uint32_t *by_sec, *sec_start; /* functions grouped by code section (see layout) */
-	const char **line_at;  /* obj->source split in lines, 1-based */
-	uint32_t nlines;
-	char *scratch;         /* one source line or one mangled name, NUL-terminated */
-	size_t scratch_cap;
-	bool nomem;            /* scratch could not grow: a name came out NULL (anonymous) */
-};
-
-static int fail(struct bb *b, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct bb *b, int errnum, const char *fmt, ...)
+int bb_fail(struct bb *b, int errnum, const char *fmt, ...)
 {
 	if (b->err && b->errlen) {
 		va_list ap;
@@ -54,14 +20,14 @@ static int fail(struct bb *b, int errnum, const char *fmt, ...)
 }
 
 /* libbpf's btf__add_* return a negative errno on failure; keep the first cause. */
-static int check(struct bb *b, int id, const char *what)
+int bb_check(struct bb *b, int id, const char *what)
 {
 	if (id < 0)
-		return fail(b, -id, "BTF: cannot add %s: %s", what, strerror(-id));
+		return bb_fail(b, -id, "BTF: cannot add %s: %s", what, strerror(-id));
 	return id;
 }
 
-static char *scratch(struct bb *b, size_t n)
+char *bb_scratch(struct bb *b, size_t n)
 {
 	if (n + 1 > b->scratch_cap) {
 		size_t cap = b->scratch_cap ? b->scratch_cap : 64;
@@ -85,7 +51,7 @@ static const char *mangle(struct bb *b, const char *name)
 	if (!name || !name[0])
 		return NULL;
 	size_t n = strlen(name);
-	char *s = scratch(b, n + 1);
+	char *s = bb_scratch(b, n + 1);
 	if (!s)
 		return NULL;
 	char *p = s;
@@ -158,7 +124,7 @@ static int memo_add(struct bb *b, enum memo_kind kind, const void *key, uint32_t
 		size_t cap = b->capmemo ? b->capmemo * 2 : 64;
 		struct memo *m = realloc(b->memo, cap * sizeof(*m));
 		if (!m)
-			return fail(b, ENOMEM, "out of memory");
+			return bb_fail(b, ENOMEM, "out of memory");
 		b->memo = m;
 		b->capmemo = cap;
 	}
@@ -166,7 +132,7 @@ static int memo_add(struct bb *b, enum memo_kind kind, const void *key, uint32_t
 		size_t cap = b->hcap ? b->hcap * 2 : 128;
 		size_t *h = calloc(cap, sizeof(*h));
 		if (!h)
-			return fail(b, ENOMEM, "out of memory");
+			return bb_fail(b, ENOMEM, "out of memory");
 		free(b->hash);
 		b->hash = h;
 		b->hcap = cap;
@@ -185,7 +151,7 @@ static int int_id(struct bb *b, const char *name, uint32_t size, int encoding)
 	struct memo *m = memo_find(b, MEMO_INT, name, (uint32_t)encoding + 2, 0);
 	if (m)
 		return m->id;
-	int id = check(b, btf__add_int(b->btf, name, size, encoding), name);
+	int id = bb_check(b, btf__add_int(b->btf, name, size, encoding), name);
 	return id < 0 ? id : memo_add(b, MEMO_INT, name, (uint32_t)encoding + 2, 0, id);
 }
 
@@ -194,7 +160,7 @@ static int ptr_id(struct bb *b, int target)
 	struct memo *m = memo_find(b, MEMO_PTR, NULL, (uint32_t)target, 0);
 	if (m)
 		return m->id;
-	int id = check(b, btf__add_ptr(b->btf, target), "PTR");
+	int id = bb_check(b, btf__add_ptr(b->btf, target), "PTR");
 	return id < 0 ? id : memo_add(b, MEMO_PTR, NULL, (uint32_t)target, 0, id);
 }
 
@@ -207,7 +173,7 @@ static int array_id(struct bb *b, int elem, uint32_t count)
 	int index = int_id(b, "__ARRAY_SIZE_TYPE__", 4, 0);
 	if (index < 0)
 		return index;
-	int id = check(b, btf__add_array(b->btf, index, elem, count), "ARRAY");
+	int id = bb_check(b, btf__add_array(b->btf, index, elem, count), "ARRAY");
 	return id < 0 ? id : memo_add(b, MEMO_ARRAY, NULL, (uint32_t)elem, count, id);
 }
 
@@ -217,12 +183,11 @@ static int fwd_id(struct bb *b, const char *key, const char *name)
 	struct memo *m = memo_find(b, MEMO_FWD, key, 0, 0);
 	if (m)
 		return m->id;
-	int id = check(b, btf__add_fwd(b->btf, name, BTF_FWD_STRUCT), "FWD");
+	int id = bb_check(b, btf__add_fwd(b->btf, name, BTF_FWD_STRUCT), "FWD");
 	return id < 0 ? id : memo_add(b, MEMO_FWD, key, 0, 0, id);
 }
 
 
-static int type_id(struct bb *b, const struct kl_type *t);
 
 static uint32_t member_bitoff(const struct kl_field *f)
 {
@@ -238,7 +203,7 @@ static int struct_id(struct bb *b, const struct kl_type *t)
 		/* A struct reached again through a pointer in its own members: as in C, the
 		 * inner mention is a forward declaration. */
 		if (!t->name)
-			return fail(b, EINVAL, "BTF: anonymous struct refers to itself");
+			return bb_fail(b, EINVAL, "BTF: anonymous struct refers to itself");
 		return fwd_id(b, t->name, mangle(b, t->name));
 	}
 	size_t slot = b->nmemo;
@@ -250,16 +215,16 @@ static int struct_id(struct bb *b, const struct kl_type *t)
 	/* Members' types first: libbpf appends fields to the type added last. */
 	int *ids = calloc(t->nfields ? t->nfields : 1, sizeof(*ids));
 	if (!ids)
-		return fail(b, ENOMEM, "out of memory");
+		return bb_fail(b, ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < t->nfields; i++) {
-		ids[i] = type_id(b, t->fields[i].type);
+		ids[i] = bb_type_id(b, t->fields[i].type);
 		if (ids[i] < 0) {
 			err = ids[i];
 			goto out;
 		}
 	}
-	int id = t->is_union ? check(b, btf__add_union(b->btf, mangle(b, t->name), t->size), "UNION")
-			     : check(b, btf__add_struct(b->btf, mangle(b, t->name), t->size), "STRUCT");
+	int id = t->is_union ? bb_check(b, btf__add_union(b->btf, mangle(b, t->name), t->size), "UNION")
+			     : bb_check(b, btf__add_struct(b->btf, mangle(b, t->name), t->size), "STRUCT");
 	if (id < 0) {
 		err = id;
 		goto out;
@@ -267,7 +232,7 @@ static int struct_id(struct bb *b, const struct kl_type *t)
 	/* in offset order, as the kernel wants them: a projection's are sorted by core.c */
 	for (uint32_t i = 0; i < t->nfields; i++) {
 		const struct kl_field *f = &t->fields[i];
-		err = check(b, btf__add_field(b->btf, mangle(b, f->name), ids[i], member_bitoff(f), f->bitsize),
+		err = bb_check(b, btf__add_field(b->btf, mangle(b, f->name), ids[i], member_bitoff(f), f->bitsize),
 			    "struct member");
 		if (err < 0)
 			break;
@@ -289,11 +254,11 @@ static int typedef_id(struct bb *b, const struct kl_type *t)
 	if (m)
 		return m->id;
 	if (!t->under)
-		return fail(b, EINVAL, "BTF: typedef %s names no type", t->typedef_name);
-	int base = type_id(b, t->under);
+		return bb_fail(b, EINVAL, "BTF: typedef %s names no type", t->typedef_name);
+	int base = bb_type_id(b, t->under);
 	if (base < 0)
 		return base;
-	int id = check(b, btf__add_typedef(b->btf, t->typedef_name, base), t->typedef_name);
+	int id = bb_check(b, btf__add_typedef(b->btf, t->typedef_name, base), t->typedef_name);
 	return id < 0 ? id : memo_add(b, MEMO_INT, t->typedef_name, 1, 0, id);
 }
 
@@ -310,18 +275,18 @@ static int enum_id(struct bb *b, const struct kl_type *t)
 			wide = true;
 	int id = wide ? btf__add_enum64(b->btf, mangle(b, t->name), t->size, t->is_signed)
 		      : btf__add_enum(b->btf, mangle(b, t->name), t->size);
-	id = check(b, id, "ENUM");
+	id = bb_check(b, id, "ENUM");
 	for (uint32_t i = 0; i < t->nvals && id > 0; i++) {
 		int r = wide ? btf__add_enum64_value(b->btf, mangle(b, t->vals[i].name), (uint64_t)t->vals[i].value)
 			     : btf__add_enum_value(b->btf, mangle(b, t->vals[i].name), t->vals[i].value);
 		if (r < 0)
-			id = check(b, r, "enumerator");
+			id = bb_check(b, r, "enumerator");
 	}
 	return id < 0 ? id : memo_add(b, MEMO_ENUM, t, 0, 0, id);
 }
 
 /* NULL is void, BTF type 0. */
-static int type_id(struct bb *b, const struct kl_type *t)
+int bb_type_id(struct bb *b, const struct kl_type *t)
 {
 	int id;
 	if (!t)
@@ -333,26 +298,26 @@ static int type_id(struct bb *b, const struct kl_type *t)
 		/* C's name ("unsigned int"); a kernel integer keeps its own */
 		const char *name = t->cname ? t->cname : t->name;
 		if (!name)
-			return fail(b, EINVAL, "BTF: an integer type of %u bytes without a name", t->size);
+			return bb_fail(b, EINVAL, "BTF: an integer type of %u bytes without a name", t->size);
 		/* kiln's char is signed, as clang describes it; a kernel char keeps the kernel's
 		 * encoding (none), which libbpf's type matching compares */
 		int enc = t->is_bool ? BTF_INT_BOOL : t->is_signed || (t->is_char && !t->core) ? BTF_INT_SIGNED : 0;
 		return int_id(b, name, t->size, enc);
 	}
 	case KL_T_PTR:
-		id = type_id(b, t->elem);
+		id = bb_type_id(b, t->elem);
 		return id < 0 ? id : ptr_id(b, id);
 	case KL_T_ARRAY:
 		if (!t->elem)
-			return fail(b, EINVAL, "BTF: array without an element type");
-		id = type_id(b, t->elem);
+			return bb_fail(b, EINVAL, "BTF: array without an element type");
+		id = bb_type_id(b, t->elem);
 		return id < 0 ? id : array_id(b, id, t->count);
 	case KL_T_STRUCT:
 		return struct_id(b, t);
 	case KL_T_ENUM:
 		return enum_id(b, t);
 	}
-	return fail(b, EINVAL, "BTF: unknown type kind %d", (int)t->kind);
+	return bb_fail(b, EINVAL, "BTF: unknown type kind %d", (int)t->kind);
 }
 
 /* Which layout a ring or perf buffer carries, for user space: a decl tag on the map's VAR,
@@ -364,9 +329,9 @@ static int event_tag(struct bb *b, int var, const struct kl_type *ev)
 	size_t n = strlen(name) + sizeof("kiln.event:");
 	char *tag = malloc(n);
 	if (!tag)
-		return fail(b, ENOMEM, "out of memory");
+		return bb_fail(b, ENOMEM, "out of memory");
 	snprintf(tag, n, "kiln.event:%s", name);
-	int id = check(b, btf__add_decl_tag(b->btf, tag, var, -1), "DECL_TAG");
+	int id = bb_check(b, btf__add_decl_tag(b->btf, tag, var, -1), "DECL_TAG");
 	free(tag);
 	return id < 0 ? id : 0;
 }
@@ -376,7 +341,7 @@ static int display_tag(struct bb *b, int var, const char *display)
 {
 	char tag[96];
 	snprintf(tag, sizeof(tag), "kiln.display:%s", display);
-	int id = check(b, btf__add_decl_tag(b->btf, tag, var, -1), "DECL_TAG");
+	int id = bb_check(b, btf__add_decl_tag(b->btf, tag, var, -1), "DECL_TAG");
 	return id < 0 ? id : 0;
 }
 
@@ -401,7 +366,7 @@ static int map_struct(struct bb *b, uint32_t idx, bool as_inner)
 	if (b->map_struct[idx] > 0)
 		return b->map_struct[idx];
 	if (b->map_struct[idx] < 0 || (as_inner && map->inner >= 0))
-		return fail(b, EINVAL, "map %s: inner maps cannot hold maps themselves",
+		return bb_fail(b, EINVAL, "map %s: inner maps cannot hold maps themselves",
 			    map->name);
 	b->map_struct[idx] = -1;
 
@@ -411,7 +376,7 @@ static int map_struct(struct bb *b, uint32_t idx, bool as_inner)
 	if (map->key) {
 		if (map->sizes_only)
 			mem[n++] = (struct member){ "key_size", uint_attr(b, map->key->size) };
-		else if ((id = type_id(b, map->key)) >= 0)
+		else if ((id = bb_type_id(b, map->key)) >= 0)
 			mem[n++] = (struct member){ "key", ptr_id(b, id) };
 		else
 			return id;
@@ -419,7 +384,7 @@ static int map_struct(struct bb *b, uint32_t idx, bool as_inner)
 	if (map->value && map->inner < 0) {
 		if (map->sizes_only)
 			mem[n++] = (struct member){ "value_size", uint_attr(b, map->value->size) };
-		else if ((id = type_id(b, map->value)) >= 0)
+		else if ((id = bb_type_id(b, map->value)) >= 0)
 			mem[n++] = (struct member){ "value", ptr_id(b, id) };
 		else
 			return id;
@@ -434,7 +399,7 @@ static int map_struct(struct bb *b, uint32_t idx, bool as_inner)
 		/* __array(values, struct inner): a zero-length array of pointers to the
 		 * inner map's own definition */
 		if ((uint32_t)map->inner >= b->obj->nmaps)
-			return fail(b, EINVAL, "map %s: inner map index %d out of range",
+			return bb_fail(b, EINVAL, "map %s: inner map index %d out of range",
 				    map->name, map->inner);
 		id = map_struct(b, (uint32_t)map->inner, true);
 		if (id < 0)
@@ -449,17 +414,17 @@ static int map_struct(struct bb *b, uint32_t idx, bool as_inner)
 		return values;
 
 	uint32_t size = 8 * (uint32_t)n;
-	int sid = check(b, btf__add_struct(b->btf, NULL, size), "map definition");
+	int sid = bb_check(b, btf__add_struct(b->btf, NULL, size), "map definition");
 	if (sid < 0)
 		return sid;
 	for (int i = 0; i < n; i++) {
-		int err = check(b, btf__add_field(b->btf, mem[i].name, mem[i].type, i * 64, 0),
+		int err = bb_check(b, btf__add_field(b->btf, mem[i].name, mem[i].type, i * 64, 0),
 				"map definition member");
 		if (err < 0)
 			return err;
 	}
 	if (values) {
-		int err = check(b, btf__add_field(b->btf, "values", values, size * 8, 0),
+		int err = bb_check(b, btf__add_field(b->btf, "values", values, size * 8, 0),
 				"map definition member");
 		if (err < 0)
 			return err;
@@ -476,12 +441,12 @@ static int xdp_md_id(struct bb *b)
 	struct memo *m = memo_find(b, MEMO_CTX, "xdp_md", 0, 0);
 	if (m)
 		return m->id;
-	int u32 = type_id(b, kl_type_builtin("__u32"));
+	int u32 = bb_type_id(b, kl_type_builtin("__u32"));
 	if (u32 < 0)
 		return u32;
-	int id = check(b, btf__add_struct(b->btf, "xdp_md", 24), "xdp_md");
+	int id = bb_check(b, btf__add_struct(b->btf, "xdp_md", 24), "xdp_md");
 	for (uint32_t i = 0; id > 0 && i < 6; i++) {
-		int err = check(b, btf__add_field(b->btf, fields[i], u32, i * 32, 0), "xdp_md");
+		int err = bb_check(b, btf__add_field(b->btf, fields[i], u32, i * 32, 0), "xdp_md");
 		if (err < 0)
 			return err;
 	}
@@ -509,7 +474,7 @@ static int ctx_type(struct bb *b, enum kl_ctx_btf ctx)
 		id = fwd_id(b, "pt_regs", "pt_regs");
 		break;
 	default:
-		return fail(b, EINVAL, "BTF: unknown program context kind %d", (int)ctx);
+		return bb_fail(b, EINVAL, "BTF: unknown program context kind %d", (int)ctx);
 	}
 	return id < 0 ? id : ptr_id(b, id);
 }
@@ -522,32 +487,32 @@ static int func_btf(struct bb *b, const struct kl_func *f)
 		int ctx = ret < 0 ? ret : ctx_type(b, f->ctx);
 		if (ctx < 0)
 			return ctx;
-		proto = check(b, btf__add_func_proto(b->btf, ret), "FUNC_PROTO");
+		proto = bb_check(b, btf__add_func_proto(b->btf, ret), "FUNC_PROTO");
 		if (proto < 0)
 			return proto;
-		id = check(b, btf__add_func_param(b->btf, "ctx", ctx), "FUNC_PROTO param");
+		id = bb_check(b, btf__add_func_param(b->btf, "ctx", ctx), "FUNC_PROTO param");
 		if (id < 0)
 			return id;
 	} else {
 		static const char *const args[] = { "a0", "a1", "a2", "a3", "a4" };
 		if (f->nargs > 5)
-			return fail(b, EINVAL, "function %s: %u arguments, BPF allows 5",
+			return bb_fail(b, EINVAL, "function %s: %u arguments, BPF allows 5",
 				    f->name, f->nargs);
 		int ret = int_id(b, "long", 8, BTF_INT_SIGNED);
 		if (ret < 0)
 			return ret;
-		proto = check(b, btf__add_func_proto(b->btf, ret), "FUNC_PROTO");
+		proto = bb_check(b, btf__add_func_proto(b->btf, ret), "FUNC_PROTO");
 		if (proto < 0)
 			return proto;
 		for (uint32_t i = 0; i < f->nargs; i++) {
-			id = check(b, btf__add_func_param(b->btf, args[i], ret), "FUNC_PROTO param");
+			id = bb_check(b, btf__add_func_param(b->btf, args[i], ret), "FUNC_PROTO param");
 			if (id < 0)
 				return id;
 		}
 	}
 	/* A .text subprogram is static, checked in its caller's context at every call, unless
 	 * globals.c found it can be checked once, alone, as a global function. */
-	return check(b, btf__add_func(b->btf, f->name,
+	return bb_check(b, btf__add_func(b->btf, f->name,
 				      f->section || f->global ? BTF_FUNC_GLOBAL : BTF_FUNC_STATIC, proto),
 		     "FUNC");
 }
@@ -572,7 +537,7 @@ static int layout(struct bb *b, const char ***secs_out, uint32_t *nsecs_out)
 		free(secs);
 		free(ends);
 		free(slot);
-		return fail(b, ENOMEM, "out of memory");
+		return bb_fail(b, ENOMEM, "out of memory");
 	}
 	for (uint32_t pass = 0; pass < 2; pass++) {
 		for (uint32_t i = 0; i < n; i++) {
@@ -634,7 +599,7 @@ static int twice(struct bb *b, uint32_t n, const void *records, size_t stride, c
 	*dup = NULL;
 	const char **names = malloc((n ? n : 1) * sizeof(*names));
 	if (!names)
-		return fail(b, ENOMEM, "out of memory");
+		return bb_fail(b, ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < n; i++)
 		names[i] = *(const char *const *)(const void *)((const char *)records + i * stride);
 	qsort(names, n, sizeof(*names), by_name);
@@ -651,272 +616,123 @@ static int check_obj(struct bb *b)
 	for (uint32_t i = 0; i < obj->nfuncs; i++) {
 		const struct kl_func *f = &obj->funcs[i];
 		if (!is_identifier(f->name))
-			return fail(b, EINVAL, "function #%u: \"%s\" is not a C identifier", i,
+			return bb_fail(b, EINVAL, "function #%u: \"%s\" is not a C identifier", i,
 				    f->name ? f->name : "");
 		if (!f->ninsns || !f->insns)
-			return fail(b, EINVAL, "function %s has no instructions", f->name);
+			return bb_fail(b, EINVAL, "function %s has no instructions", f->name);
 		if (f->section && (!f->section[0] || !strcmp(f->section, ".text")))
-			return fail(b, EINVAL, "program %s: section \"%s\" is reserved for "
+			return bb_fail(b, EINVAL, "program %s: section \"%s\" is reserved for "
 				    "subprograms", f->name, f->section);
 	}
 	for (uint32_t i = 0; i < obj->nmaps; i++)
 		if (!is_identifier(obj->maps[i].name) || !strcmp(obj->maps[i].name, "_license"))
-			return fail(b, EINVAL, "map #%u: \"%s\" is not a usable C identifier", i,
+			return bb_fail(b, EINVAL, "map #%u: \"%s\" is not a usable C identifier", i,
 				    obj->maps[i].name ? obj->maps[i].name : "");
 	/* kiln's mangling maps both `a-b` and `a_b` to a_b; two such symbols would pair
 	 * one BTF entry with the other's code or map */
 	const char *dup;
 	int err = twice(b, obj->nfuncs, obj->funcs, sizeof(*obj->funcs), &dup);
 	if (err || dup)
-		return err ? err : fail(b, EINVAL, "two functions are named %s", dup);
+		return err ? err : bb_fail(b, EINVAL, "two functions are named %s", dup);
 	err = twice(b, obj->nmaps, obj->maps, sizeof(*obj->maps), &dup);
 	if (err || dup)
-		return err ? err : fail(b, EINVAL, "two maps are named %s", dup);
+		return err ? err : bb_fail(b, EINVAL, "two maps are named %s", dup);
 	if (!obj->license)
-		return fail(b, EINVAL, "object has no license");
+		return bb_fail(b, EINVAL, "object has no license");
 	return 0;
 }
 
-static int split_lines(struct bb *b)
+/* The maps' VARs (each over its anonymous definition struct, with its event and display tags),
+ * in vars[]. */
+static int add_maps(struct bb *b, int *vars)
 {
-	const char *src = b->obj->source;
-	if (!src)
-		return 0;
-	uint32_t n = 1;
-	for (const char *p = src; *p; p++)
-		n += *p == '\n';
-	b->line_at = calloc(n + 1, sizeof(*b->line_at));
-	if (!b->line_at)
-		return fail(b, ENOMEM, "out of memory");
-	b->line_at[1] = src;
-	b->nlines = 1;
-	for (const char *p = src; *p; p++)
-		if (*p == '\n')
-			b->line_at[++b->nlines] = p + 1;
-	return 0;
-}
-
-/* The string offset of source line `line`'s text, without its newline. */
-static int line_text(struct bb *b, uint32_t line)
-{
-	if (!line || line > b->nlines)
-		return 0;
-	const char *s = b->line_at[line];
-	size_t n = strcspn(s, "\n");
-	if (n && s[n - 1] == '\r')
-		n--;
-	char *t = scratch(b, n);
-	if (!t)
-		return fail(b, ENOMEM, "out of memory");
-	memcpy(t, s, n);
-	t[n] = 0;
-	return check(b, btf__add_str(b->btf, t), "line text");
-}
-
-/* A growable u32 stream for .BTF.ext, in host order like the BTF libbpf writes (kiln
- * targets little-endian BPF from little-endian hosts). */
-struct words {
-	uint32_t *w;
-	size_t n, cap;
-};
-
-static int put(struct bb *b, struct words *v, uint32_t x)
-{
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		uint32_t *w = realloc(v->w, cap * sizeof(*w));
-		if (!w)
-			return fail(b, ENOMEM, "out of memory");
-		v->w = w;
-		v->cap = cap;
-	}
-	v->w[v->n++] = x;
-	return 0;
-}
-
-static uint32_t line_col(uint32_t line, uint32_t col)
-{
-	if (line > (1u << 22) - 1)
-		line = (1u << 22) - 1;
-	return line << 10 | (col > 1023 ? 1023 : col);
-}
-
-/* One line_info record per instruction that starts a new source position. The kernel
- * wants one at each function's first instruction, offsets strictly increasing, and none
- * on the second half of an ld_imm64. */
-static int func_lines(struct bb *b, const struct kl_func *f, uint32_t file_off,
-		      struct words *out, uint32_t *count)
-{
-	bool *second = calloc(f->ninsns, sizeof(*second));
-	if (!second)
-		return fail(b, ENOMEM, "out of memory");
-	for (uint32_t i = 0; i + 1 < f->ninsns; i++)
-		if (f->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
-			second[++i] = true;
-
+	const struct kl_obj *obj = b->obj;
 	int err = 0;
-	int64_t prev = -1;
-	for (uint32_t k = 0; k <= f->nlines && !err; k++) {
-		uint32_t insn, line, col;
-		if (k == 0) {
-			/* the defprog/defun form, unless a record for insn 0 replaces it */
-			insn = 0, line = f->line, col = f->col;
-		} else {
-			const struct kl_line *l = &f->lines[k - 1];
-			insn = l->insn, line = l->line, col = l->col;
-			if (insn >= f->ninsns || second[insn] || (int64_t)insn < prev || !line)
-				continue;
-		}
-		int text = line_text(b, line);
-		if (text < 0) {
-			err = text;
-			break;
-		}
-		if ((int64_t)insn == prev)
-			out->n -= 4;    /* the innermost position of an instruction wins */
-		else
-			++*count;
-		prev = insn;
-		err = put(b, out, f->text_off + insn * 8);
-		err = err ? err : put(b, out, file_off);
-		err = err ? err : put(b, out, (uint32_t)text);
-		err = err ? err : put(b, out, line_col(line, col));
-	}
-	free(second);
-	return err;
-}
-
-/* CO-RE relocation records, grouped by section (only sections that have some: libbpf refuses a
- * group of none), each pointing at its local type and an access string "0:3:1". A type id
- * relocation's instruction carries the local id, known only now. */
-static int core_relos(struct bb *b, const char **secs, uint32_t nsecs, struct words *out)
-{
-	const struct kl_obj *obj = b->obj;
-	uint32_t total = 0;
-	for (uint32_t i = 0; i < obj->nfuncs; i++)
-		total += obj->funcs[i].ncore;
-	if (!total)
-		return 0;
-	int err = put(b, out, 16);
-	for (uint32_t s = 0; s < nsecs && !err; s++) {
-		size_t head = out->n;
-		uint32_t n = 0;
-		for (uint32_t k = b->sec_start[s]; k < b->sec_start[s + 1] && !err; k++) {
-			const struct kl_func *f = &obj->funcs[b->by_sec[k]];
-			if (!f->ncore)
-				continue;
-			if (!n) {
-				int name = check(b, btf__add_str(b->btf, secs[s]), "section name");
-				err = name < 0 ? name : put(b, out, (uint32_t)name);
-				err = err ? err : put(b, out, 0);
-			}
-			for (uint32_t k = 0; k < f->ncore && !err; k++) {
-				const struct kl_core_reloc *r = &f->core[k];
-				int tid = type_id(b, r->type);
-				if (tid < 0) {
-					err = tid;
-					break;
-				}
-				char acc[256];
-				size_t len = 0;
-				acc[0] = 0;
-				for (uint32_t a = 0; a < r->naccess && len < sizeof(acc) - 12; a++)
-					len += (size_t)snprintf(acc + len, sizeof(acc) - len, a ? ":%u" : "%u", r->access[a]);
-				int str = check(b, btf__add_str(b->btf, acc), "access string");
-				if (str < 0) {
-					err = str;
-					break;
-				}
-				if (r->kind == BPF_CORE_TYPE_ID_LOCAL || r->kind == BPF_CORE_TYPE_ID_TARGET)
-					f->insns[r->insn].imm = tid;
-				err = put(b, out, f->text_off + r->insn * 8);
-				err = err ? err : put(b, out, (uint32_t)tid);
-				err = err ? err : put(b, out, (uint32_t)str);
-				err = err ? err : put(b, out, r->kind);
-				n++;
-			}
-		}
-		if (n)
-			out->w[head + 1] = n;
+	for (uint32_t i = 0; i < obj->nmaps && !err; i++) {
+		int sid = map_struct(b, i, false);
+		if (sid < 0)
+			err = sid;
+		else if ((vars[i] = bb_check(b, btf__add_var(b->btf, obj->maps[i].name,
+							     BTF_VAR_GLOBAL_ALLOCATED, sid),
+					     "map VAR")) < 0)
+			err = vars[i];
+		else if (obj->maps[i].event)
+			err = event_tag(b, vars[i], obj->maps[i].event);
+		if (!err && obj->maps[i].display)
+			err = display_tag(b, vars[i], obj->maps[i].display);
 	}
 	return err;
 }
 
-/* .BTF.ext: func_info and line_info, each grouped by ELF section; none (NULL, 0) for an
- * object without functions. */
-static int build_ext(struct bb *b, const char **secs, uint32_t nsecs, void **ext,
-		     uint32_t *ext_len)
+/* Every function's FUNC, then the structs the program declared. */
+static int add_funcs_structs(struct bb *b)
 {
 	const struct kl_obj *obj = b->obj;
-	struct words fi = { 0 }, li = { 0 };
-	int file_off = check(b, btf__add_str(b->btf, obj->source_path ? obj->source_path : ""),
-			     "file name");
-	int err = file_off < 0 ? file_off : 0;
-
-	err = err ? err : put(b, &fi, 8);
-	err = err ? err : put(b, &li, 16);
-	for (uint32_t s = 0; s < nsecs && !err; s++) {
-		int name = check(b, btf__add_str(b->btf, secs[s]), "section name");
-		if (name < 0) {
-			err = name;
-			break;
-		}
-		size_t fhead = fi.n, lhead = li.n;
-		uint32_t nf = 0, nl = 0;
-		err = put(b, &fi, (uint32_t)name);
-		err = err ? err : put(b, &fi, 0);
-		err = err ? err : put(b, &li, (uint32_t)name);
-		err = err ? err : put(b, &li, 0);
-		for (uint32_t k = b->sec_start[s]; k < b->sec_start[s + 1] && !err; k++) {
-			uint32_t i = b->by_sec[k];
-			const struct kl_func *f = &obj->funcs[i];
-			err = put(b, &fi, f->text_off);
-			err = err ? err : put(b, &fi, (uint32_t)b->func_id[i]);
-			nf++;
-			err = err ? err : func_lines(b, f, (uint32_t)file_off, &li, &nl);
-		}
-		if (err)
-			break;
-		fi.w[fhead + 1] = nf;
-		li.w[lhead + 1] = nl;
+	int err = 0;
+	for (uint32_t i = 0; i < obj->nfuncs && !err; i++)
+		if ((b->func_id[i] = func_btf(b, &obj->funcs[i])) < 0)
+			err = b->func_id[i];
+	for (uint32_t i = 0; i < obj->nstructs && !err; i++) {
+		const struct kl_type *t = obj->structs[i];
+		int id = t->kind == KL_T_STRUCT ? struct_id(b, t)
+			: bb_fail(b, EINVAL, "structs[%u] is not a struct", i);
+		if (id < 0)
+			err = id;
 	}
-
-	struct words cr = { 0 };
-	err = err ? err : core_relos(b, secs, nsecs, &cr);
-
-	uint32_t flen = fi.n > 1 ? (uint32_t)(fi.n * 4) : 0;
-	uint32_t llen = li.n > 1 ? (uint32_t)(li.n * 4) : 0;
-	uint32_t clen = cr.n > 1 ? (uint32_t)(cr.n * 4) : 0;
-	uint8_t *buf = NULL;
-	if (!err && !flen && !llen)
-		goto out;       /* no functions: libbpf refuses a .BTF.ext without records */
-	if (!err && !(buf = malloc(32 + flen + llen + clen)))
-		err = fail(b, ENOMEM, "out of memory");
-	if (!err) {
-		struct {
-			uint16_t magic;
-			uint8_t version, flags;
-			uint32_t hdr_len;
-			uint32_t func_info_off, func_info_len;
-			uint32_t line_info_off, line_info_len;
-			uint32_t core_relo_off, core_relo_len;
-		} hdr = { 0xeB9F, 1, 0, 32, 0, flen, flen, llen, flen + llen, clen };
-		_Static_assert(sizeof(hdr) == 32, ".BTF.ext header is 32 bytes");
-		memcpy(buf, &hdr, 32);
-		if (flen)
-			memcpy(buf + 32, fi.w, flen);
-		if (llen)
-			memcpy(buf + 32 + flen, li.w, llen);
-		if (clen)
-			memcpy(buf + 32 + flen + llen, cr.w, clen);
-		*ext = buf;
-		*ext_len = 32 + flen + llen + clen;
-	}
-out:
-	free(fi.w);
-	free(li.w);
-	free(cr.w);
 	return err;
+}
+
+/* The data sections that list the variables: .maps, then license (the _license VAR, made
+ * here). Size 0, as clang leaves it: libbpf fills in the section's size from the ELF and sets
+ * each variable's offset from its symbol. The offsets here are already right. */
+static int add_datasecs(struct bb *b, const int *vars)
+{
+	const struct kl_obj *obj = b->obj;
+	uint32_t lic_len = (uint32_t)strlen(obj->license) + 1;
+	int c = int_id(b, "char", 1, BTF_INT_SIGNED);
+	int a = c < 0 ? c : array_id(b, c, lic_len);
+	int lic = a < 0 ? a : bb_check(b, btf__add_var(b->btf, "_license", BTF_VAR_GLOBAL_ALLOCATED, a),
+				       "_license");
+	if (lic < 0)
+		return lic;
+	int err = 0;
+	if (obj->nmaps) {
+		err = bb_check(b, btf__add_datasec(b->btf, ".maps", 0), "DATASEC .maps");
+		uint32_t off = 0;
+		for (uint32_t i = 0; i < obj->nmaps && err >= 0; i++) {
+			err = bb_check(b, btf__add_datasec_var_info(b->btf, vars[i], off,
+								    b->map_size[i]), ".maps entry");
+			off += b->map_size[i];
+		}
+		if (err < 0)
+			return err;
+	}
+	err = bb_check(b, btf__add_datasec(b->btf, "license", 0), "DATASEC license");
+	if (err >= 0)
+		err = bb_check(b, btf__add_datasec_var_info(b->btf, lic, 0, lic_len), "license entry");
+	return err < 0 ? err : 0;
+}
+
+/* The finished .BTF, checked against the kernel's limits (the source's are checked where it
+ * is read: names, members, maps, forms and size keep an object well inside these), copied out. */
+static int take_btf(struct bb *b, void **btf_out, uint32_t *btf_len)
+{
+	if (btf__type_cnt(b->btf) - 1 > 0xfffff)
+		return bb_fail(b, E2BIG, "BTF: %u types; the kernel takes at most %u", btf__type_cnt(b->btf) - 1,
+			       0xfffffu);
+	uint32_t len = 0;
+	const void *raw = btf__raw_data(b->btf, &len);
+	const struct btf_header *h = raw;
+	if (raw && h->str_len > 0xffffff)
+		return bb_fail(b, E2BIG, "BTF: %u bytes of names and source lines; the kernel takes at most "
+			       "16 MiB", h->str_len);
+	void *copy = raw ? malloc(len) : NULL;
+	if (!copy)
+		return bb_fail(b, ENOMEM, "BTF: cannot serialize");
+	memcpy(copy, raw, len);
+	*btf_out = copy;
+	*btf_len = len;
+	return 0;
 }
 
 static int build(struct bb *b, void **btf_out, uint32_t *btf_len, void **ext,
@@ -927,7 +743,7 @@ static int build(struct bb *b, void **btf_out, uint32_t *btf_len, void **ext,
 	uint32_t nsecs = 0;
 	int err = check_obj(b);
 	err = err ? err : layout(b, &secs, &nsecs);
-	err = err ? err : split_lines(b);
+	err = err ? err : bb_split_lines(b);
 	if (err)
 		goto out;
 
@@ -939,91 +755,20 @@ static int build(struct bb *b, void **btf_out, uint32_t *btf_len, void **ext,
 	b->func_id = calloc(obj->nfuncs + 1, sizeof(*b->func_id));
 	if (!vars || !b->map_struct || !b->map_size || !b->func_id) {
 		free(vars);
-		err = fail(b, ENOMEM, "out of memory");
+		err = bb_fail(b, ENOMEM, "out of memory");
 		goto out;
 	}
-	for (uint32_t i = 0; i < obj->nmaps && !err; i++) {
-		int sid = map_struct(b, i, false);
-		if (sid < 0)
-			err = sid;
-		else if ((vars[i] = check(b, btf__add_var(b->btf, obj->maps[i].name,
-							  BTF_VAR_GLOBAL_ALLOCATED, sid),
-					  "map VAR")) < 0)
-			err = vars[i];
-		else if (obj->maps[i].event)
-			err = event_tag(b, vars[i], obj->maps[i].event);
-		if (!err && obj->maps[i].display)
-			err = display_tag(b, vars[i], obj->maps[i].display);
-	}
-	for (uint32_t i = 0; i < obj->nfuncs && !err; i++)
-		if ((b->func_id[i] = func_btf(b, &obj->funcs[i])) < 0)
-			err = b->func_id[i];
-	for (uint32_t i = 0; i < obj->nstructs && !err; i++) {
-		const struct kl_type *t = obj->structs[i];
-		int id = t->kind == KL_T_STRUCT ? struct_id(b, t)
-			: fail(b, EINVAL, "structs[%u] is not a struct", i);
-		if (id < 0)
-			err = id;
-	}
-	uint32_t lic_len = (uint32_t)strlen(obj->license) + 1;
-	int lic = 0;
-	if (!err) {
-		int c = int_id(b, "char", 1, BTF_INT_SIGNED);
-		int a = c < 0 ? c : array_id(b, c, lic_len);
-		lic = a < 0 ? a : check(b, btf__add_var(b->btf, "_license",
-							BTF_VAR_GLOBAL_ALLOCATED, a), "_license");
-		if (lic < 0)
-			err = lic;
-	}
-	/* Size 0, as clang leaves it: libbpf fills in the section's size from the ELF and
-	 * sets each variable's offset from its symbol. The offsets here are already right. */
-	if (!err && obj->nmaps) {
-		err = check(b, btf__add_datasec(b->btf, ".maps", 0), "DATASEC .maps");
-		uint32_t off = 0;
-		for (uint32_t i = 0; i < obj->nmaps && err >= 0; i++) {
-			err = check(b, btf__add_datasec_var_info(b->btf, vars[i], off,
-								 b->map_size[i]), ".maps entry");
-			off += b->map_size[i];
-		}
-		err = err < 0 ? err : 0;
-	}
-	if (!err) {
-		err = check(b, btf__add_datasec(b->btf, "license", 0), "DATASEC license");
-		if (err >= 0)
-			err = check(b, btf__add_datasec_var_info(b->btf, lic, 0, lic_len),
-				    "license entry");
-		err = err < 0 ? err : 0;
-	}
+	err = add_maps(b, vars);
+	err = err ? err : add_funcs_structs(b);
+	err = err ? err : add_datasecs(b, vars);
 	free(vars);
 
 	/* .BTF.ext's strings live in .BTF, so it is built before .BTF is taken. */
-	err = err ? err : build_ext(b, secs, nsecs, ext, ext_len);
-	/* the kernel's limits (the source's are checked where it is read: names, members, maps,
-	 * forms and size keep an object well inside these) */
-	if (!err && btf__type_cnt(b->btf) - 1 > 0xfffff)
-		err = fail(b, E2BIG, "BTF: %u types; the kernel takes at most %u", btf__type_cnt(b->btf) - 1,
-			   0xfffffu);
-	if (!err) {
-		uint32_t len = 0;
-		const void *raw = btf__raw_data(b->btf, &len);
-		const struct btf_header *h = raw;
-		if (raw && h->str_len > 0xffffff) {
-			free(*ext);
-			*ext = NULL;
-			err = fail(b, E2BIG, "BTF: %u bytes of names and source lines; the kernel takes at most "
-				   "16 MiB", h->str_len);
-			goto out;
-		}
-		void *copy = raw ? malloc(len) : NULL;
-		if (!copy) {
-			free(*ext);
-			*ext = NULL;
-			err = fail(b, ENOMEM, "BTF: cannot serialize");
-		} else {
-			memcpy(copy, raw, len);
-			*btf_out = copy;
-			*btf_len = len;
-		}
+	err = err ? err : bb_build_ext(b, secs, nsecs, ext, ext_len);
+	err = err ? err : take_btf(b, btf_out, btf_len);
+	if (err) {
+		free(*ext);
+		*ext = NULL;
 	}
 out:
 	free(secs);
@@ -1038,7 +783,7 @@ int kl_btf_build(const struct kl_obj *obj, void **btf, uint32_t *btf_len,
 	*btf_len = *ext_len = 0;
 	b.btf = btf__new_empty();
 	if (!b.btf)
-		return fail(&b, errno ? errno : ENOMEM, "BTF: cannot create: %s",
+		return bb_fail(&b, errno ? errno : ENOMEM, "BTF: cannot create: %s",
 			    strerror(errno ? errno : ENOMEM));
 	int rc = build(&b, btf, btf_len, ext, ext_len);
 	if (!rc && b.nomem) {
@@ -1047,7 +792,7 @@ int kl_btf_build(const struct kl_obj *obj, void **btf, uint32_t *btf_len,
 		free(*ext);
 		*btf = *ext = NULL;
 		*btf_len = *ext_len = 0;
-		rc = fail(&b, ENOMEM, "out of memory");
+		rc = bb_fail(&b, ENOMEM, "out of memory");
 	}
 	btf__free(b.btf);
 	free(b.memo);
