@@ -1,0 +1,65 @@
+/* cfg.h — the control-flow graph of an IR function (ir.h): its blocks, their edges both
+ * ways, reverse postorder, the dominator tree and the natural loops with their depth. SSA
+ * (ssa.c), the register allocator and the optimizer's passes read these facts from here and
+ * find neither blocks nor loops by themselves.
+ *
+ * Two notions of "loop" are offered, named apart on purpose:
+ *  - a natural loop (kl_cfg_build): a block h with a predecessor p that h dominates (a back
+ *    edge p -> h), and every block that reaches p without passing h. Loops are a forest;
+ *    each block knows its innermost loop's header and how many loops hold it. A cycle that
+ *    can be entered at two places (irreducible flow) has no header that dominates it, so it
+ *    is no natural loop.
+ *  - a back jump (kl_cfg_back_jumps): a jump or branch to a label that stands before it in
+ *    the instruction list, and the span of instructions between the two. The passes that
+ *    rewrite a loop in place (rotate, unroll-fold, strength, idle-exit, bounds-first) work on
+ *    the linear code lowering laid out, where a loop is such a span; the allocator weighs
+ *    each instruction by how many spans hold it (kl_cfg_span_depth), and a defun with a back
+ *    jump is kept static (globals.c). A back jump need not close a cycle (merge-returns makes
+ *    a later `return K` jump back to an earlier one); changing those users to natural loops
+ *    changes objects, so they keep the notion they were tuned on. */
+#ifndef KL_CFG_H
+#define KL_CFG_H
+#include "ir.h"
+
+#define KL_CFG_NONE UINT32_MAX
+
+struct kl_block {
+	uint32_t first, end;        /* instructions [first, end) */
+	uint32_t succ[2], nsucc;    /* a branch: succ[0] the fall-through, succ[1] the target */
+	uint32_t *pred, npred;
+	uint32_t idom;              /* the entry block is its own; KL_CFG_NONE: unreachable */
+	uint32_t dom_first, dom_next; /* the dominator tree: first child, next sibling (+1; 0 none) */
+	uint32_t dom_pre, dom_post; /* its preorder and postorder numbers in the tree */
+	uint32_t rpo;               /* position in reverse postorder; KL_CFG_NONE: unreachable */
+	uint32_t loop;              /* the header of the innermost natural loop holding it (a
+				     * header: itself); KL_CFG_NONE: in none */
+	uint32_t loop_outer;        /* a header: the header of the loop around its own (or NONE) */
+	uint32_t depth;             /* how many natural loops hold it */
+};
+
+struct kl_cfg {
+	const struct kl_ir_func *f;
+	struct kl_block *blocks;
+	uint32_t nblocks;
+	uint32_t *block_of;         /* per instruction */
+	uint32_t *rpo;              /* the reachable blocks in reverse postorder */
+	uint32_t nrpo;
+};
+
+/* The blocks of f (a block starts at the first instruction, at a label other than 0 and
+ * after a jump, branch or return), their edges, reverse postorder, dominators
+ * (Lengauer-Tarjan with path compression) and natural loops (collapsed innermost first with
+ * a union-find), all arena-allocated: O(e log n). f is not changed. */
+void kl_cfg_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_cfg *c);
+/* Whether block x dominates block y (false when either is unreachable). */
+bool kl_cfg_dominates(const struct kl_cfg *c, uint32_t x, uint32_t y);
+
+/* A back jump: the jump or branch at instruction `jump` to the label at `head` < jump. */
+struct kl_back_jump {
+	uint32_t head, jump;
+};
+/* f's back jumps, in the order of their jumps (*out, arena-allocated); their number. */
+uint32_t kl_cfg_back_jumps(struct kl_arena *a, const struct kl_ir_func *f, struct kl_back_jump **out);
+/* Per instruction of f: how many back jumps' spans [head, jump] hold it. */
+uint32_t *kl_cfg_span_depth(struct kl_arena *a, const struct kl_ir_func *f);
+#endif
