@@ -284,9 +284,12 @@ void kl_cfg_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_cfg 
 	natural_loops(a, c);
 }
 
-/* ---- back jumps of the linear code ---- */
+/* ---- jumps back in the linear code ---- */
 
-uint32_t kl_cfg_back_jumps(struct kl_arena *a, const struct kl_ir_func *f, struct kl_back_jump **out)
+/* The jumps and branches of f to a label before them; with c, only those whose target's
+ * block dominates their own (a natural loop's back edge). */
+static uint32_t jumps_back(struct kl_arena *a, const struct kl_ir_func *f, const struct kl_cfg *c,
+			   struct kl_back_jump **out)
 {
 	uint32_t *at = kl_ir_labels(a, f), n = 0;
 	for (int pass = 0; pass < 2; pass++) {
@@ -296,8 +299,11 @@ uint32_t kl_cfg_back_jumps(struct kl_arena *a, const struct kl_ir_func *f, struc
 			if ((in->op != IR_JMP && in->op != IR_BR) || in->label > f->nlabels || !at[in->label] ||
 			    at[in->label] - 1 >= j)
 				continue;
+			uint32_t h = at[in->label] - 1;
+			if (c && !kl_cfg_dominates(c, c->block_of[h], c->block_of[j]))
+				continue;
 			if (pass)
-				(*out)[k] = (struct kl_back_jump){ at[in->label] - 1, j };
+				(*out)[k] = (struct kl_back_jump){ h, j };
 			k++;
 		}
 		if (!pass)
@@ -306,10 +312,25 @@ uint32_t kl_cfg_back_jumps(struct kl_arena *a, const struct kl_ir_func *f, struc
 	return n;
 }
 
-uint32_t *kl_cfg_span_depth(struct kl_arena *a, const struct kl_ir_func *f)
+uint32_t kl_cfg_back_jumps(struct kl_arena *a, const struct kl_ir_func *f, struct kl_back_jump **out)
 {
+	return jumps_back(a, f, NULL, out);
+}
+
+uint32_t kl_cfg_loop_jumps(struct kl_arena *a, const struct kl_cfg *c, struct kl_back_jump **out)
+{
+	if (!c->nblocks) {
+		*out = kl_arena_array(a, struct kl_back_jump, 1);
+		return 0;
+	}
+	return jumps_back(a, c->f, c, out);
+}
+
+uint32_t *kl_cfg_span_depth(struct kl_arena *a, const struct kl_cfg *c)
+{
+	const struct kl_ir_func *f = c->f;
 	struct kl_back_jump *bj;
-	uint32_t nbj = kl_cfg_back_jumps(a, f, &bj);
+	uint32_t nbj = kl_cfg_loop_jumps(a, c, &bj);
 	int32_t *delta = kl_arena_array(a, int32_t, f->nins + 1);
 	for (uint32_t k = 0; k < nbj; k++) {
 		delta[bj[k].head]++;

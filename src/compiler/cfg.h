@@ -3,20 +3,23 @@
  * (ssa.c), the register allocator and the optimizer's passes read these facts from here and
  * find neither blocks nor loops by themselves.
  *
- * Two notions of "loop" are offered, named apart on purpose:
- *  - a natural loop (kl_cfg_build): a block h with a predecessor p that h dominates (a back
- *    edge p -> h), and every block that reaches p without passing h. Loops are a forest;
- *    each block knows its innermost loop's header and how many loops hold it. A cycle that
- *    can be entered at two places (irreducible flow) has no header that dominates it, so it
- *    is no natural loop.
- *  - a back jump (kl_cfg_back_jumps): a jump or branch to a label that stands before it in
- *    the instruction list, and the span of instructions between the two. The passes that
- *    rewrite a loop in place (rotate, unroll-fold, strength, idle-exit, bounds-first) work on
- *    the linear code lowering laid out, where a loop is such a span; the allocator weighs
- *    each instruction by how many spans hold it (kl_cfg_span_depth), and a defun with a back
- *    jump is kept static (globals.c). A back jump need not close a cycle (merge-returns makes
- *    a later `return K` jump back to an earlier one); changing those users to natural loops
- *    changes objects, so they keep the notion they were tuned on. */
+ * A loop is a natural loop: a block h with a predecessor p that h dominates (a back edge
+ * p -> h), and every block that reaches p without passing h. Loops form a forest; each block
+ * knows its innermost loop's header and how many loops hold it. A cycle that can be entered
+ * at two places (irreducible flow) has no header that dominates it: no natural loop.
+ *
+ * The passes that rewrite a loop in place (rotate, unroll-fold, strength, idle-exit,
+ * bounds-first) work on the linear code lowering laid out, so they take a loop as its jump
+ * back: a back edge whose jump goes to a label before it (kl_cfg_loop_jumps), the loop's body
+ * then the span [label, jump] as laid out. The allocator weighs each instruction by how many
+ * such spans hold it (kl_cfg_span_depth; the natural loops' depth of its block instead made
+ * big-parser 10 instructions longer).
+ *
+ * One user needs another notion, named apart: globals.c keeps a defun with any jump back to
+ * an earlier label (kl_cfg_back_jumps) static, loop or not. Every cycle, irreducible ones
+ * too, holds such a jump, so a function with none has no loop at all, which natural loops
+ * cannot promise. (A jump back need not close a cycle: merge-returns makes a later `return
+ * K` jump back to an earlier one. On the corpus the two notions decide alike.) */
 #ifndef KL_CFG_H
 #define KL_CFG_H
 #include "ir.h"
@@ -54,12 +57,15 @@ void kl_cfg_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_cfg 
 /* Whether block x dominates block y (false when either is unreachable). */
 bool kl_cfg_dominates(const struct kl_cfg *c, uint32_t x, uint32_t y);
 
-/* A back jump: the jump or branch at instruction `jump` to the label at `head` < jump. */
+/* A jump back: the jump or branch at instruction `jump` to the label at `head` < jump. */
 struct kl_back_jump {
 	uint32_t head, jump;
 };
-/* f's back jumps, in the order of their jumps (*out, arena-allocated); their number. */
+/* The jumps back of c's natural loops: their back edges that jump to a label before them,
+ * in the order of their jumps (*out, arena-allocated); their number. */
+uint32_t kl_cfg_loop_jumps(struct kl_arena *a, const struct kl_cfg *c, struct kl_back_jump **out);
+/* Per instruction of c's function: how many loop jumps' spans [head, jump] hold it. */
+uint32_t *kl_cfg_span_depth(struct kl_arena *a, const struct kl_cfg *c);
+/* Every jump or branch of f to a label before it, loop or not, in order (*out); their number. */
 uint32_t kl_cfg_back_jumps(struct kl_arena *a, const struct kl_ir_func *f, struct kl_back_jump **out);
-/* Per instruction of f: how many back jumps' spans [head, jump] hold it. */
-uint32_t *kl_cfg_span_depth(struct kl_arena *a, const struct kl_ir_func *f);
 #endif

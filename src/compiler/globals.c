@@ -198,7 +198,7 @@ void kl_globals(struct kl_arena *a, struct kl_ir_func *const *fs, uint32_t nf, u
 	memset(global, 0, nfun * sizeof(*global));
 	candidates((const struct kl_ir_func *const *)fs, nf, nfun, global);
 	struct kl_back_jump *bj;
-	for (uint32_t g = 0; g < nfun; g++)   /* a loop: a back jump (cfg.h says why not a natural loop) */
+	for (uint32_t g = 0; g < nfun; g++)   /* a loop: a back jump (every cycle has one; cfg.h) */
 		if (global[g] && kl_cfg_back_jumps(a, fs[g], &bj))
 			global[g] = false;
 	bool *needs = kl_arena_array(a, bool, nfun + 1);

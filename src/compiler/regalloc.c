@@ -423,12 +423,11 @@ static size_t first_call_after(const uint32_t *calls, size_t n, uint32_t pos)
 	return lo;
 }
 
-/* How often each instruction runs, guessed: 8 to the number of loops around it (a loop:
- * a back jump's span, cfg.h; lowering makes them nested). Natural loops' depth instead
- * spilled otherwise in big-parser, 10 instructions more. */
-static uint32_t *loop_weights(struct kl_arena *a, const struct kl_ir_func *f)
+/* How often each instruction runs, guessed: 8 to the number of loops around it (a loop's
+ * span from its label to its jump back, cfg.h; lowering makes them nested). */
+static uint32_t *loop_weights(struct kl_arena *a, const struct kl_ir_func *f, const struct kl_cfg *c)
 {
-	uint32_t *depth = kl_cfg_span_depth(a, f);
+	uint32_t *depth = kl_cfg_span_depth(a, c);
 	uint32_t *w = kl_arena_array(a, uint32_t, f->nins + 1);
 	for (uint32_t i = 0; i < f->nins; i++)
 		w[i] = depth[i] == 0 ? 1 : depth[i] >= 5 ? 4096 : 1u << (3 * depth[i]);
@@ -449,7 +448,7 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, co
 	struct kl_cfg c;
 	kl_cfg_build(a, f, &c);
 	live_ranges(a, f, &c, iv, seen);
-	uint32_t *weight = loop_weights(a, f);
+	uint32_t *weight = loop_weights(a, f, &c);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
 		struct kl_ir_operands ud;

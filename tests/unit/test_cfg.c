@@ -1,8 +1,8 @@
 /* test_cfg.c — the control-flow graph (src/compiler/cfg.c) on IR built by hand: blocks,
  * their edges both ways, reverse postorder, immediate dominators, natural loops with their
  * headers and depth (nested, a block looping on itself), flow that is irreducible (a cycle
- * with two entries: no natural loop), unreachable blocks, and the back jumps of the linear
- * code with the spans' depth (one that closes no cycle among them). */
+ * with two entries: no natural loop), unreachable blocks, the loops' jumps back in the linear
+ * code with the depth of their spans, and every jump back (some that close no loop). */
 #include "check.h"
 #include "irbuild.h"
 #include "compiler/cfg.h"
@@ -78,10 +78,11 @@ static void test_nested(void)
 	CHECK("cfg/nested-outer", c.blocks[3].loop_outer == 1 && c.blocks[1].loop_outer == NONE, "b3's outer %u",
 	      c.blocks[3].loop_outer);
 	struct kl_back_jump *bj;
-	uint32_t n = kl_cfg_back_jumps(&A, f, &bj);
-	CHECK("cfg/nested-back-jumps", n == 2 && bj[0].head == 4 && bj[0].jump == 7 && bj[1].head == 1 && bj[1].jump == 10,
-	      "%u back jumps", n);
-	uint32_t *sd = kl_cfg_span_depth(&A, f);
+	uint32_t n = kl_cfg_loop_jumps(&A, &c, &bj);
+	CHECK("cfg/nested-loop-jumps", n == 2 && bj[0].head == 4 && bj[0].jump == 7 && bj[1].head == 1 && bj[1].jump == 10,
+	      "%u loop jumps", n);
+	CHECK("cfg/nested-back-jumps", kl_cfg_back_jumps(&A, f, &bj) == 2, "%s", "not the loops' two");
+	uint32_t *sd = kl_cfg_span_depth(&A, &c);
 	CHECK("cfg/nested-span-depth", sd[0] == 0 && sd[1] == 1 && sd[3] == 1 && sd[4] == 2 && sd[7] == 2 && sd[8] == 1 &&
 	      sd[10] == 1 && sd[11] == 0, "%u %u %u %u", sd[1], sd[4], sd[8], sd[11]);
 }
@@ -115,6 +116,7 @@ static void test_irreducible(void)
 	struct kl_back_jump *bj;
 	CHECK("cfg/irreducible-back-jump", kl_cfg_back_jumps(&A, f, &bj) == 1 && bj[0].head == 2 && bj[0].jump == 7,
 	      "%s", "the jump from b2 back to b1");
+	CHECK("cfg/irreducible-no-loop-jump", kl_cfg_loop_jumps(&A, &c, &bj) == 0, "%s", "a loop's jump back found");
 }
 
 /* b1 loops on itself; b3, after the return, jumps into it but is never reached */
@@ -139,8 +141,12 @@ static void test_unreachable(void)
 	      "an unreachable block dominated");
 	CHECK("cfg/self-loop", c.blocks[1].loop == 1 && c.blocks[1].depth == 1 && c.blocks[0].depth == 0 &&
 	      c.blocks[2].loop == NONE, "loop %u depth %u", c.blocks[1].loop, c.blocks[1].depth);
-	uint32_t *sd = kl_cfg_span_depth(&A, f);
-	CHECK("cfg/unreachable-span-depth", sd[0] == 0 && sd[1] == 2 && sd[3] == 2 && sd[4] == 1 && sd[6] == 1, "%u %u %u",
+	/* b3's jump back is one, but no loop's: b3 is not reached */
+	struct kl_back_jump *bj;
+	CHECK("cfg/unreachable-back-jumps", kl_cfg_back_jumps(&A, f, &bj) == 2, "%s", "not the two");
+	CHECK("cfg/unreachable-loop-jumps", kl_cfg_loop_jumps(&A, &c, &bj) == 1 && bj[0].jump == 3, "%s", "not the branch");
+	uint32_t *sd = kl_cfg_span_depth(&A, &c);
+	CHECK("cfg/unreachable-span-depth", sd[0] == 0 && sd[1] == 1 && sd[3] == 1 && sd[4] == 0 && sd[6] == 0, "%u %u %u",
 	      sd[1], sd[4], sd[6]);
 }
 
@@ -164,9 +170,10 @@ static void test_back_jump_no_cycle(void)
 	struct kl_back_jump *bj;
 	CHECK("cfg/merged-return-back-jump", kl_cfg_back_jumps(&A, f, &bj) == 1 && bj[0].head == 2 && bj[0].jump == 5, "%s",
 	      "the jump back to the first return");
+	CHECK("cfg/merged-return-no-loop-jump", kl_cfg_loop_jumps(&A, &c, &bj) == 0, "%s", "a loop's jump back found");
 	struct kl_ir_func *empty = ir_fn(1, 0);
 	kl_cfg_build(&A, empty, &c);
-	CHECK("cfg/empty", c.nblocks == 0 && c.nrpo == 0, "%u blocks", c.nblocks);
+	CHECK("cfg/empty", c.nblocks == 0 && c.nrpo == 0 && kl_cfg_loop_jumps(&A, &c, &bj) == 0, "%u blocks", c.nblocks);
 }
 
 int main(void)

@@ -24,8 +24,10 @@ void kl_pass_bounds_first(struct kl_arena *a, struct kl_ir_func *f)
 	uint32_t *at = kl_ir_labels(a, f);   /* label -> instruction + 1 */
 	/* a jump back from j to L at p: [p, j] is a loop (cfg.h). last[p]: the furthest such j + 1 */
 	uint32_t *last = kl_arena_array(a, uint32_t, f->nins + 1);
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
 	struct kl_back_jump *bj;
-	uint32_t nbj = kl_cfg_back_jumps(a, f, &bj);
+	uint32_t nbj = kl_cfg_loop_jumps(a, &c, &bj);
 	for (uint32_t k = 0; k < nbj; k++)
 		if (last[bj[k].head] < bj[k].jump + 1)
 			last[bj[k].head] = bj[k].jump + 1;

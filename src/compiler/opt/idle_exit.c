@@ -34,8 +34,10 @@ void kl_pass_idle_exit(struct kl_arena *a, struct kl_ir_func *f)
 		}
 	}
 	/* (the guards it turns jump forward before and after: the back jumps stay) */
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
 	struct kl_back_jump *bj;
-	uint32_t nbj = kl_cfg_back_jumps(a, f, &bj);
+	uint32_t nbj = kl_cfg_loop_jumps(a, &c, &bj);
 	for (uint32_t k = 0; k < nbj; k++) {
 		uint32_t j = bj[k].jump, h = bj[k].head;   /* the latch's branch, the head's label */
 		struct kl_ir_ins *back = &f->ins[j];

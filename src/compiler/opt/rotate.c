@@ -50,8 +50,10 @@ void kl_pass_rotate(struct kl_arena *a, struct kl_ir_func *f)
 	/* the last jump back to each label: the loop's latch; its tests and the body's label */
 	uint32_t *latch = kl_arena_array(a, uint32_t, f->nlabels + 1);
 	uint32_t n = f->nins, grow = 0;
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
 	struct kl_back_jump *bj;
-	uint32_t nbj = kl_cfg_back_jumps(a, f, &bj);
+	uint32_t nbj = kl_cfg_loop_jumps(a, &c, &bj);
 	for (uint32_t k = 0; k < nbj; k++)   /* (a branch back is no latch to rotate) */
 		if (f->ins[bj[k].jump].op == IR_JMP)
 			latch[f->ins[bj[k].jump].label] = bj[k].jump + 1;

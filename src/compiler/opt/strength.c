@@ -70,8 +70,10 @@ void kl_pass_strength(struct kl_arena *a, struct kl_ir_func *f)
 	struct cand *cs = kl_arena_array(a, struct cand, n + 1);
 	bool *taken = kl_arena_array(a, bool, n + 1);   /* a shift already a candidate's */
 	uint32_t ncs = 0;
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
 	struct kl_back_jump *bj;
-	uint32_t nbj = kl_cfg_back_jumps(a, f, &bj);   /* each a loop [h, j] (cfg.h) */
+	uint32_t nbj = kl_cfg_loop_jumps(a, &c, &bj);   /* each a loop [h, j] (cfg.h) */
 	for (uint32_t k = 0; k < nbj && k < MAX_LOOPS; k++) {
 		uint32_t h = bj[k].head, j = bj[k].jump;
 		/* entered only at its head, and only from before it by falling through */

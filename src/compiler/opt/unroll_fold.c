@@ -128,12 +128,14 @@ static bool loop_at(const struct kl_ir_func *f, const uint32_t *at, struct kl_ba
 	return true;
 }
 
-/* The first loop of that shape whose jump back is in [from, to) of f, in l. */
+/* The first loop (cfg.h) of that shape whose jump back is in [from, to) of f, in l. */
 static bool find_loop(struct kl_arena *a, const struct kl_ir_func *f, uint32_t from, uint32_t to, struct loop *l)
 {
 	uint32_t *at = kl_ir_labels(a, f);
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
 	struct kl_back_jump *bj;
-	uint32_t n = kl_cfg_back_jumps(a, f, &bj);
+	uint32_t n = kl_cfg_loop_jumps(a, &c, &bj);
 	for (uint32_t k = 0; k < n; k++)
 		if (bj[k].jump >= from && bj[k].jump < to && loop_at(f, at, bj[k], l))
 			return true;
