@@ -15,30 +15,30 @@ static bool ends_block(uint8_t op)
 	return op == IR_JMP || op == IR_BR || op == IR_RET;
 }
 
-static void build_blocks(struct kl_arena *a, const struct kl_ir_func *f, struct kl_cfg *s)
+static void build_blocks(struct kl_arena *a, const struct kl_ir_func *f, struct kl_cfg *c)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < f->nins; i++)
 		if (i == 0 || (f->ins[i].op == IR_LABEL && f->ins[i].label) || ends_block(f->ins[i - 1].op))
 			n++;
-	s->blocks = kl_arena_array(a, struct kl_block, n ? n : 1);
-	s->block_of = kl_arena_array(a, uint32_t, f->nins + 1);
+	c->blocks = kl_arena_array(a, struct kl_block, n ? n : 1);
+	c->block_of = kl_arena_array(a, uint32_t, f->nins + 1);
 	uint32_t *label_block = kl_arena_array(a, uint32_t, f->nlabels + 1);
 	uint32_t b = NONE;
 	for (uint32_t i = 0; i < f->nins; i++) {
 		if (i == 0 || (f->ins[i].op == IR_LABEL && f->ins[i].label) || ends_block(f->ins[i - 1].op)) {
 			b = b == NONE ? 0 : b + 1;
-			s->blocks[b].first = i;
+			c->blocks[b].first = i;
 		}
-		s->blocks[b].end = i + 1;
-		s->block_of[i] = b;
+		c->blocks[b].end = i + 1;
+		c->block_of[i] = b;
 		if (f->ins[i].op == IR_LABEL && f->ins[i].label && f->ins[i].label <= f->nlabels)
 			label_block[f->ins[i].label] = b;
 	}
-	s->nblocks = n;
+	c->nblocks = n;
 	uint32_t *npred = kl_arena_array(a, uint32_t, n + 1);
 	for (b = 0; b < n; b++) {
-		struct kl_block *k = &s->blocks[b];
+		struct kl_block *k = &c->blocks[b];
 		const struct kl_ir_ins *last = &f->ins[k->end - 1];
 		bool falls = last->op != IR_JMP && last->op != IR_RET && b + 1 < n;
 		if (falls)
@@ -52,10 +52,10 @@ static void build_blocks(struct kl_arena *a, const struct kl_ir_func *f, struct 
 			npred[k->succ[j]]++;
 	}
 	for (b = 0; b < n; b++)
-		s->blocks[b].pred = kl_arena_array(a, uint32_t, npred[b] ? npred[b] : 1);
+		c->blocks[b].pred = kl_arena_array(a, uint32_t, npred[b] ? npred[b] : 1);
 	for (b = 0; b < n; b++)
-		for (uint32_t j = 0; j < s->blocks[b].nsucc; j++) {
-			struct kl_block *t = &s->blocks[s->blocks[b].succ[j]];
+		for (uint32_t j = 0; j < c->blocks[b].nsucc; j++) {
+			struct kl_block *t = &c->blocks[c->blocks[b].succ[j]];
 			t->pred[t->npred++] = b;
 		}
 }
@@ -85,16 +85,16 @@ static uint32_t lt_eval(struct lt *t, uint32_t v, uint32_t *path)
 
 /* Depth-first from the entry: preorder numbers and the parents (for Lengauer-Tarjan), and
  * the reverse postorder. */
-static void depth_first(struct kl_arena *a, struct kl_cfg *s, struct lt *t, uint32_t *stk, uint32_t *edge)
+static void depth_first(struct kl_arena *a, struct kl_cfg *c, struct lt *t, uint32_t *stk, uint32_t *edge)
 {
-	uint32_t n = s->nblocks, nnum = 0, npost = 0, sp = 0;
+	uint32_t n = c->nblocks, nnum = 0, npost = 0, sp = 0;
 	uint32_t *post = kl_arena_array(a, uint32_t, n);
 	t->num[0] = nnum;
 	t->vertex[nnum++] = 0;
 	stk[sp++] = 0;
 	while (sp) {
 		uint32_t v = stk[sp - 1];
-		struct kl_block *k = &s->blocks[v];
+		struct kl_block *k = &c->blocks[v];
 		if (edge[v] < k->nsucc) {
 			uint32_t w = k->succ[edge[v]++];
 			if (t->num[w] == NONE) {
@@ -108,29 +108,29 @@ static void depth_first(struct kl_arena *a, struct kl_cfg *s, struct lt *t, uint
 		post[npost++] = v;
 		sp--;
 	}
-	s->rpo = kl_arena_array(a, uint32_t, npost ? npost : 1);
-	s->nrpo = npost;
+	c->rpo = kl_arena_array(a, uint32_t, npost ? npost : 1);
+	c->nrpo = npost;
 	for (uint32_t b = 0; b < n; b++)
-		s->blocks[b].rpo = NONE;
+		c->blocks[b].rpo = NONE;
 	for (uint32_t i = 0; i < npost; i++) {
-		s->rpo[i] = post[npost - 1 - i];
-		s->blocks[s->rpo[i]].rpo = i;
+		c->rpo[i] = post[npost - 1 - i];
+		c->blocks[c->rpo[i]].rpo = i;
 	}
 }
 
 /* The immediate dominators of the blocks depth_first numbered (t->num). */
-static void semidominators(struct kl_cfg *s, struct lt *t, uint32_t *path)
+static void semidominators(struct kl_cfg *c, struct lt *t, uint32_t *path)
 {
-	uint32_t n = s->nblocks, nnum = s->nrpo;
+	uint32_t n = c->nblocks, nnum = c->nrpo;
 	for (uint32_t v = 0; v < n; v++) {
 		t->semi[v] = t->num[v];
 		t->label[v] = v;
-		s->blocks[v].idom = NONE;
+		c->blocks[v].idom = NONE;
 	}
 	for (uint32_t i = nnum; i-- > 1;) {
 		uint32_t w = t->vertex[i];
-		for (uint32_t j = 0; j < s->blocks[w].npred; j++) {
-			uint32_t v = s->blocks[w].pred[j];
+		for (uint32_t j = 0; j < c->blocks[w].npred; j++) {
+			uint32_t v = c->blocks[w].pred[j];
 			if (t->num[v] == NONE)   /* an unreachable predecessor */
 				continue;
 			uint32_t u = lt_eval(t, v, path);
@@ -144,48 +144,48 @@ static void semidominators(struct kl_cfg *s, struct lt *t, uint32_t *path)
 		t->ancestor[w] = p;   /* link */
 		for (uint32_t v = t->bucket[p]; v != NONE; v = t->bnext[v]) {
 			uint32_t u = lt_eval(t, v, path);
-			s->blocks[v].idom = t->semi[u] < t->semi[v] ? u : p;
+			c->blocks[v].idom = t->semi[u] < t->semi[v] ? u : p;
 		}
 		t->bucket[p] = NONE;
 	}
 	for (uint32_t i = 1; i < nnum; i++) {
 		uint32_t w = t->vertex[i];
-		if (s->blocks[w].idom != t->vertex[t->semi[w]])
-			s->blocks[w].idom = s->blocks[s->blocks[w].idom].idom;
+		if (c->blocks[w].idom != t->vertex[t->semi[w]])
+			c->blocks[w].idom = c->blocks[c->blocks[w].idom].idom;
 	}
-	s->blocks[0].idom = 0;
+	c->blocks[0].idom = 0;
 }
 
 /* The dominator tree's children lists, then pre/post numbers for dominance queries. */
-static void dom_tree(struct kl_cfg *s, const struct lt *t, uint32_t *stk, uint32_t *edge)
+static void dom_tree(struct kl_cfg *c, const struct lt *t, uint32_t *stk, uint32_t *edge)
 {
-	uint32_t n = s->nblocks, sp = 0, clock = 0;
-	for (uint32_t i = s->nrpo; i-- > 1;) {
-		uint32_t w = t->vertex[i], d = s->blocks[w].idom;
-		s->blocks[w].dom_next = s->blocks[d].dom_first;
-		s->blocks[d].dom_first = w + 1;
+	uint32_t n = c->nblocks, sp = 0, clock = 0;
+	for (uint32_t i = c->nrpo; i-- > 1;) {
+		uint32_t w = t->vertex[i], d = c->blocks[w].idom;
+		c->blocks[w].dom_next = c->blocks[d].dom_first;
+		c->blocks[d].dom_first = w + 1;
 	}
 	stk[sp++] = 0;
-	s->blocks[0].dom_pre = clock++;
+	c->blocks[0].dom_pre = clock++;
 	for (uint32_t b = 0; b < n; b++)
-		edge[b] = s->blocks[b].dom_first;
+		edge[b] = c->blocks[b].dom_first;
 	while (sp) {
 		uint32_t v = stk[sp - 1];
 		if (edge[v]) {
-			uint32_t c = edge[v] - 1;
-			edge[v] = s->blocks[c].dom_next;
-			s->blocks[c].dom_pre = clock++;
-			stk[sp++] = c;
+			uint32_t ch = edge[v] - 1;
+			edge[v] = c->blocks[ch].dom_next;
+			c->blocks[ch].dom_pre = clock++;
+			stk[sp++] = ch;
 			continue;
 		}
-		s->blocks[v].dom_post = clock++;
+		c->blocks[v].dom_post = clock++;
 		sp--;
 	}
 }
 
-static void dominators(struct kl_arena *a, struct kl_cfg *s)
+static void dominators(struct kl_arena *a, struct kl_cfg *c)
 {
-	uint32_t n = s->nblocks;
+	uint32_t n = c->nblocks;
 	struct lt t;
 	uint32_t **arr[] = { &t.num, &t.vertex, &t.parent, &t.semi, &t.ancestor, &t.label, &t.bucket, &t.bnext };
 	for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) {
@@ -194,14 +194,14 @@ static void dominators(struct kl_arena *a, struct kl_cfg *s)
 	}
 	uint32_t *path = kl_arena_array(a, uint32_t, n);
 	uint32_t *stk = kl_arena_array(a, uint32_t, n), *edge = kl_arena_array(a, uint32_t, n);
-	depth_first(a, s, &t, stk, edge);
-	semidominators(s, &t, path);
-	dom_tree(s, &t, stk, edge);
+	depth_first(a, c, &t, stk, edge);
+	semidominators(c, &t, path);
+	dom_tree(c, &t, stk, edge);
 }
 
-bool kl_cfg_dominates(const struct kl_cfg *s, uint32_t x, uint32_t y)
+bool kl_cfg_dominates(const struct kl_cfg *c, uint32_t x, uint32_t y)
 {
-	const struct kl_block *bx = &s->blocks[x], *by = &s->blocks[y];
+	const struct kl_block *bx = &c->blocks[x], *by = &c->blocks[y];
 	if (bx->rpo == NONE || by->rpo == NONE)
 		return false;
 	return bx->dom_pre <= by->dom_pre && by->dom_post <= bx->dom_post;
@@ -223,31 +223,31 @@ static uint32_t uf_find(uint32_t *up, uint32_t x)
  * backward from the predecessors it dominates, each loop already found standing as its
  * header (the union-find's representative): every block joins one loop once, and its
  * predecessors are looked at then. */
-static void natural_loops(struct kl_arena *a, struct kl_cfg *s)
+static void natural_loops(struct kl_arena *a, struct kl_cfg *c)
 {
-	uint32_t n = s->nblocks;
+	uint32_t n = c->nblocks;
 	uint32_t *up = kl_arena_array(a, uint32_t, n), *mark = kl_arena_array(a, uint32_t, n);
 	uint32_t *work = kl_arena_array(a, uint32_t, n);
 	for (uint32_t b = 0; b < n; b++) {
 		up[b] = b;
 		mark[b] = NONE;
-		s->blocks[b].loop = s->blocks[b].loop_outer = NONE;
+		c->blocks[b].loop = c->blocks[b].loop_outer = NONE;
 	}
-	for (uint32_t r = s->nrpo; r-- > 0;) {
-		uint32_t h = s->rpo[r], nwork = 0;
-		const struct kl_block *hk = &s->blocks[h];
+	for (uint32_t r = c->nrpo; r-- > 0;) {
+		uint32_t h = c->rpo[r], nwork = 0;
+		const struct kl_block *hk = &c->blocks[h];
 		for (uint32_t j = 0; j < hk->npred; j++) {
 			uint32_t p = hk->pred[j];
-			if (!kl_cfg_dominates(s, h, p))
+			if (!kl_cfg_dominates(c, h, p))
 				continue;
-			s->blocks[h].loop = h;
+			c->blocks[h].loop = h;
 			uint32_t z = uf_find(up, p);
 			if (z != h && mark[z] != h)
 				mark[z] = h, work[nwork++] = z;
 		}
 		while (nwork) {
 			uint32_t x = work[--nwork];
-			struct kl_block *xk = &s->blocks[x];
+			struct kl_block *xk = &c->blocks[x];
 			up[x] = h;
 			if (xk->loop == x)
 				xk->loop_outer = h;
@@ -255,7 +255,7 @@ static void natural_loops(struct kl_arena *a, struct kl_cfg *s)
 				xk->loop = h;
 			for (uint32_t j = 0; j < xk->npred; j++) {
 				uint32_t y = xk->pred[j];
-				if (s->blocks[y].rpo == NONE)
+				if (c->blocks[y].rpo == NONE)
 					continue;
 				uint32_t z = uf_find(up, y);
 				if (z != h && mark[z] != h)
@@ -263,14 +263,56 @@ static void natural_loops(struct kl_arena *a, struct kl_cfg *s)
 			}
 		}
 	}
-	for (uint32_t r = 0; r < s->nrpo; r++) {   /* outer headers first */
-		struct kl_block *k = &s->blocks[s->rpo[r]];
-		if (k->loop == s->rpo[r])
-			k->depth = k->loop_outer == NONE ? 1 : s->blocks[k->loop_outer].depth + 1;
+	for (uint32_t r = 0; r < c->nrpo; r++) {   /* outer headers first */
+		struct kl_block *k = &c->blocks[c->rpo[r]];
+		if (k->loop == c->rpo[r])
+			k->depth = k->loop_outer == NONE ? 1 : c->blocks[k->loop_outer].depth + 1;
 	}
 	for (uint32_t b = 0; b < n; b++)
-		if (s->blocks[b].loop != NONE)
-			s->blocks[b].depth = s->blocks[s->blocks[b].loop].depth;
+		if (c->blocks[b].loop != NONE)
+			c->blocks[b].depth = c->blocks[c->blocks[b].loop].depth;
+}
+
+/* ---- dominance frontiers ---- */
+
+/* Cytron et al.'s, walked as Cooper, Harvey and Kennedy do: from each predecessor of a join
+ * up the dominator tree to the join's immediate dominator. Counted, then filled, in one order. */
+struct kl_cfg_frontiers kl_cfg_frontiers(struct kl_arena *a, const struct kl_cfg *c)
+{
+	uint32_t nb = c->nblocks;
+	struct kl_cfg_frontiers df = { kl_arena_array(a, uint32_t, nb + 1), NULL };
+	uint32_t *last = kl_arena_array(a, uint32_t, nb + 1), *fill = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t b = 0; b < nb; b++)
+			last[b] = NONE;
+		for (uint32_t b = 0; b < nb; b++) {
+			const struct kl_block *k = &c->blocks[b];
+			if (k->npred < 2 || k->rpo == NONE)
+				continue;
+			for (uint32_t j = 0; j < k->npred; j++) {
+				uint32_t r = k->pred[j];
+				if (c->blocks[r].rpo == NONE)
+					continue;
+				for (; r != k->idom; r = c->blocks[r].idom) {
+					if (last[r] == b)
+						continue;
+					last[r] = b;
+					if (pass)
+						df.blocks[fill[r]++] = b;
+					else
+						df.at[r + 1]++;
+				}
+			}
+		}
+		if (!pass) {
+			for (uint32_t b = 0; b < nb; b++)
+				df.at[b + 1] += df.at[b];
+			df.blocks = kl_arena_array(a, uint32_t, df.at[nb] + 1);
+			fill = kl_arena_array(a, uint32_t, nb + 1);
+			memcpy(fill, df.at, nb * sizeof(*fill));
+		}
+	}
+	return df;
 }
 
 void kl_cfg_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_cfg *c)

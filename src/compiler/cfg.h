@@ -1,5 +1,6 @@
 /* cfg.h — the control-flow graph of an IR function (ir.h): its blocks, their edges both
- * ways, reverse postorder, the dominator tree and the natural loops with their depth. SSA
+ * ways, reverse postorder, the dominator tree, dominance frontiers and the natural loops
+ * with their depth. SSA
  * (ssa.c), the register allocator and the optimizer's passes read these facts from here and
  * find neither blocks nor loops by themselves.
  *
@@ -56,6 +57,13 @@ struct kl_cfg {
 void kl_cfg_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_cfg *c);
 /* Whether block x dominates block y (false when either is unreachable). */
 bool kl_cfg_dominates(const struct kl_cfg *c, uint32_t x, uint32_t y);
+/* The dominance frontier of each reachable block (where its dominance ends: the joins it
+ * reaches but does not strictly dominate), for placing phis: block b's are
+ * blocks[at[b] .. at[b + 1]). Arena-allocated; its size (linear for structured flow). */
+struct kl_cfg_frontiers {
+	uint32_t *at, *blocks;
+};
+struct kl_cfg_frontiers kl_cfg_frontiers(struct kl_arena *a, const struct kl_cfg *c);
 
 /* A jump back: the jump or branch at instruction `jump` to the label at `head` < jump. */
 struct kl_back_jump {

@@ -165,23 +165,7 @@ static void place_phis(struct kl_arena *a, struct kl_ssa *s, const uint8_t *regi
 {
 	const struct kl_ir_func *f = s->f;
 	uint32_t nv = s->nvars, nb = s->cfg.nblocks;
-	/* dominance frontiers (Cytron et al., as Cooper, Harvey and Kennedy walk them) */
-	struct vec32 *df = kl_arena_array(a, struct vec32, nb);
-	for (uint32_t b = 0; b < nb; b++) {
-		const struct kl_block *k = &s->cfg.blocks[b];
-		if (k->npred < 2 || k->rpo == NONE)
-			continue;
-		for (uint32_t j = 0; j < k->npred; j++) {
-			uint32_t r = k->pred[j];
-			if (s->cfg.blocks[r].rpo == NONE)
-				continue;
-			while (r != k->idom) {
-				if (!df[r].n || df[r].v[df[r].n - 1] != b)
-					vpush(a, &df[r], b);
-				r = s->cfg.blocks[r].idom;
-			}
-		}
-	}
+	struct kl_cfg_frontiers df = kl_cfg_frontiers(a, &s->cfg);
 	/* names read in a block before it defines them (the others need no phi), and the
 	 * blocks that define each */
 	bool *global = kl_arena_array(a, bool, nv);
@@ -232,8 +216,8 @@ static void place_phis(struct kl_arena *a, struct kl_ssa *s, const uint8_t *regi
 			}
 		while (work.n) {
 			uint32_t b = work.v[--work.n];
-			for (uint32_t k = 0; k < df[b].n; k++) {
-				uint32_t y = df[b].v[k];
+			for (uint32_t k = df.at[b]; k < df.at[b + 1]; k++) {
+				uint32_t y = df.blocks[k];
 				if (has_phi[y] == v)
 					continue;
 				has_phi[y] = v;
@@ -423,6 +407,59 @@ static bool def_dominates(const struct kl_ssa *s, uint32_t v, uint32_t b, uint32
 	return x->kind == KL_VAL_PHI || x->at < i;
 }
 
+/* Every read defined on every path that reaches it: no read of value 0, and none of a phi
+ * that takes value 0 from a predecessor that runs (through other phis too). */
+static int all_defined(const struct kl_ssa *s, char *why, size_t n)
+{
+	const struct kl_ir_func *f = s->f;
+	uint32_t *work = malloc(sizeof(uint32_t) * (s->nphis + 1));
+	bool *seen = calloc(s->nphis + 1, 1);
+	uint32_t nw = 0;
+	int rc = 0;
+	if (!work || !seen) {
+		free(work);
+		free(seen);
+		return 0;   /* (this check needs memory; the others have run) */
+	}
+	for (uint32_t r = 0; r < s->cfg.nrpo && !rc; r++) {
+		const struct kl_block *k = &s->cfg.blocks[s->cfg.rpo[r]];
+		for (uint32_t i = k->first; i < k->end && !rc; i++) {
+			struct kl_ir_operands u;
+			kl_ir_operands(&f->ins[i], &u);
+			for (uint32_t j = 0; j < u.nuses && !rc; j++) {
+				uint32_t v = kl_ssa_use(s, i, j);
+				if (!v) {
+					snprintf(why, n, "instruction %u reads v%u, which no definition reaches", i, u.uses[j]);
+					rc = -1;
+				} else if (s->vals[v].kind == KL_VAL_PHI && !seen[s->vals[v].at]) {
+					seen[s->vals[v].at] = true;
+					work[nw++] = s->vals[v].at;
+				}
+			}
+		}
+	}
+	while (nw && !rc) {
+		const struct kl_phi *ph = &s->phis[work[--nw]];
+		const struct kl_block *k = &s->cfg.blocks[ph->block];
+		for (uint32_t j = 0; j < k->npred && !rc; j++) {
+			uint32_t v = ph->args[j];
+			if (s->cfg.blocks[k->pred[j]].rpo == NONE)
+				continue;
+			if (!v) {
+				snprintf(why, n, "v%u is read after block %u but not defined on the path from block %u", ph->var,
+					 ph->block, k->pred[j]);
+				rc = -1;
+			} else if (s->vals[v].kind == KL_VAL_PHI && !seen[s->vals[v].at]) {
+				seen[s->vals[v].at] = true;
+				work[nw++] = s->vals[v].at;
+			}
+		}
+	}
+	free(work);
+	free(seen);
+	return rc;
+}
+
 int kl_ssa_verify(const struct kl_ssa *s, char *why, size_t n)
 {
 	const struct kl_ir_func *f = s->f;
@@ -482,54 +519,7 @@ int kl_ssa_verify(const struct kl_ssa *s, char *why, size_t n)
 			}
 		}
 	}
-	/* every read defined on every path that reaches it: no read of value 0, and none of a
-	 * phi that takes value 0 from a predecessor that runs (through other phis too) */
-	uint32_t *work = malloc(sizeof(uint32_t) * (s->nphis + 1));
-	bool *seen = calloc(s->nphis + 1, 1);
-	uint32_t nw = 0;
-	int rc = 0;
-	if (!work || !seen) {
-		free(work);
-		free(seen);
-		return 0;   /* (this check needs memory; the others have run) */
-	}
-	for (uint32_t r = 0; r < s->cfg.nrpo && !rc; r++) {
-		const struct kl_block *k = &s->cfg.blocks[s->cfg.rpo[r]];
-		for (uint32_t i = k->first; i < k->end && !rc; i++) {
-			struct kl_ir_operands u;
-			kl_ir_operands(&f->ins[i], &u);
-			for (uint32_t j = 0; j < u.nuses && !rc; j++) {
-				uint32_t v = kl_ssa_use(s, i, j);
-				if (!v) {
-					snprintf(why, n, "instruction %u reads v%u, which no definition reaches", i, u.uses[j]);
-					rc = -1;
-				} else if (s->vals[v].kind == KL_VAL_PHI && !seen[s->vals[v].at]) {
-					seen[s->vals[v].at] = true;
-					work[nw++] = s->vals[v].at;
-				}
-			}
-		}
-	}
-	while (nw && !rc) {
-		const struct kl_phi *ph = &s->phis[work[--nw]];
-		const struct kl_block *k = &s->cfg.blocks[ph->block];
-		for (uint32_t j = 0; j < k->npred && !rc; j++) {
-			uint32_t v = ph->args[j];
-			if (s->cfg.blocks[k->pred[j]].rpo == NONE)
-				continue;
-			if (!v) {
-				snprintf(why, n, "v%u is read after block %u but not defined on the path from block %u", ph->var,
-					 ph->block, k->pred[j]);
-				rc = -1;
-			} else if (s->vals[v].kind == KL_VAL_PHI && !seen[s->vals[v].at]) {
-				seen[s->vals[v].at] = true;
-				work[nw++] = s->vals[v].at;
-			}
-		}
-	}
-	free(work);
-	free(seen);
-	return rc;
+	return all_defined(s, why, n);
 }
 
 void kl_ssa_dump(const struct kl_ssa *s, FILE *out)

@@ -1,8 +1,9 @@
 /* test_cfg.c — the control-flow graph (src/compiler/cfg.c) on IR built by hand: blocks,
- * their edges both ways, reverse postorder, immediate dominators, natural loops with their
- * headers and depth (nested, a block looping on itself), flow that is irreducible (a cycle
- * with two entries: no natural loop), unreachable blocks, the loops' jumps back in the linear
- * code with the depth of their spans, and every jump back (some that close no loop). */
+ * their edges both ways, reverse postorder, immediate dominators, dominance frontiers,
+ * natural loops with their headers and depth (nested, a block looping on itself), flow that
+ * is irreducible (a cycle with two entries: no natural loop), unreachable blocks, the loops'
+ * jumps back in the linear code with the depth of their spans, and every jump back (some
+ * that close no loop). */
 #include "check.h"
 #include "irbuild.h"
 #include "compiler/cfg.h"
@@ -77,6 +78,11 @@ static void test_nested(void)
 	CHECK("cfg/nested-loops", loops, "%s", "innermost headers and depths");
 	CHECK("cfg/nested-outer", c.blocks[3].loop_outer == 1 && c.blocks[1].loop_outer == NONE, "b3's outer %u",
 	      c.blocks[3].loop_outer);
+	/* the frontiers: b1 {b1}, b2 {b1}, b3 {b1, b3}, b4 {b3}, b5 {b1} */
+	struct kl_cfg_frontiers df = kl_cfg_frontiers(&A, &c);
+	static const uint32_t df_at[] = { 0, 0, 1, 2, 4, 5, 6, 6 }, df_blocks[] = { 1, 1, 1, 3, 3, 1 };
+	CHECK("cfg/nested-frontiers", same(df.at, df_at, 8) && same(df.blocks, df_blocks, 6), "b3's from %u to %u",
+	      df.at[3], df.at[4]);
 	struct kl_back_jump *bj;
 	uint32_t n = kl_cfg_loop_jumps(&A, &c, &bj);
 	CHECK("cfg/nested-loop-jumps", n == 2 && bj[0].head == 4 && bj[0].jump == 7 && bj[1].head == 1 && bj[1].jump == 10,
