@@ -4,6 +4,7 @@
  * of virtual registers onto r0-r9: values live across a call go to r6-r9, hints put call arguments in
  * r1-r5 and results in r0, and when registers run out whole intervals spill to the stack
  * (r0 and r5 then become scratch registers). Finally the stack frame is laid out. */
+#include "cfg.h"
 #include "ir.h"
 #include "ssa.h"
 #include <linux/bpf.h>
