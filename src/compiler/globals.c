@@ -8,6 +8,7 @@
  * linear in its size. */
 #include "globals.h"
 #include "arena.h"
+#include "cfg.h"
 #include "ir.h"
 #include <linux/bpf.h>
 #include <string.h>
@@ -191,26 +192,14 @@ static void candidates(const struct kl_ir_func *const *fs, uint32_t nf, uint32_t
 	}
 }
 
-static bool has_back_jump(struct kl_arena *a, const struct kl_ir_func *f)
-{
-	bool *seen = kl_arena_array(a, bool, f->nlabels + 2);
-	for (uint32_t i = 0; i < f->nins; i++) {
-		const struct kl_ir_ins *in = &f->ins[i];
-		if (in->op == IR_LABEL && in->label <= f->nlabels + 1)
-			seen[in->label] = true;
-		else if ((in->op == IR_JMP || in->op == IR_BR) && in->label <= f->nlabels + 1 && seen[in->label])
-			return true;
-	}
-	return false;
-}
-
 void kl_globals(struct kl_arena *a, struct kl_ir_func *const *fs, uint32_t nf, uint32_t nfun, const bool *any_return,
 		bool *global)
 {
 	memset(global, 0, nfun * sizeof(*global));
 	candidates((const struct kl_ir_func *const *)fs, nf, nfun, global);
-	for (uint32_t g = 0; g < nfun; g++)
-		if (global[g] && has_back_jump(a, fs[g]))
+	struct kl_back_jump *bj;
+	for (uint32_t g = 0; g < nfun; g++)   /* a loop: a back jump (every cycle has one; cfg.h) */
+		if (global[g] && kl_cfg_back_jumps(a, fs[g], &bj))
 			global[g] = false;
 	bool *needs = kl_arena_array(a, bool, nfun + 1);
 	for (int round = 0; round < ROUNDS; round++) {

@@ -1,5 +1,7 @@
 /* opt.c — the IR optimizer's pass manager (opt.h): the passes as a table, each named in one
- * line, in the order they run; a pass may appear more than once in the pipeline. */
+ * line, in the order they run; a pass may appear more than once in the pipeline. A pass
+ * that tries others (unroll-fold) runs them through kl_opt_run, never by calling them, so
+ * every switch holds wherever a pass runs. */
 #include "opt.h"
 #include "compiler/opt/passes.h"
 #include "ssa.h"
@@ -8,7 +10,7 @@
 
 struct pass {
 	const char *name, *what;
-	void (*run)(struct kl_arena *a, struct kl_ir_func *f);
+	void (*run)(struct kl_arena *a, struct kl_ir_func *f);   /* NULL: in tries[] below */
 	bool grows;   /* adds instructions or labels (its allocations stay); the others change f in
 		       * place, so what they allocate is released when they end */
 };
@@ -21,7 +23,7 @@ static const struct pass passes[] = {
 	{ "propagate", "a vreg set once to a constant or a copy: the constant or the original where it is read",
 	  kl_pass_propagate, false },
 	{ "unroll-fold", "a loop with a constant trip count unrolled where that folds it away (no larger after)",
-	  kl_pass_unroll_fold, true },
+	  NULL, true },
 	{ "rotate", "loops with their tests at the bottom: a copy of the tests for the jump back (the verifier prunes the exits)",
 	  kl_pass_rotate, true },
 	{ "forward", "a load of stack bytes a store in its block wrote (nothing between may write them): the value stored",
@@ -79,6 +81,13 @@ static const struct { uint8_t pass, level; } pipeline[] = {
 	{ P_TRIANGLE, 1 }, { P_BRANCH_OVER_JUMP, 1 }, { P_MERGE_CHECKS, 1 }, { P_IDLE_EXIT, 1 }, { P_BOUNDS_FIRST, 1 },
 };
 
+/* Passes that try others: given the config, they run those through kl_opt_run (so that
+ * -fno-PASS, --print-after and --verify-ir hold in their trials too); -1 when a trial's form
+ * was broken (cfg->why says how). */
+static const struct {
+	uint8_t pass;
+	int (*run)(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg);
+} tries[] = { { P_UNROLL_FOLD, kl_pass_unroll_fold } };
 
 int kl_opt_pass_find(const char *name)
 {
@@ -129,6 +138,38 @@ static int verify(struct kl_arena *a, const struct kl_ir_func *f, const char *af
 	return -1;
 }
 
+/* Pass p over f, then the no-op labels out, the IR printed and the form checked as cfg asks. */
+static int run_pass(struct kl_arena *a, struct kl_ir_func *f, uint8_t p, struct kl_opt_config *cfg)
+{
+	struct kl_arena_mark m = kl_arena_mark(a);
+	if (passes[p].run)
+		passes[p].run(a, f);
+	for (size_t t = 0; t < sizeof(tries) / sizeof(tries[0]) && !passes[p].run; t++)
+		if (tries[t].pass == p && tries[t].run(a, f, cfg))
+			return -1;
+	if (!passes[p].grows)
+		kl_arena_release(a, m);
+	kl_opt_compact(f);
+	if (cfg->print_after == p + 1) {
+		FILE *o = cfg->out ? cfg->out : stderr;
+		fprintf(o, ";; after %s\n", passes[p].name);
+		kl_ir_dump(f, o);
+	}
+	return cfg->verify ? verify(a, f, passes[p].name, cfg) : 0;
+}
+
+int kl_opt_run(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int p = kl_opt_pass_find(names[i]);
+		if (p < 0 || (cfg->disabled >> p & 1))
+			continue;
+		if (run_pass(a, f, (uint8_t)p, cfg))
+			return -1;
+	}
+	return 0;
+}
+
 int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg)
 {
 	if (cfg->verify && verify(a, f, "lowering", cfg))
@@ -140,17 +181,7 @@ int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg)
 		bool needed = (p == P_GVN || p == P_SUMS) && f->loop_body;
 		if ((pipeline[i].level > cfg->level && !needed) || (cfg->disabled >> p & 1))
 			continue;
-		struct kl_arena_mark m = kl_arena_mark(a);
-		passes[p].run(a, f);
-		if (!passes[p].grows)
-			kl_arena_release(a, m);
-		kl_opt_compact(f);
-		if (cfg->print_after == p + 1) {
-			FILE *o = cfg->out ? cfg->out : stderr;
-			fprintf(o, ";; after %s\n", passes[p].name);
-			kl_ir_dump(f, o);
-		}
-		if (cfg->verify && verify(a, f, passes[p].name, cfg))
+		if (run_pass(a, f, p, cfg))
 			return -1;
 	}
 	kl_arena_trim(a);   /* the passes' scratch, given back */

@@ -18,6 +18,10 @@ struct kl_opt_config {
 
 /* The pipeline over f: 0, or -1 when cfg->verify found the SSA form broken (in cfg->why). */
 int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg);
+/* A sub-pipeline, for a pass that tries others (unroll-fold): the passes called names[0 ..
+ * n) over f in that order, each unless cfg switches it off (-fno-NAME; the level is the
+ * caller's), the IR printed after it and the form checked as cfg asks. 0, or -1 as kl_opt. */
+int kl_opt_run(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg, const char *const *names, size_t n);
 /* Defuns inlined into their callers (opt/inline.c): fns are every function, the first nfuns
  * of them defuns (an IR_CALLF's imm is its callee's index). From -O1, unless -fno-inline. */
 void kl_inline(struct kl_arena *a, struct kl_ir_func **fns, uint32_t nfuns, uint32_t nall);

@@ -1,9 +1,10 @@
-/* regalloc.c — liveness over the IR's basic blocks (sparse: each vreg walked back from its
+/* regalloc.c — liveness over the IR's basic blocks (cfg.c's; sparse: each vreg walked back from its
  * uses through the blocks where it is live, so a program's thousands of short-lived
  * temporaries cost their own ranges, not a bit in every block), then linear-scan allocation
  * of virtual registers onto r0-r9: values live across a call go to r6-r9, hints put call arguments in
  * r1-r5 and results in r0, and when registers run out whole intervals spill to the stack
  * (r0 and r5 then become scratch registers). Finally the stack frame is laid out. */
+#include "cfg.h"
 #include "ir.h"
 #include "ssa.h"
 #include <linux/bpf.h>
@@ -22,13 +23,6 @@ struct ivl {
 };
 
 enum { SHORT = 10 };
-
-static bool ends_block(uint8_t op) { return op == IR_JMP || op == IR_BR || op == IR_RET; }
-
-struct block {
-	uint32_t first, last;    /* instruction range, inclusive */
-	uint32_t succ[2], nsucc;
-};
 
 /* Lists by vreg in one array (compressed rows): the items of vreg v are
  * items[start[v]..start[v+1]). Built from (vreg, item) pairs by counting. */
@@ -66,14 +60,15 @@ static void touch(struct ivl *iv, bool *seen, kl_vreg v, uint32_t pos)
  * out = the successors' in, found per vreg by walking predecessors back from the blocks that
  * read it before writing it, stopping at blocks that write it. Linear in the total size of
  * the live ranges. */
-static void live_ranges(struct kl_arena *a, const struct kl_ir_func *f, const struct block *b, uint32_t nb,
-			struct ivl *iv, bool *seen)
+static void live_ranges(struct kl_arena *a, const struct kl_ir_func *f, const struct kl_cfg *c, struct ivl *iv,
+			bool *seen)
 {
-	uint32_t nv = f->nvregs;
-	KL_VEC(struct pair) ue = { 0 }, defs = { 0 }, edges = { 0 };
+	uint32_t nv = f->nvregs, nb = c->nblocks;
+	const struct kl_block *b = c->blocks;
+	KL_VEC(struct pair) ue = { 0 }, defs = { 0 };
 	uint32_t *defd = kl_arena_array(a, uint32_t, nv), *used = kl_arena_array(a, uint32_t, nv);
 	for (uint32_t bi = 0; bi < nb; bi++) {
-		for (uint32_t i = b[bi].first; i <= b[bi].last; i++) {
+		for (uint32_t i = b[bi].first; i < b[bi].end; i++) {
 			struct kl_ir_operands ud;
 			kl_ir_operands(&f->ins[i], &ud);
 			for (uint32_t k = 0; k < ud.nuses; k++) {
@@ -88,11 +83,8 @@ static void live_ranges(struct kl_arena *a, const struct kl_ir_func *f, const st
 				kl_vec_push(a, &defs, ((struct pair){ ud.def, bi }));
 			}
 		}
-		for (uint32_t s = 0; s < b[bi].nsucc; s++)
-			kl_vec_push(a, &edges, ((struct pair){ b[bi].succ[s], bi }));
 	}
 	struct rows uses = rows_of(a, ue.items, ue.len, nv), defined = rows_of(a, defs.items, defs.len, nv);
-	struct rows preds = rows_of(a, edges.items, edges.len, nb);
 	/* marks stamped with the vreg being walked, so nothing is cleared between vregs */
 	uint32_t *is_def = kl_arena_array(a, uint32_t, nb), *in = kl_arena_array(a, uint32_t, nb);
 	uint32_t *out = kl_arena_array(a, uint32_t, nb), *work = kl_arena_array(a, uint32_t, nb + 1);
@@ -108,12 +100,12 @@ static void live_ranges(struct kl_arena *a, const struct kl_ir_func *f, const st
 		}
 		while (nwork) {
 			uint32_t bi = work[--nwork];
-			for (uint32_t k = preds.start[bi]; k < preds.start[bi + 1]; k++) {
-				uint32_t p = preds.items[k];
+			for (uint32_t k = 0; k < b[bi].npred; k++) {
+				uint32_t p = b[bi].pred[k];
 				if (out[p] == v)
 					continue;
 				out[p] = v;
-				touch(iv, seen, v, 2 * b[p].last + 1);
+				touch(iv, seen, v, 2 * (b[p].end - 1) + 1);
 				if (is_def[p] != v && in[p] != v) {
 					in[p] = v;
 					touch(iv, seen, v, 2 * b[p].first);
@@ -403,40 +395,6 @@ static uint32_t layout_frame(struct kl_arena *a, struct kl_ir_func *f, uint32_t 
 	return off;
 }
 
-/* The CFG: blocks end at a jump, branch or return, or before a label. */
-static struct block *cfg(struct kl_arena *a, const struct kl_ir_func *f, uint32_t *nblocks)
-{
-	uint32_t n = f->nins;
-	uint32_t *label_block = kl_arena_array(a, uint32_t, f->nlabels + 2);
-	KL_VEC(struct block) blocks = { 0 };
-	for (uint32_t i = 0; i < n;) {
-		struct block b = { .first = i };
-		uint32_t j = i;
-		while (f->ins[j].op == IR_LABEL && j + 1 < n) {
-			label_block[f->ins[j].label] = (uint32_t)blocks.len;
-			j++;
-		}
-		if (f->ins[j].op == IR_LABEL)
-			label_block[f->ins[j].label] = (uint32_t)blocks.len;
-		while (j + 1 < n && !ends_block(f->ins[j].op) && f->ins[j + 1].op != IR_LABEL)
-			j++;
-		b.last = j;
-		kl_vec_push(a, &blocks, b);
-		i = j + 1;
-	}
-	uint32_t nb = (uint32_t)blocks.len;
-	for (uint32_t bi = 0; bi < nb; bi++) {
-		struct block *b = &blocks.items[bi];
-		const struct kl_ir_ins *t = &f->ins[b->last];
-		if (t->op == IR_JMP || t->op == IR_BR)
-			b->succ[b->nsucc++] = label_block[t->label];
-		if (t->op != IR_JMP && t->op != IR_RET && bi + 1 < nb)
-			b->succ[b->nsucc++] = bi + 1;
-	}
-	*nblocks = nb;
-	return blocks.items;
-}
-
 /* The calls of a function: their instructions, ascending. */
 struct calls {
 	uint32_t *at;
@@ -466,27 +424,14 @@ static size_t first_call_after(const uint32_t *calls, size_t n, uint32_t pos)
 	return lo;
 }
 
-/* How often each instruction runs, guessed: 8 to the number of loops around it (a loop: a
- * jump back to a label before it, and what lies between; lowering makes them nested). */
-static uint32_t *loop_weights(struct kl_arena *a, const struct kl_ir_func *f)
+/* How often each instruction runs, guessed: 8 to the number of loops around it (a loop's
+ * span from its label to its jump back, cfg.h; lowering makes them nested). */
+static uint32_t *loop_weights(struct kl_arena *a, const struct kl_ir_func *f, const struct kl_cfg *c)
 {
-	uint32_t n = f->nins;
-	uint32_t *at = kl_ir_labels(a, f);
-	int32_t *delta = kl_arena_array(a, int32_t, n + 1);
-	for (uint32_t i = 0; i < n; i++) {
-		const struct kl_ir_ins *in = &f->ins[i];
-		if ((in->op == IR_JMP || in->op == IR_BR) && in->label <= f->nlabels && at[in->label] &&
-		    at[in->label] - 1 < i) {
-			delta[at[in->label] - 1]++;
-			delta[i + 1]--;
-		}
-	}
-	uint32_t *w = kl_arena_array(a, uint32_t, n + 1);
-	int32_t depth = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		depth += delta[i];
-		w[i] = depth <= 0 ? 1 : depth >= 5 ? 4096 : 1u << (3 * depth);
-	}
+	uint32_t *depth = kl_cfg_span_depth(a, c);
+	uint32_t *w = kl_arena_array(a, uint32_t, f->nins + 1);
+	for (uint32_t i = 0; i < f->nins; i++)
+		w[i] = depth[i] == 0 ? 1 : depth[i] >= 5 ? 4096 : 1u << (3 * depth[i]);
 	return w;
 }
 
@@ -495,15 +440,16 @@ static uint32_t *loop_weights(struct kl_arena *a, const struct kl_ir_func *f)
 static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, const struct calls *calls,
 			      struct ivl *iv, bool *seen, bool *used, uint32_t *norder_out)
 {
-	uint32_t nv = f->nvregs, n = f->nins, nb;
+	uint32_t nv = f->nvregs, n = f->nins;
 	for (uint32_t v = 0; v < nv; v++) {
 		iv[v].v = v;
 		iv[v].start = UINT32_MAX;
 		iv[v].hint_reg = -1;
 	}
-	struct block *blocks = cfg(a, f, &nb);
-	live_ranges(a, f, blocks, nb, iv, seen);
-	uint32_t *weight = loop_weights(a, f);
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
+	live_ranges(a, f, &c, iv, seen);
+	uint32_t *weight = loop_weights(a, f, &c);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct kl_ir_ins *in = &f->ins[i];
 		struct kl_ir_operands ud;
@@ -666,9 +612,9 @@ static bool saves(struct kl_arena *a, const struct kl_ir_func *f, const struct c
 		changed = false;
 		for (uint32_t p = 0; p < s.nphis; p++) {
 			const struct kl_phi *ph = &s.phis[p];
-			const struct kl_block *k = &s.blocks[ph->block];
+			const struct kl_block *k = &s.cfg.blocks[ph->block];
 			for (uint32_t j = 0; j < k->npred && !undef[ph->val]; j++)
-				if (s.blocks[k->pred[j]].rpo != UINT32_MAX && (!ph->args[j] || undef[ph->args[j]]))
+				if (s.cfg.blocks[k->pred[j]].rpo != UINT32_MAX && (!ph->args[j] || undef[ph->args[j]]))
 					undef[ph->val] = changed = true;
 		}
 	}
@@ -678,14 +624,14 @@ static bool saves(struct kl_arena *a, const struct kl_ir_func *f, const struct c
 	struct kl_ssa_walk w;
 	kl_ssa_walk_begin(a, &s, &w);
 	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {
-		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
+		for (uint32_t i = s.cfg.blocks[b].first; i < s.cfg.blocks[b].end; i++) {
 			for (uint32_t k = out->save_at[i]; k < out->save_at[i + 1]; k++) {   /* (calls only) */
 				kl_vreg v = out->save_vreg[k];
 				uint32_t val = w.cur[v];
 				if (!val || undef[val]) {
 					nosave[v] = marked = true;
 				} else if (last_val[v] == val &&
-					   (last_block[v] == b ? last_at[v] < i : kl_ssa_dominates(&s, last_block[v], b))) {
+					   (last_block[v] == b ? last_at[v] < i : kl_cfg_dominates(&s.cfg, last_block[v], b))) {
 					out->save_store[k] = false;
 				} else {
 					last_val[v] = val;

@@ -1,197 +1,12 @@
-/* ssa.c — the CFG, the dominator tree and the SSA values of a function (ssa.h).
- * Every step is linear in the function's size but the dominators (Lengauer-Tarjan with path
- * compression: O(e log n)) and the dominance frontiers (their size: linear for the
- * structured control flow lowering makes). */
+/* ssa.c — the SSA values of a function (ssa.h), over its CFG (cfg.c). Every step is linear
+ * in the function's size but the CFG's dominators (O(e log n)) and the dominance frontiers
+ * (their size: linear for the structured control flow lowering makes). */
 #include "ssa.h"
 #include <linux/bpf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT32_MAX
-
-/* ---- blocks and edges ---- */
-
-static bool ends_block(uint8_t op)
-{
-	return op == IR_JMP || op == IR_BR || op == IR_RET;
-}
-
-static void build_blocks(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < f->nins; i++)
-		if (i == 0 || (f->ins[i].op == IR_LABEL && f->ins[i].label) || ends_block(f->ins[i - 1].op))
-			n++;
-	s->blocks = kl_arena_array(a, struct kl_block, n ? n : 1);
-	s->block_of = kl_arena_array(a, uint32_t, f->nins + 1);
-	uint32_t *label_block = kl_arena_array(a, uint32_t, f->nlabels + 1);
-	uint32_t b = NONE;
-	for (uint32_t i = 0; i < f->nins; i++) {
-		if (i == 0 || (f->ins[i].op == IR_LABEL && f->ins[i].label) || ends_block(f->ins[i - 1].op)) {
-			b = b == NONE ? 0 : b + 1;
-			s->blocks[b].first = i;
-		}
-		s->blocks[b].end = i + 1;
-		s->block_of[i] = b;
-		if (f->ins[i].op == IR_LABEL && f->ins[i].label && f->ins[i].label <= f->nlabels)
-			label_block[f->ins[i].label] = b;
-	}
-	s->nblocks = n;
-	uint32_t *npred = kl_arena_array(a, uint32_t, n + 1);
-	for (b = 0; b < n; b++) {
-		struct kl_block *k = &s->blocks[b];
-		const struct kl_ir_ins *last = &f->ins[k->end - 1];
-		bool falls = last->op != IR_JMP && last->op != IR_RET && b + 1 < n;
-		if (falls)
-			k->succ[k->nsucc++] = b + 1;
-		if ((last->op == IR_JMP || last->op == IR_BR) && last->label <= f->nlabels) {
-			uint32_t t = label_block[last->label];
-			if (!(k->nsucc && k->succ[0] == t))
-				k->succ[k->nsucc++] = t;
-		}
-		for (uint32_t j = 0; j < k->nsucc; j++)
-			npred[k->succ[j]]++;
-	}
-	for (b = 0; b < n; b++)
-		s->blocks[b].pred = kl_arena_array(a, uint32_t, npred[b] ? npred[b] : 1);
-	for (b = 0; b < n; b++)
-		for (uint32_t j = 0; j < s->blocks[b].nsucc; j++) {
-			struct kl_block *t = &s->blocks[s->blocks[b].succ[j]];
-			t->pred[t->npred++] = b;
-		}
-}
-
-/* ---- dominators: Lengauer-Tarjan (simple version, path compression) ---- */
-
-struct lt {
-	uint32_t *num, *vertex, *parent, *semi, *ancestor, *label, *bucket, *bnext;
-};
-
-static uint32_t lt_eval(struct lt *t, uint32_t v, uint32_t *path)
-{
-	if (t->ancestor[v] == NONE)
-		return v;
-	/* compress the path from v to the root of its tree, iteratively */
-	uint32_t n = 0;
-	for (uint32_t x = v; t->ancestor[t->ancestor[x]] != NONE; x = t->ancestor[x])
-		path[n++] = x;
-	while (n--) {
-		uint32_t x = path[n], anc = t->ancestor[x];
-		if (t->semi[t->label[anc]] < t->semi[t->label[x]])
-			t->label[x] = t->label[anc];
-		t->ancestor[x] = t->ancestor[anc];
-	}
-	return t->label[v];
-}
-
-static void dominators(struct kl_arena *a, struct kl_ssa *s)
-{
-	uint32_t n = s->nblocks;
-	struct lt t;
-	uint32_t **arr[] = { &t.num, &t.vertex, &t.parent, &t.semi, &t.ancestor, &t.label, &t.bucket, &t.bnext };
-	for (size_t i = 0; i < sizeof(arr) / sizeof(arr[0]); i++) {
-		*arr[i] = kl_arena_array(a, uint32_t, n);
-		memset(*arr[i], 0xff, sizeof(uint32_t) * n);
-	}
-	uint32_t *path = kl_arena_array(a, uint32_t, n);
-	/* depth-first: preorder numbers (num) and postorder (for the reverse postorder) */
-	uint32_t *stk = kl_arena_array(a, uint32_t, n), *edge = kl_arena_array(a, uint32_t, n);
-	uint32_t *post = kl_arena_array(a, uint32_t, n);
-	uint32_t nnum = 0, npost = 0, sp = 0;
-	t.num[0] = nnum;
-	t.vertex[nnum++] = 0;
-	stk[sp++] = 0;
-	while (sp) {
-		uint32_t v = stk[sp - 1];
-		struct kl_block *k = &s->blocks[v];
-		if (edge[v] == NONE)
-			edge[v] = 0;
-		if (edge[v] < k->nsucc) {
-			uint32_t w = k->succ[edge[v]++];
-			if (t.num[w] == NONE) {
-				t.num[w] = nnum;
-				t.vertex[nnum++] = w;
-				t.parent[w] = v;
-				stk[sp++] = w;
-			}
-			continue;
-		}
-		post[npost++] = v;
-		sp--;
-	}
-	s->rpo = kl_arena_array(a, uint32_t, npost);
-	s->nrpo = npost;
-	for (uint32_t b = 0; b < n; b++)
-		s->blocks[b].rpo = NONE;
-	for (uint32_t i = 0; i < npost; i++) {
-		s->rpo[i] = post[npost - 1 - i];
-		s->blocks[s->rpo[i]].rpo = i;
-	}
-	for (uint32_t v = 0; v < n; v++) {
-		t.semi[v] = t.num[v];
-		t.label[v] = v;
-		s->blocks[v].idom = NONE;
-	}
-	for (uint32_t i = nnum; i-- > 1;) {
-		uint32_t w = t.vertex[i];
-		for (uint32_t j = 0; j < s->blocks[w].npred; j++) {
-			uint32_t v = s->blocks[w].pred[j];
-			if (t.num[v] == NONE)   /* an unreachable predecessor */
-				continue;
-			uint32_t u = lt_eval(&t, v, path);
-			if (t.semi[u] < t.semi[w])
-				t.semi[w] = t.semi[u];
-		}
-		uint32_t sv = t.vertex[t.semi[w]];
-		t.bnext[w] = t.bucket[sv];
-		t.bucket[sv] = w;
-		uint32_t p = t.parent[w];
-		t.ancestor[w] = p;   /* link */
-		for (uint32_t v = t.bucket[p]; v != NONE; v = t.bnext[v]) {
-			uint32_t u = lt_eval(&t, v, path);
-			s->blocks[v].idom = t.semi[u] < t.semi[v] ? u : p;
-		}
-		t.bucket[p] = NONE;
-	}
-	for (uint32_t i = 1; i < nnum; i++) {
-		uint32_t w = t.vertex[i];
-		if (s->blocks[w].idom != t.vertex[t.semi[w]])
-			s->blocks[w].idom = s->blocks[s->blocks[w].idom].idom;
-	}
-	s->blocks[0].idom = 0;
-	/* the tree: children lists, then pre/post numbers for dominance queries */
-	for (uint32_t i = nnum; i-- > 1;) {
-		uint32_t w = t.vertex[i], d = s->blocks[w].idom;
-		s->blocks[w].dom_next = s->blocks[d].dom_first;
-		s->blocks[d].dom_first = w + 1;
-	}
-	uint32_t clock = 0;
-	sp = 0;
-	stk[sp++] = 0;
-	s->blocks[0].dom_pre = clock++;
-	for (uint32_t b = 0; b < n; b++)
-		edge[b] = s->blocks[b].dom_first;
-	while (sp) {
-		uint32_t v = stk[sp - 1];
-		if (edge[v]) {
-			uint32_t c = edge[v] - 1;
-			edge[v] = s->blocks[c].dom_next;
-			s->blocks[c].dom_pre = clock++;
-			stk[sp++] = c;
-			continue;
-		}
-		s->blocks[v].dom_post = clock++;
-		sp--;
-	}
-}
-
-bool kl_ssa_dominates(const struct kl_ssa *s, uint32_t x, uint32_t y)
-{
-	const struct kl_block *bx = &s->blocks[x], *by = &s->blocks[y];
-	if (bx->rpo == NONE || by->rpo == NONE)
-		return false;
-	return bx->dom_pre <= by->dom_pre && by->dom_post <= bx->dom_post;
-}
 
 /* ---- memory ---- */
 
@@ -349,32 +164,16 @@ static void vpush(struct kl_arena *a, struct vec32 *x, uint32_t e)
 static void place_phis(struct kl_arena *a, struct kl_ssa *s, const uint8_t *region)
 {
 	const struct kl_ir_func *f = s->f;
-	uint32_t nv = s->nvars, nb = s->nblocks;
-	/* dominance frontiers (Cytron et al., as Cooper, Harvey and Kennedy walk them) */
-	struct vec32 *df = kl_arena_array(a, struct vec32, nb);
-	for (uint32_t b = 0; b < nb; b++) {
-		const struct kl_block *k = &s->blocks[b];
-		if (k->npred < 2 || k->rpo == NONE)
-			continue;
-		for (uint32_t j = 0; j < k->npred; j++) {
-			uint32_t r = k->pred[j];
-			if (s->blocks[r].rpo == NONE)
-				continue;
-			while (r != k->idom) {
-				if (!df[r].n || df[r].v[df[r].n - 1] != b)
-					vpush(a, &df[r], b);
-				r = s->blocks[r].idom;
-			}
-		}
-	}
+	uint32_t nv = s->nvars, nb = s->cfg.nblocks;
+	struct kl_cfg_frontiers df = kl_cfg_frontiers(a, &s->cfg);
 	/* names read in a block before it defines them (the others need no phi), and the
 	 * blocks that define each */
 	bool *global = kl_arena_array(a, bool, nv);
 	uint32_t *killed = kl_arena_array(a, uint32_t, nv);   /* block + 1 that defined it */
 	struct vec32 *defsites = kl_arena_array(a, struct vec32, nv);
-	for (uint32_t r = 0; r < s->nrpo; r++) {
-		uint32_t b = s->rpo[r];
-		for (uint32_t i = s->blocks[b].first; i < s->blocks[b].end; i++) {
+	for (uint32_t r = 0; r < s->cfg.nrpo; r++) {
+		uint32_t b = s->cfg.rpo[r];
+		for (uint32_t i = s->cfg.blocks[b].first; i < s->cfg.blocks[b].end; i++) {
 			const struct kl_ir_ins *in = &f->ins[i];
 			struct kl_ir_operands u;
 			kl_ir_operands(in, &u);
@@ -417,8 +216,8 @@ static void place_phis(struct kl_arena *a, struct kl_ssa *s, const uint8_t *regi
 			}
 		while (work.n) {
 			uint32_t b = work.v[--work.n];
-			for (uint32_t k = 0; k < df[b].n; k++) {
-				uint32_t y = df[b].v[k];
+			for (uint32_t k = df.at[b]; k < df.at[b + 1]; k++) {
+				uint32_t y = df.blocks[k];
 				if (has_phi[y] == v)
 					continue;
 				has_phi[y] = v;
@@ -435,17 +234,16 @@ static void place_phis(struct kl_arena *a, struct kl_ssa *s, const uint8_t *regi
 	uint32_t np = phis.n / 2;
 	s->phis = kl_arena_array(a, struct kl_phi, np ? np : 1);
 	s->nphis = np;
+	s->phi_at = kl_arena_array(a, uint32_t, nb + 1);
+	uint32_t *fill = kl_arena_array(a, uint32_t, nb + 1);
 	for (uint32_t k = 0; k < np; k++)
-		s->blocks[phis.v[2 * k]].nphi++;
-	uint32_t at = 0;
-	for (uint32_t b = 0; b < nb; b++) {
-		s->blocks[b].phi_first = at;
-		at += s->blocks[b].nphi;
-		s->blocks[b].nphi = 0;
-	}
+		s->phi_at[phis.v[2 * k] + 1]++;
+	for (uint32_t b = 0; b < nb; b++)
+		s->phi_at[b + 1] += s->phi_at[b];
+	memcpy(fill, s->phi_at, nb * sizeof(*fill));
 	for (uint32_t k = 0; k < np; k++) {
-		struct kl_block *blk = &s->blocks[phis.v[2 * k]];
-		struct kl_phi *p = &s->phis[blk->phi_first + blk->nphi++];
+		const struct kl_block *blk = &s->cfg.blocks[phis.v[2 * k]];
+		struct kl_phi *p = &s->phis[fill[phis.v[2 * k]]++];
 		p->block = phis.v[2 * k];
 		p->var = phis.v[2 * k + 1];
 		p->args = kl_arena_array(a, uint32_t, blk->npred ? blk->npred : 1);
@@ -467,8 +265,7 @@ void kl_ssa_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa 
 	s->nvars = f->nvregs + KL_MEM_N;
 	if (!f->nins)
 		return;
-	build_blocks(a, f, s);
-	dominators(a, s);
+	kl_cfg_build(a, f, &s->cfg);
 	uint8_t *region = regions(a, f);
 	s->region = region;
 	place_phis(a, s, region);
@@ -497,8 +294,8 @@ void kl_ssa_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa 
 		kl_ir_operands(in, &u);
 		s->use_at[i] = nuses;
 		nuses += u.nuses;
-		uint32_t b = s->block_of[i];
-		if (s->blocks[b].rpo == NONE)
+		uint32_t b = s->cfg.block_of[i];
+		if (s->cfg.blocks[b].rpo == NONE)
 			continue;
 		if (u.def)
 			s->def_val[i] = new_val(s, KL_VAL_INS, u.def, i, b);
@@ -514,7 +311,7 @@ void kl_ssa_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa 
 	struct kl_ssa_walk w;
 	kl_ssa_walk_begin(a, s, &w);
 	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != NONE;) {
-		const struct kl_block *k = &s->blocks[b];
+		const struct kl_block *k = &s->cfg.blocks[b];
 		for (uint32_t i = k->first; i < k->end; i++) {
 			struct kl_ir_operands u;
 			kl_ir_operands(&f->ins[i], &u);
@@ -525,12 +322,12 @@ void kl_ssa_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa 
 			kl_ssa_walk_step(&w, i);
 		}
 		for (uint32_t j = 0; j < k->nsucc; j++) {
-			const struct kl_block *t = &s->blocks[k->succ[j]];
+			const struct kl_block *t = &s->cfg.blocks[k->succ[j]];
 			uint32_t at = 0;
 			while (at < t->npred && t->pred[at] != b)
 				at++;
-			for (uint32_t p = 0; p < t->nphi; p++) {
-				struct kl_phi *ph = &s->phis[t->phi_first + p];
+			for (uint32_t p = s->phi_at[k->succ[j]]; p < s->phi_at[k->succ[j] + 1]; p++) {
+				struct kl_phi *ph = &s->phis[p];
 				ph->args[at] = w.cur[ph->var];
 			}
 		}
@@ -547,10 +344,10 @@ void kl_ssa_walk_begin(struct kl_arena *a, const struct kl_ssa *s, struct kl_ssa
 	for (uint32_t m = 0; m < KL_MEM_N; m++)
 		w->cur[s->f->nvregs + m] = 1 + m;   /* the entry's memory */
 	w->undo = kl_arena_array(a, uint32_t, 2 * (size_t)s->nvals + 2);   /* one (var, old) per value at most */
-	w->stack = kl_arena_array(a, uint32_t, s->nblocks + 1);
-	w->mark = kl_arena_array(a, uint32_t, s->nblocks + 1);
+	w->stack = kl_arena_array(a, uint32_t, s->cfg.nblocks + 1);
+	w->mark = kl_arena_array(a, uint32_t, s->cfg.nblocks + 1);
 	w->prev = NONE;
-	if (s->nblocks) {
+	if (s->cfg.nblocks) {
 		w->stack[0] = 0;
 		w->mark[0] = 0;
 		w->nstack = 1;
@@ -568,7 +365,7 @@ uint32_t kl_ssa_walk_next(struct kl_ssa_walk *w)
 {
 	const struct kl_ssa *s = w->s;
 	if (w->prev != NONE)   /* the children of the block just walked, at its end's state */
-		for (uint32_t c = s->blocks[w->prev].dom_first; c; c = s->blocks[c - 1].dom_next) {
+		for (uint32_t c = s->cfg.blocks[w->prev].dom_first; c; c = s->cfg.blocks[c - 1].dom_next) {
 			w->stack[w->nstack] = c - 1;
 			w->mark[w->nstack++] = w->nundo;
 		}
@@ -580,9 +377,8 @@ uint32_t kl_ssa_walk_next(struct kl_ssa_walk *w)
 		w->nundo -= 2;
 		w->cur[w->undo[w->nundo]] = w->undo[w->nundo + 1];
 	}
-	const struct kl_block *k = &s->blocks[b];
-	for (uint32_t p = 0; p < k->nphi; p++)
-		walk_set(w, s->phis[k->phi_first + p].var, s->phis[k->phi_first + p].val);
+	for (uint32_t p = s->phi_at[b]; p < s->phi_at[b + 1]; p++)
+		walk_set(w, s->phis[p].var, s->phis[p].val);
 	return w->prev = b;
 }
 
@@ -607,17 +403,70 @@ static bool def_dominates(const struct kl_ssa *s, uint32_t v, uint32_t b, uint32
 	if (x->kind == KL_VAL_ENTRY)
 		return true;
 	if (x->block != b)
-		return kl_ssa_dominates(s, x->block, b);
+		return kl_cfg_dominates(&s->cfg, x->block, b);
 	return x->kind == KL_VAL_PHI || x->at < i;
+}
+
+/* Every read defined on every path that reaches it: no read of value 0, and none of a phi
+ * that takes value 0 from a predecessor that runs (through other phis too). */
+static int all_defined(const struct kl_ssa *s, char *why, size_t n)
+{
+	const struct kl_ir_func *f = s->f;
+	uint32_t *work = malloc(sizeof(uint32_t) * (s->nphis + 1));
+	bool *seen = calloc(s->nphis + 1, 1);
+	uint32_t nw = 0;
+	int rc = 0;
+	if (!work || !seen) {
+		free(work);
+		free(seen);
+		return 0;   /* (this check needs memory; the others have run) */
+	}
+	for (uint32_t r = 0; r < s->cfg.nrpo && !rc; r++) {
+		const struct kl_block *k = &s->cfg.blocks[s->cfg.rpo[r]];
+		for (uint32_t i = k->first; i < k->end && !rc; i++) {
+			struct kl_ir_operands u;
+			kl_ir_operands(&f->ins[i], &u);
+			for (uint32_t j = 0; j < u.nuses && !rc; j++) {
+				uint32_t v = kl_ssa_use(s, i, j);
+				if (!v) {
+					snprintf(why, n, "instruction %u reads v%u, which no definition reaches", i, u.uses[j]);
+					rc = -1;
+				} else if (s->vals[v].kind == KL_VAL_PHI && !seen[s->vals[v].at]) {
+					seen[s->vals[v].at] = true;
+					work[nw++] = s->vals[v].at;
+				}
+			}
+		}
+	}
+	while (nw && !rc) {
+		const struct kl_phi *ph = &s->phis[work[--nw]];
+		const struct kl_block *k = &s->cfg.blocks[ph->block];
+		for (uint32_t j = 0; j < k->npred && !rc; j++) {
+			uint32_t v = ph->args[j];
+			if (s->cfg.blocks[k->pred[j]].rpo == NONE)
+				continue;
+			if (!v) {
+				snprintf(why, n, "v%u is read after block %u but not defined on the path from block %u", ph->var,
+					 ph->block, k->pred[j]);
+				rc = -1;
+			} else if (s->vals[v].kind == KL_VAL_PHI && !seen[s->vals[v].at]) {
+				seen[s->vals[v].at] = true;
+				work[nw++] = s->vals[v].at;
+			}
+		}
+	}
+	free(work);
+	free(seen);
+	return rc;
 }
 
 int kl_ssa_verify(const struct kl_ssa *s, char *why, size_t n)
 {
 	const struct kl_ir_func *f = s->f;
-	for (uint32_t b = 0; b < s->nblocks; b++) {
-		const struct kl_block *k = &s->blocks[b];
+	for (uint32_t b = 0; b < s->cfg.nblocks; b++) {
+		const struct kl_block *k = &s->cfg.blocks[b];
 		for (uint32_t j = 0; j < k->nsucc; j++) {
-			const struct kl_block *t = &s->blocks[k->succ[j]];
+			const struct kl_block *t = &s->cfg.blocks[k->succ[j]];
 			uint32_t c = 0;
 			for (uint32_t p = 0; p < t->npred; p++)
 				c += t->pred[p] == b;
@@ -626,19 +475,19 @@ int kl_ssa_verify(const struct kl_ssa *s, char *why, size_t n)
 		}
 		if (k->rpo == NONE)
 			continue;
-		if (b && (k->idom == NONE || k->idom == b || !kl_ssa_dominates(s, k->idom, b)))
+		if (b && (k->idom == NONE || k->idom == b || !kl_cfg_dominates(&s->cfg, k->idom, b)))
 			BAD("block %u: its immediate dominator %u does not dominate it", b, k->idom);
 		for (uint32_t p = 0; p < k->npred; p++)
-			if (b && s->blocks[k->pred[p]].rpo != NONE && !kl_ssa_dominates(s, k->idom, k->pred[p]))
+			if (b && s->cfg.blocks[k->pred[p]].rpo != NONE && !kl_cfg_dominates(&s->cfg, k->idom, k->pred[p]))
 				BAD("block %u: its immediate dominator %u does not dominate its predecessor %u", b, k->idom,
 				    k->pred[p]);
-		for (uint32_t p = 0; p < k->nphi; p++) {
-			const struct kl_phi *ph = &s->phis[k->phi_first + p];
-			if (ph->block != b || s->vals[ph->val].kind != KL_VAL_PHI || s->vals[ph->val].at != k->phi_first + p)
-				BAD("block %u: phi %u is not the one definition of its value", b, k->phi_first + p);
+		for (uint32_t p = s->phi_at[b]; p < s->phi_at[b + 1]; p++) {
+			const struct kl_phi *ph = &s->phis[p];
+			if (ph->block != b || s->vals[ph->val].kind != KL_VAL_PHI || s->vals[ph->val].at != p)
+				BAD("block %u: phi %u is not the one definition of its value", b, p);
 			for (uint32_t j = 0; j < k->npred; j++) {
 				uint32_t v = ph->args[j], pb = k->pred[j];
-				if (s->blocks[pb].rpo == NONE || !v)
+				if (s->cfg.blocks[pb].rpo == NONE || !v)
 					continue;
 				if (s->vals[v].var != ph->var)
 					BAD("block %u: a phi of v%u takes a value of v%u from block %u", b, ph->var, s->vals[v].var, pb);
@@ -648,7 +497,7 @@ int kl_ssa_verify(const struct kl_ssa *s, char *why, size_t n)
 			}
 		}
 		for (uint32_t i = k->first; i < k->end; i++) {
-			if (s->block_of[i] != b)
+			if (s->cfg.block_of[i] != b)
 				BAD("instruction %u is not in block %u", i, b);
 			struct kl_ir_operands u;
 			kl_ir_operands(&f->ins[i], &u);
@@ -670,68 +519,21 @@ int kl_ssa_verify(const struct kl_ssa *s, char *why, size_t n)
 			}
 		}
 	}
-	/* every read defined on every path that reaches it: no read of value 0, and none of a
-	 * phi that takes value 0 from a predecessor that runs (through other phis too) */
-	uint32_t *work = malloc(sizeof(uint32_t) * (s->nphis + 1));
-	bool *seen = calloc(s->nphis + 1, 1);
-	uint32_t nw = 0;
-	int rc = 0;
-	if (!work || !seen) {
-		free(work);
-		free(seen);
-		return 0;   /* (this check needs memory; the others have run) */
-	}
-	for (uint32_t r = 0; r < s->nrpo && !rc; r++) {
-		const struct kl_block *k = &s->blocks[s->rpo[r]];
-		for (uint32_t i = k->first; i < k->end && !rc; i++) {
-			struct kl_ir_operands u;
-			kl_ir_operands(&f->ins[i], &u);
-			for (uint32_t j = 0; j < u.nuses && !rc; j++) {
-				uint32_t v = kl_ssa_use(s, i, j);
-				if (!v) {
-					snprintf(why, n, "instruction %u reads v%u, which no definition reaches", i, u.uses[j]);
-					rc = -1;
-				} else if (s->vals[v].kind == KL_VAL_PHI && !seen[s->vals[v].at]) {
-					seen[s->vals[v].at] = true;
-					work[nw++] = s->vals[v].at;
-				}
-			}
-		}
-	}
-	while (nw && !rc) {
-		const struct kl_phi *ph = &s->phis[work[--nw]];
-		const struct kl_block *k = &s->blocks[ph->block];
-		for (uint32_t j = 0; j < k->npred && !rc; j++) {
-			uint32_t v = ph->args[j];
-			if (s->blocks[k->pred[j]].rpo == NONE)
-				continue;
-			if (!v) {
-				snprintf(why, n, "v%u is read after block %u but not defined on the path from block %u", ph->var,
-					 ph->block, k->pred[j]);
-				rc = -1;
-			} else if (s->vals[v].kind == KL_VAL_PHI && !seen[s->vals[v].at]) {
-				seen[s->vals[v].at] = true;
-				work[nw++] = s->vals[v].at;
-			}
-		}
-	}
-	free(work);
-	free(seen);
-	return rc;
+	return all_defined(s, why, n);
 }
 
 void kl_ssa_dump(const struct kl_ssa *s, FILE *out)
 {
 	const struct kl_ir_func *f = s->f;
-	fprintf(out, "ssa %s: %u blocks, %u phis, %u values\n", f->name, s->nblocks, s->nphis, s->nvals);
-	for (uint32_t b = 0; b < s->nblocks; b++) {
-		const struct kl_block *k = &s->blocks[b];
+	fprintf(out, "ssa %s: %u blocks, %u phis, %u values\n", f->name, s->cfg.nblocks, s->nphis, s->nvals);
+	for (uint32_t b = 0; b < s->cfg.nblocks; b++) {
+		const struct kl_block *k = &s->cfg.blocks[b];
 		fprintf(out, "b%u [%u, %u) idom b%u preds", b, k->first, k->end, k->idom == NONE ? 0 : k->idom);
 		for (uint32_t p = 0; p < k->npred; p++)
 			fprintf(out, " b%u", k->pred[p]);
 		fprintf(out, "%s\n", k->rpo == NONE ? " (unreachable)" : "");
-		for (uint32_t p = 0; p < k->nphi; p++) {
-			const struct kl_phi *ph = &s->phis[k->phi_first + p];
+		for (uint32_t p = s->phi_at[b]; p < s->phi_at[b + 1]; p++) {
+			const struct kl_phi *ph = &s->phis[p];
 			fprintf(out, "  #%u = phi %s%u", ph->val, ph->var >= f->nvregs ? "mem" : "v",
 				ph->var >= f->nvregs ? ph->var - f->nvregs : ph->var);
 			for (uint32_t j = 0; j < k->npred; j++)

@@ -1,8 +1,8 @@
-/* ssa.h — the IR's control-flow graph and SSA form, as an overlay on the linear IR (ir.h).
+/* ssa.h — the IR's SSA form, as an overlay on the linear IR (ir.h) and its CFG (cfg.h).
  *
- * Blocks are ranges of a function's instructions; the dominator tree is Lengauer-Tarjan's;
- * phis go where the iterated dominance frontiers of a name's definitions say (semi-pruned:
- * only names read in a block before it defines them); renaming walks the dominator tree.
+ * Blocks, edges and the dominator tree are cfg.c's; phis go where the iterated dominance
+ * frontiers of a name's definitions say (semi-pruned: only names read in a block before it
+ * defines them); renaming walks the dominator tree.
  * Names are renamed to *values*, not rewritten: every definition and phi is a value, and
  * every read of a vreg is told which value it reads. Memory is three names of its own
  * (the stack, other memory, the maps' elements), defined by the stores and calls that may
@@ -16,7 +16,7 @@
  * that during a dominator-tree walk). kl_ssa_verify checks the form's invariants. */
 #ifndef KL_SSA_H
 #define KL_SSA_H
-#include "ir.h"
+#include "cfg.h"
 
 /* The memory names, numbered after the function's vregs (nvregs + KL_MEM_...): the stack;
  * the context, packets and kernel memory; what map lookups and ring buffer reserves return;
@@ -25,17 +25,6 @@
  * the first three it may point into (KL_REGION_... bits: 1 << KL_MEM_...). */
 enum { KL_MEM_STACK, KL_MEM_HEAP, KL_MEM_MAPVAL, KL_MEM_MAPS, KL_MEM_CALLS, KL_MEM_N };
 enum { KL_REGION_ALL = (1 << KL_MEM_STACK) | (1 << KL_MEM_HEAP) | (1 << KL_MEM_MAPVAL) };
-
-struct kl_block {
-	uint32_t first, end;        /* instructions [first, end) */
-	uint32_t succ[2], nsucc;    /* a branch: succ[0] the fall-through, succ[1] the target */
-	uint32_t *pred, npred;
-	uint32_t idom;              /* the entry block is its own */
-	uint32_t dom_first, dom_next; /* the dominator tree: first child, next sibling (+1; 0 none) */
-	uint32_t dom_pre, dom_post; /* its preorder and postorder numbers in the tree */
-	uint32_t rpo;               /* position in reverse postorder; UINT32_MAX: unreachable */
-	uint32_t phi_first, nphi;   /* its phis: phis[phi_first ..] */
-};
 
 struct kl_phi {
 	uint32_t var;               /* a vreg, or nvregs + KL_MEM_... */
@@ -54,13 +43,10 @@ struct kl_val {
 
 struct kl_ssa {
 	const struct kl_ir_func *f;
-	struct kl_block *blocks;
-	uint32_t nblocks;
-	uint32_t *block_of;         /* per instruction */
-	uint32_t *rpo;              /* the reachable blocks in reverse postorder */
-	uint32_t nrpo;
-	struct kl_phi *phis;
+	struct kl_cfg cfg;          /* the blocks, their edges, dominators and loops (cfg.h) */
+	struct kl_phi *phis;        /* grouped by block: block b's are phis[phi_at[b] .. phi_at[b + 1]) */
 	uint32_t nphis;
+	uint32_t *phi_at;
 	struct kl_val *vals;        /* value 0: undefined (a read no definition reaches) */
 	uint32_t nvals;
 	uint32_t *def_val;          /* per instruction: the value it defines (0: none) */
@@ -73,15 +59,13 @@ struct kl_ssa {
 	const uint8_t *region;      /* per vreg: where it may point (KL_REGION_ALL when unknown) */
 };
 
-/* Builds the CFG, dominators and SSA values of f (arena-allocated; f is not changed). */
+/* Builds the CFG (cfg.h) and the SSA values of f (arena-allocated; f is not changed). */
 void kl_ssa_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s);
 /* The value instruction i reads for its k-th operand (kl_ir_operands' order). */
 static inline uint32_t kl_ssa_use(const struct kl_ssa *s, uint32_t i, uint32_t k)
 {
 	return s->use_val[s->use_at[i] + k];
 }
-/* Whether block x dominates block y. */
-bool kl_ssa_dominates(const struct kl_ssa *s, uint32_t x, uint32_t y);
 /* Which memory names instruction in reads and may write (bit KL_MEM_...); base_region: where
  * its base vreg may point. */
 void kl_ssa_mem_effects(const struct kl_ir_ins *in, uint8_t base_region, uint32_t *reads, uint32_t *writes);

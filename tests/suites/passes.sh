@@ -71,5 +71,17 @@ if [ -z "$broken" ] && [ $n -gt 150 ]; then pass "verify-ir ($n compiles)"; else
 out=$("$KILN" compile --print-after coalesce tests/corpus/big-conntrack.lisp -o "$tmp/pa.o" 2>&1)
 if grep -q '^;; after coalesce$' <<<"$out" && grep -q '^func ' <<<"$out"; then pass print-after
 else fail print-after "$(head -3 <<<"$out")"; fi
+# unroll-fold's trials run sccp (and unreachable, adce, dce) through the pass manager, so
+# -fno-sccp holds there too: without sccp no loop of wh-bits folds, and the object is the one
+# without unroll-fold; --print-after sccp prints the trial's run besides the pipeline's
+w=tests/corpus/wh-bits.lisp
+if ! out=$("$KILN" compile -fno-sccp "$w" -o "$tmp/ns.o" 2>&1) ||
+	! out=$("$KILN" compile -fno-sccp -fno-unroll-fold "$w" -o "$tmp/nsu.o" 2>&1); then
+	fail no-sccp-in-unroll-fold "kiln compile: $out"
+elif cmp -s "$tmp/ns.o" "$tmp/nsu.o"; then pass no-sccp-in-unroll-fold
+else fail no-sccp-in-unroll-fold "with -fno-sccp, unroll-fold still folded a loop of $w"; fi
+n=$("$KILN" compile --print-after sccp "$w" -o "$tmp/pa2.o" 2>&1 | grep -c '^;; after sccp$')
+if [ "$n" -ge 2 ]; then pass "print-after-in-trial ($n runs of sccp)"
+else fail print-after-in-trial "--print-after sccp printed $n runs in $w (the pipeline's and unroll-fold's trial's expected)"; fi
 out=$("$KILN" compile -fno-nosuchpass tests/corpus/csum.lisp -o "$tmp/x.o" 2>&1)
 check unknown-pass "kiln compile: no optimizer pass 'nosuchpass'; the passes:" "$(head -1 <<<"$out")"

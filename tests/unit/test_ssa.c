@@ -43,19 +43,19 @@ static void test_loop(void)
 	char why[200] = "";
 	CHECK("ssa/loop-69", kl_ssa_verify(&s, why, sizeof(why)) == 0, "%s", "kl_ssa_verify(&s, why, sizeof(why)) == 0");
 	CHECK("ssa/loop-why-70", !why[0], "%s", why);
-	CHECK("ssa/loop-71", s.nblocks == 6, "%s", "s.nblocks == 6");
-	CHECK("ssa/loop-72", s.nrpo == 6, "%s", "s.nrpo == 6");
+	CHECK("ssa/loop-71", s.cfg.nblocks == 6, "%s", "s.cfg.nblocks == 6");
+	CHECK("ssa/loop-72", s.cfg.nrpo == 6, "%s", "s.cfg.nrpo == 6");
 	static const uint32_t idom[] = { 0, 0, 1, 2, 2, 1 };
 	for (uint32_t b = 0; b < 6; b++)
-		CHECK("ssa/loop-75", s.blocks[b].idom == idom[b], "%s", "s.blocks[b].idom == idom[b]");
-	CHECK("ssa/loop-76", s.blocks[1].npred == 3 && s.blocks[2].nsucc == 2 && s.blocks[5].nsucc == 0, "%s", "s.blocks[1].npred == 3 && s.blocks[2].nsucc == 2 && s.blocks[5].nsucc == 0");
-	CHECK("ssa/loop-77", kl_ssa_dominates(&s, 1, 4) && !kl_ssa_dominates(&s, 3, 5) && kl_ssa_dominates(&s, 2, 2), "%s", "kl_ssa_dominates(&s, 1, 4) && !kl_ssa_dominates(&s, 3, 5) && kl_ssa_dominates(&s, 2, 2)");
+		CHECK("ssa/loop-75", s.cfg.blocks[b].idom == idom[b], "%s", "s.cfg.blocks[b].idom == idom[b]");
+	CHECK("ssa/loop-76", s.cfg.blocks[1].npred == 3 && s.cfg.blocks[2].nsucc == 2 && s.cfg.blocks[5].nsucc == 0, "%s", "s.cfg.blocks[1].npred == 3 && s.cfg.blocks[2].nsucc == 2 && s.cfg.blocks[5].nsucc == 0");
+	CHECK("ssa/loop-77", kl_cfg_dominates(&s.cfg, 1, 4) && !kl_cfg_dominates(&s.cfg, 3, 5) && kl_cfg_dominates(&s.cfg, 2, 2), "%s", "kl_cfg_dominates(&s.cfg, 1, 4) && !kl_cfg_dominates(&s.cfg, 3, 5) && kl_cfg_dominates(&s.cfg, 2, 2)");
 	/* one phi, of v2 at the head (v3 is never read: no phi); none for memory (nothing reads it) */
 	CHECK("ssa/loop-79", s.nphis == 1, "%s", "s.nphis == 1");
-	CHECK("ssa/loop-80", s.blocks[1].nphi == 1 && s.phis[s.blocks[1].phi_first].var == 2, "%s", "s.blocks[1].nphi == 1 && s.phis[s.blocks[1].phi_first].var == 2");
-	const struct kl_phi *ph = &s.phis[s.blocks[1].phi_first];
+	CHECK("ssa/loop-80", s.phi_at[2] - s.phi_at[1] == 1 && s.phis[s.phi_at[1]].var == 2, "%s", "s.phi_at[2] - s.phi_at[1] == 1 && s.phis[s.phi_at[1]].var == 2");
+	const struct kl_phi *ph = &s.phis[s.phi_at[1]];
 	for (uint32_t j = 0; j < 3; j++)   /* from the entry: v2 = 0; from b3 and b4: v2 + 1 */
-		CHECK("ssa/loop-83", ph->args[j] == (s.blocks[1].pred[j] == 0 ? s.def_val[1] : s.def_val[4]), "%s", "ph->args[j] == (s.blocks[1].pred[j] == 0 ? s.def_val[1] : s.def_val[4])");
+		CHECK("ssa/loop-83", ph->args[j] == (s.cfg.blocks[1].pred[j] == 0 ? s.def_val[1] : s.def_val[4]), "%s", "ph->args[j] == (s.cfg.blocks[1].pred[j] == 0 ? s.def_val[1] : s.def_val[4])");
 	CHECK("ssa/loop-84", kl_ssa_use(&s, 3, 0) == ph->val, "%s", "kl_ssa_use(&s, 3, 0) == ph->val");    /* the test reads the phi */
 	CHECK("ssa/loop-85", kl_ssa_use(&s, 4, 0) == ph->val, "%s", "kl_ssa_use(&s, 4, 0) == ph->val");    /* so does the increment */
 	CHECK("ssa/loop-86", kl_ssa_use(&s, 12, 0) == ph->val, "%s", "kl_ssa_use(&s, 12, 0) == ph->val");   /* and the return */
@@ -66,7 +66,7 @@ static void test_loop(void)
 	uint32_t order[6], n = 0, b;
 	while ((b = kl_ssa_walk_next(&w)) != UINT32_MAX) {
 		order[n++] = b;
-		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
+		for (uint32_t i = s.cfg.blocks[b].first; i < s.cfg.blocks[b].end; i++) {
 			if (i == 12) {
 				CHECK("ssa/loop-96", kl_ssa_holds(&w, 2, ph->val), "%s", "kl_ssa_holds(&w, 2, ph->val)");
 				CHECK("ssa/loop-97", !kl_ssa_holds(&w, 2, s.def_val[4]), "%s", "!kl_ssa_holds(&w, 2, s.def_val[4])");
@@ -89,10 +89,10 @@ static void test_loop(void)
 	CHECK("ssa/loop-114", strstr(why, "a phi of v2 takes a value of v1") != NULL, "%s", "strstr(why, \"a phi of v2 takes a value of v1\") != NULL");
 	ph->args[0] = s.def_val[1];
 	/* an edge one way only */
-	s.blocks[5].npred = 0;
+	s.cfg.blocks[5].npred = 0;
 	CHECK("ssa/loop-118", kl_ssa_verify(&s, why, sizeof(why)) == -1, "%s", "kl_ssa_verify(&s, why, sizeof(why)) == -1");
 	CHECK("ssa/loop-119", strstr(why, "block 1 is 0 times a predecessor of its successor 5") != NULL, "%s", "strstr(why, \"block 1 is 0 times a predecessor of its successor 5\") != NULL");
-	s.blocks[5].npred = 1;
+	s.cfg.blocks[5].npred = 1;
 	CHECK("ssa/loop-121", kl_ssa_verify(&s, why, sizeof(why)) == 0, "%s", "kl_ssa_verify(&s, why, sizeof(why)) == 0");
 }
 
@@ -164,10 +164,10 @@ static void test_unreachable(void)
 	kl_ssa_build(&A, f, &s);
 	char why[200];
 	CHECK("ssa/unreachable-191", kl_ssa_verify(&s, why, sizeof(why)) == 0, "%s", "kl_ssa_verify(&s, why, sizeof(why)) == 0");
-	CHECK("ssa/unreachable-192", s.nblocks == 2 && s.nrpo == 1 && s.blocks[1].rpo == UINT32_MAX, "%s", "s.nblocks == 2 && s.nrpo == 1 && s.blocks[1].rpo == UINT32_MAX");
+	CHECK("ssa/unreachable-192", s.cfg.nblocks == 2 && s.cfg.nrpo == 1 && s.cfg.blocks[1].rpo == UINT32_MAX, "%s", "s.cfg.nblocks == 2 && s.cfg.nrpo == 1 && s.cfg.blocks[1].rpo == UINT32_MAX");
 	CHECK("ssa/unreachable-193", s.def_val[1] == 0, "%s", "s.def_val[1] == 0");
 	kl_ssa_build(&A, fn(), &s);
-	CHECK("ssa/unreachable-195", s.nblocks == 0 && kl_ssa_verify(&s, why, sizeof(why)) == 0, "%s", "s.nblocks == 0 && kl_ssa_verify(&s, why, sizeof(why)) == 0");
+	CHECK("ssa/unreachable-195", s.cfg.nblocks == 0 && kl_ssa_verify(&s, why, sizeof(why)) == 0, "%s", "s.cfg.nblocks == 0 && kl_ssa_verify(&s, why, sizeof(why)) == 0");
 }
 
 /* a read that some path reaches with no definition: refused, directly and through a phi */

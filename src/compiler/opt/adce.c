@@ -24,8 +24,8 @@ void kl_pass_adce(struct kl_arena *a, struct kl_ir_func *f)
 		return;
 	bool *live = kl_arena_array(a, bool, s.nvals);
 	uint32_t *work = kl_arena_array(a, uint32_t, s.nvals), n = 0;
-	for (uint32_t r = 0; r < s.nrpo; r++) {
-		const struct kl_block *k = &s.blocks[s.rpo[r]];
+	for (uint32_t r = 0; r < s.cfg.nrpo; r++) {
+		const struct kl_block *k = &s.cfg.blocks[s.cfg.rpo[r]];
 		for (uint32_t i = k->first; i < k->end; i++) {
 			const struct kl_ir_ins *in = &f->ins[i];
 			if (kl_opt_pure(in->op) || in->op == IR_LABEL || in->op == IR_ENTRY)
@@ -41,12 +41,12 @@ void kl_pass_adce(struct kl_arena *a, struct kl_ir_func *f)
 				mark(&s, live, work, &n, s.use_val[u]);
 		} else if (x->kind == KL_VAL_PHI) {
 			const struct kl_phi *ph = &s.phis[x->at];
-			for (uint32_t j = 0; j < s.blocks[ph->block].npred; j++)
+			for (uint32_t j = 0; j < s.cfg.blocks[ph->block].npred; j++)
 				mark(&s, live, work, &n, ph->args[j]);
 		}
 	}
-	for (uint32_t r = 0; r < s.nrpo; r++) {
-		const struct kl_block *k = &s.blocks[s.rpo[r]];
+	for (uint32_t r = 0; r < s.cfg.nrpo; r++) {
+		const struct kl_block *k = &s.cfg.blocks[s.cfg.rpo[r]];
 		for (uint32_t i = k->first; i < k->end; i++) {
 			struct kl_ir_ins *in = &f->ins[i];
 			if (kl_opt_pure(in->op) && s.def_val[i] && !live[s.def_val[i]]) {

@@ -20,8 +20,8 @@ void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f)
 	if (!kl_opt_ssa(a, f, &s))
 		return;
 	const uint8_t *w = kl_opt_widths(a, &s);
-	for (uint32_t r = 0; r < s.nrpo; r++) {
-		const struct kl_block *k = &s.blocks[s.rpo[r]];
+	for (uint32_t r = 0; r < s.cfg.nrpo; r++) {
+		const struct kl_block *k = &s.cfg.blocks[s.cfg.rpo[r]];
 		for (uint32_t i = k->first; i < k->end; i++) {
 			struct kl_ir_ins *in = &f->ins[i];
 			if (!s.def_val[i] || !in->a)

@@ -11,6 +11,7 @@
  * or where the out-of-bounds way leaves the loop, nothing is walked again and nothing
  * changes. It runs last: branch-over-jump would undo it. */
 #include "compiler/opt/passes.h"
+#include "compiler/cfg.h"
 #include <linux/bpf.h>
 
 void kl_pass_bounds_first(struct kl_arena *a, struct kl_ir_func *f)
@@ -21,14 +22,15 @@ void kl_pass_bounds_first(struct kl_arena *a, struct kl_ir_func *f)
 	if (!any)
 		return;
 	uint32_t *at = kl_ir_labels(a, f);   /* label -> instruction + 1 */
-	/* a jump back from j to L at p: [p, j] is a loop. last[p]: the furthest such j + 1 */
+	/* a jump back from j to L at p: [p, j] is a loop (cfg.h). last[p]: the furthest such j + 1 */
 	uint32_t *last = kl_arena_array(a, uint32_t, f->nins + 1);
-	for (uint32_t j = 0; j < f->nins; j++) {
-		const struct kl_ir_ins *in = &f->ins[j];
-		if ((in->op == IR_JMP || in->op == IR_BR) && in->label <= f->nlabels && at[in->label] &&
-		    at[in->label] - 1 < j && last[at[in->label] - 1] < j + 1)
-			last[at[in->label] - 1] = j + 1;
-	}
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
+	struct kl_back_jump *bj;
+	uint32_t nbj = kl_cfg_loop_jumps(a, &c, &bj);
+	for (uint32_t k = 0; k < nbj; k++)
+		if (last[bj[k].head] < bj[k].jump + 1)
+			last[bj[k].head] = bj[k].jump + 1;
 	/* only a check whose out-of-bounds way stays in the loop (skips to the next round): one
 	 * that leaves it (a return) costs the verifier nothing walked first or last, and the
 	 * taken jump each round costs run time */

@@ -20,9 +20,9 @@ struct rewrite {
 static bool chain(const struct kl_ssa *s, uint32_t c, uint32_t b)
 {
 	for (int k = 0; k < 8 && b != c; k++) {
-		if (s->blocks[b].npred != 1)
+		if (s->cfg.blocks[b].npred != 1)
 			return false;
-		b = s->blocks[b].pred[0];
+		b = s->cfg.blocks[b].pred[0];
 	}
 	return b == c;
 }
@@ -54,7 +54,7 @@ void kl_pass_copies(struct kl_arena *a, struct kl_ir_func *f)
 	}
 	while (n) {   /* each phi once: linear, where a sweep until nothing changes was not */
 		const struct kl_phi *ph = &s.phis[s.vals[work[--n]].at];
-		for (uint32_t k = 0; k < s.blocks[ph->block].npred; k++) {
+		for (uint32_t k = 0; k < s.cfg.blocks[ph->block].npred; k++) {
 			uint32_t v = ph->args[k];
 			if (!live[v] && s.vals[v].kind == KL_VAL_PHI)
 				work[n++] = v;
@@ -62,13 +62,13 @@ void kl_pass_copies(struct kl_arena *a, struct kl_ir_func *f)
 		}
 	}
 	for (uint32_t p = 0; p < s.nphis; p++)
-		for (uint32_t k = 0; live[s.phis[p].val] && k < s.blocks[s.phis[p].block].npred; k++)
+		for (uint32_t k = 0; live[s.phis[p].val] && k < s.cfg.blocks[s.phis[p].block].npred; k++)
 			bad[s.phis[p].args[k]] = true;
 	KL_VEC(struct rewrite) rw = { 0 };
 	struct kl_ssa_walk w;
 	kl_ssa_walk_begin(a, &s, &w);
 	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {
-		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
+		for (uint32_t i = s.cfg.blocks[b].first; i < s.cfg.blocks[b].end; i++) {
 			struct kl_ir_operands u;
 			kl_ir_operands(&f->ins[i], &u);
 			for (uint32_t k = 0; k < u.nuses; k++) {

@@ -135,7 +135,7 @@ static bool key_bytes(const struct gvn *g, uint32_t call, struct key *k)
 	const struct kl_ir_ins *addr = &f->ins[s->vals[kv].at];
 	if (addr->op != IR_ADDR || addr->off != 0 || !addr->slot || addr->slot > f->nslots)
 		return false;
-	uint32_t slot = addr->slot, first = s->blocks[s->block_of[call]].first;
+	uint32_t slot = addr->slot, first = s->cfg.blocks[s->cfg.block_of[call]].first;
 	for (uint32_t i = call; i-- > first;) {
 		const struct kl_ir_ins *in = &f->ins[i];
 		if (in->op == IR_STORE && !in->a && in->slot == slot) {
@@ -238,10 +238,10 @@ static void branch_key(const struct gvn *g, uint32_t i, const struct kl_ir_ins *
 static bool branch_fact(const struct gvn *g, uint32_t b, struct key *k)
 {
 	const struct kl_ssa *s = g->s;
-	const struct kl_block *bk = &s->blocks[b];
+	const struct kl_block *bk = &s->cfg.blocks[b];
 	if (bk->npred != 1)
 		return false;
-	const struct kl_block *p = &s->blocks[bk->pred[0]];
+	const struct kl_block *p = &s->cfg.blocks[bk->pred[0]];
 	uint32_t last = p->end - 1;
 	const struct kl_ir_ins *br = &s->f->ins[last];
 	if (br->op != IR_BR || p->nsucc != 2 || !br->a)
@@ -303,16 +303,16 @@ void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 	g.mask = nb - 1;
 	g.a = a;   /* entries: grown as made (at most one per instruction, a second per load,
 		    * one fact per block) */
-	uint32_t *end_mark = kl_arena_array(a, uint32_t, s.nblocks);
+	uint32_t *end_mark = kl_arena_array(a, uint32_t, s.cfg.nblocks);
 	struct kl_ssa_walk w;
 	kl_ssa_walk_begin(a, &s, &w);
 	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {
 		if (b)
-			pop_to(&g, end_mark[s.blocks[b].idom]);
+			pop_to(&g, end_mark[s.cfg.blocks[b].idom]);
 		struct key k;
 		if (branch_fact(&g, b, &k))   /* what the branch into b says holds here */
 			insert(&g, &k, 1, 0);
-		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
+		for (uint32_t i = s.cfg.blocks[b].first; i < s.cfg.blocks[b].end; i++) {
 			struct kl_ir_ins *in = &f->ins[i];
 			uint32_t dv = s.def_val[i];
 			if (in->op == IR_BR) {

@@ -13,6 +13,7 @@
  * outside the loop reads i. big-dns's 48-byte name scan idled after the name ended, two
  * taken branches a round. */
 #include "compiler/opt/passes.h"
+#include "compiler/cfg.h"
 #include <linux/bpf.h>
 
 void kl_pass_idle_exit(struct kl_arena *a, struct kl_ir_func *f)
@@ -32,12 +33,16 @@ void kl_pass_idle_exit(struct kl_arena *a, struct kl_ir_func *f)
 			last_read[v] = i + 1;
 		}
 	}
-	for (uint32_t j = 0; j + 1 < f->nins; j++) {
+	/* (the guards it turns jump forward before and after: the back jumps stay) */
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
+	struct kl_back_jump *bj;
+	uint32_t nbj = kl_cfg_loop_jumps(a, &c, &bj);
+	for (uint32_t k = 0; k < nbj; k++) {
+		uint32_t j = bj[k].jump, h = bj[k].head;   /* the latch's branch, the head's label */
 		struct kl_ir_ins *back = &f->ins[j];
-		if (back->op != IR_BR || !back->has_imm || back->alu != BPF_JLT || back->label > f->nlabels ||
-		    !label_at[back->label] || label_at[back->label] - 1 >= j)
+		if (j + 1 >= f->nins || back->op != IR_BR || !back->has_imm || back->alu != BPF_JLT)
 			continue;
-		uint32_t h = label_at[back->label] - 1;   /* the head's label */
 		kl_vreg i = back->a;
 		/* the latch: back from j, labels and i = i + K only */
 		uint32_t t = j;

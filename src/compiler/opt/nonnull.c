@@ -22,9 +22,9 @@ void kl_pass_nonnull(struct kl_arena *a, struct kl_ir_func *f)
 	/* in reverse postorder; phis (all arguments non-null) again until nothing changes */
 	for (bool changed = true; changed;) {
 		changed = false;
-		for (uint32_t r = 0; r < s.nrpo; r++) {
-			const struct kl_block *bk = &s.blocks[s.rpo[r]];
-			for (uint32_t p = bk->phi_first; p < bk->phi_first + bk->nphi; p++) {
+		for (uint32_t r = 0; r < s.cfg.nrpo; r++) {
+			const struct kl_block *bk = &s.cfg.blocks[s.cfg.rpo[r]];
+			for (uint32_t p = s.phi_at[s.cfg.rpo[r]]; p < s.phi_at[s.cfg.rpo[r] + 1]; p++) {
 				bool all = bk->npred > 0;
 				for (uint32_t k = 0; k < bk->npred && all; k++)
 					all = nn[s.phis[p].args[k]];
@@ -48,8 +48,8 @@ void kl_pass_nonnull(struct kl_arena *a, struct kl_ir_func *f)
 	for (uint32_t i = 0; i < f->nins; i++) {
 		struct kl_ir_ins *in = &f->ins[i];
 		if (in->op != IR_BR || !in->has_imm || in->imm != 0 || in->size == 4 || !in->a ||
-		    (in->alu != BPF_JEQ && in->alu != BPF_JNE) || s.block_of[i] == UINT32_MAX ||
-		    s.blocks[s.block_of[i]].rpo == UINT32_MAX || !nn[kl_ssa_use(&s, i, 0)])
+		    (in->alu != BPF_JEQ && in->alu != BPF_JNE) || s.cfg.block_of[i] == UINT32_MAX ||
+		    s.cfg.blocks[s.cfg.block_of[i]].rpo == UINT32_MAX || !nn[kl_ssa_use(&s, i, 0)])
 			continue;
 		if (in->alu == BPF_JNE) {   /* always: a jump */
 			uint32_t label = in->label;

@@ -25,7 +25,9 @@ void kl_pass_dse(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_adce(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f);
-void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f);
+struct kl_opt_config;
+/* (runs sccp, unreachable, adce and dce in its trials, through opt.c's kl_opt_run) */
+int kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg);
 void kl_pass_select(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_rotate(struct kl_arena *a, struct kl_ir_func *f);
 void kl_pass_triangle(struct kl_arena *a, struct kl_ir_func *f);

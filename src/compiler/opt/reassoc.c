@@ -43,7 +43,7 @@ void kl_pass_reassoc(struct kl_arena *a, struct kl_ir_func *f)
 	struct kl_ssa_walk w;
 	kl_ssa_walk_begin(a, &s, &w);
 	for (uint32_t b; (b = kl_ssa_walk_next(&w)) != UINT32_MAX;) {
-		for (uint32_t i = s.blocks[b].first; i < s.blocks[b].end; i++) {
+		for (uint32_t i = s.cfg.blocks[b].first; i < s.cfg.blocks[b].end; i++) {
 			struct kl_ir_ins *in = &f->ins[i];
 			int64_t k2 = 0, k1 = 0;
 			uint32_t tv = in->a ? kl_ssa_use(&s, i, 0) : 0;

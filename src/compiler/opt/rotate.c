@@ -13,6 +13,7 @@
  * jump less per iteration, too. Tests of at most MAX_HEAD instructions (a load, an address
  * and their tests) are copied; the loop's other jumps back (`continue`) are left as they are. */
 #include "compiler/opt/passes.h"
+#include "compiler/cfg.h"
 #include <string.h>
 
 enum { MAX_HEAD = 8 };
@@ -49,10 +50,13 @@ void kl_pass_rotate(struct kl_arena *a, struct kl_ir_func *f)
 	/* the last jump back to each label: the loop's latch; its tests and the body's label */
 	uint32_t *latch = kl_arena_array(a, uint32_t, f->nlabels + 1);
 	uint32_t n = f->nins, grow = 0;
-	for (uint32_t j = 0; j < n; j++)
-		if (f->ins[j].op == IR_JMP && f->ins[j].label <= f->nlabels && at[f->ins[j].label] &&
-		    at[f->ins[j].label] - 1 < j)
-			latch[f->ins[j].label] = j + 1;
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
+	struct kl_back_jump *bj;
+	uint32_t nbj = kl_cfg_loop_jumps(a, &c, &bj);
+	for (uint32_t k = 0; k < nbj; k++)   /* (a branch back is no latch to rotate) */
+		if (f->ins[bj[k].jump].op == IR_JMP)
+			latch[f->ins[bj[k].jump].label] = bj[k].jump + 1;
 	uint32_t *hs = kl_arena_array(a, uint32_t, n), *es = kl_arena_array(a, uint32_t, n);
 	uint32_t *body = kl_arena_array(a, uint32_t, n + 1);   /* e -> the label the copy goes back to */
 	uint32_t nlabels = f->nlabels;   /* the labels made below are not loops' */

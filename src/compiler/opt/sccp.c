@@ -265,7 +265,7 @@ static void run_edge(struct sccp *c, uint32_t b, uint32_t j)
 	if (c->edges[b] >> j & 1)
 		return;
 	c->edges[b] |= (uint8_t)(1u << j);
-	uint32_t t = c->s->blocks[b].succ[j];
+	uint32_t t = c->s->cfg.blocks[b].succ[j];
 	c->flow[c->nflow++] = c->runs[t] ? t | 1u << 31 : t;
 	c->runs[t] = true;
 }
@@ -274,11 +274,11 @@ static void eval_phi(struct sccp *c, uint32_t p)
 {
 	const struct kl_ssa *s = c->s;
 	const struct kl_phi *ph = &s->phis[p];
-	const struct kl_block *k = &s->blocks[ph->block];
+	const struct kl_block *k = &s->cfg.blocks[ph->block];
 	bool any = false;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (uint32_t j = 0; j < k->npred; j++) {
-		const struct kl_block *pb = &s->blocks[k->pred[j]];
+		const struct kl_block *pb = &s->cfg.blocks[k->pred[j]];
 		uint32_t e = pb->succ[0] == ph->block ? 0 : 1;
 		if (!(c->edges[k->pred[j]] >> e & 1))
 			continue;
@@ -299,7 +299,7 @@ static void eval_ins(struct sccp *c, uint32_t i)
 {
 	const struct kl_ssa *s = c->s;
 	const struct kl_ir_ins *in = &s->f->ins[i];
-	uint32_t b = s->block_of[i];
+	uint32_t b = s->cfg.block_of[i];
 	int64_t x = 0, y = 0;
 	uint8_t la = TOP, lb = TOP;
 	if (in->op == IR_MOV || in->op == IR_ALU || in->op == IR_ALU32 || in->op == IR_NEG || in->op == IR_END ||
@@ -342,7 +342,7 @@ static void eval_ins(struct sccp *c, uint32_t i)
 			l = RANGE;
 		break;
 	case IR_BR: {
-		const struct kl_block *k = &s->blocks[b];
+		const struct kl_block *k = &s->cfg.blocks[b];
 		int h = decide(c, i, in);
 		if (h == -2)
 			return;
@@ -375,8 +375,8 @@ static void eval_ins(struct sccp *c, uint32_t i)
 	} else if (s->def_val[i]) {
 		set(c, s->def_val[i], l, r);
 	}
-	if (i == s->blocks[b].end - 1 && in->op != IR_RET)   /* a jump or a fall-through */
-		for (uint32_t j = 0; j < s->blocks[b].nsucc; j++)
+	if (i == s->cfg.blocks[b].end - 1 && in->op != IR_RET)   /* a jump or a fall-through */
+		for (uint32_t j = 0; j < s->cfg.blocks[b].nsucc; j++)
 			run_edge(c, b, j);
 }
 
@@ -389,7 +389,7 @@ static void users(struct kl_arena *a, struct sccp *c)
 		for (uint32_t u = s->use_at[i]; u < s->use_at[i + 1]; u++)
 			c->user_at[s->use_val[u]]++;
 	for (uint32_t p = 0; p < s->nphis; p++)
-		for (uint32_t j = 0; j < s->blocks[s->phis[p].block].npred; j++)
+		for (uint32_t j = 0; j < s->cfg.blocks[s->phis[p].block].npred; j++)
 			c->user_at[s->phis[p].args[j]]++;
 	uint32_t sum = 0;
 	for (uint32_t v = 0; v <= s->nvals; v++) {
@@ -405,7 +405,7 @@ static void users(struct kl_arena *a, struct sccp *c)
 			c->users[c->user_at[v] + fill[v]++] = i;
 		}
 	for (uint32_t p = 0; p < s->nphis; p++)
-		for (uint32_t j = 0; j < s->blocks[s->phis[p].block].npred; j++) {
+		for (uint32_t j = 0; j < s->cfg.blocks[s->phis[p].block].npred; j++) {
 			uint32_t v = s->phis[p].args[j];
 			c->users[c->user_at[v] + fill[v]++] = nins + p;
 		}
@@ -430,10 +430,10 @@ static bool fits(int64_t k)
 static void rewrite(struct sccp *c, struct kl_ir_func *f)
 {
 	const struct kl_ssa *s = c->s;
-	for (uint32_t b = 0; b < s->nblocks; b++) {
+	for (uint32_t b = 0; b < s->cfg.nblocks; b++) {
 		if (!c->runs[b])
 			continue;
-		for (uint32_t i = s->blocks[b].first; i < s->blocks[b].end; i++) {
+		for (uint32_t i = s->cfg.blocks[b].first; i < s->cfg.blocks[b].end; i++) {
 			struct kl_ir_ins *in = &f->ins[i];
 			uint32_t dv = s->def_val[i];
 			int64_t x = 0, y = 0;
@@ -483,11 +483,11 @@ void kl_pass_sccp(struct kl_arena *a, struct kl_ir_func *f)
 	c.lat = kl_arena_array(a, uint8_t, s.nvals);
 	c.k = kl_arena_array(a, int64_t, s.nvals);
 	c.a = a;
-	c.edges = kl_arena_array(a, uint8_t, s.nblocks);
-	c.runs = kl_arena_array(a, bool, s.nblocks);
+	c.edges = kl_arena_array(a, uint8_t, s.cfg.nblocks);
+	c.runs = kl_arena_array(a, bool, s.cfg.nblocks);
 	c.queued = kl_arena_array(a, bool, s.nvals);
 	/* each edge runs once (2 per block) and each block once more: the flow list's bound */
-	c.flow = kl_arena_array(a, uint32_t, 2 * (size_t)s.nblocks + 1);
+	c.flow = kl_arena_array(a, uint32_t, 2 * (size_t)s.cfg.nblocks + 1);
 	c.ssa = kl_arena_array(a, uint32_t, s.nvals);
 	for (uint32_t v = 1; v < s.nvals; v++)   /* memory and the entry's: never constants */
 		if (s.vals[v].kind == KL_VAL_ENTRY || s.vals[v].var >= f->nvregs)
@@ -500,9 +500,9 @@ void kl_pass_sccp(struct kl_arena *a, struct kl_ir_func *f)
 			uint32_t b = c.flow[--c.nflow];
 			bool phis_only = b >> 31;
 			b &= ~(1u << 31);
-			const struct kl_block *k = &s.blocks[b];
-			for (uint32_t p = 0; p < k->nphi; p++)
-				eval_phi(&c, k->phi_first + p);
+			const struct kl_block *k = &s.cfg.blocks[b];
+			for (uint32_t p = s.phi_at[b]; p < s.phi_at[b + 1]; p++)
+				eval_phi(&c, p);
 			if (!phis_only)
 				for (uint32_t i = k->first; i < k->end; i++)
 					eval_ins(&c, i);
@@ -515,7 +515,7 @@ void kl_pass_sccp(struct kl_arena *a, struct kl_ir_func *f)
 			if (x >= f->nins) {
 				if (c.runs[s.phis[x - f->nins].block])
 					eval_phi(&c, x - f->nins);
-			} else if (c.runs[s.block_of[x]]) {
+			} else if (c.runs[s.cfg.block_of[x]]) {
 				eval_ins(&c, x);
 			}
 		}

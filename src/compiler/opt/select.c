@@ -56,7 +56,7 @@ void kl_pass_select(struct kl_arena *a, struct kl_ir_func *f)
 	for (uint32_t i = 0; i + 3 < f->nins; i++) {
 		struct kl_ir_ins *k1 = &f->ins[i], *br = &f->ins[i + 1], *k2 = &f->ins[i + 2];
 		const struct kl_ir_ins *lab = &f->ins[i + 3];
-		if (!shape(f, refs, i) || s.blocks[s.block_of[i]].rpo == UINT32_MAX)
+		if (!shape(f, refs, i) || s.cfg.blocks[s.cfg.block_of[i]].rpo == UINT32_MAX)
 			continue;
 		/* both operands within 62 bits (their difference's sign is the comparison) */
 		if (kl_opt_width(&s, w, kl_ssa_use(&s, i + 1, 0)) > 62)

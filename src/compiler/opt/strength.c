@@ -7,6 +7,7 @@
  * `q = q + (C << K)` after the counter's step: p = q, a shift and an add fewer a round
  * (big-csum's walk over 16-bit words, as clang walks it). */
 #include "compiler/opt/passes.h"
+#include "compiler/cfg.h"
 #include <linux/bpf.h>
 
 #define MAX_LOOPS 64   /* loops looked at per function (each costs a walk of it) */
@@ -68,15 +69,13 @@ void kl_pass_strength(struct kl_arena *a, struct kl_ir_func *f)
 		kl_opt_count_uses(&f->ins[x], uses, 1);
 	struct cand *cs = kl_arena_array(a, struct cand, n + 1);
 	bool *taken = kl_arena_array(a, bool, n + 1);   /* a shift already a candidate's */
-	uint32_t ncs = 0, loops = 0;
-	for (uint32_t j = 0; j < n; j++) {
-		const struct kl_ir_ins *back = &f->ins[j];
-		if ((back->op != IR_BR && back->op != IR_JMP) || back->label > f->nlabels || !label_at[back->label] ||
-		    label_at[back->label] - 1 >= j)
-			continue;
-		uint32_t h = label_at[back->label] - 1;
-		if (++loops > MAX_LOOPS)
-			break;
+	uint32_t ncs = 0;
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
+	struct kl_back_jump *bj;
+	uint32_t nbj = kl_cfg_loop_jumps(a, &c, &bj);   /* each a loop [h, j] (cfg.h) */
+	for (uint32_t k = 0; k < nbj && k < MAX_LOOPS; k++) {
+		uint32_t h = bj[k].head, j = bj[k].jump;
 		/* entered only at its head, and only from before it by falling through */
 		bool closed = true;
 		for (uint32_t x = 0; x < n && closed; x++) {

@@ -27,7 +27,7 @@ static int64_t inner(const struct kl_ssa *s, const uint32_t *uses, uint32_t v, u
 	if (!v || s->vals[v].kind != KL_VAL_INS || uses[v] != 1)
 		return -1;
 	uint32_t j = s->vals[v].at;
-	return s->block_of[j] == b && j < i ? (int64_t)j : -1;
+	return s->cfg.block_of[j] == b && j < i ? (int64_t)j : -1;
 }
 
 /* Whether value v (of vreg r) is what r holds at instruction j of block b: defined before j. */
@@ -59,7 +59,7 @@ void kl_pass_sums(struct kl_arena *a, struct kl_ir_func *f)
 		struct kl_ir_ins *in = &f->ins[i];
 		if (in->op != IR_ALU || in->core || !in->a || !s.def_val[i])
 			continue;
-		uint32_t b = s.block_of[i];
+		uint32_t b = s.cfg.block_of[i];
 		int64_t k;
 		if ((in->alu == BPF_LSH || in->alu == BPF_MUL) && in->has_imm) {
 			/* m = x + K; t = m << S: m = x << S; t = m + (K << S) */

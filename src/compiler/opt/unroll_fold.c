@@ -5,10 +5,13 @@
  * body from outside. Its trip count then follows from the constants (at most 64). The
  * trial: the loop becomes that many copies of its test and body (labels renamed per copy)
  * and a jump to X, loops nested in it the same, then sccp, unreachable, adce and dce run
- * over the function; if it is no larger than before (the loops computed constants: a
+ * over the function (through the pass manager, so -fno-sccp and the others hold there too,
+ * and --print-after and --verify-ir see them); if it is no larger than before (the loops computed constants: a
  * checksum of constants, log2 of a power of two, `(* acc 3)` over two nested loops) it is
  * kept, otherwise the function is put back as it was. */
 #include "compiler/opt/passes.h"
+#include "compiler/cfg.h"
+#include "compiler/opt.h"
 #include <linux/bpf.h>
 #include <string.h>
 
@@ -49,14 +52,14 @@ static void drop_jumps_to_next(struct kl_ir_func *f)
 	}
 }
 
-/* Whether the loop closed by the jump at j (back to its label) has the shape above, in
- * [lo, hi) of f; its trip count in l. at: label -> its instruction (+1). */
-static bool loop_at(const struct kl_ir_func *f, const uint32_t *at, uint32_t j, struct loop *l)
+/* Whether the loop closed by the back jump bj (cfg.h) has the shape above; its trip count
+ * in l. at: label -> its instruction (+1). */
+static bool loop_at(const struct kl_ir_func *f, const uint32_t *at, struct kl_back_jump bj, struct loop *l)
 {
-	const struct kl_ir_ins *back = &f->ins[j];
-	if (back->op != IR_JMP || back->label > f->nlabels || !at[back->label] || at[back->label] - 1 >= j)
+	const struct kl_ir_ins *back = &f->ins[bj.jump];
+	if (back->op != IR_JMP)
 		return false;
-	uint32_t t = at[back->label] - 1, label = back->label;
+	uint32_t t = bj.head, j = bj.jump, label = back->label;
 	uint32_t h = t + 1;
 	while (h < j && f->ins[h].op == IR_LABEL)
 		h++;
@@ -125,6 +128,20 @@ static bool loop_at(const struct kl_ir_func *f, const uint32_t *at, uint32_t j, 
 	return true;
 }
 
+/* The first loop (cfg.h) of that shape whose jump back is in [from, to) of f, in l. */
+static bool find_loop(struct kl_arena *a, const struct kl_ir_func *f, uint32_t from, uint32_t to, struct loop *l)
+{
+	uint32_t *at = kl_ir_labels(a, f);
+	struct kl_cfg c;
+	kl_cfg_build(a, f, &c);
+	struct kl_back_jump *bj;
+	uint32_t n = kl_cfg_loop_jumps(a, &c, &bj);
+	for (uint32_t k = 0; k < n; k++)
+		if (bj[k].jump >= from && bj[k].jump < to && loop_at(f, at, bj[k], l))
+			return true;
+	return false;
+}
+
 /* The loop's copies in place of it; returns how many instructions it grew by. */
 static uint32_t unroll(struct kl_arena *a, struct kl_ir_func *f, const struct loop *l)
 {
@@ -165,19 +182,19 @@ static uint32_t unroll(struct kl_arena *a, struct kl_ir_func *f, const struct lo
 	return grew;
 }
 
-void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f)
+/* What a trial runs over the unrolled function, through the pass manager. */
+static const char *const trial[] = { "sccp", "unreachable", "adce", "dce", "unreachable" };
+
+int kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg)
 {
 	/* each trial runs passes over the whole function: their work is bounded by a multiple
 	 * of its size (2,000 loops that do not fold took 0.26 s, 0.02 s without the pass) */
 	uint64_t work = 0, budget = 8ull * f->nins + 65536;
 	for (uint32_t from = 0, tries = 0; tries < 64 && work < budget; tries++) {
-		uint32_t *at = kl_ir_labels(a, f);
 		struct loop l;
-		uint32_t j = from;
-		while (j < f->nins && !loop_at(f, at, j, &l))
-			j++;
-		if (j >= f->nins)
-			return;
+		if (!find_loop(a, f, from, f->nins, &l))
+			return 0;
+		uint32_t j = l.j;
 		/* the trial, on a copy (its memory released when it is put back) */
 		struct kl_arena_mark mark = kl_arena_mark(a);
 		uint32_t snins = f->nins, scap = f->cap, slabels = f->nlabels, before = size(f);
@@ -192,25 +209,13 @@ void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f)
 				ok = false;
 				break;
 			}
-			at = kl_ir_labels(a, f);
-			uint32_t k = lo;
-			while (k < hi && !loop_at(f, at, k, &l))
-				k++;
-			if (k >= hi)
+			if (!find_loop(a, f, lo, hi, &l))
 				break;
 		}
 		work += f->nins;
 		if (ok) {
-			kl_pass_sccp(a, f);
-			kl_opt_compact(f);
-			kl_pass_unreachable(a, f);
-			kl_opt_compact(f);
-			kl_pass_adce(a, f);
-			kl_opt_compact(f);
-			kl_pass_dce(a, f);
-			kl_opt_compact(f);
-			kl_pass_unreachable(a, f);
-			kl_opt_compact(f);
+			if (kl_opt_run(a, f, cfg, trial, sizeof(trial) / sizeof(trial[0])))
+				return -1;
 			drop_jumps_to_next(f);
 			kl_opt_compact(f);
 		}
@@ -223,4 +228,5 @@ void kl_pass_unroll_fold(struct kl_arena *a, struct kl_ir_func *f)
 		kl_arena_release(a, mark);
 		from = j + 1;
 	}
+	return 0;
 }

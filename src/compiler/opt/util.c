@@ -119,8 +119,8 @@ uint8_t *kl_opt_widths(struct kl_arena *a, const struct kl_ssa *s)
 	uint8_t *w = kl_arena_array(a, uint8_t, s->nvals + 1);
 	for (uint32_t v = 0; v <= s->nvals; v++)
 		w[v] = 64;
-	for (uint32_t r = 0; r < s->nrpo; r++) {
-		const struct kl_block *k = &s->blocks[s->rpo[r]];
+	for (uint32_t r = 0; r < s->cfg.nrpo; r++) {
+		const struct kl_block *k = &s->cfg.blocks[s->cfg.rpo[r]];
 		for (uint32_t i = k->first; i < k->end; i++) {
 			const struct kl_ir_ins *in = &f->ins[i];
 			uint32_t dv = s->def_val[i];
@@ -173,7 +173,7 @@ uint8_t *kl_opt_widths(struct kl_arena *a, const struct kl_ssa *s)
 bool kl_opt_ssa(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s)
 {
 	kl_ssa_build(a, f, s);
-	return s->nblocks != 0;
+	return s->cfg.nblocks != 0;
 }
 
 uint32_t *kl_opt_value_uses(struct kl_arena *a, const struct kl_ssa *s, bool branches)
@@ -187,7 +187,7 @@ uint32_t *kl_opt_value_uses(struct kl_arena *a, const struct kl_ssa *s, bool bra
 			uses[kl_ssa_use(s, i, k)]++;
 	}
 	for (uint32_t p = 0; p < s->nphis; p++)
-		for (uint32_t k = 0; k < s->blocks[s->phis[p].block].npred; k++)
+		for (uint32_t k = 0; k < s->cfg.blocks[s->phis[p].block].npred; k++)
 			uses[s->phis[p].args[k]]++;
 	return uses;
 }
