@@ -1,0 +1,32 @@
+/* prog_types.h — the facts about each kernel program type that more than one layer needs
+ * (loading it bare, probing its helpers, its pass action, attaching it), one row per type
+ * in prog_types.def, which also holds the compiler's defprog :type rows (compiler/tables.h).
+ * Below the compiler, libkiln and the CLI: it includes only the uapi. */
+#ifndef KL_KFACTS_PROG_TYPES_H
+#define KL_KFACTS_PROG_TYPES_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <linux/bpf.h>
+
+/* Numbers newer than linux 6.1's <linux/bpf.h>, the build's (Debian 12). */
+#define KL_PROG_TYPE_NETFILTER 32
+#define KL_ATTACH_NETFILTER 45
+
+struct kl_prog_kind {
+	uint32_t prog_type;          /* enum bpf_prog_type */
+	uint32_t load_attach;        /* the expected attach type it needs to load at all */
+	uint32_t load_flags;         /* the program flags it needs to load (BPF_F_SLEEPABLE) */
+	bool kern_version;           /* loads only with the kernel's version (before 5.0) */
+	bool helpers_unprobeable;    /* loads only against a kernel function or struct */
+	bool has_pass;               /* a packet program: pass is what lets a packet through */
+	int32_t pass;
+	bool attach_opts;            /* attaches only with what kiln_attach_opts names */
+};
+
+/* The row of a kernel program type, or a row of zeroes for one the list has nothing on. */
+const struct kl_prog_kind *kl_prog_kind_facts(uint32_t prog_type);
+/* Every row, in the list's order: n of them. */
+const struct kl_prog_kind *kl_prog_kinds(size_t *n);
+
+#endif
