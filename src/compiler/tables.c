@@ -109,9 +109,11 @@ uint8_t kl_helper_min_args(const struct kl_helper *h)
 static const struct kl_prog_type prog_types[] = {
 #define KERNEL_PROG(constant, ...)
 #define PROG_TYPE(kw, constant, ...) { .keyword = kw, .prog_type = constant, __VA_ARGS__ },
+#define ATTACH_SECTION(pattern, ...)
 #include "kfacts/prog_types.def"
 #undef KERNEL_PROG
 #undef PROG_TYPE
+#undef ATTACH_SECTION
 };
 #undef SECTIONS
 
@@ -127,25 +129,10 @@ const struct kl_prog_type *kl_prog_type_find(const char *keyword)
  * for; otherwise the object loads as something else or not at all. So a section must match
  * one of its type's patterns, libbpf's section_defs entries for that type (the rows'
  * patterns). */
-static bool section_matches(const char *pattern, const char *section)
-{
-	size_t len = strlen(pattern);
-
-	if (pattern[len - 1] == '/')
-		return strncmp(section, pattern, len) == 0 && section[len] != '\0';
-	if (pattern[len - 1] == '+') {
-		len--;
-		if (strncmp(section, pattern, len) != 0)
-			return false;
-		return section[len] == '\0' || (section[len] == '/' && section[len + 1] != '\0');
-	}
-	return strcmp(section, pattern) == 0;
-}
-
 bool kl_prog_type_section_ok(const struct kl_prog_type *pt, const char *section)
 {
 	for (const char *const *p = pt->patterns; *p; p++)
-		if (section_matches(*p, section))
+		if (kl_section_matches(*p, section))
 			return true;
 	return false;
 }

@@ -30,17 +30,21 @@ static const struct row map_rows[] = {
 static const struct row prog_rows[] = {
 #define KERNEL_PROG(constant, ...)
 #define PROG_TYPE(kw, constant, ...) { kw, constant },
+#define ATTACH_SECTION(pattern, ...)
 #include "kfacts/prog_types.def"
 #undef KERNEL_PROG
 #undef PROG_TYPE
+#undef ATTACH_SECTION
 };
 
 static const uint32_t kernel_progs[] = {
 #define KERNEL_PROG(constant, ...) constant,
 #define PROG_TYPE(kw, constant, ...)
+#define ATTACH_SECTION(pattern, ...)
 #include "kfacts/prog_types.def"
 #undef KERNEL_PROG
 #undef PROG_TYPE
+#undef ATTACH_SECTION
 };
 
 /* libbpf's (and so libkiln's) name of a map type is kiln's keyword with '_' for '-'. */
@@ -205,9 +209,45 @@ static void check_prog_types(void)
 	      !kl_prog_kind_facts(BPF_PROG_TYPE_KPROBE)->has_pass && !kl_prog_kind_facts(200)->has_pass, "wrong");
 }
 
+static const char *const attach_rows[] = {
+#define KERNEL_PROG(constant, ...)
+#define PROG_TYPE(kw, constant, ...)
+#define ATTACH_SECTION(pattern, ...) pattern,
+#include "kfacts/prog_types.def"
+#undef KERNEL_PROG
+#undef PROG_TYPE
+#undef ATTACH_SECTION
+};
+
+/* Each attach row is the first to take its own sections (no earlier row hides it), and a row
+ * that sets a program's type names one the compiler's rows give those sections. */
+static void check_attach_sections(void)
+{
+	char name[320], sec[2][96];
+	for (size_t i = 0; i < COUNT(attach_rows); i++) {
+		int ns = pattern_samples(attach_rows[i], sec);
+		for (int s = 0; s < ns; s++) {
+			const struct kl_attach_section *a = kl_attach_section_find(sec[s]);
+			snprintf(name, sizeof name, "attach %s: %s finds it", attach_rows[i], sec[s]);
+			CHECK(name, a && !strcmp(a->pattern, attach_rows[i]), "found %s", a ? a->pattern : "NULL");
+			if (!a || !a->type)
+				continue;
+			bool typed = false;
+			for (size_t j = 0; j < COUNT(prog_rows); j++) {
+				const struct kl_prog_type *pt = kl_prog_type_find(prog_rows[j].keyword);
+				typed |= pt && pt->prog_type == a->type && kl_prog_type_section_ok(pt, sec[s]);
+			}
+			snprintf(name, sizeof name, "attach %s: %s is a type the compiler gives it", attach_rows[i], sec[s]);
+			CHECK(name, typed, "type %u", a->type);
+		}
+	}
+	CHECK("attach: no section, no row", !kl_attach_section_find(NULL) && !kl_attach_section_find("nothing"), "found");
+}
+
 int main(void)
 {
 	check_map_types();
 	check_prog_types();
+	check_attach_sections();
 	return CHECK_DONE();
 }
