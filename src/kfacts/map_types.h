@@ -57,7 +57,8 @@ struct kl_map_type {
 	bool no_key;                 /* queue, stack, bloom-filter: a value and no key */
 	bool slots_per_cpu;          /* no :max-entries: the loader makes one slot per possible cpu */
 	bool needs_inner;            /* a map of maps: needs :inner-map, a template */
-	bool events;                 /* records described by :event (ringbuf, perf-event-array) */
+	bool events;                 /* a buffer of records: described by :event, streamed by
+				      * `kiln run` (ringbuf, perf-event-array) */
 	const char *storage_per;     /* local storage: what it holds a value per ("task"); no
 				      * :max-entries. NULL for other maps */
 	/* libkiln */
