@@ -24,10 +24,12 @@ INCDIR  ?= $(PREFIX)/include
 VERSION := 0.1.0
 COMPILER_SRC := $(wildcard src/compiler/*.c src/compiler/opt/*.c)
 LIB_SRC      := $(wildcard src/lib/*.c)
+# src/kfacts/: the lists of kernel facts (map and program types) every layer reads
+KFACTS_SRC   := $(wildcard src/kfacts/*.c)
 TRACE_SRC    := $(wildcard src/trace/*.c)
 # src/host/: the Lisp of Whistler session files, interpreted by `kiln run` (part of the CLI)
 CLI_SRC      := $(wildcard src/cli/*.c) $(wildcard src/host/*.c)
-COMPILER_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(COMPILER_SRC)) $(BUILD)/gen/prelude.o \
+COMPILER_OBJS := $(patsubst src/%.c,$(BUILD)/%.o,$(COMPILER_SRC) $(KFACTS_SRC)) $(BUILD)/gen/prelude.o \
 	$(BUILD)/gen/prelude_index.o
 LIB_OBJS      := $(COMPILER_OBJS) $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC) $(TRACE_SRC))
 PIC_OBJS      := $(patsubst $(BUILD)/%.o,$(BUILD)/pic/%.o,$(LIB_OBJS))

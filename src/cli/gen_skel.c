@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "gen.h"
 #include "gen_names.h"
+#include "kfacts/prog_types.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <ctype.h>
@@ -163,20 +164,6 @@ static void emit_open(FILE *out, const struct skel *k, struct bpf_object *o)
 		     "\terrno = -err;\n\treturn NULL;\n}\n\n", s);
 }
 
-static bool needs_opts(enum bpf_prog_type t)
-{
-	static const enum bpf_prog_type with_opts[] = {
-		BPF_PROG_TYPE_XDP, BPF_PROG_TYPE_SCHED_CLS, BPF_PROG_TYPE_SCHED_ACT,
-		BPF_PROG_TYPE_CGROUP_SKB, BPF_PROG_TYPE_CGROUP_SOCK, BPF_PROG_TYPE_CGROUP_SOCK_ADDR,
-		BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_PROG_TYPE_CGROUP_SYSCTL, BPF_PROG_TYPE_CGROUP_DEVICE,
-		BPF_PROG_TYPE_SOCKET_FILTER, BPF_PROG_TYPE_PERF_EVENT,
-	};
-	for (size_t i = 0; i < sizeof(with_opts) / sizeof(with_opts[0]); i++)
-		if (with_opts[i] == t)
-			return true;
-	return false;
-}
-
 static void emit_attach(FILE *out, const struct skel *k, struct bpf_object *o)
 {
 	struct bpf_program *p;
@@ -200,7 +187,7 @@ static void emit_attach(FILE *out, const struct skel *k, struct bpf_object *o)
 	i = 0;
 	bpf_object__for_each_program(p, o) {
 		id = k->progs[i++];
-		if (!needs_opts(bpf_program__type(p)))
+		if (!kl_prog_kind_facts(bpf_program__type(p))->attach_opts)
 			fprintf(out, "\tif (!err)\n\t\terr = %s__%s__attach(skel, NULL);\n", s, id);
 	}
 	fprintf(out, "\tif (err)\n\t\t%s__detach(skel);\n\treturn err;\n}\n\n", s);

@@ -2,6 +2,7 @@
  * values typed in by the map's BTF (kiln_map_parse_key/_value: JSON objects for structs,
  * addresses, strings, integers), decoded by BTF out, as text or JSON lines. */
 #include "cli.h"
+#include "kfacts/map_types.h"
 #include <bpf/btf.h>
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -86,35 +87,20 @@ static struct btf *map_btf(const struct kiln_map_info *info)
 }
 
 /* What the kernel gives user space for the maps that hold fds: ids, ifindexes, queue sizes,
- * socket cookies; a devmap's or cpumap's 8-byte value adds the id of the program run on it. */
-static const struct {
-	enum bpf_map_type type;
-	const char *what;
-	uint8_t width;              /* bytes of the first value: 8 for a socket cookie */
-	bool prog_in_8;
-} held[] = {
-	{ BPF_MAP_TYPE_PROG_ARRAY, "prog_id", 4, false },
-	{ BPF_MAP_TYPE_ARRAY_OF_MAPS, "map_id", 4, false }, { BPF_MAP_TYPE_HASH_OF_MAPS, "map_id", 4, false },
-	{ BPF_MAP_TYPE_DEVMAP, "ifindex", 4, true }, { BPF_MAP_TYPE_DEVMAP_HASH, "ifindex", 4, true },
-	{ BPF_MAP_TYPE_CPUMAP, "qsize", 4, true },
-	{ BPF_MAP_TYPE_SOCKMAP, "cookie", 8, false }, { BPF_MAP_TYPE_SOCKHASH, "cookie", 8, false },
-	{ BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, "cookie", 8, false },
-};
-
+ * socket cookies (the held column of kfacts/map_types.def); a devmap's or cpumap's 8-byte
+ * value adds the id of the program run on it. */
 static bool show_held(FILE *out, const struct kiln_map_info *info, const uint8_t *v, bool json)
 {
-	size_t i = 0;
-	while (i < sizeof(held) / sizeof(held[0]) && held[i].type != info->type)
-		i++;
-	if (i == sizeof(held) / sizeof(held[0]))
+	const struct kl_map_type *t = kl_map_type_facts(info->type);
+	if (!t->held)
 		return false;
 	uint64_t x = 0;
 	uint32_t y = 0;
-	memcpy(&x, v, held[i].width);
-	bool second = info->value_size >= 8 && held[i].prog_in_8;
+	memcpy(&x, v, t->held_width);
+	bool second = info->value_size >= 8 && t->held_prog;
 	if (second)
 		memcpy(&y, v + 4, 4);
-	fprintf(out, json ? "{\"%s\":%llu" : "%s %llu", held[i].what, (unsigned long long)x);
+	fprintf(out, json ? "{\"%s\":%llu" : "%s %llu", t->held, (unsigned long long)x);
 	if (second)
 		fprintf(out, json ? ",\"prog_id\":%u" : " prog_id %u", y);
 	if (json)
@@ -240,33 +226,18 @@ static void print_element(FILE *out, struct kiln_map *m, const uint8_t *v, const
 	btf__free(btf);
 }
 
-/* Map types whose entries are not data to list: prog-arrays, maps of maps, devmaps and
- * cpumaps list what the kernel gives back (ids, ifindexes, queue sizes); these hold what user
- * space cannot read, or (local storage) cannot walk: what to do instead. */
-static const struct { enum bpf_map_type type; const char *hint; } opaque[] = {
-	{ BPF_MAP_TYPE_RINGBUF, "" }, { BPF_MAP_TYPE_PERF_EVENT_ARRAY, "" },
-	{ BPF_MAP_TYPE_CGROUP_ARRAY, "" }, { BPF_MAP_TYPE_XSKMAP, "" },
-	{ BPF_MAP_TYPE_SOCKMAP, "; with an 8-byte value it lists socket cookies" },
-	{ BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, "; with an 8-byte value it lists socket cookies" },
-	{ BPF_MAP_TYPE_SOCKHASH, "; with an 8-byte value it lists socket cookies" },
-	{ BPF_MAP_TYPE_USER_RINGBUF, "" },
-	{ BPF_MAP_TYPE_STACK_TRACE, "; `kiln stack MAP ID` prints one" },
-	{ BPF_MAP_TYPE_BLOOM_FILTER, "; `kiln map peek MAP VALUE` asks for one" },
-	{ BPF_MAP_TYPE_TASK_STORAGE, "; `kiln map get MAP PID` reads a task's" },
-	{ BPF_MAP_TYPE_SK_STORAGE, "; `kiln map get MAP PID:FD` reads the socket a process holds as FD" },
-	{ BPF_MAP_TYPE_INODE_STORAGE, "; `kiln map get MAP FILE` reads a file's" },
-	{ KILN_MAP_TYPE_CGRP_STORAGE, "; `kiln map get MAP CGROUP-DIR` reads a cgroup's" },
-};
-
+/* Whether `kiln map` leaves a map's entries out: NULL if it lists them, else a hint (maybe "")
+ * at what to do instead. Prog-arrays, maps of maps, devmaps and cpumaps list what the kernel
+ * gives back (ids, ifindexes, queue sizes); the maps of dump KF_DUMP_NONE hold what user space
+ * cannot read, or (local storage) cannot walk. */
 static const char *unlisted(const struct kiln_map_info *info)
 {
+	const struct kl_map_type *t = kl_map_type_facts(info->type);
 	/* maps of sockets give back socket cookies, and only into 8-byte values */
-	if ((info->type == BPF_MAP_TYPE_SOCKMAP || info->type == BPF_MAP_TYPE_SOCKHASH ||
-	     info->type == BPF_MAP_TYPE_REUSEPORT_SOCKARRAY) && info->value_size == 8)
+	if (t->dump == KF_DUMP_COOKIES && info->value_size == 8)
 		return NULL;
-	for (size_t i = 0; i < sizeof(opaque) / sizeof(opaque[0]); i++)
-		if (opaque[i].type == info->type)
-			return opaque[i].hint;
+	if (t->dump == KF_DUMP_COOKIES || t->dump == KF_DUMP_NONE)
+		return t->hint;
 	return info->key_size > 0 ? NULL : "";
 }
 
@@ -295,22 +266,22 @@ static int peer_socket(const char *what, const char *s)
 static int storage_key(const struct kiln_map_info *info, const char *s, int *fd)
 {
 	int pid, n = -1;
-	switch ((int)info->type) {
-	case BPF_MAP_TYPE_TASK_STORAGE:
+	switch (kl_map_type_facts(info->type)->key_names) {
+	case KF_NAMES_TASK:
 		if (sscanf(s, "%d%n", &pid, &n) != 1 || s[n] || pid <= 0) {
 			fprintf(stderr, "kiln map: a task storage's key is a PID, not '%s'\n", s);
 			return -1;
 		}
 		*fd = (int)syscall(SYS_pidfd_open, pid, 0);
 		break;
-	case BPF_MAP_TYPE_SK_STORAGE:
+	case KF_NAMES_SOCKET:
 		if ((*fd = peer_socket("an sk storage's key", s)) == -2)
 			return -1;
 		break;
-	case BPF_MAP_TYPE_INODE_STORAGE:
+	case KF_NAMES_FILE:
 		*fd = open(s, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		break;
-	case KILN_MAP_TYPE_CGRP_STORAGE:
+	case KF_NAMES_CGROUP:
 		*fd = open(s, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		break;
 	default:
@@ -396,13 +367,14 @@ static int kv_by_value(const void *pa, const void *pb)
 int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cli_map_view *v)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
+	const struct kl_map_type *facts = kl_map_type_facts(info->type);
 	int err = 0;
 	if (!v->sort && !v->top) {
 		err = map_print(out, m, json, false, !v->per_cpu);
-	} else if (info->type == BPF_MAP_TYPE_QUEUE || info->type == BPF_MAP_TYPE_STACK || unlisted(info)) {
+	} else if (facts->dump == KF_DUMP_NEXT || unlisted(info)) {
 		err = map_print(out, m, json, false, !v->per_cpu);   /* nothing to sort: one element or none listed */
 	} else {
-		bool array = info->type == BPF_MAP_TYPE_ARRAY || info->type == BPF_MAP_TYPE_PERCPU_ARRAY;
+		bool array = facts->array;
 		size_t stride = kiln_map_value_stride(m);
 		struct kv_list l = { .ksize = info->key_size, .vsize = kiln_map_value_buf_size(m), .stride = stride,
 				     .skip_zero = array };
@@ -444,7 +416,7 @@ int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cl
 		}
 		free(l.e);
 	}
-	if (!err && v->clear && info->type != BPF_MAP_TYPE_QUEUE && info->type != BPF_MAP_TYPE_STACK && !unlisted(info))
+	if (!err && v->clear && facts->dump != KF_DUMP_NEXT && !unlisted(info))
 		err = kiln_map_delete_all(m, NULL);
 	return err;
 }
@@ -457,12 +429,13 @@ int cli_map_print(FILE *out, struct kiln_map *m, bool json, bool all)
 static int map_print(FILE *out, struct kiln_map *m, bool json, bool all, bool sum)
 {
 	const struct kiln_map_info *info = kiln_map_info(m);
-	bool array = info->type == BPF_MAP_TYPE_ARRAY || info->type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	const struct kl_map_type *facts = kl_map_type_facts(info->type);
+	bool array = facts->array;
 	if (!json)
 		fprintf(out, "map %s (%s, id %u, key %u, value %u, max %u):\n", kiln_map_name(m),
 			kiln_map_type_name(info->type), info->id, info->key_size, info->value_size,
 			info->max_entries);
-	if (info->type == BPF_MAP_TYPE_QUEUE || info->type == BPF_MAP_TYPE_STACK) {
+	if (facts->dump == KF_DUMP_NEXT) {
 		/* only the next element can be read without taking it */
 		uint8_t *v = calloc(1, info->value_size + 8);
 		int err = v ? kiln_map_peek(m, v) : -ENOMEM;
@@ -495,7 +468,7 @@ static int parse_arg(const char *what, const char *s, void *buf, size_t size);
 /* Maps of values without keys: push, pop and peek rather than get, set and delete. */
 static bool keyless(enum bpf_map_type t)
 {
-	return t == BPF_MAP_TYPE_QUEUE || t == BPF_MAP_TYPE_STACK || t == BPF_MAP_TYPE_BLOOM_FILTER;
+	return kl_map_type_facts(t)->no_key;
 }
 
 /* A program named as a pinned path, id:N or name:NAME: an fd, or -1 (said). */
@@ -530,13 +503,12 @@ static int prog_target_fd(const char *s)
 static int fd_value(const struct kiln_map_info *info, const char *s, int *fd)
 {
 	const char *holds = "maps: a pinned path, id:N or name:NAME";
-	switch (info->type) {
-	case BPF_MAP_TYPE_PROG_ARRAY:
+	switch (kl_map_type_facts(info->type)->value_names) {
+	case KF_NAMES_PROG:
 		holds = "programs: a pinned path, id:N or name:NAME";
 		*fd = prog_target_fd(s);
 		break;
-	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
-	case BPF_MAP_TYPE_HASH_OF_MAPS: {
+	case KF_NAMES_MAP: {
 		struct kiln_map *in;
 		if (cli_map_open_target("map set", s, &in))
 			return -1;
@@ -544,14 +516,12 @@ static int fd_value(const struct kiln_map_info *info, const char *s, int *fd)
 		kiln_map_close(in);
 		break;
 	}
-	case BPF_MAP_TYPE_SOCKMAP:
-	case BPF_MAP_TYPE_SOCKHASH:
-	case BPF_MAP_TYPE_REUSEPORT_SOCKARRAY:
+	case KF_NAMES_SOCKET:
 		holds = "sockets: PID:FD, a TCP socket listening or connected, or a UDP socket";
 		if ((*fd = peer_socket("a sockmap's value", s)) == -2)
 			return -1;
 		break;
-	case BPF_MAP_TYPE_CGROUP_ARRAY: {
+	case KF_NAMES_CGROUP: {
 		struct statfs sf;
 		holds = "cgroups: a cgroup v2 directory";
 		*fd = open(s, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

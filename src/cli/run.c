@@ -4,6 +4,7 @@
  * print the maps and the buffers' counts. Nothing stays unless --pin says so. */
 #include "cli.h"
 #include "metrics.h"
+#include "kfacts/map_types.h"
 #include "host/host.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -280,7 +281,7 @@ static int streams_open(struct kiln_object *obj, bool json, struct streams *ss, 
 		enum bpf_map_type t = kiln_map_info(m)->type;
 		if (t == BPF_MAP_TYPE_STACK_TRACE && !ss->fmt.stacks)
 			ss->fmt.stacks = m;
-		if (t != BPF_MAP_TYPE_RINGBUF && t != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
+		if (!kl_map_type_facts(t)->events)   /* ring buffers, perf-event arrays */
 			continue;
 		struct stream *st = &ss->s[ss->n++];
 		st->map = m;
@@ -392,8 +393,7 @@ static bool print_hist_map(struct kiln_object *obj, struct kiln_map *m, bool jso
 static bool not_counts(struct kiln_map *m, void *rd)
 {
 	enum bpf_map_type t = kiln_map_info(m)->type;
-	return t == BPF_MAP_TYPE_RINGBUF || t == BPF_MAP_TYPE_PERF_EVENT_ARRAY || t == BPF_MAP_TYPE_STACK_TRACE ||
-	       is_drop_counter(rd, m);
+	return kl_map_type_facts(t)->events || t == BPF_MAP_TYPE_STACK_TRACE || is_drop_counter(rd, m);
 }
 
 /* Every map the programs fill, by the view asked: not the buffers (their records were

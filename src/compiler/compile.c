@@ -187,8 +187,7 @@ static int compile(struct kl_comp *c, const char *out_path)
 	uint32_t *chain = kl_arena_array(c->a, uint32_t, nf + 1);
 	bool *known_elems = kl_arena_array(c->a, bool, c->maps.len + 1);
 	for (size_t m = 0; m < c->maps.len; m++)
-		known_elems[m] = c->maps.items[m].m.type == BPF_MAP_TYPE_ARRAY ||
-				 c->maps.items[m].m.type == BPF_MAP_TYPE_PERCPU_ARRAY;
+		known_elems[m] = c->maps.items[m].mt->array;
 	/* defuns, then the loops' callbacks (which may call defuns and the callbacks made before
 	 * them), then the programs: each after what it calls, whose frames it needs */
 	uint32_t nfun = (uint32_t)c->funs.len, nprog = (uint32_t)c->progs.len;

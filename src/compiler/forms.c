@@ -10,6 +10,7 @@
 #include "prelude.h"
 #include "tracefs.h"
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -51,32 +52,25 @@ static int taken(struct kl_comp *c, const struct kl_node *n, const char *what, c
 
 static bool is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 
-static const char *const map_options[] = {
-	"type", "key-size", "value-size", "key", "value", "max-entries", "map-flags", "pinning",
-	"inner-map", "value-type", "event", "display",
+/* defmap's options: what follows each keyword (NULL: not given). */
+struct map_opts {
+	const struct kl_node *type, *key_size, *value_size, *key, *value, *max_entries, *map_flags,
+		*pinning, *inner_map, *value_type, *event, *display;
 };
+
+#define MAP_OPTION(name, field) { name, offsetof(struct map_opts, field) }
+static const struct { const char *name; size_t at; } map_options[] = {
+	MAP_OPTION("type", type), MAP_OPTION("key-size", key_size), MAP_OPTION("value-size", value_size),
+	MAP_OPTION("key", key), MAP_OPTION("value", value), MAP_OPTION("max-entries", max_entries),
+	MAP_OPTION("map-flags", map_flags), MAP_OPTION("pinning", pinning),
+	MAP_OPTION("inner-map", inner_map), MAP_OPTION("value-type", value_type),
+	MAP_OPTION("event", event), MAP_OPTION("display", display),
+};
+#undef MAP_OPTION
 
 /* A BTF DATASEC's vlen, its variable count, is 16 bits; the drop counters of ring buffers
  * are maps too. */
 #define MAX_MAPS 32767
-
-/* Local storage: a value per kernel object, as long as that lives, so no :max-entries (the
- * kernel insists on 0). NULL when type is not local storage. */
-static const char *local_storage(uint32_t type)
-{
-	static const struct { uint32_t type; const char *per; } kinds[] = {
-		{ BPF_MAP_TYPE_TASK_STORAGE, "task" },
-		{ BPF_MAP_TYPE_SK_STORAGE, "socket" },
-		{ BPF_MAP_TYPE_INODE_STORAGE, "inode" },
-		{ KL_MAP_TYPE_CGRP_STORAGE, "cgroup" },
-		{ BPF_MAP_TYPE_CGROUP_STORAGE, "cgroup a program is attached to" },
-		{ BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, "cgroup a program is attached to, on each cpu" },
-	};
-	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (kinds[i].type == type)
-			return kinds[i].per;
-	return NULL;
-}
 
 /* :display :log2-hist (the map's key is (log2 x), its value a u64 count) or :display
  * (:linear-hist LO HI STEP) (the key (x - LO) / STEP, from HI on one bucket): how `kiln run`
@@ -106,6 +100,192 @@ static int map_display(struct kl_comp *c, struct kl_mapdef *md, const struct kl_
 	return 0;
 }
 
+/* The :keyword value pairs after the name, each into its field of o. */
+static int map_read_opts(struct kl_comp *c, const struct kl_node *n, struct map_opts *o)
+{
+	const size_t nopts = sizeof(map_options) / sizeof(map_options[0]);
+	memset(o, 0, sizeof(*o));
+	if ((n->nitems - 2) % 2)
+		return form_error(c, n, "defmap options come in :keyword value pairs");
+	for (uint32_t i = 2; i + 1 < n->nitems; i += 2) {
+		struct kl_node *k = n->items[i];
+		size_t j;
+		for (j = 0; k->kind == KL_N_KEY && j < nopts; j++)
+			if (!strcmp(map_options[j].name, k->str))
+				break;
+		if (k->kind != KL_N_KEY || j == nopts) {
+			char buf[64];
+			kl_node_str(k, buf, sizeof(buf));
+			return kl_error(c->d, k->span, "unknown defmap option '%s' (expected :type, :key, :value, "
+					":key-size, :value-size, :value-type, :max-entries, :map-flags, :pinning, :inner-map, :event or :display)", buf);
+		}
+		const struct kl_node **slot = (const struct kl_node **)((char *)o + map_options[j].at);
+		if (*slot)
+			return kl_error(c->d, k->span, "defmap option ':%s' given twice", map_options[j].name);
+		*slot = n->items[i + 1];
+	}
+	if (o->value_type) {   /* Whistler's :value-type STRUCT is :value STRUCT */
+		if (o->value)
+			return kl_error(c->d, o->value_type->span, "give :value or :value-type, not both");
+		o->value = o->value_type;
+	}
+	return 0;
+}
+
+/* :type, then :max-entries, :map-flags and :pinning. */
+static int map_kind(struct kl_comp *c, const struct kl_node *n, const struct map_opts *o, struct kl_mapdef *md)
+{
+	const struct kl_node *tn = o->type, *me = o->max_entries, *pin = o->pinning;
+	if (!tn)
+		return kl_error(c->d, n->span, "defmap '%s' needs :type", md->name);
+	if (tn->kind != KL_N_KEY || !(md->mt = kl_map_type_find(tn->str))) {
+		char buf[64];
+		kl_node_str(tn, buf, sizeof(buf));
+		return kl_error(c->d, tn->span, "unknown map type '%s' (expected :hash, :array, :percpu-hash, "
+				":percpu-array, :ringbuf, :prog-array, :lpm-trie, :lru-hash, ...)", buf);
+	}
+	/* a perf-event array without :max-entries gets one slot per possible cpu from the loader;
+	 * local storage has none (an element per task, socket or inode, as long as it lives) */
+	const char *storage = md->mt->storage_per;
+	if (!me && !md->mt->slots_per_cpu && !storage)
+		return kl_error(c->d, n->span, "defmap '%s' needs :max-entries", md->name);
+	int64_t v = 0;
+	if (me && kl_const_eval(c, me, &v))
+		return -1;
+	if (me && storage && v)
+		return kl_error(c->d, me->span, "a :%s map has no :max-entries (it holds one value per %s, as "
+				"long as that lives): remove it", md->mt->keyword, storage);
+	if (me && !storage && (v <= 0 || v > UINT32_MAX))
+		return kl_error(c->d, me->span, ":max-entries %lld is out of range", (long long)v);
+	md->m.max_entries = (uint32_t)v;
+	if (o->map_flags) {
+		if (kl_const_eval(c, o->map_flags, &v))
+			return -1;
+		md->m.map_flags = (uint32_t)v;
+	}
+	if (pin) {
+		if (kl_is_key(pin, "by-name"))
+			md->m.pinning = 1;
+		else if (!kl_is_key(pin, "none"))
+			return form_error(c, pin, ":pinning must be :by-name or :none");
+	}
+	md->m.type = md->mt->map_type;
+	md->m.sizes_only = md->mt->sizes_only;
+	return 0;
+}
+
+/* A map with neither key nor value (a ring buffer): no key or value options, and a ring
+ * buffer's size in whole pages. */
+static int map_no_key_value(struct kl_comp *c, const struct map_opts *o, struct kl_mapdef *md)
+{
+	/* Whistler writes :key-size 0 :value-size 0 on a ring buffer: zero sizes say nothing */
+	const struct kl_node *ks = o->key_size, *vs = o->value_size;
+	int64_t z = 0;
+	if (ks && !kl_const_eval(c, ks, &z) && !z)
+		ks = NULL;
+	if (vs && !kl_const_eval(c, vs, &z) && !z)
+		vs = NULL;
+	if (c->d->nerrors)
+		return -1;
+	const struct kl_node *bad = ks ? ks : vs ? vs : o->key ? o->key : o->value;
+	if (bad)
+		return kl_error(c->d, bad->span, "a :%s map has no key or value; remove :key/:value options",
+				md->mt->keyword);
+	if (md->mt->map_type == BPF_MAP_TYPE_RINGBUF &&
+	    (!is_pow2(md->m.max_entries) || md->m.max_entries % 4096))
+		return kl_error(c->d, o->max_entries->span, "ringbuf :max-entries %u must be a power of two and a "
+				"multiple of the page size (4096)", md->m.max_entries);
+	return 0;
+}
+
+/* The key (i 0) or the value (i 1): its type and size from :key/:value and :key-size/
+ * :value-size, which must agree with each other and with what the map type requires. */
+static int map_side(struct kl_comp *c, const struct kl_node *n, const struct kl_node *sz,
+		    const struct kl_node *ty, int i, struct kl_mapdef *md)
+{
+	static const char *const what[2] = { "key", "value" };
+	struct kl_type *type = NULL;
+	uint32_t size = 0;
+	if (ty) {
+		if (!(type = kl_type_parse(c, ty)))
+			return -1;
+		size = type->size;
+	}
+	if (sz) {
+		int64_t v;
+		if (kl_const_eval(c, sz, &v))
+			return -1;
+		if (v <= 0 || v > 65536)
+			return kl_error(c->d, sz->span, ":%s-size %lld is out of range", what[i], (long long)v);
+		if (type && (uint32_t)v != size)
+			return kl_error(c->d, sz->span, ":%s-size %lld does not match the size %u of :%s",
+					what[i], (long long)v, size, what[i]);
+		size = (uint32_t)v;
+	}
+	uint32_t need = i ? md->mt->value_size : md->mt->key_size;
+	if (!size && need)
+		size = need;
+	if (!size)
+		return kl_error(c->d, n->span, "defmap '%s' needs :%s or :%s-size", md->name, what[i], what[i]);
+	if (need && size != need)
+		return kl_error(c->d, (sz ? sz : ty)->span,
+				"a :%s map's %s is %u bytes, not %u", md->mt->keyword, what[i], need, size);
+	if (!type)
+		type = kl_type_sized(c->a, size);
+	*(i ? &md->value_size : &md->key_size) = size;
+	*(i ? &md->m.value : &md->m.key) = type;
+	return 0;
+}
+
+/* The key and the value of a map that has them (a queue, stack or bloom filter has a value
+ * only). */
+static int map_key_value(struct kl_comp *c, const struct kl_node *n, const struct map_opts *o,
+			 struct kl_mapdef *md)
+{
+	if (md->mt->no_key) {
+		/* queue, stack, bloom-filter: values only; Whistler writes :key-size 0 */
+		int64_t k0 = -1;
+		if (o->key || (o->key_size && (kl_const_eval(c, o->key_size, &k0) || k0 != 0)))
+			return kl_error(c->d, (o->key ? o->key : o->key_size)->span, "a :%s map has values and "
+					"no key; remove :key/:key-size", md->mt->keyword);
+	} else if (map_side(c, n, o->key_size, o->key, 0, md)) {
+		return -1;
+	}
+	return map_side(c, n, o->value_size, o->value, 1, md);
+}
+
+/* The flags a map type requires, :inner-map, :event and :display. */
+static int map_extras(struct kl_comp *c, const struct kl_node *n, const struct map_opts *o,
+		      struct kl_mapdef *md)
+{
+	const struct kl_map_type *mt = md->mt;
+	if (mt->storage_per)   /* task, sk, inode and cgrp storage: the kernel insists on no preallocation */
+		md->m.map_flags |= mt->required_flags;
+	if (mt->required_flags && (md->m.map_flags & mt->required_flags) != mt->required_flags)
+		return kl_error(c->d, o->map_flags ? o->map_flags->span : n->span,
+				"a :%s map needs :map-flags %u (BPF_F_NO_PREALLOC)", mt->keyword, mt->required_flags);
+	if (o->inner_map) {
+		const struct kl_node *inner = o->inner_map;
+		struct kl_mapdef *im = inner->kind == KL_N_SYM ? kl_map_lookup(c, inner->str) : NULL;
+		if (!im)
+			return form_error(c, inner, ":inner-map must name a map defined before");
+		md->m.inner = (int)(im - c->maps.items);
+	} else if (mt->needs_inner) {
+		return kl_error(c->d, n->span, "a :%s map needs :inner-map NAME (a map to use as the template)",
+				mt->keyword);
+	}
+	if (o->event) {
+		if (!mt->events)
+			return kl_error(c->d, o->event->span, ":event is for :ringbuf and :perf-event-array maps, "
+					"whose records it describes");
+		struct kl_structdef *sd = o->event->kind == KL_N_SYM ? kl_struct_lookup(c, o->event->str) : NULL;
+		if (!sd)
+			return form_error(c, o->event, ":event must name a defevent or defstruct defined before");
+		md->m.event = sd->type;
+	}
+	return o->display ? map_display(c, md, o->display) : 0;
+}
+
 static int do_defmap(struct kl_comp *c, struct kl_node *n)
 {
 	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
@@ -126,155 +306,12 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 		kl_warn(c->d, n->items[1]->span, "map name '%s' is %zu characters: the kernel keeps the first 15 "
 			"('%.15s', what bpftool and `kiln map list` show); kiln, libbpf and pins use the whole name",
 			name, strlen(md.m.name), md.m.name);
-	const struct kl_node *opt[sizeof(map_options) / sizeof(map_options[0])] = { 0 };
-	if ((n->nitems - 2) % 2)
-		return form_error(c, n, "defmap options come in :keyword value pairs");
-	for (uint32_t i = 2; i + 1 < n->nitems; i += 2) {
-		struct kl_node *k = n->items[i];
-		size_t j;
-		for (j = 0; k->kind == KL_N_KEY && j < sizeof(map_options) / sizeof(map_options[0]); j++)
-			if (!strcmp(map_options[j], k->str))
-				break;
-		if (k->kind != KL_N_KEY || j == sizeof(map_options) / sizeof(map_options[0])) {
-			char buf[64];
-			kl_node_str(k, buf, sizeof(buf));
-			return kl_error(c->d, k->span, "unknown defmap option '%s' (expected :type, :key, :value, "
-					":key-size, :value-size, :value-type, :max-entries, :map-flags, :pinning, :inner-map, :event or :display)", buf);
-		}
-		if (opt[j])
-			return kl_error(c->d, k->span, "defmap option ':%s' given twice", map_options[j]);
-		opt[j] = n->items[i + 1];
-	}
-	const struct kl_node *tn = opt[0], *ks = opt[1], *vs = opt[2], *kt = opt[3], *vt = opt[4],
-			     *me = opt[5], *fl = opt[6], *pin = opt[7], *inner = opt[8];
-	if (opt[9]) {   /* Whistler's :value-type STRUCT is :value STRUCT */
-		if (vt)
-			return kl_error(c->d, opt[9]->span, "give :value or :value-type, not both");
-		vt = opt[9];
-	}
-	if (!tn)
-		return kl_error(c->d, n->span, "defmap '%s' needs :type", name);
-	if (tn->kind != KL_N_KEY || !(md.mt = kl_map_type_find(tn->str))) {
-		char buf[64];
-		kl_node_str(tn, buf, sizeof(buf));
-		return kl_error(c->d, tn->span, "unknown map type '%s' (expected :hash, :array, :percpu-hash, "
-				":percpu-array, :ringbuf, :prog-array, :lpm-trie, :lru-hash, ...)", buf);
-	}
-	/* a perf-event array without :max-entries gets one slot per possible cpu from the loader;
-	 * local storage has none (an element per task, socket or inode, as long as it lives) */
-	bool per_cpu_slots = !me && md.mt->map_type == BPF_MAP_TYPE_PERF_EVENT_ARRAY;
-	const char *storage = local_storage(md.mt->map_type);
-	if (!me && !per_cpu_slots && !storage)
-		return kl_error(c->d, n->span, "defmap '%s' needs :max-entries", name);
-	int64_t v = 0;
-	if (me && kl_const_eval(c, me, &v))
+	struct map_opts o;
+	if (map_read_opts(c, n, &o) || map_kind(c, n, &o, &md))
 		return -1;
-	if (me && storage && v)
-		return kl_error(c->d, me->span, "a :%s map has no :max-entries (it holds one value per %s, as "
-				"long as that lives): remove it", md.mt->keyword, storage);
-	if (me && !storage && (v <= 0 || v > UINT32_MAX))
-		return kl_error(c->d, me->span, ":max-entries %lld is out of range", (long long)v);
-	md.m.max_entries = (uint32_t)v;
-	if (fl) {
-		if (kl_const_eval(c, fl, &v))
-			return -1;
-		md.m.map_flags = (uint32_t)v;
-	}
-	if (pin) {
-		if (kl_is_key(pin, "by-name"))
-			md.m.pinning = 1;
-		else if (!kl_is_key(pin, "none"))
-			return form_error(c, pin, ":pinning must be :by-name or :none");
-	}
-	md.m.type = md.mt->map_type;
-	md.m.sizes_only = md.mt->sizes_only;
-	if (md.mt->no_key_value) {
-		/* Whistler writes :key-size 0 :value-size 0 on a ring buffer: zero sizes say nothing */
-		int64_t z = 0;
-		if (ks && !kl_const_eval(c, ks, &z) && !z)
-			ks = NULL;
-		if (vs && !kl_const_eval(c, vs, &z) && !z)
-			vs = NULL;
-		if (c->d->nerrors)
-			return -1;
-		const struct kl_node *bad = ks ? ks : vs ? vs : kt ? kt : vt;
-		if (bad)
-			return kl_error(c->d, bad->span, "a :%s map has no key or value; remove :key/:value options",
-					md.mt->keyword);
-		if (md.mt->map_type == BPF_MAP_TYPE_RINGBUF &&
-		    (!is_pow2(md.m.max_entries) || md.m.max_entries % 4096))
-			return kl_error(c->d, me->span, "ringbuf :max-entries %u must be a power of two and a "
-					"multiple of the page size (4096)", md.m.max_entries);
-	} else {
-		struct kl_type *t;
-		uint32_t sizes[2] = { 0, 0 };
-		const struct kl_node *sz[2] = { ks, vs }, *ty[2] = { kt, vt };
-		struct kl_type *types[2] = { NULL, NULL };
-		static const char *const what[2] = { "key", "value" };
-		if (md.mt->no_key) {
-			/* queue, stack, bloom-filter: values only; Whistler writes :key-size 0 */
-			int64_t k0 = -1;
-			if (kt || (ks && (kl_const_eval(c, ks, &k0) || k0 != 0)))
-				return kl_error(c->d, (kt ? kt : ks)->span, "a :%s map has values and no key; remove "
-						":key/:key-size", md.mt->keyword);
-		}
-		for (int i = md.mt->no_key; i < 2; i++) {
-			if (ty[i]) {
-				if (!(t = kl_type_parse(c, ty[i])))
-					return -1;
-				types[i] = t;
-				sizes[i] = t->size;
-			}
-			if (sz[i]) {
-				if (kl_const_eval(c, sz[i], &v))
-					return -1;
-				if (v <= 0 || v > 65536)
-					return kl_error(c->d, sz[i]->span, ":%s-size %lld is out of range", what[i], (long long)v);
-				if (types[i] && (uint32_t)v != sizes[i])
-					return kl_error(c->d, sz[i]->span, ":%s-size %lld does not match the size %u of :%s",
-							what[i], (long long)v, sizes[i], what[i]);
-				sizes[i] = (uint32_t)v;
-			}
-			uint32_t need = i ? md.mt->value_size : md.mt->key_size;
-			if (!sizes[i] && need)
-				sizes[i] = need;
-			if (!sizes[i])
-				return kl_error(c->d, n->span, "defmap '%s' needs :%s or :%s-size", name, what[i], what[i]);
-			if (need && sizes[i] != need)
-				return kl_error(c->d, (sz[i] ? sz[i] : ty[i])->span,
-						"a :%s map's %s is %u bytes, not %u", md.mt->keyword, what[i], need, sizes[i]);
-			if (!types[i])
-				types[i] = kl_type_sized(c->a, sizes[i]);
-		}
-		md.key_size = sizes[0];
-		md.value_size = sizes[1];
-		md.m.key = types[0];
-		md.m.value = types[1];
-	}
-	if (storage)      /* task, sk, inode and cgrp storage: the kernel insists on no preallocation */
-		md.m.map_flags |= md.mt->required_flags;
-	if (md.mt->required_flags && (md.m.map_flags & md.mt->required_flags) != md.mt->required_flags)
-		return kl_error(c->d, fl ? fl->span : n->span, "a :%s map needs :map-flags %u (BPF_F_NO_PREALLOC)",
-				md.mt->keyword, md.mt->required_flags);
-	if (inner) {
-		struct kl_mapdef *im = inner->kind == KL_N_SYM ? kl_map_lookup(c, inner->str) : NULL;
-		if (!im)
-			return form_error(c, inner, ":inner-map must name a map defined before");
-		md.m.inner = (int)(im - c->maps.items);
-	} else if (md.m.type == BPF_MAP_TYPE_ARRAY_OF_MAPS || md.m.type == BPF_MAP_TYPE_HASH_OF_MAPS) {
-		return kl_error(c->d, n->span, "a :%s map needs :inner-map NAME (a map to use as the template)",
-				md.mt->keyword);
-	}
-	if (opt[10]) {
-		if (md.m.type != BPF_MAP_TYPE_RINGBUF && md.m.type != BPF_MAP_TYPE_PERF_EVENT_ARRAY)
-			return kl_error(c->d, opt[10]->span, ":event is for :ringbuf and :perf-event-array maps, "
-					"whose records it describes");
-		struct kl_structdef *sd = opt[10]->kind == KL_N_SYM ? kl_struct_lookup(c, opt[10]->str) : NULL;
-		if (!sd)
-			return form_error(c, opt[10], ":event must name a defevent or defstruct defined before");
-		md.m.event = sd->type;
-	}
-	if (opt[11] && map_display(c, &md, opt[11]))
+	if (md.mt->no_key_value ? map_no_key_value(c, &o, &md) : map_key_value(c, n, &o, &md))
+		return -1;
+	if (map_extras(c, n, &o, &md))
 		return -1;
 	PUSH_NAMED(c, maps, maps, md);
 	return 0;
@@ -315,7 +352,7 @@ int kl_add_drop_counters(struct kl_comp *c)
 					.mt = kl_map_type_find("array"), .key_size = 4, .value_size = 8,
 					.used = true };   /* kiln's own: never warned about */
 		md.m.name = kl_mangle(c->a, name);
-		md.m.type = BPF_MAP_TYPE_ARRAY;
+		md.m.type = md.mt->map_type;
 		md.m.key = kl_type_builtin("u32");
 		md.m.value = kl_type_builtin("u64");
 		md.m.max_entries = 1;

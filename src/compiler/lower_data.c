@@ -328,18 +328,13 @@ static int f_ctx_ptr(struct lw *l, struct kl_node *n, struct val *out)
  * packet library returns it when a packet is too short for the headers it parses. */
 static int f_pass_action(struct lw *l, struct kl_node *n, struct val *out)
 {
-	static const struct { uint32_t type; int64_t v; } pass[] = {
-		{ BPF_PROG_TYPE_XDP, XDP_PASS }, { BPF_PROG_TYPE_SCHED_CLS, TC_ACT_OK },
-		{ BPF_PROG_TYPE_SCHED_ACT, TC_ACT_OK }, { BPF_PROG_TYPE_CGROUP_SKB, 1 },
-		{ BPF_PROG_TYPE_SK_SKB, SK_PASS }, { BPF_PROG_TYPE_SOCKET_FILTER, -1 },
-	};
 	if (kl_lw_arity(l, n, 0, 0))
 		return -1;
-	for (size_t i = 0; l->pt && i < sizeof(pass) / sizeof(pass[0]); i++)
-		if (pass[i].type == l->pt->prog_type) {
-			*out = cval(pass[i].v);
-			return 0;
-		}
+	const struct kl_prog_kind *k = l->pt ? kl_prog_kind_facts(l->pt->prog_type) : NULL;
+	if (k && k->has_pass) {
+		*out = cval(k->pass);
+		return 0;
+	}
 	return kl_error(l->c->d, n->span, "(pass-action) needs a packet program (xdp, tc, socket-filter, cgroup-skb); "
 			"this is %s", l->pt ? l->pt->keyword : "a defun");
 }
@@ -606,7 +601,7 @@ static int getmap_add(struct lw *l, struct kl_node *place_n, struct val delta, s
 		s->size = (uint8_t)w;
 	}
 	/* an array has every key below max-entries and no other: nothing to insert */
-	bool array = m->m.type == BPF_MAP_TYPE_ARRAY || m->m.type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	bool array = m->mt->array;
 	if (!array) {
 		jump(l, lend);
 		place(l, lnull);

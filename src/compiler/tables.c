@@ -103,53 +103,19 @@ uint8_t kl_helper_min_args(const struct kl_helper *h)
 
 /* ---- program types ----------------------------------------------------------------------- */
 
-/* section: libbpf's section name when the user gives none (section_defs in libbpf.c); NULL
- * where the kernel needs a target (a tracepoint, a function) that only the user can name, and
- * for cgroup-sock-addr, whose section is its hook (connect4, sendmsg6...) and has no default. */
+/* The defprog :type rows of the program-type list (kfacts/prog_types.def, which says what
+ * each field holds). */
+#define SECTIONS(...) ((const char *const[]){ __VA_ARGS__, NULL })
 static const struct kl_prog_type prog_types[] = {
-	{ "xdp",            BPF_PROG_TYPE_XDP,            "xdp",                "xdp",
-	  KL_CTX_XDP_MD,    "xdp_md", true },
-	{ "tc",             BPF_PROG_TYPE_SCHED_CLS,      "tc",                 "tc",
-	  KL_CTX_SK_BUFF,   "__sk_buff", true },
-	{ "socket-filter",  BPF_PROG_TYPE_SOCKET_FILTER,  "socket",             "socket",
-	  KL_CTX_SK_BUFF,   "__sk_buff", true },
-	{ "cgroup-skb",     BPF_PROG_TYPE_CGROUP_SKB,     "cgroup_skb/ingress", "cgroup_skb/",
-	  KL_CTX_SK_BUFF,   "__sk_buff", false },
-	{ "tracepoint",     BPF_PROG_TYPE_TRACEPOINT,     NULL,                 "tracepoint/",
-	  KL_CTX_VOID,      NULL, false },
-	{ "raw-tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, NULL,                 "raw_tracepoint/",
-	  KL_CTX_U64_ARRAY, NULL, false },
-	{ "tp-btf",         BPF_PROG_TYPE_TRACING,        NULL,                 "tp_btf/",
-	  KL_CTX_U64_ARRAY, NULL, false },
-	{ "fentry",         BPF_PROG_TYPE_TRACING,        NULL,                 "fentry/",
-	  KL_CTX_U64_ARRAY, NULL, false },
-	{ "fexit",          BPF_PROG_TYPE_TRACING,        NULL,                 "fexit/",
-	  KL_CTX_U64_ARRAY, NULL, false },
-	{ "fmod-ret",       BPF_PROG_TYPE_TRACING,        NULL,                 "fmod_ret/",
-	  KL_CTX_U64_ARRAY, NULL, false },
-	{ "lsm",            BPF_PROG_TYPE_LSM,            NULL,                 "lsm/",
-	  KL_CTX_U64_ARRAY, NULL, false },
-	{ "kprobe",         BPF_PROG_TYPE_KPROBE,         NULL,                 "kprobe/",
-	  KL_CTX_PT_REGS,   NULL, false },
-	{ "kretprobe",      BPF_PROG_TYPE_KPROBE,         NULL,                 "kretprobe/",
-	  KL_CTX_PT_REGS,   NULL, false },
-	{ "uprobe",         BPF_PROG_TYPE_KPROBE,         "uprobe",             "uprobe",
-	  KL_CTX_PT_REGS,   NULL, false },
-	{ "uretprobe",      BPF_PROG_TYPE_KPROBE,         "uretprobe",          "uretprobe",
-	  KL_CTX_PT_REGS,   NULL, false },
-	{ "perf-event",     BPF_PROG_TYPE_PERF_EVENT,     "perf_event",         "perf_event",
-	  KL_CTX_VOID,      "bpf_perf_event_data", false },
-	{ "sk-lookup",      BPF_PROG_TYPE_SK_LOOKUP,      "sk_lookup",          "sk_lookup",
-	  KL_CTX_VOID,      "bpf_sk_lookup", false },
-	{ "cgroup-sock",    BPF_PROG_TYPE_CGROUP_SOCK,    "cgroup/sock",        "cgroup/sock",
-	  KL_CTX_VOID,      "bpf_sock", false },
-	{ "cgroup-sock-addr", BPF_PROG_TYPE_CGROUP_SOCK_ADDR, NULL,             "cgroup/",
-	  KL_CTX_VOID,      "bpf_sock_addr", false },
-	{ "sock-ops",       BPF_PROG_TYPE_SOCK_OPS,       "sockops",            "sockops",
-	  KL_CTX_VOID,      "bpf_sock_ops", false },
-	{ "sk-reuseport",   BPF_PROG_TYPE_SK_REUSEPORT,   "sk_reuseport",       "sk_reuseport",
-	  KL_CTX_VOID,      "sk_reuseport_md", false },
+#define KERNEL_PROG(constant, ...)
+#define PROG_TYPE(kw, constant, ...) { .keyword = kw, .prog_type = constant, __VA_ARGS__ },
+#define ATTACH_SECTION(pattern, ...)
+#include "kfacts/prog_types.def"
+#undef KERNEL_PROG
+#undef PROG_TYPE
+#undef ATTACH_SECTION
 };
+#undef SECTIONS
 
 const struct kl_prog_type *kl_prog_type_find(const char *keyword)
 {
@@ -161,101 +127,12 @@ const struct kl_prog_type *kl_prog_type_find(const char *keyword)
 
 /* A :section is only useful if libbpf, reading it back, picks the program type the user asked
  * for; otherwise the object loads as something else or not at all. So a section must match
- * one of its type's patterns below, which are libbpf's section_defs entries for that type,
- * written the way libbpf writes them:
- *   "name"   exactly name
- *   "name+"  name alone, or name/TARGET (uprobe: "uprobe" attaches by hand, "uprobe/BIN:FN" auto)
- *   "name/"  name/TARGET; libbpf would take an empty TARGET, kiln does not, since these types
- *            cannot load (fentry, lsm...) or attach (kprobe, tracepoint...) without one.
- * TARGET is never empty. section_prefix in the rows is the pattern quoted in diagnostics.
- * Sleepable (".s") and multi-attach variants are left out: kiln emits neither. "tc/ingress",
- * "tc/egress" and "tcx/..." need libbpf >= 1.3 (tcx links); older libbpf only knows "tc". */
-static const struct { const char *keyword, *pattern; } section_patterns[] = {
-	{ "xdp", "xdp" },
-	{ "xdp", "xdp.frags" },
-	{ "xdp", "xdp/devmap" },
-	{ "xdp", "xdp/cpumap" },
-	{ "xdp", "xdp.frags/devmap" },
-	{ "xdp", "xdp.frags/cpumap" },
-	/* Whistler names tail-call targets "xdp/NAME" (multi-prog.lisp: "xdp/ipv4"); libbpf does
-	 * not know the section, so a loader must be told the type (bpftool: `type xdp`) */
-	{ "xdp", "xdp/" },
-	{ "tc", "tc" },
-	{ "tc", "classifier" },
-	{ "tc", "tc/ingress" },
-	{ "tc", "tc/egress" },
-	{ "tc", "tcx/ingress" },
-	{ "tc", "tcx/egress" },
-	{ "socket-filter", "socket" },
-	{ "cgroup-skb", "cgroup_skb/ingress" },
-	{ "cgroup-skb", "cgroup_skb/egress" },
-	{ "cgroup-skb", "cgroup/skb" },
-	{ "tracepoint", "tracepoint/" },
-	{ "tracepoint", "tp/" },
-	{ "raw-tracepoint", "raw_tracepoint/" },
-	{ "raw-tracepoint", "raw_tp/" },
-	{ "tp-btf", "tp_btf/" },
-	{ "fentry", "fentry/" },
-	{ "fexit", "fexit/" },
-	{ "fmod-ret", "fmod_ret/" },
-	{ "lsm", "lsm/" },
-	{ "kprobe", "kprobe/" },
-	{ "kretprobe", "kretprobe/" },
-	{ "uprobe", "uprobe+" },
-	{ "uretprobe", "uretprobe+" },
-	{ "perf-event", "perf_event" },
-	{ "sk-lookup", "sk_lookup" },
-	{ "cgroup-sock", "cgroup/sock" },
-	{ "cgroup-sock", "cgroup/sock_create" },
-	{ "cgroup-sock", "cgroup/sock_release" },
-	{ "cgroup-sock", "cgroup/post_bind4" },
-	{ "cgroup-sock", "cgroup/post_bind6" },
-	/* the attach point is in the name; the unix-socket ones need libbpf >= 1.4 */
-	{ "cgroup-sock-addr", "cgroup/bind4" },
-	{ "cgroup-sock-addr", "cgroup/bind6" },
-	{ "cgroup-sock-addr", "cgroup/connect4" },
-	{ "cgroup-sock-addr", "cgroup/connect6" },
-	{ "cgroup-sock-addr", "cgroup/sendmsg4" },
-	{ "cgroup-sock-addr", "cgroup/sendmsg6" },
-	{ "cgroup-sock-addr", "cgroup/recvmsg4" },
-	{ "cgroup-sock-addr", "cgroup/recvmsg6" },
-	{ "cgroup-sock-addr", "cgroup/getpeername4" },
-	{ "cgroup-sock-addr", "cgroup/getpeername6" },
-	{ "cgroup-sock-addr", "cgroup/getsockname4" },
-	{ "cgroup-sock-addr", "cgroup/getsockname6" },
-	{ "sock-ops", "sockops" },
-	{ "sk-reuseport", "sk_reuseport" },
-	{ "sk-reuseport", "sk_reuseport/migrate" },
-};
-
-/* A keyword that, with a given section, means another program type. Whistler's :cgroup-sock
- * is the bpf_sock_ops context, and its sockops programs say (:type :cgroup-sock :section
- * "sockops"); libbpf takes the program type from the section, so such a program is sock-ops
- * (context fields and all) rather than an error. */
-static const struct { const char *keyword, *section, *as; } prog_type_aliases[] = {
-	{ "cgroup-sock", "sockops", "sock-ops" },
-};
-
-static bool section_matches(const char *pattern, const char *section)
-{
-	size_t len = strlen(pattern);
-
-	if (pattern[len - 1] == '/')
-		return strncmp(section, pattern, len) == 0 && section[len] != '\0';
-	if (pattern[len - 1] == '+') {
-		len--;
-		if (strncmp(section, pattern, len) != 0)
-			return false;
-		return section[len] == '\0' || (section[len] == '/' && section[len + 1] != '\0');
-	}
-	return strcmp(section, pattern) == 0;
-}
-
+ * one of its type's patterns, libbpf's section_defs entries for that type (the rows'
+ * patterns). */
 bool kl_prog_type_section_ok(const struct kl_prog_type *pt, const char *section)
 {
-	for (size_t i = 0; i < COUNT(section_patterns); i++)
-		if (strcmp(section_patterns[i].keyword, pt->keyword) == 0 &&
-		    section_matches(section_patterns[i].pattern, section))
+	for (const char *const *p = pt->patterns; *p; p++)
+		if (kl_section_matches(*p, section))
 			return true;
 	return false;
 }
@@ -268,10 +145,8 @@ const struct kl_prog_type *kl_prog_type_resolve(const char *keyword, const char 
 	*section_ok = true;
 	if (!pt || !section)
 		return pt;
-	for (size_t i = 0; i < COUNT(prog_type_aliases); i++)
-		if (!strcmp(prog_type_aliases[i].keyword, keyword) &&
-		    !strcmp(prog_type_aliases[i].section, section))
-			return kl_prog_type_find(prog_type_aliases[i].as);
+	if (pt->alias_section && !strcmp(pt->alias_section, section))
+		return kl_prog_type_find(pt->alias_as);
 	/* Whistler declares uprobes :kprobe (the kernel's program type for both) with a uprobe
 	 * section (ffi-call-tracker.lisp: "uprobe/ffi_call"): the section says which it is */
 	if (!strcmp(keyword, "kprobe"))
@@ -296,73 +171,6 @@ const char *kl_prog_type_names(struct kl_arena *a)
 		p = stpcpy(p, prog_types[i].keyword);
 	}
 	return out;
-}
-
-/* ---- map types --------------------------------------------------------------------------- */
-
-/* sizes_only: the kernel refuses BTF key/value types for maps whose values are fds, ids or
- * stack traces (map_check_no_btf), so those describe key_size/value_size only. A required size
- * is what the kernel insists on (an array index is a u32, a prog-array value an fd). Queue,
- * stack and bloom-filter maps have a value and no key (no_key, the last column). */
-static const struct kl_map_type map_types[] = {
-	/* keyword            map_type                         sizes no_kv key val flags  percpu no_key */
-	{ "hash",             BPF_MAP_TYPE_HASH,               false, false, 0, 0, 0, false, false },
-	{ "array",            BPF_MAP_TYPE_ARRAY,              false, false, 4, 0, 0, false, false },
-	{ "percpu-hash",      BPF_MAP_TYPE_PERCPU_HASH,        false, false, 0, 0, 0, true, false },
-	{ "percpu-array",     BPF_MAP_TYPE_PERCPU_ARRAY,       false, false, 4, 0, 0, true, false },
-	{ "lru-hash",         BPF_MAP_TYPE_LRU_HASH,           false, false, 0, 0, 0, false, false },
-	{ "lru-percpu-hash",  BPF_MAP_TYPE_LRU_PERCPU_HASH,    false, false, 0, 0, 0, true, false },
-	{ "lpm-trie",         BPF_MAP_TYPE_LPM_TRIE,           false, false, 0, 0,
-	  BPF_F_NO_PREALLOC, false, false },
-	{ "ringbuf",          BPF_MAP_TYPE_RINGBUF,            false, true,  0, 0, 0, false, false },
-	{ "user-ringbuf",     BPF_MAP_TYPE_USER_RINGBUF,       false, true,  0, 0, 0, false, false },
-	{ "prog-array",       BPF_MAP_TYPE_PROG_ARRAY,         true,  false, 4, 4, 0, false, false },
-	{ "perf-event-array", BPF_MAP_TYPE_PERF_EVENT_ARRAY,   true,  false, 4, 4, 0, false, false },
-	{ "stack-trace",      BPF_MAP_TYPE_STACK_TRACE,        true,  false, 4, 0, 0, false, false },
-	{ "cgroup-array",     BPF_MAP_TYPE_CGROUP_ARRAY,       true,  false, 4, 4, 0, false, false },
-	{ "array-of-maps",    BPF_MAP_TYPE_ARRAY_OF_MAPS,      true,  false, 4, 4, 0, false, false },
-	{ "hash-of-maps",     BPF_MAP_TYPE_HASH_OF_MAPS,       true,  false, 0, 4, 0, false, false },
-	{ "devmap",           BPF_MAP_TYPE_DEVMAP,             true,  false, 4, 0, 0, false, false },
-	{ "devmap-hash",      BPF_MAP_TYPE_DEVMAP_HASH,        true,  false, 4, 0, 0, false, false },
-	{ "cpumap",           BPF_MAP_TYPE_CPUMAP,             true,  false, 4, 0, 0, false, false },
-	{ "xskmap",           BPF_MAP_TYPE_XSKMAP,             true,  false, 4, 4, 0, false, false },
-	{ "sockmap",          BPF_MAP_TYPE_SOCKMAP,            true,  false, 4, 0, 0, false, false },
-	{ "sockhash",         BPF_MAP_TYPE_SOCKHASH,           true,  false, 0, 0, 0, false, false },
-	{ "reuseport-sockarray", BPF_MAP_TYPE_REUSEPORT_SOCKARRAY, true, false, 4, 0, 0, false, false },
-	/* local storage: the key is an fd (4 bytes), the value needs BTF, and preallocation
-	 * makes no sense for per-object storage */
-	{ "sk-storage",       BPF_MAP_TYPE_SK_STORAGE,         false, false, 4, 0,
-	  BPF_F_NO_PREALLOC, false, false },
-	{ "task-storage",     BPF_MAP_TYPE_TASK_STORAGE,       false, false, 4, 0,
-	  BPF_F_NO_PREALLOC, false, false },
-	{ "inode-storage",    BPF_MAP_TYPE_INODE_STORAGE,      false, false, 4, 0,
-	  BPF_F_NO_PREALLOC, false, false },
-	{ "cgrp-storage",     KL_MAP_TYPE_CGRP_STORAGE,        false, false, 4, 0,
-	  BPF_F_NO_PREALLOC, false, false },
-	/* the first cgroup storage (uapi now calls it CGROUP_STORAGE_DEPRECATED): one value per
-	 * cgroup a program is attached to, reached with get-local-storage; a u64 key (the cgroup
-	 * id) shares the value between attach types, and preallocation flags are refused */
-	{ "cgroup-storage",   BPF_MAP_TYPE_CGROUP_STORAGE,     false, false, 8, 0, 0, false, false },
-	{ "percpu-cgroup-storage", BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE, false, false, 8, 0, 0, true, false },
-	{ "queue",            BPF_MAP_TYPE_QUEUE,              false, false, 0, 0, 0, false, true },
-	{ "stack",            BPF_MAP_TYPE_STACK,              false, false, 0, 0, 0, false, true },
-	{ "bloom-filter",     BPF_MAP_TYPE_BLOOM_FILTER,       false, false, 0, 0, 0, false, true },
-};
-
-const struct kl_map_type *kl_map_type_find(const char *keyword)
-{
-	for (size_t i = 0; i < COUNT(map_types); i++)
-		if (strcmp(map_types[i].keyword, keyword) == 0)
-			return &map_types[i];
-	return NULL;
-}
-
-const struct kl_map_type *kl_map_type_by_id(uint32_t map_type)
-{
-	for (size_t i = 0; i < COUNT(map_types); i++)
-		if (map_types[i].map_type == map_type)
-			return &map_types[i];
-	return NULL;
 }
 
 /* ---- context fields ---------------------------------------------------------------------- */

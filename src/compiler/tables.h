@@ -1,4 +1,4 @@
-/* tables.h — what kiln knows about the kernel, as data: helpers, program types, map types,
+/* tables.h — what kiln knows about the kernel, as data: helpers, program types,
  * context fields and uapi constants. Adding one is adding a row in tables.c. */
 #ifndef KL_TABLES_H
 #define KL_TABLES_H
@@ -7,6 +7,8 @@
 #include "arena.h"
 #include "obj.h"
 #include "kiln/map.h"
+#include "kfacts/map_types.h"
+#include "kfacts/prog_types.h"
 
 /* How a helper argument is passed. */
 enum kl_arg_kind {
@@ -34,6 +36,8 @@ void kl_helper_names_near(struct kl_nearest *nb);
  * (trace-printk), whose row lists the BPF maximum of 5 and which needs only its fixed ones. */
 uint8_t kl_helper_min_args(const struct kl_helper *h);
 
+/* A defprog :type: a row of kfacts/prog_types.def (PROG_TYPE), which says what each field
+ * holds; the kernel program type's own facts are kl_prog_kind_facts(prog_type). */
 struct kl_prog_type {
 	const char *keyword;         /* "xdp" for :xdp */
 	uint32_t prog_type;          /* enum bpf_prog_type */
@@ -43,6 +47,9 @@ struct kl_prog_type {
 	const char *ctx_fields;      /* name of the context field set for (ctx FIELD), or NULL */
 	bool any_return;             /* the verifier checks no range of its return value (in its
 				      * default section: XDP's devmap and cpumap ones do) */
+	const char *const *patterns; /* the sections it may name, NULL-terminated */
+	const char *alias_section;   /* with this section the keyword means alias_as instead */
+	const char *alias_as;
 };
 const struct kl_prog_type *kl_prog_type_find(const char *keyword);
 /* Whether a :section given to a program of this type names the same program type to libbpf;
@@ -56,23 +63,10 @@ const struct kl_prog_type *kl_prog_type_resolve(const char *keyword, const char 
 /* The program type keywords, ":xdp :tc ...", for error messages. */
 const char *kl_prog_type_names(struct kl_arena *a);
 
-/* Map types newer than Debian 12's uapi header (linux 6.1): libkiln's public header numbers
- * them, once */
+/* Map types are a list of their own, below the compiler, libkiln and the CLI alike:
+ * kfacts/map_types.def. KILN_MAP_TYPE_CGRP_STORAGE numbers the one newer than Debian 12's
+ * uapi header (linux 6.1). */
 #define KL_MAP_TYPE_CGRP_STORAGE KILN_MAP_TYPE_CGRP_STORAGE
-
-struct kl_map_type {
-	const char *keyword;         /* "hash" for :hash */
-	uint32_t map_type;           /* enum bpf_map_type */
-	bool sizes_only;             /* BTF key_size/value_size instead of key/value types */
-	bool no_key_value;           /* ringbuf: neither key nor value */
-	uint8_t key_size;            /* required key size, 0 = any */
-	uint8_t value_size;          /* required value size, 0 = any */
-	uint32_t required_flags;     /* e.g. BPF_F_NO_PREALLOC for lpm-trie */
-	bool percpu;
-	bool no_key;                 /* queue, stack, bloom-filter: a value and no key */
-};
-const struct kl_map_type *kl_map_type_find(const char *keyword);
-const struct kl_map_type *kl_map_type_by_id(uint32_t map_type);
 
 struct kl_ctx_field {
 	const char *set;             /* "xdp_md", "__sk_buff", ... */

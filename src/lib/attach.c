@@ -30,7 +30,7 @@
 
 struct attach_ctx {
 	struct kiln_prog *p;
-	const struct section_row *row;
+	const struct kl_attach_section *row;
 	struct kiln_attach_opts o;
 	struct kiln_link *l;
 	int prog_fd;
@@ -230,7 +230,7 @@ static int attach_tc(struct attach_ctx *c)
 	int err = resolve_iface(c, &ifindex, ifname);
 	if (err)
 		return err;
-	int dir = c->row->tc_dir >= 0 ? c->row->tc_dir : c->o.tc_dir;
+	int dir = c->row->tc_fixed ? (int)c->row->tc_dir : c->o.tc_dir;
 	if (dir != KILN_TC_INGRESS && dir != KILN_TC_EGRESS)
 		return attach_fail(c, EINVAL, false, "tc_dir %d is neither KILN_TC_INGRESS nor KILN_TC_EGRESS", dir);
 	const char *dname = dir == KILN_TC_EGRESS ? "egress" : "ingress";
@@ -556,7 +556,7 @@ int kiln_prog_attach(struct kiln_prog *p, const struct kiln_attach_opts *opts, s
 	if (!p || !out)
 		return kl_fail_msg(EINVAL, "kiln_prog_attach: no program or no place for the link");
 	*out = NULL;
-	struct attach_ctx c = { .p = p, .row = kl_section_row(kiln_prog_section(p)), .prog_fd = kiln_prog_fd(p) };
+	struct attach_ctx c = { .p = p, .row = kl_attach_section_find(kiln_prog_section(p)), .prog_fd = kiln_prog_fd(p) };
 	int err = kl_copy_opts(&c.o, sizeof(c.o), opts, "struct kiln_attach_opts");
 	if (err)
 		return err;

@@ -3,6 +3,7 @@
 #include "kiln/map.h"
 #include "fail.h"
 #include "map_internal.h"
+#include "kfacts/map_types.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -46,12 +47,6 @@ static void set_label(struct kiln_map *m)
 		snprintf(m->label, sizeof(m->label), "map fd %d", m->fd);
 }
 
-static bool type_is_percpu(enum bpf_map_type t)
-{
-	return t == BPF_MAP_TYPE_PERCPU_HASH || t == BPF_MAP_TYPE_PERCPU_ARRAY ||
-	       t == BPF_MAP_TYPE_LRU_PERCPU_HASH || t == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE;
-}
-
 int kiln_num_possible_cpus(void)
 {
 	int n = libbpf_num_possible_cpus();
@@ -85,7 +80,7 @@ static int read_info(struct kiln_map *m)
 	i->btf_value_type_id = bi.btf_value_type_id;
 	i->map_extra = bi.map_extra;
 	m->stride = m->buf_size = i->value_size;
-	if (type_is_percpu(i->type)) {
+	if (kl_map_type_facts(i->type)->percpu) {
 		int ncpu = kiln_num_possible_cpus();
 		if (ncpu < 0)
 			return ncpu;
@@ -353,7 +348,7 @@ int kiln_map_info_refresh(struct kiln_map *m)
 
 bool kiln_map_is_percpu(const struct kiln_map *m)
 {
-	return type_is_percpu(kiln_map_info(m)->type);
+	return kl_map_type_facts(kiln_map_info(m)->type)->percpu;
 }
 
 size_t kiln_map_value_stride(const struct kiln_map *m)
@@ -559,27 +554,6 @@ struct walk {
 	struct kiln_map_dump_stats *st;
 };
 
-static bool next_key_is_index(enum bpf_map_type t)
-{
-	switch (t) {
-	case BPF_MAP_TYPE_ARRAY:
-	case BPF_MAP_TYPE_PERCPU_ARRAY:
-	case BPF_MAP_TYPE_PROG_ARRAY:
-	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
-	case BPF_MAP_TYPE_CGROUP_ARRAY:
-	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
-	case BPF_MAP_TYPE_STACK_TRACE:
-	case BPF_MAP_TYPE_DEVMAP:
-	case BPF_MAP_TYPE_CPUMAP:
-	case BPF_MAP_TYPE_XSKMAP:
-	case BPF_MAP_TYPE_SOCKMAP:
-	case BPF_MAP_TYPE_REUSEPORT_SOCKARRAY:
-		return true;
-	default:
-		return false;
-	}
-}
-
 static int walk_init(struct walk *w, struct kiln_map *m, uint32_t max_restarts,
 		     struct kiln_map_dump_stats *st)
 {
@@ -587,7 +561,7 @@ static int walk_init(struct walk *w, struct kiln_map *m, uint32_t max_restarts,
 	w->m = m;
 	w->st = st;
 	w->max_restarts = max_restarts;
-	w->index_like = next_key_is_index(m->info.type);
+	w->index_like = kl_map_type_facts(m->info.type)->index_keyed;
 	size_t ks = m->info.key_size ? m->info.key_size : 1;
 	w->keys = w->cur = malloc(3 * ks);
 	if (!w->keys)
@@ -938,11 +912,6 @@ int kiln_map_dump(struct kiln_map *m, kiln_map_dump_fn fn, void *ctx,
 int kl_map_need_info(struct kiln_map *m)
 {
 	return need_info(m);
-}
-
-bool kl_map_index_keyed(enum bpf_map_type t)
-{
-	return next_key_is_index(t);
 }
 
 bool kl_map_op_missing(int err)

@@ -39,8 +39,6 @@ int kl_map_load_btf(struct kiln_map *m, struct kl_map_extra *x);
 int kl_map_parse_raw(const char *s, void *out, size_t size);
 /* Read the map's info from the kernel if not yet read: 0 or a negative errno. */
 int kl_map_need_info(struct kiln_map *m);
-/* Map types whose next key is the next index, present or not (arrays, fd arrays...). */
-bool kl_map_index_keyed(enum bpf_map_type t);
 /* Whether bpf() said the map type lacks the operation (rather than refusing the call). */
 bool kl_map_op_missing(int err);
 /* "map 'NAME'" for messages. */

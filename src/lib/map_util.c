@@ -4,6 +4,7 @@
 #include "kiln/event.h"
 #include "fail.h"
 #include "map_internal.h"
+#include "kfacts/map_types.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <errno.h>
@@ -40,33 +41,11 @@ bool kiln_map_prealloc_enabled(void)
 	return __atomic_load_n(&prealloc, __ATOMIC_RELAXED);
 }
 
-/* What the kernel (6.x) takes: htab_map_alloc_check lets hash maps choose and refuses LRU
- * maps without pre-allocation; trie_alloc and the local storages refuse them with it; the
- * rest check their flags against masks that have no BPF_F_NO_PREALLOC. */
-#define CGRP_STORAGE ((enum bpf_map_type)KILN_MAP_TYPE_CGRP_STORAGE)
-static const enum bpf_map_type prealloc_optional[] = {
-	BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_PERCPU_HASH, BPF_MAP_TYPE_HASH_OF_MAPS,
-};
-static const enum bpf_map_type prealloc_refused[] = {
-	BPF_MAP_TYPE_LPM_TRIE, BPF_MAP_TYPE_SK_STORAGE, BPF_MAP_TYPE_INODE_STORAGE,
-	BPF_MAP_TYPE_TASK_STORAGE, CGRP_STORAGE,
-};
-
-static bool type_in(enum bpf_map_type t, const enum bpf_map_type *set, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (set[i] == t)
-			return true;
-	return false;
-}
-
-#define TYPE_IN(t, set) type_in(t, set, sizeof(set) / sizeof(set[0]))
-
+/* What the kernel takes is a column of the map-type list (kfacts/map_types.def). */
 uint32_t kiln_map_prealloc_flags(enum bpf_map_type type)
 {
-	if (TYPE_IN(type, prealloc_refused))
-		return BPF_F_NO_PREALLOC;
-	if (TYPE_IN(type, prealloc_optional) && !kiln_map_prealloc_enabled())
+	enum kf_prealloc p = kl_map_type_facts(type)->prealloc;
+	if (p == KF_PREALLOC_REFUSED || (p == KF_PREALLOC_OPTIONAL && !kiln_map_prealloc_enabled()))
 		return BPF_F_NO_PREALLOC;
 	return 0;
 }
@@ -238,15 +217,15 @@ int kiln_map_delete_all(struct kiln_map *m, uint64_t *count)
 {
 	uint64_t done = 0;
 	int err = kl_map_need_info(m);
-	enum bpf_map_type t = kiln_map_info(m)->type;
+	enum kf_clear how = kl_map_type_facts(kiln_map_info(m)->type)->clear;
 	if (err)
 		;
-	else if (t == BPF_MAP_TYPE_ARRAY || t == BPF_MAP_TYPE_PERCPU_ARRAY)
+	else if (how == KF_CLEAR_ZERO)
 		err = zero_all(m, &done);
-	else if (t == BPF_MAP_TYPE_QUEUE || t == BPF_MAP_TYPE_STACK)
+	else if (how == KF_CLEAR_POP)
 		err = pop_all(m, &done);
-	else if (kl_map_index_keyed(t) && t != BPF_MAP_TYPE_STACK_TRACE)
-		err = clear_slots(m, &done);  /* (stack ids skip empty buckets: walked like keys) */
+	else if (how == KF_CLEAR_SLOTS)
+		err = clear_slots(m, &done);
 	else if ((err = drain_buckets(m, &done)) == 1)
 		err = walk_delete(m, &done);
 	if (count)

@@ -33,52 +33,8 @@
 
 /* ---- sections ---------------------------------------------------------------------------- */
 
-/* One row per section prefix, matched as libbpf matches its own: "name" exactly, "name/" with
- * a target after the slash, "name+" either. The first matching row wins, so the specific ones
- * come first. type/expected are set on programs libbpf 1.1 leaves without a type (the
- * sections kiln's compiler accepts beyond libbpf 1.1's: Whistler's "xdp/NAME", tc/ and tcx/
- * with a direction); for the others libbpf's own choice stands. tc_dir -1: from the options. */
-static const struct section_row sections[] = {
-	{ "xdp/devmap", KILN_ATTACH_NONE, 0, 0, -1, false },
-	{ "xdp/cpumap", KILN_ATTACH_NONE, 0, 0, -1, false },
-	{ "xdp.frags/devmap", KILN_ATTACH_NONE, 0, 0, -1, false },
-	{ "xdp.frags/cpumap", KILN_ATTACH_NONE, 0, 0, -1, false },
-	{ "xdp", KILN_ATTACH_XDP, 0, 0, -1, false },
-	{ "xdp.frags", KILN_ATTACH_XDP, 0, 0, -1, false },
-	{ "xdp/", KILN_ATTACH_XDP, BPF_PROG_TYPE_XDP, BPF_XDP, -1, false },
-	{ "tc", KILN_ATTACH_TC, 0, 0, -1, false },
-	{ "classifier", KILN_ATTACH_TC, 0, 0, -1, false },
-	{ "tc/ingress", KILN_ATTACH_TC, BPF_PROG_TYPE_SCHED_CLS, 0, KILN_TC_INGRESS, false },
-	{ "tc/egress", KILN_ATTACH_TC, BPF_PROG_TYPE_SCHED_CLS, 0, KILN_TC_EGRESS, false },
-	{ "tcx/ingress", KILN_ATTACH_TC, BPF_PROG_TYPE_SCHED_CLS, 0, KILN_TC_INGRESS, true },
-	{ "tcx/egress", KILN_ATTACH_TC, BPF_PROG_TYPE_SCHED_CLS, 0, KILN_TC_EGRESS, true },
-	{ "tracepoint/", KILN_ATTACH_TRACEPOINT, 0, 0, -1, false },
-	{ "tp/", KILN_ATTACH_TRACEPOINT, 0, 0, -1, false },
-	{ "raw_tracepoint/", KILN_ATTACH_RAW_TRACEPOINT, 0, 0, -1, false },
-	{ "raw_tp/", KILN_ATTACH_RAW_TRACEPOINT, 0, 0, -1, false },
-	{ "raw_tracepoint.w/", KILN_ATTACH_RAW_TRACEPOINT, 0, 0, -1, false },
-	{ "raw_tp.w/", KILN_ATTACH_RAW_TRACEPOINT, 0, 0, -1, false },
-	{ "tp_btf/", KILN_ATTACH_TRACING, 0, 0, -1, false },
-	{ "fentry/", KILN_ATTACH_TRACING, 0, 0, -1, false },
-	{ "fexit/", KILN_ATTACH_TRACING, 0, 0, -1, false },
-	{ "fmod_ret/", KILN_ATTACH_TRACING, 0, 0, -1, false },
-	{ "fentry.s/", KILN_ATTACH_TRACING, 0, 0, -1, false },
-	{ "fexit.s/", KILN_ATTACH_TRACING, 0, 0, -1, false },
-	{ "fmod_ret.s/", KILN_ATTACH_TRACING, 0, 0, -1, false },
-	{ "lsm/", KILN_ATTACH_LSM, 0, 0, -1, false },
-	{ "lsm.s/", KILN_ATTACH_LSM, 0, 0, -1, false },
-	{ "uprobe+", KILN_ATTACH_UPROBE, 0, 0, -1, false },
-	{ "uretprobe+", KILN_ATTACH_UPROBE, 0, 0, -1, false },
-	{ "uprobe.s+", KILN_ATTACH_UPROBE, 0, 0, -1, false },
-	{ "uretprobe.s+", KILN_ATTACH_UPROBE, 0, 0, -1, false },
-	{ "kprobe/", KILN_ATTACH_KPROBE, 0, 0, -1, false },
-	{ "kretprobe/", KILN_ATTACH_KPROBE, 0, 0, -1, false },
-	{ "cgroup_skb/ingress", KILN_ATTACH_CGROUP, 0, 0, -1, false },
-	{ "cgroup_skb/egress", KILN_ATTACH_CGROUP, 0, 0, -1, false },
-	{ "cgroup/", KILN_ATTACH_CGROUP, 0, 0, -1, false },
-	{ "sockops", KILN_ATTACH_CGROUP, 0, 0, -1, false },
-	{ "perf_event", KILN_ATTACH_PERF_EVENT, 0, 0, -1, false },
-};
+/* How a section attaches is a list of its own: the ATTACH_SECTION rows of
+ * kfacts/prog_types.def. */
 
 static const char *const kind_names[] = {
 	[KILN_ATTACH_NONE] = "none",
@@ -93,24 +49,6 @@ static const char *const kind_names[] = {
 	[KILN_ATTACH_CGROUP] = "cgroup",
 	[KILN_ATTACH_PERF_EVENT] = "perf_event",
 };
-
-static bool section_matches(const char *prefix, const char *sec)
-{
-	size_t n = strlen(prefix);
-	if (prefix[n - 1] == '/')
-		return !strncmp(sec, prefix, n) && sec[n];
-	if (prefix[n - 1] == '+')
-		return !strncmp(sec, prefix, n - 1) && (!sec[n - 1] || (sec[n - 1] == '/' && sec[n]));
-	return !strcmp(sec, prefix);
-}
-
-const struct section_row *kl_section_row(const char *sec)
-{
-	for (size_t i = 0; sec && i < sizeof(sections) / sizeof(sections[0]); i++)
-		if (section_matches(sections[i].prefix, sec))
-			return &sections[i];
-	return NULL;
-}
 
 const char *kiln_attach_kind_name(enum kiln_attach_kind kind)
 {
@@ -294,7 +232,7 @@ static int open_image(const void *elf, size_t size, const struct kiln_object_opt
 	bpf_object__for_each_program(bp, obj->bo) {
 		obj->progs[i++] = (struct kiln_prog){ .obj = obj, .bp = bp };
 		/* libbpf 1.1 leaves the sections it does not know without a type */
-		const struct section_row *row = kl_section_row(bpf_program__section_name(bp));
+		const struct kl_attach_section *row = kl_attach_section_find(bpf_program__section_name(bp));
 		if (bpf_program__type(bp) == BPF_PROG_TYPE_UNSPEC && row && row->type) {
 			bpf_program__set_type(bp, row->type);
 			bpf_program__set_expected_attach_type(bp, row->expected);
@@ -683,7 +621,7 @@ struct bpf_program *kiln_prog_libbpf(const struct kiln_prog *p)
 
 enum kiln_attach_kind kiln_prog_attach_kind(const struct kiln_prog *p)
 {
-	const struct section_row *row = kl_section_row(kiln_prog_section(p));
+	const struct kl_attach_section *row = kl_attach_section_find(kiln_prog_section(p));
 	return row ? row->kind : KILN_ATTACH_NONE;
 }
 

@@ -4,6 +4,7 @@
 #ifndef KL_OBJECT_INTERNAL_H
 #define KL_OBJECT_INTERNAL_H
 #include "kiln/object.h"
+#include "kfacts/prog_types.h"
 #include <bpf/libbpf.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -52,17 +53,6 @@ struct kiln_link {
 };
 
 /* How a section attaches (object.c's table): see there. */
-struct section_row {
-	const char *prefix;
-	enum kiln_attach_kind kind;
-	enum bpf_prog_type type;
-	enum bpf_attach_type expected;
-	int tc_dir;
-	bool tcx_only;
-};
-
-/* The row of a program's section, or NULL. */
-const struct section_row *kl_section_row(const char *sec);
 /* Record a failure of a libbpf step: "<what>[: libbpf's reason]: <errno text>". */
 int kl_fail_libbpf(int err, const char *what);
 /* Copy the caller's options, however old its struct: fields past opts->sz stay zero. */

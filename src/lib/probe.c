@@ -34,9 +34,8 @@
  * gap already means the end; a few more cost little. */
 #define PROBE_MISSES 4
 
-/* Numbers newer than linux 6.1's <linux/bpf.h>, which this file must name itself. */
-#define KL_PROG_TYPE_NETFILTER 32
-#define KL_ATTACH_NETFILTER 45
+/* Numbers newer than linux 6.1's <linux/bpf.h>, which this file must name itself (the program
+ * types' are in kfacts/prog_types.h). */
 #define KL_MAP_TYPE_ARENA 33
 #ifndef BPF_F_MMAPABLE
 #define BPF_F_MMAPABLE (1U << 10)
@@ -45,23 +44,6 @@
 
 /* Helpers whose mere presence in a loaded program writes to the kernel log. */
 static const uint32_t log_writers[] = { BPF_FUNC_trace_printk, BPF_FUNC_probe_write_user, BPF_FUNC_trace_vprintk };
-
-/* What a program type needs besides its type to load at all. */
-static const struct {
-	uint32_t prog_type, attach_type, flags;
-} load_needs[] = {
-	{ BPF_PROG_TYPE_CGROUP_SOCK_ADDR, BPF_CGROUP_INET4_CONNECT, 0 },
-	{ BPF_PROG_TYPE_CGROUP_SOCKOPT, BPF_CGROUP_GETSOCKOPT, 0 },
-	{ BPF_PROG_TYPE_SK_LOOKUP, BPF_SK_LOOKUP, 0 },
-	{ BPF_PROG_TYPE_LIRC_MODE2, BPF_LIRC_MODE2, 0 },
-	{ BPF_PROG_TYPE_SYSCALL, 0, BPF_F_SLEEPABLE },
-	{ KL_PROG_TYPE_NETFILTER, KL_ATTACH_NETFILTER, 0 },
-};
-
-/* Types that load only against a kernel function or struct (attach_btf_id): a bare
- * "call; exit" says nothing about their helpers. */
-static const uint64_t helpers_unprobeable = 1ull << BPF_PROG_TYPE_TRACING | 1ull << BPF_PROG_TYPE_EXT |
-					    1ull << BPF_PROG_TYPE_LSM | 1ull << BPF_PROG_TYPE_STRUCT_OPS;
 
 static uint32_t kernel_version(void)
 {
@@ -78,13 +60,12 @@ static int try_load(uint32_t t, const struct bpf_insn *insns, size_t n, char *lo
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = log ? (uint32_t)logsz : 0,
 		    .log_level = log ? 1 : 0);
-	for (size_t i = 0; i < sizeof(load_needs) / sizeof(load_needs[0]); i++)
-		if (load_needs[i].prog_type == t) {
-			o.expected_attach_type = load_needs[i].attach_type;
-			o.prog_flags = load_needs[i].flags;
-		}
-	if (t == BPF_PROG_TYPE_KPROBE)
-		o.kern_version = kernel_version();   /* kernels before 5.0 check it */
+	/* what a program type needs besides its type to load at all: kfacts/prog_types.def */
+	const struct kl_prog_kind *k = kl_prog_kind_facts(t);
+	o.expected_attach_type = (enum bpf_attach_type)k->load_attach;
+	o.prog_flags = k->load_flags;
+	if (k->kern_version)
+		o.kern_version = kernel_version();
 	if (log)
 		log[0] = 0;
 	int fd = bpf_prog_load((enum bpf_prog_type)t, NULL, "GPL", insns, n, &o);
@@ -274,7 +255,7 @@ int kiln_probe_run_helpers(struct kiln_probe *p, uint32_t t)
 	int r = kiln_probe_run(p, KILN_PROBE_PROG_TYPES);
 	if (r)
 		return r;
-	if (kiln_probe_helpers_known(p, t) || !kiln_probe_has_prog_type(p, t) || (helpers_unprobeable >> t & 1))
+	if (kiln_probe_helpers_known(p, t) || !kiln_probe_has_prog_type(p, t) || kl_prog_kind_facts(t)->helpers_unprobeable)
 		return 0;
 	if (!p->n_helpers) {
 		p->n_helpers = helper_bound();

@@ -19,15 +19,14 @@ SUITE=maptypes
 . "${ROOT:-$PWD}/tests/harness/report.sh"
 
 src=tests/lib/maptypes.lisp
-types=$(sed -n '/^static const struct kl_map_type map_types\[\] = {/,/^};/p' src/compiler/tables.c |
-	sed -n 's/^[[:space:]]*{ "\([a-z-]*\)",.*/\1/p')
+types=$(sed -n 's/^MAP_TYPE("\([a-z-]*\)",.*/\1/p' src/kfacts/map_types.def)
 n=0 missing=
 for t in $types; do
 	n=$((n + 1))
 	grep -Eq "^\(defmap m-$t :type :$t[ )]" "$src" || missing="$missing $t"
 done
 if [ "$n" -ge 30 ] && [ -z "$missing" ]; then pass "every-type-declared ($n types)"
-else fail every-type-declared "$n types in tables.c; not in $src:$missing"; fi
+else fail every-type-declared "$n types in src/kfacts/map_types.def; not in $src:$missing"; fi
 
 if ! out=$("$KILN" load "$src" --pin "$pin" 2>&1); then
 	fail load "$out"

@@ -314,7 +314,15 @@ static void check_prog_types(void)
 
 static void check_map_types(void)
 {
-	static const struct kl_map_type want[] = {
+	/* the compiler's columns of the map-type list (kfacts/map_types.def) */
+	static const struct {
+		const char *keyword;
+		uint32_t map_type;
+		bool sizes_only, no_key_value;
+		uint8_t key_size, value_size;
+		uint32_t required_flags;
+		bool percpu, no_key;
+	} want[] = {
 		{ "hash", BPF_MAP_TYPE_HASH, false, false, 0, 0, 0, false, false },
 		{ "array", BPF_MAP_TYPE_ARRAY, false, false, 4, 0, 0, false, false },
 		{ "percpu-hash", BPF_MAP_TYPE_PERCPU_HASH, false, false, 0, 0, 0, true, false },
