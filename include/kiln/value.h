@@ -45,6 +45,14 @@ int kiln_value_format(const struct btf *btf, uint32_t type_id, const void *data,
 int kiln_value_print(FILE *out, const struct btf *btf, uint32_t type_id, const void *data, size_t size,
 		     const struct kiln_value_fmt *fmt);
 
+/* One field of a layout (kiln/event.h) of a record of size bytes, in the KILN_VALUE_FIELDS
+ * spelling, as decoding the record writes it (a stack-id field as its number): what the
+ * metrics exporter labels a series with. snprintf's convention, or -ERANGE when the record
+ * does not hold the field. */
+struct kiln_event_field;
+int kiln_value_format_field(const struct kiln_event_field *f, const void *record, size_t size, bool json,
+			    char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,7 @@
 /* value.c — the one printer of BTF-typed values (kiln/value.h): `kiln map` and `kiln run`'s map
  * entries (KILN_VALUE_C, walking the BTF type), kiln_map_format_kv and decoded event records
- * (KILN_VALUE_FIELDS, walking the layouts event.c reads from the same BTF), text or JSON.
+ * (KILN_VALUE_FIELDS, walking the layouts event.c reads from the same BTF), and the metrics
+ * exporter's labels (one field of a layout), text or JSON.
  * The two styles are the two spellings users and tests have always read; they share the output
  * buffer, numbers, strings, hex and addresses here. Every JSON string goes through one writer
  * (kl_out_string: UTF-8 passes, the rest escaped, so the output always parses). */
@@ -543,4 +544,16 @@ int kiln_value_print(FILE *out, const struct btf *btf, uint32_t type_id, const v
 	if (buf != small)
 		free(buf);
 	return n < 0 ? n : 0;
+}
+
+int kiln_value_format_field(const struct kiln_event_field *f, const void *record, size_t size, bool json,
+			    char *buf, size_t len)
+{
+	static const struct kiln_event_fmt defaults = { .sz = sizeof(defaults), .cpu = -1 };
+	if (!f || !record || (size_t)f->offset + f->size > size)
+		return kl_fail_msg(ERANGE, "a %zu-byte record does not hold field '%s'", size, f ? f->name : "?");
+	struct kl_out o = { buf, len, 0 };
+	struct decode d = { .o = &o, .fmt = &defaults, .data = record, .size = size };
+	put_value(&d, f, 0, json);
+	return kl_out_end(&o);
 }

@@ -2,7 +2,8 @@
  * of each width and signedness, enums, bools, char arrays as strings (and as hex when they are
  * not text), integer arrays, a nested struct, an ipv4_addr, a bitfield and padding members, in
  * both spellings (KILN_VALUE_C as `kiln map` prints, KILN_VALUE_FIELDS as events decode) and
- * both outputs (text and JSON); values without a type; snprintf's convention; a short value. */
+ * both outputs (text and JSON); one field of a layout alone (the metrics exporter's labels);
+ * values without a type; snprintf's convention; a short value. */
 #include "check.h"
 #include <kiln/kiln.h>
 #include <bpf/btf.h>
@@ -155,6 +156,23 @@ static void test_struct(void)
 	CHECK("value: a value short of its type is -ERANGE (fields)", rc == -ERANGE, "%d", rc);
 	fmt(outer, d, 40, KILN_VALUE_C, false, &rc);
 	CHECK("value: a value short of its type is bytes (C)", rc == 82 && !strncmp(out, "0x", 2), "%d %s", rc, out);
+
+	/* one field of the layout, as the metrics exporter labels a series */
+	const struct kiln_event *ev = kiln_events_find(layouts, "outer");
+	static const struct { const char *field; bool json; const char *want; } one[] = {
+		{ "x", false, "-5" }, { "ip", false, "10.0.0.1" }, { "ip", true, "\"10.0.0.1\"" },
+		{ "bits", false, "5" }, { "name", false, "bash" }, { "in", false, "{a=-7 b=200}" },
+	};
+	for (size_t i = 0; ev && i < sizeof(one) / sizeof(one[0]); i++) {
+		const struct kiln_event_field *fl = kiln_event_field_by_name(ev, one[i].field);
+		rc = fl ? kiln_value_format_field(fl, d, sizeof(d), one[i].json, out, sizeof(out)) : -1;
+		char n[96];
+		snprintf(n, sizeof(n), "value: field %s alone (%s)", one[i].field, one[i].json ? "JSON" : "text");
+		CHECK(n, rc == (int)strlen(one[i].want) && !strcmp(out, one[i].want), "%d '%s'", rc, out);
+	}
+	const struct kiln_event_field *big_f = ev ? kiln_event_field_by_name(ev, "big") : NULL;
+	rc = big_f ? kiln_value_format_field(big_f, d, 50, false, out, sizeof(out)) : 0;
+	CHECK("value: a field past the record is -ERANGE", rc == -ERANGE, "%d", rc);
 
 	struct kiln_value_fmt f = { .sz = sizeof(f), .style = KILN_VALUE_C };
 	char tiny[6];
