@@ -51,8 +51,7 @@ uint32_t kt_type_size(const struct kt_type *t)
 
 const char *kt_tracefs(void)
 {
-	const char *root = kl_tracefs_root();   /* mounted here if missing and we may */
-	return root ? root : "/sys/kernel/tracing";
+	return kl_tracefs_root_or_default();   /* mounted if missing and we may (mounts.c) */
 }
 
 /* ---- tracepoint formats, cached ---- */
