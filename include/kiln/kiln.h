@@ -15,5 +15,6 @@
 #include "prog.h"
 #include "ringbuf.h"
 #include "stack.h"
+#include "value.h"
 #include "verifier.h"
 #endif

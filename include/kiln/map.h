@@ -190,6 +190,12 @@ int kiln_map_format_kv(struct kiln_map *m, const void *key, const void *value, u
 int kiln_map_parse_key(struct kiln_map *m, const char *text, void *buf, size_t len);
 int kiln_map_parse_value(struct kiln_map *m, const char *text, void *buf, size_t len);
 
+/* A key or value without a type, as `kiln map` reads one for a map without BTF: an integer
+ * (decimal, 0x hex, negative; range-checked for size) into the first min(size, 8) bytes,
+ * little-endian; or, when size > 8, 0x and two hex digits per byte, in order. 0, -EINVAL or
+ * -ERANGE (no message recorded). */
+int kiln_map_parse_raw(const char *s, void *out, size_t size);
+
 /* Kernel-wide iteration over loaded maps by id: *next after id (0 = first); -ENOENT at end. */
 int kiln_map_next_id(uint32_t id, uint32_t *next);
 

@@ -8,7 +8,7 @@
  * Label values are valid UTF-8 whatever the keys hold: a byte that is not (a comm any process
  * may set) is the text \xHH (lib/utf8.h). */
 #include "metrics.h"
-#include <arpa/inet.h>
+#include <kiln/value.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -52,30 +52,21 @@ static void put_label_value(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* one label of a key's field (false: the field is not one a label shows) */
-static bool field_label(FILE *out, const struct kiln_event_field *f, const void *key, bool first)
+/* one label of a key's field (false: the field is not one a label shows): a string as it is,
+ * integers and addresses as the one value printer writes them (kiln/value.h) */
+static bool field_label(FILE *out, const struct kiln_event_field *f, const void *key, size_t key_size, bool first)
 {
 	char buf[256];
-	uint64_t u;
-	int64_t i;
 	switch (f->kind) {
 	case KILN_FIELD_CHARS:
 		kiln_event_field_str(f, key, buf, sizeof(buf));
 		break;
 	case KILN_FIELD_IPV4:
 	case KILN_FIELD_IPV6:
-		if (!inet_ntop(f->kind == KILN_FIELD_IPV4 ? AF_INET : AF_INET6, (const uint8_t *)key + f->offset, buf,
-			       sizeof(buf)))
-			return false;
-		break;
 	case KILN_FIELD_INT:
 	case KILN_FIELD_KSTACK:
 	case KILN_FIELD_USTACK:
-		if (f->is_signed && !kiln_event_field_i64(f, key, &i))
-			snprintf(buf, sizeof(buf), "%lld", (long long)i);
-		else if (!kiln_event_field_u64(f, key, &u))
-			snprintf(buf, sizeof(buf), "%llu", (unsigned long long)u);
-		else
+		if (kiln_value_format_field(f, key, key_size, false, buf, sizeof(buf)) < 0)
 			return false;
 		break;
 	default:
@@ -117,7 +108,7 @@ static int put_series(const void *key, const void *value, void *arg)
 		bool first = true;
 		for (size_t i = 0; i < kiln_event_field_count(mt->key_ev); i++) {
 			const struct kiln_event_field *f = kiln_event_field(mt->key_ev, i);
-			if (!f->is_padding && field_label(out, f, key, first))
+			if (!f->is_padding && field_label(out, f, key, mt->key_size, first))
 				first = false;
 		}
 	} else {

@@ -530,13 +530,11 @@ static struct kl_node *b_tracepoint_fields(struct ev *e, struct kl_node **a, uin
 	for (uint32_t k = 0; k < nw; k++) {
 		const struct kl_tp_field *f = NULL;
 		if (want && want->nitems) {
-			const char *w = kl_mangle(e->c->a, text_of(e, want->items[k]));
-			for (uint32_t i = 0; i < nf && !f; i++)
-				if (!strcasecmp(fs[i].name, w))
-					f = &fs[i];
+			char msg[2048];
+			f = kl_tracepoint_field(fs, nf, event, text_of(e, want->items[k]), KL_TPF_COMMON | KL_TPF_ANY_CASE, msg,
+						sizeof(msg));
 			if (!f)
-				return fail(e, want->items[k], "tracepoint %s has no field '%s' (see %s)", text_of(e, a[0]),
-					    text_of(e, want->items[k]), path);
+				return fail(e, want->items[k], "%s", msg);
 		} else {
 			f = &fs[k];
 			if (!strncmp(f->name, "common_", 7))

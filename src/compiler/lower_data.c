@@ -186,20 +186,19 @@ static int tracepoint_field(struct lw *l, struct kl_node *fn, const char *name, 
 		return kl_error(l->c->d, fn->span, "section '%s' names no tracepoint", l->section);
 	if (kl_tracepoint_format(l->c->a, tp + 1, &fs, &nf, path, sizeof(path)))
 		return kl_error(l->c->d, fn->span, "%s", path);
-	const char *want = kl_mangle(l->c->a, name);
-	for (uint32_t i = 0; i < nf; i++) {
-		const struct kl_tp_field *f = &fs[i];
-		if (strcmp(f->name, want) || f->count || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
-			continue;
-		if (f->offset < 8)
-			return kl_error(l->c->d, fn->span, "tracepoint field '%s' is one of the common fields the kernel "
-					"does not let BPF programs read; use (get-current-pid-tgid) and friends", name);
-		out->offset = f->offset;
-		out->type = kl_type_sized(l->c->a, f->size);
-		*sign = f->is_signed && f->size < 8;
-		return 0;
-	}
-	return kl_error(l->c->d, fn->span, "tracepoint '%s' has no scalar field '%s' (see %s)", tp + 1, name, path);
+	char msg[2048];
+	const struct kl_tp_field *f = kl_tracepoint_field(fs, nf, tp + 1, name, KL_TPF_COMMON, msg, sizeof(msg));
+	if (!f)
+		return kl_error(l->c->d, fn->span, "%s", msg);
+	if (f->count || (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return kl_error(l->c->d, fn->span, "tracepoint '%s' has no scalar field '%s' (see %s)", tp + 1, name, path);
+	if (f->offset < 8)
+		return kl_error(l->c->d, fn->span, "tracepoint field '%s' is one of the common fields the kernel "
+				"does not let BPF programs read; use (get-current-pid-tgid) and friends", name);
+	out->offset = f->offset;
+	out->type = kl_type_sized(l->c->a, f->size);
+	*sign = f->is_signed && f->size < 8;
+	return 0;
 }
 
 /* Where (ctx ...) reads or writes: (ctx FIELD), (ctx FIELD INDEX) for an array field such

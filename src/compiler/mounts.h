@@ -28,5 +28,8 @@ int kl_mount_missing(const char *what, const char *type, const char *dir, const 
 const char *kl_tracefs_root(void);
 /* The same root's events/ directory ("/sys/kernel/tracing/events"), or NULL. */
 const char *kl_tracefs_events(void);
+/* kl_tracefs_root(), else where tracefs belongs ("/sys/kernel/tracing"): a path to try and
+ * name in a message when none is mounted. */
+const char *kl_tracefs_root_or_default(void);
 
 #endif

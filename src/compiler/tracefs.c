@@ -233,3 +233,38 @@ int kl_tracepoint_format(struct kl_arena *a, const char *event, struct kl_tp_fie
 	*n = (uint32_t)out.len;
 	return 0;
 }
+
+/* a field's name against one as written: other characters than letters, digits and '_' are
+ * '_' (kl_mangle's rule) */
+static bool tp_name_is(const char *field, const char *name, bool any_case)
+{
+	for (; *field && *name; field++, name++) {
+		char c = isalnum((unsigned char)*name) ? *name : '_';
+		if (c != *field && !(any_case && tolower((unsigned char)c) == tolower((unsigned char)*field)))
+			return false;
+	}
+	return *field == *name;
+}
+
+const struct kl_tp_field *kl_tracepoint_field(const struct kl_tp_field *fields, uint32_t n, const char *event,
+					      const char *name, unsigned flags, char *msg, size_t msgsz)
+{
+	for (int any_case = 0; any_case <= !!(flags & KL_TPF_ANY_CASE); any_case++)
+		for (uint32_t i = 0; i < n; i++)
+			if (tp_name_is(fields[i].name, name, any_case) &&
+			    ((flags & KL_TPF_COMMON) || strncmp(fields[i].name, "common_", 7)))
+				return &fields[i];
+	struct kl_nearest nb;
+	char hint[512];
+	kl_nearest_init(&nb, name);
+	for (uint32_t i = 0; i < n; i++)
+		if (strncmp(fields[i].name, "common_", 7))
+			kl_nearest_add(&nb, fields[i].name);
+	kl_nearest_hint(&nb, hint, sizeof(hint));
+	size_t k = (size_t)snprintf(msg, msgsz, "tracepoint %s has no field '%s'; %s%s fields:", event, name, hint,
+				    *hint ? " Its" : "its");
+	for (uint32_t i = 0; i < n && k < msgsz; i++)
+		if (strncmp(fields[i].name, "common_", 7))
+			k += (size_t)snprintf(msg + k, msgsz - k, " %s", fields[i].name);
+	return NULL;
+}

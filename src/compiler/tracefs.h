@@ -49,4 +49,15 @@ int kl_tracepoint_check_in(const char *root, const char *event, char *msg, size_
 int kl_tracepoint_format(struct kl_arena *a, const char *event, struct kl_tp_field **fields, uint32_t *n,
 			 char *path, size_t pathsz);
 
+/* The one lookup of a tracepoint's field by name, for (ctx FIELD), %tracepoint-fields and
+ * kiln trace's args->FIELD: among the n fields of tracepoint `event` (kl_tracepoint_format's),
+ * the one spelled name, where any character of name but a letter, digit or '_' stands for '_'
+ * (the source's prev-pid is prev_pid). flags: KL_TPF_COMMON finds the common_* fields too;
+ * KL_TPF_ANY_CASE, failing an exact match, one spelled so in another case. NULL when none is,
+ * with the one message in msg: "tracepoint EVENT has no field 'NAME'; did you mean ...? Its
+ * fields: ..." (the fields a program may read, common_* left out). */
+enum { KL_TPF_COMMON = 1, KL_TPF_ANY_CASE = 2 };
+const struct kl_tp_field *kl_tracepoint_field(const struct kl_tp_field *fields, uint32_t n, const char *event,
+					      const char *name, unsigned flags, char *msg, size_t msgsz);
+
 #endif

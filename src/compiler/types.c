@@ -152,3 +152,24 @@ const struct kl_field *kl_type_field(const struct kl_type *st, const char *name)
 			return &st->fields[i];
 	return NULL;
 }
+
+bool kl_type_scalar_layout(struct kl_arena *a, struct kl_scalar_field *f, uint32_t n, uint32_t *size)
+{
+	struct kl_type *st = kl_arena_new(a, struct kl_type);
+	st->kind = KL_T_STRUCT;
+	st->fields = kl_arena_array(a, struct kl_field, n ? n : 1);
+	st->nfields = n;
+	for (uint32_t i = 0; i < n; i++) {
+		struct kl_type *t = kl_type_builtin(f[i].type);
+		if (!t || t->kind != KL_T_INT)
+			return false;
+		st->fields[i].type = f[i].count ? kl_type_array(a, t, f[i].count) : t;
+		f[i].size = t->size;
+		f[i].is_signed = t->is_signed;
+	}
+	kl_type_layout(st);
+	for (uint32_t i = 0; i < n; i++)
+		f[i].offset = st->fields[i].offset;
+	*size = st->size;
+	return true;
+}

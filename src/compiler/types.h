@@ -71,4 +71,17 @@ struct kl_type *kl_type_sized(struct kl_arena *a, uint32_t size);
 void kl_type_layout(struct kl_type *st);
 const struct kl_field *kl_type_field(const struct kl_type *st, const char *name);
 
+/* A struct of built-in integers and arrays of them, named as kiln names them ("u32", "i8",
+ * "s64"...), laid out as kl_type_layout lays out a defstruct: the host's defstruct decoders
+ * read records by it, so both sides agree on every offset. */
+struct kl_scalar_field {
+	const char *type;      /* in: a built-in integer type's name */
+	uint32_t count;        /* in: array elements; 0 for a scalar */
+	uint32_t offset, size; /* out: bytes from the struct's start; one element's bytes */
+	bool is_signed;        /* out */
+};
+/* false (nothing laid out) when a type is no built-in integer; else true and *size the
+ * struct's size. */
+bool kl_type_scalar_layout(struct kl_arena *a, struct kl_scalar_field *f, uint32_t n, uint32_t *size);
+
 #endif

@@ -4,6 +4,7 @@
  * the object and destroying the links leaves nothing behind. */
 #include "hv.h"
 #include "cli/cli.h"
+#include "compiler/types.h"
 #include "lib/fail.h"
 #include <kiln/error.h>
 #include <kiln/map.h>
@@ -601,58 +602,50 @@ hv_builtin_fn host_session_builtin(const char *name, int *min, int *max)
 
 /* ---- defstruct decoders ------------------------------------------------------------------ */
 
-static const struct { const char *name; uint32_t size; bool is_signed; } scalar_types[] = {
-	{ "u8", 1, false }, { "u16", 2, false }, { "u32", 4, false }, { "u64", 8, false },
-	{ "i8", 1, true }, { "i16", 2, true }, { "i32", 4, true }, { "i64", 8, true },
-	{ "s8", 1, true }, { "s16", 2, true }, { "s32", 4, true }, { "s64", 8, true },
-};
-
-static bool scalar(const struct kl_node *t, uint32_t *size, bool *is_signed)
+/* The field types of (defstruct NAME (FIELD TYPE) ...) into f: a built-in integer or
+ * (array INT N), N from 1 to 65536. false when a field is neither. */
+static bool struct_fields(const struct kl_node *form, struct kl_scalar_field *f, uint64_t *bound)
 {
-	for (size_t i = 0; t->kind == KL_N_SYM && i < sizeof(scalar_types) / sizeof(scalar_types[0]); i++)
-		if (!strcmp(t->str, scalar_types[i].name)) {
-			*size = scalar_types[i].size;
-			*is_signed = scalar_types[i].is_signed;
-			return true;
+	for (uint32_t i = 2; i < form->nitems; i++, f++) {
+		const struct kl_node *fl = form->items[i];
+		if (fl->kind != KL_N_LIST || fl->nitems < 2 || fl->items[0]->kind != KL_N_SYM)
+			return false;
+		const struct kl_node *t = fl->items[1];
+		if (kl_head(t) && !strcmp(kl_head(t), "array") && t->nitems == 3 && t->items[2]->kind == KL_N_INT) {
+			if (t->items[2]->ival < 1 || t->items[2]->ival > 65536)
+				return false;
+			f->count = (uint32_t)t->items[2]->ival;
+			t = t->items[1];
 		}
-	return false;
+		if (t->kind != KL_N_SYM)
+			return false;
+		f->type = t->str;
+		*bound += 8 * (uint64_t)(f->count ? f->count : 1) + 7;   /* at most, padding in */
+	}
+	return true;
 }
 
-/* (defstruct NAME (FIELD TYPE) ...) with integer and (array INT N) fields, in C layout; a
- * struct with other fields gets no decoder (kiln still compiles it). */
+/* (defstruct NAME (FIELD TYPE) ...) with integer and (array INT N) fields, in the C layout the
+ * compiler gives it (types.c); a struct with other fields, or past 16 MiB, gets no decoder
+ * (kiln still compiles it). */
 void host_define_struct(struct host *h, const struct kl_node *form)
 {
 	if (form->nitems < 3 || form->items[1]->kind != KL_N_SYM)
 		return;
+	uint32_t n = form->nitems - 2, size;
+	uint64_t bound = 0;
+	struct kl_scalar_field *sf = kl_arena_array(&h->a, struct kl_scalar_field, n);
+	if (!struct_fields(form, sf, &bound) || bound > (1u << 31) || !kl_type_scalar_layout(&h->a, sf, n, &size) ||
+	    sf[n - 1].offset + sf[n - 1].size * (sf[n - 1].count ? sf[n - 1].count : 1) > (1u << 24))
+		return;
 	struct hv_struct *st = kl_arena_new(&h->a, struct hv_struct);
 	st->name = hv_symname(h, form->items[1]);
-	st->fields = kl_arena_array(&h->a, struct hv_field, form->nitems);
-	uint32_t off = 0, align = 1;
-	for (uint32_t i = 2; i < form->nitems; i++) {
-		const struct kl_node *f = form->items[i];
-		if (f->kind != KL_N_LIST || f->nitems < 2 || f->items[0]->kind != KL_N_SYM)
-			return;
-		struct hv_field *fd = &st->fields[st->nfields++];
-		fd->name = f->items[0]->str;
-		fd->count = 0;
-		const struct kl_node *t = f->items[1];
-		if (kl_head(t) && !strcmp(kl_head(t), "array") && t->nitems == 3 && t->items[2]->kind == KL_N_INT) {
-			if (t->items[2]->ival < 1 || t->items[2]->ival > 65536)
-				return;           /* no decoder for a struct of this size */
-			fd->count = (uint32_t)t->items[2]->ival;
-			t = t->items[1];
-		}
-		if (!scalar(t, &fd->size, &fd->is_signed))
-			return;
-		off = (off + fd->size - 1) / fd->size * fd->size;
-		fd->off = off;
-		off += fd->size * (fd->count ? fd->count : 1);
-		if (off > (1u << 24))
-			return;
-		if (fd->size > align)
-			align = fd->size;
-	}
-	st->size = (off + align - 1) / align * align;
+	st->fields = kl_arena_array(&h->a, struct hv_field, n);
+	for (uint32_t i = 0; i < n; i++)
+		st->fields[i] = (struct hv_field){ form->items[i + 2]->items[0]->str, sf[i].offset, sf[i].size,
+						   sf[i].count, sf[i].is_signed };
+	st->nfields = n;
+	st->size = size;
 	st->next = h->structs;
 	h->structs = st;
 }

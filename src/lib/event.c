@@ -1,36 +1,21 @@
-/* event.c — event layouts read from an object's BTF, field accessors, and decoding of records
- * to text or JSON lines, stack-id fields symbolized through stack.h. A layout is built the
- * first time a struct is asked for and kept with the others of its BTF. */
+/* event.c — event layouts read from an object's BTF, field accessors, and the frame of a
+ * record decoded to a text or JSON line (its name, cpu and pid; the fields are printed by
+ * value.c, stack-id fields symbolized through stack.h). A layout is built the first time a
+ * struct is asked for and kept with the others of its BTF. */
 #define _GNU_SOURCE
 #include "kiln/event.h"
 #include "kiln/object.h"
 #include "event_internal.h"
 #include "fail.h"
-#include "utf8.h"
-#include <arpa/inet.h>
+#include "value_internal.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_NESTING 8
 #define MAX_WEIGHT (1 << 16)   /* fields of a layout, nested layouts' fields counted in */
-
-struct kiln_event {
-	struct kiln_event *next;
-	uint32_t type_id;
-	char *name;
-	uint32_t size;
-	size_t nfields, cap;
-	size_t weight;                  /* fields, with those of nested layouts: the work of
-					 * decoding a record, bounded by MAX_WEIGHT */
-	struct kiln_event_field *fields;
-	char **keys;                    /* per field, decoding's `"name":` (JSON) and `name=` */
-	size_t *key_len;                /* (text): 2 per field, made once */
-	const struct kiln_event_field *pid;   /* the default pid field ("pid", else "tgid") */
-};
 
 struct kiln_events {
 	const struct btf *btf;
@@ -506,257 +491,7 @@ int kiln_event_get(const struct kiln_event *ev, const void *data, size_t size, c
 	return kiln_event_field_u64(f, data, out);
 }
 
-/* ---- decoding -------------------------------------------------------------------------- */
-
-/* Output with snprintf's convention: pos counts everything, buf holds what fits. */
-struct out {
-	char *buf;
-	size_t len, pos;
-};
-
-static void put(struct out *o, const char *s, size_t n)
-{
-	if (o->pos < o->len) {
-		size_t room = o->len - o->pos;
-		memcpy(o->buf + o->pos, s, n < room ? n : room);
-	}
-	o->pos += n;
-}
-
-static void puts_(struct out *o, const char *s)
-{
-	put(o, s, strlen(s));
-}
-
-__attribute__((format(printf, 2, 3))) static void putf(struct out *o, const char *fmt, ...)
-{
-	char tmp[128];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		put(o, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
-/* A string of at most n bytes (to its NUL) as JSON, or in text bare when it can be, else
- * quoted with C escapes. Invalid UTF-8 becomes U+FFFD in JSON and \xNN in text (utf8.c). */
-static void put_string(struct out *o, const char *s, size_t n, bool json)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	n = strnlen(s, n);
-	bool bare = !json && n > 0;
-	for (size_t i = 0; bare && i < n; i++)
-		if (p[i] <= ' ' || p[i] == '"' || p[i] == '\\' || p[i] == '=' || p[i] >= 0x7f)
-			bare = false;
-	if (bare) {
-		put(o, s, n);
-		return;
-	}
-	put(o, "\"", 1);
-	size_t room = o->pos < o->len ? o->len - o->pos : 0;
-	o->pos += kl_escape(room ? o->buf + o->pos : NULL, room, s, n, json ? KL_ESC_JSON : KL_ESC_TEXT);
-	put(o, "\"", 1);
-}
-
-size_t kl_json_string(char *buf, size_t len, const char *s, size_t n)
-{
-	struct out o = { buf, len, 0 };
-	put_string(&o, s, n, true);
-	if (len)
-		buf[o.pos < len ? o.pos : len - 1] = 0;
-	return o.pos;
-}
-
-struct decode {
-	struct out *o;
-	const struct kiln_event_fmt *fmt;
-	const uint8_t *data;
-	size_t size;
-	bool pid_known;
-	int pid;
-	size_t nstacks;                 /* text: stacks printed after the line */
-	const struct kiln_event_field *stacks[8];
-	uint32_t stack_base[8];
-};
-
-/* Numbers by hand: vsnprintf was most of the cost of decoding a record. */
-static void put_u64(struct out *o, uint64_t v)
-{
-	char tmp[24], *e = tmp + sizeof(tmp), *b = e;
-	do
-		*--b = (char)('0' + v % 10);
-	while (v /= 10);
-	put(o, b, (size_t)(e - b));
-}
-
-static void put_i64(struct out *o, int64_t v)
-{
-	if (v < 0) {
-		put(o, "-", 1);
-		put_u64(o, 0 - (uint64_t)v);
-	} else {
-		put_u64(o, (uint64_t)v);
-	}
-}
-
-static void put_int(struct out *o, const struct kiln_event_field *f, const uint8_t *p)
-{
-	uint64_t v;
-	kiln_event_field_u64(f, p, &v);
-	if (f->is_signed)
-		put_i64(o, (int64_t)v);
-	else
-		put_u64(o, v);
-}
-
-static void put_ipv4(struct out *o, const uint8_t *a)
-{
-	for (int i = 0; i < 4; i++) {
-		if (i)
-			put(o, ".", 1);
-		put_u64(o, a[i]);
-	}
-}
-
-static void put_elem(struct out *o, const struct kiln_event_field *f, const uint8_t *p, uint32_t i)
-{
-	struct kiln_event_field e = { .kind = KILN_FIELD_INT, .offset = f->offset + i * f->elem_size,
-				      .size = f->elem_size, .is_signed = f->is_signed };
-	put_int(o, &e, p);
-}
-
-/* A stack id's frames, symbolized: JSON ["f+0x1 [m]",...], or text lines. Returns false when
- * there is nothing to symbolize (no map, no symbolizer, negative id, gone). */
-static bool put_stack(struct decode *d, const struct kiln_event_field *f, const uint8_t *p, bool json)
-{
-	const struct kiln_event_fmt *fmt = d->fmt;
-	uint64_t v;
-	kiln_event_field_u64(f, p, &v);
-	int64_t id = (int64_t)v;
-	if (id < 0 || !fmt->stacks || !fmt->syms)
-		return false;
-	uint64_t ips[KILN_STACK_MAX_DEPTH];
-	int n = kiln_stack_read(fmt->stacks, (uint32_t)id, ips, KILN_STACK_MAX_DEPTH);
-	if (n < 0)
-		return false;
-	if (fmt->max_frames > 0 && n > fmt->max_frames)
-		n = fmt->max_frames;
-	bool user = f->kind == KILN_FIELD_USTACK;
-	if (json)
-		put(d->o, "[", 1);
-	for (int i = 0; i < n; i++) {
-		struct kiln_frame fr;
-		char buf[512];
-		int err = user ? (d->pid_known ? kiln_syms_user(fmt->syms, d->pid, ips[i], &fr) : -ESRCH)
-			       : kiln_syms_kernel(fmt->syms, ips[i], &fr);
-		if (err)
-			fr = (struct kiln_frame){ .addr = ips[i] };
-		kiln_frame_format(&fr, buf, sizeof(buf));
-		if (json) {
-			if (i)
-				put(d->o, ",", 1);
-			put_string(d->o, buf, sizeof(buf), true);
-		} else {
-			putf(d->o, "\n    %s", buf);
-		}
-	}
-	if (json)
-		put(d->o, "]", 1);
-	return true;
-}
-
-static void put_fields(struct decode *d, const struct kiln_event *ev, uint32_t base, bool json, bool top);
-
-static void put_value(struct decode *d, const struct kiln_event_field *f, uint32_t base, bool json)
-{
-	struct out *o = d->o;
-	const uint8_t *p = d->data + base;
-	char addr[INET6_ADDRSTRLEN];
-	switch (f->kind) {
-	case KILN_FIELD_INT:
-		put_int(o, f, p);
-		break;
-	case KILN_FIELD_CHARS:
-		put_string(o, (const char *)p + f->offset, f->size, json);
-		break;
-	case KILN_FIELD_ARRAY:
-		put(o, "[", 1);
-		for (uint32_t i = 0; i < f->count; i++) {
-			if (i)
-				put(o, json ? "," : " ", 1);
-			put_elem(o, f, p, i);
-		}
-		put(o, "]", 1);
-		break;
-	case KILN_FIELD_IPV4:
-		if (json)
-			put(o, "\"", 1);
-		put_ipv4(o, p + f->offset);
-		if (json)
-			put(o, "\"", 1);
-		break;
-	case KILN_FIELD_IPV6:
-		inet_ntop(AF_INET6, p + f->offset, addr, sizeof(addr));
-		if (json)
-			put(o, "\"", 1);
-		puts_(o, addr);
-		if (json)
-			put(o, "\"", 1);
-		break;
-	case KILN_FIELD_KSTACK:
-	case KILN_FIELD_USTACK:
-		if (json) {
-			if (!put_stack(d, f, p, true))
-				puts_(o, "null");
-		} else {
-			put_int(o, f, p);   /* the id; the frames follow the line */
-			if (d->nstacks < sizeof(d->stacks) / sizeof(d->stacks[0])) {
-				d->stack_base[d->nstacks] = base;
-				d->stacks[d->nstacks++] = f;
-			}
-		}
-		break;
-	case KILN_FIELD_STRUCT:
-		put(o, "{", 1);
-		put_fields(d, f->sub, base + f->offset, json, false);
-		put(o, "}", 1);
-		break;
-	case KILN_FIELD_PTR: {
-		uint64_t v;
-		kiln_event_field_u64(f, p, &v);
-		putf(o, json ? "\"0x%llx\"" : "0x%llx", (unsigned long long)v);
-		break;
-	}
-	case KILN_FIELD_BYTES:
-		puts_(o, json ? "\"0x" : "0x");
-		for (uint32_t i = 0; i < f->size; i++)
-			putf(o, "%02x", p[f->offset + i]);
-		if (json)
-			put(o, "\"", 1);
-		break;
-	}
-}
-
-/* The fields after the event's name (top) or inside a nested struct's braces. */
-static void put_fields(struct decode *d, const struct kiln_event *ev, uint32_t base, bool json, bool top)
-{
-	struct out *o = d->o;
-	bool first = true;
-	for (size_t i = 0; i < ev->nfields; i++) {
-		const struct kiln_event_field *f = &ev->fields[i];
-		if (f->is_padding)
-			continue;
-		if ((size_t)base + f->offset + f->size > d->size)
-			break;
-		if (!first || top)
-			put(o, json ? "," : " ", 1);
-		first = false;
-		size_t k = 2 * i + !json;
-		put(o, ev->keys[k], ev->key_len[k]);
-		put_value(d, f, base, json);
-	}
-}
+/* ---- decoding: the record's frame here, its fields by the printer (value.c) ----------- */
 
 int kiln_event_format(const struct kiln_event *ev, const void *data, size_t size,
 		      const struct kiln_event_fmt *opts, char *buf, size_t len)
@@ -765,60 +500,26 @@ int kiln_event_format(const struct kiln_event *ev, const void *data, size_t size
 	const struct kiln_event_fmt *fmt = opts ? opts : &defaults;
 	if (!ev || (!data && size))
 		return kl_fail_msg(EINVAL, "kiln_event_format: no event or no data");
-	struct out o = { buf, len, 0 };
-	struct decode d = { .o = &o, .fmt = fmt, .data = data, .size = size };
+	struct kl_out o = { buf, len, 0 };
 	const char *pf = fmt->pid_field;
 	const struct kiln_event_field *pidf = pf ? kiln_event_field_by_name(ev, pf) : ev->pid;
 	uint64_t pid;
-	if (pidf && (size_t)pidf->offset + pidf->size <= size && !kiln_event_field_u64(pidf, data, &pid)) {
-		d.pid_known = true;
-		d.pid = (int)pid;
-	}
+	bool pid_known = pidf && (size_t)pidf->offset + pidf->size <= size && !kiln_event_field_u64(pidf, data, &pid);
 	bool json = fmt->json;
 	/* the perf buffer's cpu, unless the event has a field of that name (a key once only) */
 	bool cpu = fmt->cpu >= 0 && !kiln_event_field_by_name(ev, "cpu");
 	if (json) {
-		puts_(&o, "{\"event\":");
-		put_string(&o, ev->name, strlen(ev->name), true);
+		kl_out_puts(&o, "{\"event\":");
+		kl_out_string(&o, ev->name, strlen(ev->name), true);
 		if (cpu)
-			puts_(&o, ",\"cpu\":"), put_i64(&o, fmt->cpu);
+			kl_out_puts(&o, ",\"cpu\":"), kl_out_i64(&o, fmt->cpu);
 	} else {
-		puts_(&o, ev->name);
+		kl_out_puts(&o, ev->name);
 		if (cpu)
-			puts_(&o, " cpu="), put_i64(&o, fmt->cpu);
+			kl_out_puts(&o, " cpu="), kl_out_i64(&o, fmt->cpu);
 	}
-	put_fields(&d, ev, 0, json, true);
-	if (size < ev->size)
-		puts_(&o, json ? ",\"truncated\":true" : " (truncated)");
-	if (json)
-		put(&o, "}", 1);
-	for (size_t i = 0; i < d.nstacks; i++) {
-		size_t before = o.pos;
-		putf(&o, "\n  %s:", d.stacks[i]->name);
-		if (!put_stack(&d, d.stacks[i], d.data + d.stack_base[i], false))
-			o.pos = before;   /* nothing to show beyond the id */
-	}
-	if (len)
-		buf[o.pos < len ? o.pos : len - 1] = 0;
-	return o.pos > INT32_MAX ? -EOVERFLOW : (int)o.pos;
-}
-
-int kl_event_format_type(struct kiln_events *evs, uint32_t type_id, const void *data, size_t size,
-			 bool json, char *buf, size_t len)
-{
-	static const struct kiln_event_fmt defaults = { .sz = sizeof(defaults), .cpu = -1 };
-	struct kiln_event_field f;
-	int err = kl_event_classify(evs, type_id, &f);
-	if (err)
-		return err;
-	if (f.size > size)
-		return kl_fail_msg(-ERANGE, "%zu bytes hold no value of BTF type %u (%u bytes)", size, type_id, f.size);
-	struct out o = { buf, len, 0 };
-	struct decode d = { .o = &o, .fmt = &defaults, .data = data, .size = size };
-	put_value(&d, &f, 0, json);
-	if (len)
-		buf[o.pos < len ? o.pos : len - 1] = 0;
-	return o.pos > INT32_MAX ? -EOVERFLOW : (int)o.pos;
+	kl_value_record(&o, ev, data, size, fmt, pid_known, pid_known ? (int)pid : 0);
+	return kl_out_end(&o);
 }
 
 int kl_event_classify(struct kiln_events *evs, uint32_t type_id, struct kiln_event_field *f)

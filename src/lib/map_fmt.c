@@ -1,59 +1,26 @@
 /* map_fmt.c — a map entry decoded by the map's own BTF (kiln_map_format_kv, pkg/bpf's
  * ConvertKeyValue to text): the BTF is loaded from the kernel by the map's btf_id, and key
- * and value go through the event decoder (event.c), so map entries and events read alike. */
+ * and value go through the one printer (value.c) in the event decoder's spelling, so map
+ * entries and events read alike. */
 #include "kiln/map.h"
 #include "kiln/event.h"
-#include "event_internal.h"
+#include "kiln/value.h"
 #include "fail.h"
 #include "map_internal.h"
+#include "value_internal.h"
 #include <bpf/btf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Output with snprintf's convention: pos counts everything, buf holds what fits. */
-struct out {
-	char *buf;
-	size_t len, pos;
-};
-
-static char *room(struct out *o, size_t *left)
-{
-	*left = o->pos < o->len ? o->len - o->pos : 0;
-	return *left ? o->buf + o->pos : NULL;
-}
-
-static void put(struct out *o, const char *s)
-{
-	size_t left, n = strlen(s);
-	char *p = room(o, &left);
-	if (p)
-		memcpy(p, s, n < left ? n : left);
-	o->pos += n;
-}
-
-static void put_hex(struct out *o, const unsigned char *p, size_t n, bool json)
-{
-	char two[3];
-	put(o, json ? "\"0x" : "0x");
-	for (size_t i = 0; i < n; i++) {
-		snprintf(two, sizeof(two), "%02x", p[i]);
-		put(o, two);
-	}
-	if (json)
-		put(o, "\"");
-}
-
-static int put_part(struct out *o, struct kiln_events *evs, uint32_t type_id, const void *data,
+/* A key or value by the one printer (value.c), in the event decoder's spelling. */
+static int put_part(struct kl_out *o, struct kiln_events *evs, uint32_t type_id, const void *data,
 		    size_t size, bool json)
 {
-	if (!evs || !type_id) {
-		put_hex(o, data, size, json);
-		return 0;
-	}
-	size_t left;
-	char *p = room(o, &left);
-	int n = kl_event_format_type(evs, type_id, data, size, json, p, left);
+	const struct kiln_value_fmt fmt = { .sz = sizeof(fmt), .json = json, .style = KILN_VALUE_FIELDS,
+					    .layouts = evs };
+	size_t left = o->pos < o->len ? o->len - o->pos : 0;
+	int n = kiln_value_format(NULL, type_id, data, size, &fmt, left ? o->buf + o->pos : NULL, left);
 	if (n < 0)
 		return n;
 	o->pos += (size_t)n;
@@ -87,33 +54,31 @@ int kiln_map_format_kv(struct kiln_map *m, const void *key, const void *value, u
 		return err ? err : -ENOMEM;
 	const struct kiln_map_info *info = kiln_map_info(m);
 	bool json = flags & KILN_MAP_FMT_JSON;
-	struct out o = { buf, len, 0 };
+	struct kl_out o = { buf, len, 0 };
 	if (info->key_size) {
-		put(&o, json ? "{\"key\":" : "key=");
+		kl_out_puts(&o, json ? "{\"key\":" : "key=");
 		err = put_part(&o, x->layouts, info->btf_key_type_id, key, info->key_size, json);
-		put(&o, json ? ",\"value\":" : " value=");
+		kl_out_puts(&o, json ? ",\"value\":" : " value=");
 	} else {
-		put(&o, json ? "{\"value\":" : "value=");
+		kl_out_puts(&o, json ? "{\"value\":" : "value=");
 	}
 	if (!err && kiln_map_is_percpu(m)) {
 		size_t stride = kiln_map_value_stride(m);
 		size_t ncpu = kiln_map_value_buf_size(m) / stride;
-		put(&o, "[");
+		kl_out_puts(&o, "[");
 		for (size_t c = 0; !err && c < ncpu; c++) {
 			if (c)
-				put(&o, json ? "," : " ");
+				kl_out_puts(&o, json ? "," : " ");
 			err = put_part(&o, x->layouts, info->btf_value_type_id,
 				       (const char *)value + c * stride, info->value_size, json);
 		}
-		put(&o, "]");
+		kl_out_puts(&o, "]");
 	} else if (!err) {
 		err = put_part(&o, x->layouts, info->btf_value_type_id, value, info->value_size, json);
 	}
 	if (err)
 		return err;
 	if (json)
-		put(&o, "}");
-	if (len)
-		buf[o.pos < len ? o.pos : len - 1] = 0;
-	return o.pos > INT32_MAX ? -EOVERFLOW : (int)o.pos;
+		kl_out_puts(&o, "}");
+	return kl_out_end(&o);
 }

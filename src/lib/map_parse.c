@@ -79,6 +79,11 @@ int kl_map_parse_raw(const char *s, void *out, size_t size)
 	return 0;
 }
 
+int kiln_map_parse_raw(const char *s, void *out, size_t size)
+{
+	return kl_map_parse_raw(s, out, size);
+}
+
 /* ---- by BTF ----------------------------------------------------------------------------- */
 
 struct ctx {

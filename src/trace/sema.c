@@ -5,7 +5,6 @@
 #include "trace/sema_priv.h"
 #include "trace/funcs.h"
 #include "compiler/mounts.h"
-#include "compiler/nearest.h"
 #include "trace/ktypes.h"
 #include "trace/cdefine.h"
 #include "trace/limits.h"
@@ -52,8 +51,7 @@ uint32_t kt_type_size(const struct kt_type *t)
 
 const char *kt_tracefs(void)
 {
-	const char *root = kl_tracefs_root();   /* mounted here if missing and we may */
-	return root ? root : "/sys/kernel/tracing";
+	return kl_tracefs_root_or_default();   /* mounted if missing and we may (mounts.c) */
 }
 
 /* ---- tracepoint formats, cached ---- */
@@ -79,24 +77,11 @@ int kt_tp_field(const struct kt_sema *s, struct kl_arena *a, const char *event, 
 		c->next = *s->tp_cache;
 		*s->tp_cache = c;
 	}
-	for (uint32_t i = 0; i < c->n; i++)
-		if (!strcmp(c->f[i].name, name) && strncmp(name, "common_", 7)) {
-			*out = c->f[i];
-			return 0;
-		}
-	struct kl_nearest nb;
-	char hint[512];
-	kl_nearest_init(&nb, name);
-	for (uint32_t i = 0; i < c->n; i++)
-		if (strncmp(c->f[i].name, "common_", 7))
-			kl_nearest_add(&nb, c->f[i].name);
-	kl_nearest_hint(&nb, hint, sizeof(hint));
-	size_t k = (size_t)snprintf(msg, msgsz, "tracepoint %s has no field '%s'; %s%s fields:", event, name,
-				    hint, *hint ? " Its" : "its");
-	for (uint32_t i = 0; i < c->n && k < msgsz; i++)
-		if (strncmp(c->f[i].name, "common_", 7))
-			k += (size_t)snprintf(msg + k, msgsz - k, " %s", c->f[i].name);
-	return -1;
+	const struct kl_tp_field *f = kl_tracepoint_field(c->f, c->n, event, name, 0, msg, msgsz);
+	if (!f)
+		return -1;
+	*out = *f;
+	return 0;
 }
 
 /* ---- expressions ---- */

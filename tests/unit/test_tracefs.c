@@ -121,6 +121,36 @@ static void test_real_tracefs(void)
 	      "%s", msg);
 }
 
+/* The one lookup of a field by name (kl_tracepoint_field), which (ctx FIELD), deftracepoint's
+ * %tracepoint-fields and kiln trace's args->FIELD all call: '-' for '_', the common fields
+ * and another case only when asked, and one message naming the nearest and the fields. */
+static void test_field_lookup(void)
+{
+	static const struct kl_tp_field fs[] = {
+		{ .name = "common_pid", .offset = 4, .size = 4 }, { .name = "prev_pid", .offset = 24, .size = 4 },
+		{ .name = "Next_Pid", .offset = 56, .size = 4 },
+	};
+	char msg[256];
+	const struct kl_tp_field *f = kl_tracepoint_field(fs, 3, "sched/x", "prev-pid", 0, msg, sizeof(msg));
+	CHECK("tracefs/field: '-' is '_'", f == &fs[1], "%p", (const void *)f);
+	f = kl_tracepoint_field(fs, 3, "sched/x", "common_pid", KL_TPF_COMMON, msg, sizeof(msg));
+	CHECK("tracefs/field: a common field when asked", f == &fs[0], "%p", (const void *)f);
+	f = kl_tracepoint_field(fs, 3, "sched/x", "next_pid", KL_TPF_ANY_CASE, msg, sizeof(msg));
+	CHECK("tracefs/field: another case when asked", f == &fs[2], "%p", (const void *)f);
+	f = kl_tracepoint_field(fs, 3, "sched/x", "next_pid", 0, msg, sizeof(msg));
+	CHECK("tracefs/field: another case is no field unless asked", !f &&
+	      !strcmp(msg, "tracepoint sched/x has no field 'next_pid'; its fields: prev_pid Next_Pid"),
+	      "%s", f ? "found" : msg);
+	f = kl_tracepoint_field(fs, 3, "sched/x", "prev-pd", 0, msg, sizeof(msg));
+	CHECK("tracefs/field: the message names the nearest", !f &&
+	      !strcmp(msg, "tracepoint sched/x has no field 'prev-pd'; did you mean prev_pid? Its fields: prev_pid Next_Pid"),
+	      "%s", f ? "found" : msg);
+	f = kl_tracepoint_field(fs, 3, "sched/x", "common_pid", 0, msg, sizeof(msg));
+	CHECK("tracefs/field: a common field is no field unless asked", !f &&
+	      !strcmp(msg, "tracepoint sched/x has no field 'common_pid'; its fields: prev_pid Next_Pid"),
+	      "%s", f ? "found" : msg);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -132,6 +162,7 @@ int main(void)
 	test_names();
 	test_fake_tree();
 	test_real_tracefs();
+	test_field_lookup();
 	check_sh("rm -rf '%s'", top);
 	return CHECK_DONE();
 }
