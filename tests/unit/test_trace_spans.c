@@ -2,15 +2,49 @@
  * each node read from the generated text takes the span marked last at or before the byte
  * where it starts (the innermost construct being written there), nodes before any mark take
  * the first span, a mark at the same offset as the one before it replaces it, and a read
- * error in the generated text is an error value. */
+ * error in the generated text is an error value; compiled (kl_compile_forms_to_mem), such
+ * nodes make an object, and a compile error in them is at the script's construct. */
 #include "check.h"
 #include "trace/gen_spans.h"
+#include "lib/fail.h"
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 static bool at(const struct kl_node *n, uint32_t line, uint32_t col)
 {
 	return n && n->span.line == line && n->span.col == col;
+}
+
+/* text compiled, its code from its last '(' on marked as a statement (1:5) of the probe (1:1) */
+static int compile(struct kl_arena *a, const struct kl_source *script, const char *text, struct kl_diag *d,
+		   void **elf, size_t *size)
+{
+	struct kt_marks m = { .cur = { script, 1, 1 } };
+	kt_span_enter(a, &m, 0, (struct kl_span){ script, 1, 1 });
+	kt_span_enter(a, &m, (size_t)(strrchr(text, '(') - text), (struct kl_span){ script, 1, 5 });
+	struct kl_node **forms;
+	uint32_t n;
+	if (kt_spans_read(a, d, "gen.lisp", text, strlen(text), &m, m.cur, &forms, &n))
+		return -1;
+	return kl_compile_forms_to_mem(script, forms, n, 2, d, elf, size);
+}
+
+static void compiled(struct kl_arena *a)
+{
+	struct kl_source script = { "x.bt", "BEGIN { oops(); }\n", 18 };
+	struct kl_diag d = { 0 };
+	void *elf = NULL;
+	size_t size = 0;
+	int r = compile(a, &script, "(defprog p0 (:type :xdp) 2)", &d, &elf, &size);
+	CHECK("trace-spans/compiles", r == 0 && elf && size > 64 && !memcmp(elf, "\177ELF", 4), "r %d: %s", r, d.msg);
+	free(elf);
+	struct kl_diag d2 = { 0 };
+	elf = NULL;
+	r = compile(a, &script, "(defprog p0 (:type :xdp) (no-such-fn 1))", &d2, &elf, &size);
+	CHECK("trace-spans/compile-error-at-script", r != 0 && !elf && d2.nerrors && d2.span.src == &script &&
+	      d2.span.line == 1 && d2.span.col == 5, "r %d: %s at %s:%u:%u", r, d2.msg,
+	      d2.span.src ? d2.span.src->path : "-", d2.span.line, d2.span.col);
 }
 
 int main(void)
@@ -58,6 +92,7 @@ int main(void)
 	r = kt_spans_read(&a, &d2, "gen.lisp", bad, strlen(bad), &m, first, &forms, &n);
 	CHECK("trace-spans/read-error", r == -1 && d2.nerrors && d2.span.src == &script && d2.span.col == 1,
 	      "r %d: %s at %s:%u:%u", r, d2.msg, d2.span.src ? d2.span.src->path : "-", d2.span.line, d2.span.col);
+	compiled(&a);
 	kl_arena_free(&a);
 	return check_failures != 0;
 }
