@@ -12,7 +12,6 @@
 #include "trace/cdefine.h"
 #include "trace/gen.h"
 #include "trace/parser.h"
-#include <kiln/error.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
