@@ -769,13 +769,11 @@ int cmd_trace(int argc, char **argv)
 		if (o.debug == 1)
 			goto out;
 	}
-	if (kl_compile_text_to_mem("kiln-trace.lisp", g.text, g.len, 2, NULL, &elf, &size, NULL)) {
-		if (!trace_compile_limit(&prog, &s, kiln_errmsg(), &d)) {
-			kl_diag_print(&d, stderr);
-			goto out;
-		}
-		fprintf(stderr, "kiln trace: the generated program did not compile (a kiln trace bug; -d shows it):\n%s\n",
-			kiln_errmsg());
+	struct kl_diag cd = { 0 };   /* the compiler's: its error spans the script, as the generated nodes do */
+	if (kl_compile_forms_to_mem(&src, g.forms, g.nforms, 2, &cd, &elf, &size)) {
+		if (cd.err || trace_compile_limit(&prog, &s, cd.msg, &d))   /* else the limit, in bpftrace's terms */
+			d = cd;
+		kl_diag_print(&d, stderr);
 		rc = 1;
 		goto out;
 	}

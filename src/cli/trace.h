@@ -31,9 +31,10 @@ int trace_env(struct kt_sema *s, FILE *err);
 /* BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS against s's targets; 0, or -1 after an
  * error on err, in bpftrace's words. */
 int trace_limits(const struct kt_sema *s, FILE *err);
-/* When kiln's compiler refused the generated program (msg, kiln_errmsg()) for a size the
- * kernel bounds (a program's 512-byte stack, its jumps' reach), the error at the probe that
- * made that program, in d: 0. -1 for any other failure (a kiln trace bug). */
+/* When kiln's compiler refused the generated program (msg, its error) for a size the kernel
+ * bounds (a program's 512-byte stack, its jumps' reach), the error at the probe that made
+ * that program, in d: 0. -1 for any other failure (the compiler's own error, spanning the
+ * script, is the one to show). */
 int trace_compile_limit(const struct kt_program *prog, const struct kt_sema *s, const char *msg, struct kl_diag *d);
 /* The same value as bpftrace writes it in JSON (a tuple as an array). */
 void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s);

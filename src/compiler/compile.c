@@ -137,19 +137,32 @@ static void realign_defuns(struct kl_comp *c, struct kl_ir_func **before, struct
 	memset(chain, 0, (nf + 1) * sizeof(*chain));
 }
 
-/* The prelude's macros and constants (as the program needs them), then the program's. */
-int kl_compile_front(struct kl_comp *c)
-{
+/* The program's top-level forms when they are given as nodes (kl_compile_forms), not read. */
+struct given {
 	struct kl_node **forms;
 	uint32_t nforms;
-	if (kl_prelude_start(c) || kl_read(c->a, c->d, c->src, &forms, &nforms) || kl_forms_collect(c, forms, nforms))
+};
+
+/* The prelude's macros and constants (as the program needs them), then the program's forms:
+ * those given, or else read from c->src. */
+static int front(struct kl_comp *c, const struct given *given)
+{
+	struct kl_node **forms = given ? given->forms : NULL;
+	uint32_t nforms = given ? given->nforms : 0;
+	if (kl_prelude_start(c) || (!given && kl_read(c->a, c->d, c->src, &forms, &nforms)) ||
+	    kl_forms_collect(c, forms, nforms))
 		return -1;
 	return kl_add_drop_counters(c);
 }
 
-static int compile(struct kl_comp *c, const char *out_path)
+int kl_compile_front(struct kl_comp *c)
 {
-	if (kl_compile_front(c))
+	return front(c, NULL);
+}
+
+static int compile(struct kl_comp *c, const char *out_path, const struct given *given)
+{
+	if (front(c, given))
 		return -1;
 	if (!c->license)
 		c->license = "GPL";
@@ -295,7 +308,7 @@ static int compile(struct kl_comp *c, const char *out_path)
 
 /* The recovery point for the arena running out of memory (see arena.h): everything the
  * passes allocated is in the arena, which the caller frees. */
-int kl_compile(struct kl_comp *c, const char *out_path)
+static int run(struct kl_comp *c, const char *out_path, const struct given *given)
 {
 	jmp_buf oom;
 	jmp_buf *outer = c->a->oom;
@@ -306,7 +319,17 @@ int kl_compile(struct kl_comp *c, const char *out_path)
 		return kl_error(c->d, (struct kl_span){ 0 }, "out of memory");
 	}
 	c->a->oom = &oom;
-	int r = compile(c, out_path);
+	int r = compile(c, out_path, given);
 	c->a->oom = outer;
 	return r;
+}
+
+int kl_compile(struct kl_comp *c, const char *out_path)
+{
+	return run(c, out_path, NULL);
+}
+
+int kl_compile_forms(struct kl_comp *c, struct kl_node **forms, uint32_t nforms, const char *out_path)
+{
+	return run(c, out_path, &(struct given){ forms, nforms });
 }

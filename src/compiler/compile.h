@@ -120,6 +120,9 @@ int kl_emit(struct kl_comp *c, struct kl_ir_func *f, const struct kl_alloc *al, 
 
 /* compile.c: the whole pipeline, read -> collect -> lower -> regalloc -> emit -> ELF. */
 int kl_compile(struct kl_comp *c, const char *out_path);
+/* The same for a program given as top-level forms (kiln trace's, spanning its script),
+ * which c->src, their source, is not read for. */
+int kl_compile_forms(struct kl_comp *c, struct kl_node **forms, uint32_t nforms, const char *out_path);
 /* Its first step: read and collect the prelude, then the program. */
 int kl_compile_front(struct kl_comp *c);
 /* The prelude's source text (src/compiler/prelude.lisp, built in). */

@@ -97,3 +97,27 @@ int kl_compile_text_to_mem(const char *path, const char *text, size_t len, int o
 	close(fd);
 	return rc;
 }
+
+int kl_compile_forms_to_mem(const struct kl_source *src, struct kl_node **forms, unsigned nforms, int opt_level,
+			    struct kl_diag *d, void **elf, size_t *size)
+{
+	int fd = memfd_create("kiln-object", MFD_CLOEXEC);
+	if (fd < 0) {
+		d->err = errno;
+		return kl_error(d, (struct kl_span){ 0 }, "memfd_create for compiling %s: %s", src->path, strerror(errno));
+	}
+	struct kl_arena arena = { 0 };
+	struct kl_comp c = { .a = &arena, .d = d, .src = src };
+	c.opts.opt_level = opt_level;
+	c.opts.write_fd = true;
+	c.opts.out_fd = fd;
+	int rc = KL_LIBBPF(kl_compile_forms(&c, forms, nforms, NULL));
+	if (!rc && (lseek(fd, 0, SEEK_SET) < 0 || !(*elf = kl_read_fd(fd, size)))) {
+		d->err = errno ? errno : ENOMEM;
+		rc = kl_error(d, (struct kl_span){ 0 }, "reading back the object compiled from %s: %s", src->path,
+			      strerror(d->err));
+	}
+	kl_arena_free(&arena);
+	close(fd);
+	return rc;
+}

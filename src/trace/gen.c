@@ -1,6 +1,9 @@
-/* gen.c — kiln trace's code generator: the typed tree as kiln Lisp text (gen.h). Integers
- * are kiln's 64-bit values; strings are written where they go (a record field, a map key
- * buffer, a $variable's stack buffer) by gen_str, so no string is ever a value. */
+/* gen.c — kiln trace's code generator: the typed tree as kiln Lisp (gen.h). Integers are
+ * kiln's 64-bit values; strings are written where they go (a record field, a map key
+ * buffer, a $variable's stack buffer) by gen_str, so no string is ever a value. The code is
+ * written as text, from readable templates, with a mark wherever a probe, statement or
+ * expression begins and ends; gen_spans.c reads it back into nodes that carry those script
+ * spans, which the compiler is handed (the text is what -d prints). */
 #define _GNU_SOURCE
 #include "trace/gen_priv.h"
 #include "trace/funcs.h"
@@ -21,6 +24,17 @@ static const char *fresh(struct g *g, const char *prefix)
 	return kl_arena_printf(g->a, "%s%u", prefix, g->tmp++);
 }
 
+
+/* From here on the code written is the script's construct at `at`: the span it replaces. */
+static struct kl_span enter(struct g *g, struct kl_span at)
+{
+	return kt_span_enter(g->a, &g->marks, (size_t)ftello(g->o), at);
+}
+
+static void leave(struct g *g, struct kl_span prev)
+{
+	kt_span_leave(g->a, &g->marks, (size_t)ftello(g->o), prev);
+}
 static int gen_err(struct g *g, struct kl_span at, const char *msg)
 {
 	if (!g->err)
@@ -247,7 +261,7 @@ static bool gen_ctx_builtin(struct g *g, const struct kt_node *n)
 	return false;
 }
 
-static void gen_int(struct g *g, const struct kt_node *n)
+static void gen_int_code(struct g *g, const struct kt_node *n)
 {
 	if (is_core(n) && n->type.user) {   /* the CO-RE offset, then a read of user memory */
 		const char *b = fresh(g, "u");
@@ -412,9 +426,16 @@ static void gen_int(struct g *g, const struct kt_node *n)
 	fputs("0", g->o);
 }
 
+static void gen_int(struct g *g, const struct kt_node *n)
+{
+	struct kl_span prev = enter(g, n->span);
+	gen_int_code(g, n);
+	leave(g, prev);
+}
+
 /* ---- strings, written at dest (an address expression) in at most size bytes ---- */
 
-static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint32_t size)
+static void gen_str_code(struct g *g, const struct kt_node *n, const char *dest, uint32_t size)
 {
 	const char *d = fresh(g, "d");
 	fprintf(g->o, "(let ((%s %s)) ", d, dest);
@@ -498,6 +519,13 @@ static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint
 		gen_err(g, n->span, "kiln trace cannot compute this string yet");
 	}
 	fprintf(g->o, ")");
+}
+
+static void gen_str(struct g *g, const struct kt_node *n, const char *dest, uint32_t size)
+{
+	struct kl_span prev = enter(g, n->span);
+	gen_str_code(g, n, dest, size);
+	leave(g, prev);
 }
 
 /* ---- statements ---- */
@@ -620,7 +648,7 @@ static void gen_call_stmt(struct g *g, const struct kt_node *n)
 		gen_int(g, n);
 }
 
-static void gen_stmt(struct g *g, const struct kt_node *s)
+static void gen_stmt_code(struct g *g, const struct kt_node *s)
 {
 	switch (s->kind) {
 	case KT_EXPRSTMT:
@@ -674,6 +702,14 @@ static void gen_stmt(struct g *g, const struct kt_node *s)
 	default:
 		gen_err(g, s->span, "kiln trace cannot compile this statement yet");
 	}
+}
+
+/* Each statement's and expression's code carries its script span (gen_spans.h). */
+static void gen_stmt(struct g *g, const struct kt_node *s)
+{
+	struct kl_span prev = enter(g, s->span);
+	gen_stmt_code(g, s);
+	leave(g, prev);
 }
 
 /* Whether s may break or continue the innermost while (not one nested in it). */
@@ -746,9 +782,11 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 	if (s->has_stacks)
 		fprintf(g->o, "(defmap " KT_STACKS " :type :stack-trace :key u32 :value-size %d :max-entries 4096)\n",
 			8 * KILN_STACK_MAX_DEPTH);
-	for (uint32_t i = 0; i < s->nmaps; i++)
+	for (uint32_t i = 0; i < s->nmaps; i++) {
+		enter(g, s->maps[i].span);   /* the map's first use */
 		fprintf(g->o, "(defmap m%u :type :hash :max-entries %u :key-size %u :value-size %u) ; @%s %s\n", i,
 			s->map_keys_max, s->maps[i].key_size, s->maps[i].value_size, s->maps[i].name, map_kind_names[s->maps[i].kind]);
+	}
 	fprintf(g->o, "(defevent kt-ctl [:id :u64])\n");
 	for (uint32_t i = 0; i < g->sites.len; i++) {
 		const struct kt_site *site = &g->sites.items[i];
@@ -779,6 +817,7 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	const struct kt_probe *pr = &prog->probes[t->probe_index];
 	g->t = t;
 	g->target = ti;
+	enter(g, pr->span);   /* the program: its probe */
 	switch (t->kind) {
 	case KP_BEGIN: case KP_END:
 		fprintf(g->o, "\n(defprog p%u (:type :raw-tracepoint :section \"raw_tracepoint/kiln_trace_%s\") ; %s\n  ", ti,
@@ -881,6 +920,10 @@ int kt_gen(const struct kt_program *prog, const struct kt_sema *s, struct kl_are
 	fclose(g.o);
 	out->sites = g.sites.items;
 	out->nsites = (uint32_t)g.sites.len;
+	struct kl_span first = { prog->nprobes ? prog->probes[0].span.src : NULL, 1, 1 };
+	if (!g.err && kt_spans_read(a, d, "kiln-trace.lisp", out->text, out->len, &g.marks, first, &out->forms,
+				    &out->nforms))
+		g.err = -1;
 	if (g.err) {
 		free(out->text);
 		out->text = NULL;

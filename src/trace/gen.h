@@ -1,10 +1,14 @@
-/* gen.h — a typed bpftrace program as kiln Lisp source text: one defmap per @map, one
+/* gen.h — a typed bpftrace program as kiln Lisp, both as text (for -d) and as the reader
+ * nodes the compiler takes, each spanning the script's construct it was made for (so the
+ * compiler's and the verifier's errors point into the script): one defmap per @map, one
  * defprog per target, a ring buffer for what user space prints or does (printf, print,
  * clear, zero, exit) with one record layout per printf call site. The format strings and
  * record layouts stay in the side table here, for the runtime; BPF carries only ids. */
 #ifndef KT_GEN_H
 #define KT_GEN_H
 #include "trace/sema.h"
+
+struct kl_node;
 
 /* A record's first 8 bytes: kind << 32 | the sending CPU << 16 | index (a site for printf,
  * time and print; the map for clear and zero). */
@@ -33,8 +37,11 @@ struct kt_site {
 };
 
 struct kt_gen {
-	char *text;                 /* the Lisp source (malloc'd) */
+	char *text;                 /* the Lisp source (malloc'd): what -d prints */
 	size_t len;
+	struct kl_node **forms;     /* its top-level forms, each node spanning the script's construct
+				     * it was made for (in the arena) */
+	uint32_t nforms;
 	struct kt_site *sites;
 	uint32_t nsites;
 };

@@ -3,6 +3,7 @@
 #ifndef KT_GEN_PRIV_H
 #define KT_GEN_PRIV_H
 #include "trace/gen.h"
+#include "trace/gen_spans.h"
 #include <stdio.h>
 
 /* The buffer every string stored into a map goes through (one per program). */
@@ -21,6 +22,7 @@ struct g {
 	uint32_t site_base;
 	int err;
 	int loop;                   /* the innermost while's number (its break/continue flags), -1 none */
+	struct kt_marks marks;      /* where the code of each script construct begins (gen_spans.h) */
 };
 
 /* n as an integer expression. */

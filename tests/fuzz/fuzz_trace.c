@@ -12,7 +12,6 @@
 #include "trace/cdefine.h"
 #include "trace/gen.h"
 #include "trace/parser.h"
-#include <kiln/error.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,9 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kl_diag_print(&d, sink());
 		goto out;
 	}
-	if (kl_compile_text_to_mem("kiln-trace.lisp", g.text, g.len, 2, NULL, &elf, &esize, NULL)) {
-		if (trace_compile_limit(&prog, &s, kiln_errmsg(), &d))
-			fprintf(sink(), "kiln trace bug: %s\n", kiln_errmsg());
+	struct kl_diag cd = { 0 };
+	if (kl_compile_forms_to_mem(&src, g.forms, g.nforms, 2, &cd, &elf, &esize)) {
+		if (cd.err || trace_compile_limit(&prog, &s, cd.msg, &d))
+			d = cd;
 		kl_diag_print(&d, sink());
 	}
 out:

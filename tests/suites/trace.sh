@@ -647,6 +647,44 @@ else fail debug-instructions "status $rc: $(tail -5 <<<"$out")"; fi
 if "$KILN" trace --emit "$tmp/t.o" -e 'tracepoint:syscalls:sys_enter_getppid { @[pid] = count(); }' &&
    out=$("$KILN" check "$tmp/t.o" 2>&1); then pass emit-object
 else fail emit-object "$out"; fi
+# -d prints the generated Lisp as it always has (the compiler is handed nodes, not this text)
+if out=$("$KILN" trace -d tests/trace/debug.bt 2>&1) && [ "$out" = "$(cat tests/trace/debug.expected)" ]; then
+	pass debug-lisp-unchanged
+else fail debug-lisp-unchanged "$(diff <(echo "$out") tests/trace/debug.expected | head -c 400)"; fi
+
+# at_script NAME ERR FILE WANT: ERR's first line is "FILE:LINE:COL: WANT...", its second FILE's
+# line LINE, its third a caret under column COL; nothing names the generated Lisp
+at_script() {
+	local name=$1 err=$2 file=$3 want=$4 first line col text caret
+	first=$(head -1 <<<"$err")
+	if [[ ! $first =~ ^"$file":([0-9]+):([0-9]+):\ "$want" ]]; then
+		fail "$name" "want '$file:LINE:COL: $want...', got '$(head -c 300 <<<"$err")'"; return
+	fi
+	line=${BASH_REMATCH[1]} col=${BASH_REMATCH[2]}
+	text=$(sed -n "${line}p" "$file")
+	caret=$(printf '%*s^' $((col + 1)) '')
+	if [ "$(sed -n 2p <<<"$err")" != "  $text" ]; then fail "$name" "line 2 is not line $line of $file: $(sed -n 2p <<<"$err")"
+	elif [ "$(sed -n 3p <<<"$err")" != "$caret" ]; then fail "$name" "no caret under column $col: '$(sed -n 3p <<<"$err")'"
+	elif grep -q 'kiln-trace\.lisp\|kiln trace bug' <<<"$err"; then fail "$name" "names the generated Lisp: $err"
+	else pass "$name ($line:$col)"; fi
+}
+# an error kiln's compiler finds in the generated code (its limit of 100,000 macro expansions:
+# each argN is one) is at the script's construct that made it
+python3 -c "
+print('kprobe:vfs_read {')
+for i in range(17000): print('  \$x = arg0 + arg1 + arg2 + arg3 + arg4 + arg5;')
+print('}')" >"$tmp/expand.bt"
+err=$(timeout 60 "$KILN" trace --dry-run "$tmp/expand.bt" 2>&1); rc=$?
+if [ $rc -ne 1 ]; then fail compile-error-at-script "status $rc: $(head -c 300 <<<"$err")"
+else at_script compile-error-at-script "$err" "$tmp/expand.bt" "error: more than 100000 macro expansions"; fi
+if "$KILN" trace -d "$tmp/expand.bt" >/dev/null 2>&1; then pass compile-error-debug-lisp
+else fail compile-error-debug-lisp "-d refused the script whose code the compiler refuses"; fi
+# the verifier's refusal too: the object's line info is the script's
+printf 'BEGIN {\n  $x = 0;\n  while ($x < 100000000) {\n    $x++;\n  }\n  exit();\n}\n' >"$tmp/verifier.bt"
+err=$(timeout 120 "$KILN" trace "$tmp/verifier.bt" 2>&1 | grep -v "^kiln trace: load program")
+at_script verifier-error-at-script "$err" "$tmp/verifier.bt" "the verifier refused this: BPF program is too large"
+if grep -q "^    ; while (\$x < 100000000) { @ verifier.bt:3$" <<<"$err"; then pass verifier-steps-at-script
+else fail verifier-steps-at-script "$(tail -6 <<<"$err")"; fi
 check list "tracepoint:syscalls:sys_enter_getppid" "$("$KILN" trace -l 'tracepoint:syscalls:sys_enter_getppid')"
 out=$("$KILN" trace -lv 'syscalls:sys_enter_openat')
 if grep -q '^    uint64 filename;' <<<"$out" && grep -q '^tracepoint:syscalls:sys_enter_openat$' <<<"$out"; then pass list-fields
