@@ -162,7 +162,7 @@ static int expr(struct walk *w, struct kl_node *n)
 	return r;
 }
 
-int kl_expand_body(struct kl_comp *c, struct kl_node **forms, uint32_t n)
+static int expand_body(struct kl_comp *c, struct kl_node **forms, uint32_t n)
 {
 	struct walk w = { c, 0, NULL };
 	return exprs(&w, forms, n);
@@ -172,12 +172,12 @@ int kl_expand_program(struct kl_comp *c)
 {
 	for (size_t i = 0; i < c->funs.len; i++) {
 		struct kl_fundef *f = &c->funs.items[i];
-		if (kl_expand_body(c, f->form->items + 3, f->form->nitems - 3))
+		if (expand_body(c, f->form->items + 3, f->form->nitems - 3))
 			return -1;
 	}
 	for (size_t i = 0; i < c->progs.len; i++) {
 		struct kl_progdef *p = &c->progs.items[i];
-		if (kl_expand_body(c, p->form->items + p->body_start, p->form->nitems - p->body_start))
+		if (expand_body(c, p->form->items + p->body_start, p->form->nitems - p->body_start))
 			return -1;
 	}
 	return 0;

@@ -2,7 +2,6 @@
  * lowering (lower.c). See expand_stage.c. */
 #ifndef KL_EXPAND_STAGE_H
 #define KL_EXPAND_STAGE_H
-#include <stdint.h>
 
 struct kl_comp;
 struct kl_node;
@@ -11,8 +10,6 @@ struct kl_node;
  * each call's expansion is left on the call node (kl_node.expansion). 0, or -1 with the
  * first error in c->d. */
 int kl_expand_program(struct kl_comp *c);
-/* The same for one body of forms read as expressions (unit tests; a form made late). */
-int kl_expand_body(struct kl_comp *c, struct kl_node **forms, uint32_t n);
 /* After an error made inside the expansion of call (the first error of c): the message gets
  * " (in the expansion of macro 'M' at FILE:LINE:COL)" unless it names M already. */
 void kl_expansion_note(struct kl_comp *c, const struct kl_node *call);
