@@ -23,6 +23,10 @@
  * A call node that appears twice in the tree (a macro that puts an argument in two places)
  * is expanded at each place, as it was lowered at each: the limit still bounds the work.
  *
+ * A macro call at top level (deftracepoint, defheader, a user's macro making defuns) is
+ * collection's to expand, not this stage's: what it makes are definitions, which forms.c must
+ * see to collect. This stage starts from what collection recorded.
+ *
  * The prelude: collection is complete for the program when the stage runs. Looking a name
  * up as a macro (kl_macro_is) may still collect a prelude form lazily (prelude.c); such a
  * form defines only macros and constants (defmacro, defconstant, defheader), never code to
