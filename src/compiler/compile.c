@@ -1,7 +1,9 @@
-/* compile.c — the pipeline in one place: read, collect the top-level forms, lower each
- * function to IR, allocate registers, emit instructions, write the ELF object with BTF. */
+/* compile.c — the pipeline in one place: read, collect the top-level forms, expand the
+ * macro calls in their bodies (expand_stage.c), lower each function to IR, optimize,
+ * allocate registers, emit instructions, write the ELF object with BTF. */
 #include "compile.h"
 #include "core.h"
+#include "expand_stage.h"
 #include "globals.h"
 #include "opt.h"
 #include "prelude.h"
@@ -168,6 +170,8 @@ static int compile(struct kl_comp *c, const char *out_path, const struct given *
 		c->license = "GPL";
 	if (!c->progs.len && !c->maps.len)
 		return kl_error(c->d, (struct kl_span){ c->src, 1, 1 }, "no defprog or defmap in this file");
+	if (kl_expand_program(c))
+		return -1;
 
 	for (size_t i = 0; i < c->funs.len; i++) {
 		struct kl_ir_func *f = kl_lower_fun(c, &c->funs.items[i]);

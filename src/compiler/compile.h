@@ -114,11 +114,15 @@ void kl_warn_unused_maps(struct kl_comp *c);
 /* lower.c */
 struct kl_ir_func *kl_lower_prog(struct kl_comp *c, struct kl_progdef *p);
 struct kl_ir_func *kl_lower_fun(struct kl_comp *c, struct kl_fundef *f);
+/* The shape of special form h (lower_internal.h: which arguments are code), NULL when h is
+ * not one (a call: every argument is). The expand stage reads it. */
+const char *kl_lower_shape(const char *h);
 
 /* emit.c: allocated IR to instructions, relocations and line info. */
 int kl_emit(struct kl_comp *c, struct kl_ir_func *f, const struct kl_alloc *al, struct kl_func *out);
 
-/* compile.c: the whole pipeline, read -> collect -> lower -> regalloc -> emit -> ELF. */
+/* compile.c: the whole pipeline, read -> collect -> expand -> lower -> optimize -> allocate ->
+ * emit -> write. */
 int kl_compile(struct kl_comp *c, const char *out_path);
 /* The same for a program given as top-level forms (kiln trace's, spanning its script),
  * which c->src, their source, is not read for. */

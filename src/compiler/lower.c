@@ -1,9 +1,12 @@
 /* lower.c — expressions to IR. Each special form is a row in a table (here for control,
- * binding, arithmetic and casts; lower_data.c's for memory, maps, places and calls); values
+ * binding, arithmetic and casts; lower_data.c's for memory, maps, places and calls), with
+ * its shape, which tells the expand stage (expand_stage.c) which arguments are code: lowering
+ * itself expands no macro, it lowers the expansion the stage left on each call; values
  * are constants (folded on the way) or virtual registers; conditions lower straight to
  * branches so the verifier sees the packet and null checks the program wrote. */
 #include "lower_internal.h"
 #include "expand.h"
+#include "expand_stage.h"
 #include "nearest.h"
 #include "opt.h"
 #include "names.h"
@@ -871,11 +874,11 @@ static int f_swap(struct lw *l, struct kl_node *n, struct val *out)
 }
 
 static const struct kl_lw_form forms[] = {
-	{ "progn", f_progn }, { "if", f_if }, { "when", f_when }, { "unless", f_unless },
-	{ "cond", f_cond }, { "and", f_andor }, { "or", f_andor }, { "not", f_not },
-	{ "return", f_return }, { "let", f_let }, { "let*", f_letstar }, { "when-let", f_when_let },
-	{ "if-let", f_if_let }, { "loop", f_loop }, { "lognot", f_lognot },
-	{ "cast", f_cast },
+	{ "progn", f_progn, "e" }, { "if", f_if, "e" }, { "when", f_when, "e" },
+	{ "unless", f_unless, "e" }, { "cond", f_cond, "c" }, { "and", f_andor, "e" },
+	{ "or", f_andor, "e" }, { "not", f_not, "e" }, { "return", f_return, "e" }, { "let", f_let, "be" },
+	{ "let*", f_letstar, "be" }, { "when-let", f_when_let, "we" }, { "if-let", f_if_let, "we" },
+	{ "loop", f_loop, "e" }, { "lognot", f_lognot, "e" }, { "cast", f_cast, "de" },
 };
 
 /* The other files' forms: memory, maps and places; kernel types; keyless maps. */
@@ -919,6 +922,23 @@ static const char *near_hint(struct kl_comp *c, const char *h, char *buf, size_t
 	return kl_nearest_hint(&nb, buf, size);
 }
 
+const char *kl_lower_shape(const char *h)
+{
+	if (!strcmp(h, "declare"))
+		return "d";
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		if (!strcmp(forms[i].name, h))
+			return forms[i].shape;
+	for (size_t t = 0; t < sizeof(form_tables) / sizeof(form_tables[0]); t++)
+		for (size_t i = 0; i < *form_tables[t].n; i++)
+			if (!strcmp(form_tables[t].forms[i].name, h))
+				return form_tables[t].forms[i].shape;
+	for (size_t i = 0; i < kl_lw_nargs_forms; i++)
+		if (!strcmp(kl_lw_args_forms[i].name, h))
+			return kl_lw_args_forms[i].shape;
+	return NULL;
+}
+
 static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 {
 	if (n->nitems == 0)
@@ -927,18 +947,21 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	if (hd->kind != KL_N_SYM)
 		return kl_lw_err_form(l, n, "%s: a form must start with a symbol: %s", "syntax error");
 	const char *h = hd->str;
-	if (kl_macro_is(l->c, h)) {
-		struct kl_node *x = kl_macro_expand(l->c, n);
-		if (!x)
-			return -1;
+	if (n->expansion) {   /* a macro call: its expansion, made by the expand stage */
+		int errors = l->c->d->nerrors;
 		l->c->expansions++;
 		if (l->ncalls++ < sizeof(l->calls) / sizeof(l->calls[0]))
 			l->calls[l->ncalls - 1] = n->span;
-		int r = kl_lw_lower(l, x, out);
+		int r = kl_lw_lower(l, n->expansion, out);
 		l->ncalls--;
 		l->c->expansions--;
+		if (r && !errors && !l->c->expansions)   /* the call written in the body */
+			kl_expansion_note(l->c, n);
 		return r;
 	}
+	if (kl_macro_is(l->c, h))
+		return kl_lw_err_form(l, n, "%sinternal error: the macro call %s was not expanded before lowering "
+				      "(the expand stage read it as data)", "");
 	if (!strcmp(h, "declare")) {       /* only meaningful at the start of a binding form's body */
 		*out = cval(0);
 		return 0;

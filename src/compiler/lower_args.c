@@ -183,6 +183,6 @@ static int f_retval(struct lw *l, struct kl_node *n, struct val *out)
 }
 
 const struct kl_lw_form kl_lw_args_forms[] = {
-	{ "arg", f_arg }, { "retval", f_retval },
+	{ "arg", f_arg, "d" }, { "retval", f_retval, "d" },
 };
 const size_t kl_lw_nargs_forms = sizeof(kl_lw_args_forms) / sizeof(kl_lw_args_forms[0]);

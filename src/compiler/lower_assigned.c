@@ -1,29 +1,21 @@
 /* lower_assigned.c — which variables a body assigns: only those bindings need a register of
  * their own that setf can change; the others stay bound to their value as it is. One walk
  * collects every assigned name of a form's body into a table (a walk per binding made wide
- * lets quadratic). */
+ * lets quadratic). The body is expanded already (expand_stage.c): a macro call is looked at
+ * through the expansion the stage left on it, never expanded here. */
 #include "lower_internal.h"
-#include "expand.h"
 
-/* Add to set the variables n assigns (setf/incf/decf of the bare symbol); macro calls are
- * looked at through their expansion. */
+/* Add to set the variables n assigns (setf/incf/decf of the bare symbol). Nodes nest at most
+ * as deep as the reader and the expand stage allow, which bounds the recursion. */
 static void assigned(struct kl_comp *c, struct kl_node *n, struct kl_names *set)
 {
 	if (n->kind != KL_N_LIST)
 		return;
-	const char *h = kl_head(n);
-	if (kl_macro_is(c, h)) {
-		int errors = c->d->nerrors;
-		struct kl_node *x = kl_macro_expand(c, n);
-		if (!x) {
-			c->d->nerrors = errors;   /* reported again when the form itself is lowered */
-			return;
-		}
-		c->expansions++;
-		assigned(c, x, set);
-		c->expansions--;
+	if (n->expansion) {
+		assigned(c, n->expansion, set);
 		return;
 	}
+	const char *h = kl_head(n);
 	bool set_form = h && (!strcmp(h, "setf") || !strcmp(h, "setq"));
 	for (uint32_t i = 1; set_form && i < n->nitems; i += 2)
 		if (n->items[i]->kind == KL_N_SYM)

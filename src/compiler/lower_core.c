@@ -629,15 +629,16 @@ int kl_lw_kernel_accessor(struct lw *l, struct kl_node *n, struct val *out)
 }
 
 const struct kl_lw_form kl_lw_core_forms[] = {
-	{ "core-read", f_core_read }, { "->", f_arrow }, { "core-read-into", f_core_read_into },
-	{ "core-read-str", f_core_read_str }, { "core-field-exists", f_field_exists },
-	{ "core-field-size", f_field_size }, { "core-field-offset", f_field_offset },
-	{ "core-field-signed", f_field_signed }, { "core-type-matches", f_type_matches },
-	{ "core-type-exists", f_type_exists }, { "core-type-size", f_type_size },
-	{ "core-type-id", f_type_id }, { "core-type-id-local", f_type_id_local },
-	{ "core-enum-value", f_enum_value }, { "core-enum-value-exists", f_enum_exists },
-	{ "current-task", f_current_task }, { "get-current-task", f_current_task },
-	{ "get-current-task-btf", f_current_task_btf },
-	{ "kernel-ptr", f_kernel_ptr }, { "core-load", f_core_load }, { "core-ctx-load", f_core_ctx_load },
+	{ "core-read", f_core_read, "ed" }, { "->", f_arrow, "ed" },
+	{ "core-read-into", f_core_read_into, "eed" }, { "core-read-str", f_core_read_str, "eeed" },
+	{ "core-field-exists", f_field_exists, "d" }, { "core-field-size", f_field_size, "d" },
+	{ "core-field-offset", f_field_offset, "d" }, { "core-field-signed", f_field_signed, "d" },
+	{ "core-type-matches", f_type_matches, "d" }, { "core-type-exists", f_type_exists, "d" },
+	{ "core-type-size", f_type_size, "d" }, { "core-type-id", f_type_id, "d" },
+	{ "core-type-id-local", f_type_id_local, "d" }, { "core-enum-value", f_enum_value, "d" },
+	{ "core-enum-value-exists", f_enum_exists, "d" }, { "current-task", f_current_task, "d" },
+	{ "get-current-task", f_current_task, "d" }, { "get-current-task-btf", f_current_task_btf, "d" },
+	{ "kernel-ptr", f_kernel_ptr, "de" }, { "core-load", f_core_load, "ded" },
+	{ "core-ctx-load", f_core_ctx_load, "d" },
 };
 const size_t kl_lw_ncore_forms = sizeof(kl_lw_core_forms) / sizeof(kl_lw_core_forms[0]);

@@ -3,7 +3,6 @@
  * built-ins made of them (atomic-add, tail-call, memset, memcpy, with-event...). lower.c
  * dispatches to them through kl_lw_data_forms. */
 #include "lower_internal.h"
-#include "expand.h"
 #include "tracefs.h"
 #include <ctype.h>
 #include <linux/pkt_cls.h>
@@ -1024,7 +1023,11 @@ static int f_memset(struct lw *l, struct kl_node *n, struct val *out)
 		if (!fits32(v.c))
 			v = rval(kl_lw_reg_of(l, v));
 	} else {
-		v = rval(kl_lw_alu(l, BPF_MUL, rval(kl_lw_alu(l, BPF_AND, v, cval(0xff))), rval(kl_lw_reg_of(l, cval(0x0101010101010101LL)))));
+		/* the constant first, then the low byte: named, not left to the order in which C
+		 * evaluates a call's arguments (which gcc changed with an unrelated edit) */
+		kl_vreg ones = kl_lw_reg_of(l, cval(0x0101010101010101LL));
+		kl_vreg low = kl_lw_alu(l, BPF_AND, v, cval(0xff));
+		v = rval(kl_lw_alu(l, BPF_MUL, rval(low), rval(ones)));
 	}
 	kl_vreg rb = kl_lw_reg_of(l, base);
 	for (int64_t at = 0; at < len;) {
@@ -1167,17 +1170,21 @@ static int f_discard_event(struct lw *l, struct kl_node *n, struct val *out)
 }
 
 const struct kl_lw_form kl_lw_data_forms[] = {
-	{ "with-event", f_with_event }, { "discard-event", f_discard_event }, { "setf", f_setf },
-	{ "setq", f_setf }, { "incf", f_incdec }, { "decf", f_incdec }, { "load", f_load },
-	{ "store", f_store }, { "ctx", f_ctx }, { "getmap", f_getmap }, { "map-lookup", f_map_lookup },
-	{ "map-update", f_map_update }, { "remmap", f_remmap }, { "map-delete", f_remmap },
-	{ "delmap", f_remmap }, { "stack-buffer", f_stack_buffer }, { "make-stack", f_stack_buffer },
-	{ "sizeof", f_const_form }, { "offsetof", f_const_form }, { "event-size", f_const_form },
-	{ "event-field-offset", f_const_form }, { "event-field-size", f_const_form },
-	{ "atomic-add", f_atomic_add }, { "tail-call", f_tail_call }, { "stack-addr", f_stack_addr },
-	{ "log2", f_log2 }, { "memset", f_memset }, { "memcpy", f_memcpy }, { "ash", f_ash },
-	{ "struct-alloc", f_stack_buffer }, { "ctx-load", f_ctx_load }, { "ctx-store", f_ctx_store },
-	{ "ctx-ptr", f_ctx_ptr }, { "pass-action", f_pass_action }, { "map-lookup-ptr", f_map_lookup },
-	{ "map-update-ptr", f_map_update }, { "map-delete-ptr", f_remmap },
+	{ "with-event", f_with_event, "de" }, { "discard-event", f_discard_event, "d" },
+	{ "setf", f_setf, "P" }, { "setq", f_setf, "P" }, { "incf", f_incdec, "e" },
+	{ "decf", f_incdec, "e" }, { "load", f_load, "de" }, { "store", f_store, "de" },
+	{ "ctx", f_ctx, "d" }, { "getmap", f_getmap, "de" }, { "map-lookup", f_map_lookup, "de" },
+	{ "map-update", f_map_update, "de" }, { "remmap", f_remmap, "de" },
+	{ "map-delete", f_remmap, "de" }, { "delmap", f_remmap, "de" },
+	{ "stack-buffer", f_stack_buffer, "d" }, { "make-stack", f_stack_buffer, "d" },
+	{ "sizeof", f_const_form, "d" }, { "offsetof", f_const_form, "d" },
+	{ "event-size", f_const_form, "d" }, { "event-field-offset", f_const_form, "d" },
+	{ "event-field-size", f_const_form, "d" }, { "atomic-add", f_atomic_add, "e" },
+	{ "tail-call", f_tail_call, "e" }, { "stack-addr", f_stack_addr, "e" }, { "log2", f_log2, "e" },
+	{ "memset", f_memset, "eded" }, { "memcpy", f_memcpy, "ededd" }, { "ash", f_ash, "ed" },
+	{ "struct-alloc", f_stack_buffer, "d" }, { "ctx-load", f_ctx_load, "d" },
+	{ "ctx-store", f_ctx_store, "dde" }, { "ctx-ptr", f_ctx_ptr, "d" },
+	{ "pass-action", f_pass_action, "d" }, { "map-lookup-ptr", f_map_lookup, "de" },
+	{ "map-update-ptr", f_map_update, "de" }, { "map-delete-ptr", f_remmap, "de" },
 };
 const size_t kl_lw_ndata_forms = sizeof(kl_lw_data_forms) / sizeof(kl_lw_data_forms[0]);

@@ -83,7 +83,9 @@ static int f_zero_event_field(struct lw *l, struct kl_node *n, struct val *out)
 }
 
 const struct kl_lw_form kl_lw_event_forms[] = {
-	{ "store-event-field", f_store_event_field }, { "store-event-imm", f_store_event_field },
-	{ "store-event-fields", f_store_event_fields }, { "zero-event-field", f_zero_event_field },
+	{ "store-event-field", f_store_event_field, "edde" },
+	{ "store-event-imm", f_store_event_field, "edde" },
+	{ "store-event-fields", f_store_event_fields, "ede" },
+	{ "zero-event-field", f_zero_event_field, "edd" },
 };
 const size_t kl_lw_nevent_forms = sizeof(kl_lw_event_forms) / sizeof(kl_lw_event_forms[0]);

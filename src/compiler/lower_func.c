@@ -22,6 +22,6 @@ static int f_function(struct lw *l, struct kl_node *n, struct val *out)
 }
 
 const struct kl_lw_form kl_lw_func_forms[] = {
-	{ "function", f_function },
+	{ "function", f_function, "d" },
 };
 const size_t kl_lw_nfunc_forms = sizeof(kl_lw_func_forms) / sizeof(kl_lw_func_forms[0]);

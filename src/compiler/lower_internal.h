@@ -58,10 +58,19 @@ struct lw {
 
 typedef int (*form_fn)(struct lw *, struct kl_node *, struct val *);
 
-/* A special form: its name and how it lowers. */
+/* A special form: its name, how it lowers, and its shape: which of its arguments are code,
+ * which the expand stage (expand_stage.c) reads to expand the macro calls lowering will
+ * lower. One letter per argument, the last one standing for the rest:
+ *   e  an expression           d  data (a type, a name, a constant, a field path)
+ *   b  let's bindings: NAME, (NAME VALUE) or (NAME TYPE VALUE), VALUE an expression
+ *   w  when-let's bindings: one binding (NAME VALUE) or a list of them, as b
+ *   c  a cond clause: (TEST BODY...), all expressions
+ *   P  PLACE VALUE pairs from here on: a place is not itself a macro call, its arguments
+ *      are expressions as its own form's shape says; VALUE an expression */
 struct kl_lw_form {
 	const char *name;
 	form_fn fn;
+	const char *shape;
 };
 /* lower_data.c's forms (memory, maps, places, events...); lower.c holds the others. */
 extern const struct kl_lw_form kl_lw_data_forms[];

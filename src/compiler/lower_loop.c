@@ -339,6 +339,6 @@ static int f_dotimes(struct lw *l, struct kl_node *n, struct val *out)
 
 
 const struct kl_lw_form kl_lw_loop_forms[] = {
-	{ "dotimes", f_dotimes },
+	{ "dotimes", f_dotimes, "de" },
 };
 const size_t kl_lw_nloop_forms = sizeof(kl_lw_loop_forms) / sizeof(kl_lw_loop_forms[0]);

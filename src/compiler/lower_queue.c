@@ -94,6 +94,6 @@ static int f_map_peek(struct lw *l, struct kl_node *n, struct val *out)
 }
 
 const struct kl_lw_form kl_lw_queue_forms[] = {
-	{ "map-push", f_map_push }, { "map-pop", f_map_pop }, { "map-peek", f_map_peek },
+	{ "map-push", f_map_push, "de" }, { "map-pop", f_map_pop, "de" }, { "map-peek", f_map_peek, "de" },
 };
 const size_t kl_lw_nqueue_forms = sizeof(kl_lw_queue_forms) / sizeof(kl_lw_queue_forms[0]);

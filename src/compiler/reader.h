@@ -24,6 +24,8 @@ struct kl_node {
 				   * case; NULL in nodes kiln makes): read it with kl_name() */
 	struct kl_node **items;   /* LIST */
 	uint32_t nitems;
+	struct kl_node *expansion; /* LIST: a macro call's expansion, set by the expand stage
+				   * (expand_stage.c); lowering reads it in the call's place */
 };
 
 /* Read every top-level form of src. Returns 0 and the forms, or -1 with an error in d. */

@@ -127,6 +127,21 @@ EOF
 o=$( (ulimit -v $vm; timeout 10 "$KILN" compile "$out/bomb.lisp" -o "$out/bomb.o") 2>&1); rc=$?
 if [ $rc -eq 1 ] && grep -q "error: more than 100000 macro expansions in all" <<<"$o"; then pass macro-bomb
 else fail macro-bomb "status $rc: $(head -1 <<<"$o")"; fi
+# 16,383 expansions, lowered 16 times by the unrolled dotimes: the limit counts each call
+# once (lowering and the assigned-variable walk expanded it again each time: 278,511)
+cat >"$out/repeats.lisp" <<'EOF'
+(defmacro tree (d)
+  (if (= d 0)
+      0
+      `(progn (tree ,(- d 1)) (tree ,(- d 1)))))
+(defprog p (:type :xdp)
+  (dotimes (i 16)
+    (tree 13))
+  XDP_PASS)
+EOF
+o=$( (ulimit -v $vm; timeout 10 "$KILN" compile "$out/repeats.lisp" -o "$out/repeats.o") 2>&1); rc=$?
+if [ $rc -eq 0 ] && [ -s "$out/repeats.o" ]; then pass macro-repeats
+else fail macro-repeats "status $rc: $(head -1 <<<"$o")"; fi
 # more than 8 MiB of source: BTF's strings (its lines and names) would outgrow 16 MiB
 awk 'BEGIN { c = sprintf("%150s", ""); gsub(/ /, "c", c); print "(defprog p (:type :xdp)\n (let ((x 0))";
 	for (i = 0; i < 60000; i++) print "  (setq x (+ x 1)) ;" c; print "  (if (> x 0) XDP_PASS XDP_DROP)))" }' >"$out/size.lisp"
