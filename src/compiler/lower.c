@@ -959,9 +959,6 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 			kl_expansion_note(l->c, n);
 		return r;
 	}
-	if (kl_macro_is(l->c, h))
-		return kl_lw_err_form(l, n, "%sinternal error: the macro call %s was not expanded before lowering "
-				      "(the expand stage read it as data)", "");
 	if (!strcmp(h, "declare")) {       /* only meaningful at the start of a binding form's body */
 		*out = cval(0);
 		return 0;
@@ -983,6 +980,11 @@ static int lower_list(struct lw *l, struct kl_node *n, struct val *out)
 	for (size_t i = 0; i < sizeof(swap_ops) / sizeof(swap_ops[0]); i++)
 		if (!strcmp(swap_ops[i].name, h))
 			return f_swap(l, n, out);
+	/* A built-in form lowering made itself (with-event's drop counter's incf) is the built-in
+	 * even where the user has a macro of that name; any other macro call not expanded is ours. */
+	if (kl_macro_is(l->c, h))
+		return kl_lw_err_form(l, n, "%sinternal error: the macro call %s was not expanded before lowering "
+				      "(the expand stage read it as data)", "");
 	const struct kl_accessor *acc = kl_accessor_lookup(l->c, h);
 	if (acc)
 		return kl_lw_accessor(l, n, acc, out);

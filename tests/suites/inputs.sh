@@ -142,6 +142,23 @@ EOF
 o=$( (ulimit -v $vm; timeout 10 "$KILN" compile "$out/repeats.lisp" -o "$out/repeats.o") 2>&1); rc=$?
 if [ $rc -eq 0 ] && [ -s "$out/repeats.o" ]; then pass macro-repeats
 else fail macro-repeats "status $rc: $(head -1 <<<"$o")"; fi
+# a user macro named like a built-in form does not reach into the forms kiln makes itself:
+# with-event's drop counter is kiln's own (incf (getmap RING-drops 0)), whatever `incf` the user
+# defines (before the expand stage, the user's macro was expanded there: 23 instructions, not 22)
+cat >"$out/own.lisp" <<'EOF2'
+(defevent big [:proto :u8] [:padding :u8 3] [:n :u32] [:fill :u8 992])
+(defmap events :type :ringbuf :max-entries 4096)
+(defprog p (:type :xdp)
+  (with-event (e big events)
+    (setf (big-n e) 1))
+  XDP_PASS)
+EOF2
+{ cat "$out/own.lisp"; echo '(defmacro incf (place) (list (quote setf) place 7))'; } >"$out/shadow.lisp"
+if "$KILN" compile -w "$out/own.lisp" -o "$out/own.o" && "$KILN" compile -w "$out/shadow.lisp" -o "$out/shadow.o" &&
+   diff <("$KILN" disasm "$out/own.o" | sed 's/@ own.lisp/@ F/') \
+	<("$KILN" disasm "$out/shadow.o" | sed 's/@ shadow.lisp/@ F/') >/dev/null; then
+	pass macro-shadow-own-forms
+else fail macro-shadow-own-forms "a user macro named incf changed with-event's drop counter"; fi
 # more than 8 MiB of source: BTF's strings (its lines and names) would outgrow 16 MiB
 awk 'BEGIN { c = sprintf("%150s", ""); gsub(/ /, "c", c); print "(defprog p (:type :xdp)\n (let ((x 0))";
 	for (i = 0; i < 60000; i++) print "  (setq x (+ x 1)) ;" c; print "  (if (> x 0) XDP_PASS XDP_DROP)))" }' >"$out/size.lisp"
