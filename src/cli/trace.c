@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "trace.h"
 #include "compiler/diag.h"
-#include "lib/fail.h"
+#include <kiln/compile.h>
 #include "trace/parser.h"
 #include "trace/cdefine.h"
 #include <ctype.h>
@@ -769,7 +769,8 @@ int cmd_trace(int argc, char **argv)
 		if (o.debug == 1)
 			goto out;
 	}
-	if (kl_compile_text_to_mem("kiln-trace.lisp", g.text, g.len, 2, NULL, &elf, &size, NULL)) {
+	struct kiln_compile_opts co = { .sz = sizeof(co), .text = g.text, .text_len = g.len };
+	if (kiln_compile("kiln-trace.lisp", &elf, &size, &co)) {
 		if (!trace_compile_limit(&prog, &s, kiln_errmsg(), &d)) {
 			kl_diag_print(&d, stderr);
 			goto out;

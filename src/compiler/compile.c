@@ -1,6 +1,12 @@
 /* compile.c — the pipeline in one place: read, collect the top-level forms, lower each
  * function to IR, allocate registers, emit instructions, write the ELF object with BTF. */
 #include "compile.h"
+#include "elf.h"
+#include "emit.h"
+#include "forms.h"
+#include "lower.h"
+#include "regalloc.h"
+#include "opt/inline.h"
 #include "core.h"
 #include "globals.h"
 #include "opt.h"

@@ -18,9 +18,6 @@ struct kl_opt_config {
 
 /* The pipeline over f: 0, or -1 when cfg->verify found the SSA form broken (in cfg->why). */
 int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg);
-/* Defuns inlined into their callers (opt/inline.c): fns are every function, the first nfuns
- * of them defuns (an IR_CALLF's imm is its callee's index). From -O1, unless -fno-inline. */
-void kl_inline(struct kl_arena *a, struct kl_ir_func **fns, uint32_t nfuns, uint32_t nall);
 /* Whether the pass called name runs at cfg's level and switches (for the passes run
  * outside kl_opt, as inline). */
 bool kl_opt_pass_on(const struct kl_opt_config *cfg, const char *name);

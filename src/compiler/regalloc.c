@@ -5,6 +5,7 @@
  * r1-r5 and results in r0, and when registers run out whole intervals spill to the stack
  * (r0 and r5 then become scratch registers). Finally the stack frame is laid out. */
 #include "ir.h"
+#include "regalloc.h"
 #include "ssa.h"
 #include <linux/bpf.h>
 #include <stdlib.h>

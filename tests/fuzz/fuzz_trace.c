@@ -8,7 +8,7 @@
 #define _GNU_SOURCE
 #include "cli/trace.h"
 #include "compiler/diag.h"
-#include "lib/fail.h"
+#include <kiln/compile.h>
 #include "trace/cdefine.h"
 #include "trace/gen.h"
 #include "trace/parser.h"
@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		kl_diag_print(&d, sink());
 		goto out;
 	}
-	if (kl_compile_text_to_mem("kiln-trace.lisp", g.text, g.len, 2, NULL, &elf, &esize, NULL)) {
+	struct kiln_compile_opts co = { .sz = sizeof(co), .text = g.text, .text_len = g.len };
+	if (kiln_compile("kiln-trace.lisp", &elf, &esize, &co)) {
 		if (trace_compile_limit(&prog, &s, kiln_errmsg(), &d))
 			fprintf(sink(), "kiln trace bug: %s\n", kiln_errmsg());
 		kl_diag_print(&d, sink());
