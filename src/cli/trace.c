@@ -731,7 +731,8 @@ int cmd_trace(int argc, char **argv)
 	struct kl_arena a = { 0 };
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
-	struct kt_program prog = { 0 };
+	struct kt_cdefs cdefs = { 0 };
+	struct kt_program prog = { .cdefs = &cdefs };
 	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL,
 			  .unsafe = o.unsafe };
 	struct kt_gen g = { 0 };
@@ -748,7 +749,7 @@ int cmd_trace(int argc, char **argv)
 	for (int i = 0; i < o.nincludes; i++) {   /* before the program's own lines, as bpftrace's */
 		char line[4200], why[512];
 		int n = snprintf(line, sizeof(line), "#include <%s>", o.includes[i]);
-		if (kt_cdef_line(line, (size_t)n, why, sizeof(why))) {
+		if (kt_cdef_line(&cdefs, line, (size_t)n, why, sizeof(why))) {
 			fprintf(stderr, "kiln trace: --include %s: %s\n", o.includes[i], why);
 			goto out;
 		}
@@ -832,6 +833,7 @@ out:
 	free(elf);
 	free(g.text);
 	kl_arena_free(&a);
+	kt_cdef_free(&cdefs);
 	free(text);
 	free(o.params);
 	free(o.includes);

@@ -23,23 +23,6 @@ void kl_map_extra_free(struct kl_map_extra *x)
 
 /* ---- pre-allocation --------------------------------------------------------------------- */
 
-static bool prealloc = true;
-
-void kiln_map_prealloc_enable(void)
-{
-	__atomic_store_n(&prealloc, true, __ATOMIC_RELAXED);
-}
-
-void kiln_map_prealloc_disable(void)
-{
-	__atomic_store_n(&prealloc, false, __ATOMIC_RELAXED);
-}
-
-bool kiln_map_prealloc_enabled(void)
-{
-	return __atomic_load_n(&prealloc, __ATOMIC_RELAXED);
-}
-
 /* What the kernel (6.x) takes: htab_map_alloc_check lets hash maps choose and refuses LRU
  * maps without pre-allocation; trie_alloc and the local storages refuse them with it; the
  * rest check their flags against masks that have no BPF_F_NO_PREALLOC. */
@@ -62,11 +45,11 @@ static bool type_in(enum bpf_map_type t, const enum bpf_map_type *set, size_t n)
 
 #define TYPE_IN(t, set) type_in(t, set, sizeof(set) / sizeof(set[0]))
 
-uint32_t kiln_map_prealloc_flags(enum bpf_map_type type)
+uint32_t kiln_map_prealloc_flags(enum bpf_map_type type, bool prealloc)
 {
 	if (TYPE_IN(type, prealloc_refused))
 		return BPF_F_NO_PREALLOC;
-	if (TYPE_IN(type, prealloc_optional) && !kiln_map_prealloc_enabled())
+	if (TYPE_IN(type, prealloc_optional) && !prealloc)
 		return BPF_F_NO_PREALLOC;
 	return 0;
 }
