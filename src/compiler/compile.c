@@ -2,6 +2,12 @@
  * macro calls in their bodies (expand_stage.c), lower each function to IR, optimize,
  * allocate registers, emit instructions, write the ELF object with BTF. */
 #include "compile.h"
+#include "elf.h"
+#include "emit.h"
+#include "forms.h"
+#include "lower.h"
+#include "regalloc.h"
+#include "opt/inline.h"
 #include "core.h"
 #include "expand_stage.h"
 #include "globals.h"

@@ -5,6 +5,7 @@
  * are constants (folded on the way) or virtual registers; conditions lower straight to
  * branches so the verifier sees the packet and null checks the program wrote. */
 #include "lower_internal.h"
+#include "lower.h"
 #include "expand.h"
 #include "expand_stage.h"
 #include "nearest.h"

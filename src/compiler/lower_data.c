@@ -3,6 +3,8 @@
  * built-ins made of them (atomic-add, tail-call, memset, memcpy, with-event...). lower.c
  * dispatches to them through kl_lw_data_forms. */
 #include "lower_internal.h"
+#include "forms.h"
+#include "expand.h"
 #include "tracefs.h"
 #include <ctype.h>
 #include <linux/pkt_cls.h>

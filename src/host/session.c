@@ -5,7 +5,7 @@
 #include "hv.h"
 #include "cli/cli.h"
 #include "compiler/types.h"
-#include "lib/fail.h"
+#include <kiln/compile.h>
 #include <kiln/error.h>
 #include <kiln/map.h>
 #include <kiln/object.h>
@@ -133,9 +133,11 @@ int host_compile(struct host *h, const struct kl_node *at, const struct kl_node 
 		p += sprintf(p, "\n%s", h->extra.items[i]);
 	*p = 0;            /* the compiler reads source text as a C string too */
 	char *warnings = NULL;
-	int err = kl_compile_text_to_mem(h->src.path, text, (size_t)(p - text), 2, NULL, elf, size, &warnings);
+	struct kiln_compile_opts co = { .sz = sizeof(co), .text = text, .text_len = (size_t)(p - text),
+					.warnings = &warnings };
+	int err = kiln_compile(h->src.path, elf, size, &co);
 	free(text);
-	if (warnings)
+	if (warnings && !err)
 		fputs(warnings, stderr);
 	free(warnings);
 	if (err)   /* the compiler's diagnostic whole: file:line:col, the line, a caret */
