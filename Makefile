@@ -22,7 +22,7 @@ PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 VERSION := 0.1.0
-COMPILER_SRC := $(wildcard src/compiler/*.c src/compiler/opt/*.c)
+COMPILER_SRC := $(wildcard src/compiler/*.c src/compiler/opt/*.c src/lisp/*.c)
 LIB_SRC      := $(wildcard src/lib/*.c)
 TRACE_SRC    := $(wildcard src/trace/*.c)
 # src/host/: the Lisp of Whistler session files, interpreted by `kiln run` (part of the CLI)

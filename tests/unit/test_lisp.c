@@ -1,0 +1,139 @@
+/* test_lisp.c — the Lisp core alone (src/lisp/), with no host and no compiler: evaluation and
+ * special forms, the one lambda-list binder (&optional, &rest, &key, defaults), the pure
+ * builtins (lists, strings, format's directives, loop), errors as conditions with their
+ * position, the limits (step budget, nesting depth, string size), and a layer's special forms
+ * and builtins looked up beside the core's. */
+#include "check.h"
+#include "lisp/lisp.h"
+#include <string.h>
+
+/* src's forms evaluated in a fresh core (with layer); the last value printed readably, or
+ * "ERROR: message @line:col" */
+static char *run(const char *src, const struct lisp_layer *layer, uint64_t max_steps)
+{
+	static char out[1024];
+	struct lisp *L = calloc(1, sizeof(*L));
+	L->src = (struct kl_source){ "t.lisp", src, strlen(src) };
+	lisp_init(L, layer);
+	L->max_steps = max_steps;
+	struct kl_diag d = { 0 };
+	struct kl_node **forms;
+	uint32_t n;
+	if (kl_read(&L->a, &d, &L->src, &forms, &n)) {
+		snprintf(out, sizeof(out), "READ: %s", d.msg);
+	} else {
+		struct lv *v = LNIL;
+		for (uint32_t i = 0; i < n && v; i++)
+			v = lisp_eval_top(L, forms[i]);
+		if (v)
+			snprintf(out, sizeof(out), "%s", lv_to_text(L, v, true));
+		else if (L->exc == LV_EXC_CONDITION)
+			snprintf(out, sizeof(out), "ERROR: %s @%u:%u", L->cond->u.cond.msg, L->exc_span.line,
+				 L->exc_span.col);
+		else
+			snprintf(out, sizeof(out), "EXIT");
+	}
+	kl_arena_free(&L->a);
+	free(L);
+	return out;
+}
+
+static void expect(const char *name, const char *src, const char *want)
+{
+	const char *got = run(src, NULL, 0);
+	CHECK(name, !strcmp(got, want), "%s gave '%s', want '%s'", src, got, want);
+}
+
+static void expect_prefix(const char *name, const char *src, uint64_t steps, const char *want)
+{
+	const char *got = run(src, NULL, steps);
+	CHECK(name, !strncmp(got, want, strlen(want)), "%s gave '%s', want '%s...'", src, got, want);
+}
+
+/* a layer: one special form (%twice FORM: FORM's value, twice, in a list) and one builtin
+ * (%answer: 42) */
+static struct lv *sf_twice(struct lisp *L, const struct kl_node *n, struct lv_frame *env)
+{
+	struct lv *v = n->nitems == 2 ? lv_eval(L, n->items[1], env) : lv_err(L, n, "%%twice needs a form");
+	return v ? lv_cons(L, v, lv_cons(L, v, LNIL)) : NULL;
+}
+static lv_special_fn layer_special(struct lisp *L, const char *name)
+{
+	(void)L;
+	return !strcmp(name, "%twice") ? sf_twice : NULL;
+}
+static struct lv *b_answer(struct lisp *L, const struct kl_node *c, struct lv **a, int n)
+{
+	(void)c, (void)a, (void)n;
+	return lv_int(L, 42);
+}
+static lv_builtin_fn layer_builtin(struct lisp *L, const char *name, int *min, int *max, const void **data)
+{
+	(void)L, (void)data;
+	*min = *max = 0;
+	return !strcmp(name, "%answer") ? b_answer : NULL;
+}
+static const struct lisp_layer test_layer = { .special = layer_special, .builtin = layer_builtin };
+
+int main(void)
+{
+	/* evaluation and special forms */
+	expect("lisp: arithmetic", "(+ 1 (* 2 3) (- 10 4))", "13");
+	expect("lisp: let* sees earlier bindings", "(let* ((a 2) (b (* a 5))) (list a b))", "(2 10)");
+	expect("lisp: cond and case", "(list (cond ((= 1 2) 'no) (t 'yes)) (case 3 ((1 2) 'low) (otherwise 'high)))",
+	       "(YES HIGH)");
+	expect("lisp: defun and recursion", "(defun f (n) (if (< n 2) 1 (* n (f (- n 1))))) (f 10)", "3628800");
+	expect("lisp: closures capture", "(let ((k 5)) (funcall (lambda (x) (+ x k)) 1))", "6");
+	expect("lisp: setf of car, push and incf", "(let ((l (list 1 2)) (n 0)) (setf (car l) 9) (push 0 l) (incf n 3) (list l n))",
+	       "((0 9 2) 3)");
+	expect("lisp: block and return-from", "(block b (return-from b 7) 8)", "7");
+	expect("lisp: quote keeps data", "'(a \"s\" :k 1)", "(A \"s\" :K 1)");
+
+	/* the one lambda-list binder */
+	expect("lisp: &optional with a default", "(defun f (a &optional (b 10)) (+ a b)) (list (f 1) (f 1 2))", "(11 3)");
+	expect("lisp: &rest", "(defun f (a &rest r) (list a r)) (f 1 2 3)", "(1 (2 3))");
+	expect("lisp: &key with a default", "(defun f (&key (x 1) y) (list x y)) (list (f :y 2) (f :x 5))",
+	       "((1 2) (5 NIL))");
+	expect("lisp: too few arguments", "(defun f (a b) a) (f 1)", "ERROR: f: too few arguments (1) @1:19");
+	expect("lisp: too many arguments", "(defun f (a) a) (f 1 2)", "ERROR: f: too many arguments (2) @1:17");
+
+	/* pure builtins */
+	expect("lisp: list functions", "(list (append '(1) '(2 3)) (reverse '(1 2 3)) (nth 1 '(a b)) (last '(1 2)))",
+	       "((1 2 3) (3 2 1) B (2))");
+	expect("lisp: member, assoc, position", "(list (member 2 '(1 2 3)) (assoc 'b '((a 1) (b 2))) (position 3 '(1 2 3)))",
+	       "((2 3) (B 2) 2)");
+	expect("lisp: mapcar and sort", "(list (mapcar #'1+ '(1 2)) (sort (list 3 1 2) #'<))", "((2 3) (1 2 3))");
+	expect("lisp: strings", "(list (string-upcase \"ab\") (concatenate 'string \"a\" \"b\") (subseq \"hello\" 1 3))",
+	       "(\"AB\" \"ab\" \"el\")");
+	expect("lisp: format directives", "(format nil \"~a|~s|~5d|~x|~b|~{~a~^,~}\" 'sym \"q\" 42 255 5 '(1 2 3))",
+	       "\"SYM|\\\"q\\\"|   42|FF|101|1,2,3\"");
+	expect("lisp: loop collect and sum", "(list (loop for i from 1 to 4 collect (* i i)) (loop for x in '(1 2 3) sum x))",
+	       "((1 4 9 16) 6)");
+	expect("lisp: with-output-to-string", "(with-output-to-string (s) (princ 1 s) (princ \"x\" s))", "\"1x\"");
+
+	/* errors as conditions, at their place */
+	expect("lisp: an unbound variable", "(+ 1\n  zz)", "ERROR: unbound variable zz @2:3");
+	expect("lisp: an undefined function", "(nope 1)",
+	       "ERROR: undefined function nope (kiln's host side has no such form) @1:2");
+	expect("lisp: handler-case catches error", "(handler-case (error \"bad ~a\" 1) (error (e) (list 'caught)))",
+	       "(CAUGHT)");
+	expect("lisp: division by zero is a condition", "(handler-case (/ 1 0) (division-by-zero () 'dz))", "DZ");
+	expect("lisp: eval of a list built at run time, no layer", "(eval (list '+ 1 2))",
+	       "ERROR: eval of a form built at run time is not supported @1:1");
+
+	/* limits */
+	expect_prefix("lisp: the step budget ends an endless loop", "(loop)", 1000, "ERROR: the step budget is spent");
+	expect_prefix("lisp: endless recursion is a stack overflow error", "(defun f (n) (+ 1 (f n))) (f 0)", 0,
+		      "ERROR: stack overflow");
+	expect_prefix("lisp: a string past its limit is an error",
+		      "(let ((s \"xxxxxxxxxxxxxxxx\")) (loop repeat 30 do (setf s (concatenate 'string s s))) s)", 0,
+		      "ERROR: concatenate: the string passes");
+
+	/* a layer's forms and functions beside the core's */
+	const char *got = run("(list (%twice (+ 1 2)) (%answer) (car '(a)))", &test_layer, 0);
+	CHECK("lisp: a layer's special form and builtin", !strcmp(got, "((3 3) 42 A)"), "gave '%s'", got);
+	got = run("(%answer)", NULL, 0);
+	CHECK("lisp: without the layer its builtin is unknown", !strncmp(got, "ERROR: undefined function %answer", 33),
+	      "gave '%s'", got);
+	return CHECK_DONE();
+}
