@@ -608,6 +608,46 @@ B(b_values)
 		v->u.vec.items[i] = a[i];
 	return v;
 }
+B(b_keywordp) { (void)h, (void)c, (void)n; return kind_is(a[0], LV_KEY); }
+B(b_atom) { (void)h, (void)c, (void)n; return lv_bool(a[0]->k != LV_CONS); }
+/* (list* A ... TAIL) */
+B(b_list_star)
+{
+	(void)c;
+	struct lv *l = a[n - 1];
+	for (int i = n - 2; i >= 0; i--)
+		l = lv_cons(h, a[i], l);
+	return l;
+}
+/* (intern NAME): the symbol of that name (folded, as the reader folds), a keyword when NAME
+ * starts with ':' */
+B(b_intern)
+{
+	(void)n;
+	if (a[0]->k != LV_STR)
+		return lv_err(h, c, "intern: %s is not a string", lv_brief(h, a[0]));
+	const char *s = a[0]->u.str.s;
+	if (s[0] != ':' || !s[1])
+		return lv_sym(h, kl_fold_case(&h->a, s));
+	struct lv *k = kl_arena_new(&h->a, struct lv);
+	k->k = LV_KEY;
+	k->u.name = kl_fold_case(&h->a, s + 1);
+	return k;
+}
+B(b_symbol_name)
+{
+	(void)n;
+	if (a[0]->k != LV_SYM && a[0]->k != LV_KEY && a[0]->k != LV_NIL && a[0]->k != LV_T)
+		return lv_err(h, c, "symbol-name: %s is not a symbol", lv_brief(h, a[0]));
+	return lv_cstr(h, lv_to_text(h, a[0]->k == LV_KEY ? lv_sym(h, a[0]->u.name) : a[0], false));
+}
+/* (gensym [PREFIX]): a new symbol, %PREFIXn (G by default) */
+B(b_gensym)
+{
+	if (n && a[0]->k != LV_STR)
+		return lv_err(h, c, "gensym: %s is not a string", lv_brief(h, a[0]));
+	return lv_sym(h, kl_arena_printf(&h->a, "%%%s%u", n ? a[0]->u.str.s : "G", ++h->gensyms));
+}
 B(b_identity) { (void)h, (void)c, (void)n; return a[0]; }
 B(b_format) { return lv_format(h, c, a, n); }
 
@@ -643,6 +683,8 @@ static const struct { const char *name; lv_builtin_fn fn; int min, max; } builti
 	{ "write-string", b_write_string, 1, 2 }, { "write-line", b_write_line, 1, 2 },
 	{ "terpri", b_terpri, 0, 1 }, { "finish-output", b_finish_output, 0, 1 },
 	{ "force-output", b_finish_output, 0, 1 }, { "error", b_error, 1, -1 }, { "eval", b_eval, 1, 1 },
+	{ "keywordp", b_keywordp, 1, 1 }, { "atom", b_atom, 1, 1 }, { "list*", b_list_star, 1, -1 },
+	{ "intern", b_intern, 1, 2 }, { "symbol-name", b_symbol_name, 1, 1 }, { "gensym", b_gensym, 0, 1 },
 	{ "values", b_values, 0, -1 }, { "identity", b_identity, 1, 1 }, { "format", b_format, 2, -1 },
 };
 

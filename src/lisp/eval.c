@@ -1,5 +1,5 @@
 /* eval.c — evaluating forms: the layer's special forms, then the core's (a table), then
- * functions (defun'd closures, builtins); one lambda-list binder (bind_params). Every failure
+ * functions (defun'd closures, builtins); the lambda lists bound by bind.c. Every failure
  * returns NULL with the condition in h (see lisp.h). */
 #include "lisp.h"
 #include <stdlib.h>
@@ -8,16 +8,6 @@
 
 #define ITEMS(n) ((const struct kl_node *const *)(n)->items)
 #define TRY(x) do { if (!(x)) return NULL; } while (0)
-
-static struct lv *bind(struct lisp *h, struct lv_frame **env, const char *name, struct lv *v)
-{
-	struct lv_frame *f = kl_arena_new(&h->a, struct lv_frame);
-	f->name = name;
-	f->val = v;
-	f->up = *env;
-	*env = f;
-	return v;
-}
 
 static struct lv **lookup(struct lisp *h, const char *name, struct lv_frame *env)
 {
@@ -42,17 +32,6 @@ struct lv *lv_progn(struct lisp *h, const struct kl_node *const *body, uint32_t 
 	for (uint32_t i = 0; i < n; i++)
 		TRY(v = lv_eval(h, body[i], env));
 	return v;
-}
-
-/* a name being bound or named (a variable, a block): a symbol, else an error */
-static const char *var_name(struct lisp *h, const struct kl_node *n, const char *what)
-{
-	if (n->kind == KL_N_SYM && strcmp(n->str, "nil") && strcmp(n->str, "t"))
-		return lv_symname(h, n);
-	char buf[64];
-	kl_node_str(n, buf, sizeof(buf));
-	lv_err(h, n, "%s must be a name, not %s", what, buf);
-	return NULL;
 }
 
 static bool is_declare(const struct kl_node *n)
@@ -231,7 +210,7 @@ static struct lv *sf_let(struct lisp *h, const struct kl_node *n, struct lv_fram
 		struct lv *v = LNIL;
 		if (init)
 			TRY(v = lv_eval(h, init, star ? inner : env));
-		bind(h, &inner, lv_symname(h, name), primary(v));
+		lv_push_frame(h, &inner, lv_symname(h, name), primary(v));
 	}
 	return body_from(h, n, 2, inner);
 }
@@ -246,10 +225,10 @@ static struct lv *sf_mvbind(struct lisp *h, const struct kl_node *n, struct lv_f
 	struct lv_frame *inner = env;
 	for (uint32_t i = 0; vars->kind == KL_N_LIST && i < vars->nitems; i++) {
 		struct lv *x = v->k == LV_MV ? (i < v->u.vec.len ? v->u.vec.items[i] : LNIL) : i ? LNIL : v;
-		const char *name = var_name(h, vars->items[i], "a multiple-value-bind variable");
+		const char *name = lv_var_name(h, vars->items[i], "a multiple-value-bind variable");
 		if (!name)
 			return NULL;
-		bind(h, &inner, name, x);
+		lv_push_frame(h, &inner, name, x);
 	}
 	return body_from(h, n, 3, inner);
 }
@@ -402,7 +381,7 @@ static struct lv *sf_block(struct lisp *h, const struct kl_node *n, struct lv_fr
 	if (need(h, n, 2, "a name"))
 		return NULL;
 	struct lv *v = lv_progn(h, ITEMS(n) + 2, n->nitems - 2, env);
-	const char *name = v ? NULL : var_name(h, n->items[1], "a block's name");
+	const char *name = v ? NULL : lv_var_name(h, n->items[1], "a block's name");
 	if (!v && name && caught_return(h, name, &v))
 		return v;
 	return v;
@@ -414,7 +393,7 @@ static struct lv *sf_return(struct lisp *h, const struct kl_node *n, struct lv_f
 	if (from && need(h, n, 2, "a block name"))
 		return NULL;
 	uint32_t vi = from ? 2 : 1;
-	const char *block = from ? var_name(h, n->items[1], "return-from's block") : "nil";
+	const char *block = from ? lv_var_name(h, n->items[1], "return-from's block") : "nil";
 	if (!block)
 		return NULL;
 	struct lv *v = LNIL;
@@ -438,11 +417,11 @@ static struct lv *sf_dolist(struct lisp *h, const struct kl_node *n, struct lv_f
 	l = primary(l);
 	if (times && l->k != LV_INT)
 		return lv_err(h, spec->items[1], "dotimes needs an integer count");
-	const char *var = var_name(h, spec->items[0], "the loop variable");
+	const char *var = lv_var_name(h, spec->items[0], "the loop variable");
 	if (!var)
 		return NULL;
 	struct lv_frame *inner = env;      /* one binding, set at each turn (as SBCL does) */
-	bind(h, &inner, var, LNIL);
+	lv_push_frame(h, &inner, var, LNIL);
 	for (int64_t i = 0;; i++) {
 		struct lv *x;
 		if (lv_stop(h, n))
@@ -504,7 +483,7 @@ static int loop_clauses(struct lisp *h, const struct kl_node *n, struct loop_var
 			}
 			struct loop_var *lv = &vars[(*nv)++];
 			memset(lv, 0, sizeof(*lv));
-			if (!(lv->name = var_name(h, n->items[++i], "loop's for variable")))
+			if (!(lv->name = lv_var_name(h, n->items[++i], "loop's for variable")))
 				return -1;
 			while (i + 2 < n->nitems + 1 && i + 1 < n->nitems) {
 				const struct kl_node *w = n->items[i + 1];
@@ -631,7 +610,7 @@ static struct lv *sf_loop(struct lisp *h, const struct kl_node *n, struct lv_fra
 			if (x->k != LV_INT || (lv->end && lv->end->k != LV_INT) || lv->step->k != LV_INT)
 				return lv_err(h, n, "loop: for %s needs integers", lv->name);
 		}
-		bind(h, &inner, lv->name, primary(x));
+		lv_push_frame(h, &inner, lv->name, primary(x));
 	}
 	for (int64_t iter = 0;; iter++) {
 		if (count >= 0 && iter >= count)
@@ -728,10 +707,10 @@ static struct lv *sf_handler_case(struct lisp *h, const struct kl_node *n, struc
 		struct lv_frame *inner = env;
 		const struct kl_node *vars = cl->items[1];
 		if (vars->kind == KL_N_LIST && vars->nitems) {
-			const char *name = var_name(h, vars->items[0], "a handler-case variable");
+			const char *name = lv_var_name(h, vars->items[0], "a handler-case variable");
 			if (!name)
 				return NULL;
-			bind(h, &inner, name, c);
+			lv_push_frame(h, &inner, name, c);
 		}
 		return body_from(h, cl, 2, inner);
 	}
@@ -763,6 +742,67 @@ static struct lv *sf_unwind_protect(struct lisp *h, const struct kl_node *n, str
 	return v;
 }
 
+/* `x: x's lists made anew, ,y evaluated and ,@z's elements spliced in; a list keeps whether it
+ * was written in brackets (vector) */
+static struct lv *qq(struct lisp *h, const struct kl_node *x, struct lv_frame *env)
+{
+	if (x->kind != KL_N_LIST || !x->nitems)
+		return lv_from_node(h, x);
+	const char *hd = kl_head(x);
+	if (hd && !strcmp(hd, "unquote") && x->nitems == 2)
+		return primary(lv_eval(h, x->items[1], env));
+	if (!lv_stack_ok(h, x, "backquoted lists"))
+		return NULL;
+	struct lv *head = LNIL, **tail = &head;
+	for (uint32_t i = 0; i < x->nitems; i++) {
+		const struct kl_node *it = x->items[i];
+		const char *ih = kl_head(it);
+		if (ih && !strcmp(ih, "unquote-splicing") && it->nitems == 2) {
+			struct lv *l;
+			TRY(l = lv_eval(h, it->items[1], env));
+			l = primary(l);
+			if ((l->k != LV_CONS && l->k != LV_NIL) || lv_list_len(h, it, l, ",@") < 0)
+				return h->exc ? NULL : lv_err(h, it, ",@: %s is not a list", lv_brief(h, l));
+			for (; l->k == LV_CONS; l = l->u.cons.cdr) {
+				*tail = lv_cons(h, l->u.cons.car, LNIL);
+				tail = &(*tail)->u.cons.cdr;
+			}
+			continue;
+		}
+		struct lv *v;
+		TRY(v = qq(h, it, env));
+		*tail = lv_cons(h, v, LNIL);
+		tail = &(*tail)->u.cons.cdr;
+	}
+	if (head->k == LV_CONS)
+		head->u.cons.vector = x->vector;
+	return head;
+}
+
+static struct lv *sf_quasiquote(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
+{
+	if (need(h, n, 2, "a form"))
+		return NULL;
+	return qq(h, n->items[1], env);
+}
+
+/* (destructuring-bind LAMBDA-LIST FORM BODY...) */
+static struct lv *sf_destructuring_bind(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
+{
+	if (need(h, n, 3, "a lambda list and a form"))
+		return NULL;
+	if (n->items[1]->kind != KL_N_LIST)
+		return lv_err(h, n->items[1], "destructuring-bind needs a lambda list");
+	struct lv *v;
+	TRY(v = lv_eval(h, n->items[2], env));
+	struct lv *l = lv_cons(h, primary(v), LNIL);
+	struct lv_frame *inner = env;
+	const struct kl_node *wrap = &(struct kl_node){ .kind = KL_N_LIST, .span = n->items[1]->span,
+		.items = (struct kl_node *[]){ n->items[1] }, .nitems = 1 };
+	TRY(lv_bind(h, n, "destructuring-bind", wrap, &l->u.cons.car, 1, &inner));
+	return body_from(h, n, 3, inner);
+}
+
 static struct lv *sf_eval_when(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
 	return lv_progn(h, ITEMS(n) + 2, n->nitems > 2 ? n->nitems - 2 : 0, env);
@@ -776,10 +816,10 @@ static struct lv *sf_with_output_to_string(struct lisp *h, const struct kl_node 
 	s->k = LV_STREAM;
 	s->u.stream.string = true;
 	struct lv_frame *inner = env;
-	const char *name = var_name(h, n->items[1]->items[0], "with-output-to-string's variable");
+	const char *name = lv_var_name(h, n->items[1]->items[0], "with-output-to-string's variable");
 	if (!name)
 		return NULL;
-	bind(h, &inner, name, s);
+	lv_push_frame(h, &inner, name, s);
 	TRY(body_from(h, n, 2, inner));
 	struct lv *r = lv_str(h, s->u.stream.text.p ? s->u.stream.text.p : "", s->u.stream.text.len);
 	lv_text_free(h, &s->u.stream.text);
@@ -808,6 +848,7 @@ static const struct { const char *name; lv_special_fn fn; } specials[] = {
 	{ "return-from", sf_return }, { "dolist", sf_dolist }, { "dotimes", sf_dolist },
 	{ "loop", sf_loop }, { "handler-case", sf_handler_case }, { "ignore-errors", sf_ignore_errors },
 	{ "unwind-protect", sf_unwind_protect }, { "eval-when", sf_eval_when },
+	{ "quasiquote", sf_quasiquote }, { "destructuring-bind", sf_destructuring_bind },
 	{ "with-output-to-string", sf_with_output_to_string }, { "declare", sf_noop },
 	{ "require", sf_noop }, { "load-system", sf_noop }, { "in-package", sf_noop },
 	{ "defpackage", sf_noop }, { "use-package", sf_noop },
@@ -826,54 +867,6 @@ static lv_special_fn find_special(struct lisp *h, const char *name)
 }
 
 /* ---- application ---------------------------------------------------------------- */
-
-static struct lv *bind_params(struct lisp *h, const struct kl_node *call, struct lv *f, struct lv **args,
-			      int n, struct lv_frame **env)
-{
-	const struct kl_node *ps = f->u.fn.params;
-	enum { REQ, OPT, REST, KEY } mode = REQ;
-	int ai = 0;
-	for (uint32_t i = 0; ps->kind == KL_N_LIST && i < ps->nitems; i++) {
-		const struct kl_node *p = ps->items[i];
-		if (kl_is_sym(p, "&optional")) { mode = OPT; continue; }
-		if (kl_is_sym(p, "&rest") || kl_is_sym(p, "&body")) { mode = REST; continue; }
-		if (kl_is_sym(p, "&key")) { mode = KEY; continue; }
-		if (kl_is_sym(p, "&aux") || kl_is_sym(p, "&allow-other-keys"))
-			break;
-		const struct kl_node *name = p->kind == KL_N_LIST && p->nitems ? p->items[0] : p;
-		const struct kl_node *def = p->kind == KL_N_LIST && p->nitems > 1 ? p->items[1] : NULL;
-		const char *nm = var_name(h, name, "a parameter");
-		if (!nm)
-			return NULL;
-		struct lv *v = NULL;
-		if (mode == REQ) {
-			if (ai >= n)
-				return lv_err(h, call, "%s: too few arguments (%d)", f->u.fn.name, n);
-			v = args[ai++];
-		} else if (mode == OPT) {
-			if (ai < n)
-				v = args[ai++];
-		} else if (mode == REST) {
-			v = LNIL;
-			for (int j = n - 1; j >= ai; j--)
-				v = lv_cons(h, args[j], v);
-		} else {
-			for (int j = ai; j + 1 < n; j += 2)
-				if (args[j]->k == LV_KEY && !strcmp(args[j]->u.name, nm))
-					v = args[j + 1];
-		}
-		if (!v)
-			TRY(v = def ? lv_eval(h, def, *env) : LNIL);
-		bind(h, env, nm, v);
-	}
-	bool rest = false;
-	for (uint32_t i = 0; ps->kind == KL_N_LIST && i < ps->nitems; i++)
-		rest |= kl_is_sym(ps->items[i], "&rest") || kl_is_sym(ps->items[i], "&body") ||
-			kl_is_sym(ps->items[i], "&key");
-	if (ai < n && !rest)
-		return lv_err(h, call, "%s: too many arguments (%d)", f->u.fn.name, n);
-	return LT;
-}
 
 /* Entering a form or a call: false, with the error raised at n, when LV_MAX_DEPTH are open
  * (before the C stack runs out); else leave() when it is done. */
@@ -909,7 +902,7 @@ static struct lv *apply(struct lisp *h, const struct kl_node *call, struct lv *f
 		return lv_err(h, call, "not a function");
 	struct lv_frame *env = f->u.fn.env;
 	struct lv *v = NULL;
-	if (bind_params(h, call, f, args, n, &env)) {
+	if (lv_bind(h, call, f->u.fn.name, f->u.fn.params, args, n, &env)) {
 		v = lv_progn(h, f->u.fn.body, f->u.fn.nbody, env);
 		if (!v && f->u.fn.name)          /* (return-from NAME) inside defun NAME */
 			caught_return(h, f->u.fn.name, &v);

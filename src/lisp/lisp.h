@@ -40,7 +40,7 @@ struct lv {
 		int64_t i;                                         /* INT */
 		struct { char *s; size_t len; } str;               /* STR */
 		const char *name;                                  /* SYM, KEY: folded, package stripped */
-		struct { struct lv *car, *cdr; const struct kl_node *src; } cons;
+		struct { struct lv *car, *cdr; const struct kl_node *src; bool vector; } cons;
 		struct { struct lv **items; size_t len; } vec;     /* VEC, MV */
 		struct {                                           /* FN: a closure */
 			const char *name;
@@ -129,6 +129,7 @@ struct lisp {
 	uint64_t steps, max_steps;       /* forms and loop turns run; max_steps 0: no budget */
 	size_t max_elems, max_str;       /* LV_MAX_ELEMS, LV_MAX_STR */
 	struct lv *self;                 /* the builtin being applied (its data) */
+	unsigned gensyms;                /* gensym's count */
 };
 
 extern struct lv lv_nil_v, lv_t_v;
@@ -178,6 +179,15 @@ struct lv *lv_apply(struct lisp *h, const struct kl_node *call, struct lv *f, st
 struct lv *lv_eval_value(struct lisp *h, struct lv *form, const struct kl_node *at);
 /* (defvar|defparameter|defconstant NAME [FORM]) */
 struct lv *lv_defvar(struct lisp *h, const struct kl_node *n, struct lv_frame *env);
+
+/* bind.c */
+/* Bind the lambda list ps to args (n of them), frames pushed on *env: LT, or NULL with the
+ * error raised at call (fn: the function's name, for the message). */
+struct lv *lv_bind(struct lisp *h, const struct kl_node *call, const char *fn, const struct kl_node *ps,
+		   struct lv **args, int n, struct lv_frame **env);
+struct lv *lv_push_frame(struct lisp *h, struct lv_frame **env, const char *name, struct lv *v);
+/* a name being bound or named (a variable, a block): a symbol's, else NULL with an error */
+const char *lv_var_name(struct lisp *h, const struct kl_node *n, const char *what);
 
 /* builtins.c */
 lv_builtin_fn lv_builtin_find(const char *name, int *min, int *max);

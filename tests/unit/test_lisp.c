@@ -97,7 +97,21 @@ int main(void)
 	expect("lisp: too few arguments", "(defun f (a b) a) (f 1)", "ERROR: f: too few arguments (1) @1:19");
 	expect("lisp: too many arguments", "(defun f (a) a) (f 1 2)", "ERROR: f: too many arguments (2) @1:17");
 
+	expect("lisp: a list parameter destructures", "(defun f ((a b) &rest r) (list b a r)) (f '(1 2) 3)", "(2 1 (3))");
+	expect("lisp: destructuring-bind, nested, with &key", "(destructuring-bind (x (y z) &key (k 9)) '(1 (2 3)) (list x y z k))",
+	       "(1 2 3 9)");
+	expect("lisp: destructuring a non-list is an error", "(destructuring-bind ((a)) '(5) a)",
+	       "ERROR: destructuring-bind: 5 is not a list to destructure @1:1");
+
+	/* backquote */
+	expect("lisp: backquote with , and ,@", "(let ((x 1) (l '(2 3))) `(a ,x ,@l (b ,(+ x 1))))", "(A 1 2 3 (B 2))");
+	expect("lisp: ,@ of a non-list is an error", "`(a ,@5)", "ERROR: ,@: 5 is not a list @1:5");
+
 	/* pure builtins */
+	expect("lisp: intern, symbol-name, keywordp, atom, list*",
+	       "(list (intern \"Foo-1\") (intern \":k\") (symbol-name 'ab) (keywordp :x) (atom '(1)) (list* 1 2 '(3)))",
+	       "(FOO-1 :K \"AB\" T NIL (1 2 3))");
+	expect("lisp: gensym counts", "(list (gensym) (gensym \"x\"))", "(%G1 %X2)");
 	expect("lisp: list functions", "(list (append '(1) '(2 3)) (reverse '(1 2 3)) (nth 1 '(a b)) (last '(1 2)))",
 	       "((1 2 3) (3 2 1) B (2))");
 	expect("lisp: member, assoc, position", "(list (member 2 '(1 2 3)) (assoc 'b '((a 1) (b 2))) (position 3 '(1 2 3)))",
