@@ -184,4 +184,5 @@ const struct lisp_layer host_layer = {
 	.builtin = host_builtin,
 	.interrupt = host_interrupt_pending,
 	.eval_built = host_eval_built,
+	.undefined_note = " (kiln's host side has no such form)",
 };

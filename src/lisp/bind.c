@@ -16,6 +16,19 @@ struct lv *lv_push_frame(struct lisp *h, struct lv_frame **env, const char *name
 	return v;
 }
 
+/* where v came from (its node, a list's), else at */
+static const struct kl_node *origin(const struct lv *v, const struct kl_node *at)
+{
+	return v->node ? v->node : v->k == LV_CONS && v->u.cons.src ? v->u.cons.src : at;
+}
+
+static struct lv *too_few(struct lisp *h, const struct kl_node *call, const char *fn, int n, const struct kl_node *p)
+{
+	if (fn)
+		return lv_err(h, call, "%s: too few arguments (%d)", fn, n);
+	return lv_err(h, p, "too few arguments (missing %s)", p->kind == KL_N_SYM ? kl_name(p) : "a list");
+}
+
 const char *lv_var_name(struct lisp *h, const struct kl_node *n, const char *what)
 {
 	if (n->kind == KL_N_SYM && strcmp(n->str, "nil") && strcmp(n->str, "t"))
@@ -31,13 +44,13 @@ const char *lv_var_name(struct lisp *h, const struct kl_node *n, const char *wha
 static struct lv **elements(struct lisp *h, const struct kl_node *at, const char *fn, struct lv *v, int *n)
 {
 	if (v->k != LV_CONS && v->k != LV_NIL) {
-		lv_err(h, at, "%s: %s is not a list to destructure", fn, lv_brief(h, v));
+		lv_err(h, origin(v, at), "%s%s%s is not a list to destructure", fn ? fn : "", fn ? ": " : "", lv_brief(h, v));
 		return NULL;
 	}
-	int64_t len = lv_list_len(h, at, v, fn);
+	int64_t len = lv_list_len(h, at, v, fn ? fn : "destructuring");
 	if (len < 0 || len > INT32_MAX) {
 		if (len > INT32_MAX)
-			lv_err(h, at, "%s: a list of %lld elements to destructure", fn, (long long)len);
+			lv_err(h, at, "a list of %lld elements to destructure", (long long)len);
 		return NULL;
 	}
 	struct lv **a = kl_arena_array(&h->a, struct lv *, (size_t)len + 1);
@@ -71,7 +84,7 @@ struct lv *lv_bind(struct lisp *h, const struct kl_node *call, const char *fn, c
 			break;
 		if (mode == REQ && p->kind == KL_N_LIST) {     /* a list to destructure */
 			if (ai >= n)
-				return lv_err(h, call, "%s: too few arguments (%d)", fn, n);
+				return too_few(h, call, fn, n, p);
 			int m;
 			struct lv **sub = elements(h, call, fn, args[ai++], &m);
 			if (!sub || !lv_bind(h, call, fn, p, sub, m, env))
@@ -80,13 +93,14 @@ struct lv *lv_bind(struct lisp *h, const struct kl_node *call, const char *fn, c
 		}
 		const struct kl_node *name = p->kind == KL_N_LIST && p->nitems ? p->items[0] : p;
 		const struct kl_node *def = p->kind == KL_N_LIST && p->nitems > 1 ? p->items[1] : NULL;
-		const char *nm = lv_var_name(h, name, "a parameter");
-		if (!nm)
-			return NULL;
+		if (name->kind != KL_N_SYM || kl_is_sym(name, "nil") || kl_is_sym(name, "t"))
+			return lv_err(h, p, "a parameter must be a symbol, a list to destructure, or (NAME DEFAULT) "
+				      "after &optional or &key");
+		const char *nm = lv_symname(h, name);
 		struct lv *v = NULL;
 		if (mode == REQ) {
 			if (ai >= n)
-				return lv_err(h, call, "%s: too few arguments (%d)", fn, n);
+				return too_few(h, call, fn, n, p);
 			v = args[ai++];
 		} else if (mode == OPT) {
 			if (ai < n)
@@ -105,6 +119,7 @@ struct lv *lv_bind(struct lisp *h, const struct kl_node *call, const char *fn, c
 		lv_push_frame(h, env, nm, v);
 	}
 	if (ai < n && !takes_rest(ps))
-		return lv_err(h, call, "%s: too many arguments (%d)", fn, n);
+		return fn ? lv_err(h, call, "%s: too many arguments (%d)", fn, n)
+			  : lv_err(h, origin(args[ai], call), "too many arguments");
 	return LT;
 }

@@ -79,6 +79,18 @@ static struct lv *make_closure(struct lisp *h, const char *name, const struct kl
 	return f;
 }
 
+struct lv *lv_lambda(struct lisp *h, const char *name, const struct kl_node *params,
+		     const struct kl_node *const *body, uint32_t nbody)
+{
+	struct lv *f = kl_arena_new(&h->a, struct lv);
+	f->k = LV_FN;
+	f->u.fn.name = name;
+	f->u.fn.params = params;
+	f->u.fn.body = body;
+	f->u.fn.nbody = nbody;
+	return f;
+}
+
 static struct lv *sf_function(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
 	if (need(h, n, 2, "a name"))
@@ -924,7 +936,8 @@ static struct lv *call(struct lisp *h, const struct kl_node *n, struct lv_frame 
 	if (head->kind == KL_N_SYM) {
 		f = lv_function(h, lv_symname(h, head));
 		if (!f)
-			return lv_err(h, head, "undefined function %s (kiln's host side has no such form)", kl_name(head));
+			return lv_err(h, head, "undefined function %s%s", kl_name(head),
+				      h->layer && h->layer->undefined_note ? h->layer->undefined_note : "");
 	} else if (kl_head(head) && !strcmp(kl_head(head), "lambda")) {
 		TRY(f = lv_eval(h, head, env));
 	} else {
@@ -962,10 +975,12 @@ struct lv *lv_eval(struct lisp *h, const struct kl_node *n, struct lv_frame *env
 			return LNIL;
 		if (!strcmp(name, "t"))
 			return LT;
-		struct lv **slot = lookup(h, name, env);
-		if (!slot)
-			return lv_err(h, n, "unbound variable %s", kl_name(n));
-		return *slot;
+		struct lv **slot = lookup(h, name, env), *v;
+		if (slot)
+			return *slot;
+		if (h->layer && h->layer->unbound && (v = h->layer->unbound(h, name)))
+			return v;
+		return lv_err(h, n, "unbound variable %s", kl_name(n));
 	}
 	case KL_N_LIST: break;
 	}

@@ -36,6 +36,11 @@ struct lv_text { char *p; size_t len, cap; bool full; };
 
 struct lv {
 	enum lv_kind k;
+	/* an atom read from a node (quoted, or a macro's argument): the node, which the compiler's
+	 * macros give back unchanged (its span and spelling kept); SYM and KEY: the name as
+	 * written, printed so when L->print_written */
+	const struct kl_node *node;
+	const char *written;
 	union {
 		int64_t i;                                         /* INT */
 		struct { char *s; size_t len; } str;               /* STR */
@@ -108,6 +113,10 @@ struct lisp_layer {
 	bool (*interrupt)(struct lisp *L, const struct kl_node *n);
 	/* eval of a list built at run time (no node to evaluate): the layer's, or an error */
 	struct lv *(*eval_built)(struct lisp *L, struct lv *form, const struct kl_node *at);
+	/* a variable bound nowhere: the layer's value for it, or NULL (unbound) */
+	struct lv *(*unbound)(struct lisp *L, const char *name);
+	/* said after "undefined function NAME" */
+	const char *undefined_note;
 };
 
 /* One interpreter's state. A layer embeds it as its struct's first member. */
@@ -130,6 +139,8 @@ struct lisp {
 	size_t max_elems, max_str;       /* LV_MAX_ELEMS, LV_MAX_STR */
 	struct lv *self;                 /* the builtin being applied (its data) */
 	unsigned gensyms;                /* gensym's count */
+	bool print_written;              /* symbols print as written, not upper-cased (macros: the
+					  * names a macro makes keep the user's spelling) */
 };
 
 extern struct lv lv_nil_v, lv_t_v;
@@ -171,18 +182,24 @@ int64_t lv_list_len(struct lisp *h, const struct kl_node *n, const struct lv *l,
 /* A top-level form evaluated: its value, or NULL with L's condition (an allocation that fails
  * is the error "out of memory" at the form, the form abandoned) */
 struct lv *lisp_eval_top(struct lisp *h, const struct kl_node *form);
+/* f applied to args (n of them) at the top, as call, the same way */
+struct lv *lisp_apply_top(struct lisp *h, const struct kl_node *call, struct lv *f, struct lv **args, int n);
 
 /* eval.c */
 struct lv *lv_eval(struct lisp *h, const struct kl_node *n, struct lv_frame *env);
 struct lv *lv_progn(struct lisp *h, const struct kl_node *const *body, uint32_t n, struct lv_frame *env);
 struct lv *lv_apply(struct lisp *h, const struct kl_node *call, struct lv *f, struct lv **args, int n);
 struct lv *lv_eval_value(struct lisp *h, struct lv *form, const struct kl_node *at);
+/* A closure of params and body, named name (NULL: a macro's, whose caller names it) */
+struct lv *lv_lambda(struct lisp *h, const char *name, const struct kl_node *params,
+		     const struct kl_node *const *body, uint32_t nbody);
 /* (defvar|defparameter|defconstant NAME [FORM]) */
 struct lv *lv_defvar(struct lisp *h, const struct kl_node *n, struct lv_frame *env);
 
 /* bind.c */
 /* Bind the lambda list ps to args (n of them), frames pushed on *env: LT, or NULL with the
- * error raised at call (fn: the function's name, for the message). */
+ * error raised at call (fn: the function's name, for the message; NULL when the caller
+ * names it: then a wrong count is raised at the argument or parameter at fault). */
 struct lv *lv_bind(struct lisp *h, const struct kl_node *call, const char *fn, const struct kl_node *ps,
 		   struct lv **args, int n, struct lv_frame **env);
 struct lv *lv_push_frame(struct lisp *h, struct lv_frame **env, const char *name, struct lv *v);

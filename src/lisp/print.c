@@ -96,8 +96,8 @@ static void print_to(struct pr *p, const struct lv *v, int depth)
 		return;
 	}
 	switch (v->k) {
-	case LV_NIL: pr_put(p, "NIL", 3); break;
-	case LV_T: pr_put(p, "T", 1); break;
+	case LV_NIL: pr_str(p, !p->h->print_written ? "NIL" : v->written ? v->written : "()"); break;
+	case LV_T: pr_str(p, !p->h->print_written ? "T" : v->written ? v->written : "t"); break;
 	case LV_INT: snprintf(num, sizeof(num), "%lld", (long long)v->u.i); pr_str(p, num); break;
 	case LV_STR:
 		if (!p->readably) {
@@ -116,6 +116,10 @@ static void print_to(struct pr *p, const struct lv *v, int depth)
 		break;
 	case LV_KEY: pr_put(p, ":", 1); /* fall through */
 	case LV_SYM:
+		if (p->h->print_written) {
+			pr_str(p, v->written ? v->written : v->u.name);
+			break;
+		}
 		for (const char *s = v->u.name; *s; s++) {
 			char ch = (char)toupper((unsigned char)*s);
 			pr_put(p, &ch, 1);

@@ -128,6 +128,8 @@ bool lv_eql(const struct lv *a, const struct lv *b)
 	if (a->k != b->k)
 		return false;
 	switch (a->k) {
+	case LV_NIL:
+	case LV_T: return true;
 	case LV_INT: return a->u.i == b->u.i;
 	case LV_SYM:
 	case LV_KEY: return !strcmp(a->u.name, b->u.name);
@@ -188,20 +190,8 @@ const char *lv_symname(struct lisp *h, const struct kl_node *n)
 
 /* A datum as quote gives it; a list keeps its node, so a kiln form passed to eval is
  * compiled from its place in the file. `#(...)` reads as the symbol # before a list. */
-struct lv *lv_from_node(struct lisp *h, const struct kl_node *n)
+static struct lv *list_from_node(struct lisp *h, const struct kl_node *n)
 {
-	switch (n->kind) {
-	case KL_N_INT: return lv_int(h, n->ival);
-	case KL_N_STR: return lv_cstr(h, n->str);
-	case KL_N_KEY: {
-		struct lv *v = kl_arena_new(&h->a, struct lv);
-		v->k = LV_KEY;
-		v->u.name = n->str;
-		return v;
-	}
-	case KL_N_SYM: return lv_sym(h, lv_symname(h, n));
-	case KL_N_LIST: break;
-	}
 	if (kl_is_sym(n->nitems ? n->items[0] : NULL, "%vector")) {
 		struct lv *v = lv_vec(h, n->nitems - 1);
 		for (uint32_t j = 1; j < n->nitems; j++)
@@ -222,9 +212,42 @@ struct lv *lv_from_node(struct lisp *h, const struct kl_node *n)
 		*tail = lv_cons(h, item, LNIL);
 		tail = &(*tail)->u.cons.cdr;
 	}
-	if (head->k == LV_CONS)
+	if (head->k == LV_CONS) {
 		head->u.cons.src = n;
+		head->u.cons.vector = n->vector;
+	}
 	return head;
+}
+
+struct lv *lv_from_node(struct lisp *h, const struct kl_node *n)
+{
+	struct lv *v = NULL;
+	switch (n->kind) {
+	case KL_N_INT: v = lv_int(h, n->ival); break;
+	case KL_N_STR: v = lv_cstr(h, n->str); break;
+	case KL_N_KEY:
+		v = kl_arena_new(&h->a, struct lv);
+		v->k = LV_KEY;
+		v->u.name = n->str;
+		break;
+	case KL_N_SYM:
+		v = lv_sym(h, lv_symname(h, n));
+		if (v->k != LV_SYM) {           /* nil and t: their own, to keep the node */
+			struct lv *c = kl_arena_new(&h->a, struct lv);
+			c->k = v->k;
+			v = c;
+		}
+		break;
+	case KL_N_LIST:
+		if (n->nitems)
+			return list_from_node(h, n);
+		v = kl_arena_new(&h->a, struct lv);    /* (): its own nil, to keep the node */
+		v->k = LV_NIL;
+		break;
+	}
+	v->node = n;
+	v->written = n->kind == KL_N_SYM || n->kind == KL_N_KEY ? kl_name(n) : NULL;
+	return v;
 }
 
 struct lv *lv_raise(struct lisp *h, const struct kl_node *n, const char *type, const char *msg)
@@ -275,10 +298,13 @@ struct lv_global *lv_global(struct lisp *h, const char *name, bool create)
 /* out of memory: a condition made without allocating */
 static struct lv lv_oom = { .k = LV_COND, .u.cond = { "error", "out of memory" } };
 
-struct lv *lisp_eval_top(struct lisp *h, const struct kl_node *form)
+/* form evaluated, or (form NULL) f applied to args, at the top: the C stack's start noted for
+ * lv_stack_ok, and out of memory the error at `at` */
+static struct lv *at_top(struct lisp *h, const struct kl_node *at, const struct kl_node *form, struct lv *f,
+			 struct lv **args, int n)
 {
 	jmp_buf oom, *outer = h->a.oom;
-	struct lv *v;
+	struct lv *volatile v = NULL;
 	char *top = h->stack_top;
 	if (!top) {
 		h->stack_top = __builtin_frame_address(0);
@@ -286,17 +312,27 @@ struct lv *lisp_eval_top(struct lisp *h, const struct kl_node *form)
 	}
 	h->a.oom = &oom;
 	if (!setjmp(oom)) {
-		v = lv_eval(h, form, NULL);
+		v = form ? lv_eval(h, form, NULL) : lv_apply(h, at, f, args, n);
 	} else {
 		h->depth = 0;
 		h->exc = LV_EXC_CONDITION;
 		h->cond = &lv_oom;
-		h->exc_span = form->span;
+		h->exc_span = at->span;
 		v = NULL;
 	}
 	h->a.oom = outer;
 	h->stack_top = top;
 	return v;
+}
+
+struct lv *lisp_eval_top(struct lisp *h, const struct kl_node *form)
+{
+	return at_top(h, form, form, NULL, NULL, 0);
+}
+
+struct lv *lisp_apply_top(struct lisp *h, const struct kl_node *call, struct lv *f, struct lv **args, int n)
+{
+	return at_top(h, call, NULL, f, args, n);
 }
 
 void lisp_init(struct lisp *L, const struct lisp_layer *layer)
