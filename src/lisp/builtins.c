@@ -619,20 +619,25 @@ B(b_list_star)
 		l = lv_cons(h, a[i], l);
 	return l;
 }
-/* (intern NAME): the symbol of that name (folded, as the reader folds), a keyword when NAME
- * starts with ':' */
+/* (intern NAME): the symbol of that name (folded, as the reader folds, its spelling kept as
+ * written), a keyword when NAME starts with ':' */
 B(b_intern)
 {
 	(void)n;
 	if (a[0]->k != LV_STR)
 		return lv_err(h, c, "intern: %s is not a string", lv_brief(h, a[0]));
 	const char *s = a[0]->u.str.s;
-	if (s[0] != ':' || !s[1])
-		return lv_sym(h, kl_fold_case(&h->a, s));
-	struct lv *k = kl_arena_new(&h->a, struct lv);
-	k->k = LV_KEY;
-	k->u.name = kl_fold_case(&h->a, s + 1);
-	return k;
+	bool key = s[0] == ':' && s[1];
+	struct lv *v = lv_sym(h, kl_fold_case(&h->a, key ? s + 1 : s));
+	if (v->k != LV_SYM && !key)
+		return v;                /* nil, t */
+	if (key || v->k != LV_SYM) {
+		v = kl_arena_new(&h->a, struct lv);
+		v->k = LV_KEY;
+		v->u.name = kl_fold_case(&h->a, s + 1);
+	}
+	v->written = key ? s + 1 : s;    /* the spelling, printed as written (macros' names) */
+	return v;
 }
 B(b_symbol_name)
 {

@@ -6,6 +6,7 @@
  * calling what only the host's evaluator had before (format's ~x, loop, subseq, position). */
 #include "check.h"
 #include "compiler/compile.h"
+#include "compiler/expand.h"
 #include "lisp/lisp.h"
 #include <string.h>
 
@@ -115,6 +116,16 @@ static void macros_on_the_core(void)
 	CHECK("lisp: a macro's error is reported at the call, with the core's format",
 	      rc && strstr(d.msg, "in macro 'bad' (defined at m.lisp:1): width FF is not 8/16 (at m.lisp:1:19)") &&
 	      d.span.line == 2 && d.span.col == 1, "rc %d: %s at %u:%u", rc, d.msg, d.span.line, d.span.col);
+	kl_arena_free(&a);
+	memset(&a, 0, sizeof(a));
+	rc = compile_text("(defmacro counter (name) `(defconstant ,(intern (format nil \"~a-Count\" name)) 1))", &c, &d, &a);
+	struct kl_node **call;
+	uint32_t ncall;
+	static const struct kl_source csrc = { "m.lisp", "(counter MyMap)", 15 };
+	struct kl_node *x = !rc && !kl_read(&a, &d, &csrc, &call, &ncall) ? kl_macro_expand(&c, call[0]) : NULL;
+	CHECK("lisp: a name a macro makes keeps the user's spelling", x && x->nitems == 3 &&
+	      !strcmp(kl_name(x->items[1]), "MyMap-Count") && !strcmp(x->items[1]->str, "mymap-count") &&
+	      x->span.line == 1 && x->span.col == 1, "%s", x ? kl_name(x->items[1]) : d.msg);
 	kl_arena_free(&a);
 	memset(&a, 0, sizeof(a));
 	rc = compile_text("(defmacro spin () (loop))\n(spin)", &c, &d, &a);
