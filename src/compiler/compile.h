@@ -94,7 +94,6 @@ struct kl_comp {
 	struct kl_names *macro_names;     /* expand.c: the macro table's index by name */
 	struct kl_prelude_state *prelude; /* prelude.c: which prelude forms are collected */
 	uint32_t expansions;              /* macro expansions open now (nested) */
-	struct kl_closure *closures;      /* expand.c's lambdas made so far, with their environments */
 	unsigned gensyms;                 /* expand.c's gensym counter */
 	uint32_t expanded;                /* macro expansions in all (bounded: KL_MAX_EXPANDED) */
 	struct kl_name_index *index;      /* forms.c: maps, structs, accessors, funs by name */
