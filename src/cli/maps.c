@@ -661,6 +661,157 @@ static int map_list(bool json)
 	return 0;
 }
 
+/* One `kiln map VERB TARGET [KEY [VALUE]]` on its open map. */
+struct map_cmd {
+	const char *const *pos;     /* the verb, the target, then the verb's arguments */
+	int npos;
+	uint64_t flags;             /* BPF_ANY, BPF_NOEXIST (--noexist), BPF_EXIST (--exist) */
+	bool json, all;
+	struct kiln_map *m;
+	const struct kiln_map_info *info;
+	uint8_t *key, *val;         /* buffers of the map's key and value sizes */
+	int kfd;                    /* a storage map's key: the fd its text opened, -1: none */
+	const char *key_text;       /* ... and the text, as printed */
+};
+
+/* pos[2] into c->key: a storage map's fd, or the key's text parsed. 0, or the exit status
+ * (said). */
+static int read_key(struct map_cmd *c)
+{
+	if (keyless(c->info->type)) {
+		fprintf(stderr, "kiln map %s: %s (%s) has no keys: use push, pop and peek\n", c->pos[0],
+			kiln_map_name(c->m), kiln_map_type_name(c->info->type));
+		return 2;
+	}
+	int sk = storage_key(c->info, c->pos[2], &c->kfd);
+	if (sk < 0)
+		return 1;
+	if (!sk) {
+		uint32_t u = (uint32_t)c->kfd;
+		memcpy(c->key, &u, 4);
+		c->key_text = c->pos[2];
+	} else if (kiln_map_parse_key(c->m, c->pos[2], c->key, c->info->key_size)) {
+		fprintf(stderr, "kiln map %s: %s\n", c->pos[0], kiln_errmsg());
+		return 2;
+	}
+	return 0;
+}
+
+static int verb_dump(struct map_cmd *c)
+{
+	if (cli_map_print(stdout, c->m, c->json, c->all)) {
+		cli_fail("map dump");
+		return 1;
+	}
+	return 0;
+}
+
+static int verb_get(struct map_cmd *c)
+{
+	if (kiln_map_lookup(c->m, c->key, c->val)) {
+		cli_fail("map get");
+		return 1;
+	}
+	struct btf *btf = map_btf(c->info);
+	struct print_ctx pc = { .out = stdout, .m = c->m, .btf = btf, .json = c->json, .key_text = c->key_text };
+	print_entry(c->key, c->val, &pc);
+	btf__free(btf);
+	return 0;
+}
+
+static int verb_delete(struct map_cmd *c)
+{
+	if (kiln_map_delete(c->m, c->key)) {
+		cli_fail("map delete");
+		return 1;
+	}
+	return 0;
+}
+
+/* set: the value an fd (program arrays, maps of maps, ...) or its text parsed. */
+static int verb_set(struct map_cmd *c)
+{
+	int vfd = -1, fv = fd_value(c->info, c->pos[3], &vfd);
+	if (fv < 0)
+		return 1;
+	if (!fv) {
+		uint32_t u = (uint32_t)vfd;
+		memcpy(c->val, &u, 4);
+		int rc = kiln_map_update(c->m, c->key, c->val, c->flags) ? (cli_fail("map set"), 1) : 0;
+		close(vfd);
+		return rc;
+	}
+	if (kiln_map_parse_value(c->m, c->pos[3], c->val, kiln_map_value_buf_size(c->m))) {
+		fprintf(stderr, "kiln map set: %s\n", kiln_errmsg());
+		return 2;
+	}
+	if (kiln_map_update(c->m, c->key, c->val, c->flags)) {
+		cli_fail("map set");
+		return 1;
+	}
+	return 0;
+}
+
+/* push, pop and peek (queues, stacks, bloom filters, user ring buffers); --noexist is --any. */
+static int verb_keyless(struct map_cmd *c)
+{
+	return keyless_verb(c->m, c->pos[0], c->npos > 2 ? c->pos[2] : NULL, c->val,
+			    c->flags == BPF_EXIST ? BPF_EXIST : BPF_ANY, c->json);
+}
+
+/* The verbs, with the arguments after the verb each takes (at least, at most); list opens no
+ * map, and the keyed ones read their key before they run. */
+static const struct map_verb {
+	const char *verb;
+	int nargs, most;
+	bool keyed;
+	int (*run)(struct map_cmd *c);
+} map_verbs[] = {
+	{ "list", 0, 0, false, NULL }, { "dump", 1, 1, false, verb_dump }, { "get", 2, 2, true, verb_get },
+	{ "delete", 2, 2, true, verb_delete }, { "set", 3, 3, true, verb_set }, { "push", 2, 2, false, verb_keyless },
+	{ "pop", 1, 1, false, verb_keyless }, { "peek", 1, 2, false, verb_keyless },
+};
+
+/* pos[0]'s row, if its arguments are as many as it takes; else NULL, the usage said. */
+static const struct map_verb *find_verb(const char *const *pos, int npos)
+{
+	const struct map_verb *vb = NULL;
+	for (size_t i = 0; npos && i < sizeof(map_verbs) / sizeof(map_verbs[0]); i++)
+		if (!strcmp(pos[0], map_verbs[i].verb))
+			vb = &map_verbs[i];
+	if (!vb || npos - 1 < vb->nargs || npos - 1 > vb->most) {
+		if (!vb && npos)
+			fprintf(stderr, "kiln map: unknown subcommand '%s'\n", pos[0]);
+		fputs(map_help, stderr);
+		return NULL;
+	}
+	return vb;
+}
+
+/* The verb run on the map pos[1] names, with buffers for its key and value. */
+static int run_verb(const struct map_verb *vb, struct map_cmd *c)
+{
+	if (cli_map_open_target("map", c->pos[1], &c->m))
+		return 1;
+	c->info = kiln_map_info(c->m);
+	int rc = 1;
+	c->key = calloc(1, c->info->key_size ? c->info->key_size : 1);
+	c->val = calloc(1, kiln_map_value_buf_size(c->m) + 8);
+	if (!c->key || !c->val) {
+		fprintf(stderr, "kiln map: out of memory\n");
+	} else {
+		rc = vb->keyed ? read_key(c) : 0;
+		if (!rc)
+			rc = vb->run(c);
+	}
+	if (c->kfd >= 0)
+		close(c->kfd);
+	free(c->key);
+	free(c->val);
+	kiln_map_close(c->m);
+	return rc;
+}
+
 int cmd_map(int argc, char **argv)
 {
 	const char *pos[4] = { 0 };
@@ -677,105 +828,12 @@ int cmd_map(int argc, char **argv)
 		fprintf(stderr, "kiln map: one of --any, --noexist, --exist\n");
 		return 2;
 	}
-	uint64_t flags = noexist ? BPF_NOEXIST : exist ? BPF_EXIST : BPF_ANY;
-	static const struct { const char *verb; int nargs, most; } verbs[] = {
-		{ "list", 0, 0 }, { "dump", 1, 1 }, { "get", 2, 2 }, { "delete", 2, 2 }, { "set", 3, 3 },
-		{ "push", 2, 2 }, { "pop", 1, 1 }, { "peek", 1, 2 },
-	};
-	int v = -1;
-	for (int i = 0; npos && i < (int)(sizeof(verbs) / sizeof(verbs[0])); i++)
-		if (!strcmp(pos[0], verbs[i].verb))
-			v = i;
-	if (v < 0 || npos - 1 < verbs[v].nargs || npos - 1 > verbs[v].most) {
-		if (v < 0 && npos)
-			fprintf(stderr, "kiln map: unknown subcommand '%s'\n", pos[0]);
-		fputs(map_help, stderr);
+	const struct map_verb *vb = find_verb(pos, npos);
+	if (!vb)
 		return 2;
-	}
-	if (v == 0)
+	if (!vb->run)
 		return map_list(json);
-
-	struct kiln_map *m;
-	if (cli_map_open_target("map", pos[1], &m))
-		return 1;
-	const struct kiln_map_info *info = kiln_map_info(m);
-	int rc = 1, kfd = -1;
-	uint8_t *key = calloc(1, info->key_size ? info->key_size : 1);
-	uint8_t *val = calloc(1, kiln_map_value_buf_size(m) + 8);
-	if (!key || !val) {
-		fprintf(stderr, "kiln map: out of memory\n");
-		goto out;
-	}
-	if (v >= 5) {
-		rc = keyless_verb(m, pos[0], npos > 2 ? pos[2] : NULL, val, flags == BPF_EXIST ? BPF_EXIST : BPF_ANY,
-				  json);
-		goto out;
-	}
-	if (v == 1) {
-		if (cli_map_print(stdout, m, json, all))
-			cli_fail("map dump");
-		else
-			rc = 0;
-		goto out;
-	}
-	if (keyless(info->type)) {
-		fprintf(stderr, "kiln map %s: %s (%s) has no keys: use push, pop and peek\n", pos[0],
-			kiln_map_name(m), kiln_map_type_name(info->type));
-		rc = 2;
-		goto out;
-	}
-	int sk = storage_key(info, pos[2], &kfd);
-	if (sk < 0)
-		goto out;
-	if (!sk) {
-		uint32_t u = (uint32_t)kfd;
-		memcpy(key, &u, 4);
-	} else if (kiln_map_parse_key(m, pos[2], key, info->key_size)) {
-		fprintf(stderr, "kiln map %s: %s\n", pos[0], kiln_errmsg());
-		rc = 2;
-		goto out;
-	}
-	if (v == 2) {
-		if (kiln_map_lookup(m, key, val)) {
-			cli_fail("map get");
-			goto out;
-		}
-		struct btf *btf = map_btf(info);
-		struct print_ctx pc = { .out = stdout, .m = m, .btf = btf, .json = json, .key_text = !sk ? pos[2] : NULL };
-		print_entry(key, val, &pc);
-		btf__free(btf);
-		rc = 0;
-	} else if (v == 3) {
-		if (kiln_map_delete(m, key))
-			cli_fail("map delete");
-		else
-			rc = 0;
-	} else {
-		int vfd = -1, fv = fd_value(info, pos[3], &vfd);
-		if (fv < 0)
-			goto out;
-		if (!fv) {
-			uint32_t u = (uint32_t)vfd;
-			memcpy(val, &u, 4);
-			rc = kiln_map_update(m, key, val, flags) ? (cli_fail("map set"), 1) : 0;
-			close(vfd);
-			goto out;
-		}
-		if (kiln_map_parse_value(m, pos[3], val, kiln_map_value_buf_size(m))) {
-			fprintf(stderr, "kiln map set: %s\n", kiln_errmsg());
-			rc = 2;
-			goto out;
-		}
-		if (kiln_map_update(m, key, val, flags))
-			cli_fail("map set");
-		else
-			rc = 0;
-	}
-out:
-	if (kfd >= 0)
-		close(kfd);
-	free(key);
-	free(val);
-	kiln_map_close(m);
-	return rc;
+	struct map_cmd c = { .pos = pos, .npos = npos, .flags = noexist ? BPF_NOEXIST : exist ? BPF_EXIST : BPF_ANY,
+			     .json = json, .all = all, .kfd = -1 };
+	return run_verb(vb, &c);
 }

@@ -490,26 +490,161 @@ static int run_loop(struct streams *ss, struct kiln_object *obj, struct kiln_rea
 	return 0;
 }
 
-int cmd_run(int argc, char **argv)
+/* kiln run's command line. */
+struct run_args {
+	const char *file, *pin, *metrics;
+	struct cli_attach attach;
+	struct cli_map_view view;
+	bool json, quiet;
+	double duration;            /* seconds, -1: until a signal */
+	double interval;            /* seconds between printings of the maps, 0: none */
+};
+
+/* The command line read and checked into ra: CLI_OK, or the exit status (said). */
+static int parse_run_args(int argc, char **argv, struct run_args *ra)
 {
-	const char *file = NULL, *pin = NULL, *dur = NULL, *ivl = NULL, *top = NULL, *metrics = NULL;
-	struct cli_map_view view = { 0 };
-	double interval = 0;
-	struct cli_attach a = { 0 };
-	bool json = false, quiet = false;
-	double duration = -1;
+	const char *dur = NULL, *ivl = NULL, *top = NULL;
+	struct cli_attach *a = &ra->attach;
 	const struct cli_opt opts[] = {
-		{ "--duration", CLI_STR, &dur, "a number of seconds" }, { "--pin", CLI_STR, &pin, "a directory" },
-		{ "--iface", CLI_STR, &a.iface, "an interface" }, { "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" },
-		{ "--egress", CLI_FLAG, &a.egress, NULL }, { "--json", CLI_FLAG, &json, NULL },
-		{ "--freq", CLI_STR, &a.freq, "samples a second" }, { "--period", CLI_STR, &a.period, "nanoseconds" },
-		{ "--quiet|-q", CLI_FLAG, &quiet, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
+		{ "--duration", CLI_STR, &dur, "a number of seconds" }, { "--pin", CLI_STR, &ra->pin, "a directory" },
+		{ "--iface", CLI_STR, &a->iface, "an interface" }, { "--cgroup", CLI_STR, &a->cgroup, "a cgroup directory" },
+		{ "--egress", CLI_FLAG, &a->egress, NULL }, { "--json", CLI_FLAG, &ra->json, NULL },
+		{ "--freq", CLI_STR, &a->freq, "samples a second" }, { "--period", CLI_STR, &a->period, "nanoseconds" },
+		{ "--quiet|-q", CLI_FLAG, &ra->quiet, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
 		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" },
-		{ "--interval", CLI_STR, &ivl, "a duration" }, { "--clear", CLI_FLAG, &view.clear, NULL },
-		{ "--top", CLI_STR, &top, "a number of entries" }, { "--sort", CLI_STR, &view.sort, "key or value" },
-		{ "--per-cpu", CLI_FLAG, &view.per_cpu, NULL }, { "--metrics", CLI_STR, &metrics, "ADDR:PORT" },
+		{ "--interval", CLI_STR, &ivl, "a duration" }, { "--clear", CLI_FLAG, &ra->view.clear, NULL },
+		{ "--top", CLI_STR, &top, "a number of entries" }, { "--sort", CLI_STR, &ra->view.sort, "key or value" },
+		{ "--per-cpu", CLI_FLAG, &ra->view.per_cpu, NULL }, { "--metrics", CLI_STR, &ra->metrics, "ADDR:PORT" },
 		{ 0 },
 	};
+	int npos, r = cli_parse("run", run_help, argc, argv, opts, &ra->file, 1, &npos);
+	if (r != CLI_OK)
+		return r;
+	if (!ra->file) {
+		fputs(run_help, stderr);
+		return 2;
+	}
+	if (check_values(dur, ivl, top, &ra->view, &ra->duration, &ra->interval))
+		return 2;
+	return CLI_OK;
+}
+
+/* From here on a signal only sets a flag: cleanup always runs. SA_RESTART: a write the
+ * signal finds waiting on a slow reader goes on (glibc's stdio would drop its buffer on
+ * EINTR); the reader's poll returns all the same, and stop.c ends a write nobody reads. */
+static void catch_signals(void)
+{
+	cli_stop_watch("run");
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* What a run holds while the programs run; run_close releases it. */
+struct running {
+	struct kiln_object *obj;
+	size_t nprogs;
+	struct kiln_link **links;   /* by program */
+	struct streams ss;
+	struct kiln_reader *rd;
+	int mfd;                    /* --metrics: the listening socket until the server has it */
+	struct cli_metrics_server *msrv;
+};
+
+/* The object: the host's compiled session (host_elf), or ra->file compiled or read. 0, or 1
+ * said. */
+static int open_object(const struct run_args *ra, void *host_elf, size_t host_size, struct kiln_object **obj)
+{
+	struct kiln_object_opts o = { .sz = sizeof(o) };
+	int oerr = host_elf ? kiln_object_open_mem(host_elf, host_size, &o, obj) : cli_object_open("run", ra->file, &o, obj);
+	free(host_elf);
+	if (host_elf && oerr)
+		cli_fail("run");
+	return oerr ? 1 : 0;
+}
+
+/* --metrics: the maps served from the exporter's own threads, off the run's loop
+ * (metrics_http.c). 0, or 1 said. */
+static int start_metrics(struct running *ru)
+{
+	struct cli_metrics_plan *plan = cli_metrics_plan(ru->obj, ru->ss.evs, not_counts, ru->rd);
+	if (!plan)
+		return 1;
+	ru->msrv = cli_metrics_start(ru->mfd, plan);
+	ru->mfd = -1;   /* the server's now, or closed */
+	return ru->msrv ? 0 : 1;
+}
+
+/* Loaded, attached (and pinned with --pin), its buffers streamed and its maps served. 0, or
+ * 1 said. */
+static int run_start(const struct run_args *ra, struct running *ru)
+{
+	ru->nprogs = kiln_object_prog_count(ru->obj);
+	ru->links = calloc(ru->nprogs + 1, sizeof(*ru->links));
+	if (!ru->links) {
+		fprintf(stderr, "kiln run: out of memory\n");
+		return 1;
+	}
+	if (cli_object_load("run", ru->obj, ra->file) || cli_attach_all("run", ru->obj, &ra->attach, ru->links, ra->quiet))
+		return 1;
+	if (ra->pin && cli_pin_all("run", ru->obj, ra->pin, ru->links))
+		return 1;
+	if (streams_open(ru->obj, ra->json, &ru->ss, &ru->rd))
+		return 1;
+	if (ru->mfd >= 0 && start_metrics(ru))
+		return 1;
+	if (ra->metrics && !ra->quiet)
+		fprintf(stderr, "kiln run: serving the maps at http://%s/metrics\n", ra->metrics);
+	signal_reader = ru->rd;
+	if (stop_signal && ru->rd)     /* a signal before the reader was there */
+		kiln_reader_stop(ru->rd);
+	if (!ra->quiet)
+		fprintf(stderr, "kiln run: running%s; Ctrl-C to stop\n", ra->duration >= 0 ? " for the duration" : "");
+	return 0;
+}
+
+/* After the loop: everything detached, what the programs sent before printed, then the
+ * maps and the buffers' counts. */
+static void run_finish(const struct run_args *ra, struct running *ru)
+{
+	cli_metrics_stop(ru->msrv);   /* bounded: no client holds it up */
+	ru->msrv = NULL;
+	/* Detached before anything more is printed: a stdout or stderr nobody reads may hold
+	 * the rest up (until stop.c drops it). */
+	for (size_t i = 0; i < ru->nprogs; i++) {
+		kiln_link_destroy(ru->links[i]);   /* detaches, except links pinned with --pin */
+		ru->links[i] = NULL;
+	}
+	/* What the programs sent before the end of --duration is printed too: a consumer slowed
+	 * by decoding (symbolizing a stack reads files) may be behind. For DRAIN_S at most, since
+	 * programs may send faster than we print; after a signal the reader is stopped already. */
+	double drain_end = now() + DRAIN_S;
+	while (ru->rd && now() < drain_end && kiln_reader_poll(ru->rd, 0) > 0)
+		;
+	if (!ra->quiet && stop_signal)
+		fprintf(stderr, "kiln run: %s, detaching\n", stop_signal == SIGINT ? "interrupted" : "terminated");
+	struct cli_map_view last = ra->view;
+	last.clear = false;      /* what is printed at exit goes with the process anyway */
+	print_maps(&ru->ss, ru->obj, ru->rd, ra->json, &last);
+	streams_report(ru->rd, ra->json);
+}
+
+static void run_close(struct running *ru)
+{
+	if (ru->mfd >= 0)
+		close(ru->mfd);
+	cli_metrics_stop(ru->msrv);
+	signal_reader = NULL;
+	streams_close(&ru->ss, ru->rd);
+	for (size_t i = 0; ru->links && i < ru->nprogs; i++)
+		kiln_link_destroy(ru->links[i]);   /* detaches, except links pinned with --pin */
+	free(ru->links);
+	kiln_object_close(ru->obj);
+}
+
+int cmd_run(int argc, char **argv)
+{
 	/* A Whistler session file (host forms: with-bpf-session, eval-when, ...) runs in kiln's
 	 * host interpreter, `kiln run FILE [ARG...]`; one that only wraps kiln programs in host
 	 * forms comes back compiled and runs as any kiln source (src/host/). */
@@ -520,104 +655,25 @@ int cmd_run(int argc, char **argv)
 		if (!host_elf)
 			return hr;
 	}
-	int npos, r = cli_parse("run", run_help, argc, argv, opts, &file, 1, &npos);
+	struct run_args ra = { .duration = -1 };
+	int r = parse_run_args(argc, argv, &ra);
 	if (r != CLI_OK)
 		return r;
-	if (!file) {
-		fputs(run_help, stderr);
-		return 2;
-	}
-	if (check_values(dur, ivl, top, &view, &duration, &interval))
-		return 2;
-	/* From here on a signal only sets a flag: cleanup always runs. SA_RESTART: a write the
-	 * signal finds waiting on a slow reader goes on (glibc's stdio would drop its buffer on
-	 * EINTR); the reader's poll returns all the same, and stop.c ends a write nobody reads. */
-	cli_stop_watch("run");
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
+	catch_signals();
 	/* listening first: a port in use fails before anything is loaded */
-	int mfd = metrics ? cli_metrics_listen(metrics) : -1;
-	if (metrics && mfd < 0)
+	struct running ru = { .mfd = ra.metrics ? cli_metrics_listen(ra.metrics) : -1 };
+	if (ra.metrics && ru.mfd < 0)
 		return 1;
-	struct kiln_object *obj;
-	struct kiln_object_opts o = { .sz = sizeof(o) };
-	int oerr = host_elf ? kiln_object_open_mem(host_elf, host_size, &o, &obj) : cli_object_open("run", file, &o, &obj);
-	free(host_elf);
-	if (host_elf && oerr)
-		cli_fail("run");
-	if (oerr) {
-		if (mfd >= 0)
-			close(mfd);
+	if (open_object(&ra, host_elf, host_size, &ru.obj)) {
+		if (ru.mfd >= 0)
+			close(ru.mfd);
 		return 1;
 	}
 	int rc = 1;
-	size_t nprogs = kiln_object_prog_count(obj);
-	struct kiln_link **links = calloc(nprogs + 1, sizeof(*links));
-	struct streams ss = { 0 };
-	struct kiln_reader *rd = NULL;
-	struct cli_metrics_server *msrv = NULL;
-	if (!links) {
-		fprintf(stderr, "kiln run: out of memory\n");
-		goto out;
+	if (!run_start(&ra, &ru) && !run_loop(&ru.ss, ru.obj, ru.rd, ra.json, &ra.view, ra.duration, ra.interval)) {
+		run_finish(&ra, &ru);
+		rc = 0;
 	}
-	if (cli_object_load("run", obj, file) || cli_attach_all("run", obj, &a, links, quiet))
-		goto out;
-	if (pin && cli_pin_all("run", obj, pin, links))
-		goto out;
-	if (streams_open(obj, json, &ss, &rd))
-		goto out;
-	if (mfd >= 0) {
-		/* served from the exporter's own threads, off this loop (metrics_http.c) */
-		struct cli_metrics_plan *plan = cli_metrics_plan(obj, ss.evs, not_counts, rd);
-		if (!plan)
-			goto out;
-		msrv = cli_metrics_start(mfd, plan);
-		mfd = -1;   /* the server's now, or closed */
-		if (!msrv)
-			goto out;
-	}
-	if (metrics && !quiet)
-		fprintf(stderr, "kiln run: serving the maps at http://%s/metrics\n", metrics);
-	signal_reader = rd;
-	if (stop_signal && rd)     /* a signal before the reader was there */
-		kiln_reader_stop(rd);
-	if (!quiet)
-		fprintf(stderr, "kiln run: running%s; Ctrl-C to stop\n", duration >= 0 ? " for the duration" : "");
-	if (run_loop(&ss, obj, rd, json, &view, duration, interval))
-		goto out;
-	cli_metrics_stop(msrv);   /* bounded: no client holds it up */
-	msrv = NULL;
-	/* Detached before anything more is printed: a stdout or stderr nobody reads may hold
-	 * the rest up (until stop.c drops it). */
-	for (size_t i = 0; i < nprogs; i++) {
-		kiln_link_destroy(links[i]);   /* detaches, except links pinned with --pin */
-		links[i] = NULL;
-	}
-	/* What the programs sent before the end of --duration is printed too: a consumer slowed
-	 * by decoding (symbolizing a stack reads files) may be behind. For DRAIN_S at most, since
-	 * programs may send faster than we print; after a signal the reader is stopped already. */
-	double drain_end = now() + DRAIN_S;
-	while (rd && now() < drain_end && kiln_reader_poll(rd, 0) > 0)
-		;
-	if (!quiet && stop_signal)
-		fprintf(stderr, "kiln run: %s, detaching\n", stop_signal == SIGINT ? "interrupted" : "terminated");
-	struct cli_map_view last = view;
-	last.clear = false;      /* what is printed at exit goes with the process anyway */
-	print_maps(&ss, obj, rd, json, &last);
-	streams_report(rd, json);
-	rc = 0;
-out:
-	if (mfd >= 0)
-		close(mfd);
-	cli_metrics_stop(msrv);
-	signal_reader = NULL;
-	streams_close(&ss, rd);
-	for (size_t i = 0; links && i < nprogs; i++)
-		kiln_link_destroy(links[i]);   /* detaches, except links pinned with --pin */
-	free(links);
-	kiln_object_close(obj);
+	run_close(&ru);
 	return rc;
 }

@@ -441,6 +441,200 @@ static bool pid_exited(const struct run *r)
 	return r->pidfd >= 0 && poll(&p, 1, 0) > 0;
 }
 
+/* The run's arrays: links by target, maps by index, pending text by CPU. 0, or 1 said. */
+static int run_alloc(struct run *r, struct kiln_link ***links)
+{
+	*links = calloc(r->s->ntargets + 1, sizeof(**links));
+	r->maps = calloc(r->s->nmaps + 1, sizeof(*r->maps));
+	int ncpus = kiln_num_possible_cpus();
+	r->npend = ncpus > 0 ? (uint32_t)ncpus : 1;
+	r->pend = calloc(r->npend, sizeof(*r->pend));
+	r->order = calloc(r->npend, sizeof(*r->order));
+	if (!*links || !r->maps || !r->pend || !r->order) {
+		fprintf(stderr, "kiln trace: out of memory\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* The object loaded; a kfunc or kretfunc program that lockdown refused is explained. 0, or 1
+ * said. */
+static int run_load(const struct run *r)
+{
+	const struct kt_sema *s = r->s;
+	if (!cli_object_load("trace", r->obj, "the generated program"))
+		return 0;
+	for (uint32_t i = 0; i < s->ntargets; i++)
+		if ((s->targets[i].kind == KP_KFUNC || s->targets[i].kind == KP_KRETFUNC) &&
+		    strstr(kiln_errmsg(), "locked down")) {
+			fprintf(stderr, "kiln trace: kfunc and kretfunc probes are fentry and fexit programs, which "
+					"a kernel in lockdown (/sys/kernel/security/lockdown) refuses to load\n");
+			break;
+		}
+	return 1;
+}
+
+/* r->maps by index, found in the object; a count map without a key gets its one entry, 0.
+ * 0, or 1 said. */
+static int find_maps(struct run *r)
+{
+	const struct kt_sema *s = r->s;
+	for (uint32_t i = 0; i < s->nmaps; i++) {
+		char name[32];
+		uint64_t key = 0, count = 0;
+		snprintf(name, sizeof(name), "m%u", i);
+		r->maps[i] = kiln_object_find_map(r->obj, name);
+		if (r->maps[i] && keyless_count(&s->maps[i]) &&
+		    bpf_map_update_elem(kiln_map_fd(r->maps[i]), &key, &count, BPF_NOEXIST)) {
+			fprintf(stderr, "kiln trace: setting @%s to 0: %s\n", s->maps[i].name, strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The start map: entry 0 the monotonic time the trace starts at (elapsed), entry 1 -c's
+ * command's pid (cpid). 0, or 1 said. */
+static int set_start(const struct run *r)
+{
+	struct kiln_map *start = kiln_object_find_map(r->obj, KT_START_MAP);
+	uint32_t zero = 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	uint32_t one = 1;
+	uint64_t cpid = r->child ? (uint64_t)r->child->pid : 0;
+	if (!start || bpf_map_update_elem(kiln_map_fd(start), &zero, &t0, BPF_ANY) ||
+	    bpf_map_update_elem(kiln_map_fd(start), &one, &cpid, BPF_ANY)) {
+		fprintf(stderr, "kiln trace: cannot set the start time\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* Loaded, its maps found and set, and a reader on its buffers in *rd. 0, or 1 said. */
+static int run_prepare(struct run *r, struct kiln_reader **rd)
+{
+	if (run_load(r) || find_maps(r))
+		return 1;
+	trace_set_stacks(kiln_object_find_map(r->obj, KT_STACKS));
+	if (set_start(r))
+		return 1;
+	if (kiln_reader_new(rd) || kiln_reader_add_object(*rd, r->obj, on_record, r, NULL)) {
+		cli_fail("trace");
+		return 1;
+	}
+	return 0;
+}
+
+/* `Attaching N probes...`, BEGIN run, every probe attached, then -c's command let go. 0, or
+ * 1 said. */
+static int run_attach(struct run *r, struct kiln_reader *rd, struct kiln_link **links)
+{
+	uint32_t nprobes = probe_count(r->s);
+	if (!nprobes) {
+		fprintf(stderr, "kiln trace: no probes to attach (no attach point's function is in its file)\n");
+		return 1;
+	}
+	if (trace_json())
+		fprintf(r->out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n", nprobes);
+	else
+		fprintf(r->out, "Attaching %u probe%s...\n", nprobes, nprobes == 1 ? "" : "s");
+	fflush(r->out);
+	if (run_special(r, rd, KP_BEGIN))
+		return 1;
+	if (attach_all(r, links))
+		return 1;
+	/* bpftrace's runtime tests wait for this line before they start their clock; on
+	 * stderr, as bpftrace writes it (a test piping the output elsewhere does not see it) */
+	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
+		fflush(r->out);
+		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
+	}
+	if (r->child)
+		child_release(r->child);
+	return 0;
+}
+
+/* Records printed as they come, until a signal, exit(), or the end of -c's command or -p's
+ * process. 0, or 1 when the reader failed (said). */
+static int run_stream(struct run *r, struct kiln_reader *rd)
+{
+	while (!stop_signal && !r->exited && !(r->child && child_exited(r->child)) && !pid_exited(r)) {
+		int err = poll_batch(r, rd, 100);
+		if (err < 0 && err != -EINTR) {
+			cli_fail("trace");
+			return 1;
+		}
+		report_drops(r, rd, false);
+	}
+	return 0;
+}
+
+static void detach_all(const struct run *r, struct kiln_link **links)
+{
+	for (uint32_t i = 0; i < r->s->ntargets; i++) {
+		kiln_link_destroy(links[i]);
+		links[i] = NULL;
+	}
+}
+
+/* Every map, in the order of their names, as bpftrace prints them at the end. 0, or 1 out
+ * of memory. */
+static int print_maps(const struct run *r)
+{
+	const struct kt_sema *s = r->s;
+	uint32_t *order = calloc(s->nmaps + 1, sizeof(*order));
+	if (!order)
+		return 1;
+	for (uint32_t i = 0; i < s->nmaps; i++)
+		order[i] = i;
+	qsort_r(order, s->nmaps, sizeof(*order), map_name_cmp, (void *)s);
+	for (uint32_t i = 0; i < s->nmaps; i++)
+		if (r->maps[order[i]] && trace_print_map(r->out, s, order[i], r->maps[order[i]], 0, 0))
+			fprintf(stderr, "kiln trace: reading @%s: %s\n", s->maps[order[i]].name, strerror(errno));
+	free(order);
+	fflush(r->out);
+	return 0;
+}
+
+/* Once the probes are detached: what they sent before, the events lost, END, and the maps.
+ * 0, or 1 said. */
+static int run_end(struct run *r, struct kiln_reader *rd)
+{
+	/* what the probes sent before they were detached, for a bounded time (none when nobody
+	 * reads it: stop.c dropped the output) */
+	bool drain = !r->exited && !cli_stop_dropped(fileno(r->out));
+	r->exited = false;
+	double end = now_s() + 0.25;
+	while (drain && now_s() < end && poll_batch(r, rd, 0) > 0)
+		;
+	report_drops(r, rd, true);
+	if (run_special(r, rd, KP_END))
+		return 1;
+	fputs("\n\n", r->out);
+	return print_maps(r);
+}
+
+/* What run_alloc and run_prepare made, the links still attached, and the object. */
+static void run_free(struct run *r, struct kiln_reader *rd, struct kiln_link **links)
+{
+	kiln_reader_free(rd);
+	for (uint32_t i = 0; links && i < r->s->ntargets; i++)
+		kiln_link_destroy(links[i]);
+	free(links);
+	free(r->maps);
+	for (uint32_t i = 0; r->pend && i < r->npend; i++)
+		free(r->pend[i].buf);
+	free(r->pend);
+	free(r->order);
+	trace_set_stacks(NULL);
+	kiln_object_close(r->obj);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+}
+
+/* The compiled program from load to the last map printed. 0, or 1 said. */
 static int run_program(const struct kt_sema *s, const struct kt_gen *g, const void *elf, size_t size, FILE *out,
 		       struct child *child, pid_t pid)
 {
@@ -450,133 +644,20 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		cli_fail("trace");
 		return 1;
 	}
-	int rc = 1;
 	struct run r = { .child = child, .pid = pid, .pidfd = -1, .s = s, .g = g, .obj = obj, .out = out };
 	if (pid > 0 && (r.pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
 		fprintf(stderr, "ERROR: pid %d: %s\n", (int)pid, strerror(errno));
 		kiln_object_close(obj);
 		return 1;
 	}
-	struct kiln_link **links = calloc(s->ntargets + 1, sizeof(*links));
-	r.maps = calloc(s->nmaps + 1, sizeof(*r.maps));
-	int ncpus = kiln_num_possible_cpus();
-	r.npend = ncpus > 0 ? (uint32_t)ncpus : 1;
-	r.pend = calloc(r.npend, sizeof(*r.pend));
-	r.order = calloc(r.npend, sizeof(*r.order));
+	struct kiln_link **links = NULL;
 	struct kiln_reader *rd = NULL;
-	if (!links || !r.maps || !r.pend || !r.order) {
-		fprintf(stderr, "kiln trace: out of memory\n");
-		goto out;
+	int rc = 1;
+	if (!run_alloc(&r, &links) && !run_prepare(&r, &rd) && !run_attach(&r, rd, links) && !run_stream(&r, rd)) {
+		detach_all(&r, links);
+		rc = run_end(&r, rd);
 	}
-	if (cli_object_load("trace", obj, "the generated program")) {
-		for (uint32_t i = 0; i < s->ntargets; i++)
-			if ((s->targets[i].kind == KP_KFUNC || s->targets[i].kind == KP_KRETFUNC) &&
-			    strstr(kiln_errmsg(), "locked down")) {
-				fprintf(stderr, "kiln trace: kfunc and kretfunc probes are fentry and fexit programs, which "
-						"a kernel in lockdown (/sys/kernel/security/lockdown) refuses to load\n");
-				break;
-			}
-		goto out;
-	}
-	for (uint32_t i = 0; i < s->nmaps; i++) {
-		char name[32];
-		uint64_t key = 0, count = 0;
-		snprintf(name, sizeof(name), "m%u", i);
-		r.maps[i] = kiln_object_find_map(obj, name);
-		if (r.maps[i] && keyless_count(&s->maps[i]) &&
-		    bpf_map_update_elem(kiln_map_fd(r.maps[i]), &key, &count, BPF_NOEXIST)) {
-			fprintf(stderr, "kiln trace: setting @%s to 0: %s\n", s->maps[i].name, strerror(errno));
-			goto out;
-		}
-	}
-	trace_set_stacks(kiln_object_find_map(obj, KT_STACKS));
-	struct kiln_map *start = kiln_object_find_map(obj, KT_START_MAP);
-	uint32_t zero = 0;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	uint64_t t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	uint32_t one = 1;
-	uint64_t cpid = child ? (uint64_t)child->pid : 0;
-	if (!start || bpf_map_update_elem(kiln_map_fd(start), &zero, &t0, BPF_ANY) ||
-	    bpf_map_update_elem(kiln_map_fd(start), &one, &cpid, BPF_ANY)) {
-		fprintf(stderr, "kiln trace: cannot set the start time\n");
-		goto out;
-	}
-	if (kiln_reader_new(&rd) || kiln_reader_add_object(rd, obj, on_record, &r, NULL)) {
-		cli_fail("trace");
-		goto out;
-	}
-	uint32_t nprobes = probe_count(s);
-	if (!nprobes) {
-		fprintf(stderr, "kiln trace: no probes to attach (no attach point's function is in its file)\n");
-		goto out;
-	}
-	if (trace_json())
-		fprintf(out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n", nprobes);
-	else
-		fprintf(out, "Attaching %u probe%s...\n", nprobes, nprobes == 1 ? "" : "s");
-	fflush(out);
-	if (run_special(&r, rd, KP_BEGIN))
-		goto out;
-	if (attach_all(&r, links))
-		goto out;
-	/* bpftrace's runtime tests wait for this line before they start their clock; on
-	 * stderr, as bpftrace writes it (a test piping the output elsewhere does not see it) */
-	if (getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED")) {
-		fflush(out);
-		fprintf(stderr, "__BPFTRACE_NOTIFY_PROBES_ATTACHED\n");
-	}
-	if (r.child)
-		child_release(r.child);
-	while (!stop_signal && !r.exited && !(r.child && child_exited(r.child)) && !pid_exited(&r)) {
-		int err = poll_batch(&r, rd, 100);
-		if (err < 0 && err != -EINTR) {
-			cli_fail("trace");
-			goto out;
-		}
-		report_drops(&r, rd, false);
-	}
-	for (uint32_t i = 0; i < s->ntargets; i++) {
-		kiln_link_destroy(links[i]);
-		links[i] = NULL;
-	}
-	/* what the probes sent before they were detached, for a bounded time (none when nobody
-	 * reads it: stop.c dropped the output) */
-	bool drain = !r.exited && !cli_stop_dropped(fileno(out));
-	r.exited = false;
-	double end = now_s() + 0.25;
-	while (drain && now_s() < end && poll_batch(&r, rd, 0) > 0)
-		;
-	report_drops(&r, rd, true);
-	if (run_special(&r, rd, KP_END))
-		goto out;
-	fputs("\n\n", out);
-	uint32_t *order = calloc(s->nmaps + 1, sizeof(*order));
-	if (!order)
-		goto out;
-	for (uint32_t i = 0; i < s->nmaps; i++)
-		order[i] = i;
-	qsort_r(order, s->nmaps, sizeof(*order), map_name_cmp, (void *)s);
-	for (uint32_t i = 0; i < s->nmaps; i++)
-		if (r.maps[order[i]] && trace_print_map(out, s, order[i], r.maps[order[i]], 0, 0))
-			fprintf(stderr, "kiln trace: reading @%s: %s\n", s->maps[order[i]].name, strerror(errno));
-	free(order);
-	fflush(out);
-	rc = 0;
-out:
-	kiln_reader_free(rd);
-	for (uint32_t i = 0; links && i < s->ntargets; i++)
-		kiln_link_destroy(links[i]);
-	free(links);
-	free(r.maps);
-	for (uint32_t i = 0; r.pend && i < r.npend; i++)
-		free(r.pend[i].buf);
-	free(r.pend);
-	free(r.order);
-	trace_set_stacks(NULL);
-	kiln_object_close(obj);
-	if (r.pidfd >= 0)
-		close(r.pidfd);
+	run_free(&r, rd, links);
 	return rc;
 }
 
@@ -699,33 +780,85 @@ static char *read_source(const struct opts *o, const char **name, size_t *len)
 	return kl_read_file(o->file, len);
 }
 
-int cmd_trace(int argc, char **argv)
+/* --include FILE's #defines into the script's table (cdefs), read as an `#include <FILE>`
+ * line before the program's own lines, as bpftrace reads them. 0, or 1 said. */
+static int read_includes(const struct opts *o, struct kt_cdefs *cdefs)
 {
-	struct opts o = { 0 };
-	int r = parse_args(argc, argv, &o);
-	if (r >= 0) {
-		free(o.params);
-		free(o.includes);
-		return r;
+	for (int i = 0; i < o->nincludes; i++) {
+		char line[4200], why[512];
+		int n = snprintf(line, sizeof(line), "#include <%s>", o->includes[i]);
+		if (kt_cdef_line(cdefs, line, (size_t)n, why, sizeof(why))) {
+			fprintf(stderr, "kiln trace: --include %s: %s\n", o->includes[i], why);
+			return 1;
+		}
 	}
-	if (o.list) {
-		free(o.params);
-		free(o.includes);
-		return trace_list(o.list_glob, o.list_verbose);
+	return 0;
+}
+
+/* --emit: the compiled object written to path. 0, or 1 said. */
+static int write_object(const char *path, const void *elf, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(elf, 1, size, f) != size || fclose(f)) {
+		fprintf(stderr, "kiln trace: cannot write %s: %s\n", path, strerror(errno));
+		return 1;
 	}
-	if (!o.prog_text && !o.file) {
-		fputs(trace_help, stderr);
-		free(o.params);
-		free(o.includes);
-		return 2;
+	return 0;
+}
+
+/* SA_RESTART: a write the signal finds waiting on a slow reader goes on (glibc's stdio
+ * would drop its buffer on EINTR); polls return all the same, and stop.c ends a write
+ * nobody reads */
+static void catch_signals(void)
+{
+	cli_stop_watch("trace");
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The compiled program run with its output in -o's file (or stdout), signals caught, and
+ * -c's command started, held until the probes are attached. 0, or 1 said. */
+static int trace_run(const struct opts *o, const struct kt_sema *s, const struct kt_gen *g, const void *elf,
+		     size_t size)
+{
+	FILE *out = stdout;
+	if (o->output && !(out = fopen(o->output, "w"))) {
+		fprintf(stderr, "kiln trace: cannot write %s: %s\n", o->output, strerror(errno));
+		return 1;
 	}
+	catch_signals();
+	struct child child = { .pid = 0, .go = -1 };
+	int cr = o->command ? child_start(o->command, &child) : 0;
+	if (cr) {
+		if (cr == -1)
+			fprintf(stderr, "kiln trace: cannot start the command: %s\n", strerror(errno));
+		if (out != stdout)
+			fclose(out);
+		return 1;
+	}
+	/* names from the system (comms, paths, str()) are escaped on a terminal (trace_val.c) */
+	trace_set_terminal(!trace_json() && isatty(fileno(out)));
+	int rc = run_program(s, g, elf, size, out, o->command ? &child : NULL, o->pid);
+	if (child.go >= 0)
+		close(child.go);   /* never released: it exits without running */
+	if (child.pid > 0)
+		waitpid(child.pid, NULL, 0);
+	if (out != stdout)
+		fclose(out);
+	return rc;
+}
+
+/* The program read, parsed, checked, compiled, then printed (-d), written (--emit) or run.
+ * o is the command's options (its arrays stay the caller's). */
+static int trace_script(struct opts o)
+{
 	const char *name;
 	size_t len;
 	char *text = read_source(&o, &name, &len);
 	if (!text) {   /* bpftrace's wording, which its runtime tests check */
 		fprintf(stderr, "ERROR: failed to open file '%s': %s\n", o.file ? o.file : "-", kl_read_strerror(errno));
-		free(o.params);
-		free(o.includes);
 		return 1;
 	}
 	struct kl_source src = { name, text, len };
@@ -747,14 +880,8 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	a.oom = &oom;
-	for (int i = 0; i < o.nincludes; i++) {   /* before the program's own lines, as bpftrace's */
-		char line[4200], why[512];
-		int n = snprintf(line, sizeof(line), "#include <%s>", o.includes[i]);
-		if (kt_cdef_line(&cdefs, line, (size_t)n, why, sizeof(why))) {
-			fprintf(stderr, "kiln trace: --include %s: %s\n", o.includes[i], why);
-			goto out;
-		}
-	}
+	if (read_includes(&o, &cdefs))
+		goto out;
 	if (kt_parse(&src, &a, &d, &prog) || kt_sema(&prog, &s, &a, &d)) {
 		kl_diag_print(&d, stderr);
 		goto out;
@@ -785,54 +912,30 @@ int cmd_trace(int argc, char **argv)
 		rc = cli_disasm_image("kiln-trace", elf, size, NULL, false, stdout, stderr);
 		goto out;
 	}
-	if (o.emit) {
-		FILE *f = fopen(o.emit, "wb");
-		if (!f || fwrite(elf, 1, size, f) != size || fclose(f)) {
-			fprintf(stderr, "kiln trace: cannot write %s: %s\n", o.emit, strerror(errno));
-			goto out;
-		}
-		rc = 0;
-		goto out;
-	}
-	if (o.dry_run) {
-		rc = 0;
-		goto out;
-	}
-	FILE *out = stdout;
-	if (o.output && !(out = fopen(o.output, "w"))) {
-		fprintf(stderr, "kiln trace: cannot write %s: %s\n", o.output, strerror(errno));
-		goto out;
-	}
-	/* SA_RESTART: a write the signal finds waiting on a slow reader goes on (glibc's stdio
-	 * would drop its buffer on EINTR); polls return all the same, and stop.c ends a write
-	 * nobody reads */
-	cli_stop_watch("trace");
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	struct child child = { .pid = 0, .go = -1 };
-	int cr = o.command ? child_start(o.command, &child) : 0;
-	if (cr) {
-		if (cr == -1)
-			fprintf(stderr, "kiln trace: cannot start the command: %s\n", strerror(errno));
-		goto out;
-	}
-	/* names from the system (comms, paths, str()) are escaped on a terminal (trace_val.c) */
-	trace_set_terminal(!trace_json() && isatty(fileno(out)));
-	rc = run_program(&s, &g, elf, size, out, o.command ? &child : NULL, o.pid);
-	if (child.go >= 0)
-		close(child.go);   /* never released: it exits without running */
-	if (child.pid > 0)
-		waitpid(child.pid, NULL, 0);
-	if (out != stdout)
-		fclose(out);
+	rc = o.emit ? write_object(o.emit, elf, size) : o.dry_run ? 0 : trace_run(&o, &s, &g, elf, size);
 out:
 	free(elf);
 	free(g.text);
 	kl_arena_free(&a);
 	kt_cdef_free(&cdefs);
 	free(text);
+	return rc;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	int rc = parse_args(argc, argv, &o);
+	if (rc >= 0) {
+		/* -h, --version, --info, or a wrong argument: done */
+	} else if (o.list) {
+		rc = trace_list(o.list_glob, o.list_verbose);
+	} else if (!o.prog_text && !o.file) {
+		fputs(trace_help, stderr);
+		rc = 2;
+	} else {
+		rc = trace_script(o);
+	}
 	free(o.params);
 	free(o.includes);
 	return rc;

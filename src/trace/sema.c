@@ -469,132 +469,169 @@ static int map_read(struct sm *m, struct kt_node *n)
 	}
 }
 
+/* ---- expressions: one checker per node kind, found in expr_checks[] ---- */
+
+/* A literal is signed; a constant sema made (kaddr()) keeps its type on the next pass. */
+static int int_lit(struct sm *m, struct kt_node *n)
+{
+	if (n->type.kind != KTT_INT)
+		n->type = t_int(8, true);
+	return 0;
+}
+
+static int str_lit(struct sm *m, struct kt_node *n)
+{
+	n->type = t_str(n->strlen + 1);
+	return 0;
+}
+
+/* A builtin (pid, comm, kstack, ...) was typed where it became one (ident(), a function's row). */
+static int typed_builtin(struct sm *m, struct kt_node *n)
+{
+	return 0;
+}
+
+/* $name read: the slot and type of its first assignment. */
+static int var_read(struct sm *m, struct kt_node *n)
+{
+	for (size_t i = 0; i < m->vars.len; i++)
+		if (!strcmp(m->vars.items[i].name, n->name)) {
+			n->var_id = (int)i;
+			n->type = m->vars.items[i].type;
+			return 0;
+		}
+	return err_at(m, n->span, "undefined variable: $%s", n->name);
+}
+
+/* a OP b: strings compare with == and != only; integers give a u64 unless both sides are
+ * signed (a literal counts as signed); a pointer plus an integer stays the pointer. */
+static int binop(struct sm *m, struct kt_node *n)
+{
+	if (expr(m, n->a) || expr(m, n->b))
+		return -1;
+	struct kt_type *l = &n->a->type, *r = &n->b->type;
+	bool cmp = n->op == KT_OP_EQ || n->op == KT_OP_NE;
+	if (l->kind == KTT_STR || r->kind == KTT_STR) {
+		if (!cmp || l->kind != r->kind)
+			return err_at(m, n->span, "%s", "strings can only be compared with == and != to strings");
+		n->type = t_int(8, false);
+		return 0;
+	}
+	if (l->kind == KTT_BUF && r->kind == KTT_BUF && cmp) {   /* buf() == buf(): fn_net.c */
+		n->type = t_int(8, false);
+		return 0;
+	}
+	if (l->kind != KTT_INT || r->kind != KTT_INT)
+		return err_at(m, n->span, "%s", "operands must be integers");
+	bool ls = l->is_signed || n->a->kind == KT_INT, rs = r->is_signed || n->b->kind == KT_INT;
+	n->type = t_int(8, ls && rs);
+	if ((n->op == '+' || n->op == '-') && l->pointee && !r->pointee)   /* p + i: a pointer i elements on */
+		n->type = *l;
+	return 0;
+}
+
+/* *p (sema_mem.c), ! - ~ of an integer; & is refused. */
+static int unop(struct sm *m, struct kt_node *n)
+{
+	if (n->op == '*')
+		return kt_sm_deref(m, n);
+	if (n->op == '&')
+		return err_at(m, n->span, "the unary %s (pointers) is not supported yet by kiln trace", "&");
+	if (expr(m, n->a))
+		return -1;
+	if (n->a->type.kind != KTT_INT)
+		return err_at(m, n->span, "%s", "the operand must be an integer");
+	n->type = n->op == '!' ? t_int(8, false) : n->a->type;
+	if (n->op == '-')
+		n->type.is_signed = true;
+	return 0;
+}
+
+/* c ? a : b: an integer condition, and branches both integers or both strings (the wider). */
+static int ternary(struct sm *m, struct kt_node *n)
+{
+	if (expr(m, n->a) || expr(m, n->b) || expr(m, n->c))
+		return -1;
+	if (n->a->type.kind != KTT_INT)
+		return err_at(m, n->a->span, "%s", "the condition must be an integer");
+	if (n->b->type.kind != n->c->type.kind || (n->b->type.kind != KTT_INT && !kt_is_bytes(&n->b->type)))
+		return err_at(m, n->span, "%s", "both branches of the ternary must be integers, or both strings");
+	n->type = n->b->type;
+	if (kt_is_bytes(&n->type) && n->c->type.size > n->type.size)
+		n->type.size = n->c->type.size;
+	n->type.is_signed = n->b->type.is_signed && n->c->type.is_signed;
+	return 0;
+}
+
+/* x.f: a tuple's element (.0), (*p).f as p->f, or a field of an embedded struct. */
+static int dot_field(struct sm *m, struct kt_node *n)
+{
+	if (!n->name)
+		return kt_sm_tuple_elem(m, n);
+	if (n->a->kind == KT_UNOP && n->a->op == '*') {   /* (*p).f is p->f */
+		if (expr(m, n->a))
+			return -1;
+		if (n->a->type.kind == KTT_STRUCT) {
+			n->kind = KT_ARROW;
+			n->a = n->a->a;
+			return struct_field(m, n);
+		}
+	}
+	if (expr(m, n->a))
+		return -1;
+	if (n->a->type.kind == KTT_STRUCT)   /* $task->se.cfs_rq */
+		return struct_field(m, n);
+	return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
+}
+
+/* sizeof and offsetof: typed to a constant by their rows (fn_net.c). */
+static int fn_row(struct sm *m, struct kt_node *n)
+{
+	return kt_fn_find(n->name)->check(m, n);
+}
+
+/* @m++ / $x-- and the prefix forms: an integer map (one never typed becomes one) or variable. */
+static int incdec(struct sm *m, struct kt_node *n)
+{
+	if (n->a->kind == KT_MAP) {
+		struct kt_map *mp = map_of(m, n->a);
+		if (map_key(m, n->a, mp))
+			return -1;
+		mp = &m->maps.items[n->a->map_id];
+		if (mp->kind == KM_NONE) {
+			mp->kind = KM_INT;
+			mp->value = t_int(8, true);
+		}
+		if (mp->kind != KM_INT || mp->value.kind != KTT_INT)
+			return err_at(m, n->span, "++ and -- need an integer map, and @%s is not one", n->a->name);
+		n->a->type = mp->value;
+	} else if (expr(m, n->a)) {
+		return -1;
+	} else if (n->a->type.kind != KTT_INT) {
+		return err_at(m, n->span, "%s", "++ and -- need an integer variable");
+	}
+	n->type = n->a->type;
+	return 0;
+}
+
+typedef int expr_check(struct sm *m, struct kt_node *n);
+
+/* Each expression kind's checker; statement kinds have none. */
+static expr_check *const expr_checks[] = {
+	[KT_INT] = int_lit, [KT_STR] = str_lit, [KT_POSPARAM] = posparam, [KT_IDENT] = ident,
+	[KT_BUILTIN] = typed_builtin, [KT_VAR] = var_read, [KT_MAP] = map_read, [KT_CALL] = call,
+	[KT_BINOP] = binop, [KT_UNOP] = unop, [KT_TERNARY] = ternary, [KT_CAST] = cast,
+	[KT_TUPLE] = kt_sm_tuple, [KT_ARROW] = arrow, [KT_FIELD] = dot_field, [KT_INDEX] = kt_sm_index,
+	[KT_SIZEOF] = fn_row, [KT_OFFSETOF] = fn_row, [KT_INCDEC] = incdec,
+};
+
+/* Types the expression n (and what it holds); 0, or -1 with the error in m->d. */
 static int expr(struct sm *m, struct kt_node *n)
 {
-	switch (n->kind) {
-	case KT_INT:   /* a literal is signed; a constant sema made (kaddr()) keeps its type on the next pass */
-		if (n->type.kind != KTT_INT)
-			n->type = t_int(8, true);
-		return 0;
-	case KT_STR:
-		n->type = t_str(n->strlen + 1);
-		return 0;
-	case KT_POSPARAM:
-		return posparam(m, n);
-	case KT_IDENT:
-		return ident(m, n);
-	case KT_BUILTIN:
-		return 0;
-	case KT_VAR:
-		for (size_t i = 0; i < m->vars.len; i++)
-			if (!strcmp(m->vars.items[i].name, n->name)) {
-				n->var_id = (int)i;
-				n->type = m->vars.items[i].type;
-				return 0;
-			}
-		return err_at(m, n->span, "undefined variable: $%s", n->name);
-	case KT_MAP:
-		return map_read(m, n);
-	case KT_CALL:
-		return call(m, n);
-	case KT_BINOP: {
-		if (expr(m, n->a) || expr(m, n->b))
-			return -1;
-		struct kt_type *l = &n->a->type, *r = &n->b->type;
-		bool cmp = n->op == KT_OP_EQ || n->op == KT_OP_NE;
-		if (l->kind == KTT_STR || r->kind == KTT_STR) {
-			if (!cmp || l->kind != r->kind)
-				return err_at(m, n->span, "%s", "strings can only be compared with == and != to strings");
-			n->type = t_int(8, false);
-			return 0;
-		}
-		if (l->kind == KTT_BUF && r->kind == KTT_BUF && cmp) {   /* buf() == buf(): fn_net.c */
-			n->type = t_int(8, false);
-			return 0;
-		}
-		if (l->kind != KTT_INT || r->kind != KTT_INT)
-			return err_at(m, n->span, "%s", "operands must be integers");
-		bool ls = l->is_signed || n->a->kind == KT_INT, rs = r->is_signed || n->b->kind == KT_INT;
-		n->type = t_int(8, ls && rs);
-		if ((n->op == '+' || n->op == '-') && l->pointee && !r->pointee)   /* p + i: a pointer i elements on */
-			n->type = *l;
-		return 0;
-	}
-	case KT_UNOP:
-		if (n->op == '*')
-			return kt_sm_deref(m, n);
-		if (n->op == '&')
-			return err_at(m, n->span, "the unary %s (pointers) is not supported yet by kiln trace", "&");
-		if (expr(m, n->a))
-			return -1;
-		if (n->a->type.kind != KTT_INT)
-			return err_at(m, n->span, "%s", "the operand must be an integer");
-		n->type = n->op == '!' ? t_int(8, false) : n->a->type;
-		if (n->op == '-')
-			n->type.is_signed = true;
-		return 0;
-	case KT_TERNARY:
-		if (expr(m, n->a) || expr(m, n->b) || expr(m, n->c))
-			return -1;
-		if (n->a->type.kind != KTT_INT)
-			return err_at(m, n->a->span, "%s", "the condition must be an integer");
-		if (n->b->type.kind != n->c->type.kind || (n->b->type.kind != KTT_INT && !kt_is_bytes(&n->b->type)))
-			return err_at(m, n->span, "%s", "both branches of the ternary must be integers, or both strings");
-		n->type = n->b->type;
-		if (kt_is_bytes(&n->type) && n->c->type.size > n->type.size)
-			n->type.size = n->c->type.size;
-		n->type.is_signed = n->b->type.is_signed && n->c->type.is_signed;
-		return 0;
-	case KT_CAST:
-		return cast(m, n);
-	case KT_TUPLE:
-		return kt_sm_tuple(m, n);
-	case KT_ARROW:
-		return arrow(m, n);
-	case KT_FIELD:
-		if (!n->name)
-			return kt_sm_tuple_elem(m, n);
-		if (n->a->kind == KT_UNOP && n->a->op == '*') {   /* (*p).f is p->f */
-			if (expr(m, n->a))
-				return -1;
-			if (n->a->type.kind == KTT_STRUCT) {
-				n->kind = KT_ARROW;
-				n->a = n->a->a;
-				return struct_field(m, n);
-			}
-		}
-		if (expr(m, n->a))
-			return -1;
-		if (n->a->type.kind == KTT_STRUCT)   /* $task->se.cfs_rq */
-			return struct_field(m, n);
-		return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
-	case KT_INDEX:
-		return kt_sm_index(m, n);
-	case KT_SIZEOF: case KT_OFFSETOF:   /* typed to a constant by their rows (fn_net.c) */
-		return kt_fn_find(n->name)->check(m, n);
-	case KT_INCDEC:
-		if (n->a->kind == KT_MAP) {
-			struct kt_map *mp = map_of(m, n->a);
-			if (map_key(m, n->a, mp))
-				return -1;
-			mp = &m->maps.items[n->a->map_id];
-			if (mp->kind == KM_NONE) {
-				mp->kind = KM_INT;
-				mp->value = t_int(8, true);
-			}
-			if (mp->kind != KM_INT || mp->value.kind != KTT_INT)
-				return err_at(m, n->span, "++ and -- need an integer map, and @%s is not one", n->a->name);
-			n->a->type = mp->value;
-		} else if (expr(m, n->a)) {
-			return -1;
-		} else if (n->a->type.kind != KTT_INT) {
-			return err_at(m, n->span, "%s", "++ and -- need an integer variable");
-		}
-		n->type = n->a->type;
-		return 0;
-	default:
+	expr_check *check = (size_t)n->kind < sizeof(expr_checks) / sizeof(expr_checks[0]) ? expr_checks[n->kind] : NULL;
+	if (!check)
 		return err_at(m, n->span, "%s", "unexpected statement in an expression");
-	}
+	return check(m, n);
 }
 
 /* The functions that write maps, with their value kind; they are statements in bpftrace
