@@ -59,7 +59,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 out:
 	free(elf);
-	free(g.text);
 	kl_arena_free(&a);
 	kt_cdef_reset();   /* the script's #defines: one script per process in kiln trace */
 	free(text);

@@ -647,7 +647,7 @@ else fail debug-instructions "status $rc: $(tail -5 <<<"$out")"; fi
 if "$KILN" trace --emit "$tmp/t.o" -e 'tracepoint:syscalls:sys_enter_getppid { @[pid] = count(); }' &&
    out=$("$KILN" check "$tmp/t.o" 2>&1); then pass emit-object
 else fail emit-object "$out"; fi
-# -d prints the generated Lisp as it always has (the compiler is handed nodes, not this text)
+# -d prints the generated nodes as kiln Lisp (the nodes the compiler is handed)
 if out=$("$KILN" trace -d tests/trace/debug.bt 2>&1) && [ "$out" = "$(cat tests/trace/debug.expected)" ]; then
 	pass debug-lisp-unchanged
 else fail debug-lisp-unchanged "$(diff <(echo "$out") tests/trace/debug.expected | head -c 400)"; fi
