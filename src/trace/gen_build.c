@@ -12,6 +12,9 @@
 
 typedef KL_VEC(char) chars;
 
+#define KL_STR_(x) #x
+#define KL_STR(x) KL_STR_(x)
+
 static void fail(struct kt_build *b, const char *what)
 {
 	if (!b->err)
@@ -20,6 +23,9 @@ static void fail(struct kt_build *b, const char *what)
 
 static struct kl_node *new_node(struct kt_build *b, enum kl_node_kind kind)
 {
+	if (++b->nodes > KT_BUILD_NODES)
+		fail(b, "kiln trace's generated code has more than " KL_STR(KT_BUILD_NODES) " nodes; kiln compiles at most "
+		     "that many");
 	struct kl_node *n = kl_arena_new(b->a, struct kl_node);
 	*n = (struct kl_node){ .kind = kind, .span = b->cur };
 	return n;
@@ -76,7 +82,7 @@ static struct kl_node *copy(struct kt_build *b, const struct kl_node *n, uint32_
 		fail(b, "kiln trace's generated code nests too deeply");
 		return new_node(b, KL_N_INT);
 	}
-	struct kl_node *c = kl_arena_new(b->a, struct kl_node);
+	struct kl_node *c = new_node(b, n->kind);
 	*c = *n;
 	c->span = b->cur;
 	if (n->kind == KL_N_LIST) {
@@ -249,7 +255,7 @@ void kt_emit_fixed(struct kt_build *b, const char *tmpl)
 
 struct kl_node *kt_form(struct kt_build *b, const char *tmpl, ...)
 {
-	struct kt_build f = { .a = b->a, .d = b->d, .cur = b->cur, .err = b->err };
+	struct kt_build f = { .a = b->a, .d = b->d, .cur = b->cur, .nodes = b->nodes, .err = b->err };
 	va_list ap;
 	va_start(ap, tmpl);
 	vemit(&f, tmpl, &ap);
@@ -257,6 +263,7 @@ struct kl_node *kt_form(struct kt_build *b, const char *tmpl, ...)
 	if (!f.err && (f.open.len || f.forms.len != 1))
 		fail(&f, "kiln trace made an unbalanced form");
 	b->err = f.err;
+	b->nodes = f.nodes;
 	return f.err ? NULL : f.forms.items[0];
 }
 

@@ -7,8 +7,10 @@
 #define KT_GEN_BUILD_H
 #include "compiler/reader.h"
 
-/* Lists nest at most this deep, as the reader bounds what it reads. */
+/* Lists nest at most this deep, and at most this many nodes are made, as the reader bounds
+ * what it reads (each node costs some hundred bytes through the compiler's stages). */
 #define KT_BUILD_DEPTH 1000
+#define KT_BUILD_NODES 1000000
 
 struct kt_frame {
 	struct kl_node *list;
@@ -21,6 +23,7 @@ struct kt_build {
 	struct kl_span cur;                 /* the span every node made now takes */
 	KL_VEC(struct kt_frame) open;       /* the lists open, innermost last */
 	KL_VEC(struct kl_node *) forms;     /* the top-level forms closed */
+	uint32_t nodes;                     /* made so far */
 	int err;                            /* -1 after the first error: the rest is ignored */
 };
 

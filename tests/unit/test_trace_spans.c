@@ -3,8 +3,8 @@
  * keywords, symbols with their case kept as written, strings, vectors), holes filled into
  * atoms and strings, %p a copy of a node taking the current span; every node takes the span
  * of the construct being generated, a template may leave a list open for a later one to
- * close; an unbalanced form, a malformed atom and nesting past the limit are error values at
- * the script; and such nodes compile (kl_compile_forms_to_mem), a compile error in them
+ * close; an unbalanced form, a malformed atom, nesting and nodes past the limits are error
+ * values at the script; and such nodes compile (kl_compile_forms_to_mem), a compile error in them
  * being at the script's construct. */
 #define _GNU_SOURCE
 #include "check.h"
@@ -108,6 +108,13 @@ static void errors(struct kl_arena *a, const struct kl_source *script)
 	uint32_t n;
 	CHECK("trace-build/depth-limit", kt_build_end(&b, &forms, &n) == -1 && strstr(d.msg, "nests too deeply") &&
 	      d.span.col == 14, "%s", d.msg);
+	struct kl_diag d2 = { 0 };
+	struct kt_build b2 = { .a = a, .d = &d2, .cur = { script, 1, 14 }, .nodes = KT_BUILD_NODES - 3 };
+	kt_emit(&b2, "(a b)");
+	CHECK("trace-build/nodes-within-limit", !b2.err && b2.nodes == KT_BUILD_NODES, "%u: %s", b2.nodes, d2.msg);
+	kt_form(&b2, "c");
+	CHECK("trace-build/node-limit", kt_build_end(&b2, &forms, &n) == -1 && strstr(d2.msg, "more than 1000000 nodes") &&
+	      d2.span.col == 14, "%s", d2.msg);
 }
 
 static void compiled(struct kl_arena *a)
