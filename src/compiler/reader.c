@@ -390,42 +390,118 @@ int kl_read_one(struct kl_arena *a, struct kl_diag *d, const struct kl_source *s
 	return *form ? 0 : -1;
 }
 
-static void put(char **p, char *end, const char *s)
+/* Where node_str writes: a buffer of a message (cut short, deep lists elided), or a file
+ * (the whole node, strings escaped so it reads back). */
+struct sink {
+	char *p, *end;
+	FILE *f;
+};
+
+static void put(struct sink *o, const char *s)
 {
-	while (*s && *p < end)
-		*(*p)++ = *s++;
+	if (o->f)
+		fputs(s, o->f);
+	while (!o->f && *s && o->p < o->end)
+		*o->p++ = *s++;
 }
 
-static void node_str(const struct kl_node *n, char **p, char *end, int depth)
+static void put_str(struct sink *o, const char *s)
+{
+	put(o, "\"");
+	for (; o->f && *s; s++)
+		fputs(*s == '"' ? "\\\"" : *s == '\\' ? "\\\\" : *s == '\n' ? "\\n" : (char[2]){ *s, 0 }, o->f);
+	if (!o->f)
+		put(o, s);
+	put(o, "\"");
+}
+
+static void node_str(const struct kl_node *n, struct sink *o, int depth)
 {
 	char tmp[32];
 	switch (n->kind) {
 	case KL_N_INT:
 		snprintf(tmp, sizeof(tmp), "%lld", (long long)n->ival);
-		put(p, end, tmp);
+		put(o, tmp);
 		break;
-	case KL_N_SYM: put(p, end, kl_name(n)); break;
-	case KL_N_KEY: put(p, end, ":"); put(p, end, kl_name(n)); break;
-	case KL_N_STR: put(p, end, "\""); put(p, end, n->str); put(p, end, "\""); break;
+	case KL_N_SYM: put(o, kl_name(n)); break;
+	case KL_N_KEY: put(o, ":"); put(o, kl_name(n)); break;
+	case KL_N_STR: put_str(o, n->str); break;
 	case KL_N_LIST:
-		put(p, end, n->vector ? "[" : "(");
+		put(o, n->vector ? "[" : "(");
 		for (uint32_t i = 0; i < n->nitems; i++) {
 			if (i)
-				put(p, end, " ");
-			if (depth > 2 || i > 6) {
-				put(p, end, "...");
+				put(o, " ");
+			if (o->f ? depth >= MAX_DEPTH : depth > 2 || i > 6) {   /* a file's: deeper than read */
+				put(o, "...");
 				break;
 			}
-			node_str(n->items[i], p, end, depth + 1);
+			node_str(n->items[i], o, depth + 1);
 		}
-		put(p, end, n->vector ? "]" : ")");
+		put(o, n->vector ? "]" : ")");
 		break;
 	}
 }
 
 void kl_node_str(const struct kl_node *n, char *buf, size_t size)
 {
-	char *p = buf, *end = buf + size - 1;
-	node_str(n, &p, end, 0);
-	*p = 0;
+	struct sink o = { buf, buf + size - 1, NULL };
+	node_str(n, &o, 0);
+	*o.p = 0;
+}
+
+/* The width of n on one line, or more than cap (the count stops past it). */
+static size_t flat_width(const struct kl_node *n, size_t cap)
+{
+	char tmp[32];
+	switch (n->kind) {
+	case KL_N_INT: return (size_t)snprintf(tmp, sizeof(tmp), "%lld", (long long)n->ival);
+	case KL_N_SYM: return strlen(kl_name(n));
+	case KL_N_KEY: return 1 + strlen(kl_name(n));
+	case KL_N_STR: return 2 + strlen(n->str);
+	case KL_N_LIST: break;
+	}
+	size_t w = 1 + n->nitems;
+	for (uint32_t i = 0; i < n->nitems && w <= cap; i++)
+		w += flat_width(n->items[i], cap - w);
+	return w;
+}
+
+/* n at column col: on one line when it fits in width, else its head and first item (and
+ * the second too when the first is an atom and both fit: `(defprog p0 (:type ...)`, `(loop
+ * :while (< i 4)`), then each further item on a line of its own, indented two past the
+ * list's bracket. */
+static void pretty(struct sink *o, const struct kl_node *n, size_t col, size_t width, int depth)
+{
+	if (n->kind != KL_N_LIST || n->nitems < 3 || depth >= MAX_DEPTH || col + flat_width(n, width) <= width) {
+		node_str(n, o, depth);
+		return;
+	}
+	put(o, n->vector ? "[" : "(");
+	node_str(n->items[0], o, depth + 1);
+	put(o, " ");
+	size_t at = col + 2 + flat_width(n->items[0], width);
+	uint32_t first = 2;
+	if (n->items[1]->kind != KL_N_LIST && n->nitems > 3 &&
+	    at + flat_width(n->items[1], width) + 1 + flat_width(n->items[2], width) <= width) {
+		node_str(n->items[1], o, depth + 1);
+		put(o, " ");
+		node_str(n->items[2], o, depth + 1);
+		first = 3;
+	} else {
+		pretty(o, n->items[1], at, width, depth + 1);
+	}
+	for (uint32_t i = first; i < n->nitems; i++) {
+		fprintf(o->f, "\n%*s", (int)(col + 2), "");
+		pretty(o, n->items[i], col + 2, width, depth + 1);
+	}
+	put(o, n->vector ? "]" : ")");
+}
+
+void kl_node_print(FILE *f, const struct kl_node *n, unsigned width)
+{
+	struct sink o = { NULL, NULL, f };
+	if (width)
+		pretty(&o, n, 0, width, 0);
+	else
+		node_str(n, &o, 0);
 }

@@ -4,6 +4,7 @@
 #define KL_READER_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include "arena.h"
 #include "diag.h"
@@ -49,6 +50,10 @@ static inline const char *kl_name(const struct kl_node *n)
 
 /* Print a node back as source text (for error messages), at most n bytes. */
 void kl_node_str(const struct kl_node *n, char *buf, size_t size);
+/* Print a node whole as source text that reads back as it (strings escaped; lists deeper
+ * than the reader reads are elided): on one line, or with width, a list that does not fit
+ * in it broken a further item a line, indented. */
+void kl_node_print(FILE *f, const struct kl_node *n, unsigned width);
 
 static inline bool kl_is_sym(const struct kl_node *n, const char *name)
 {

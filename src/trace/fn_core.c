@@ -201,22 +201,22 @@ void kt_gen_record(struct g *g, const struct kt_node *n, uint32_t first)
 	uint32_t id = g->site++;
 	const struct kt_site *site = &g->sites.items[id];
 	const char *e = kt_fresh(g, "e");
-	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %s)", e, id, id, e,
+	kt_emit(&g->b, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %p)", e, id, id, e,
 		kt_rec_id(g, site->kind, id));
 	for (uint32_t i = first; i < n->nkids; i++) {
 		const struct kt_node *a = n->kids[i];
 		const struct kt_arg *arg = &site->args[i - first];
 		if (kt_is_bytes(&arg->type)) {
-			kt_gen_str(g, a, kl_arena_printf(g->a, "(ev%u-a%u-ptr %s)", id, i - first + 1, e), arg->type.size);
+			kt_gen_str(g, a, kt_form(&g->b, "(ev%u-a%u-ptr %s)", id, i - first + 1, e), arg->type.size);
 		} else if (arg->type.kind == KTT_TUPLE) {
-			kt_gen_tuple(g, a, kl_arena_printf(g->a, "(ev%u-a%u-ptr %s)", id, i - first + 1, e), &arg->type);
+			kt_gen_tuple(g, a, kt_form(&g->b, "(ev%u-a%u-ptr %s)", id, i - first + 1, e), &arg->type);
 		} else {
-			fprintf(g->o, "(setf (ev%u-a%u %s) ", id, i - first + 1, e);
+			kt_emit(&g->b, "(setf (ev%u-a%u %s) ", id, i - first + 1, e);
 			kt_gen_int(g, a);
-			fputc(')', g->o);
+			kt_emit(&g->b, ")");
 		}
 	}
-	fputc(')', g->o);
+	kt_emit(&g->b, ")");
 }
 
 static void printf_stmt(struct g *g, const struct kt_node *n)
@@ -231,24 +231,24 @@ static void join_stmt(struct g *g, const struct kt_node *n)
 {
 	uint32_t id = g->site++;
 	const char *e = kt_fresh(g, "e"), *p = kt_fresh(g, "j"), *b = kt_fresh(g, "jb");
-	fprintf(g->o, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %s) (let ((%s ", e, id, id, e,
+	kt_emit(&g->b, "(with-event (%s ev%u " KT_RINGBUF ") (setf (ev%u-id %s) %p) (let ((%s ", e, id, id, e,
 		kt_rec_id(g, KT_EV_JOIN, id), p);
 	kt_gen_int(g, n->kids[0]);
-	fprintf(g->o, ") (%s (stack-buffer 8))) ", b);
+	kt_emit(&g->b, ") (%s (stack-buffer 8))) ", b);
 	for (uint32_t i = 0; i < KT_JOIN_ARGS; i++)
-		fprintf(g->o, "(store u64 %s 0 0) (probe-read-user %s 8 (+ %s %u)) (if (load u64 %s 0) (progn "
+		kt_emit(&g->b, "(store u64 %s 0 0) (probe-read-user %s 8 (+ %s %u)) (if (load u64 %s 0) (progn "
 			"(probe-read-user-str (ev%u-a%u-ptr %s) %u (load u64 %s 0)) ", b, b, p, i * 8, b, id, i + 1, e,
 			KT_JOIN_SIZE, b);
 	for (uint32_t i = KT_JOIN_ARGS; i-- > 0;)
-		fprintf(g->o, "0) (store u8 (ev%u-a%u-ptr %s) 0 0))", id, i + 1, e);
-	fputs("))", g->o);
+		kt_emit(&g->b, "0) (store u8 (ev%u-a%u-ptr %s) 0 0))", id, i + 1, e);
+	kt_emit(&g->b, "))");
 }
 
 static void exit_stmt(struct g *g, const struct kt_node *n)
 {
 	(void)n;
 	kt_gen_ctl(g, KT_EV_EXIT, 0);
-	fprintf(g->o, "(return 0)");
+	kt_emit(&g->b, "(return 0)");
 }
 
 /* print(@m) and time(): a record naming the site; user space does the rest */
@@ -284,12 +284,12 @@ static void clear_stmt(struct g *g, const struct kt_node *n)
 static void delete_stmt(struct g *g, const struct kt_node *n)
 {
 	if (keyless_count(g, n->kids[0])) {
-		fprintf(g->o, "(setf (getmap m%d 0) 0)", n->kids[0]->map_id);
+		kt_emit(&g->b, "(setf (getmap m%d 0) 0)", n->kids[0]->map_id);
 		return;
 	}
 	bool opened;
 	const char *k = kt_open_key(g, n->kids[0], &opened);
-	fprintf(g->o, "(remmap m%d %s)", n->kids[0]->map_id, k);
+	kt_emit(&g->b, "(remmap m%d %s)", n->kids[0]->map_id, k);
 	kt_close_key(g, opened);
 }
 
@@ -303,9 +303,9 @@ static void ksym_value(struct g *g, const struct kt_node *n)   /* the address; u
 static void str_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size)   /* str(p [, n]) */
 {
 	uint32_t want = n->type.size < size ? n->type.size : size;
-	fprintf(g->o, "(probe-read-str %s %u ", d, want);
+	kt_emit(&g->b, "(probe-read-str %s %u ", d, want);
 	kt_gen_int(g, n->kids[0]);
-	fprintf(g->o, ")");
+	kt_emit(&g->b, ")");
 }
 
 /* ---- gen: record layouts, collected before the code ---- */

@@ -233,7 +233,7 @@ static int offsetof_check(struct sm *m, struct kt_node *n)
 /* ---- gen ---- */
 
 /* size raw bytes of operand a (an array field, a string, a variable, pton()) at dest. */
-static void raw_bytes(struct g *g, const struct kt_node *a, const char *dest, uint32_t size)
+static void raw_bytes(struct g *g, const struct kt_node *a, const struct kl_node *dest, uint32_t size)
 {
 	if (kt_gen_core_into(g, a, dest))
 		return;
@@ -244,32 +244,32 @@ static void raw_bytes(struct g *g, const struct kt_node *a, const char *dest, ui
 static void ntop_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size)
 {
 	const struct kt_node *a = n->kids[n->nkids - 1];
-	fprintf(g->o, "(store u64 %s 0 %lld) (store u64 %s 8 0) (store u64 %s 16 0) ", d, (long long)n->num, d, d);
+	kt_emit(&g->b, "(store u64 %s 0 %lld) (store u64 %s 8 0) (store u64 %s 16 0) ", d, (long long)n->num, d, d);
 	if (a->type.kind == KTT_INT) {
-		fprintf(g->o, "(store u32 %s 8 ", d);
+		kt_emit(&g->b, "(store u32 %s 8 ", d);
 		kt_gen_int(g, a);
-		fputc(')', g->o);
+		kt_emit(&g->b, ")");
 	} else {
-		raw_bytes(g, a, kl_arena_printf(g->a, "(+ %s 8)", d), nbytes(&a->type));
+		raw_bytes(g, a, kt_form(&g->b, "(+ %s 8)", d), nbytes(&a->type));
 	}
 }
 
 static void pton_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size)
 {
 	for (uint32_t i = 0; i < n->strlen && i < size; i++)
-		fprintf(g->o, "(store u8 %s %u %u)", d, i, (uint8_t)n->str[i]);
+		kt_emit(&g->b, "(store u8 %s %u %u)", d, i, (uint8_t)n->str[i]);
 }
 
 static void macaddr_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size)
 {
-	fprintf(g->o, "(store u64 %s 0 0) ", d);
+	kt_emit(&g->b, "(store u64 %s 0 0) ", d);
 	if (n->kids[0]->type.kind == KTT_INT) {
-		fprintf(g->o, "(probe-read-user %s 6 ", d);
+		kt_emit(&g->b, "(probe-read-user %s 6 ", d);
 		kt_gen_int(g, n->kids[0]);
-		fputc(')', g->o);
+		kt_emit(&g->b, ")");
 		return;
 	}
-	raw_bytes(g, n->kids[0], d, 6);
+	raw_bytes(g, n->kids[0], kt_atom(&g->b, d), 6);
 }
 
 /* A u64 length, then the bytes; the length is capped at the value's room. */
@@ -277,27 +277,27 @@ static void buf_str(struct g *g, const struct kt_node *n, const char *d, uint32_
 {
 	const struct kt_node *a = n->kids[0], *l = n->nkids > 1 ? n->kids[1] : NULL;
 	uint32_t room = (n->type.size < size ? n->type.size : size) - 8;
-	const char *data = kl_arena_printf(g->a, "(+ %s 8)", d);
+	const struct kl_node *data = kt_form(&g->b, "(+ %s 8)", d);
 	if (a->type.kind != KTT_INT) {   /* an array or a string: its bytes, the length a constant */
 		uint32_t len = l && l->kind == KT_INT ? (uint32_t)l->num : room;
 		if (len > room)
 			len = room;
-		fprintf(g->o, "(store u64 %s 0 %u) ", d, len);
+		kt_emit(&g->b, "(store u64 %s 0 %u) ", d, len);
 		if (a->kind == KT_STR) {
 			for (uint32_t i = 0; i < len; i++)
-				fprintf(g->o, "(store u8 %s %u %u)", d, 8 + i, i < a->strlen ? (uint8_t)a->str[i] : 0);
+				kt_emit(&g->b, "(store u8 %s %u %u)", d, 8 + i, i < a->strlen ? (uint8_t)a->str[i] : 0);
 			return;
 		}
 		raw_bytes(g, a, data, len);
 		return;
 	}
 	const char *len = kt_fresh(g, "n");
-	fprintf(g->o, "(let ((%s ", len);
+	kt_emit(&g->b, "(let ((%s ", len);
 	kt_gen_int(g, l);
-	fprintf(g->o, ")) (when (> %s %u) (setf %s %u)) (store u64 %s 0 %s) (when (> %s 0) (probe-read %s %s ", len, room, len,
+	kt_emit(&g->b, ")) (when (> %s %u) (setf %s %u)) (store u64 %s 0 %s) (when (> %s 0) (probe-read %p %s ", len, room, len,
 		room, d, len, len, data, len);
 	kt_gen_int(g, a);
-	fputs(")))", g->o);
+	kt_emit(&g->b, ")))");
 }
 
 static void bswap_value(struct g *g, const struct kt_node *n)
@@ -307,17 +307,17 @@ static void bswap_value(struct g *g, const struct kt_node *n)
 		kt_gen_int(g, n->kids[0]);
 		return;
 	}
-	fprintf(g->o, "(bswap%u ", size * 8);
+	kt_emit(&g->b, "(bswap%u ", size * 8);
 	kt_gen_int(g, n->kids[0]);
-	fputc(')', g->o);
+	kt_emit(&g->b, ")");
 }
 
 /* A string operand into a fresh buffer: its name. Opens one let for the caller to close. */
 static const char *str_buffer(struct g *g, const struct kt_node *s)
 {
 	const char *b = kt_fresh(g, "s");
-	fprintf(g->o, "(let ((%s (stack-buffer %u))) ", b, kt_round8(s->type.size));
-	kt_gen_str(g, s, b, s->type.size);
+	kt_emit(&g->b, "(let ((%s (stack-buffer %u))) ", b, kt_round8(s->type.size));
+	kt_gen_str(g, s, kt_atom(&g->b, b), s->type.size);
 	return b;
 }
 
@@ -331,14 +331,14 @@ static void strncmp_value(struct g *g, const struct kt_node *n)
 		len = most;
 	const char *a = str_buffer(g, x), *b = str_buffer(g, y);
 	const char *r = kt_fresh(g, "r"), *on = kt_fresh(g, "go");
-	fprintf(g->o, "(let ((%s 0) (%s 1)) ", r, on);
+	kt_emit(&g->b, "(let ((%s 0) (%s 1)) ", r, on);
 	for (uint32_t i = 0; i < len; i++) {
-		const char *ca = i < x->type.size ? kl_arena_printf(g->a, "(load u8 %s %u)", a, i) : "0";
-		const char *cb = i < y->type.size ? kl_arena_printf(g->a, "(load u8 %s %u)", b, i) : "0";
-		fprintf(g->o, "(when %s (if (/= %s %s) (progn (setf %s 1) (setf %s 0)) (when (= %s 0) (setf %s 0)))) ", on, ca,
+		const struct kl_node *ca = i < x->type.size ? kt_form(&g->b, "(load u8 %s %u)", a, i) : kt_atom(&g->b, "0");
+		const struct kl_node *cb = i < y->type.size ? kt_form(&g->b, "(load u8 %s %u)", b, i) : kt_atom(&g->b, "0");
+		kt_emit(&g->b, "(when %s (if (/= %p %p) (progn (setf %s 1) (setf %s 0)) (when (= %p 0) (setf %s 0)))) ", on, ca,
 			cb, r, on, ca, on);
 	}
-	fprintf(g->o, "%s)))", r);
+	kt_emit(&g->b, "%s)))", r);
 }
 
 /* At each start before the haystack's NUL, the needle's bytes compared there; flat, as
@@ -347,37 +347,40 @@ static void strcontains_value(struct g *g, const struct kt_node *n)
 {
 	const struct kt_node *h = n->kids[0], *nd = n->kids[1];
 	if (!nd->strlen) {
-		fputc('1', g->o);
+		kt_emit(&g->b, "1");
 		return;
 	}
 	uint32_t size = h->type.size;
 	const char *b = str_buffer(g, h);
 	const char *r = kt_fresh(g, "r"), *on = kt_fresh(g, "go");
-	fprintf(g->o, "(let ((%s 0) (%s 1)) ", r, on);
+	kt_emit(&g->b, "(let ((%s 0) (%s 1)) ", r, on);
 	uint32_t starts = nd->strlen <= size ? size - nd->strlen + 1 : 0;
 	for (uint32_t i = 0; i < starts; i++) {
-		fprintf(g->o, "(when %s (if (= (load u8 %s %u) 0) (setf %s 0) (when (and", on, b, i, on);
+		kt_emit(&g->b, "(when %s (if (= (load u8 %s %u) 0) (setf %s 0) (when (and", on, b, i, on);
 		for (uint32_t j = 0; j < nd->strlen; j++)
-			fprintf(g->o, " (= (load u8 %s %u) %u)", b, i + j, (uint8_t)nd->str[j]);
-		fprintf(g->o, ") (setf %s 1) (setf %s 0)))) ", r, on);
+			kt_emit(&g->b, " (= (load u8 %s %u) %u)", b, i + j, (uint8_t)nd->str[j]);
+		kt_emit(&g->b, ") (setf %s 1) (setf %s 0)))) ", r, on);
 	}
-	fprintf(g->o, "%s))", r);
+	kt_emit(&g->b, "%s))", r);
 }
 
 void kt_buf_compare(struct g *g, const struct kt_node *n)
 {
 	const char *a = kt_fresh(g, "s"), *b = kt_fresh(g, "s");
 	uint32_t sa = n->a->type.size, sb = n->b->type.size, room = (sa < sb ? sa : sb) - 8;
-	fprintf(g->o, "(let ((%s (stack-buffer %u)) (%s (stack-buffer %u))) ", a, sa, b, sb);
-	kt_gen_str(g, n->a, a, sa);
-	kt_gen_str(g, n->b, b, sb);
+	kt_emit(&g->b, "(let ((%s (stack-buffer %u)) (%s (stack-buffer %u))) ", a, sa, b, sb);
+	kt_gen_str(g, n->a, kt_atom(&g->b, a), sa);
+	kt_gen_str(g, n->b, kt_atom(&g->b, b), sb);
 	const char *r = kt_fresh(g, "r"), *len = kt_fresh(g, "n");
-	fprintf(g->o, "(let ((%s (load u64 %s 0)) (%s (= (load u64 %s 0) (load u64 %s 0)))) ", len, a, r, a, b);
-	fprintf(g->o, "(when (> %s %u) (setf %s 0)) ", len, room, r);   /* longer than one of them holds */
+	kt_emit(&g->b, "(let ((%s (load u64 %s 0)) (%s (= (load u64 %s 0) (load u64 %s 0)))) ", len, a, r, a, b);
+	kt_emit(&g->b, "(when (> %s %u) (setf %s 0)) ", len, room, r);   /* longer than one of them holds */
 	for (uint32_t i = 0; i < room; i++)
-		fprintf(g->o, "(when (and %s (> %s %u) (/= (load u8 %s %u) (load u8 %s %u))) (setf %s 0)) ", r, len, i, a, 8 + i, b,
+		kt_emit(&g->b, "(when (and %s (> %s %u) (/= (load u8 %s %u) (load u8 %s %u))) (setf %s 0)) ", r, len, i, a, 8 + i, b,
 			8 + i, r);
-	fprintf(g->o, "%s))", n->op == KT_OP_EQ ? r : kl_arena_printf(g->a, "(not %s)", r));
+	if (n->op == KT_OP_EQ)
+		kt_emit(&g->b, "%s))", r);
+	else
+		kt_emit(&g->b, "(not %s)))", r);
 }
 
 static const struct kt_fn fns[] = {

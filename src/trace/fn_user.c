@@ -226,9 +226,9 @@ static int override_check(struct sm *m, struct kt_node *n)
 static void usym_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size)
 {
 	(void)size;
-	fprintf(g->o, "(store u64 %s 0 ", d);
+	kt_emit(&g->b, "(store u64 %s 0 ", d);
 	kt_gen_int(g, n->kids[0]);
-	fprintf(g->o, ") (store u64 %s 8 (>> (get-current-pid-tgid) 32))", d);
+	kt_emit(&g->b, ") (store u64 %s 8 (>> (get-current-pid-tgid) 32))", d);
 }
 
 static void strftime_value(struct g *g, const struct kt_node *n)   /* the nanoseconds; user space formats */
@@ -243,14 +243,14 @@ static void first_value(struct g *g, const struct kt_node *n)   /* cgroup_path's
 
 static void reg_value(struct g *g, const struct kt_node *n)
 {
-	fprintf(g->o, "(ctx u64 %d)", reg_offset(n->kids[0]->str));
+	kt_emit(&g->b, "(ctx u64 %d)", reg_offset(n->kids[0]->str));
 }
 
 static void signal_stmt(struct g *g, const struct kt_node *n)
 {
-	fputs("(send-signal ", g->o);
+	kt_emit(&g->b, "(send-signal ");
 	kt_gen_int(g, n->kids[0]);
-	fputs(")", g->o);
+	kt_emit(&g->b, ")");
 }
 
 static void format_stmt(struct g *g, const struct kt_node *n)

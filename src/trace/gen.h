@@ -1,6 +1,6 @@
-/* gen.h — a typed bpftrace program as kiln Lisp, both as text (for -d) and as the reader
- * nodes the compiler takes, each spanning the script's construct it was made for (so the
- * compiler's and the verifier's errors point into the script): one defmap per @map, one
+/* gen.h — a typed bpftrace program as kiln Lisp: the reader nodes the compiler takes, each
+ * spanning the script's construct it was made for (so the compiler's and the verifier's
+ * errors point into the script), made directly (no text in between): one defmap per @map, one
  * defprog per target, a ring buffer for what user space prints or does (printf, print,
  * clear, zero, exit) with one record layout per printf call site. The format strings and
  * record layouts stay in the side table here, for the runtime; BPF carries only ids. */
@@ -37,11 +37,10 @@ struct kt_site {
 };
 
 struct kt_gen {
-	char *text;                 /* the Lisp source (malloc'd): what -d prints */
-	size_t len;
-	struct kl_node **forms;     /* its top-level forms, each node spanning the script's construct
+	struct kl_node **forms;     /* the top-level forms, each node spanning the script's construct
 				     * it was made for (in the arena) */
 	uint32_t nforms;
+	const char **notes;         /* by form: what -d prints after it (a map's name, a probe), or NULL */
 	struct kt_site *sites;
 	uint32_t nsites;
 };

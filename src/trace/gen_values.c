@@ -29,7 +29,7 @@ static void open_root(struct g *g, const struct kt_node *n, struct troot *r)
 		*r = (struct troot){ .t = &g->s->maps[n->map_id].value, .nullable = true, .parens = 1 };
 		const char *k = kt_open_key(g, n, &r->key_opened);
 		r->addr = kt_fresh(g, "p");
-		fprintf(g->o, "(let ((%s (map-lookup m%d %s))) ", r->addr, n->map_id, k);
+		kt_emit(&g->b, "(let ((%s (map-lookup m%d %s))) ", r->addr, n->map_id, k);
 		return;
 	}
 	case KT_FIELD:
@@ -45,21 +45,21 @@ static void open_root(struct g *g, const struct kt_node *n, struct troot *r)
 	}
 	/* a tuple made here: into a buffer of its own */
 	*r = (struct troot){ .addr = kt_fresh(g, "t"), .t = &n->type, .parens = 1 };
-	fprintf(g->o, "(let ((%s (stack-buffer %u))) ", r->addr, kt_round8(kt_type_size(&n->type)));
-	kt_gen_tuple(g, n, r->addr, &n->type);
+	kt_emit(&g->b, "(let ((%s (stack-buffer %u))) ", r->addr, kt_round8(kt_type_size(&n->type)));
+	kt_gen_tuple(g, n, kt_atom(&g->b, r->addr), &n->type);
 }
 
 static void close_root(struct g *g, const struct troot *r)
 {
 	for (uint32_t i = 0; i < r->parens; i++)
-		fputc(')', g->o);
+		kt_emit(&g->b, ")");
 	kt_close_key(g, r->key_opened);
 }
 
 /* Copies a tuple's leaves from src+soff (layout st) to dest+doff (layout dt): the same
  * shape, strings maybe of other sizes. */
-static void copy_leaves(struct g *g, const char *src, uint32_t soff, const struct kt_type *st, const char *dest,
-			uint32_t doff, const struct kt_type *dt)
+static void copy_leaves(struct g *g, const char *src, uint32_t soff, const struct kt_type *st,
+			const struct kl_node *dest, uint32_t doff, const struct kt_type *dt)
 {
 	if (dt->kind == KTT_TUPLE) {
 		for (uint32_t i = 0; i < dt->nelems; i++)
@@ -69,29 +69,29 @@ static void copy_leaves(struct g *g, const char *src, uint32_t soff, const struc
 	}
 	if (kt_is_bytes(dt)) {
 		uint32_t n = st->size < dt->size ? st->size : dt->size;
-		fprintf(g->o, "(memcpy %s %u %s %u %u)", dest, doff, src, soff, n);
+		kt_emit(&g->b, "(memcpy %p %u %s %u %u)", dest, doff, src, soff, n);
 		if (n == dt->size && n)
-			fprintf(g->o, "(store u8 %s %u 0)", dest, doff + n - 1);
+			kt_emit(&g->b, "(store u8 %p %u 0)", dest, doff + n - 1);
 		return;
 	}
-	fprintf(g->o, "(store u64 %s %u (load u64 %s %u))", dest, doff, src, soff);
+	kt_emit(&g->b, "(store u64 %p %u (load u64 %s %u))", dest, doff, src, soff);
 }
 
-void kt_gen_tuple(struct g *g, const struct kt_node *n, const char *dest, const struct kt_type *dt)
+void kt_gen_tuple(struct g *g, const struct kt_node *n, const struct kl_node *dest, const struct kt_type *dt)
 {
 	if (n->kind == KT_TUPLE) {
 		for (uint32_t i = 0; i < n->nkids; i++) {
 			const struct kt_type *e = &dt->elems[i];
 			uint32_t off = kt_elem_off(dt, i);
-			const char *at = off ? kl_arena_printf(g->a, "(+ %s %u)", dest, off) : dest;
+			const struct kl_node *at = off ? kt_form(&g->b, "(+ %p %u)", dest, off) : dest;
 			if (kt_is_bytes(e)) {
 				kt_gen_str(g, n->kids[i], at, e->size);
 			} else if (e->kind == KTT_TUPLE) {
 				kt_gen_tuple(g, n->kids[i], at, e);
 			} else {
-				fprintf(g->o, "(store u64 %s %u ", dest, off);
+				kt_emit(&g->b, "(store u64 %p %u ", dest, off);
 				kt_gen_int(g, n->kids[i]);
-				fputc(')', g->o);
+				kt_emit(&g->b, ")");
 			}
 		}
 		return;
@@ -99,10 +99,10 @@ void kt_gen_tuple(struct g *g, const struct kt_node *n, const char *dest, const 
 	struct troot r;
 	open_root(g, n, &r);
 	if (r.nullable)
-		fprintf(g->o, "(if %s (progn ", r.addr);
+		kt_emit(&g->b, "(if %s (progn ", r.addr);
 	copy_leaves(g, r.addr, r.off, r.t, dest, 0, dt);
 	if (r.nullable)
-		fprintf(g->o, " 0) (memset %s 0 0 %u))", dest, kt_type_size(dt));
+		kt_emit(&g->b, " 0) (memset %p 0 0 %u))", dest, kt_type_size(dt));
 	close_root(g, &r);
 }
 
@@ -121,7 +121,7 @@ static bool reads_var(const struct kt_node *n, int var)
 void kt_gen_tuple_var(struct g *g, const struct kt_node *s)
 {
 	const struct kt_type *vt = &g->s->vars[g->t->probe_index][s->a->var_id].type;
-	const char *v = kl_arena_printf(g->a, "v%d", s->a->var_id);
+	struct kl_node *v = kt_form(&g->b, "v%d", s->a->var_id);
 	if (!reads_var(s->b, s->a->var_id)) {
 		kt_gen_tuple(g, s->b, v, vt);
 		return;
@@ -129,9 +129,9 @@ void kt_gen_tuple_var(struct g *g, const struct kt_node *s)
 	/* $t = ($t.1, $t.0): built aside, then copied, so no element reads one already written */
 	uint32_t size = kt_round8(kt_type_size(vt));
 	const char *t = kt_fresh(g, "t");
-	fprintf(g->o, "(let ((%s (stack-buffer %u))) ", t, size);
-	kt_gen_tuple(g, s->b, t, vt);
-	fprintf(g->o, "(memcpy %s 0 %s 0 %u))", v, t, size);
+	kt_emit(&g->b, "(let ((%s (stack-buffer %u))) ", t, size);
+	kt_gen_tuple(g, s->b, kt_atom(&g->b, t), vt);
+	kt_emit(&g->b, "(memcpy %p 0 %s 0 %u))", v, t, size);
 }
 
 /* t.N as an integer (8 bytes in the tuple). */
@@ -140,9 +140,9 @@ void kt_gen_elem_int(struct g *g, const struct kt_node *n)
 	struct troot r;
 	open_root(g, n, &r);
 	if (r.nullable)
-		fprintf(g->o, "(if %s (load u64 %s %u) 0)", r.addr, r.addr, r.off);
+		kt_emit(&g->b, "(if %s (load u64 %s %u) 0)", r.addr, r.addr, r.off);
 	else
-		fprintf(g->o, "(load u64 %s %u)", r.addr, r.off);
+		kt_emit(&g->b, "(load u64 %s %u)", r.addr, r.off);
 	close_root(g, &r);
 }
 
@@ -153,11 +153,11 @@ void kt_gen_elem_str(struct g *g, const struct kt_node *n, const char *d, uint32
 	open_root(g, n, &r);
 	uint32_t want = r.t->size < size ? r.t->size : size;
 	if (r.nullable)
-		fprintf(g->o, "(if %s (memcpy %s 0 %s %u %u) (store u8 %s 0 0))", r.addr, d, r.addr, r.off, want, d);
+		kt_emit(&g->b, "(if %s (memcpy %s 0 %s %u %u) (store u8 %s 0 0))", r.addr, d, r.addr, r.off, want, d);
 	else
-		fprintf(g->o, "(memcpy %s 0 %s %u %u)", d, r.addr, r.off, want);
+		kt_emit(&g->b, "(memcpy %s 0 %s %u %u)", d, r.addr, r.off, want);
 	if (want == size && want)
-		fprintf(g->o, "(store u8 %s %u 0)", d, want - 1);
+		kt_emit(&g->b, "(store u8 %s %u 0)", d, want - 1);
 	close_root(g, &r);
 }
 
@@ -167,21 +167,21 @@ void kt_gen_deref(struct g *g, const struct kt_node *n)
 	const struct kt_node *p = n->a;
 	uint32_t size = n->type.size ? n->type.size : 8;
 	const char *b = kt_fresh(g, "r");
-	fprintf(g->o, "(let ((%s (stack-buffer 8))) (probe-read-%s %s %u ", b, p->type.user ? "user" : "kernel", b, size);
+	kt_emit(&g->b, "(let ((%s (stack-buffer 8))) (probe-read-%s %s %u ", b, p->type.user ? "user" : "kernel", b, size);
 	if (n->kind == KT_INDEX) {
-		fputs("(+ ", g->o);
+		kt_emit(&g->b, "(+ ");
 		kt_gen_int(g, p);
-		fprintf(g->o, " (* %u ", size);
+		kt_emit(&g->b, " (* %u ", size);
 		kt_gen_int(g, n->b);
-		fputs("))", g->o);
+		kt_emit(&g->b, "))");
 	} else {
 		kt_gen_int(g, p);
 	}
-	fputs(") ", g->o);
+	kt_emit(&g->b, ") ");
 	if (n->type.is_signed && size < 8)
-		fprintf(g->o, "(cast i%u (load u%u %s 0)))", size * 8, size * 8, b);
+		kt_emit(&g->b, "(cast i%u (load u%u %s 0)))", size * 8, size * 8, b);
 	else
-		fprintf(g->o, "(load u%u %s 0))", size * 8, b);
+		kt_emit(&g->b, "(load u%u %s 0))", size * 8, b);
 }
 
 /* Two computed strings, each into a buffer, compared byte by byte up to the first NUL or
@@ -190,13 +190,15 @@ void kt_gen_strcmp2(struct g *g, const struct kt_node *n)
 {
 	uint32_t sa = n->a->type.size, sb = n->b->type.size, len = sa < sb ? sa : sb;
 	const char *a = kt_fresh(g, "s"), *b = kt_fresh(g, "s"), *eq = kt_fresh(g, "q"), *go = kt_fresh(g, "q");
-	fprintf(g->o, "(let ((%s (stack-buffer %u)) (%s (stack-buffer %u))) ", a, kt_round8(sa), b, kt_round8(sb));
-	kt_gen_str(g, n->a, a, sa);
-	kt_gen_str(g, n->b, b, sb);
-	fprintf(g->o, "(let ((%s 1) (%s 1))", eq, go);
+	kt_emit(&g->b, "(let ((%s (stack-buffer %u)) (%s (stack-buffer %u))) ", a, kt_round8(sa), b, kt_round8(sb));
+	kt_gen_str(g, n->a, kt_atom(&g->b, a), sa);
+	kt_gen_str(g, n->b, kt_atom(&g->b, b), sb);
+	kt_emit(&g->b, "(let ((%s 1) (%s 1))", eq, go);
 	for (uint32_t i = 0; i < len; i++)
-		fprintf(g->o, " (when %s (if (/= (load u8 %s %u) (load u8 %s %u)) (progn (setf %s 0) (setf %s 0)) "
+		kt_emit(&g->b, " (when %s (if (/= (load u8 %s %u) (load u8 %s %u)) (progn (setf %s 0) (setf %s 0)) "
 			"(when (= (load u8 %s %u) 0) (setf %s 0))))", go, a, i, b, i, eq, go, a, i, go);
-	fprintf(g->o, " %s%s", n->op == KT_OP_EQ ? "" : "(not ", eq);
-	fputs(n->op == KT_OP_EQ ? "))" : ")))", g->o);
+	if (n->op == KT_OP_EQ)
+		kt_emit(&g->b, " %s))", eq);
+	else
+		kt_emit(&g->b, " (not %s)))", eq);
 }

@@ -61,7 +61,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 out:
 	free(elf);
-	free(g.text);
 	kl_arena_free(&a);
 	kt_cdef_free(&cdefs);
 	free(text);

@@ -647,10 +647,21 @@ else fail debug-instructions "status $rc: $(tail -5 <<<"$out")"; fi
 if "$KILN" trace --emit "$tmp/t.o" -e 'tracepoint:syscalls:sys_enter_getppid { @[pid] = count(); }' &&
    out=$("$KILN" check "$tmp/t.o" 2>&1); then pass emit-object
 else fail emit-object "$out"; fi
-# -d prints the generated Lisp as it always has (the compiler is handed nodes, not this text)
+# -d prints the generated nodes as kiln Lisp (the nodes the compiler is handed)
 if out=$("$KILN" trace -d tests/trace/debug.bt 2>&1) && [ "$out" = "$(cat tests/trace/debug.expected)" ]; then
 	pass debug-lisp-unchanged
 else fail debug-lisp-unchanged "$(diff <(echo "$out") tests/trace/debug.expected | head -c 400)"; fi
+# -d's Lisp reads back: `kiln compile` makes of it the instructions --emit makes of the nodes
+# (the source lines apart: one object's point into the .bt, the other's into the .lisp)
+insns() { "$KILN" disasm "$1" | grep -v '^;'; }
+for f in tests/trace/debug.bt tests/trace/formats.bt; do
+	n=$(basename "$f" .bt)
+	if "$KILN" trace -d "$f" >"$tmp/rb-$n.lisp" && "$KILN" trace --emit "$tmp/rb-$n.bt.o" "$f" &&
+	   "$KILN" compile "$tmp/rb-$n.lisp" -o "$tmp/rb-$n.lisp.o" 2>/dev/null &&
+	   [ "$(insns "$tmp/rb-$n.bt.o" | wc -l)" -gt 20 ] &&
+	   diff <(insns "$tmp/rb-$n.bt.o") <(insns "$tmp/rb-$n.lisp.o") >"$tmp/rb.diff"; then pass "debug-lisp-reads-back-$n"
+	else fail "debug-lisp-reads-back-$n" "$(head -c 400 "$tmp/rb.diff" 2>/dev/null)"; fi
+done
 
 # at_script NAME ERR FILE WANT: ERR's first line is "FILE:LINE:COL: WANT...", its second FILE's
 # line LINE, its third a caret under column COL; nothing names the generated Lisp
