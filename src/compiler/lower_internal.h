@@ -1,7 +1,16 @@
-/* lower_internal.h — what the lowering of expressions to IR shares between lower.c (IR
- * building, scopes, conditions, control forms, arithmetic, casts, the dispatch of a form and
- * the entry points) and lower_data.c (memory, the context, maps, places, calls, helpers and
- * the built-in forms over them): a value, a binding, the lowering state, the small emitters. */
+/* lower_internal.h — what the lowering files share: a value, a binding, the lowering state,
+ * a form table's row, and each file's calls. The files stand in floors, and calls run down:
+ *   top     lower.c: the form lookup over every table, kl_lw_lower (one form), kl_lw_lower_body,
+ *           the entry points (kl_lower_prog, kl_lower_fun, kl_lower_shape)
+ *   forms   lower_control.c, lower_arith.c, lower_builtin.c, lower_place.c, lower_map.c,
+ *           lower_mem.c, lower_core.c, lower_queue.c, lower_event.c, lower_func.c,
+ *           lower_loop.c, lower_switch.c, lower_args.c: one subject each, each with its form
+ *           table; a form file may call one beside it that is lower in this list's sense
+ *           (place, builtin -> map -> mem; core, loop, event -> mem, map)
+ *   bottom  lower_ir.c (IR building, values, errors, scopes), lower_assigned.c, and the small
+ *           emitters inline below
+ * The one call that goes back up is the recursion: a form lowers its arguments through
+ * kl_lw_lower (and kl_lw_lower_body), the dispatcher in lower.c. */
 #ifndef KL_LOWER_INTERNAL_H
 #define KL_LOWER_INTERNAL_H
 #include "compile.h"
@@ -9,6 +18,7 @@
 #include <string.h>
 
 struct kl_targs;
+struct kl_nearest;
 
 enum { V_CONST, V_REG };
 struct val {
@@ -72,9 +82,19 @@ struct kl_lw_form {
 	form_fn fn;
 	const char *shape;
 };
-/* lower_data.c's forms (memory, maps, places, events...); lower.c holds the others. */
-extern const struct kl_lw_form kl_lw_data_forms[];
-extern const size_t kl_lw_ndata_forms;
+/* Each form file's table (lower.c walks them in a fixed order). */
+extern const struct kl_lw_form kl_lw_control_forms[];  /* lower_control.c: if, cond, let... */
+extern const size_t kl_lw_ncontrol_forms;
+extern const struct kl_lw_form kl_lw_arith_forms[];    /* lower_arith.c: lognot, cast */
+extern const size_t kl_lw_narith_forms;
+extern const struct kl_lw_form kl_lw_builtin_forms[];  /* lower_builtin.c: memset, with-event... */
+extern const size_t kl_lw_nbuiltin_forms;
+extern const struct kl_lw_form kl_lw_place_forms[];    /* lower_place.c: setf, incf... */
+extern const size_t kl_lw_nplace_forms;
+extern const struct kl_lw_form kl_lw_mem_forms[];      /* lower_mem.c: load, store, ctx... */
+extern const size_t kl_lw_nmem_forms;
+extern const struct kl_lw_form kl_lw_map_forms[];      /* lower_map.c: getmap, map-update... */
+extern const size_t kl_lw_nmap_forms;
 /* lower_core.c's forms: kernel types and CO-RE. */
 extern const struct kl_lw_form kl_lw_core_forms[];
 extern const size_t kl_lw_ncore_forms;
@@ -88,9 +108,6 @@ extern const struct kl_lw_form kl_lw_func_forms[];     /* lower_func.c */
 extern const size_t kl_lw_nfunc_forms;
 extern const struct kl_lw_form kl_lw_loop_forms[];     /* lower_loop.c: dotimes */
 extern const size_t kl_lw_nloop_forms;
-/* lower_loop.c: in a bpf_loop callback, variable name of the functions around it, read from
- * the callback's context (once, at its entry); NULL if none has it. */
-struct binding *kl_lw_capture(struct lw *l, const char *name);
 /* lower_args.c's forms: (arg N), (retval). */
 extern const struct kl_lw_form kl_lw_args_forms[];
 extern const size_t kl_lw_nargs_forms;
@@ -105,6 +122,18 @@ bool kl_lw_is_arg(struct lw *l, const char *name);
 /* lower_core.c: (STRUCT-FIELD p) and (as-STRUCT p) made by import-kernel-struct; 1 if h is
  * not one (nothing done), else 0 or -1. */
 int kl_lw_kernel_accessor(struct lw *l, struct kl_node *n, struct val *out);
+
+/* A variable of the functions around a bpf_loop callback that the callback reads
+ * (lower_loop.c makes the callback; lower_ir.c's scopes find them). */
+struct kl_lw_cap {
+	struct binding b;         /* as the callback sees it */
+	struct val outer;         /* as the function around it has it */
+	int32_t off;              /* its 8 bytes in the context; -1: none (a constant, or unread) */
+};
+
+struct kl_lw_caps {
+	KL_VEC(struct kl_lw_cap *) v;
+};
 
 struct arith_op {
 	const char *name;
@@ -135,7 +164,7 @@ static inline struct val rval(kl_vreg r) { return (struct val){ .kind = V_REG, .
 
 static inline struct val pval(kl_vreg r) { return (struct val){ .kind = V_REG, .r = r, .is_ptr = true }; }
 
-/* ---- lower.c: registers, stack slots, ALU and branches, errors, scopes, lowering ---- */
+/* ---- lower_ir.c: registers, stack slots, ALU and branches, helper calls, errors, scopes ---- */
 uint32_t kl_lw_slot(struct lw *l, uint32_t size, uint32_t align);
 kl_vreg kl_lw_reg_of(struct lw *l, struct val v);
 kl_vreg kl_lw_fresh_copy(struct lw *l, struct val v);
@@ -143,7 +172,42 @@ void kl_lw_move_to(struct lw *l, kl_vreg d, struct val v);
 kl_vreg kl_lw_alu(struct lw *l, uint8_t op, struct val a, struct val b);
 void kl_lw_alu_in_place(struct lw *l, uint8_t op, kl_vreg r, int64_t imm);
 void kl_lw_branch(struct lw *l, uint8_t cond, struct val a, struct val b, uint32_t lab);
+kl_vreg kl_lw_call(struct lw *l, uint32_t helper, kl_vreg *args, uint32_t nargs);
 int kl_lw_err_form(struct lw *l, const struct kl_node *n, const char *fmt, const char *what);
+int kl_lw_arity(struct lw *l, struct kl_node *n, uint32_t min, uint32_t max);
+struct binding *kl_lw_find_var(struct lw *l, const char *name);
+/* In a bpf_loop callback, variable name of the functions around it, read from the callback's
+ * context (once, at its entry); NULL if none has it. */
+struct binding *kl_lw_capture(struct lw *l, const char *name);
+/* A capture of the callback l: its binding in the callback, outer as the caller has it. */
+struct kl_lw_cap *kl_lw_add_cap(struct lw *l, const char *name, struct binding *ob, struct val outer);
+void kl_lw_bind(struct lw *l, const char *name, struct val v, bool mutable);
+/* A binding of type t (NULL: 64 bits), its value truncated to it. */
+void kl_lw_bind_typed(struct lw *l, const char *name, struct val v, bool mutable, const struct kl_type *t);
+/* Whether node n is the user's own (in the program's file, not made by a macro). */
+bool kl_lw_user_written(struct lw *l, const struct kl_node *n);
+/* The bindings since scope mark: a warning for each the user wrote and nothing read. */
+void kl_lw_warn_unused(struct lw *l, size_t mark);
+struct val kl_lw_arith2(struct lw *l, const struct arith_op *op, struct val a, struct val b);
+const struct arith_op *kl_lw_find_arith(const char *h);
+void kl_lw_arith_names(struct kl_nearest *nb);
+struct val kl_lw_truncate(struct lw *l, struct val v, uint32_t size, bool sign);
+
+/* lower_assigned.c: add to set every variable forms assign (setf, setq, incf, decf of the bare
+ * name), macro calls looked at through their expansions. */
+void kl_lw_assigned(struct lw *l, struct kl_node **forms, uint32_t n, struct kl_names *set);
+
+/* ---- lower.c, the top: the recursion every form file makes ---- */
+int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out);
+int kl_lw_lower_body(struct lw *l, struct kl_node **body, uint32_t n, struct val *out);
+
+/* ---- the form files' calls ---- */
+/* lower_control.c: a comparison (= < s>= ...) as a 0/1 value; 1 if n is not one. */
+int kl_lw_cmp_op(struct lw *l, struct kl_node *n, struct val *out);
+void kl_lw_cmp_names(struct kl_nearest *nb);
+/* lower_arith.c: an arithmetic operator or a byte swap; 1 if n is neither. */
+int kl_lw_arith_op(struct lw *l, struct kl_node *n, struct val *out);
+void kl_lw_swap_names(struct kl_nearest *nb);
 /* lower_switch.c: a cond of tests that compare one variable with constants (what case
  * makes) lowered as a switch, the default walked first by the verifier: 0 or -1; 1 if n is
  * not such a cond (nothing done). */
@@ -152,32 +216,46 @@ int kl_lw_switch(struct lw *l, struct kl_node *n, struct val *out);
 bool kl_lw_always_clause(const struct kl_node *cl);
 /* A cond clause's value: its body's, or its test's when it has none ((cond (x)) yields x). */
 int kl_lw_clause_value(struct lw *l, struct kl_node *cl, struct val *v);
-/* lower_assigned.c: add to set every variable forms assign (setf, setq, incf, decf of the bare
- * name), macro calls looked at through their expansions. */
-void kl_lw_assigned(struct lw *l, struct kl_node **forms, uint32_t n, struct kl_names *set);
-int kl_lw_arity(struct lw *l, struct kl_node *n, uint32_t min, uint32_t max);
-struct binding *kl_lw_find_var(struct lw *l, const char *name);
-void kl_lw_bind(struct lw *l, const char *name, struct val v, bool mutable);
-int kl_lw_lower_body(struct lw *l, struct kl_node **body, uint32_t n, struct val *out);
-struct val kl_lw_arith2(struct lw *l, const struct arith_op *op, struct val a, struct val b);
-const struct arith_op *kl_lw_find_arith(const char *h);
-struct val kl_lw_truncate(struct lw *l, struct val v, uint32_t size, bool sign);
-int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out);
 
-/* ---- lower_data.c: helper calls and the forms lower.c dispatches to by name ---- */
-kl_vreg kl_lw_call(struct lw *l, uint32_t helper, kl_vreg *args, uint32_t nargs);
+/* lower_mem.c: memory and the context */
 /* *(size *)(base + off) = v, as the struct accessors store. */
 void kl_lw_store(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v);
+void kl_lw_store_at(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v);
+/* *(size *)(base + off) = v, base a register or (0) stack slot slot. */
+void kl_lw_store_to(struct lw *l, kl_vreg base, uint32_t slot, int32_t off, uint32_t size, struct val v);
+/* The value of type t at base + off. */
+struct val kl_lw_load_at(struct lw *l, struct val base, int64_t off, const struct kl_type *t);
+/* The base register of an access at base + *off (an offset past 16 bits added first). */
+kl_vreg kl_lw_access_base(struct lw *l, struct val base, int64_t *off);
+/* v in a new stack slot of size bytes: the slot. */
+uint32_t kl_lw_spill_value(struct lw *l, struct val v, uint32_t size);
 /* The address of stack slot s. */
 kl_vreg kl_lw_slot_addr(struct lw *l, uint32_t s);
+/* The type argument of load and store. */
+int kl_lw_mem_type(struct lw *l, struct kl_node *n, struct kl_type **t);
+/* POINTER [OFFSET] arguments as a base and a constant offset. */
+int kl_lw_address(struct lw *l, struct kl_node *pn, struct kl_node *on, struct val *base, int64_t *off);
+/* A zeroed stack buffer of size bytes, as a pointer. */
+int kl_lw_stack_alloc(struct lw *l, struct kl_node *at, int64_t size, struct val *out);
+/* (setf (ctx ...) v). */
+int kl_lw_ctx_store(struct lw *l, struct kl_node *p, struct val v);
+
+/* lower_map.c: maps, helper calls and defun calls */
 struct kl_mapdef *kl_lw_map_arg(struct lw *l, struct kl_node *n);
 kl_vreg kl_lw_map_ref(struct lw *l, struct kl_mapdef *m);
 /* A map value argument as a pointer: an integer stored at the map's value size, a pointer as
  * it is. *err on a lowering error. */
 kl_vreg kl_lw_map_value_ptr(struct lw *l, struct kl_node *n, uint32_t size, bool *err);
+/* map-update of key kn and value vn (or the value *vv already lowered), with flags. */
+int kl_lw_map_update(struct lw *l, struct kl_mapdef *m, struct kl_node *kn, struct kl_node *vn,
+		     struct val *vv, struct val flags, bool by_ptr, struct val *out);
+/* incf/decf/atomic add on (getmap M K): add in place when present, insert when absent. */
+int kl_lw_getmap_add(struct lw *l, struct kl_node *place_n, struct val delta, struct val *out);
+int kl_lw_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, struct val *out);
+int kl_lw_funcall(struct lw *l, struct kl_node *n, struct kl_fundef *fd, struct val *out);
+
+/* lower_place.c: the accessors defstruct makes */
 int kl_lw_field_ptr(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out);
 int kl_lw_make_struct(struct lw *l, struct kl_node *n, struct kl_structdef *sd, struct val *out);
 int kl_lw_accessor(struct lw *l, struct kl_node *n, const struct kl_accessor *acc, struct val *out);
-int kl_lw_helper(struct lw *l, struct kl_node *n, const struct kl_helper *h, struct val *out);
-int kl_lw_funcall(struct lw *l, struct kl_node *n, struct kl_fundef *fd, struct val *out);
 #endif
