@@ -4,7 +4,7 @@
  * scopes (bindings, variable lookup, including a bpf_loop callback's captures of the
  * variables around it, and the unused-variable warning). It lowers no form and calls
  * nothing of the files above it. */
-#include "lower_internal.h"
+#include "lower_ir.h"
 #include "nearest.h"
 #include <linux/bpf.h>
 #include <string.h>
