@@ -83,7 +83,6 @@ int kl_lw_clause_value(struct lw *l, struct kl_node *cl, struct val *v);
 
 /* lower_mem.c: memory and the context */
 /* *(size *)(base + off) = v, as the struct accessors store. */
-void kl_lw_store(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v);
 void kl_lw_store_at(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v);
 /* *(size *)(base + off) = v, base a register or (0) stack slot slot. */
 void kl_lw_store_to(struct lw *l, kl_vreg base, uint32_t slot, int32_t off, uint32_t size, struct val v);

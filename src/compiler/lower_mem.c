@@ -62,11 +62,6 @@ void kl_lw_store_at(struct lw *l, struct val base, int64_t off, uint32_t size, s
 	kl_lw_store_to(l, rb, 0, (int32_t)off, size, v);
 }
 
-void kl_lw_store(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v)
-{
-	kl_lw_store_at(l, base, off, size, v);
-}
-
 /* Zero bytes [from, size) of a stack slot with the widest aligned stores. */
 static void zero_slot(struct lw *l, uint32_t s, uint32_t from, uint32_t size)
 {
