@@ -22,7 +22,7 @@ PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 VERSION := 0.1.0
-COMPILER_SRC := $(wildcard src/compiler/*.c src/compiler/opt/*.c)
+COMPILER_SRC := $(wildcard src/compiler/*.c src/compiler/opt/*.c src/lisp/*.c)
 LIB_SRC      := $(wildcard src/lib/*.c)
 # src/kfacts/: the lists of kernel facts (map and program types) every layer reads
 KFACTS_SRC   := $(wildcard src/kfacts/*.c)

@@ -4,6 +4,7 @@
  * expanding it tells), and prints the C table prelude.h describes. Linked with the empty
  * table below, the compiler here reads the prelude eagerly, as it did before the table. */
 #include "compiler/compile.h"
+#include "compiler/forms.h"
 #include "compiler/expand.h"
 #include "compiler/prelude.h"
 #include <stdio.h>

@@ -1,8 +1,10 @@
-/* kiln/kiln.h — all of libkiln: maps, pinning, objects and attachment, program info and
- * test runs, event layouts and readers, stack traces, probes of what the kernel supports.
+/* kiln/kiln.h — all of libkiln: the compiler, maps, pinning, objects and attachment,
+ * program info and test runs, event layouts and readers, stack traces, probes of what the
+ * kernel supports.
  * Link with `pkg-config --libs kiln` (-lkiln). */
 #ifndef KILN_KILN_H
 #define KILN_KILN_H
+#include "compile.h"
 #include "error.h"
 #include "event.h"
 #include "ktime.h"

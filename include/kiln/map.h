@@ -146,16 +146,14 @@ int kiln_map_dump(struct kiln_map *m, kiln_map_dump_fn fn, void *ctx,
  * kernel says (-EOPNOTSUPP or -EINVAL). *count (optional): entries deleted (arrays: zeroed). */
 int kiln_map_delete_all(struct kiln_map *m, uint64_t *count);
 
-/* Pre-allocation (pkg/bpf's Enable/DisableMapPreAllocation, GetPreAllocateMapFlags): the map
- * flags to create a map of `type` with. Process-wide, on by default (as the kernel). Hash,
- * percpu-hash and hash-of-maps may go either way: 0 when on, BPF_F_NO_PREALLOC when off.
+/* Pre-allocation (pkg/bpf's GetPreAllocateMapFlags): the map flags to create a map of `type`
+ * with, pre-allocated (the kernel's default) or not. The switch is the caller's (pkg/bpf's
+ * process-wide Enable/DisableMapPreAllocation is a variable of the caller's here). Hash,
+ * percpu-hash and hash-of-maps may go either way: 0 with prealloc, BPF_F_NO_PREALLOC without.
  * lpm-trie and the local storages (sk, inode, task, cgroup) are refused by the kernel without
  * BPF_F_NO_PREALLOC, so they always get it; every other type (arrays, LRU hashes, queues...)
- * is refused with it, so never. Switching changes no existing map. */
-void kiln_map_prealloc_enable(void);
-void kiln_map_prealloc_disable(void);
-bool kiln_map_prealloc_enabled(void);
-uint32_t kiln_map_prealloc_flags(enum bpf_map_type type);
+ * is refused with it, so never. */
+uint32_t kiln_map_prealloc_flags(enum bpf_map_type type, bool prealloc);
 
 enum {
 	KILN_MAP_FMT_JSON = 1 << 0,   /* {"key":K,"value":V}; otherwise key=K value=V */

@@ -50,14 +50,6 @@ enum { CLI_OK = -1, CLI_HELP = 0, CLI_USAGE = 2 };
 int cli_parse(const char *cmd, const char *help, int argc, char **argv, const struct cli_opt *opts,
 	      const char **pos, int maxpos, int *npos);
 
-/* Compile a .lisp file to out_path (a temporary object when out_path is NULL is not
- * supported: callers choose a path). Prints errors (and warnings if asked); returns 0 or 1. */
-int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings);
-/* The same with -fno-PASS and --print-after taken from passes (its no_passes, print_after). */
-struct kl_options;
-int cli_compile_file_passes(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings,
-			    const struct kl_options *passes);
-
 /* disasm.c: the code of the BPF ELF image img (path names it in messages) as `kiln disasm`
  * prints it, text or JSON lines, to out; only: one program or function. Problems go to err.
  * 0, or 1 when something was wrong (the code may still have printed). */
@@ -92,7 +84,8 @@ void cli_hist_json(FILE *out, const struct cli_hist *h, const uint64_t *buckets,
  * integer keys of up to 8 bytes): h, else false. */
 bool cli_hist_of_map(struct kiln_object *obj, struct kiln_map *m, struct cli_hist *h);
 /* Its buckets read now, in that numbering (per-CPU values summed), as a calloc'ed *n of
- * *count: 0, or -errno with *n NULL (kiln_errmsg() says why). Reads only m (any handle on the
+ * *count: 0, or -errno with *n NULL (kiln_errmsg() says why, except when no room for the
+ * buckets: -ENOMEM, *count 0, no message). Reads only m (any handle on the
  * map: `kiln run --metrics` reads with its own, from its own thread). */
 int cli_hist_read(struct kiln_map *m, const struct cli_hist *h, uint64_t **n, uint32_t *count);
 /* Both: h and the buckets, or *n NULL after printing the error; false when m is no such map. */

@@ -1,7 +1,7 @@
 /* compile.c — `kiln compile FILE.lisp [-o OUT.o] [-O0|-O1|-O2]`. */
 #include "cli.h"
-#include "compiler/compile.h"
-#include "compiler/opt.h"
+#include "compiler/diag.h"
+#include <kiln/compile.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,34 +30,24 @@ static const char compile_help[] =
 	"               do not print warnings (variables bound and never used, maps no\n"
 	"               program uses); they never stop the compile\n";
 
-/* -fno-PASS and --print-after PASS into the options; 0, or -1 after a message naming the
- * passes there are. */
-static int pass_options(const struct cli_list *no, const char *after, struct kl_options *o)
+/* -fno-PASS and --print-after PASS checked before anything is read: 0, or -1 after a message
+ * naming the passes there are. */
+static int check_passes(const struct cli_list *no, const char *after)
 {
 	for (int i = 0; i <= no->n; i++) {
 		const char *name = i < no->n ? no->items[i] : after;
-		if (!name)
-			continue;
-		int p = kl_opt_pass_find(name);
-		if (p < 0) {
-			fprintf(stderr, "kiln compile: no optimizer pass '%s'; the passes:\n%s", name, kl_opt_pass_help());
+		if (name && !kiln_compile_has_pass(name)) {
+			fprintf(stderr, "kiln compile: no optimizer pass '%s'; the passes:\n%s", name,
+				kiln_compile_passes());
 			return -1;
 		}
-		if (i < no->n)
-			o->no_passes |= 1ull << p;
-		else
-			o->print_after = p + 1;
 	}
 	return 0;
 }
 
-int cli_compile_file(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings)
-{
-	return cli_compile_file_passes(path, out_path, opt_level, dump_ir, warnings, NULL);
-}
-
-int cli_compile_file_passes(const char *path, const char *out_path, int opt_level, bool dump_ir, bool warnings,
-			    const struct kl_options *passes)
+/* Compile path to out_path with o (its text and warnings filled in here); print its warnings
+ * unless quiet, then its error: 0 or 1. */
+static int compile_file(const char *path, struct kiln_compile_opts *o, bool quiet)
 {
 	size_t len;
 	char *text = kl_read_file(path, &len);
@@ -65,21 +55,17 @@ int cli_compile_file_passes(const char *path, const char *out_path, int opt_leve
 		fprintf(stderr, "kiln: cannot read %s: %s\n", path, kl_read_strerror(errno));
 		return 1;
 	}
-	struct kl_source src = { path, text, len };
-	struct kl_arena arena = { 0 };
-	struct kl_diag diag = { 0 };
-	struct kl_comp c = { .a = &arena, .d = &diag, .src = &src };
-	if (passes)
-		c.opts = *passes;
-	c.opts.opt_level = opt_level;
-	c.opts.dump_ir = dump_ir;
-	c.opts.btf_path = cli_btf_path;
-	int r = kl_compile(&c, out_path);
-	if (warnings)
-		kl_diag_print_warnings(&diag, stderr);
+	char *warnings = NULL;
+	o->text = text;
+	o->text_len = len;
+	o->warnings = &warnings;
+	int r = kiln_compile(path, NULL, NULL, o);
+	if (warnings && !quiet)
+		fputs(warnings, stderr);
+	/* the compiler's diagnostic whole: file:line:col, the line, a caret */
 	if (r)
-		kl_diag_print(&diag, stderr);
-	kl_arena_free(&arena);
+		fprintf(stderr, "%s\n", *kiln_errlog() ? kiln_errlog() : kiln_errmsg());
+	free(warnings);
 	free(text);
 	return r ? 1 : 0;
 }
@@ -97,7 +83,7 @@ int cmd_compile(int argc, char **argv)
 		{ "--dump-ir", CLI_FLAG, &dump, NULL }, { "--verify-ir", CLI_FLAG, &verify, NULL }, { "--no-warnings|-w", CLI_FLAG, &quiet, NULL },
 		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
 	};
-	const char *passes = kl_opt_pass_help();   /* from opt.c's own table, all of it */
+	const char *passes = kiln_compile_passes();   /* from opt.c's own table, all of it */
 	char help[sizeof(compile_help) + strlen(passes) + 96];
 	snprintf(help, sizeof(help), "%s\noptimizer passes (for -fno-PASS and --print-after), in the order they run:\n%s",
 		 compile_help, passes);
@@ -126,12 +112,14 @@ int cmd_compile(int argc, char **argv)
 		strcpy(def + stem, ".o");
 		out = def;
 	}
-	struct kl_options po = { .verify_ir = verify };
-	if (pass_options(&no, after, &po)) {
+	if (check_passes(&no, after)) {
 		free(def);
 		return 2;
 	}
-	r = cli_compile_file_passes(in, out, opt, dump, !quiet, &po);
+	struct kiln_compile_opts o = { .sz = sizeof(o), .opt_level = opt ? opt : -1, .no_passes = no.items,
+				       .no_passes_cnt = (size_t)no.n, .print_after = after, .dump_ir = dump,
+				       .verify_ir = verify, .btf_path = cli_btf_path, .out_path = out };
+	r = compile_file(in, &o, quiet);
 	free(def);
 	return r;
 }

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "insn.h"
 #include "compiler/diag.h"
-#include "lib/fail.h"
+#include <kiln/compile.h>
 #include "lib/text.h"
 #include <bpf/btf.h>
 #include <errno.h>
@@ -715,8 +715,9 @@ int cmd_disasm(int argc, char **argv)
 
 	void *img = NULL;
 	size_t size = 0;
-	if (kl_is_source_path(path)) {
-		if (kl_compile_to_mem_btf(path, opt, cli_btf_path, &img, &size, NULL)) {
+	if (kiln_compile_is_source(path)) {
+		struct kiln_compile_opts co = { .sz = sizeof(co), .opt_level = opt ? opt : -1, .btf_path = cli_btf_path };
+		if (kiln_compile(path, &img, &size, &co)) {
 			/* a compile error is complete as the compiler prints it (file:line:col, caret) */
 			if (*kiln_errlog())
 				fprintf(stderr, "%s\n", kiln_errlog());

@@ -7,7 +7,7 @@
 #include "gen.h"
 #include "gen_names.h"
 #include "compiler/diag.h"
-#include "lib/fail.h"
+#include <kiln/compile.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <ctype.h>
@@ -633,16 +633,17 @@ static const struct gen_lang langs[] = {
 static int gen_open(const char *path, const char *name, bool c, struct gen_input *in)
 {
 	*in = (struct gen_input){ .path = path };
-	int err;
-	if (kl_is_source_path(path)) {
+	int err = 0;
+	if (kiln_compile_is_source(path)) {
 		char *warnings = NULL;
-		err = kl_compile_to_mem_btf(path, 2, cli_btf_path, &in->elf, &in->size, &warnings);
-		if (warnings && !cli_no_warnings)
+		struct kiln_compile_opts co = { .sz = sizeof(co), .btf_path = cli_btf_path, .warnings = &warnings };
+		err = kiln_compile(path, &in->elf, &in->size, &co);
+		if (!err && warnings && !cli_no_warnings)
 			fputs(warnings, stderr);
 		free(warnings);
-	} else {
-		in->elf = kl_read_file(path, &in->size);
-		err = in->elf ? 0 : kl_fail_msg(errno, "cannot read %s: %s", path, kl_read_strerror(errno));
+	} else if (!(in->elf = kl_read_file(path, &in->size))) {
+		fprintf(stderr, "kiln gen: cannot read %s: %s\n", path, kl_read_strerror(errno));
+		return -1;
 	}
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	if (name) {
@@ -655,18 +656,23 @@ static int gen_open(const char *path, const char *name, bool c, struct gen_input
 	struct kiln_object_opts o = { .sz = sizeof(o), .name = base };
 	if (!err)
 		err = kiln_object_open_mem(in->elf, in->size, &o, &in->obj);
-	if (!err && !(in->btf = bpf_object__btf(kiln_object_libbpf(in->obj))))
-		err = kl_fail_msg(ENOENT, "%s has no BTF to generate from", path);
-	if (!err && c && !(in->cbtf = gen_c_btf(in->btf)))
-		err = kl_fail_msg(errno, "%s: cannot copy its BTF: %s", path, strerror(errno));
 	if (err) {
 		const char *log = kiln_errlog();
 		if (*log)
 			fprintf(stderr, "%s\n", log);
 		else
 			cli_fail("gen");
+		return err;
 	}
-	return err;
+	if (!(in->btf = bpf_object__btf(kiln_object_libbpf(in->obj)))) {
+		fprintf(stderr, "kiln gen: %s has no BTF to generate from\n", path);
+		return -ENOENT;
+	}
+	if (c && !(in->cbtf = gen_c_btf(in->btf))) {
+		fprintf(stderr, "kiln gen: %s: cannot copy its BTF: %s\n", path, strerror(errno));
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static void gen_close(struct gen_input *in)

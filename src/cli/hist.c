@@ -5,7 +5,6 @@
  * :display). Buckets are indexed as bpftrace's: log2 0 below zero, 1 for 0, 2 for 1, i for
  * [2^(i-2), 2^(i-1)); linear 0 below lo, i for [lo+(i-1)*step, lo+i*step), the last from hi. */
 #include "cli.h"
-#include "lib/fail.h"
 #include <errno.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -201,9 +200,10 @@ int cli_hist_read(struct kiln_map *m, const struct cli_hist *h, uint64_t **n, ui
 	struct buckets b = { .h = h, .key_size = kiln_map_info(m)->key_size, .stride = kiln_map_value_stride(m) };
 	b.ncpu = kiln_map_is_percpu(m) ? kiln_map_value_buf_size(m) / b.stride : 1;
 	b.count = h->linear ? (uint32_t)((h->hi - h->lo) / h->step) + 2 : 66;
-	*count = b.count;
+	*count = 0;
 	if (!(*n = b.n = calloc(b.count, sizeof(*b.n))))
-		return kl_fail(ENOMEM, "the buckets of %s", kiln_map_name(m));
+		return -ENOMEM;   /* no message: the caller says it (the CLI records none) */
+	*count = b.count;
 	struct kiln_map_dump_opts o = { .sz = sizeof(o), .batch = true };
 	int err = kiln_map_dump(m, add_bucket, &b, &o, NULL);
 	if (err < 0) {
@@ -218,7 +218,10 @@ bool cli_hist_map_buckets(struct kiln_object *obj, struct kiln_map *m, struct cl
 {
 	if (!cli_hist_of_map(obj, m, h))
 		return false;
-	if (cli_hist_read(m, h, n, count))
+	int err = cli_hist_read(m, h, n, count);
+	if (err == -ENOMEM && !*count)
+		fprintf(stderr, "kiln run: the buckets of %s: %s\n", kiln_map_name(m), strerror(ENOMEM));
+	else if (err)
 		cli_fail("run");
 	return true;
 }

@@ -1,6 +1,7 @@
 /* maps.c — `kiln map dump|get|set|delete|list`: maps by pinned path, id or name, keys and
  * values typed in by the map's BTF (kiln_map_parse_key/_value: JSON objects for structs,
  * addresses, strings, integers), decoded by BTF out, as text or JSON lines. */
+#define _GNU_SOURCE   /* qsort_r */
 #include "cli.h"
 #include "kfacts/map_types.h"
 #include <bpf/btf.h>
@@ -343,25 +344,25 @@ static int kv_collect(const void *key, const void *value, void *arg)
 	return 0;
 }
 
-static size_t kv_ksize;
-
-static int kv_by_key(const void *pa, const void *pb)
+/* qsort_r's comparators; ksize points to the key size */
+static int kv_by_key(const void *pa, const void *pb, void *ksize)
 {
 	const struct kv *a = pa, *b = pb;
-	if (kv_ksize <= 8) {
+	size_t n = *(const size_t *)ksize;
+	if (n <= 8) {
 		uint64_t x = 0, y = 0;
-		memcpy(&x, a->key, kv_ksize);
-		memcpy(&y, b->key, kv_ksize);
+		memcpy(&x, a->key, n);
+		memcpy(&y, b->key, n);
 		return (x > y) - (x < y);
 	}
-	return memcmp(a->key, b->key, kv_ksize);
+	return memcmp(a->key, b->key, n);
 }
 
-static int kv_by_value(const void *pa, const void *pb)
+static int kv_by_value(const void *pa, const void *pb, void *ksize)
 {
 	const struct kv *a = pa, *b = pb;
 	int r = (a->sum > b->sum) - (a->sum < b->sum);
-	return r ? r : kv_by_key(pa, pb);   /* ties by key: the same output for the same map */
+	return r ? r : kv_by_key(pa, pb, ksize);   /* ties by key: the same output for the same map */
 }
 
 int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cli_map_view *v)
@@ -388,13 +389,12 @@ int cli_map_print_view(FILE *out, struct kiln_map *m, bool json, const struct cl
 		size_t from = 0, n = l.n;
 		if (!err) {
 			/* the top N by value, then in the order asked (by value when none was) */
-			kv_ksize = l.ksize;
 			if (l.n)          /* an empty map has no array: qsort takes no NULL */
-				qsort(l.e, l.n, sizeof(*l.e), kv_by_value);
+				qsort_r(l.e, l.n, sizeof(*l.e), kv_by_value, &l.ksize);
 			if (v->top && l.n > v->top)
 				from = l.n - v->top;
 			if (l.n && v->sort && !strcmp(v->sort, "key"))
-				qsort(l.e + from, n - from, sizeof(*l.e), kv_by_key);
+				qsort_r(l.e + from, n - from, sizeof(*l.e), kv_by_key, &l.ksize);
 			if (!json)
 				fprintf(out, "map %s (%s, id %u, key %u, value %u, max %u)", kiln_map_name(m),
 					kiln_map_type_name(info->type), info->id, info->key_size, info->value_size,

@@ -280,7 +280,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	pthread_mutex_unlock(&s->scrape);
 	if (fclose(out) || err) {   /* the text so far is no exposition: say why instead */
 		free(body);
-		if (!err || asprintf(&body, "kiln: %s\n", kiln_errmsg()) < 0)
+		if (!err || err == -ENOMEM || asprintf(&body, "kiln: %s\n", kiln_errmsg()) < 0)
 			return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", STATIC_BODY("kiln: out of memory\n"));
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain", body, strlen(body), MHD_RESPMEM_MUST_FREE);
 	}

@@ -1,7 +1,7 @@
 /* prelude.c — `kiln prelude`: print the library of macros every program is compiled with,
  * so its definitions can be read and copied. */
 #include "cli.h"
-#include "compiler/compile.h"
+#include <kiln/compile.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +17,6 @@ int cmd_prelude(int argc, char **argv)
 		fprintf(stderr, "kiln prelude: takes no arguments\n");
 		return 2;
 	}
-	fputs(kl_prelude_text, stdout);
+	fputs(kiln_compile_prelude(), stdout);
 	return 0;
 }

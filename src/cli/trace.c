@@ -8,7 +8,8 @@
 #include "cli.h"
 #include "trace.h"
 #include "compiler/diag.h"
-#include "lib/fail.h"
+#include "lib/compile.h"
+#include <kiln/compile.h>
 #include "trace/parser.h"
 #include "trace/cdefine.h"
 #include <ctype.h>
@@ -731,7 +732,8 @@ int cmd_trace(int argc, char **argv)
 	struct kl_arena a = { 0 };
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
-	struct kt_program prog = { 0 };
+	struct kt_cdefs cdefs = { 0 };
+	struct kt_program prog = { .cdefs = &cdefs };
 	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL,
 			  .unsafe = o.unsafe };
 	struct kt_gen g = { 0 };
@@ -748,7 +750,7 @@ int cmd_trace(int argc, char **argv)
 	for (int i = 0; i < o.nincludes; i++) {   /* before the program's own lines, as bpftrace's */
 		char line[4200], why[512];
 		int n = snprintf(line, sizeof(line), "#include <%s>", o.includes[i]);
-		if (kt_cdef_line(line, (size_t)n, why, sizeof(why))) {
+		if (kt_cdef_line(&cdefs, line, (size_t)n, why, sizeof(why))) {
 			fprintf(stderr, "kiln trace: --include %s: %s\n", o.includes[i], why);
 			goto out;
 		}
@@ -829,6 +831,7 @@ out:
 	free(elf);
 	free(g.text);
 	kl_arena_free(&a);
+	kt_cdef_free(&cdefs);
 	free(text);
 	free(o.params);
 	free(o.includes);

@@ -1,6 +1,7 @@
 /* btf.c — the .BTF and .BTF.ext sections of a kiln object: types, maps in libbpf's
  * BTF-defined shape, function prototypes, func_info and line_info, laid out as clang -g does. */
 #include "btf_internal.h"
+#include "btf.h"
 #include <bpf/btf.h>
 #include <errno.h>
 #include <stdarg.h>

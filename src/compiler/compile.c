@@ -2,6 +2,12 @@
  * macro calls in their bodies (expand_stage.c), lower each function to IR, optimize,
  * allocate registers, emit instructions, write the ELF object with BTF. */
 #include "compile.h"
+#include "elf.h"
+#include "emit.h"
+#include "forms.h"
+#include "lower.h"
+#include "regalloc.h"
+#include "opt/inline.h"
 #include "core.h"
 #include "expand_stage.h"
 #include "globals.h"
@@ -162,17 +168,10 @@ int kl_compile_front(struct kl_comp *c)
 	return front(c, NULL);
 }
 
-static int compile(struct kl_comp *c, const char *out_path, const struct given *given)
+/* lower: every defun (each checked for recursion once all are lowered), then every program,
+ * then the bpf_loop callbacks lowering made, in c->ir in that order */
+static int lower_all(struct kl_comp *c)
 {
-	if (front(c, given))
-		return -1;
-	if (!c->license)
-		c->license = "GPL";
-	if (!c->progs.len && !c->maps.len)
-		return kl_error(c->d, (struct kl_span){ c->src, 1, 1 }, "no defprog or defmap in this file");
-	if (kl_expand_program(c))
-		return -1;
-
 	for (size_t i = 0; i < c->funs.len; i++) {
 		struct kl_ir_func *f = kl_lower_fun(c, &c->funs.items[i]);
 		if (!f)
@@ -193,73 +192,97 @@ static int compile(struct kl_comp *c, const char *out_path, const struct given *
 		kl_vec_push(c->a, &c->ir, c->loops.items[i]);
 	kl_warn_unused_maps(c);
 	kl_core_finish(c);
+	return 0;
+}
 
-	uint32_t nf = (uint32_t)c->ir.len;
-	struct kl_opt_config cfg = { c->opts.opt_level, c->opts.no_passes, c->opts.print_after, NULL,
-				     c->opts.verify_ir, "" };
-	if (kl_opt_pass_on(&cfg, "inline"))
-		kl_inline(c->a, c->ir.items, (uint32_t)c->funs.len, nf);
-	struct kl_func *funcs = kl_arena_array(c->a, struct kl_func, nf + 1);
-	uint32_t *frame = kl_arena_array(c->a, uint32_t, nf + 1);
-	uint32_t *chain = kl_arena_array(c->a, uint32_t, nf + 1);
-	bool *known_elems = kl_arena_array(c->a, bool, c->maps.len + 1);
+/* What the back end keeps per function while it runs: the output functions, each one's frame
+ * and the deepest chain of frames below it, and the defuns as they were before allocation
+ * (realign_defuns allocates them again). */
+struct back {
+	struct kl_opt_config cfg;
+	struct kl_func *funcs;
+	uint32_t *frame, *chain;
+	bool *known_elems;
+	struct kl_ir_func **before;
+	uint32_t nf, nfun, nprog;
+};
+
+/* optimize, allocate and emit function i of c->ir */
+static int back_end_one(struct kl_comp *c, struct back *b, uint32_t i)
+{
+	struct kl_ir_func *f = c->ir.items[i];
+	struct kl_func *o = &b->funcs[i];
+	bool prog = i >= b->nfun && i < b->nfun + b->nprog;
+	struct kl_alloc al;
+	if (kl_opt(c->a, f, &b->cfg))
+		return kl_error(c->d, f->span, "internal error: %s", b->cfg.why);
+	if (c->opts.dump_ir)
+		kl_ir_dump(f, stderr);
+	if (i < b->nfun && looks_up(f))
+		b->before[i] = ir_copy(c->a, f);
+	if (prog) {   /* its callees' frames are known by now */
+		uint32_t deepest = callees_stack(c, b->frame, b->chain, f);
+		f->key_frame = deepest < 512 ? 512 - deepest : 0;
+		/* a tail call from a function this one calls is refused when the frames
+		 * before it exceed 256 bytes: keys stay within that where there are callees */
+		if (deepest && f->key_frame > 256)
+			f->key_frame = 256;
+		f->known_elems = b->known_elems;
+		f->nmaps = (uint32_t)c->maps.len;
+	}
+	if (kl_regalloc(c->a, c->d, f, &al) || kl_emit(c, f, &al, o))
+		return -1;
+	b->frame[i] = al.frame;
+	o->line = f->span.line;
+	o->col = f->span.col;
+	o->name = kl_mangle(c->a, f->name);
+	if (i < b->nfun) {
+		o->nargs = c->funs.items[i].nparams;
+	} else if (!prog) {
+		o->nargs = 2;   /* a loop's callback: the index and the context */
+	} else {
+		const struct kl_progdef *p = &c->progs.items[i - b->nfun];
+		o->section = p->section;
+		o->ctx = p->pt->ctx;
+	}
+	return 0;
+}
+
+/* optimize -> allocate -> emit: inlining across functions first, then each function, defuns,
+ * then the loops' callbacks (which may call defuns and the callbacks made before them), then
+ * the programs: each after what it calls, whose frames it needs */
+static int back_end(struct kl_comp *c, struct back *b)
+{
+	b->nf = (uint32_t)c->ir.len;
+	b->nfun = (uint32_t)c->funs.len;
+	b->nprog = (uint32_t)c->progs.len;
+	b->cfg = (struct kl_opt_config){ c->opts.opt_level, c->opts.no_passes, c->opts.print_after, NULL,
+					 c->opts.verify_ir, "" };
+	if (kl_opt_pass_on(&b->cfg, "inline"))
+		kl_inline(c->a, c->ir.items, b->nfun, b->nf);
+	b->funcs = kl_arena_array(c->a, struct kl_func, b->nf + 1);
+	b->frame = kl_arena_array(c->a, uint32_t, b->nf + 1);
+	b->chain = kl_arena_array(c->a, uint32_t, b->nf + 1);
+	b->known_elems = kl_arena_array(c->a, bool, c->maps.len + 1);
 	for (size_t m = 0; m < c->maps.len; m++)
-		known_elems[m] = c->maps.items[m].mt->array;
-	/* defuns, then the loops' callbacks (which may call defuns and the callbacks made before
-	 * them), then the programs: each after what it calls, whose frames it needs */
-	uint32_t nfun = (uint32_t)c->funs.len, nprog = (uint32_t)c->progs.len;
-	struct kl_ir_func **before = kl_arena_array(c->a, struct kl_ir_func *, nfun + 1);
+		b->known_elems[m] = c->maps.items[m].mt->array;
+	b->before = kl_arena_array(c->a, struct kl_ir_func *, b->nfun + 1);
+	uint32_t nf = b->nf, nfun = b->nfun, nprog = b->nprog;
 	for (uint32_t at = 0; at < nf; at++) {
 		uint32_t i = at < nfun ? at : at < nf - nprog ? at + nprog : at - (nf - nprog - nfun);
-		struct kl_ir_func *f = c->ir.items[i];
-		struct kl_func *o = &funcs[i];
-		bool prog = i >= nfun && i < nfun + nprog;
-		struct kl_alloc al;
-		if (kl_opt(c->a, f, &cfg)) {
-			kl_error(c->d, f->span, "internal error: %s", cfg.why);
+		if (back_end_one(c, b, i))
 			return -1;
-		}
-		if (c->opts.dump_ir)
-			kl_ir_dump(f, stderr);
-		if (i < nfun && looks_up(f))
-			before[i] = ir_copy(c->a, f);
-		if (prog) {   /* its callees' frames are known by now */
-			uint32_t deepest = callees_stack(c, frame, chain, f);
-			f->key_frame = deepest < 512 ? 512 - deepest : 0;
-			/* a tail call from a function this one calls is refused when the frames
-			 * before it exceed 256 bytes: keys stay within that where there are callees */
-			if (deepest && f->key_frame > 256)
-				f->key_frame = 256;
-			f->known_elems = known_elems;
-			f->nmaps = (uint32_t)c->maps.len;
-		}
-		if (kl_regalloc(c->a, c->d, f, &al) || kl_emit(c, f, &al, o))
-			return -1;
-		frame[i] = al.frame;
-		o->line = f->span.line;
-		o->col = f->span.col;
-		o->name = kl_mangle(c->a, f->name);
-		if (i < nfun) {
-			o->nargs = c->funs.items[i].nparams;
-		} else if (!prog) {
-			o->nargs = 2;   /* a loop's callback: the index and the context */
-		} else {
-			const struct kl_progdef *p = &c->progs.items[i - nfun];
-			o->section = p->section;
-			o->ctx = p->pt->ctx;
-		}
 	}
-
 	/* the kernel limits the stack of a program and all the functions it calls together */
 	for (uint32_t i = nfun; i < nfun + nprog; i++) {
-		uint32_t need = chain_stack(c, frame, chain, i);
+		uint32_t need = chain_stack(c, b->frame, b->chain, i);
 		if (need > 512)
 			return kl_error(c->d, c->ir.items[i]->span, "'%s' needs %u bytes of stack; BPF allows 512 (use a "
 					"per-CPU array map as scratch space for large buffers)", c->ir.items[i]->name, need);
 	}
 	if (nfun)
-		realign_defuns(c, before, funcs, frame, chain, nfun, nprog, known_elems);
-	if (nfun && kl_opt_pass_on(&cfg, "globals")) {
+		realign_defuns(c, b->before, b->funcs, b->frame, b->chain, nfun, nprog, b->known_elems);
+	if (nfun && kl_opt_pass_on(&b->cfg, "globals")) {
 		bool *global = kl_arena_array(c->a, bool, nfun + 1), *any_return = kl_arena_array(c->a, bool, nf + 1);
 		for (uint32_t i = nfun; i < nfun + nprog; i++) {   /* XDP's devmap and cpumap sections check it */
 			const struct kl_progdef *p = &c->progs.items[i - nfun];
@@ -267,9 +290,15 @@ static int compile(struct kl_comp *c, const char *out_path, const struct given *
 		}
 		kl_globals(c->a, c->ir.items, nf, nfun, any_return, global);
 		for (uint32_t i = 0; i < nfun; i++)
-			funcs[i].global = global[i];
+			b->funcs[i].global = global[i];
 	}
+	return 0;
+}
 
+/* write: the object to out_fd or out_path (neither: compiled only). A writer's failure is
+ * not the source's: its errno goes with the message. */
+static int write_object(struct kl_comp *c, const char *out_path, struct kl_func *funcs, uint32_t nf)
+{
 	struct kl_obj obj = {
 		.source_path = c->src->path,
 		.source = c->src->text,
@@ -286,7 +315,6 @@ static int compile(struct kl_comp *c, const char *out_path, const struct given *
 	for (uint32_t i = 0; i < obj.nstructs; i++)
 		obj.structs[i] = c->structs.items[i].type;
 	char err[256] = "";
-	/* a writer's failure is not the source's: its errno goes with the message */
 	if (c->opts.write_fd) {
 		int r = kl_elf_write_fd(&obj, c->opts.out_fd, err, sizeof(err));
 		if (r) {
@@ -298,8 +326,7 @@ static int compile(struct kl_comp *c, const char *out_path, const struct given *
 	if (!out_path)
 		return 0;
 	int r = kl_elf_write(&obj, out_path, err, sizeof(err));
-	if (r)
-	{
+	if (r) {
 		c->d->err = -r;
 		/* the writer's message may already start with the path */
 		size_t n = strlen(out_path);
@@ -308,6 +335,22 @@ static int compile(struct kl_comp *c, const char *out_path, const struct given *
 		return kl_error(c->d, (struct kl_span){ 0 }, "cannot write %s: %s", out_path, why);
 	}
 	return 0;
+}
+
+/* The pipeline, each stage once and in this order: read and collect (front), expand, lower,
+ * optimize -> allocate -> emit (back_end), write. */
+static int compile(struct kl_comp *c, const char *out_path, const struct given *given)
+{
+	if (front(c, given))
+		return -1;
+	if (!c->license)
+		c->license = "GPL";
+	if (!c->progs.len && !c->maps.len)
+		return kl_error(c->d, (struct kl_span){ c->src, 1, 1 }, "no defprog or defmap in this file");
+	struct back b = { 0 };
+	if (kl_expand_program(c) || lower_all(c) || back_end(c, &b))
+		return -1;
+	return write_object(c, out_path, b.funcs, b.nf);
 }
 
 /* The recovery point for the arena running out of memory (see arena.h): everything the

@@ -1,5 +1,7 @@
-/* compile.h — the compilation context shared by the front end (forms.c: top-level
- * definitions and constant evaluation; lower.c: expressions to IR) and the driver. */
+/* compile.h — the compilation context (struct kl_comp: options, the tables collect fills,
+ * the lowered IR) that every stage reads and writes, and compile.c's driver that runs the
+ * stages in order. The stages' own calls are in their headers (forms.h, lower.h, emit.h, ...).
+ * Outside src/compiler and src/lib, reach the compiler through <kiln/compile.h>. */
 #ifndef KL_COMPILE_H
 #define KL_COMPILE_H
 #include "arena.h"
@@ -92,7 +94,6 @@ struct kl_comp {
 	struct kl_names *macro_names;     /* expand.c: the macro table's index by name */
 	struct kl_prelude_state *prelude; /* prelude.c: which prelude forms are collected */
 	uint32_t expansions;              /* macro expansions open now (nested) */
-	struct kl_closure *closures;      /* expand.c's lambdas made so far, with their environments */
 	unsigned gensyms;                 /* expand.c's gensym counter */
 	uint32_t expanded;                /* macro expansions in all (bounded: KL_MAX_EXPANDED) */
 	struct kl_name_index *index;      /* forms.c: maps, structs, accessors, funs by name */
@@ -103,24 +104,6 @@ struct kl_comp {
 	struct kl_span btf_span;
 };
 
-/* forms.c */
-int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms);
-/* After collecting: a NAME-drops counter map for every ring buffer with-event writes to. */
-int kl_add_drop_counters(struct kl_comp *c);
-/* After lowering: a warning for each defmap no program or function uses (none in a file of
- * maps only; a map-in-map's :inner-map template counts as used). */
-void kl_warn_unused_maps(struct kl_comp *c);
-
-/* lower.c */
-struct kl_ir_func *kl_lower_prog(struct kl_comp *c, struct kl_progdef *p);
-struct kl_ir_func *kl_lower_fun(struct kl_comp *c, struct kl_fundef *f);
-/* The shape of special form h (lower_internal.h: which arguments are code), NULL when h is
- * not one (a call: every argument is). The expand stage reads it. */
-const char *kl_lower_shape(const char *h);
-
-/* emit.c: allocated IR to instructions, relocations and line info. */
-int kl_emit(struct kl_comp *c, struct kl_ir_func *f, const struct kl_alloc *al, struct kl_func *out);
-
 /* compile.c: the whole pipeline, read -> collect -> expand -> lower -> optimize -> allocate ->
  * emit -> write. */
 int kl_compile(struct kl_comp *c, const char *out_path);
@@ -129,7 +112,5 @@ int kl_compile(struct kl_comp *c, const char *out_path);
 int kl_compile_forms(struct kl_comp *c, struct kl_node **forms, uint32_t nforms, const char *out_path);
 /* Its first step: read and collect the prelude, then the program. */
 int kl_compile_front(struct kl_comp *c);
-/* The prelude's source text (src/compiler/prelude.lisp, built in). */
-extern const char kl_prelude_text[];
 
 #endif

@@ -1,6 +1,8 @@
 /* elf.c — writes a kiln object as the ELF relocatable clang -target bpf makes: a section
  * per program, .text for subprograms, .rel sections, .maps, license, .symtab, .BTF(.ext). */
 #include "obj.h"
+#include "btf.h"
+#include "elf.h"
 #include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>

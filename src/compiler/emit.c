@@ -3,6 +3,7 @@
  * one line-info record per source position. */
 #include "asm.h"
 #include "compile.h"
+#include "emit.h"
 #include "core.h"
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* expand.h — defmacro: macros are Lisp functions run at compile time over the program's
- * own forms, by a small evaluator (lists, symbols, strings, integers, closures). */
+ * own forms, on the one Lisp core (src/lisp/lisp.h). */
 #ifndef KL_EXPAND_H
 #define KL_EXPAND_H
 #include "reader.h"

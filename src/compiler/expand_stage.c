@@ -38,6 +38,7 @@
  * call written in the body: "(in the expansion of macro 'M' at FILE:LINE:COL)". */
 #include "expand_stage.h"
 #include "compile.h"
+#include "lower.h"
 #include "expand.h"
 #include <stdio.h>
 #include <string.h>

@@ -2,6 +2,7 @@
  * are checked and recorded here (their tables and constant expressions are defs.c's). */
 #define _GNU_SOURCE
 #include "compile.h"
+#include "forms.h"
 #include "defs.h"
 #include "core.h"
 #include "kbtf.h"

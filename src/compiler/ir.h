@@ -132,9 +132,6 @@ uint32_t *kl_ir_labels(struct kl_arena *a, const struct kl_ir_func *f);
 /* A new stack slot of f (1-based index). */
 uint32_t kl_ir_slot(struct kl_arena *a, struct kl_ir_func *f, uint32_t size, uint32_t align);
 
-/* Register allocation onto r0-r9 with spills; lays out the stack frame. -1 with an error
- * (512-byte stack limit) in d. */
-int kl_regalloc(struct kl_arena *a, struct kl_diag *d, struct kl_ir_func *f, struct kl_alloc *out);
 void kl_ir_dump(const struct kl_ir_func *f, FILE *out);
 
 #endif

@@ -7,6 +7,7 @@
  * kl_lower_prog and kl_lower_fun. Lowering itself expands no macro: it lowers the expansion
  * the stage left on each call. */
 #include "lower_internal.h"
+#include "lower.h"
 #include "expand.h"
 #include "nearest.h"
 #include <stdio.h>

@@ -94,14 +94,4 @@ struct kl_obj {
 	uint32_t nstructs;
 };
 
-/* Write obj as an ELF relocatable for EM_BPF at path. Returns 0, or -errno with a message
- * in err (size errlen). */
-int kl_elf_write(const struct kl_obj *obj, const char *path, char *err, size_t errlen);
-/* The same object written to an open file (a memfd, for compiling in memory). */
-int kl_elf_write_fd(const struct kl_obj *obj, int fd, char *err, size_t errlen);
-
-/* Build the .BTF and .BTF.ext sections. Buffers are malloc'd; caller frees. */
-int kl_btf_build(const struct kl_obj *obj, void **btf, uint32_t *btf_len,
-		 void **ext, uint32_t *ext_len, char *err, size_t errlen);
-
 #endif

@@ -6,6 +6,7 @@
 #include "compiler/opt/passes.h"
 #include "ssa.h"
 #include <stdio.h>
+#include <pthread.h>
 #include <string.h>
 
 struct pass {
@@ -97,25 +98,33 @@ int kl_opt_pass_find(const char *name)
 	return -1;
 }
 
+/* The help text, made once per process (pthread_once: kiln_compile_passes() is public, and
+ * two threads may ask at once). A constant of the pass table, no compilation's state. */
+static char help_buf[8192];
+static pthread_once_t help_once = PTHREAD_ONCE_INIT;
+
+static void help_make(void)
+{
+	char *buf = help_buf;
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]); i++) {   /* "  %-17s %s\n", without printf's cost at every compile */
+		size_t l = strlen(passes[i].name), w = strlen(passes[i].what);
+		if (n + 20 + l + w + 2 > sizeof(help_buf))
+			break;
+		memset(buf + n, ' ', 20);
+		memcpy(buf + n + 2, passes[i].name, l);
+		n += 2 + (l > 17 ? l : 17) + 1;
+		memcpy(buf + n, passes[i].what, w);
+		n += w;
+		buf[n++] = '\n';
+	}
+	_Static_assert(sizeof(passes) / sizeof(passes[0]) * 160 < sizeof(help_buf), "the passes' help may not fit");
+}
+
 const char *kl_opt_pass_help(void)
 {
-	static char buf[8192];
-	if (!buf[0]) {
-		size_t n = 0;
-		for (size_t i = 0; i < sizeof(passes) / sizeof(passes[0]); i++) {   /* "  %-17s %s\n", without printf's cost at every compile */
-			size_t l = strlen(passes[i].name), w = strlen(passes[i].what);
-			if (n + 20 + l + w + 2 > sizeof(buf))
-				break;
-			memset(buf + n, ' ', 20);
-			memcpy(buf + n + 2, passes[i].name, l);
-			n += 2 + (l > 17 ? l : 17) + 1;
-			memcpy(buf + n, passes[i].what, w);
-			n += w;
-			buf[n++] = '\n';
-		}
-		_Static_assert(sizeof(passes) / sizeof(passes[0]) * 160 < sizeof(buf), "the passes' help may not fit");
-	}
-	return buf;
+	pthread_once(&help_once, help_make);
+	return help_buf;
 }
 
 bool kl_opt_pass_on(const struct kl_opt_config *cfg, const char *name)

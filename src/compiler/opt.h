@@ -22,9 +22,6 @@ int kl_opt(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg);
  * n) over f in that order, each unless cfg switches it off (-fno-NAME; the level is the
  * caller's), the IR printed after it and the form checked as cfg asks. 0, or -1 as kl_opt. */
 int kl_opt_run(struct kl_arena *a, struct kl_ir_func *f, struct kl_opt_config *cfg, const char *const *names, size_t n);
-/* Defuns inlined into their callers (opt/inline.c): fns are every function, the first nfuns
- * of them defuns (an IR_CALLF's imm is its callee's index). From -O1, unless -fno-inline. */
-void kl_inline(struct kl_arena *a, struct kl_ir_func **fns, uint32_t nfuns, uint32_t nall);
 /* Whether the pass called name runs at cfg's level and switches (for the passes run
  * outside kl_opt, as inline). */
 bool kl_opt_pass_on(const struct kl_opt_config *cfg, const char *name);

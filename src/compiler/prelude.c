@@ -2,6 +2,7 @@
  * prelude.h. */
 #include "prelude.h"
 #include "compile.h"
+#include "forms.h"
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>

@@ -22,6 +22,9 @@ struct kl_prelude_name {
 	uint32_t form;
 };
 
+/* The prelude's source text (src/compiler/prelude.lisp, built in: build/gen/prelude.c). */
+extern const char kl_prelude_text[];
+
 /* generated (build/gen/prelude_index.c), or empty (in tools/prelude_index.c itself) */
 extern const struct kl_prelude_form kl_prelude_forms[];
 extern const uint32_t kl_prelude_nforms;

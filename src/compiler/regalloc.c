@@ -6,6 +6,7 @@
  * (r0 and r5 then become scratch registers). Finally the stack frame is laid out. */
 #include "cfg.h"
 #include "ir.h"
+#include "regalloc.h"
 #include "ssa.h"
 #include <linux/bpf.h>
 #include <stdlib.h>

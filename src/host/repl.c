@@ -52,17 +52,18 @@ int cmd_repl(int argc, char **argv)
 	int npos, r = cli_parse("repl", repl_help, argc, argv, opts, &none, 0, &npos);
 	if (r != CLI_OK)
 		return r;
-	struct host *h = calloc(1, sizeof(*h));
+	struct host *hs = calloc(1, sizeof(*hs));
 	struct host_repl *rp = calloc(1, sizeof(*rp));
 	char *pending = NULL;
 	size_t plen = 0;
-	if (!h || !rp) {
+	if (!hs || !rp) {
 		fprintf(stderr, "kiln repl: out of memory\n");
-		free(h);
+		free(hs);
 		free(rp);
 		return 1;
 	}
-	h->repl = rp;
+	struct lisp *h = &hs->L;
+	hs->repl = rp;
 	host_set_text(h, "<repl>", "", 0);
 	host_setup(h, 0, NULL);
 	char hist[4096];
@@ -127,13 +128,13 @@ int cmd_repl(int argc, char **argv)
 		host_catch_sigint(true);
 		for (; done < n; done++) {
 			host_prepare(h, forms[done]);
-			struct hv *v = host_eval_top(h, forms[done]);
+			struct lv *v = lisp_eval_top(h, forms[done]);
 			if (!v) {
 				host_report(h, stderr);
-				h->exc = EXC_NONE;
+				h->exc = LV_EXC_NONE;
 				continue;
 			}
-			hv_print(h, stdout, v, true);
+			lv_print(h, stdout, v, true);
 			putchar('\n');
 			h->out_bol = true;
 		}
@@ -145,7 +146,7 @@ int cmd_repl(int argc, char **argv)
 	free(rp->elf);
 	free(pending);
 	kl_arena_free(&h->a);
-	free(h);
+	free(hs);
 	free(rp);
 	return 0;
 }

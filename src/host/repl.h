@@ -10,5 +10,5 @@ struct host_repl {
 };
 
 /* the newest object loaded, or NULL */
-struct host_obj *host_repl_current(struct host *h);
+struct host_obj *host_repl_current(struct lisp *h);
 #endif

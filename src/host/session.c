@@ -5,7 +5,7 @@
 #include "hv.h"
 #include "cli/cli.h"
 #include "compiler/types.h"
-#include "lib/fail.h"
+#include <kiln/compile.h>
 #include <kiln/error.h>
 #include <kiln/map.h>
 #include <kiln/object.h>
@@ -18,7 +18,7 @@
 struct host_obj {
 	struct kiln_object *obj;
 	KL_VEC(struct kiln_link *) links;
-	struct hv *maps;          /* ("name" . map) alist */
+	struct lv *maps;          /* ("name" . map) alist */
 };
 
 /* ---- gathering kiln forms ------------------------------------------------------------ */
@@ -61,24 +61,24 @@ static uint32_t form_end(const char *t, uint32_t len, uint32_t off)
 	return p;
 }
 
-void host_collect(struct host *h, const struct kl_node *form)
+void host_collect(struct lisp *h, const struct kl_node *form)
 {
 	uint32_t off = host_offset(h, form->span);
-	for (size_t i = 0; i < h->segs.len; i++)
-		if (h->segs.items[i].off == off)
+	for (size_t i = 0; i < H(h)->segs.len; i++)
+		if (H(h)->segs.items[i].off == off)
 			return;                       /* eval'd twice */
 	struct host_seg s = { off, form_end(h->src.text, (uint32_t)h->src.len, off), form };
-	kl_vec_push(&h->a, &h->segs, s);
+	kl_vec_push(&h->a, &H(h)->segs, s);
 }
 
-void host_collect_value(struct host *h, struct hv *form)
+void host_collect_value(struct lisp *h, struct lv *form)
 {
-	kl_vec_push(&h->a, &h->extra, hv_to_text(h, form, true));
+	kl_vec_push(&h->a, &H(h)->extra, lv_to_text(h, form, true));
 }
 
 /* Rewrite a copied form in place: bpf:map and bpf:prog become defmap and defprog, and package
  * prefixes (whistler:getmap, cl:incf) are blanked, keeping every other byte where it was. */
-static void rewrite(struct host *h, char *text, const struct kl_node *n)
+static void rewrite(struct lisp *h, char *text, const struct kl_node *n)
 {
 	if (n->kind == KL_N_LIST) {
 		for (uint32_t i = 0; i < n->nitems; i++)
@@ -101,7 +101,7 @@ static void rewrite(struct host *h, char *text, const struct kl_node *n)
 		memset(text + off, ' ', (size_t)(c + 1 - w));
 }
 
-static void copy_form(struct host *h, char *text, uint32_t off, uint32_t end, const struct kl_node *n)
+static void copy_form(struct lisp *h, char *text, uint32_t off, uint32_t end, const struct kl_node *n)
 {
 	memcpy(text + off, h->src.text + off, end - off);
 	rewrite(h, text, n);
@@ -109,54 +109,56 @@ static void copy_form(struct host *h, char *text, uint32_t off, uint32_t end, co
 
 /* The file's kiln forms (and extra, a session's bpf:map/bpf:prog) as one source, each where
  * it is in the file so the compiler's and the verifier's positions are the file's. */
-int host_compile(struct host *h, const struct kl_node *at, const struct kl_node *const *extra, uint32_t nextra,
+int host_compile(struct lisp *h, const struct kl_node *at, const struct kl_node *const *extra, uint32_t nextra,
 		 void **elf, size_t *size)
 {
 	size_t len = h->src.len, xlen = 0;
-	for (size_t i = 0; i < h->extra.len; i++)
-		xlen += strlen(h->extra.items[i]) + 1;
+	for (size_t i = 0; i < H(h)->extra.len; i++)
+		xlen += strlen(H(h)->extra.items[i]) + 1;
 	char *text = malloc(len + xlen + 2);
 	if (!text) {
-		hv_err(h, at, "out of memory");
+		lv_err(h, at, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < len; i++)
 		text[i] = h->src.text[i] == '\n' ? '\n' : ' ';
-	for (size_t i = 0; i < h->segs.len; i++)
-		copy_form(h, text, h->segs.items[i].off, h->segs.items[i].end, h->segs.items[i].node);
+	for (size_t i = 0; i < H(h)->segs.len; i++)
+		copy_form(h, text, H(h)->segs.items[i].off, H(h)->segs.items[i].end, H(h)->segs.items[i].node);
 	for (uint32_t i = 0; i < nextra; i++) {
 		uint32_t off = host_offset(h, extra[i]->span);
 		copy_form(h, text, off, form_end(h->src.text, (uint32_t)len, off), extra[i]);
 	}
 	char *p = text + len;
-	for (size_t i = 0; i < h->extra.len; i++)
-		p += sprintf(p, "\n%s", h->extra.items[i]);
+	for (size_t i = 0; i < H(h)->extra.len; i++)
+		p += sprintf(p, "\n%s", H(h)->extra.items[i]);
 	*p = 0;            /* the compiler reads source text as a C string too */
 	char *warnings = NULL;
-	int err = kl_compile_text_to_mem(h->src.path, text, (size_t)(p - text), 2, NULL, elf, size, &warnings);
+	struct kiln_compile_opts co = { .sz = sizeof(co), .text = text, .text_len = (size_t)(p - text),
+					.warnings = &warnings };
+	int err = kiln_compile(h->src.path, elf, size, &co);
 	free(text);
-	if (warnings)
+	if (warnings && !err)
 		fputs(warnings, stderr);
 	free(warnings);
 	if (err)   /* the compiler's diagnostic whole: file:line:col, the line, a caret */
-		hv_raise(h, at, "compiled", *kiln_errlog() ? kiln_errlog() : kiln_errmsg());
+		lv_raise(h, at, "compiled", *kiln_errlog() ? kiln_errlog() : kiln_errmsg());
 	return err;
 }
 
 /* ---- objects and sessions ------------------------------------------------------------- */
 
-struct hv *host_obj_value(struct host *h, struct host_obj *o)
+struct lv *host_obj_value(struct lisp *h, struct host_obj *o)
 {
-	struct hv *v = kl_arena_new(&h->a, struct hv);
-	v->k = HV_OBJ;
+	struct lv *v = kl_arena_new(&h->a, struct lv);
+	v->k = LV_OBJ;
 	v->u.obj.o = o;
 	return v;
 }
 
-static struct hv *map_value(struct host *h, struct kiln_map *m)
+static struct lv *map_value(struct lisp *h, struct kiln_map *m)
 {
-	struct hv *v = kl_arena_new(&h->a, struct hv);
-	v->k = HV_MAP;
+	struct lv *v = kl_arena_new(&h->a, struct lv);
+	v->k = LV_MAP;
 	v->u.map.m = m;
 	v->u.map.name = kl_arena_strdup(&h->a, kiln_map_name(m));
 	return v;
@@ -164,7 +166,7 @@ static struct hv *map_value(struct host *h, struct kiln_map *m)
 
 /* Open and load an object (an image, or a file); with reuse, its maps of the same names are
  * reuse's (the REPL's maps keep their contents as programs are added). */
-int host_open_load(struct host *h, const struct kl_node *at, const void *elf, size_t size, const char *path,
+int host_open_load(struct lisp *h, const struct kl_node *at, const void *elf, size_t size, const char *path,
 		   struct host_obj *o, struct host_obj *reuse)
 {
 	struct kiln_object_opts opts = { .sz = sizeof(opts) };
@@ -172,7 +174,7 @@ int host_open_load(struct host *h, const struct kl_node *at, const void *elf, si
 	if (!err)
 		err = kiln_bpf_privileged();
 	if (err) {
-		hv_err(h, at, "cannot open the BPF object: %s", kiln_errmsg());
+		lv_err(h, at, "cannot open the BPF object: %s", kiln_errmsg());
 		return -1;
 	}
 	for (size_t i = 0; reuse && reuse->obj && i < kiln_object_map_count(reuse->obj); i++) {
@@ -181,23 +183,23 @@ int host_open_load(struct host *h, const struct kl_node *at, const void *elf, si
 		const struct kiln_map_info *a = kiln_map_info(old);
 		if (bm && bpf_map__type(bm) == a->type && bpf_map__key_size(bm) == a->key_size &&
 		    bpf_map__value_size(bm) == a->value_size && bpf_map__reuse_fd(bm, kiln_map_fd(old)))
-			return hv_err(h, at, "cannot keep map %s: %s", kiln_map_name(old), strerror(errno)), -1;
+			return lv_err(h, at, "cannot keep map %s: %s", kiln_map_name(old), strerror(errno)), -1;
 	}
-	if (cli_object_load(h->repl ? "repl" : "run", o->obj, h->src.path)) {
-		hv_raise(h, at, "compiled", "");
+	if (cli_object_load(H(h)->repl ? "repl" : "run", o->obj, h->src.path)) {
+		lv_raise(h, at, "compiled", "");
 		return -1;
 	}
-	struct hv *head = HNIL, **tail = &head;
+	struct lv *head = LNIL, **tail = &head;
 	for (size_t i = 0; i < kiln_object_map_count(o->obj); i++) {
 		struct kiln_map *m = kiln_object_map(o->obj, i);
-		*tail = hv_cons(h, hv_cons(h, hv_cstr(h, kiln_map_name(m)), map_value(h, m)), HNIL);
+		*tail = lv_cons(h, lv_cons(h, lv_cstr(h, kiln_map_name(m)), map_value(h, m)), LNIL);
 		tail = &(*tail)->u.cons.cdr;
 	}
 	o->maps = head;
 	return 0;
 }
 
-struct host_obj *host_obj_new(struct host *h)
+struct host_obj *host_obj_new(struct lisp *h)
 {
 	return kl_arena_new(&h->a, struct host_obj);
 }
@@ -218,26 +220,26 @@ void host_obj_close(struct host_obj *o)
 
 /* Run body with var bound to the object, then close it whatever happened (errors and Ctrl-C
  * pass through after the links are destroyed). */
-static struct hv *run_body(struct host *h, const struct kl_node *const *body, uint32_t n, struct hv_frame *env,
+static struct lv *run_body(struct lisp *h, const struct kl_node *const *body, uint32_t n, struct lv_frame *env,
 			   const char *var, struct host_obj *o)
 {
-	struct hv_global *g = hv_global(h, var, true);
-	struct hv *saved = g->val;
-	struct hv_frame f = { var, host_obj_value(h, o), env };
+	struct lv_global *g = lv_global(h, var, true);
+	struct lv *saved = g->val;
+	struct lv_frame f = { var, host_obj_value(h, o), env };
 	g->val = f.val;
-	struct hv *v = HNIL;
+	struct lv *v = LNIL;
 	for (uint32_t i = 0; i < n && v; i++) {
 		const char *hd = kl_head(body[i]);
 		if (hd && (!strcmp(hd, "bpf:map") || !strcmp(hd, "bpf:prog")))
 			continue;
-		v = hv_eval(h, body[i], strcmp(var, "*bpf-session*") ? &f : env);
+		v = lv_eval(h, body[i], strcmp(var, "*bpf-session*") ? &f : env);
 	}
 	g->val = saved;
 	host_obj_close(o);
 	return v;
 }
 
-struct hv *host_with_session(struct host *h, const struct kl_node *n, struct hv_frame *env)
+struct lv *host_with_session(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
 	KL_VEC(const struct kl_node *) bpf = { 0 };
 	for (uint32_t i = 2; i < n->nitems; i++) {
@@ -257,105 +259,105 @@ struct hv *host_with_session(struct host *h, const struct kl_node *n, struct hv_
 			kiln_object_close(o->obj);
 		return NULL;
 	}
-	h->ran_session = true;
+	H(h)->ran_session = true;
 	return run_body(h, (const struct kl_node *const *)n->items + 2, n->nitems > 2 ? n->nitems - 2 : 0, env,
 			"*bpf-session*", o);
 }
 
 /* (with-bpf-object (VAR PATH) BODY...) */
-struct hv *host_with_object(struct host *h, const struct kl_node *n, struct hv_frame *env)
+struct lv *host_with_object(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
 	const struct kl_node *spec = n->nitems > 1 ? n->items[1] : NULL;
 	if (!spec || spec->kind != KL_N_LIST || spec->nitems != 2 || spec->items[0]->kind != KL_N_SYM)
-		return hv_err(h, n, "with-bpf-object needs (VAR PATH)");
-	struct hv *path = hv_eval(h, spec->items[1], env);
+		return lv_err(h, n, "with-bpf-object needs (VAR PATH)");
+	struct lv *path = lv_eval(h, spec->items[1], env);
 	if (!path)
 		return NULL;
-	if (path->k != HV_STR)
-		return hv_err(h, spec->items[1], "with-bpf-object needs a path string");
+	if (path->k != LV_STR)
+		return lv_err(h, spec->items[1], "with-bpf-object needs a path string");
 	struct host_obj *o = kl_arena_new(&h->a, struct host_obj);
 	if (host_open_load(h, n, NULL, 0, path->u.str.s, o, NULL)) {
 		if (o->obj)
 			kiln_object_close(o->obj);
 		return NULL;
 	}
-	h->ran_session = true;
+	H(h)->ran_session = true;
 	return run_body(h, (const struct kl_node *const *)n->items + 2, n->nitems > 2 ? n->nitems - 2 : 0, env,
-			hv_symname(h, spec->items[0]), o);
+			lv_symname(h, spec->items[0]), o);
 }
 
-static struct host_obj *session(struct host *h, const struct kl_node *at)
+static struct host_obj *session(struct lisp *h, const struct kl_node *at)
 {
-	struct hv_global *g = hv_global(h, "*bpf-session*", false);
-	if (!g || !g->val || g->val->k != HV_OBJ || !g->val->u.obj.o->obj) {
-		hv_err(h, at, "%s outside of with-bpf-session", kl_head(at) ? kl_head(at) : "this");
+	struct lv_global *g = lv_global(h, "*bpf-session*", false);
+	if (!g || !g->val || g->val->k != LV_OBJ || !g->val->u.obj.o->obj) {
+		lv_err(h, at, "%s outside of with-bpf-session", kl_head(at) ? kl_head(at) : "this");
 		return NULL;
 	}
 	return g->val->u.obj.o;
 }
 
-static struct hv *attach(struct host *h, const struct kl_node *at, struct host_obj *o, const char *prog,
-			 struct hv **args, int n, int attach_type)
+static struct lv *attach(struct lisp *h, const struct kl_node *at, struct host_obj *o, const char *prog,
+			 struct lv **args, int n, int attach_type)
 {
 	struct kiln_prog *p = kiln_object_find_prog(o->obj, prog);
 	if (!p)
-		return hv_err(h, at, "no program %s in the session", prog);
+		return lv_err(h, at, "no program %s in the session", prog);
 	for (int i = 0; i < n; i++)
-		if (args[i]->k != HV_STR)
-			return hv_err(h, at, "attach: %s is not a string", hv_to_text(h, args[i], true));
+		if (args[i]->k != LV_STR)
+			return lv_err(h, at, "attach: %s is not a string", lv_to_text(h, args[i], true));
 	struct kiln_attach_opts opts = { .sz = sizeof(opts) };
 	enum kiln_attach_kind kind = kiln_prog_attach_kind(p);
 	switch (kind) {
 	case KILN_ATTACH_CGROUP:
 		if (n < 1)
-			return hv_err(h, at, "attach: a cgroup program needs the cgroup's directory");
+			return lv_err(h, at, "attach: a cgroup program needs the cgroup's directory");
 		opts.cgroup = args[0]->u.str.s;
 		if (attach_type >= 0 && (int)kiln_prog_expected_attach_type(p) != attach_type)
-			return hv_err(h, at, "attach: %s's section %s is attach type %d, not %d", prog, kiln_prog_section(p),
+			return lv_err(h, at, "attach: %s's section %s is attach type %d, not %d", prog, kiln_prog_section(p),
 				      (int)kiln_prog_expected_attach_type(p), attach_type);
 		break;
 	case KILN_ATTACH_UPROBE:
 		if (n < 1)
-			return hv_err(h, at, "attach: a uprobe needs the binary (and the symbol)");
+			return lv_err(h, at, "attach: a uprobe needs the binary (and the symbol)");
 		opts.binary = args[0]->u.str.s;
 		opts.symbol = n > 1 ? args[1]->u.str.s : NULL;
 		break;
 	case KILN_ATTACH_XDP:
 	case KILN_ATTACH_TC:
 		if (n < 1)
-			return hv_err(h, at, "attach: %s needs an interface", kiln_attach_kind_name(kind));
+			return lv_err(h, at, "attach: %s needs an interface", kiln_attach_kind_name(kind));
 		opts.iface = args[0]->u.str.s;
 		break;
 	default: break;        /* tracepoints and the rest: the section names the hook */
 	}
 	struct kiln_link *l;
 	if (kiln_prog_attach(p, &opts, &l))
-		return hv_err(h, at, "attach %s: %s", prog, kiln_errmsg());
+		return lv_err(h, at, "attach %s: %s", prog, kiln_errmsg());
 	kl_vec_push(&h->a, &o->links, l);
-	return HT;
+	return LT;
 }
 
 /* (bpf:attach PROG [TARGET [SYMBOL]]) */
-struct hv *host_attach(struct host *h, const struct kl_node *n, struct hv_frame *env)
+struct lv *host_attach(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
 	struct host_obj *o = session(h, n);
 	if (!o)
 		return NULL;
 	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
-		return hv_err(h, n, "bpf:attach needs a program name");
+		return lv_err(h, n, "bpf:attach needs a program name");
 	int na = (int)n->nitems - 2;
-	struct hv **args = kl_arena_array(&h->a, struct hv *, (size_t)na + 1);
+	struct lv **args = kl_arena_array(&h->a, struct lv *, (size_t)na + 1);
 	for (int i = 0; i < na; i++)
-		if (!(args[i] = hv_eval(h, n->items[i + 2], env)))
+		if (!(args[i] = lv_eval(h, n->items[i + 2], env)))
 			return NULL;
 	return attach(h, n, o, kl_name(n->items[1]), args, na, -1);
 }
 
-static struct kiln_map *find_map(struct host *h, const struct kl_node *at, struct host_obj *o, const char *name)
+static struct kiln_map *find_map(struct lisp *h, const struct kl_node *at, struct host_obj *o, const char *name)
 {
 	struct kiln_map *m = kiln_object_find_map(o->obj, name);
 	if (!m)
-		hv_err(h, at, "no map %s in the session", name);
+		lv_err(h, at, "no map %s in the session", name);
 	return m;
 }
 
@@ -368,30 +370,30 @@ static int64_t decode_le(const uint8_t *p, size_t len)
 	return (int64_t)v;
 }
 
-static struct hv *bytes_value(struct host *h, const uint8_t *p, size_t len)
+static struct lv *bytes_value(struct lisp *h, const uint8_t *p, size_t len)
 {
-	struct hv *v = hv_vec(h, len);
+	struct lv *v = lv_vec(h, len);
 	for (size_t i = 0; i < len; i++)
-		v->u.vec.items[i] = hv_int(h, p[i]);
+		v->u.vec.items[i] = lv_int(h, p[i]);
 	return v;
 }
 
 /* a key or value argument as bytes: a byte vector of the map's size, or an integer */
-static uint8_t *to_bytes(struct host *h, const struct kl_node *at, struct hv *v, size_t size, const char *what)
+static uint8_t *to_bytes(struct lisp *h, const struct kl_node *at, struct lv *v, size_t size, const char *what)
 {
 	uint8_t *b = kl_arena_alloc(&h->a, size ? size : 1);
-	if (v->k == HV_INT) {
+	if (v->k == LV_INT) {
 		for (size_t i = 0; i < size && i < 8; i++)
 			b[i] = (uint8_t)((uint64_t)v->u.i >> (8 * i));
 		return b;
 	}
-	if (v->k != HV_VEC || v->u.vec.len != size) {
-		hv_err(h, at, "the %s is not %zu bytes: %s", what, size, hv_to_text(h, v, true));
+	if (v->k != LV_VEC || v->u.vec.len != size) {
+		lv_err(h, at, "the %s is not %zu bytes: %s", what, size, lv_to_text(h, v, true));
 		return NULL;
 	}
 	for (size_t i = 0; i < size; i++) {
-		if (v->u.vec.items[i]->k != HV_INT) {
-			hv_err(h, at, "the %s holds a non-integer", what);
+		if (v->u.vec.items[i]->k != LV_INT) {
+			lv_err(h, at, "the %s holds a non-integer", what);
 			return NULL;
 		}
 		b[i] = (uint8_t)v->u.vec.items[i]->u.i;
@@ -400,15 +402,15 @@ static uint8_t *to_bytes(struct host *h, const struct kl_node *at, struct hv *v,
 }
 
 /* (bpf:map-ref MAP KEY): the value as an unsigned integer, nil when the key is absent */
-struct hv *host_map_ref(struct host *h, const struct kl_node *n, struct hv_frame *env)
+struct lv *host_map_ref(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
 	struct host_obj *o = session(h, n);
 	if (!o)
 		return NULL;
 	if (n->nitems != 3 || n->items[1]->kind != KL_N_SYM)
-		return hv_err(h, n, "bpf:map-ref needs a map name and a key");
+		return lv_err(h, n, "bpf:map-ref needs a map name and a key");
 	struct kiln_map *m = find_map(h, n, o, kl_name(n->items[1]));
-	struct hv *k = m ? hv_eval(h, n->items[2], env) : NULL;
+	struct lv *k = m ? lv_eval(h, n->items[2], env) : NULL;
 	if (!k)
 		return NULL;
 	const struct kiln_map_info *mi = kiln_map_info(m);
@@ -417,27 +419,27 @@ struct hv *host_map_ref(struct host *h, const struct kl_node *n, struct hv_frame
 	if (!key)
 		return NULL;
 	if (kiln_map_lookup(m, key, val))
-		return HNIL;
+		return LNIL;
 	int64_t sum = 0;
 	for (size_t off = 0; off < kiln_map_value_buf_size(m); off += kiln_map_value_stride(m))
 		sum += decode_le(val + off, mi->value_size);
-	return hv_int(h, sum);
+	return lv_int(h, sum);
 }
 
 /* ---- builtins ------------------------------------------------------------------------- */
 
-#define B(name) static struct hv *name(struct host *h, const struct kl_node *c, struct hv **a, int n)
+#define B(name) static struct lv *name(struct lisp *h, const struct kl_node *c, struct lv **a, int n)
 
-static struct kiln_map *map_arg(struct host *h, const struct kl_node *c, struct hv *v)
+static struct kiln_map *map_arg(struct lisp *h, const struct kl_node *c, struct lv *v)
 {
-	if (v->k == HV_MAP)
+	if (v->k == LV_MAP)
 		return v->u.map.m;
-	hv_err(h, c, "%s is not a BPF map", hv_to_text(h, v, true));
+	lv_err(h, c, "%s is not a BPF map", lv_to_text(h, v, true));
 	return NULL;
 }
 
 /* (F MAP KEY ...): the map and the key as bytes of its size, or NULL */
-static struct kiln_map *map_key(struct host *h, const struct kl_node *c, struct hv **a, uint8_t **key)
+static struct kiln_map *map_key(struct lisp *h, const struct kl_node *c, struct lv **a, uint8_t **key)
 {
 	struct kiln_map *m = map_arg(h, c, a[0]);
 	*key = m ? to_bytes(h, c, a[1], kiln_map_info(m)->key_size, "key") : NULL;
@@ -455,9 +457,9 @@ B(b_map_lookup)
 	uint8_t *val = kl_arena_alloc(&h->a, vs);
 	int err = kiln_map_lookup(m, key, val);
 	if (err == -ENOENT)
-		return HNIL;
+		return LNIL;
 	if (err)
-		return hv_err(h, c, "map-lookup: %s", kiln_errmsg());
+		return lv_err(h, c, "map-lookup: %s", kiln_errmsg());
 	return bytes_value(h, val, vs);
 }
 B(b_map_update)
@@ -467,13 +469,13 @@ B(b_map_update)
 	uint8_t *val = m ? to_bytes(h, c, a[2], kiln_map_value_buf_size(m), "value") : NULL;
 	uint64_t flags = 0;
 	for (int i = 3; i + 1 < n; i += 2)
-		if (a[i]->k == HV_KEY && !strcmp(a[i]->u.name, "flags") && a[i + 1]->k == HV_INT)
+		if (a[i]->k == LV_KEY && !strcmp(a[i]->u.name, "flags") && a[i + 1]->k == LV_INT)
 			flags = (uint64_t)a[i + 1]->u.i;
 	if (!val)
 		return NULL;
 	if (kiln_map_update(m, key, val, flags))
-		return hv_err(h, c, "map-update: %s", kiln_errmsg());
-	return HT;
+		return lv_err(h, c, "map-update: %s", kiln_errmsg());
+	return LT;
 }
 B(b_map_delete)
 {
@@ -484,8 +486,8 @@ B(b_map_delete)
 		return NULL;
 	int err = kiln_map_delete(m, key);
 	if (err && err != -ENOENT)
-		return hv_err(h, c, "map-delete: %s", kiln_errmsg());
-	return hv_bool(!err);
+		return lv_err(h, c, "map-delete: %s", kiln_errmsg());
+	return lv_bool(!err);
 }
 B(b_next_key)
 {
@@ -493,56 +495,56 @@ B(b_next_key)
 	if (!m)
 		return NULL;
 	size_t ks = kiln_map_info(m)->key_size;
-	uint8_t *key = n > 1 && a[1]->k != HV_NIL ? to_bytes(h, c, a[1], ks, "key") : NULL;
-	if (n > 1 && a[1]->k != HV_NIL && !key)
+	uint8_t *key = n > 1 && a[1]->k != LV_NIL ? to_bytes(h, c, a[1], ks, "key") : NULL;
+	if (n > 1 && a[1]->k != LV_NIL && !key)
 		return NULL;
 	uint8_t *next = kl_arena_alloc(&h->a, ks);
 	int err = kiln_map_next_key(m, key, next);
 	if (err == -ENOENT)
-		return HNIL;
+		return LNIL;
 	if (err)
-		return hv_err(h, c, "map-get-next-key: %s", kiln_errmsg());
+		return lv_err(h, c, "map-get-next-key: %s", kiln_errmsg());
 	return bytes_value(h, next, ks);
 }
 B(b_encode_int_key)
 {
 	(void)n;
-	if (a[0]->k != HV_INT || a[1]->k != HV_INT || a[1]->u.i < 0 || a[1]->u.i > 4096)
-		return hv_err(h, c, "encode-int-key needs an integer and a size");
-	struct hv *v = hv_vec(h, (size_t)a[1]->u.i);
+	if (a[0]->k != LV_INT || a[1]->k != LV_INT || a[1]->u.i < 0 || a[1]->u.i > 4096)
+		return lv_err(h, c, "encode-int-key needs an integer and a size");
+	struct lv *v = lv_vec(h, (size_t)a[1]->u.i);
 	for (int64_t i = 0; i < a[1]->u.i; i++)
-		v->u.vec.items[i] = hv_int(h, i < 8 ? (int64_t)(((uint64_t)a[0]->u.i >> (8 * i)) & 0xff) : 0);
+		v->u.vec.items[i] = lv_int(h, i < 8 ? (int64_t)(((uint64_t)a[0]->u.i >> (8 * i)) & 0xff) : 0);
 	return v;
 }
 B(b_decode_int_value)
 {
 	(void)n;
-	if (a[0]->k != HV_VEC)
-		return hv_err(h, c, "decode-int-value needs a byte vector: %s", hv_to_text(h, a[0], true));
+	if (a[0]->k != LV_VEC)
+		return lv_err(h, c, "decode-int-value needs a byte vector: %s", lv_to_text(h, a[0], true));
 	uint8_t *b = to_bytes(h, c, a[0], a[0]->u.vec.len, "value");
-	return b ? hv_int(h, decode_le(b, a[0]->u.vec.len)) : NULL;
+	return b ? lv_int(h, decode_le(b, a[0]->u.vec.len)) : NULL;
 }
 
-static struct host_obj *obj_arg(struct host *h, const struct kl_node *c, struct hv *v)
+static struct host_obj *obj_arg(struct lisp *h, const struct kl_node *c, struct lv *v)
 {
-	if (v->k == HV_OBJ && v->u.obj.o->obj)
+	if (v->k == LV_OBJ && v->u.obj.o->obj)
 		return v->u.obj.o;
-	hv_err(h, c, "%s is not an open BPF object or session", hv_to_text(h, v, true));
+	lv_err(h, c, "%s is not an open BPF object or session", lv_to_text(h, v, true));
 	return NULL;
 }
-static struct hv *map_by_name(struct host *h, const struct kl_node *c, struct host_obj *o, struct hv *name)
+static struct lv *map_by_name(struct lisp *h, const struct kl_node *c, struct host_obj *o, struct lv *name)
 {
 	if (!o)
 		return NULL;
 	char buf[256];
-	const char *s = name->k == HV_STR ? name->u.str.s : name->k == HV_SYM ? name->u.name : NULL;
+	const char *s = name->k == LV_STR ? name->u.str.s : name->k == LV_SYM ? name->u.name : NULL;
 	if (!s)
-		return hv_err(h, c, "a map name is a string or a symbol");
+		return lv_err(h, c, "a map name is a string or a symbol");
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (char *p = buf; *p; p++)
 		*p = *p == '-' ? '_' : *p;
 	struct kiln_map *m = kiln_object_find_map(o->obj, buf);
-	return m ? map_value(h, m) : HNIL;
+	return m ? map_value(h, m) : LNIL;
 }
 B(b_session_map) { return map_by_name(h, c, n > 1 ? obj_arg(h, c, a[1]) : session(h, c), a[0]); }
 B(b_object_map) { (void)n; return map_by_name(h, c, obj_arg(h, c, a[0]), a[1]); }
@@ -556,16 +558,16 @@ B(b_attach_obj_cgroup)
 	struct host_obj *o = obj_arg(h, c, a[0]);
 	if (!o)
 		return NULL;
-	if (a[1]->k != HV_STR || a[3]->k != HV_INT)
-		return hv_err(h, c, "attach-obj-cgroup needs OBJ PROG-NAME CGROUP-PATH ATTACH-TYPE");
+	if (a[1]->k != LV_STR || a[3]->k != LV_INT)
+		return lv_err(h, c, "attach-obj-cgroup needs OBJ PROG-NAME CGROUP-PATH ATTACH-TYPE");
 	(void)n;
 	return attach(h, c, o, a[1]->u.str.s, a + 2, 1, (int)a[3]->u.i) ? a[0] : NULL;
 }
 B(b_compile_to_elf)
 {
 	(void)n;
-	if (a[0]->k != HV_STR)
-		return hv_err(h, c, "compile-to-elf needs a path");
+	if (a[0]->k != LV_STR)
+		return lv_err(h, c, "compile-to-elf needs a path");
 	void *elf;
 	size_t size;
 	if (host_compile(h, c, NULL, 0, &elf, &size))
@@ -576,11 +578,11 @@ B(b_compile_to_elf)
 		ok = false;
 	free(elf);
 	if (!ok)
-		return hv_err(h, c, "compile-to-elf: cannot write %s", a[0]->u.str.s);
+		return lv_err(h, c, "compile-to-elf: cannot write %s", a[0]->u.str.s);
 	return a[0];
 }
 
-static const struct { const char *name; hv_builtin_fn fn; int min, max; } session_builtins[] = {
+static const struct { const char *name; lv_builtin_fn fn; int min, max; } session_builtins[] = {
 	{ "map-lookup", b_map_lookup, 2, 2 }, { "map-update", b_map_update, 3, 5 },
 	{ "map-delete", b_map_delete, 2, 2 }, { "map-get-next-key", b_next_key, 1, 2 },
 	{ "encode-int-key", b_encode_int_key, 2, 2 }, { "decode-int-value", b_decode_int_value, 1, 1 },
@@ -589,7 +591,7 @@ static const struct { const char *name; hv_builtin_fn fn; int min, max; } sessio
 	{ "compile-to-elf", b_compile_to_elf, 1, 1 },
 };
 
-hv_builtin_fn host_session_builtin(const char *name, int *min, int *max)
+lv_builtin_fn host_session_builtin(const char *name, int *min, int *max)
 {
 	for (size_t i = 0; i < sizeof(session_builtins) / sizeof(session_builtins[0]); i++)
 		if (!strcmp(name, session_builtins[i].name)) {
@@ -628,7 +630,7 @@ static bool struct_fields(const struct kl_node *form, struct kl_scalar_field *f,
 /* (defstruct NAME (FIELD TYPE) ...) with integer and (array INT N) fields, in the C layout the
  * compiler gives it (types.c); a struct with other fields, or past 16 MiB, gets no decoder
  * (kiln still compiles it). */
-void host_define_struct(struct host *h, const struct kl_node *form)
+void host_define_struct(struct lisp *h, const struct kl_node *form)
 {
 	if (form->nitems < 3 || form->items[1]->kind != KL_N_SYM)
 		return;
@@ -638,52 +640,52 @@ void host_define_struct(struct host *h, const struct kl_node *form)
 	if (!struct_fields(form, sf, &bound) || bound > (1u << 31) || !kl_type_scalar_layout(&h->a, sf, n, &size) ||
 	    sf[n - 1].offset + sf[n - 1].size * (sf[n - 1].count ? sf[n - 1].count : 1) > (1u << 24))
 		return;
-	struct hv_struct *st = kl_arena_new(&h->a, struct hv_struct);
-	st->name = hv_symname(h, form->items[1]);
-	st->fields = kl_arena_array(&h->a, struct hv_field, n);
+	struct lv_struct *st = kl_arena_new(&h->a, struct lv_struct);
+	st->name = lv_symname(h, form->items[1]);
+	st->fields = kl_arena_array(&h->a, struct lv_field, n);
 	for (uint32_t i = 0; i < n; i++)
-		st->fields[i] = (struct hv_field){ form->items[i + 2]->items[0]->str, sf[i].offset, sf[i].size,
+		st->fields[i] = (struct lv_field){ form->items[i + 2]->items[0]->str, sf[i].offset, sf[i].size,
 						   sf[i].count, sf[i].is_signed };
 	st->nfields = n;
 	st->size = size;
-	st->next = h->structs;
-	h->structs = st;
+	st->next = H(h)->structs;
+	H(h)->structs = st;
 }
 
-const struct hv_struct *host_find_struct(struct host *h, const char *name)
+const struct lv_struct *host_find_struct(struct lisp *h, const char *name)
 {
-	for (const struct hv_struct *s = h->structs; s; s = s->next)
+	for (const struct lv_struct *s = H(h)->structs; s; s = s->next)
 		if (!strcmp(s->name, name))
 			return s;
 	return NULL;
 }
 
-static struct hv *field_value(struct host *h, const uint8_t *p, const struct hv_field *f)
+static struct lv *field_value(struct lisp *h, const uint8_t *p, const struct lv_field *f)
 {
 	int64_t v = decode_le(p, f->size);
 	if (f->is_signed && f->size < 8 && (v >> (8 * f->size - 1)) & 1)
 		v -= (int64_t)1 << (8 * f->size);
-	return hv_int(h, v);
+	return lv_int(h, v);
 }
 
-struct hv *host_decode_struct(struct host *h, const struct kl_node *at, const struct hv_struct *st, struct hv *bytes)
+struct lv *host_decode_struct(struct lisp *h, const struct kl_node *at, const struct lv_struct *st, struct lv *bytes)
 {
-	if (bytes->k != HV_VEC || bytes->u.vec.len < st->size)
-		return hv_err(h, at, "decode-%s needs %u bytes: %s", st->name, st->size, hv_to_text(h, bytes, true));
+	if (bytes->k != LV_VEC || bytes->u.vec.len < st->size)
+		return lv_err(h, at, "decode-%s needs %u bytes: %s", st->name, st->size, lv_to_text(h, bytes, true));
 	uint8_t *b = to_bytes(h, at, bytes, bytes->u.vec.len, "record");
 	if (!b)
 		return NULL;
-	struct hv *r = kl_arena_new(&h->a, struct hv);
-	r->k = HV_RECORD;
+	struct lv *r = kl_arena_new(&h->a, struct lv);
+	r->k = LV_RECORD;
 	r->u.rec.st = st;
-	r->u.rec.fields = kl_arena_array(&h->a, struct hv *, st->nfields);
+	r->u.rec.fields = kl_arena_array(&h->a, struct lv *, st->nfields);
 	for (uint32_t i = 0; i < st->nfields; i++) {
-		const struct hv_field *f = &st->fields[i];
+		const struct lv_field *f = &st->fields[i];
 		if (!f->count) {
 			r->u.rec.fields[i] = field_value(h, b + f->off, f);
 			continue;
 		}
-		struct hv *v = hv_vec(h, f->count);
+		struct lv *v = lv_vec(h, f->count);
 		for (uint32_t j = 0; j < f->count; j++)
 			v->u.vec.items[j] = field_value(h, b + f->off + j * f->size, f);
 		r->u.rec.fields[i] = v;

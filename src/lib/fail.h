@@ -28,27 +28,4 @@ const char *kl_libbpf_captured(void);
 	kl_libbpf_r_;                                                       \
 })
 
-/* Compile a kiln source file in memory (compiler glue): a malloc'd ELF image, or -EINVAL
- * with the compiler's "file:line:col: error: ..." message recorded. */
-int kl_compile_to_mem(const char *path, int opt_level, void **elf, size_t *size);
-/* The same, with the compiler's warnings ("file:line:col: warning: ...", the line, a caret)
- * as a malloc'd text in *warnings (NULL when there are none). */
-int kl_compile_to_mem_warn(const char *path, int opt_level, void **elf, size_t *size, char **warnings);
-/* The same with the kernel BTF kernel types come from (NULL: the running kernel's). */
-int kl_compile_to_mem_btf(const char *path, int opt_level, const char *btf_path, void **elf, size_t *size,
-			  char **warnings);
-/* The same from source text in memory (kiln trace's generated Lisp); path names it in
- * messages. */
-int kl_compile_text_to_mem(const char *path, const char *text, size_t len, int opt_level, const char *btf_path,
-			   void **elf, size_t *size, char **warnings);
-/* The same from top-level forms already read (kiln trace's, each node spanning its script,
- * which is src): a compile error is left in d as a value, spanning the script. */
-struct kl_source;
-struct kl_node;
-struct kl_diag;
-int kl_compile_forms_to_mem(const struct kl_source *src, struct kl_node **forms, unsigned nforms, int opt_level,
-			    struct kl_diag *d, void **elf, size_t *size);
-/* Whether a path names a kiln source (.lisp, .lsp, .kl). */
-int kl_is_source_path(const char *path);
-
 #endif

@@ -24,28 +24,12 @@ void kl_map_extra_free(struct kl_map_extra *x)
 
 /* ---- pre-allocation --------------------------------------------------------------------- */
 
-static bool prealloc = true;
-
-void kiln_map_prealloc_enable(void)
-{
-	__atomic_store_n(&prealloc, true, __ATOMIC_RELAXED);
-}
-
-void kiln_map_prealloc_disable(void)
-{
-	__atomic_store_n(&prealloc, false, __ATOMIC_RELAXED);
-}
-
-bool kiln_map_prealloc_enabled(void)
-{
-	return __atomic_load_n(&prealloc, __ATOMIC_RELAXED);
-}
-
-/* What the kernel takes is a column of the map-type list (kfacts/map_types.def). */
-uint32_t kiln_map_prealloc_flags(enum bpf_map_type type)
+/* What the kernel takes is a column of the map-type list (kfacts/map_types.def); whether to
+ * pre-allocate where the kernel lets the program choose is the caller's setting. */
+uint32_t kiln_map_prealloc_flags(enum bpf_map_type type, bool prealloc)
 {
 	enum kf_prealloc p = kl_map_type_facts(type)->prealloc;
-	if (p == KF_PREALLOC_REFUSED || (p == KF_PREALLOC_OPTIONAL && !kiln_map_prealloc_enabled()))
+	if (p == KF_PREALLOC_REFUSED || (p == KF_PREALLOC_OPTIONAL && !prealloc))
 		return BPF_F_NO_PREALLOC;
 	return 0;
 }

@@ -2,6 +2,7 @@
  * verifier's log kept (and a rejection explained), programs and maps by name; attach.c attaches. */
 #define _GNU_SOURCE
 #include "kiln/object.h"
+#include "kiln/compile.h"
 #include "kiln/error.h"
 #include "kiln/pin.h"
 #include "compiler/diag.h"
@@ -279,10 +280,13 @@ int kiln_object_open(const char *path, const struct kiln_object_opts *opts, stru
 	void *elf = NULL;
 	size_t size = 0;
 	char *warnings = NULL;
-	if (kl_is_source_path(path)) {
-		int level = o.opt_level == 0 ? 2 : o.opt_level < 0 ? 0 : o.opt_level;
-		if ((err = kl_compile_to_mem_btf(path, level, o.btf_path, &elf, &size, &warnings)))
+	if (kiln_compile_is_source(path)) {
+		struct kiln_compile_opts co = { .sz = sizeof(co), .opt_level = o.opt_level < 0 ? -1 : o.opt_level,
+						.btf_path = o.btf_path, .warnings = &warnings };
+		if ((err = kiln_compile(path, &elf, &size, &co))) {
+			free(warnings);
 			return err;
+		}
 	} else if ((err = read_file(path, &elf, &size))) {
 		return kl_fail_msg(err, "open %s: %s", path, kl_read_strerror(-err));
 	}

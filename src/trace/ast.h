@@ -84,9 +84,13 @@ struct kt_probe {
 	struct kt_node *block;      /* KT_BLOCK */
 };
 
+struct kt_cdefs;
+
 struct kt_program {
 	struct kt_probe *probes;
 	uint32_t nprobes;
+	struct kt_cdefs *cdefs;         /* the script's #defines (cdefine.h): the caller's, set
+					 * before kt_parse, whose lexer fills it; sema reads it */
 };
 
 /* Operator tokens beyond single characters, shared by lexer, parser and gen. */

@@ -11,18 +11,11 @@
 #include <unistd.h>
 
 /* headers: nesting, files in all, bytes of one; names a #define's value may go through */
-enum { MAX_DEPTH = 8, MAX_FILES = 256, MAX_HEADER = 1 << 20, MAX_ALIAS = 8 };
+enum { MAX_DEPTH = 8, MAX_FILES = KT_CDEF_MAX_FILES, MAX_HEADER = 1 << 20, MAX_ALIAS = 8 };
 
-struct def {
+struct kt_cdef {
 	char *name, *value;
 };
-
-static struct def *defs;
-static size_t ndefs, capdefs;
-static char *seen[MAX_FILES];       /* headers already scanned, by path */
-static size_t nseen;
-/* The script's #if[n]def nesting: bit i set when level i's branch is not taken. */
-static unsigned skip_mask, depth;
 
 /* Where <H> is looked for: the multiarch directory first, as gcc does on Debian. */
 static const char *const include_dirs[] = {
@@ -34,19 +27,16 @@ static const char *const include_dirs[] = {
 	"/usr/include",
 };
 
-void kt_cdef_reset(void)
+void kt_cdef_free(struct kt_cdefs *c)
 {
-	for (size_t i = 0; i < ndefs; i++) {
-		free(defs[i].name);
-		free(defs[i].value);
+	for (size_t i = 0; i < c->ndefs; i++) {
+		free(c->defs[i].name);
+		free(c->defs[i].value);
 	}
-	free(defs);
-	defs = NULL;
-	ndefs = capdefs = 0;
-	for (size_t i = 0; i < nseen; i++)
-		free(seen[i]);
-	nseen = 0;
-	skip_mask = depth = 0;
+	free(c->defs);
+	for (size_t i = 0; i < c->nseen; i++)
+		free(c->seen[i]);
+	*c = (struct kt_cdefs){ 0 };
 }
 
 static const char *skip_ws(const char *p, const char *end)
@@ -82,7 +72,7 @@ static bool word_is(const char *w, size_t n, const char *s)
 }
 
 /* `NAME VALUE` after #define: recorded unless NAME is function-like or already known. */
-static void add_define(const char *p, const char *end)
+static void add_define(struct kt_cdefs *c, const char *p, const char *end)
 {
 	const char *name = p;
 	while (p < end && is_ident((unsigned char)*p))
@@ -96,28 +86,28 @@ static void add_define(const char *p, const char *end)
 		vend++;
 	while (vend > v && isspace((unsigned char)vend[-1]))
 		vend--;
-	for (size_t i = 0; i < ndefs; i++)
-		if (strlen(defs[i].name) == nlen && !memcmp(defs[i].name, name, nlen))
+	for (size_t i = 0; i < c->ndefs; i++)
+		if (strlen(c->defs[i].name) == nlen && !memcmp(c->defs[i].name, name, nlen))
 			return;
-	if (ndefs == capdefs) {
-		size_t cap = capdefs ? capdefs * 2 : 256;
-		struct def *nd = realloc(defs, cap * sizeof *nd);
+	if (c->ndefs == c->capdefs) {
+		size_t cap = c->capdefs ? c->capdefs * 2 : 256;
+		struct kt_cdef *nd = realloc(c->defs, cap * sizeof *nd);
 		if (!nd)
 			return;
-		defs = nd;
-		capdefs = cap;
+		c->defs = nd;
+		c->capdefs = cap;
 	}
-	defs[ndefs].name = strndup(name, nlen);
-	defs[ndefs].value = strndup(v, (size_t)(vend - v));
-	if (defs[ndefs].name && defs[ndefs].value)
-		ndefs++;
+	c->defs[c->ndefs].name = strndup(name, nlen);
+	c->defs[c->ndefs].value = strndup(v, (size_t)(vend - v));
+	if (c->defs[c->ndefs].name && c->defs[c->ndefs].value)
+		c->ndefs++;
 }
 
-static int scan_header(const char *h, size_t hlen, unsigned level, const char **why);
+static int scan_header(struct kt_cdefs *c, const char *h, size_t hlen, unsigned level, const char **why);
 
 /* `<H>` after #include: H's path, scanned once. -1 (*why says why) when no include
  * directory has it as a regular file, or H is refused. */
-static int include(const char *p, const char *end, unsigned level, const char **why)
+static int include(struct kt_cdefs *c, const char *p, const char *end, unsigned level, const char **why)
 {
 	if (p >= end || *p != '<')
 		return 0;           /* "local.h": relative to the script, which kiln does not read */
@@ -126,7 +116,7 @@ static int include(const char *p, const char *end, unsigned level, const char **
 		p++;
 	if (p >= end)
 		return 0;
-	return scan_header(h, (size_t)(p - h), level, why);
+	return scan_header(c, h, (size_t)(p - h), level, why);
 }
 
 /* H stays under the include directory: relative, no ".." component. */
@@ -162,9 +152,9 @@ static FILE *open_header(const char *path, const char **why)
 	return f;
 }
 
-static int scan_header(const char *h, size_t hlen, unsigned level, const char **why)
+static int scan_header(struct kt_cdefs *c, const char *h, size_t hlen, unsigned level, const char **why)
 {
-	if (level > MAX_DEPTH || nseen == MAX_FILES)
+	if (level > MAX_DEPTH || c->nseen == MAX_FILES)
 		return 0;
 	if (!confined(h, hlen)) {
 		*why = "refused: a header is named relative to the include directories, without '..'";
@@ -182,29 +172,29 @@ static int scan_header(const char *h, size_t hlen, unsigned level, const char **
 			*why = "file not found";
 		return -1;
 	}
-	for (size_t i = 0; i < nseen; i++)
-		if (!strcmp(seen[i], path)) {
+	for (size_t i = 0; i < c->nseen; i++)
+		if (!strcmp(c->seen[i], path)) {
 			fclose(f);
 			return 0;
 		}
-	seen[nseen] = strdup(path);
-	if (seen[nseen])
-		nseen++;
+	c->seen[c->nseen] = strdup(path);
+	if (c->seen[c->nseen])
+		c->nseen++;
 	char line[4096];
 	const char *ignored;
 	while (fgets(line, sizeof line, f)) {
 		const char *end = line + strlen(line), *w, *rest;
 		size_t n = directive(line, end, &w, &rest);
 		if (word_is(w, n, "define"))
-			add_define(rest, end);
+			add_define(c, rest, end);
 		else if (word_is(w, n, "include"))
-			include(rest, end, level + 1, &ignored);   /* what a header cannot find, it lacks */
+			include(c, rest, end, level + 1, &ignored);   /* what a header cannot find, it lacks */
 	}
 	fclose(f);
 	return 0;
 }
 
-int kt_cdef_line(const char *line, size_t len, char *err, size_t errlen)
+int kt_cdef_line(struct kt_cdefs *c, const char *line, size_t len, char *err, size_t errlen)
 {
 	const char *end = line + len, *w, *rest;
 	size_t n = directive(line, end, &w, &rest);
@@ -215,34 +205,34 @@ int kt_cdef_line(const char *line, size_t len, char *err, size_t errlen)
 		bool btf = word_is(name, (size_t)(rest - name), "BPFTRACE_HAVE_BTF");
 		/* other conditions are not evaluated: their lines are read as if taken */
 		bool taken = !btf || word_is(w, n, "ifdef");
-		if (depth < 32 && !taken)
-			skip_mask |= 1u << depth;
-		depth++;
+		if (c->depth < 32 && !taken)
+			c->skip_mask |= 1u << c->depth;
+		c->depth++;
 		return 0;
 	}
 	if (word_is(w, n, "if")) {
-		depth++;
+		c->depth++;
 		return 0;
 	}
 	if (word_is(w, n, "else") || word_is(w, n, "endif")) {
-		if (!depth)
+		if (!c->depth)
 			return 0;
-		unsigned bit = depth - 1 < 32 ? 1u << (depth - 1) : 0;
+		unsigned bit = c->depth - 1 < 32 ? 1u << (c->depth - 1) : 0;
 		if (word_is(w, n, "else")) {
-			skip_mask ^= bit;
+			c->skip_mask ^= bit;
 		} else {
-			skip_mask &= ~bit;
-			depth--;
+			c->skip_mask &= ~bit;
+			c->depth--;
 		}
 		return 0;
 	}
-	if (skip_mask)
+	if (c->skip_mask)
 		return 0;
 	if (word_is(w, n, "define")) {
-		add_define(rest, end);
+		add_define(c, rest, end);
 	} else if (word_is(w, n, "include")) {
 		const char *why;
-		if (include(rest, end, 0, &why)) {
+		if (include(c, rest, end, 0, &why)) {
 			snprintf(err, errlen, "%.*s: %s", (int)(end - rest), rest, why);
 			return -1;
 		}
@@ -251,7 +241,7 @@ int kt_cdef_line(const char *line, size_t len, char *err, size_t errlen)
 }
 
 /* An integer literal with C's suffixes, in parentheses or not, or another name. */
-static int eval(const char *s, int64_t *v, unsigned alias)
+static int eval(const struct kt_cdefs *c, const char *s, int64_t *v, unsigned alias)
 {
 	const char *end = s + strlen(s);
 	for (;;) {
@@ -286,16 +276,18 @@ static int eval(const char *s, int64_t *v, unsigned alias)
 			return -1;
 	char name[256];
 	snprintf(name, sizeof name, "%.*s", (int)(end - s), s);
-	for (size_t i = 0; i < ndefs; i++)
-		if (!strcmp(defs[i].name, name))
-			return eval(defs[i].value, v, alias + 1);
+	for (size_t i = 0; i < c->ndefs; i++)
+		if (!strcmp(c->defs[i].name, name))
+			return eval(c, c->defs[i].value, v, alias + 1);
 	return -1;
 }
 
-int kt_cdef_value(const char *name, int64_t *v)
+int kt_cdef_value(const struct kt_cdefs *c, const char *name, int64_t *v)
 {
-	for (size_t i = 0; i < ndefs; i++)
-		if (!strcmp(defs[i].name, name))
-			return eval(defs[i].value, v, 0);
+	if (!c)
+		return -1;
+	for (size_t i = 0; i < c->ndefs; i++)
+		if (!strcmp(c->defs[i].name, name))
+			return eval(c, c->defs[i].value, v, 0);
 	return -1;
 }

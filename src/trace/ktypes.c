@@ -171,10 +171,14 @@ int kt_kenum(const char *name, int64_t *val)
 /* The pointee of a pointer to an integer of size bytes (1, 2, 4, 8), shared. */
 static struct kt_type *int_type(uint32_t size, bool sign)
 {
-	static struct kt_type types[2][9];
-	struct kt_type *t = &types[sign][size];
-	*t = (struct kt_type){ .kind = KTT_INT, .size = size, .is_signed = sign };
-	return t;
+	/* a constant table, written by no one (callers only read what a pointer points to) */
+#define I(n, s) [n] = { .kind = KTT_INT, .size = n, .is_signed = s }
+	static struct kt_type types[2][9] = {
+		{ I(1, false), I(2, false), I(4, false), I(8, false) },
+		{ I(1, true), I(2, true), I(4, true), I(8, true) },
+	};
+#undef I
+	return &types[sign][size];
 }
 
 /* The kiln trace type of BTF type id (see kt_kfield); 0, or -1 when it has none. */

@@ -114,7 +114,7 @@ int kt_lex_top(struct kt_lexer *lx)
 			size_t start = lx->pos;
 			skip_line(lx);
 			char why[512];
-			if (kt_cdef_line(lx->src->text + start, lx->pos - start, why, sizeof why)) {
+			if (kt_cdef_line(lx->cdefs, lx->src->text + start, lx->pos - start, why, sizeof why)) {
 				kl_error(lx->d, at, "%s", why);
 				return -1;
 			}
@@ -181,7 +181,6 @@ static const char single[] = "{}()[];,.?:+-*/%&|^!~<>=";
 
 const char *kt_tok_name(int kind)
 {
-	static char buf[8];
 	switch (kind) {
 	case KT_TOK_EOF: return "end of input";
 	case KT_TOK_IDENT: return "identifier";
@@ -194,13 +193,15 @@ const char *kt_tok_name(int kind)
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (ops[i].kind == kind)
 			return ops[i].text;
-	if (kind > 0 && kind < 256) {
-		buf[0] = '\'';
-		buf[1] = (char)kind;
-		buf[2] = '\'';
-		buf[3] = 0;
-		return buf;
-	}
+	/* a single character of single[] above: "'c'", from a constant table */
+	static const char quoted[][4] = {
+#define Q(c) [c] = { '\'', c, '\'', 0 }
+		Q('{'), Q('}'), Q('('), Q(')'), Q('['), Q(']'), Q(';'), Q(','), Q('.'), Q('?'), Q(':'), Q('+'),
+		Q('-'), Q('*'), Q('/'), Q('%'), Q('&'), Q('|'), Q('^'), Q('!'), Q('~'), Q('<'), Q('>'), Q('='),
+#undef Q
+	};
+	if (kind > 0 && (size_t)kind < sizeof(quoted) / sizeof(quoted[0]) && quoted[kind][0])
+		return quoted[kind];
 	return "token";
 }
 

@@ -26,6 +26,7 @@ struct kt_lexer {
 	struct kl_diag *d;
 	size_t pos;
 	uint32_t line, col;
+	struct kt_cdefs *cdefs;         /* where the script's #define lines go (cdefine.h) */
 };
 
 void kt_lex_init(struct kt_lexer *lx, const struct kl_source *src, struct kl_arena *a, struct kl_diag *d);

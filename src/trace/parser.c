@@ -732,6 +732,7 @@ int kt_parse(const struct kl_source *src, struct kl_arena *a, struct kl_diag *d,
 {
 	struct ps p = { .a = a, .d = d };
 	kt_lex_init(&p.lx, src, a, d);
+	p.lx.cdefs = out->cdefs;
 	KL_VEC(struct kt_probe) v = { 0 };
 	for (;;) {
 		int r = kt_lex_top(&p.lx);

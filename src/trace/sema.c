@@ -304,7 +304,7 @@ static int ident(struct sm *m, struct kt_node *n)
 	int64_t v;
 	/* a #define of the script or of a header it includes (AF_INET), then an enumerator of
 	 * the kernel's (TCP_FIN_WAIT1) */
-	if (kt_cdef_value(n->name, &v) == 0 || kt_kenum(n->name, &v) == 0 || kt_task_state(n->name, &v) == 0) {
+	if (kt_cdef_value(m->cdefs, n->name, &v) == 0 || kt_kenum(n->name, &v) == 0 || kt_task_state(n->name, &v) == 0) {
 		n->kind = KT_INT;
 		n->num = v;
 		n->type = t_int(8, true);
@@ -826,7 +826,7 @@ static int too_many_maps(struct sm *m, struct kl_diag *d)
 
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d)
 {
-	struct sm m = { .s = s, .a = a, .d = d };
+	struct sm m = { .s = s, .cdefs = prog->cdefs, .a = a, .d = d };
 	struct kt_targets targets = { 0 };
 	s->tp_cache = kl_arena_new(a, struct kt_tpcache *);   /* this script's, in its arena */
 	for (uint32_t p = 0; p < prog->nprobes; p++)

@@ -6,6 +6,7 @@
 
 struct sm {
 	struct kt_sema *s;
+	const struct kt_cdefs *cdefs;   /* the script's #defines (its kt_program's) */
 	struct kl_arena *a;
 	struct kl_diag *d;
 	KL_VEC(struct kt_map) maps;

@@ -1,5 +1,5 @@
-/* fuzz_host.c — libFuzzer harness for kiln's host Lisp (src/host/: the evaluator behind
- * `kiln run SESSION.lisp` and `kiln repl`): the input is a session file's text, read and
+/* fuzz_host.c — libFuzzer harness for kiln's host Lisp (src/host/ on the core of src/lisp/,
+ * behind `kiln run SESSION.lisp` and `kiln repl`): the input is a session file's text, read and
  * evaluated form by form from memory as host_run does it (host_eval_forms), errors reported
  * as kiln reports them. Nothing reaches the kernel, the files or the clock: the forms that
  * would (with-bpf-session, with-bpf-object, bpf:attach, compile-to-elf, probe-file, sleep)
@@ -19,9 +19,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct host *h = calloc(1, sizeof(*h));
-	if (!h)
+	struct host *hs = calloc(1, sizeof(*hs));
+	if (!hs)
 		return 0;
+	struct lisp *h = &hs->L;
 	h->a.limit = (size_t)128 << 20;
 	host_set_text(h, "fuzz.lisp", (const char *)data, size);
 	struct kl_diag d = { 0 };
@@ -33,16 +34,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint32_t i = 0; i < n; i++)
 			host_prepare(h, forms[i]);
 		host_setup(h, 0, NULL);
-		h->no_system = true;
+		hs->no_system = true;
 		h->max_steps = 100000;
 		h->max_elems = (size_t)1 << 16;
 		h->max_str = (size_t)1 << 20;
 		/* the standard streams write to /dev/null (*trace-output* is *error-output*) */
-		hv_global(h, "*standard-output*", false)->val->u.stream.f = sink();
-		hv_global(h, "*error-output*", false)->val->u.stream.f = sink();
+		lv_global(h, "*standard-output*", false)->val->u.stream.f = sink();
+		lv_global(h, "*error-output*", false)->val->u.stream.f = sink();
 		host_eval_forms(h, forms, n, sink());
 	}
 	kl_arena_free(&h->a);
-	free(h);
+	free(hs);
 	return 0;
 }

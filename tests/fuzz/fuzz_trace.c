@@ -8,7 +8,8 @@
 #define _GNU_SOURCE
 #include "cli/trace.h"
 #include "compiler/diag.h"
-#include "lib/fail.h"
+#include "lib/compile.h"
+#include <kiln/compile.h>
 #include "trace/cdefine.h"
 #include "trace/gen.h"
 #include "trace/parser.h"
@@ -35,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kl_source src = { "fuzz.bt", text, size };
 	struct kl_arena a = { 0 };
 	struct kl_diag d = { 0 };
-	struct kt_program prog = { 0 };
+	struct kt_cdefs cdefs = { 0 };   /* the script's #defines */
+	struct kt_program prog = { .cdefs = &cdefs };
 	struct kt_sema s = { .params = params, .nparams = 2 };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
@@ -61,7 +63,7 @@ out:
 	free(elf);
 	free(g.text);
 	kl_arena_free(&a);
-	kt_cdef_reset();   /* the script's #defines: one script per process in kiln trace */
+	kt_cdef_free(&cdefs);
 	free(text);
 	return 0;
 }

@@ -141,3 +141,15 @@ if command -v emacs >/dev/null; then
 else
 	echo "SKIP conventions/emacs-mode: emacs is not installed (the mode is not byte-compiled here)"
 fi
+
+# ---- module lines -------------------------------------------------------------------------
+# Outside src/compiler and src/lib the compiler is reached through <kiln/compile.h> only:
+# no file includes libkiln's private lib/fail.h, the compilation context (compiler/compile.h)
+# or a stage's header (forms, lower, emit, regalloc, elf, btf, opt).
+priv='#include "(lib/fail|compiler/(compile|forms|lower|emit|regalloc|elf|btf|opt))\.h"'
+got=$(cd "$ROOT" && find src -name '*.[ch]' -not -path 'src/compiler/*' -not -path 'src/lib/*' -print0 |
+	xargs -0 grep -lE "$priv" | sort)
+check module-lines-compiler "" "$got"
+# and every header kiln installs (include/kiln) is one kiln.h includes
+miss=$(cd "$ROOT/include/kiln" && for h in *.h; do [ "$h" = kiln.h ] || grep -q "#include \"$h\"" kiln.h || echo "$h"; done)
+check module-lines-kiln-h "" "$miss"

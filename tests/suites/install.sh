@@ -13,7 +13,7 @@ if ! o=$(make -s -C "$ROOT" install PREFIX="$dest" BUILD="$BUILD" SANITIZE="${SA
 	echo "FAIL install/make-install: $(tail -3 <<<"$o")"
 	exit 0
 fi
-for f in bin/kiln lib/libkiln.a lib/libkiln.so lib/pkgconfig/kiln.pc include/kiln/kiln.h include/kiln/map.h \
+for f in bin/kiln lib/libkiln.a lib/libkiln.so lib/pkgconfig/kiln.pc include/kiln/kiln.h include/kiln/map.h include/kiln/compile.h \
 	share/man/man1/kiln.1 share/man/man1/kiln-compile.1 share/man/man1/kiln-map.1 share/bash-completion/completions/kiln; do
 	[ -e "$dest/$f" ] || { echo "FAIL install/files: no $f"; exit 0; }
 done
@@ -23,6 +23,37 @@ bad=$(nm -D --defined-only "$dest/lib/libkiln.so" | awk '$2 == "T" && $3 !~ /^ki
 n=$(nm -D --defined-only "$dest/lib/libkiln.so" | awk '$2 == "T" && $3 ~ /^kiln_/' | wc -l)
 if [ -z "$bad" ] && [ "$n" -ge 50 ]; then echo "PASS install/exports"
 else echo "FAIL install/exports: $n kiln_ symbols, others: $bad"; fi
+# the compiler's door is exported: kiln_compile and its companions
+exported=$(nm -D --defined-only "$dest/lib/libkiln.so" | awk '$2 == "T" {sub(/@.*/, "", $3); print $3}')
+miss=$(for s in kiln_compile kiln_compile_is_source kiln_compile_has_pass kiln_compile_passes kiln_compile_prelude; do
+	grep -qx "$s" <<<"$exported" || echo "$s"; done)
+if [ -z "$miss" ]; then echo "PASS install/exports-compile"
+else echo "FAIL install/exports-compile: not exported: $miss"; fi
+# a C program compiles a kiln source in memory through the installed header alone
+cat > "$dest/compile.c" <<'C'
+#include <kiln/kiln.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	void *elf = NULL;
+	size_t size = 0;
+	char *warnings = NULL;
+	struct kiln_compile_opts o = { .sz = sizeof(o), .warnings = &warnings };
+	int err = kiln_compile(argv[1], &elf, &size, &o);
+	printf("%d %s %s\n", err, err ? kiln_errmsg() : "", elf && size > 4 && !memcmp(elf, "\177ELF", 4) ? "elf" : "none");
+	free(elf);
+	free(warnings);
+	return argc < 2;
+}
+C
+if o=$(cc -std=gnu11 -Wall -Wextra ${SANITIZE:-} -o "$dest/compile" "$dest/compile.c" $(pkg-config --cflags --libs kiln) 2>&1) &&
+	o=$(cd "$ROOT" && LD_LIBRARY_PATH="$dest/lib" "$dest/compile" examples/xdp-count.lisp 2>&1) && [ "$o" = "0  elf" ]; then
+	echo "PASS install/compile-api"
+else
+	echo "FAIL install/compile-api: $o"
+fi
 for kind in shared static; do
 	flags=$(pkg-config --cflags --libs kiln) && [ $kind = static ] && flags="-static-libgcc $(pkg-config --cflags kiln) $dest/lib/libkiln.a $(pkg-config --static --libs kiln | sed 's/-lkiln//')"
 	if ! o=$(cc -std=gnu11 -Wall -Wextra ${SANITIZE:-} -o "$dest/xdp-verdicts-$kind" "$ROOT/examples/c/xdp-verdicts.c" $flags 2>&1); then

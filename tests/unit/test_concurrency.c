@@ -9,7 +9,6 @@
 #define _GNU_SOURCE
 #include "check.h"
 #include "compiler/diag.h"
-#include "lib/fail.h"
 #include <kiln/kiln.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -80,7 +79,7 @@ static int fresh_compile(const char *path, struct image *out)
 		close(p[0]);
 		void *elf;
 		size_t size;
-		if (kl_compile_to_mem(path, 2, &elf, &size))
+		if (kiln_compile(path, &elf, &size, NULL))
 			_exit(1);
 		for (size_t off = 0; off < size;) {
 			ssize_t w = write(p[1], (char *)elf + off, size - off);
@@ -108,7 +107,7 @@ static const char *compile_and_compare(size_t i, char *why, size_t whylen)
 {
 	void *elf = NULL;
 	size_t size = 0;
-	int rc = kl_compile_to_mem(good[i], 2, &elf, &size);
+	int rc = kiln_compile(good[i], &elf, &size, NULL);
 	if (rc)
 		snprintf(why, whylen, "%s: %d %s", good[i], rc, kiln_errmsg());
 	else if (!same(&ref[i], elf, size))
@@ -125,7 +124,7 @@ static const char *compile_bad(size_t i, char *why, size_t whylen)
 {
 	void *elf = NULL;
 	size_t size = 0;
-	int rc = kl_compile_to_mem(bad[i], 2, &elf, &size);
+	int rc = kiln_compile(bad[i], &elf, &size, NULL);
 	char want[128];
 	snprintf(want, sizeof(want), "%s:", bad[i]);
 	if (rc != -EINVAL || strncmp(kiln_errmsg(), want, strlen(want)))
@@ -302,7 +301,7 @@ int main(void)
 		void *elf = NULL;
 		size_t size = 0;
 		allocations = 0;
-		rc = kl_compile_to_mem(good[i], 2, &elf, &size);
+		rc = kiln_compile(good[i], &elf, &size, NULL);
 		free(elf);
 		long total = allocations;
 		fds = check_open_fds();
@@ -311,7 +310,7 @@ int main(void)
 		for (long k = 0; k < total && !oom[0]; k++) {
 			fail_countdown = k;
 			elf = NULL;
-			rc = kl_compile_to_mem(good[i], 2, &elf, &size);
+			rc = kiln_compile(good[i], &elf, &size, NULL);
 			bool hit = fail_countdown < 0;
 			fail_countdown = -1;
 			if (!hit || rc != -ENOMEM || !strstr(kiln_errmsg(), good[i]) || check_open_fds() != fds) {

@@ -2,6 +2,7 @@
  * encoded instructions must open and load in libbpf, run, keep their line info, and dump in bpftool. */
 #include "../unit/check.h"
 #include "compiler/obj.h"
+#include "compiler/elf.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>

@@ -7,6 +7,8 @@
 #include "check.h"
 #include "irbuild.h"
 #include "compiler/compile.h"
+#include "compiler/emit.h"
+#include "compiler/regalloc.h"
 #include <linux/bpf.h>
 #include <string.h>
 

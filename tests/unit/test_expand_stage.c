@@ -5,6 +5,7 @@
 #include "check.h"
 #include "compiler/compile.h"
 #include "compiler/expand_stage.h"
+#include "compiler/lower.h"
 #include <string.h>
 
 static struct kl_arena arena;

@@ -2,6 +2,7 @@
  * constant evaluation with BPF semantics, C and packed struct layout (seed 002's event). */
 #include "check.h"
 #include "compiler/compile.h"
+#include "compiler/forms.h"
 #include <string.h>
 
 static struct kl_arena arena;

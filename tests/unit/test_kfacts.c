@@ -99,10 +99,8 @@ static void check_map_columns(const struct kl_map_type *t)
 	      "prealloc %d flags %#x clear %d array %d index %d", t->prealloc, t->required_flags, t->clear,
 	      t->array, t->index_keyed);
 	snprintf(name, sizeof name, "map %s: libkiln's pre-allocation", t->keyword);
-	kiln_map_prealloc_disable();
-	uint32_t off = kiln_map_prealloc_flags((enum bpf_map_type)t->map_type);
-	kiln_map_prealloc_enable();
-	uint32_t on = kiln_map_prealloc_flags((enum bpf_map_type)t->map_type);
+	uint32_t off = kiln_map_prealloc_flags((enum bpf_map_type)t->map_type, false);
+	uint32_t on = kiln_map_prealloc_flags((enum bpf_map_type)t->map_type, true);
 	CHECK(name, on == (t->prealloc == KF_PREALLOC_REFUSED ? BPF_F_NO_PREALLOC : 0) &&
 	      off == (t->prealloc == KF_PREALLOC_FIXED ? 0 : BPF_F_NO_PREALLOC), "on %#x off %#x", on, off);
 }

@@ -5,6 +5,7 @@
 #include "irbuild.h"
 #include "compiler/opt.h"
 #include "compiler/opt/passes.h"
+#include "compiler/opt/inline.h"
 #include <linux/bpf.h>
 #include <string.h>
 

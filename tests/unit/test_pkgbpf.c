@@ -247,7 +247,6 @@ static void test_prealloc(void)
 {
 	int inner = create_raw(BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0, 0, 0);
 	int btf = int_btf();
-	CHECK("prealloc: on by default", kiln_map_prealloc_enabled(), "off");
 	struct { enum bpf_map_type t; uint32_t ks, vs, max; int choice; bool btf; } ts[] = {
 		/* choice: 1 either way, 0 never NO_PREALLOC, 2 always */
 		{ BPF_MAP_TYPE_HASH, 4, 8, 16, 1, false },
@@ -268,12 +267,10 @@ static void test_prealloc(void)
 		{ BPF_MAP_TYPE_TASK_STORAGE, 4, 4, 0, 2, true },
 	};
 	for (int pass = 0; pass < 2; pass++) {
-		if (pass)
-			kiln_map_prealloc_disable();
 		for (size_t i = 0; i < sizeof(ts) / sizeof(ts[0]); i++) {
 			char name[96];
 			const char *tn = kiln_map_type_name(ts[i].t);
-			uint32_t fl = kiln_map_prealloc_flags(ts[i].t);
+			uint32_t fl = kiln_map_prealloc_flags(ts[i].t, !pass);
 			uint32_t want = ts[i].choice == 2 || (ts[i].choice == 1 && pass) ? BPF_F_NO_PREALLOC : 0;
 			snprintf(name, sizeof(name), "prealloc %s: %s flags", pass ? "off" : "on", tn);
 			CHECK(name, fl == want, "%#x, want %#x", fl, want);
@@ -297,8 +294,9 @@ static void test_prealloc(void)
 				close(fd);
 		}
 	}
-	kiln_map_prealloc_enable();
-	CHECK("prealloc: on again", kiln_map_prealloc_flags(BPF_MAP_TYPE_HASH) == 0, "still off");
+	CHECK("prealloc: one caller's switch is not another's",
+	      kiln_map_prealloc_flags(BPF_MAP_TYPE_HASH, true) == 0 &&
+	      kiln_map_prealloc_flags(BPF_MAP_TYPE_HASH, false) == BPF_F_NO_PREALLOC, "not per call");
 	if (inner >= 0)
 		close(inner);
 	if (btf >= 0)

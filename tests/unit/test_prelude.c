@@ -5,6 +5,7 @@
  * the prelude form sharing its name is collected for another name, is not replaced. */
 #include "check.h"
 #include "compiler/compile.h"
+#include "compiler/forms.h"
 #include "compiler/expand.h"
 #include "compiler/prelude.h"
 #include <string.h>

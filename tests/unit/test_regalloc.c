@@ -6,6 +6,7 @@
 #include "check.h"
 #include "irbuild.h"
 #include "compiler/ir.h"
+#include "compiler/regalloc.h"
 #include <linux/bpf.h>
 #include <string.h>
 

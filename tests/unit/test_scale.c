@@ -6,7 +6,7 @@
  * bench/scale.sh's business; this checks the results are right at that size. */
 #include "check.h"
 #include "compiler/names.h"
-#include "lib/fail.h"
+#include <kiln/compile.h>
 #include <kiln/error.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -29,7 +29,7 @@ static struct bpf_object *compile_text(const char *text, void **elf)
 	fputs(text, f);
 	fclose(f);
 	size_t size;
-	int rc = kl_compile_to_mem(path, 2, elf, &size);
+	int rc = kiln_compile(path, elf, &size, NULL);
 	unlink(path);
 	if (rc)
 		return NULL;

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "trace/gen_spans.h"
 #include "lib/fail.h"
+#include "lib/compile.h"
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>

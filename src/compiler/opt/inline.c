@@ -6,6 +6,7 @@
  * flat. A callee is inlined when it is small or called at most twice; a caller stops
  * growing at a budget. The defun itself stays (a callback's address, other callers). */
 #include "compiler/opt/passes.h"
+#include "compiler/opt/inline.h"
 #include <string.h>
 
 #define INLINE_SMALL 16        /* IR instructions: a callee at most this big is always inlined */

@@ -1,13 +1,13 @@
 /* print.c — printing values as princ/prin1 do, output streams, and format's directives
  * (~a ~s ~d ~x ~o ~b ~c ~% ~& ~~ ~{ ~} ~^ ~* ~newline, with mincol and padchar). */
-#include "hv.h"
+#include "lisp.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- text ------------------------------------------------------------------------- */
 
-bool hv_text_put(struct host *h, struct hv_text *t, const char *s, size_t len)
+bool lv_text_put(struct lisp *h, struct lv_text *t, const char *s, size_t len)
 {
 	h->steps += h->max_steps ? len >> 12 : 0;      /* a budget counts the text made too */
 	if (t->full || len > h->max_str - t->len) {
@@ -27,10 +27,10 @@ bool hv_text_put(struct host *h, struct hv_text *t, const char *s, size_t len)
 	return true;
 }
 
-void hv_text_free(struct host *h, struct hv_text *t)
+void lv_text_free(struct lisp *h, struct lv_text *t)
 {
 	kl_arena_ext_free(&h->a, t->p);
-	*t = (struct hv_text){ 0 };
+	*t = (struct lv_text){ 0 };
 }
 
 /* ---- printing -------------------------------------------------------------------- */
@@ -41,8 +41,8 @@ void hv_text_free(struct host *h, struct hv_text *t)
 #define PRINT_DEPTH 64
 
 struct pr {
-	struct host *h;
-	struct hv_text *t;
+	struct lisp *h;
+	struct lv_text *t;
 	bool readably, cut;
 	size_t max;
 };
@@ -51,27 +51,27 @@ static void pr_put(struct pr *p, const char *s, size_t len)
 {
 	if (p->cut)
 		return;
-	if (len > p->max - p->t->len || !hv_text_put(p->h, p->t, s, len)) {
+	if (len > p->max - p->t->len || !lv_text_put(p->h, p->t, s, len)) {
 		p->cut = true;
-		hv_text_put(p->h, p->t, "...", 3);
+		lv_text_put(p->h, p->t, "...", 3);
 	}
 }
 
 static void pr_str(struct pr *p, const char *s) { pr_put(p, s, strlen(s)); }
 
-static void print_to(struct pr *p, const struct hv *v, int depth);
+static void print_to(struct pr *p, const struct lv *v, int depth);
 
-static void print_list(struct pr *p, const struct hv *v, int depth)
+static void print_list(struct pr *p, const struct lv *v, int depth)
 {
 	pr_put(p, "(", 1);
-	const struct hv *slow = v;
+	const struct lv *slow = v;
 	for (uint64_t i = 1; !p->cut; i++) {
 		print_to(p, v->u.cons.car, depth + 1);
 		v = v->u.cons.cdr;
 		if (!(i & 1))
 			slow = slow->u.cons.cdr;
-		if (v->k != HV_CONS) {
-			if (v->k != HV_NIL) {
+		if (v->k != LV_CONS) {
+			if (v->k != LV_NIL) {
 				pr_put(p, " . ", 3);
 				print_to(p, v, depth + 1);
 			}
@@ -86,7 +86,7 @@ static void print_list(struct pr *p, const struct hv *v, int depth)
 	pr_put(p, ")", 1);
 }
 
-static void print_to(struct pr *p, const struct hv *v, int depth)
+static void print_to(struct pr *p, const struct lv *v, int depth)
 {
 	char num[64];
 	if (p->cut)
@@ -96,10 +96,10 @@ static void print_to(struct pr *p, const struct hv *v, int depth)
 		return;
 	}
 	switch (v->k) {
-	case HV_NIL: pr_put(p, "NIL", 3); break;
-	case HV_T: pr_put(p, "T", 1); break;
-	case HV_INT: snprintf(num, sizeof(num), "%lld", (long long)v->u.i); pr_str(p, num); break;
-	case HV_STR:
+	case LV_NIL: pr_str(p, !p->h->print_written ? "NIL" : v->written ? v->written : "()"); break;
+	case LV_T: pr_str(p, !p->h->print_written ? "T" : v->written ? v->written : "t"); break;
+	case LV_INT: snprintf(num, sizeof(num), "%lld", (long long)v->u.i); pr_str(p, num); break;
+	case LV_STR:
 		if (!p->readably) {
 			pr_put(p, v->u.str.s, v->u.str.len);
 			break;
@@ -114,34 +114,38 @@ static void print_to(struct pr *p, const struct hv *v, int depth)
 			}
 		pr_put(p, "\"", 1);
 		break;
-	case HV_KEY: pr_put(p, ":", 1); /* fall through */
-	case HV_SYM:
+	case LV_KEY: pr_put(p, ":", 1); /* fall through */
+	case LV_SYM:
+		if (p->h->print_written) {
+			pr_str(p, v->written ? v->written : v->u.name);
+			break;
+		}
 		for (const char *s = v->u.name; *s; s++) {
 			char ch = (char)toupper((unsigned char)*s);
 			pr_put(p, &ch, 1);
 		}
 		break;
-	case HV_CONS: print_list(p, v, depth); break;
-	case HV_VEC:
-	case HV_MV:
-		pr_str(p, v->k == HV_VEC ? "#(" : "");
+	case LV_CONS: print_list(p, v, depth); break;
+	case LV_VEC:
+	case LV_MV:
+		pr_str(p, v->k == LV_VEC ? "#(" : "");
 		for (size_t i = 0; i < v->u.vec.len && !p->cut; i++) {
 			if (i)
 				pr_put(p, " ", 1);
 			print_to(p, v->u.vec.items[i], depth + 1);
 		}
-		pr_str(p, v->k == HV_VEC ? ")" : "");
+		pr_str(p, v->k == LV_VEC ? ")" : "");
 		break;
-	case HV_FN:
-	case HV_BUILTIN:
+	case LV_FN:
+	case LV_BUILTIN:
 		pr_str(p, "#<FUNCTION ");
-		pr_str(p, v->k == HV_BUILTIN ? v->u.bi.name : v->u.fn.name ? v->u.fn.name : "LAMBDA");
+		pr_str(p, v->k == LV_BUILTIN ? v->u.bi.name : v->u.fn.name ? v->u.fn.name : "LAMBDA");
 		pr_str(p, ">");
 		break;
-	case HV_MAP: pr_str(p, "#<BPF-MAP "); pr_str(p, v->u.map.name); pr_str(p, ">"); break;
-	case HV_OBJ: pr_str(p, "#<BPF-OBJECT>"); break;
-	case HV_STREAM: pr_str(p, "#<STREAM>"); break;
-	case HV_RECORD:
+	case LV_MAP: pr_str(p, "#<BPF-MAP "); pr_str(p, v->u.map.name); pr_str(p, ">"); break;
+	case LV_OBJ: pr_str(p, "#<BPF-OBJECT>"); break;
+	case LV_STREAM: pr_str(p, "#<STREAM>"); break;
+	case LV_RECORD:
 		pr_str(p, "#S(");
 		pr_str(p, v->u.rec.st->name);
 		pr_str(p, "-RECORD");
@@ -153,59 +157,59 @@ static void print_to(struct pr *p, const struct hv *v, int depth)
 		}
 		pr_str(p, ")");
 		break;
-	case HV_COND: pr_str(p, v->u.cond.msg); break;
+	case LV_COND: pr_str(p, v->u.cond.msg); break;
 	}
 }
 
 /* v printed into t, at most max bytes of it (then "...") */
-static void print_text(struct host *h, struct hv_text *t, const struct hv *v, bool readably, size_t max)
+static void print_text(struct lisp *h, struct lv_text *t, const struct lv *v, bool readably, size_t max)
 {
 	struct pr p = { h, t, readably, false, max };
 	print_to(&p, v, 0);
 }
 
-void hv_print_text(struct host *h, struct hv_text *t, const struct hv *v, bool readably)
+void lv_print_text(struct lisp *h, struct lv_text *t, const struct lv *v, bool readably)
 {
 	print_text(h, t, v, readably, h->max_str - 3);
 }
 
-static char *to_text(struct host *h, const struct hv *v, bool readably, size_t max)
+static char *to_text(struct lisp *h, const struct lv *v, bool readably, size_t max)
 {
-	struct hv_text t = { 0 };
+	struct lv_text t = { 0 };
 	print_text(h, &t, v, readably, max);
 	char *s = kl_arena_strndup(&h->a, t.p ? t.p : "", t.len);
-	hv_text_free(h, &t);
+	lv_text_free(h, &t);
 	return s;
 }
 
-void hv_print(struct host *h, FILE *f, const struct hv *v, bool readably)
+void lv_print(struct lisp *h, FILE *f, const struct lv *v, bool readably)
 {
-	struct hv_text t = { 0 };
+	struct lv_text t = { 0 };
 	print_text(h, &t, v, readably, h->max_str - 3);
 	fwrite(t.p ? t.p : "", 1, t.len, f);
-	hv_text_free(h, &t);
+	lv_text_free(h, &t);
 }
 
-char *hv_to_text(struct host *h, const struct hv *v, bool readably)
+char *lv_to_text(struct lisp *h, const struct lv *v, bool readably)
 {
 	return to_text(h, v, readably, h->max_str - 3);
 }
 
-char *hv_brief(struct host *h, const struct hv *v)
+char *lv_brief(struct lisp *h, const struct lv *v)
 {
 	return to_text(h, v, true, 200);
 }
 
 /* ---- streams ---------------------------------------------------------------------- */
 
-bool hv_stream_put(struct host *h, const struct kl_node *at, struct hv *s, const char *p, size_t len)
+bool lv_stream_put(struct lisp *h, const struct kl_node *at, struct lv *s, const char *p, size_t len)
 {
 	if (!len)
 		return true;
 	if (s->u.stream.string) {
-		if (hv_text_put(h, &s->u.stream.text, p, len))
+		if (lv_text_put(h, &s->u.stream.text, p, len))
 			return true;
-		hv_err(h, at, "a string stream passes %zu bytes", h->max_str);
+		lv_err(h, at, "a string stream passes %zu bytes", h->max_str);
 		return false;
 	}
 	fwrite(p, 1, len, s->u.stream.f);
@@ -215,17 +219,17 @@ bool hv_stream_put(struct host *h, const struct kl_node *at, struct hv *s, const
 	return true;
 }
 
-static bool stream_bol(struct hv *s)
+static bool stream_bol(struct lv *s)
 {
 	if (s->u.stream.string)
 		return !s->u.stream.text.len || s->u.stream.text.p[s->u.stream.text.len - 1] == '\n';
 	return *s->u.stream.bol;
 }
 
-static struct hv *std_stream(struct host *h, FILE *f)
+static struct lv *std_stream(struct lisp *h, FILE *f)
 {
-	struct hv *s = kl_arena_new(&h->a, struct hv);
-	s->k = HV_STREAM;
+	struct lv *s = kl_arena_new(&h->a, struct lv);
+	s->k = LV_STREAM;
 	s->u.stream.f = f;
 	s->u.stream.bol = f == stderr ? &h->err_bol : &h->out_bol;
 	return s;
@@ -233,42 +237,42 @@ static struct hv *std_stream(struct host *h, FILE *f)
 
 /* format's and print's destination: t (standard output), a stream (*error-output*, or one
  * with-output-to-string made) */
-struct hv *hv_stream_of(struct host *h, const struct kl_node *at, struct hv *dest)
+struct lv *lv_stream_of(struct lisp *h, const struct kl_node *at, struct lv *dest)
 {
-	if (dest->k == HV_STREAM)
+	if (dest->k == LV_STREAM)
 		return dest;
-	if (dest->k == HV_T) {
-		struct hv_global *g = hv_global(h, "*standard-output*", true);
+	if (dest->k == LV_T) {
+		struct lv_global *g = lv_global(h, "*standard-output*", true);
 		if (!g->val)
 			g->val = std_stream(h, stdout);
 		return g->val;
 	}
-	return hv_err(h, at, "%s is not an output stream", hv_to_text(h, dest, true));
+	return lv_err(h, at, "%s is not an output stream", lv_to_text(h, dest, true));
 }
 
 /* ---- format ------------------------------------------------------------------------ */
 
-/* ~{ nests at most this deep; a count or mincol is at most FMT_MAX (past HV_MAX_STR: the
+/* ~{ nests at most this deep; a count or mincol is at most FMT_MAX (past LV_MAX_STR: the
  * output's own limit ends it with an error) */
 #define FMT_DEPTH 64
 #define FMT_MAX (1L << 30)
 
 struct fmt {
-	struct host *h;
+	struct lisp *h;
 	const struct kl_node *at;
-	struct hv_text out;
+	struct lv_text out;
 	bool bol;              /* the destination's state before, for ~& at the start */
 	int depth;             /* ~{ open */
 };
 
 static void emit(struct fmt *f, const char *s, size_t len)
 {
-	hv_text_put(f->h, &f->out, s, len);
+	lv_text_put(f->h, &f->out, s, len);
 }
 
 static void emit_c(struct fmt *f, char c)
 {
-	hv_text_put(f->h, &f->out, &c, 1);
+	lv_text_put(f->h, &f->out, &c, 1);
 }
 
 static const char *find_close(const char *p, const char *end)
@@ -309,12 +313,12 @@ static void pad(struct fmt *f, const char *s, size_t len, long mincol, char padc
 }
 
 /* v printed, padded to mincol (kept apart from the arena: format in a loop holds no copies) */
-static void pad_value(struct fmt *f, const struct hv *v, bool readably, long mincol, char padc, bool left)
+static void pad_value(struct fmt *f, const struct lv *v, bool readably, long mincol, char padc, bool left)
 {
-	struct hv_text t = { 0 };
+	struct lv_text t = { 0 };
 	print_text(f->h, &t, v, readably, f->h->max_str - 3);
 	pad(f, t.p ? t.p : "", t.len, mincol, padc, left);
-	hv_text_free(f->h, &t);
+	lv_text_free(f->h, &t);
 }
 
 static bool at_bol(struct fmt *f)
@@ -326,9 +330,9 @@ static bool at_bol(struct fmt *f)
 
 /* ~d ~x ~o ~b: v in its base, ~:d with commas every three digits, ~@d with its sign, padded
  * to params[0] with padc (given as params[1]); a value that is no integer as ~a would print it. */
-static void put_integer(struct fmt *f, struct hv *v, char d, const long *params, char padc, bool colon, bool atsign)
+static void put_integer(struct fmt *f, struct lv *v, char d, const long *params, char padc, bool colon, bool atsign)
 {
-	if (v->k != HV_INT) {
+	if (v->k != LV_INT) {
 		pad_value(f, v, false, params[0], ' ', true);
 		return;
 	}
@@ -351,48 +355,48 @@ static void put_integer(struct fmt *f, struct hv *v, char d, const long *params,
 	pad(f, q, strlen(q), params[0], params[1] >= 0 ? padc : ' ', true);
 }
 
-static int run(struct fmt *f, const char *p, const char *end, struct hv **args, int nargs, int *ai);
+static int run(struct fmt *f, const char *p, const char *end, struct lv **args, int nargs, int *ai);
 
 /* ~{...~} at *pp (just past the ~{): the body run over the list argument's elements (~@{: over
  * the arguments left), until they are used up or ~^ ends it; *pp then past the ~}. 0, or -1
  * with the error raised (no ~}, nested past FMT_DEPTH, a list too long or circular, Ctrl-C). */
-static int run_iteration(struct fmt *f, const char **pp, const char *end, struct hv **args, int nargs, int *ai,
+static int run_iteration(struct fmt *f, const char **pp, const char *end, struct lv **args, int nargs, int *ai,
 			 bool atsign)
 {
-	struct host *h = f->h;
+	struct lisp *h = f->h;
 	const char *p = *pp, *close = find_close(p, end);
 	if (!close) {
-		hv_err(h, f->at, "format: ~{ without ~}");
+		lv_err(h, f->at, "format: ~{ without ~}");
 		return -1;
 	}
 	if (f->depth >= FMT_DEPTH) {
-		hv_err(h, f->at, "format: ~{ nested more than %d deep", FMT_DEPTH);
+		lv_err(h, f->at, "format: ~{ nested more than %d deep", FMT_DEPTH);
 		return -1;
 	}
-	struct hv **items = args + *ai;
+	struct lv **items = args + *ai;
 	int nitems = nargs - *ai, ii = 0;
 	if (!atsign) {
 		if (*ai >= nargs) {
-			hv_err(h, f->at, "format: ~{ has no argument left");
+			lv_err(h, f->at, "format: ~{ has no argument left");
 			return -1;
 		}
-		struct hv *l = args[(*ai)++];
-		int64_t len = hv_list_len(h, f->at, l, "format ~{");
+		struct lv *l = args[(*ai)++];
+		int64_t len = lv_list_len(h, f->at, l, "format ~{");
 		if (len < 0)
 			return -1;
 		if (len > INT32_MAX) {
-			hv_err(h, f->at, "format ~{: the list is too long");
+			lv_err(h, f->at, "format ~{: the list is too long");
 			return -1;
 		}
 		nitems = (int)len;
-		items = kl_arena_array(&h->a, struct hv *, (size_t)nitems + 1);
-		for (int i = 0; l->k == HV_CONS; l = l->u.cons.cdr)
+		items = kl_arena_array(&h->a, struct lv *, (size_t)nitems + 1);
+		for (int i = 0; l->k == LV_CONS; l = l->u.cons.cdr)
 			items[i++] = l->u.cons.car;
 	}
 	f->depth++;
 	int r = 0;
 	while (ii < nitems) {
-		if (host_stop(h, f->at)) {
+		if (lv_stop(h, f->at)) {
 			r = -1;
 			break;
 		}
@@ -411,12 +415,12 @@ static int run_iteration(struct fmt *f, const char **pp, const char *end, struct
 	return 0;
 }
 
-static int run(struct fmt *f, const char *p, const char *end, struct hv **args, int nargs, int *ai)
+static int run(struct fmt *f, const char *p, const char *end, struct lv **args, int nargs, int *ai)
 {
-	struct host *h = f->h;
+	struct lisp *h = f->h;
 	while (p < end) {
 		if (f->out.full) {
-			hv_err(h, f->at, "format: the output passes %zu bytes", h->max_str);
+			lv_err(h, f->at, "format: the output passes %zu bytes", h->max_str);
 			return -1;
 		}
 		if (*p != '~') {
@@ -426,7 +430,7 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 			continue;
 		}
 		if (++p >= end) {
-			hv_err(h, f->at, "format: the control string ends with ~");
+			lv_err(h, f->at, "format: the control string ends with ~");
 			return -1;
 		}
 		long params[4] = { -1, -1, -1, -1 };
@@ -442,7 +446,7 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 					padc = p[1];
 				p += 2;
 			} else if (*p == 'v' || *p == 'V') {
-				if (*ai < nargs && args[*ai]->k == HV_INT)
+				if (*ai < nargs && args[*ai]->k == LV_INT)
 					params[np] = (long)args[(*ai)++]->u.i;
 				p++;
 			} else if (*p == '#') {
@@ -464,12 +468,12 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 			p++;
 		}
 		if (p >= end) {
-			hv_err(h, f->at, "format: a directive is cut off at the end");
+			lv_err(h, f->at, "format: a directive is cut off at the end");
 			return -1;
 		}
 		char d = (char)tolower((unsigned char)*p++);
 		if (strchr("asdxobc*", d) && !(d == '*') && *ai >= nargs) {
-			hv_err(h, f->at, "format: ~%c has no argument left", d);
+			lv_err(h, f->at, "format: ~%c has no argument left", d);
 			return -1;
 		}
 		switch (d) {
@@ -481,8 +485,8 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 			put_integer(f, args[(*ai)++], d, params, padc, colon, atsign);
 			break;
 		case 'c': {
-			struct hv *v = args[(*ai)++];
-			emit_c(f, v->k == HV_INT ? (char)v->u.i : '?');
+			struct lv *v = args[(*ai)++];
+			emit_c(f, v->k == LV_INT ? (char)v->u.i : '?');
 			break;
 		}
 		case '%':
@@ -502,7 +506,7 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 		{
 			long to = atsign ? 0 : *ai + (params[0] >= 0 ? params[0] : 1) * (colon ? -1 : 1);
 			if (to < 0 || to > nargs) {
-				hv_err(h, f->at, "format: ~* moves past the arguments");
+				lv_err(h, f->at, "format: ~* moves past the arguments");
 				return -1;
 			}
 			*ai = (int)to;
@@ -517,7 +521,7 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 				return -1;
 			break;
 		default:
-			hv_err(h, f->at, "format: ~%c is not supported (kiln's host side has ~a ~s ~d ~x ~o ~b ~c ~%% "
+			lv_err(h, f->at, "format: ~%c is not supported (kiln's host side has ~a ~s ~d ~x ~o ~b ~c ~%% "
 			       "~& ~~ ~{~} ~^ ~*)", d);
 			return -1;
 		}
@@ -526,30 +530,30 @@ static int run(struct fmt *f, const char *p, const char *end, struct hv **args, 
 }
 
 /* (format DEST CONTROL ARGS...): DEST nil gives a string; t, a stream, *error-output* print */
-struct hv *hv_format(struct host *h, const struct kl_node *call, struct hv **args, int n)
+struct lv *lv_format(struct lisp *h, const struct kl_node *call, struct lv **args, int n)
 {
-	if (n < 2 || args[1]->k != HV_STR)
-		return hv_err(h, call, "format needs a destination and a control string");
-	struct hv *dest = args[0], *s = NULL;
-	if (dest->k != HV_NIL && !(s = hv_stream_of(h, call, dest)))
+	if (n < 2 || args[1]->k != LV_STR)
+		return lv_err(h, call, "format needs a destination and a control string");
+	struct lv *dest = args[0], *s = NULL;
+	if (dest->k != LV_NIL && !(s = lv_stream_of(h, call, dest)))
 		return NULL;
 	struct fmt f = { h, call, { 0 }, s ? stream_bol(s) : true, 0 };
 	int ai = 0;
 	int r = run(&f, args[1]->u.str.s, args[1]->u.str.s + args[1]->u.str.len, args + 2, n - 2, &ai);
 	if (r >= 0 && f.out.full)
-		r = -1, hv_err(h, call, "format: the output passes %zu bytes", h->max_str);
-	struct hv *v = NULL;
+		r = -1, lv_err(h, call, "format: the output passes %zu bytes", h->max_str);
+	struct lv *v = NULL;
 	if (r >= 0 && s)
-		v = hv_stream_put(h, call, s, f.out.p ? f.out.p : "", f.out.len) ? HNIL : NULL;
+		v = lv_stream_put(h, call, s, f.out.p ? f.out.p : "", f.out.len) ? LNIL : NULL;
 	else if (r >= 0)
-		v = hv_str(h, f.out.p ? f.out.p : "", f.out.len);
-	hv_text_free(h, &f.out);
+		v = lv_str(h, f.out.p ? f.out.p : "", f.out.len);
+	lv_text_free(h, &f.out);
 	return v;
 }
 
-void host_std_streams(struct host *h)
+void lv_std_streams(struct lisp *h)
 {
-	hv_global(h, "*standard-output*", true)->val = std_stream(h, stdout);
-	hv_global(h, "*error-output*", true)->val = std_stream(h, stderr);
-	hv_global(h, "*trace-output*", true)->val = hv_global(h, "*error-output*", false)->val;
+	lv_global(h, "*standard-output*", true)->val = std_stream(h, stdout);
+	lv_global(h, "*error-output*", true)->val = std_stream(h, stderr);
+	lv_global(h, "*trace-output*", true)->val = lv_global(h, "*error-output*", false)->val;
 }
