@@ -225,3 +225,14 @@ char *kl_read_file(const char *path, size_t *len)
 	errno = err;
 	return text;
 }
+
+void kl_diag_expansion_note(struct kl_diag *d, const char *macro, struct kl_span call)
+{
+	size_t len = strlen(d->msg);
+	char named[128];
+	snprintf(named, sizeof(named), "'%s'", macro);
+	if (!call.src || d->nerrors != 1 || strstr(d->msg, named))
+		return;
+	snprintf(d->msg + len, sizeof(d->msg) - len, " (in the expansion of macro %s at %s:%u:%u)", named,
+		 call.src->path, call.line, call.col);
+}

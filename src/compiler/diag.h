@@ -50,6 +50,10 @@ int kl_error(struct kl_diag *d, struct kl_span span, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Record a warning: printed like an error, but the compilation goes on. */
 void kl_warn(struct kl_diag *d, struct kl_span span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* After the first error, made inside the expansion of a call of macro at span call: the
+ * message gets " (in the expansion of macro 'M' at FILE:LINE:COL)" unless it names M already
+ * (or call has no source). The expand stage and lowering add it. */
+void kl_diag_expansion_note(struct kl_diag *d, const char *macro, struct kl_span call);
 /* "file:line:col: error: msg", the source line, and a caret under the column. */
 void kl_diag_print(const struct kl_diag *d, FILE *out);
 /* The warnings the same way ("warning:"), in the order they were found. */

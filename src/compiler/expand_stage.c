@@ -34,7 +34,7 @@
  *
  * Errors: the first one stops the stage. An error inside an expansion is reported by expand.c
  * at the call, naming the macro; when that call was itself made by another macro's expansion
- * (and so may sit in a macro's definition, or in the prelude), kl_expansion_note adds the
+ * (and so may sit in a macro's definition, or in the prelude), kl_diag_expansion_note adds the
  * call written in the body: "(in the expansion of macro 'M' at FILE:LINE:COL)". */
 #include "expand_stage.h"
 #include "compile.h"
@@ -119,26 +119,14 @@ static int args(struct walk *w, struct kl_node *n, const char *shape)
 	return 0;
 }
 
-void kl_expansion_note(struct kl_comp *c, const struct kl_node *call)
-{
-	struct kl_diag *d = c->d;
-	size_t len = strlen(d->msg);
-	char named[128];
-	snprintf(named, sizeof(named), "'%s'", call ? kl_name(call->items[0]) : "");
-	if (!call || !call->span.src || d->nerrors != 1 || strstr(d->msg, named))
-		return;
-	snprintf(d->msg + len, sizeof(d->msg) - len, " (in the expansion of macro %s at %s:%u:%u)", named,
-		 call->span.src->path, call->span.line, call->span.col);
-}
-
 /* Macro call n: expanded, and its expansion walked as an expression. */
 static int expand_call(struct walk *w, struct kl_node *n)
 {
 	int errors = w->c->d->nerrors;
 	struct kl_node *x = kl_macro_expand(w->c, n);
 	if (!x) {
-		if (!errors)
-			kl_expansion_note(w->c, w->outermost);
+		if (!errors && w->outermost)
+			kl_diag_expansion_note(w->c->d, kl_name(w->outermost->items[0]), w->outermost->span);
 		return -1;
 	}
 	n->expansion = x;

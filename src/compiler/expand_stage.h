@@ -4,14 +4,10 @@
 #define KL_EXPAND_STAGE_H
 
 struct kl_comp;
-struct kl_node;
 
 /* Expand every macro call lowering will read as code, in every defun's and defprog's body:
  * each call's expansion is left on the call node (kl_node.expansion). 0, or -1 with the
  * first error in c->d. */
 int kl_expand_program(struct kl_comp *c);
-/* After an error made inside the expansion of call (the first error of c): the message gets
- * " (in the expansion of macro 'M' at FILE:LINE:COL)" unless it names M already. */
-void kl_expansion_note(struct kl_comp *c, const struct kl_node *call);
 
 #endif

@@ -33,7 +33,7 @@ static int store_field(struct lw *l, struct val ptr, struct kl_node *en, struct 
 		return -1;
 	if (imm && v.kind != V_CONST)
 		return kl_error(l->c->d, vn->span, "store-event-imm stores a constant; use store-event-field for a value");
-	kl_lw_store(l, ptr, f->offset, f->type->size, v);
+	kl_lw_store_at(l, ptr, f->offset, f->type->size, v);
 	return 0;
 }
 
@@ -75,7 +75,7 @@ static int f_zero_event_field(struct lw *l, struct kl_node *n, struct val *out)
 		uint32_t w = 8;
 		while (w > 1 && ((f->offset + off) % w || off + w > size))
 			w /= 2;
-		kl_lw_store(l, p, f->offset + off, w, cval(0));
+		kl_lw_store_at(l, p, f->offset + off, w, cval(0));
 		off += w;
 	}
 	*out = cval(0);

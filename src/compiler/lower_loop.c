@@ -103,47 +103,6 @@ static bool unrolls(struct lw *l, struct kl_node *n, int64_t count)
  * after all: the error that said so is forgotten. */
 #define BPF_LOOP_FORMS 16384
 
-struct kl_lw_cap {
-	struct binding b;         /* as the callback sees it */
-	struct val outer;         /* as the function around it has it */
-	int32_t off;              /* its 8 bytes in the context; -1: none (a constant, or unread) */
-};
-
-struct kl_lw_caps {
-	KL_VEC(struct kl_lw_cap *) v;
-};
-
-/* "" names the program's context register: no symbol is empty. */
-static struct kl_lw_cap *add_cap(struct lw *l, const char *name, struct binding *ob, struct val outer)
-{
-	struct kl_lw_cap *cp = kl_arena_new(l->c->a, struct kl_lw_cap);
-	if (ob)
-		cp->b = *ob;
-	cp->b.name = name;
-	cp->b.used = false;
-	cp->b.at = NULL;
-	cp->outer = outer;
-	cp->off = -1;
-	cp->b.v = outer;
-	if (outer.kind == V_REG)
-		cp->b.v.r = vreg(l);
-	kl_vec_push(l->c->a, &l->caps->v, cp);
-	return cp;
-}
-
-struct binding *kl_lw_capture(struct lw *l, const char *name)
-{
-	for (size_t i = 0; i < l->caps->v.len; i++)
-		if (!strcmp(l->caps->v.items[i]->b.name, name))
-			return &l->caps->v.items[i]->b;
-	struct binding *ob = kl_lw_find_var(l->outer, name);
-	if (!ob)
-		return NULL;
-	ob->used = true;
-	struct binding copy = *ob;
-	return &add_cap(l, name, &copy, copy.v)->b;
-}
-
 static bool kernel_has_bpf_loop(struct kl_comp *c)
 {
 	if (!c->has_bpf_loop) {
@@ -202,7 +161,7 @@ static int lower_callback(struct lw *l, struct lw *cb, struct kl_node *n, int64_
 	}
 	uint32_t first = f->nins;
 	if (l->ctx)
-		cb->ctx = add_cap(cb, "", NULL, rval(l->ctx))->b.v.r;
+		cb->ctx = kl_lw_add_cap(cb, "", NULL, rval(l->ctx))->b.v.r;
 	uint32_t stop = label(cb);
 	kl_lw_branch(cb, BPF_JGE, rval(ix), cval(count), stop);
 	kl_lw_bind(cb, n->items[1]->items[0]->str, rval(ix), false);

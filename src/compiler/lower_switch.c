@@ -1,6 +1,6 @@
 /* lower_switch.c — a cond whose tests all compare one variable with constants, what case
  * makes, lowered as a switch (kl_lw_switch): the verifier walks its default first. And what
- * lower.c's cond shares with it: which clause always holds, and a clause's value. */
+ * lower_control.c's cond shares with it: which clause always holds, and a clause's value. */
 #include "lower_internal.h"
 #include <linux/bpf.h>
 #include <stdlib.h>

@@ -88,9 +88,8 @@ done
 # every name the compiler's tables know (string literals that look like kiln symbols or
 # keywords), the prelude's macros, the keywords the sources use, and the reader's tokens
 {
-	cat src/compiler/helpers.inc src/compiler/tables.c src/kfacts/*.def src/compiler/lower.c src/compiler/lower_data.c \
-		src/compiler/lower_core.c src/compiler/lower_args.c src/compiler/forms.c \
-		src/compiler/expand.c src/compiler/types.c |
+	cat src/compiler/helpers.inc src/compiler/tables.c src/kfacts/*.def src/compiler/lower*.c \
+		src/compiler/forms.c src/compiler/expand.c src/compiler/types.c |
 		grep -o '"[a-z:*+/<>=!-][a-z0-9:*+/<>=!?-]*"' | tr -d '"'
 	sed -n 's/^(defmacro \([^ ()]*\).*/\1/p' src/compiler/prelude.lisp
 	cat "${lisps[@]}" | grep -o ':[a-z][a-z0-9-]*'
