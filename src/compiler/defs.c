@@ -8,7 +8,6 @@
 #include "core.h"
 #include "kbtf.h"
 #include "names.h"
-#include "prelude.h"
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
@@ -38,7 +37,7 @@ struct kl_name_index *kl_name_index(struct kl_comp *c)
 
 void kl_const_add(struct kl_comp *c, struct kl_constdef d)
 {
-	if (kl_prelude_loading(c) && kl_names_get(&kl_name_index(c)->consts, d.name) >= 0)
+	if (c->lazy && c->lazy->loading(c) && kl_names_get(&kl_name_index(c)->consts, d.name) >= 0)
 		return;   /* the program's own, defined before the prelude's was needed */
 	kl_vec_push(c->a, &c->consts, d);
 	kl_names_set(c->a, &kl_name_index(c)->consts, d.name, (uint32_t)(c->consts.len - 1));
@@ -48,7 +47,7 @@ void kl_const_add(struct kl_comp *c, struct kl_constdef d)
 bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out)
 {
 	int64_t i = c->index ? kl_names_get(&c->index->consts, name) : -1;
-	if (i < 0 && kl_prelude_need(c, name, KL_PRELUDE_CONST) > 0)
+	if (i < 0 && c->lazy && c->lazy->need(c, name, KL_LAZY_CONST) > 0)
 		i = kl_names_get(&kl_name_index(c)->consts, name);
 	if (i >= 0) {
 		*out = c->consts.items[i].value;
