@@ -10,6 +10,7 @@
 #include "tables.h"
 #include "types.h"
 #include "defs.h"
+#include "typespec.h"
 
 struct kl_constdef {
 	const char *name;
