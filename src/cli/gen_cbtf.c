@@ -3,7 +3,9 @@
  * and members as identifiers unique in their C namespace and not reserved (gen_names.h);
  * integer and float names as C spells them; tags reduced to harmless text. Type ids stay
  * the same, so the object's own BTF still answers which types to write. */
-#include "gen.h"
+#include "gen_cbtf.h"
+#include <stdbool.h>
+#include <stdint.h>
 #include "gen_names.h"
 #include <bpf/btf.h>
 #include <errno.h>

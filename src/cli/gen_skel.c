@@ -3,7 +3,7 @@
  * object's maps, programs and links as named members and typed map accessors, so a program
  * needs neither the object file at run time nor lookups by name. */
 #include "cli.h"
-#include "gen.h"
+#include "gen_skel.h"
 #include "gen_names.h"
 #include "kfacts/prog_types.h"
 #include <bpf/btf.h>

@@ -202,13 +202,6 @@ bool trace_json(void)
 	return json;
 }
 
-void trace_json_str(FILE *out, const char *s, size_t n)
-{
-	fputc('"', out);
-	cli_escape(out, s, n, KL_ESC_JSON);
-	fputc('"', out);
-}
-
 void trace_json_message(FILE *out, const char *type, const char *text, size_t n)
 {
 	fprintf(out, "{\"type\": \"%s\", \"data\": ", type);

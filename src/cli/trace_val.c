@@ -13,6 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+void trace_json_str(FILE *out, const char *s, size_t n)
+{
+	fputc('"', out);
+	cli_escape(out, s, n, KL_ESC_JSON);
+	fputc('"', out);
+}
+
 static int64_t rd64(const uint8_t *p)
 {
 	int64_t v;

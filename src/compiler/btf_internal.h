@@ -1,5 +1,6 @@
-/* btf_internal.h — what btf.c (types, maps, functions: .BTF) and btf_ext.c (.BTF.ext: func,
- * line and CO-RE records) share while they build one object's BTF. Private to those two. */
+/* btf_internal.h — what btf_build.c (the checks, the layout, the order), btf.c (types, maps,
+ * functions: .BTF) and btf_ext.c (.BTF.ext: func, line and CO-RE records) share while they
+ * build one object's BTF. Private to those three. */
 #ifndef KL_BTF_INTERNAL_H
 #define KL_BTF_INTERNAL_H
 #include "obj.h"
@@ -47,6 +48,10 @@ int bb_check(struct bb *b, int id, const char *what);
 char *bb_scratch(struct bb *b, size_t n);
 /* The BTF id of t, added (with what it names) the first time; NULL is void, 0. */
 int bb_type_id(struct bb *b, const struct kl_type *t);
+/* .BTF's types: maps, functions, structs, the license and the data sections. */
+int bb_build_types(struct bb *b);
+/* The finished .BTF, checked against the kernel's limits, copied out (malloc'd). */
+int bb_take_btf(struct bb *b, void **btf_out, uint32_t *btf_len);
 /* obj->source split in lines (b->line_at), for the line records. */
 int bb_split_lines(struct bb *b);
 /* .BTF.ext: func_info, line_info and CO-RE records, each grouped by ELF section; none (NULL, 0)

@@ -12,6 +12,7 @@
 #include "tables.h"
 #include "types.h"
 #include "defs.h"
+#include "typespec.h"
 
 struct kl_constdef {
 	const char *name;
@@ -74,6 +75,22 @@ struct kl_options {
 	int out_fd;
 };
 
+/* Definitions collected only when a name they define is looked up: the prelude's (prelude.c
+ * installs this at kl_prelude_start). The tables below the collecting (defs.c's constants,
+ * expand.c's macros) ask through it for a name they lack, so they never call up into
+ * forms.c, which collects; without it (NULL) every definition is there from the start. */
+enum kl_lazy_kind { KL_LAZY_MACRO, KL_LAZY_CONST };
+struct kl_lazy {
+	/* Collect what defines name as a kind, unless collected already: 1 if it was collected
+	 * now, 0 if there is none to collect, -1 on an error (in c->d). */
+	int (*need)(struct kl_comp *c, const char *name, enum kl_lazy_kind kind);
+	/* Collect everything not collected yet (for "did you mean" hints over all the names). */
+	void (*need_all)(struct kl_comp *c);
+	/* Is something being collected lazily now? Then a definition the program made already
+	 * stays: the program's definitions come after the prelude's. */
+	bool (*loading)(const struct kl_comp *c);
+};
+
 struct kl_comp {
 	struct kl_arena *a;
 	struct kl_diag *d;
@@ -93,6 +110,7 @@ struct kl_comp {
 	struct { void *items; size_t len, cap; } macros;  /* expand.c's macro table */
 	struct kl_names *macro_names;     /* expand.c: the macro table's index by name */
 	struct kl_prelude_state *prelude; /* prelude.c: which prelude forms are collected */
+	const struct kl_lazy *lazy;       /* prelude.c's, once started (NULL: none) */
 	uint32_t expansions;              /* macro expansions open now (nested) */
 	unsigned gensyms;                 /* expand.c's gensym counter */
 	uint32_t expanded;                /* macro expansions in all (bounded: KL_MAX_EXPANDED) */

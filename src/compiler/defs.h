@@ -1,7 +1,7 @@
 /* defs.h — what a compilation has defined, by name: constants (the program's, then the
  * built-in ones), maps, structs and their accessors, functions and programs; the types the
- * source names; constant expressions folded as the BPF machine computes. forms.c records
- * definitions, expand.c and lower read them; this module uses neither. */
+ * source names are typespec.h's. forms.c records definitions, expand.c and lower read them;
+ * this module uses neither. */
 #ifndef KL_DEFS_H
 #define KL_DEFS_H
 #include <stdbool.h>
@@ -27,9 +27,6 @@ struct kl_name_index *kl_name_index(struct kl_comp *c);
 void kl_const_add(struct kl_comp *c, struct kl_constdef d);
 /* Constants, the user's and the built-in ones (XDP_PASS, xdp_pass), match in any case. */
 bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out);
-/* A constant expression: integers, constants, + - * / mod logand logior logxor << >> >>>
- * lognot, sizeof, offsetof and the event-field forms. 0, or -1 with an error at n. */
-int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out);
 struct kl_mapdef *kl_map_lookup(struct kl_comp *c, const char *name);
 struct kl_structdef *kl_struct_lookup(struct kl_comp *c, const char *name);
 const struct kl_accessor *kl_accessor_lookup(struct kl_comp *c, const char *name);
@@ -37,6 +34,4 @@ struct kl_fundef *kl_fun_lookup(struct kl_comp *c, const char *name);
 const struct kl_progdef *kl_prog_lookup(struct kl_comp *c, const char *name);
 /* Names for the ELF and BTF: '-' and other non-identifier characters become '_'. */
 const char *kl_mangle(struct kl_arena *a, const char *name);
-/* A type named by a node: u32, a defstruct name, (array T N), (* T). NULL with an error. */
-struct kl_type *kl_type_parse(struct kl_comp *c, const struct kl_node *n);
 #endif

@@ -11,7 +11,6 @@
  * its definition (or in the code it was given) where evaluation stopped. */
 #include "expand.h"
 #include "names.h"
-#include "prelude.h"
 #include "compile.h"
 #include "tracefs.h"
 #include "lisp/lisp.h"
@@ -287,7 +286,7 @@ int kl_macro_define(struct kl_comp *c, struct kl_node *form)
 		return kl_error(c->d, form->span, "defmacro needs a name, a lambda list and a body: %s", buf);
 	}
 	struct macro m = { form->items[1]->str, form->items[2], form->items + 3, form->nitems - 3, form };
-	if (kl_prelude_loading(c) && c->macro_names && kl_names_get(c->macro_names, m.name) >= 0)
+	if (c->lazy && c->lazy->loading(c) && c->macro_names && kl_names_get(c->macro_names, m.name) >= 0)
 		return 0;   /* the program's own, defined before the prelude's was needed */
 	kl_vec_push(c->a, macros_of(c), m);
 	if (!c->macro_names)
@@ -301,7 +300,7 @@ int kl_macro_define(struct kl_comp *c, struct kl_node *form)
 static struct macro *find(struct kl_comp *c, const char *name)
 {
 	int64_t i = c->macro_names ? kl_names_get(c->macro_names, name) : -1;
-	if (i < 0 && kl_prelude_need(c, name, KL_PRELUDE_MACRO) > 0)
+	if (i < 0 && c->lazy && c->lazy->need(c, name, KL_LAZY_MACRO) > 0)
 		i = kl_names_get(c->macro_names, name);
 	return i < 0 ? NULL : &macros_of(c)->items[i];
 }
@@ -309,8 +308,8 @@ static struct macro *find(struct kl_comp *c, const char *name)
 bool kl_macro_is(struct kl_comp *c, const char *name) { return name && find(c, name); }
 const char *kl_macro_name(struct kl_comp *c, size_t i)
 {
-	if (!i)
-		kl_prelude_need_all(c);
+	if (!i && c->lazy)
+		c->lazy->need_all(c);
 	return i < macros_of(c)->len ? macros_of(c)->items[i].name : NULL;
 }
 

@@ -13,6 +13,11 @@ struct kl_prelude_state {
 	uint32_t loading;         /* forms being collected now (one may need another) */
 };
 
+static int need(struct kl_comp *c, const char *name, enum kl_lazy_kind kind);
+static void need_all(struct kl_comp *c);
+static bool loading(const struct kl_comp *c);
+static const struct kl_lazy lazy = { need, need_all, loading };
+
 int kl_prelude_start(struct kl_comp *c)
 {
 	/* in the compilation's arena, not a static (two threads compiling at once would share
@@ -22,6 +27,7 @@ int kl_prelude_start(struct kl_comp *c)
 	c->prelude = p;
 	if (kl_prelude_nforms) {
 		p->loaded = kl_arena_array(c->a, uint8_t, kl_prelude_nforms);
+		c->lazy = &lazy;
 		return 0;
 	}
 	struct kl_node **forms;
@@ -48,23 +54,23 @@ static int load(struct kl_comp *c, uint32_t k)
 	return r ? -1 : 1;
 }
 
-int kl_prelude_need(struct kl_comp *c, const char *name, enum kl_prelude_kind kind)
+static int need(struct kl_comp *c, const char *name, enum kl_lazy_kind kind)
 {
 	if (!c->prelude || !c->prelude->loaded || !name)
 		return 0;
-	const struct kl_prelude_name *e = kind == KL_PRELUDE_MACRO
+	const struct kl_prelude_name *e = kind == KL_LAZY_MACRO
 		? bsearch(name, kl_prelude_macros, kl_prelude_nmacros, sizeof(*e), by_name)
 		: bsearch(name, kl_prelude_consts, kl_prelude_nconsts, sizeof(*e), by_name);
 	return e ? load(c, e->form) : 0;
 }
 
-void kl_prelude_need_all(struct kl_comp *c)
+static void need_all(struct kl_comp *c)
 {
 	for (uint32_t k = 0; c->prelude && c->prelude->loaded && k < kl_prelude_nforms; k++)
 		load(c, k);
 }
 
-bool kl_prelude_loading(const struct kl_comp *c)
+static bool loading(const struct kl_comp *c)
 {
 	return c->prelude && c->prelude->loading;
 }

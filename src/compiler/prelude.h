@@ -31,17 +31,9 @@ extern const uint32_t kl_prelude_nforms;
 extern const struct kl_prelude_name kl_prelude_macros[], kl_prelude_consts[];
 extern const uint32_t kl_prelude_nmacros, kl_prelude_nconsts;
 
-enum kl_prelude_kind { KL_PRELUDE_MACRO, KL_PRELUDE_CONST };
-
-/* Start a compilation's prelude: read and collect all of it when there is no index. */
+/* Start a compilation's prelude: read and collect all of it when there is no index, else
+ * install c->lazy (compile.h), which collects a prelude form only when the program looks up
+ * a macro or constant it defines. */
 int kl_prelude_start(struct kl_comp *c);
-/* Collect the prelude form defining name as a kind, unless collected already: 1 if it was
- * collected now, 0 if there is none to collect, -1 on an error (in c->d). */
-int kl_prelude_need(struct kl_comp *c, const char *name, enum kl_prelude_kind kind);
-/* Collect every form not collected yet (for "did you mean" hints over all the names). */
-void kl_prelude_need_all(struct kl_comp *c);
-/* Is a prelude form being collected lazily now? Then a definition the program made already
- * stays: the program's definitions come after the prelude's. */
-bool kl_prelude_loading(const struct kl_comp *c);
 
 #endif

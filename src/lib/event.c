@@ -1,13 +1,12 @@
-/* event.c — event layouts read from an object's BTF, field accessors, and the frame of a
- * record decoded to a text or JSON line (its name, cpu and pid; the fields are printed by
- * value.c, stack-id fields symbolized through stack.h). A layout is built the first time a
- * struct is asked for and kept with the others of its BTF. */
+/* event.c — event layouts read from an object's BTF and field accessors. A record decoded to
+ * a text or JSON line is value.c's (kiln_event_format, kiln_event_print), above this file. A
+ * layout is built the first time a struct is asked for and kept with the others of its BTF. */
 #define _GNU_SOURCE
 #include "kiln/event.h"
 #include "kiln/object.h"
 #include "event_internal.h"
 #include "fail.h"
-#include "value_internal.h"
+#include "utf8.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -491,61 +490,9 @@ int kiln_event_get(const struct kiln_event *ev, const void *data, size_t size, c
 	return kiln_event_field_u64(f, data, out);
 }
 
-/* ---- decoding: the record's frame here, its fields by the printer (value.c) ----------- */
-
-int kiln_event_format(const struct kiln_event *ev, const void *data, size_t size,
-		      const struct kiln_event_fmt *opts, char *buf, size_t len)
-{
-	static const struct kiln_event_fmt defaults = { .sz = sizeof(defaults), .cpu = -1 };
-	const struct kiln_event_fmt *fmt = opts ? opts : &defaults;
-	if (!ev || (!data && size))
-		return kl_fail_msg(EINVAL, "kiln_event_format: no event or no data");
-	struct kl_out o = { buf, len, 0 };
-	const char *pf = fmt->pid_field;
-	const struct kiln_event_field *pidf = pf ? kiln_event_field_by_name(ev, pf) : ev->pid;
-	uint64_t pid;
-	bool pid_known = pidf && (size_t)pidf->offset + pidf->size <= size && !kiln_event_field_u64(pidf, data, &pid);
-	bool json = fmt->json;
-	/* the perf buffer's cpu, unless the event has a field of that name (a key once only) */
-	bool cpu = fmt->cpu >= 0 && !kiln_event_field_by_name(ev, "cpu");
-	if (json) {
-		kl_out_puts(&o, "{\"event\":");
-		kl_out_string(&o, ev->name, strlen(ev->name), true);
-		if (cpu)
-			kl_out_puts(&o, ",\"cpu\":"), kl_out_i64(&o, fmt->cpu);
-	} else {
-		kl_out_puts(&o, ev->name);
-		if (cpu)
-			kl_out_puts(&o, " cpu="), kl_out_i64(&o, fmt->cpu);
-	}
-	kl_value_record(&o, ev, data, size, fmt, pid_known, pid_known ? (int)pid : 0);
-	return kl_out_end(&o);
-}
-
 int kl_event_classify(struct kiln_events *evs, uint32_t type_id, struct kiln_event_field *f)
 {
 	*f = (struct kiln_event_field){ .name = "" };
 	int err = classify(evs, type_id, 0, 0, 0, f);
 	return err ? kl_fail(err, "reading BTF type %u", type_id) : 0;
-}
-
-int kiln_event_print(FILE *f, const struct kiln_event *ev, const void *data, size_t size,
-		     const struct kiln_event_fmt *opts)
-{
-	char stackbuf[2048], *buf = stackbuf;
-	int n = kiln_event_format(ev, data, size, opts, buf, sizeof(stackbuf));
-	if (n >= (int)sizeof(stackbuf)) {
-		buf = malloc((size_t)n + 1);
-		if (!buf)
-			return kl_fail(ENOMEM, "decoding an event of '%s'", ev->name);
-		n = kiln_event_format(ev, data, size, opts, buf, (size_t)n + 1);
-	}
-	if (n >= 0) {
-		buf[n] = '\n';
-		if (fwrite(buf, 1, (size_t)n + 1, f) != (size_t)n + 1)
-			n = kl_fail(errno ? errno : EIO, "writing an event of '%s'", ev->name);
-	}
-	if (buf != stackbuf)
-		free(buf);
-	return n < 0 ? n : 0;
 }

@@ -5,6 +5,7 @@
 #include "map_internal.h"
 #include "kfacts/map_types.h"
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -917,6 +918,18 @@ int kl_map_need_info(struct kiln_map *m)
 bool kl_map_op_missing(int err)
 {
 	return op_missing_err(err);
+}
+
+void kl_map_extra_free(struct kl_map_extra *x)
+{
+	if (!x)
+		return;
+	free(x->parallel_path);
+	free(x->pending_path);
+	if (x->free_layouts)
+		x->free_layouts(x->layouts);
+	btf__free(x->btf);
+	free(x);
 }
 
 struct kl_map_extra *kl_map_extra(struct kiln_map *m)

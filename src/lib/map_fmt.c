@@ -40,6 +40,7 @@ int kl_map_load_btf(struct kiln_map *m, struct kl_map_extra *x)
 		btf__free(btf);
 		return err;
 	}
+	x->free_layouts = kiln_events_free;
 	x->btf = btf;
 	x->btf_tried = true;
 	return 0;

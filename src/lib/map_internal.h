@@ -16,7 +16,7 @@ struct kiln_map *kl_map_wrap(int fd, const char *name, bool owned);
 void kl_map_set_fd(struct kiln_map *m, int fd);
 
 
-/* State other modules keep on a map, freed with it (kl_map_extra_free, in map_util.c). */
+/* State other modules keep on a map, freed with it (kl_map_extra_free). */
 struct btf;
 struct kiln_events;
 struct kl_map_extra {
@@ -25,6 +25,8 @@ struct kl_map_extra {
 	struct btf *btf;            /* kiln_map_format_kv: the map's BTF, from the kernel */
 	struct kiln_events *layouts;  /* ...and the layouts read from it (kiln_map_format_kv,
 				       * kiln_map_parse_key/_value) */
+	void (*free_layouts)(struct kiln_events *); /* ...freed by whoever set them (events sit
+						     * above maps) */
 	bool btf_tried;             /* looked for it once (a map without BTF stays without) */
 };
 /* The map's extra state, made on first use; NULL when out of memory (message set). */

@@ -1,26 +1,12 @@
-/* map_util.c — pkg/bpf's DeleteAll and pre-allocation switches on top of map.c (kiln/map.h),
- * and the extra state other modules keep on a map. */
+/* map_util.c — pkg/bpf's DeleteAll and pre-allocation switches on top of map.c (kiln/map.h). */
 #include "kiln/map.h"
-#include "kiln/event.h"
 #include "fail.h"
 #include "map_internal.h"
 #include "kfacts/map_types.h"
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-void kl_map_extra_free(struct kl_map_extra *x)
-{
-	if (!x)
-		return;
-	free(x->parallel_path);
-	free(x->pending_path);
-	kiln_events_free(x->layouts);
-	btf__free(x->btf);
-	free(x);
-}
 
 /* ---- pre-allocation --------------------------------------------------------------------- */
 

@@ -4,6 +4,7 @@
 #include "kiln/pin.h"
 #include "fail.h"
 #include "map_internal.h"
+#include "pin_name.h"
 #include "compiler/mounts.h"
 #include <bpf/bpf.h>
 #include <dirent.h>
@@ -400,56 +401,13 @@ int kiln_map_end_parallel(struct kiln_map *m)
 
 /* ---- the names of pins ------------------------------------------------------------------ */
 
-/* name for a message: bytes outside printable ASCII as \xNN, cut at 120 bytes */
-static const char *shown(const char *name, char *buf, size_t size)
-{
-	size_t n = 0;
-	for (const char *p = name; *p && n + 5 < size && p - name < 120; p++) {
-		unsigned char c = (unsigned char)*p;
-		n += (size_t)snprintf(buf + n, size - n, c < 0x20 || c >= 0x7f ? "\\x%02x" : "%c", c);
-	}
-	buf[n] = 0;
-	return buf;
-}
-
-/* Why name cannot name a pin (it could leave its directory, or no file has it), or NULL. */
-static const char *pin_name_why(const char *name)
-{
-	if (!name || !*name)
-		return "it is empty";
-	if (strchr(name, '/'))
-		return "it holds a '/'";
-	if (strstr(name, ".."))
-		return "it holds \"..\"";
-	for (const char *p = name; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return "it holds a control byte";
-	return strlen(name) > NAME_MAX ? "it is longer than a file name can be" : NULL;
-}
-
-int kiln_pin_name(const char *name, char *out, size_t outsz)
-{
-	char buf[512];
-	const char *why = pin_name_why(name);
-	if (why)
-		return kl_fail_msg(-EINVAL, "'%s' cannot name a pin: %s, and a pin stays in its directory",
-				   name ? shown(name, buf, sizeof(buf)) : "", why);
-	size_t len = strlen(name);
-	if (len >= outsz)
-		return kl_fail_msg(-ENAMETOOLONG, "pin name '%s': %zu bytes, more than the %zu given",
-				   shown(name, buf, sizeof(buf)), len, outsz);
-	for (size_t i = 0; i <= len; i++)
-		out[i] = name[i] == '.' ? '_' : name[i];     /* bpffs refuses dots: glob.rodata */
-	return 0;
-}
-
 /* Whether rel is KIND/NAME as a load's record lists them: maps, progs or links, and a name
  * kiln_pin_name made (no '.'). */
 static bool rec_path_ok(const char *rel)
 {
 	const char *name = strchr(rel, '/');
 	return name && (!strncmp(rel, "maps/", 5) || !strncmp(rel, "progs/", 6) || !strncmp(rel, "links/", 6)) &&
-	       !strchr(name + 1, '.') && !pin_name_why(name + 1);
+	       !strchr(name + 1, '.') && !kl_pin_name_why(name + 1);
 }
 
 /* Each KIND directory that exists under dir must be dir's own: realpath(dir/KIND) is
@@ -520,7 +478,7 @@ static int check_entries(const char *dir, const struct kiln_pin_entry *e, size_t
 		if (!e[i].path || !rec_path_ok(e[i].path))
 			return kl_fail_msg(-EINVAL, "pin under %s: '%s' is not maps/NAME, progs/NAME or links/NAME "
 					   "with a NAME kiln_pin_name gives; nothing pinned", dir,
-					   e[i].path ? shown(e[i].path, buf, sizeof(buf)) : "");
+					   e[i].path ? kl_pin_shown(e[i].path, buf, sizeof(buf)) : "");
 		if (strlen(e[i].path) >= sizeof(((struct rec_entry *)0)->path) ||
 		    strlen(dir) + strlen(e[i].path) + 2 > PATH_MAX)
 			return kl_fail(-ENAMETOOLONG, "pin %s/%s", dir, e[i].path);

@@ -93,3 +93,18 @@ size_t kl_escape(char *buf, size_t len, const char *s, size_t n, enum kl_esc sty
 	emit(&o, s + run, n - run);
 	return o.pos;
 }
+
+size_t kl_json_string(char *buf, size_t len, const char *s, size_t n)
+{
+	n = strnlen(s, n);
+	if (len)
+		buf[0] = '"';
+	size_t pos = 1, room = len > 1 ? len - 1 : 0;
+	pos += kl_escape(room ? buf + 1 : NULL, room, s, n, KL_ESC_JSON);
+	if (pos < len)
+		buf[pos] = '"';
+	pos++;
+	if (len)
+		buf[pos < len ? pos : len - 1] = 0;
+	return pos;
+}

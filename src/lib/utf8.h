@@ -33,4 +33,8 @@ bool kl_utf8_valid(const char *s, size_t n);
  * the whole length is returned. At most 6 * n bytes. */
 size_t kl_escape(char *buf, size_t len, const char *s, size_t n, enum kl_esc style);
 
+/* s (at most n bytes, up to its first NUL) as a quoted JSON string into buf, with
+ * snprintf's convention. At most 6 * n + 2 bytes. */
+size_t kl_json_string(char *buf, size_t len, const char *s, size_t n);
+
 #endif

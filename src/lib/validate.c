@@ -4,11 +4,12 @@
  * libbpf rewrites; then validate_btf.c for .BTF, .BTF.ext and .maps. Headers and symbols are
  * copied out of the image with memcpy, so the image may sit at any alignment. */
 #include "validate.h"
+#include "validate_btf.h"
+#include "validate_image.h"
 #include "fail.h"
 #include "text.h"
 #include <elf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,24 +19,6 @@
 #define EM_BPF 247
 #endif
 #define BPF_LD_IMM64 0x18       /* BPF_LD | BPF_IMM | BPF_DW: two instruction slots */
-
-int kv_fail(const struct kv *v, const char *where, const char *fmt, ...)
-{
-	char msg[384];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return kl_fail_msg(EINVAL, "object '%s': %s: %s", v->obj, where, msg);
-}
-
-size_t kv_sec_by_name(const struct kv *v, const char *name)
-{
-	for (size_t i = 1; i < v->nsecs; i++)
-		if (!strcmp(v->secs[i].name, name))
-			return i;
-	return 0;
-}
 
 static bool inside(uint64_t off, uint64_t len, uint64_t size)
 {

@@ -1,7 +1,8 @@
 /* validate_btf.c — .BTF, .BTF.ext and .maps of an untrusted object, checked before libbpf
  * reads them (see validate.h). Every read is bounds-checked and goes through kv_u32/kv_u16,
  * so the image may sit at any alignment. Offsets in messages are from the section's start. */
-#include "validate.h"
+#include "validate_btf.h"
+#include "validate_image.h"
 #include "text.h"
 #include <errno.h>
 #include <linux/bpf.h>

@@ -1,7 +1,8 @@
 /* value.c — the one printer of BTF-typed values (kiln/value.h): `kiln map` and `kiln run`'s map
  * entries (KILN_VALUE_C, walking the BTF type), kiln_map_format_kv and decoded event records
  * (KILN_VALUE_FIELDS, walking the layouts event.c reads from the same BTF), and the metrics
- * exporter's labels (one field of a layout), text or JSON.
+ * exporter's labels (one field of a layout), text or JSON; and kiln_event_format, a record's
+ * frame (its event's name, cpu and pid) before its fields, and kiln_event_print.
  * The two styles are the two spellings users and tests have always read; they share the output
  * buffer, numbers, strings, hex and addresses here. Every JSON string goes through one writer
  * (kl_out_string: UTF-8 passes, the rest escaped, so the output always parses). */
@@ -104,14 +105,6 @@ void kl_out_string(struct kl_out *o, const char *s, size_t n, bool json)
 	size_t room = o->pos < o->len ? o->len - o->pos : 0;
 	o->pos += kl_escape(room ? o->buf + o->pos : NULL, room, s, n, json ? KL_ESC_JSON : KL_ESC_TEXT);
 	kl_out_put(o, "\"", 1);
-}
-
-size_t kl_json_string(char *buf, size_t len, const char *s, size_t n)
-{
-	struct kl_out o = { buf, len, 0 };
-	kl_out_string(&o, s, n, true);
-	kl_out_end(&o);
-	return o.pos;
 }
 
 /* An address in network order as people write it; JSON quotes it. */
@@ -556,4 +549,55 @@ int kiln_value_format_field(const struct kiln_event_field *f, const void *record
 	struct decode d = { .o = &o, .fmt = &defaults, .data = record, .size = size };
 	put_value(&d, f, 0, json);
 	return kl_out_end(&o);
+}
+
+/* A decoded record: its frame (the event's name, the cpu), then its fields. */
+int kiln_event_format(const struct kiln_event *ev, const void *data, size_t size,
+		      const struct kiln_event_fmt *opts, char *buf, size_t len)
+{
+	static const struct kiln_event_fmt defaults = { .sz = sizeof(defaults), .cpu = -1 };
+	const struct kiln_event_fmt *fmt = opts ? opts : &defaults;
+	if (!ev || (!data && size))
+		return kl_fail_msg(EINVAL, "kiln_event_format: no event or no data");
+	struct kl_out o = { buf, len, 0 };
+	const char *pf = fmt->pid_field;
+	const struct kiln_event_field *pidf = pf ? kiln_event_field_by_name(ev, pf) : ev->pid;
+	uint64_t pid;
+	bool pid_known = pidf && (size_t)pidf->offset + pidf->size <= size && !kiln_event_field_u64(pidf, data, &pid);
+	bool json = fmt->json;
+	/* the perf buffer's cpu, unless the event has a field of that name (a key once only) */
+	bool cpu = fmt->cpu >= 0 && !kiln_event_field_by_name(ev, "cpu");
+	if (json) {
+		kl_out_puts(&o, "{\"event\":");
+		kl_out_string(&o, ev->name, strlen(ev->name), true);
+		if (cpu)
+			kl_out_puts(&o, ",\"cpu\":"), kl_out_i64(&o, fmt->cpu);
+	} else {
+		kl_out_puts(&o, ev->name);
+		if (cpu)
+			kl_out_puts(&o, " cpu="), kl_out_i64(&o, fmt->cpu);
+	}
+	kl_value_record(&o, ev, data, size, fmt, pid_known, pid_known ? (int)pid : 0);
+	return kl_out_end(&o);
+}
+
+int kiln_event_print(FILE *f, const struct kiln_event *ev, const void *data, size_t size,
+		     const struct kiln_event_fmt *opts)
+{
+	char stackbuf[2048], *buf = stackbuf;
+	int n = kiln_event_format(ev, data, size, opts, buf, sizeof(stackbuf));
+	if (n >= (int)sizeof(stackbuf)) {
+		buf = malloc((size_t)n + 1);
+		if (!buf)
+			return kl_fail(ENOMEM, "decoding an event of '%s'", ev->name);
+		n = kiln_event_format(ev, data, size, opts, buf, (size_t)n + 1);
+	}
+	if (n >= 0) {
+		buf[n] = '\n';
+		if (fwrite(buf, 1, (size_t)n + 1, f) != (size_t)n + 1)
+			n = kl_fail(errno ? errno : EIO, "writing an event of '%s'", ev->name);
+	}
+	if (buf != stackbuf)
+		free(buf);
+	return n < 0 ? n : 0;
 }

@@ -22,10 +22,6 @@ void kl_out_string(struct kl_out *o, const char *s, size_t n, bool json);
 /* NUL-terminate buf (when len > 0); the whole length, or -EOVERFLOW past INT32_MAX. */
 int kl_out_end(struct kl_out *o);
 
-/* s (at most n bytes, up to its first NUL) as a quoted JSON string into buf, with
- * snprintf's convention. At most 6 * n + 2 bytes. */
-size_t kl_json_string(char *buf, size_t len, const char *s, size_t n);
-
 /* A record's fields after the event's name (and cpu), in KILN_VALUE_FIELDS style: each field
  * " name=value" or ",\"name\":value", a short record's "truncated", JSON's closing brace and,
  * in text, each stack-id field's symbolized frames on lines of their own. pid: whose user

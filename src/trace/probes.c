@@ -5,6 +5,7 @@
  * tracepoints from BTF's btf_trace_NAME typedefs. */
 #define _GNU_SOURCE
 #include "trace/probes.h"
+#include "compiler/tracefs.h"
 #include "trace/binpath.h"
 #include "trace/elfsyms.h"
 #include "trace/ktypes.h"
@@ -19,6 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *kt_tracefs(void)
+{
+	return kl_tracefs_root_or_default();   /* mounted if missing and we may (mounts.c) */
+}
 
 struct pr {
 	struct kl_arena *a;

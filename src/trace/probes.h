@@ -5,7 +5,35 @@
  * hardware perf events are tables too, shared with -l and the runtime. */
 #ifndef KT_PROBES_H
 #define KT_PROBES_H
-#include "trace/sema.h"
+#include "trace/ast.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum kt_pkind { KP_BEGIN, KP_END, KP_TRACEPOINT, KP_INTERVAL, KP_PROFILE, KP_UPROBE, KP_URETPROBE, KP_KPROBE, KP_KRETPROBE,
+	KP_KFUNC, KP_KRETFUNC, KP_RAWTRACEPOINT, KP_SOFTWARE, KP_HARDWARE, KP_USDT };
+
+/* One program kiln attaches (or test-runs, for BEGIN and END). */
+struct kt_target {
+	enum kt_pkind kind;
+	const char *event;          /* tracepoint "CAT/NAME"; the function of a uprobe, kprobe or kfunc;
+				     * a raw tracepoint's name; a software or hardware event's name */
+	const char *probe;          /* the `probe` builtin's text: "tracepoint:syscalls:sys_enter_read" */
+	uint64_t period_ns, freq;   /* interval / profile */
+	uint32_t probe_index;       /* which probe of the program */
+	const char *binary;         /* uprobe: the file (a library found by name, a path) */
+	uint64_t offset;            /* uprobe, kprobe: bytes past the function's start (FUNC+OFFSET);
+				     * usdt: the probe's file offset in binary */
+	uint64_t sema;              /* usdt: its semaphore's file offset (0: none) */
+	const char *usdt_args;      /* usdt: its arguments' locations ("-4@%edi 8@%rsi") */
+	uint32_t perf_type;         /* software, hardware: the perf event */
+	uint64_t perf_config;
+	uint64_t count;             /* ... and its sample period (fires once every count events) */
+	uint32_t nargs;             /* rawtracepoint: its arguments (from BTF; 0: unknown) */
+	bool absent;                /* uprobe: the file has no such function; as bpftrace 0.17
+	                             * does, it is neither attached nor counted (sslsnoop.bt names
+	                             * libcrypto functions a stripped libcrypto does not export) */
+};
 
 struct kt_targets {
 	struct kt_target *items;
@@ -23,6 +51,9 @@ int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_att
  * names matching glob (NULL: all), sorted, without the __init functions kallsyms places
  * between _sinittext and _einittext. 0, or -1 (no BTF) with the reason in msg. */
 int kt_kernel_funcs(struct kl_arena *a, const char *glob, const char ***out, uint32_t *n, char *msg, size_t len);
+
+/* The tracefs root kiln trace reads ("/sys/kernel/tracing", or debugfs's). */
+const char *kt_tracefs(void);
 
 /* A perf event of software:NAME:COUNT or hardware:NAME:COUNT. */
 struct kt_perf_event {

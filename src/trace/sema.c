@@ -49,11 +49,6 @@ uint32_t kt_type_size(const struct kt_type *t)
 	return t->size;
 }
 
-const char *kt_tracefs(void)
-{
-	return kl_tracefs_root_or_default();   /* mounted if missing and we may (mounts.c) */
-}
-
 /* ---- tracepoint formats, cached ---- */
 
 struct kt_tpcache {

@@ -6,6 +6,7 @@
 #ifndef KT_SEMA_H
 #define KT_SEMA_H
 #include "trace/ast.h"
+#include "trace/probes.h"
 
 /* What a map holds, as bpftrace prints it. */
 enum kt_mkind { KM_NONE, KM_INT, KM_STR, KM_TUPLE, KM_COUNT, KM_SUM, KM_MIN, KM_MAX, KM_AVG, KM_STATS, KM_HIST, KM_LHIST };
@@ -23,31 +24,6 @@ struct kt_map {
 struct kt_var {
 	const char *name;
 	struct kt_type type;
-};
-
-enum kt_pkind { KP_BEGIN, KP_END, KP_TRACEPOINT, KP_INTERVAL, KP_PROFILE, KP_UPROBE, KP_URETPROBE, KP_KPROBE, KP_KRETPROBE,
-	KP_KFUNC, KP_KRETFUNC, KP_RAWTRACEPOINT, KP_SOFTWARE, KP_HARDWARE, KP_USDT };
-
-/* One program kiln attaches (or test-runs, for BEGIN and END). */
-struct kt_target {
-	enum kt_pkind kind;
-	const char *event;          /* tracepoint "CAT/NAME"; the function of a uprobe, kprobe or kfunc;
-				     * a raw tracepoint's name; a software or hardware event's name */
-	const char *probe;          /* the `probe` builtin's text: "tracepoint:syscalls:sys_enter_read" */
-	uint64_t period_ns, freq;   /* interval / profile */
-	uint32_t probe_index;       /* which probe of the program */
-	const char *binary;         /* uprobe: the file (a library found by name, a path) */
-	uint64_t offset;            /* uprobe, kprobe: bytes past the function's start (FUNC+OFFSET);
-				     * usdt: the probe's file offset in binary */
-	uint64_t sema;              /* usdt: its semaphore's file offset (0: none) */
-	const char *usdt_args;      /* usdt: its arguments' locations ("-4@%edi 8@%rsi") */
-	uint32_t perf_type;         /* software, hardware: the perf event */
-	uint64_t perf_config;
-	uint64_t count;             /* ... and its sample period (fires once every count events) */
-	uint32_t nargs;             /* rawtracepoint: its arguments (from BTF; 0: unknown) */
-	bool absent;                /* uprobe: the file has no such function; as bpftrace 0.17
-	                             * does, it is neither attached nor counted (sslsnoop.bt names
-	                             * libcrypto functions a stripped libcrypto does not export) */
 };
 
 struct kt_sema {
@@ -95,8 +71,6 @@ static inline bool kt_is_bytes(const struct kt_type *t)
 }
 /* Bytes a value of type t takes in a record or key. */
 uint32_t kt_type_size(const struct kt_type *t);
-/* The tracefs root kiln trace reads ("/sys/kernel/tracing", or debugfs's). */
-const char *kt_tracefs(void);
 
 
 

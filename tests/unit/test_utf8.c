@@ -1,7 +1,8 @@
 /* test_utf8.c — the one UTF-8 validator and escaper (src/lib/utf8.c) behind kiln's JSON and
  * Prometheus output: the validator on each kind of bad sequence (stray continuation, overlong,
  * surrogate, past U+10FFFF, cut short) and on good ones of every length; each style's exact
- * escapes; snprintf's length convention when the buffer is short; and, over 20,000 random
+ * escapes; snprintf's length convention when the buffer is short (kl_escape and the quoted
+ * kl_json_string); and, over 20,000 random
  * byte strings, that every JSON output is valid UTF-8 that libkiln's JSON reader parses back
  * (bad bytes as U+FFFD, good text unchanged) and every Prometheus output is valid UTF-8 with
  * no bare quote, newline or control character. */
@@ -96,6 +97,17 @@ int main(void)
 	CHECK("escape: a short buffer gets what fits, the whole length returned",
 	      n == 6 && !memcmp(small, "ab\\\"z", 5), "%zu '%.5s'", n, small);
 	CHECK("escape: no buffer, the length only", kl_escape(NULL, 0, "\xff", 1, KL_ESC_JSON) == 6, "%s", "not 6");
+
+	char q[16];
+	n = kl_json_string(q, sizeof(q), "a\"b\0ignored", 12);
+	CHECK("json string: quoted, escaped, stopped at the NUL", n == 6 && !strcmp(q, "\"a\\\"b\""), "%zu '%s'", n, q);
+	memset(q, 'z', sizeof(q));
+	n = kl_json_string(q, 4, "abcdef", 6);
+	CHECK("json string: a short buffer holds what fits, NUL-terminated, the whole length returned",
+	      n == 8 && !strcmp(q, "\"ab") && q[4] == 'z', "%zu '%.4s'", n, q);
+	CHECK("json string: no buffer, the length only", kl_json_string(NULL, 0, "\xff", 1) == 8, "%s", "not 8");
+	n = kl_json_string(q, sizeof(q), "", 0);
+	CHECK("json string: empty is \"\"", n == 2 && !strcmp(q, "\"\""), "%zu '%s'", n, q);
 
 	int json_bad = 0, prom_bad = 0;
 	for (int t = 0; t < 20000; t++) {

@@ -14,12 +14,10 @@ void kl_pass_bits(struct kl_arena *a, struct kl_ir_func *f)
 	for (uint32_t i = 0; i < f->nins && !any; i++)
 		any = (f->ins[i].op == IR_ALU && f->ins[i].alu == BPF_AND && f->ins[i].has_imm) ||
 		      (f->ins[i].op == IR_ALU32 && f->ins[i].alu == BPF_MOV);
-	if (!any)
-		return;
 	struct kl_ssa s;
-	if (!kl_opt_ssa(a, f, &s))
+	const uint8_t *w = any ? kl_opt_ssa_widths(a, f, &s) : NULL;
+	if (!w)
 		return;
-	const uint8_t *w = kl_opt_widths(a, &s);
 	for (uint32_t r = 0; r < s.cfg.nrpo; r++) {
 		const struct kl_block *k = &s.cfg.blocks[s.cfg.rpo[r]];
 		for (uint32_t i = k->first; i < k->end; i++) {

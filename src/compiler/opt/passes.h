@@ -74,6 +74,8 @@ uint32_t *kl_opt_value_uses(struct kl_arena *a, const struct kl_ssa *s, bool bra
 /* How many low bits each SSA value of s can have set (64: any); kl_opt_width: of value v. */
 uint8_t *kl_opt_widths(struct kl_arena *a, const struct kl_ssa *s);
 uint8_t kl_opt_width(const struct kl_ssa *s, const uint8_t *w, uint32_t v);
+/* The SSA form of f into s and its values' widths; NULL when f has no blocks. */
+const uint8_t *kl_opt_ssa_widths(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s);
 /* The no-op labels the passes leave (label 0) taken out. */
 void kl_opt_compact(struct kl_ir_func *f);
 /* A label instruction inserted at position at (the later instructions move up one). */

@@ -47,12 +47,10 @@ void kl_pass_select(struct kl_arena *a, struct kl_ir_func *f)
 	bool any = false;   /* the SSA form only where there is something to look at */
 	for (uint32_t i = 0; i + 3 < f->nins && !any; i++)
 		any = shape(f, refs, i);
-	if (!any)
-		return;
 	struct kl_ssa s;
-	if (!kl_opt_ssa(a, f, &s))
+	const uint8_t *w = any ? kl_opt_ssa_widths(a, f, &s) : NULL;
+	if (!w)
 		return;
-	const uint8_t *w = kl_opt_widths(a, &s);
 	for (uint32_t i = 0; i + 3 < f->nins; i++) {
 		struct kl_ir_ins *k1 = &f->ins[i], *br = &f->ins[i + 1], *k2 = &f->ins[i + 2];
 		const struct kl_ir_ins *lab = &f->ins[i + 3];

@@ -245,3 +245,8 @@ bool kl_opt_slot_use(const struct kl_ir_ins *in, kl_vreg v, const uint32_t *slot
 	/* p + K, itself followed (kl_opt_slot_bases) */
 	return in->op == IR_ALU && in->alu == BPF_ADD && in->has_imm && in->a == v && !in->core && slot_of[in->d];
 }
+
+const uint8_t *kl_opt_ssa_widths(struct kl_arena *a, const struct kl_ir_func *f, struct kl_ssa *s)
+{
+	return kl_opt_ssa(a, f, s) ? kl_opt_widths(a, s) : NULL;
+}
