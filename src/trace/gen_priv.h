@@ -46,6 +46,12 @@ void kt_close_key(struct g *g, bool opened);
 bool kt_gen_core_into(struct g *g, const struct kt_node *n, const struct kl_node *dest);
 /* A record's first u64, as a node: kind << 32 | the CPU << 16 | index. */
 struct kl_node *kt_rec_id(struct g *g, enum kt_ev kind, uint32_t index);
+/* A block of statements (gen.c); the probes' bodies. */
+void kt_gen_block(struct g *g, const struct kt_node *b);
+/* Nodes made from here on span `at` (a probe, statement or expression); the span before. */
+struct kl_span kt_gen_enter(struct g *g, struct kl_span at);
+/* A -d comment before the next top-level form. */
+void kt_gen_note(struct g *g, const char *text);
 /* A control record (exit, print, clear, zero, time). */
 void kt_gen_ctl(struct g *g, enum kt_ev kind, uint32_t index);
 
