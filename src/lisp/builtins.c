@@ -554,7 +554,7 @@ B(b_parse_integer)
 
 /* ---- output and the system -------------------------------------------------------------- */
 
-static struct lv *put(struct lisp *h, const struct kl_node *c, struct lv *v, struct lv *dest, bool readably, const char *pre, const char *post)
+static struct lv *put_printed(struct lisp *h, const struct kl_node *c, struct lv *v, struct lv *dest, bool readably, const char *pre, const char *post)
 {
 	struct lv *s = lv_stream_of(h, c, dest ? dest : LT);
 	if (!s)
@@ -566,22 +566,22 @@ static struct lv *put(struct lisp *h, const struct kl_node *c, struct lv *v, str
 	lv_text_free(h, &t);
 	return ok ? v : NULL;
 }
-B(b_princ) { return put(h, c, a[0], n > 1 ? a[1] : NULL, false, "", ""); }
-B(b_prin1) { return put(h, c, a[0], n > 1 ? a[1] : NULL, true, "", ""); }
-B(b_print) { return put(h, c, a[0], n > 1 ? a[1] : NULL, true, "\n", " "); }
+B(b_princ) { return put_printed(h, c, a[0], n > 1 ? a[1] : NULL, false, "", ""); }
+B(b_prin1) { return put_printed(h, c, a[0], n > 1 ? a[1] : NULL, true, "", ""); }
+B(b_print) { return put_printed(h, c, a[0], n > 1 ? a[1] : NULL, true, "\n", " "); }
 B(b_write_string)
 {
 	if (a[0]->k != LV_STR)
 		return lv_err(h, c, "write-string needs a string");
-	return put(h, c, a[0], n > 1 ? a[1] : NULL, false, "", "");
+	return put_printed(h, c, a[0], n > 1 ? a[1] : NULL, false, "", "");
 }
 B(b_write_line)
 {
 	if (a[0]->k != LV_STR)
 		return lv_err(h, c, "write-line needs a string");
-	return put(h, c, a[0], n > 1 ? a[1] : NULL, false, "", "\n");
+	return put_printed(h, c, a[0], n > 1 ? a[1] : NULL, false, "", "\n");
 }
-B(b_terpri) { struct lv *nl = lv_cstr(h, "\n"); return put(h, c, nl, n ? a[0] : NULL, false, "", "") ? LNIL : NULL; }
+B(b_terpri) { struct lv *nl = lv_cstr(h, "\n"); return put_printed(h, c, nl, n ? a[0] : NULL, false, "", "") ? LNIL : NULL; }
 B(b_finish_output) { (void)h, (void)c, (void)a, (void)n; fflush(stdout); fflush(stderr); return LNIL; }
 B(b_error)
 {

@@ -195,6 +195,23 @@ struct lv *lv_lambda(struct lisp *h, const char *name, const struct kl_node *par
 		     const struct kl_node *const *body, uint32_t nbody);
 /* (defvar|defparameter|defconstant NAME [FORM]) */
 struct lv *lv_defvar(struct lisp *h, const struct kl_node *n, struct lv_frame *env);
+/* For the special forms of control.c and loop.c: the primary value of v (multiple values
+ * reduce to their first); n's items from `from` on evaluated as a body (declare skipped);
+ * 0 when n has min items, else -1 with "NAME needs WHAT" raised. */
+struct lv *lv_primary(struct lv *v);
+struct lv *lv_body_from(struct lisp *h, const struct kl_node *n, uint32_t from, struct lv_frame *env);
+int lv_need(struct lisp *h, const struct kl_node *n, uint32_t min, const char *what);
+
+/* A table of special forms, ended by a NULL name. */
+struct lv_special { const char *name; lv_special_fn fn; };
+
+/* control.c: block, return, return-from, handler-case, ignore-errors, unwind-protect */
+extern const struct lv_special lv_control_forms[];
+/* true, with *out its value and the exit cleared, when a return to block is in flight */
+bool lv_caught_return(struct lisp *h, const char *block, struct lv **out);
+
+/* loop.c: dolist, dotimes, loop */
+extern const struct lv_special lv_loop_forms[];
 
 /* bind.c */
 /* Bind the lambda list ps to args (n of them), frames pushed on *env: LT, or NULL with the
@@ -203,6 +220,8 @@ struct lv *lv_defvar(struct lisp *h, const struct kl_node *n, struct lv_frame *e
 struct lv *lv_bind(struct lisp *h, const struct kl_node *call, const char *fn, const struct kl_node *ps,
 		   struct lv **args, int n, struct lv_frame **env);
 struct lv *lv_push_frame(struct lisp *h, struct lv_frame **env, const char *name, struct lv *v);
+/* where v came from (its node, a list's), else at */
+const struct kl_node *lv_origin(const struct lv *v, const struct kl_node *at);
 /* a name being bound or named (a variable, a block): a symbol's, else NULL with an error */
 const char *lv_var_name(struct lisp *h, const struct kl_node *n, const char *what);
 

@@ -265,7 +265,7 @@ struct fmt {
 	int depth;             /* ~{ open */
 };
 
-static void emit(struct fmt *f, const char *s, size_t len)
+static void fmt_emit(struct fmt *f, const char *s, size_t len)
 {
 	lv_text_put(f->h, &f->out, s, len);
 }
@@ -299,7 +299,7 @@ static void repeat(struct fmt *f, char c, long n)
 	char run[256];
 	memset(run, c, sizeof(run));
 	for (; n > 0 && !f->out.full; n -= (long)sizeof(run))
-		emit(f, run, n < (long)sizeof(run) ? (size_t)n : sizeof(run));
+		fmt_emit(f, run, n < (long)sizeof(run) ? (size_t)n : sizeof(run));
 }
 
 static void pad(struct fmt *f, const char *s, size_t len, long mincol, char padc, bool left)
@@ -307,7 +307,7 @@ static void pad(struct fmt *f, const char *s, size_t len, long mincol, char padc
 	long n = mincol > (long)len ? mincol - (long)len : 0;
 	if (left)
 		repeat(f, padc, n);
-	emit(f, s, len);
+	fmt_emit(f, s, len);
 	if (!left)
 		repeat(f, padc, n);
 }
@@ -355,7 +355,7 @@ static void put_integer(struct fmt *f, struct lv *v, char d, const long *params,
 	pad(f, q, strlen(q), params[0], params[1] >= 0 ? padc : ' ', true);
 }
 
-static int run(struct fmt *f, const char *p, const char *end, struct lv **args, int nargs, int *ai);
+static int fmt_run(struct fmt *f, const char *p, const char *end, struct lv **args, int nargs, int *ai);
 
 /* ~{...~} at *pp (just past the ~{): the body run over the list argument's elements (~@{: over
  * the arguments left), until they are used up or ~^ ends it; *pp then past the ~}. 0, or -1
@@ -400,7 +400,7 @@ static int run_iteration(struct fmt *f, const char **pp, const char *end, struct
 			r = -1;
 			break;
 		}
-		int before = ii, got = run(f, p, close, items, nitems, &ii);
+		int before = ii, got = fmt_run(f, p, close, items, nitems, &ii);
 		if (got < 0)
 			r = -1;
 		if (got || ii == before)
@@ -415,7 +415,7 @@ static int run_iteration(struct fmt *f, const char **pp, const char *end, struct
 	return 0;
 }
 
-static int run(struct fmt *f, const char *p, const char *end, struct lv **args, int nargs, int *ai)
+static int fmt_run(struct fmt *f, const char *p, const char *end, struct lv **args, int nargs, int *ai)
 {
 	struct lisp *h = f->h;
 	while (p < end) {
@@ -425,7 +425,7 @@ static int run(struct fmt *f, const char *p, const char *end, struct lv **args, 
 		}
 		if (*p != '~') {
 			const char *q = memchr(p, '~', (size_t)(end - p));
-			emit(f, p, (size_t)((q ? q : end) - p));
+			fmt_emit(f, p, (size_t)((q ? q : end) - p));
 			p = q ? q : end;
 			continue;
 		}
@@ -539,7 +539,7 @@ struct lv *lv_format(struct lisp *h, const struct kl_node *call, struct lv **arg
 		return NULL;
 	struct fmt f = { h, call, { 0 }, s ? stream_bol(s) : true, 0 };
 	int ai = 0;
-	int r = run(&f, args[1]->u.str.s, args[1]->u.str.s + args[1]->u.str.len, args + 2, n - 2, &ai);
+	int r = fmt_run(&f, args[1]->u.str.s, args[1]->u.str.s + args[1]->u.str.len, args + 2, n - 2, &ai);
 	if (r >= 0 && f.out.full)
 		r = -1, lv_err(h, call, "format: the output passes %zu bytes", h->max_str);
 	struct lv *v = NULL;
