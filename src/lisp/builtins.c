@@ -38,7 +38,7 @@ B(b_sub)
 		s = sub(s, a[i]->u.i);
 	return lv_int(h, s);
 }
-/* integers only: / is truncate when the division is not exact (no ratios on the host side) */
+/* integers only: / is truncate when the division is not exact (kiln's Lisp has no ratios) */
 B(b_div)
 {
 	if (!ints(h, c, a, n, "/"))
@@ -379,7 +379,7 @@ B(b_make_array)
 	if (!ints(h, c, a, 1, "make-array"))
 		return NULL;
 	if (a[0]->u.i < 0 || (uint64_t)a[0]->u.i > h->max_elems)
-		return lv_err(h, c, "make-array: %lld elements (kiln's host side makes 0 to %zu)",
+		return lv_err(h, c, "make-array: %lld elements (kiln's Lisp makes 0 to %zu)",
 			      (long long)a[0]->u.i, h->max_elems);
 	struct lv *init = kwarg(a, n, 1, "initial-element");
 	struct lv *v = lv_vec(h, (size_t)a[0]->u.i), *x = init ? init : lv_int(h, 0);

@@ -1,6 +1,7 @@
-/* eval.c — evaluating forms: the layer's special forms, then the core's (a table), then
- * functions (defun'd closures, builtins); the lambda lists bound by bind.c. Every failure
- * returns NULL with the condition in h (see lisp.h). */
+/* eval.c — evaluating forms: the layer's special forms, then the core's (tables: this file's
+ * quoting, binding, setting and defining forms, control.c's exits and conditions, loop.c's
+ * iteration), then functions (defun'd closures, builtins); the lambda lists bound by bind.c.
+ * Every failure returns NULL with the condition in h (see lisp.h). */
 #include "lisp.h"
 #include <stdlib.h>
 #include <string.h>

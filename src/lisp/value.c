@@ -93,6 +93,20 @@ struct lv *lv_vec(struct lisp *h, size_t n)
 	return v;
 }
 
+struct lv *lv_foreign(struct lisp *h, const struct lv_foreign_type *type, void *data)
+{
+	struct lv *v = kl_arena_new(&h->a, struct lv);
+	v->k = LV_FOREIGN;
+	v->u.foreign.type = type;
+	v->u.foreign.data = data;
+	return v;
+}
+
+void *lv_foreign_data(const struct lv *v, const struct lv_foreign_type *type)
+{
+	return v->k == LV_FOREIGN && v->u.foreign.type == type ? v->u.foreign.data : NULL;
+}
+
 struct lv *lv_bool(bool b)
 {
 	return b ? LT : LNIL;
