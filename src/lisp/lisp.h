@@ -145,8 +145,6 @@ extern struct lv lv_nil_v, lv_t_v;
 #define LT (&lv_t_v)
 
 /* value.c */
-/* The limits set, the standard streams defined, layer's hooks in place (a zeroed L). */
-void lisp_init(struct lisp *L, const struct lisp_layer *layer);
 struct lv *lv_int(struct lisp *h, int64_t i);
 struct lv *lv_str(struct lisp *h, const char *s, size_t len);
 struct lv *lv_cstr(struct lisp *h, const char *s);
@@ -179,13 +177,15 @@ bool lv_stack_ok(struct lisp *h, const struct kl_node *n, const char *what);
 /* A list's length, or -1 when it is circular (an error raised at n when fn names the caller,
  * "length: the list is circular") */
 int64_t lv_list_len(struct lisp *h, const struct kl_node *n, const struct lv *l, const char *fn);
+/* eval.c */
+/* The limits set, the standard streams defined, layer's hooks in place (a zeroed L). */
+void lisp_init(struct lisp *L, const struct lisp_layer *layer);
 /* A top-level form evaluated: its value, or NULL with L's condition (an allocation that fails
  * is the error "out of memory" at the form, the form abandoned) */
 struct lv *lisp_eval_top(struct lisp *h, const struct kl_node *form);
 /* f applied to args (n of them) at the top, as call, the same way */
 struct lv *lisp_apply_top(struct lisp *h, const struct kl_node *call, struct lv *f, struct lv **args, int n);
 
-/* eval.c */
 struct lv *lv_eval(struct lisp *h, const struct kl_node *n, struct lv_frame *env);
 struct lv *lv_progn(struct lisp *h, const struct kl_node *const *body, uint32_t n, struct lv_frame *env);
 struct lv *lv_apply(struct lisp *h, const struct kl_node *call, struct lv *f, struct lv **args, int n);
