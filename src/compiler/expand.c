@@ -46,12 +46,6 @@ static struct mx *MX(struct lisp *L) { return (struct mx *)(void *)L; }
 
 #define B(name) static struct lv *name(struct lisp *h, const struct kl_node *c, struct lv **a, int n)
 
-/* where v came from (its node, a list's), else at */
-static const struct kl_node *origin(const struct lv *v, const struct kl_node *at)
-{
-	return v->node ? v->node : v->k == LV_CONS && v->u.cons.src ? v->u.cons.src : at;
-}
-
 /* v as text: a string's contents, a symbol's name as written, a number */
 static const char *text(struct lisp *h, struct lv *v)
 {
@@ -112,10 +106,10 @@ B(b_tracepoint_fields)
 	uint32_t nf;
 	char path[512];
 	if (kl_tracepoint_format(ca, event, &fs, &nf, path, sizeof(path)))
-		return lv_err(h, origin(a[0], c), "%s", path);
+		return lv_err(h, lv_origin(a[0], c), "%s", path);
 	struct lv *want = n > 1 ? a[1] : LNIL;
 	if (want->k != LV_CONS && want->k != LV_NIL)
-		return lv_err(h, origin(want, c), "%%tracepoint-fields needs a list");
+		return lv_err(h, lv_origin(want, c), "%%tracepoint-fields needs a list");
 	struct lv *head = LNIL, **tail = &head;
 	for (uint32_t k = 0; want->k == LV_NIL && k < nf; k++)
 		if (strncmp(fs[k].name, "common_", 7)) {
@@ -127,7 +121,7 @@ B(b_tracepoint_fields)
 		const struct kl_tp_field *f = kl_tracepoint_field(fs, nf, event, text(h, l->u.cons.car),
 								  KL_TPF_COMMON | KL_TPF_ANY_CASE, msg, sizeof(msg));
 		if (!f)
-			return lv_err(h, origin(l->u.cons.car, c), "%s", msg);
+			return lv_err(h, lv_origin(l->u.cons.car, c), "%s", msg);
 		*tail = lv_cons(h, tp_row(h, f), LNIL);
 		tail = &(*tail)->u.cons.cdr;
 	}
@@ -142,7 +136,7 @@ B(b_event)
 	const char *what = h->self->u.bi.name;
 	struct kl_structdef *sd = a[0]->k == LV_SYM ? kl_struct_lookup(MX(h)->c, a[0]->u.name) : NULL;
 	if (!sd)
-		return lv_err(h, origin(a[0], c), "%s: '%s' is not a defevent or defstruct", what, text(h, a[0]));
+		return lv_err(h, lv_origin(a[0], c), "%s: '%s' is not a defevent or defstruct", what, text(h, a[0]));
 	const struct kl_type *st = sd->type;
 	if (!strcmp(what, "event-size"))
 		return lv_int(h, st->size);
@@ -156,7 +150,7 @@ B(b_event)
 		return lv_err(h, c, "%s needs a field: (%s EVENT :FIELD)", what, what);
 	const struct kl_field *f = a[1]->k == LV_KEY || a[1]->k == LV_SYM ? kl_type_field(st, a[1]->u.name) : NULL;
 	if (!f)
-		return lv_err(h, origin(a[1], c), "%s has no field '%s'", sd->name, text(h, a[1]));
+		return lv_err(h, lv_origin(a[1], c), "%s has no field '%s'", sd->name, text(h, a[1]));
 	if (!strcmp(what, "event-field-offset"))
 		return lv_int(h, f->offset);
 	if (!strcmp(what, "event-field-size"))
@@ -213,7 +207,7 @@ static struct kl_node *list_node(struct mx *x, struct lv *v, int depth)
 {
 	int64_t len = lv_list_len(&x->L, NULL, v, NULL);
 	if (len < 0 || len > UINT32_MAX - 1)
-		return lv_err(&x->L, origin(v, NULL), "the expansion holds a circular list"), NULL;
+		return lv_err(&x->L, lv_origin(v, NULL), "the expansion holds a circular list"), NULL;
 	const struct kl_node *src = v->u.cons.src;
 	struct kl_node **items = kl_arena_array(x->c->a, struct kl_node *, (size_t)len + 1);
 	bool same = src && src->nitems == len;
@@ -225,7 +219,7 @@ static struct kl_node *list_node(struct mx *x, struct lv *v, int depth)
 		same = same && items[i] == src->items[i];
 	}
 	if (l->k != LV_NIL)
-		return lv_err(&x->L, origin(v, NULL), "the expansion holds a dotted list"), NULL;
+		return lv_err(&x->L, lv_origin(v, NULL), "the expansion holds a dotted list"), NULL;
 	if (same)
 		return (struct kl_node *)src;
 	struct kl_node *n = mk(x, KL_N_LIST);

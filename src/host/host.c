@@ -42,14 +42,6 @@ void host_sleep(struct lisp *h, double s, const struct kl_node *n)
 		;
 }
 
-uint32_t host_offset(struct lisp *h, struct kl_span s)
-{
-	if (s.line < 1 || s.line > H(h)->nlines)
-		return (uint32_t)h->src.len;
-	uint32_t off = H(h)->line_off[s.line] + s.col - 1;
-	return off > h->src.len ? (uint32_t)h->src.len : off;
-}
-
 /* Forms that make a file a host program: any of these at its top level. A file without them
  * is kiln code and keeps `kiln run`'s ordinary path. */
 static const char *const host_markers[] = {

@@ -6,6 +6,16 @@
 #include "lisp/lisp.h"
 
 struct host_repl;
+struct host_obj;
+
+/* A defstruct seen at top level: the layout its host decoder reads (C alignment). */
+struct host_field { const char *name; uint32_t off, size, count; bool is_signed; };
+struct host_struct {
+	const char *name;
+	struct host_field *fields;
+	uint32_t nfields, size;
+	struct host_struct *next;
+};
 
 /* A stretch of the source that is kiln code: copied to the compiled text at its offset. */
 struct host_seg { uint32_t off, end; const struct kl_node *node; };
@@ -17,7 +27,7 @@ struct host {
 	/* kiln forms: top-level ones and those eval'd, compiled with each session */
 	KL_VEC(struct host_seg) segs;
 	KL_VEC(char *) extra;            /* kiln forms built at run time, printed */
-	struct lv_struct *structs;
+	struct host_struct *structs;
 	struct host_session *session;    /* the innermost running with-bpf-session */
 	bool ran_session;
 	int argc;
@@ -29,8 +39,17 @@ struct host {
 /* The host whose core L is (every struct lisp the host's functions get is one). */
 static inline struct host *H(struct lisp *L) { return (struct host *)(void *)L; }
 
+/* The byte offset in the source of the position s (the end for a position outside it): the
+ * index host_set_text made of the lines' starts. */
+static inline uint32_t host_offset(struct lisp *h, struct kl_span s)
+{
+	if (s.line < 1 || s.line > H(h)->nlines)
+		return (uint32_t)h->src.len;
+	uint32_t off = H(h)->line_off[s.line] + s.col - 1;
+	return off > h->src.len ? (uint32_t)h->src.len : off;
+}
+
 /* host.c */
-uint32_t host_offset(struct lisp *h, struct kl_span s);
 bool host_interrupt_pending(struct lisp *h, const struct kl_node *n);
 void host_sleep(struct lisp *h, double s, const struct kl_node *n);
 void host_set_text(struct lisp *h, const char *path, const char *text, size_t len);
@@ -62,8 +81,10 @@ void host_collect_value(struct lisp *h, struct lv *form);
 int host_compile(struct lisp *h, const struct kl_node *at, const struct kl_node *const *extra,
 		 uint32_t nextra, void **elf, size_t *size);
 void host_define_struct(struct lisp *h, const struct kl_node *form);
-const struct lv_struct *host_find_struct(struct lisp *h, const char *name);
-struct lv *host_decode_struct(struct lisp *h, const struct kl_node *at, const struct lv_struct *st, struct lv *bytes);
+const struct host_struct *host_find_struct(struct lisp *h, const char *name);
+struct lv *host_decode_struct(struct lisp *h, const struct kl_node *at, const struct host_struct *st, struct lv *bytes);
+/* field f of r, a record host_decode_struct made; NULL when r is no record of f's struct */
+struct lv *host_record_field(const struct lv *r, const struct host_field *f);
 lv_builtin_fn host_session_builtin(const char *name, int *min, int *max);
 int host_open_load(struct lisp *h, const struct kl_node *at, const void *elf, size_t size, const char *path,
 		   struct host_obj *o, struct host_obj *reuse);

@@ -116,19 +116,15 @@ B(b_decode) { (void)n; return host_decode_struct(h, c, h->self->u.bi.data, a[0])
 B(b_field)
 {
 	(void)n;
-	const struct lv_field *f = h->self->u.bi.data;
-	struct lv *r = a[0];
-	if (r->k == LV_RECORD)
-		for (uint32_t i = 0; i < r->u.rec.st->nfields; i++)
-			if (&r->u.rec.st->fields[i] == f)
-				return r->u.rec.fields[i];
-	return lv_err(h, c, "%s: %s is not a record of its struct", h->self->u.bi.name, lv_brief(h, r));
+	const struct host_field *f = h->self->u.bi.data;
+	struct lv *r = a[0], *v = host_record_field(r, f);
+	return v ? v : lv_err(h, c, "%s: %s is not a record of its struct", h->self->u.bi.name, lv_brief(h, r));
 }
 
 static lv_builtin_fn struct_fn(struct lisp *h, const char *name, const void **data, int *min, int *max)
 {
 	*min = *max = 1;
-	const struct lv_struct *st;
+	const struct host_struct *st;
 	if (!strncmp(name, "decode-", 7) && (st = host_find_struct(h, name + 7))) {
 		*data = st;
 		return b_decode;

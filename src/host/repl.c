@@ -45,6 +45,111 @@ static void history_path(char *buf, size_t size)
 		snprintf(buf, size, "%s/.kiln_history", home ? home : ".");
 }
 
+/* The text entered and not yet evaluated: lines until they read as whole forms. */
+struct pending { char *text; size_t len; };
+
+/* line (freed) added to p with its newline; false when out of memory */
+static bool add_line(struct pending *p, char *line)
+{
+	size_t l = strlen(line);
+	char *np = realloc(p->text, p->len + l + 2);
+	if (!np) {
+		free(line);
+		return false;
+	}
+	p->text = np;
+	memcpy(p->text + p->len, line, l);
+	p->len += l;
+	p->text[p->len++] = '\n';
+	p->text[p->len] = 0;
+	free(line);
+	return true;
+}
+
+/* Does p read as whole forms? 1: yes; 0: not yet (a form goes on); -1: nothing to run (a read
+ * error, printed, or no form), p emptied. */
+static int whole_forms(struct pending *p)
+{
+	struct kl_arena ta = { 0 };
+	struct kl_diag d = { 0 };
+	struct kl_source ts = { "<repl>", p->text, p->len };
+	struct kl_node **forms;
+	uint32_t n;
+	int bad = kl_read(&ta, &d, &ts, &forms, &n);
+	kl_arena_free(&ta);
+	if (bad && incomplete(&d))
+		return 0;
+	if (bad)
+		kl_diag_print(&d, stderr);
+	if (bad || !n) {
+		p->len = 0;
+		return -1;
+	}
+	return 1;
+}
+
+/* The session's forms from *done on evaluated, each value printed (an error reported, and
+ * the session goes on). */
+static void eval_new_forms(struct lisp *h, struct kl_node **forms, uint32_t n, uint32_t *done)
+{
+	host_catch_sigint(true);
+	for (; *done < n; ++*done) {
+		host_prepare(h, forms[*done]);
+		struct lv *v = lisp_eval_top(h, forms[*done]);
+		if (!v) {
+			host_report(h, stderr);
+			h->exc = LV_EXC_NONE;
+			continue;
+		}
+		lv_print(h, stdout, v, true);
+		putchar('\n');
+		h->out_bol = true;
+	}
+}
+
+/* An entry of whole forms run: into the history, onto the session's text (every position
+ * stays the session's own), read and evaluated; p emptied. false when out of memory. */
+static bool run_entry(struct lisp *h, struct pending *p, uint32_t *done)
+{
+	p->text[p->len - 1] = 0;
+	add_history(p->text);
+	p->text[p->len - 1] = '\n';
+	char *all = malloc(h->src.len + p->len + 1);
+	if (!all)
+		return false;
+	memcpy(all, h->src.text, h->src.len);
+	memcpy(all + h->src.len, p->text, p->len);
+	host_set_text(h, "<repl>", all, h->src.len + p->len);
+	free(all);
+	p->len = 0;
+	struct kl_diag d = { 0 };
+	struct kl_node **forms;
+	uint32_t n;
+	if (kl_read(&h->a, &d, &h->src, &forms, &n)) {
+		kl_diag_print(&d, stderr);
+		return true;
+	}
+	eval_new_forms(h, forms, n, done);
+	return true;
+}
+
+/* lines read and run until Ctrl-D (or out of memory) */
+static void repl_loop(struct lisp *h)
+{
+	struct pending p = { 0 };
+	uint32_t done = 0;
+	for (;;) {
+		host_catch_sigint(false);
+		fflush(stdout);
+		char *line = readline(p.len ? "  ...> " : "kiln> ");
+		if (!line || !add_line(&p, line))
+			break;
+		if (whole_forms(&p) == 1 && !run_entry(h, &p, &done))
+			break;
+	}
+	free(p.text);
+}
+
 int cmd_repl(int argc, char **argv)
 {
 	const struct cli_opt opts[] = { { 0 } };
@@ -54,8 +159,6 @@ int cmd_repl(int argc, char **argv)
 		return r;
 	struct host *hs = calloc(1, sizeof(*hs));
 	struct host_repl *rp = calloc(1, sizeof(*rp));
-	char *pending = NULL;
-	size_t plen = 0;
 	if (!hs || !rp) {
 		fprintf(stderr, "kiln repl: out of memory\n");
 		free(hs);
@@ -70,81 +173,12 @@ int cmd_repl(int argc, char **argv)
 	history_path(hist, sizeof(hist));
 	using_history();
 	read_history(hist);
-	uint32_t done = 0;
-	for (;;) {
-		host_catch_sigint(false);
-		fflush(stdout);
-		char *line = readline(plen ? "  ...> " : "kiln> ");
-		if (!line)
-			break;
-		size_t l = strlen(line);
-		char *np = realloc(pending, plen + l + 2);
-		if (!np) {
-			free(line);
-			break;
-		}
-		pending = np;
-		memcpy(pending + plen, line, l);
-		plen += l;
-		pending[plen++] = '\n';
-		pending[plen] = 0;
-		free(line);
-		/* a whole form yet? */
-		struct kl_arena ta = { 0 };
-		struct kl_diag d = { 0 };
-		struct kl_source ts = { "<repl>", pending, plen };
-		struct kl_node **forms;
-		uint32_t n;
-		int bad = kl_read(&ta, &d, &ts, &forms, &n);
-		kl_arena_free(&ta);
-		if (bad && incomplete(&d))
-			continue;
-		if (bad) {
-			kl_diag_print(&d, stderr);
-			plen = 0;
-			continue;
-		}
-		if (!n) {
-			plen = 0;
-			continue;
-		}
-		pending[plen - 1] = 0;
-		add_history(pending);
-		pending[plen - 1] = '\n';
-		/* the session's text grows by the entry: every position stays the session's own */
-		char *all = malloc(h->src.len + plen + 1);
-		if (!all)
-			break;
-		memcpy(all, h->src.text, h->src.len);
-		memcpy(all + h->src.len, pending, plen);
-		host_set_text(h, "<repl>", all, h->src.len + plen);
-		free(all);
-		plen = 0;
-		struct kl_diag d2 = { 0 };
-		if (kl_read(&h->a, &d2, &h->src, &forms, &n)) {
-			kl_diag_print(&d2, stderr);
-			continue;
-		}
-		host_catch_sigint(true);
-		for (; done < n; done++) {
-			host_prepare(h, forms[done]);
-			struct lv *v = lisp_eval_top(h, forms[done]);
-			if (!v) {
-				host_report(h, stderr);
-				h->exc = LV_EXC_NONE;
-				continue;
-			}
-			lv_print(h, stdout, v, true);
-			putchar('\n');
-			h->out_bol = true;
-		}
-	}
+	repl_loop(h);
 	putchar('\n');
 	write_history(hist);
 	for (size_t i = 0; i < rp->objs.len; i++)
 		host_obj_close(rp->objs.items[i]);
 	free(rp->elf);
-	free(pending);
 	kl_arena_free(&h->a);
 	free(hs);
 	free(rp);

@@ -147,21 +147,49 @@ int host_compile(struct lisp *h, const struct kl_node *at, const struct kl_node 
 
 /* ---- objects and sessions ------------------------------------------------------------- */
 
+/* The host's kinds of value, foreign to the core: an object (or session), a map of one, and a
+ * record decoded by a defstruct's decode-S. */
+struct host_map_ref { struct kiln_map *m; const char *name; };
+struct host_record { const struct host_struct *st; struct lv **fields; };
+
+static void print_map(struct lv_printer *p, const struct lv *v)
+{
+	const struct host_map_ref *r = v->u.foreign.data;
+	lv_printer_put(p, "#<BPF-MAP ");
+	lv_printer_put(p, r->name);
+	lv_printer_put(p, ">");
+}
+
+static void print_record(struct lv_printer *p, const struct lv *v)
+{
+	const struct host_record *r = v->u.foreign.data;
+	lv_printer_put(p, "#S(");
+	lv_printer_put(p, r->st->name);
+	lv_printer_put(p, "-RECORD");
+	for (uint32_t i = 0; i < r->st->nfields; i++) {
+		lv_printer_put(p, " :");
+		lv_printer_put(p, r->st->fields[i].name);
+		lv_printer_put(p, " ");
+		lv_printer_value(p, r->fields[i]);
+	}
+	lv_printer_put(p, ")");
+}
+
+static const struct lv_foreign_type obj_type = { "BPF-OBJECT", NULL };
+static const struct lv_foreign_type map_type = { "BPF-MAP", print_map };
+static const struct lv_foreign_type record_type = { "RECORD", print_record };
+
 struct lv *host_obj_value(struct lisp *h, struct host_obj *o)
 {
-	struct lv *v = kl_arena_new(&h->a, struct lv);
-	v->k = LV_OBJ;
-	v->u.obj.o = o;
-	return v;
+	return lv_foreign(h, &obj_type, o);
 }
 
 static struct lv *map_value(struct lisp *h, struct kiln_map *m)
 {
-	struct lv *v = kl_arena_new(&h->a, struct lv);
-	v->k = LV_MAP;
-	v->u.map.m = m;
-	v->u.map.name = kl_arena_strdup(&h->a, kiln_map_name(m));
-	return v;
+	struct host_map_ref *r = kl_arena_new(&h->a, struct host_map_ref);
+	r->m = m;
+	r->name = kl_arena_strdup(&h->a, kiln_map_name(m));
+	return lv_foreign(h, &map_type, r);
 }
 
 /* Open and load an object (an image, or a file); with reuse, its maps of the same names are
@@ -289,11 +317,12 @@ struct lv *host_with_object(struct lisp *h, const struct kl_node *n, struct lv_f
 static struct host_obj *session(struct lisp *h, const struct kl_node *at)
 {
 	struct lv_global *g = lv_global(h, "*bpf-session*", false);
-	if (!g || !g->val || g->val->k != LV_OBJ || !g->val->u.obj.o->obj) {
+	struct host_obj *o = g && g->val ? lv_foreign_data(g->val, &obj_type) : NULL;
+	if (!o || !o->obj) {
 		lv_err(h, at, "%s outside of with-bpf-session", kl_head(at) ? kl_head(at) : "this");
 		return NULL;
 	}
-	return g->val->u.obj.o;
+	return o;
 }
 
 static struct lv *attach(struct lisp *h, const struct kl_node *at, struct host_obj *o, const char *prog,
@@ -432,8 +461,9 @@ struct lv *host_map_ref(struct lisp *h, const struct kl_node *n, struct lv_frame
 
 static struct kiln_map *map_arg(struct lisp *h, const struct kl_node *c, struct lv *v)
 {
-	if (v->k == LV_MAP)
-		return v->u.map.m;
+	const struct host_map_ref *r = lv_foreign_data(v, &map_type);
+	if (r)
+		return r->m;
 	lv_err(h, c, "%s is not a BPF map", lv_to_text(h, v, true));
 	return NULL;
 }
@@ -527,8 +557,9 @@ B(b_decode_int_value)
 
 static struct host_obj *obj_arg(struct lisp *h, const struct kl_node *c, struct lv *v)
 {
-	if (v->k == LV_OBJ && v->u.obj.o->obj)
-		return v->u.obj.o;
+	struct host_obj *o = lv_foreign_data(v, &obj_type);
+	if (o && o->obj)
+		return o;
 	lv_err(h, c, "%s is not an open BPF object or session", lv_to_text(h, v, true));
 	return NULL;
 }
@@ -640,11 +671,11 @@ void host_define_struct(struct lisp *h, const struct kl_node *form)
 	if (!struct_fields(form, sf, &bound) || bound > (1u << 31) || !kl_type_scalar_layout(&h->a, sf, n, &size) ||
 	    sf[n - 1].offset + sf[n - 1].size * (sf[n - 1].count ? sf[n - 1].count : 1) > (1u << 24))
 		return;
-	struct lv_struct *st = kl_arena_new(&h->a, struct lv_struct);
+	struct host_struct *st = kl_arena_new(&h->a, struct host_struct);
 	st->name = lv_symname(h, form->items[1]);
-	st->fields = kl_arena_array(&h->a, struct lv_field, n);
+	st->fields = kl_arena_array(&h->a, struct host_field, n);
 	for (uint32_t i = 0; i < n; i++)
-		st->fields[i] = (struct lv_field){ form->items[i + 2]->items[0]->str, sf[i].offset, sf[i].size,
+		st->fields[i] = (struct host_field){ form->items[i + 2]->items[0]->str, sf[i].offset, sf[i].size,
 						   sf[i].count, sf[i].is_signed };
 	st->nfields = n;
 	st->size = size;
@@ -652,15 +683,15 @@ void host_define_struct(struct lisp *h, const struct kl_node *form)
 	H(h)->structs = st;
 }
 
-const struct lv_struct *host_find_struct(struct lisp *h, const char *name)
+const struct host_struct *host_find_struct(struct lisp *h, const char *name)
 {
-	for (const struct lv_struct *s = H(h)->structs; s; s = s->next)
+	for (const struct host_struct *s = H(h)->structs; s; s = s->next)
 		if (!strcmp(s->name, name))
 			return s;
 	return NULL;
 }
 
-static struct lv *field_value(struct lisp *h, const uint8_t *p, const struct lv_field *f)
+static struct lv *field_value(struct lisp *h, const uint8_t *p, const struct host_field *f)
 {
 	int64_t v = decode_le(p, f->size);
 	if (f->is_signed && f->size < 8 && (v >> (8 * f->size - 1)) & 1)
@@ -668,27 +699,36 @@ static struct lv *field_value(struct lisp *h, const uint8_t *p, const struct lv_
 	return lv_int(h, v);
 }
 
-struct lv *host_decode_struct(struct lisp *h, const struct kl_node *at, const struct lv_struct *st, struct lv *bytes)
+struct lv *host_decode_struct(struct lisp *h, const struct kl_node *at, const struct host_struct *st, struct lv *bytes)
 {
 	if (bytes->k != LV_VEC || bytes->u.vec.len < st->size)
 		return lv_err(h, at, "decode-%s needs %u bytes: %s", st->name, st->size, lv_to_text(h, bytes, true));
 	uint8_t *b = to_bytes(h, at, bytes, bytes->u.vec.len, "record");
 	if (!b)
 		return NULL;
-	struct lv *r = kl_arena_new(&h->a, struct lv);
-	r->k = LV_RECORD;
-	r->u.rec.st = st;
-	r->u.rec.fields = kl_arena_array(&h->a, struct lv *, st->nfields);
+	struct host_record *r = kl_arena_new(&h->a, struct host_record);
+	r->st = st;
+	r->fields = kl_arena_array(&h->a, struct lv *, st->nfields);
 	for (uint32_t i = 0; i < st->nfields; i++) {
-		const struct lv_field *f = &st->fields[i];
+		const struct host_field *f = &st->fields[i];
 		if (!f->count) {
-			r->u.rec.fields[i] = field_value(h, b + f->off, f);
+			r->fields[i] = field_value(h, b + f->off, f);
 			continue;
 		}
 		struct lv *v = lv_vec(h, f->count);
 		for (uint32_t j = 0; j < f->count; j++)
 			v->u.vec.items[j] = field_value(h, b + f->off + j * f->size, f);
-		r->u.rec.fields[i] = v;
+		r->fields[i] = v;
 	}
-	return r;
+	return lv_foreign(h, &record_type, r);
+}
+
+struct lv *host_record_field(const struct lv *v, const struct host_field *f)
+{
+	const struct host_record *r = lv_foreign_data(v, &record_type);
+	if (r)
+		for (uint32_t i = 0; i < r->st->nfields; i++)
+			if (&r->st->fields[i] == f)
+				return r->fields[i];
+	return NULL;
 }

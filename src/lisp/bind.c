@@ -16,8 +16,7 @@ struct lv *lv_push_frame(struct lisp *h, struct lv_frame **env, const char *name
 	return v;
 }
 
-/* where v came from (its node, a list's), else at */
-static const struct kl_node *origin(const struct lv *v, const struct kl_node *at)
+const struct kl_node *lv_origin(const struct lv *v, const struct kl_node *at)
 {
 	return v->node ? v->node : v->k == LV_CONS && v->u.cons.src ? v->u.cons.src : at;
 }
@@ -44,7 +43,7 @@ const char *lv_var_name(struct lisp *h, const struct kl_node *n, const char *wha
 static struct lv **elements(struct lisp *h, const struct kl_node *at, const char *fn, struct lv *v, int *n)
 {
 	if (v->k != LV_CONS && v->k != LV_NIL) {
-		lv_err(h, origin(v, at), "%s%s%s is not a list to destructure", fn ? fn : "", fn ? ": " : "", lv_brief(h, v));
+		lv_err(h, lv_origin(v, at), "%s%s%s is not a list to destructure", fn ? fn : "", fn ? ": " : "", lv_brief(h, v));
 		return NULL;
 	}
 	int64_t len = lv_list_len(h, at, v, fn ? fn : "destructuring");
@@ -120,6 +119,6 @@ struct lv *lv_bind(struct lisp *h, const struct kl_node *call, const char *fn, c
 	}
 	if (ai < n && !takes_rest(ps))
 		return fn ? lv_err(h, call, "%s: too many arguments (%d)", fn, n)
-			  : lv_err(h, origin(args[ai], call), "too many arguments");
+			  : lv_err(h, lv_origin(args[ai], call), "too many arguments");
 	return LT;
 }

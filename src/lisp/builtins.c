@@ -38,7 +38,7 @@ B(b_sub)
 		s = sub(s, a[i]->u.i);
 	return lv_int(h, s);
 }
-/* integers only: / is truncate when the division is not exact (no ratios on the host side) */
+/* integers only: / is truncate when the division is not exact (kiln's Lisp has no ratios) */
 B(b_div)
 {
 	if (!ints(h, c, a, n, "/"))
@@ -379,7 +379,7 @@ B(b_make_array)
 	if (!ints(h, c, a, 1, "make-array"))
 		return NULL;
 	if (a[0]->u.i < 0 || (uint64_t)a[0]->u.i > h->max_elems)
-		return lv_err(h, c, "make-array: %lld elements (kiln's host side makes 0 to %zu)",
+		return lv_err(h, c, "make-array: %lld elements (kiln's Lisp makes 0 to %zu)",
 			      (long long)a[0]->u.i, h->max_elems);
 	struct lv *init = kwarg(a, n, 1, "initial-element");
 	struct lv *v = lv_vec(h, (size_t)a[0]->u.i), *x = init ? init : lv_int(h, 0);
@@ -554,7 +554,7 @@ B(b_parse_integer)
 
 /* ---- output and the system -------------------------------------------------------------- */
 
-static struct lv *put(struct lisp *h, const struct kl_node *c, struct lv *v, struct lv *dest, bool readably, const char *pre, const char *post)
+static struct lv *put_printed(struct lisp *h, const struct kl_node *c, struct lv *v, struct lv *dest, bool readably, const char *pre, const char *post)
 {
 	struct lv *s = lv_stream_of(h, c, dest ? dest : LT);
 	if (!s)
@@ -566,22 +566,22 @@ static struct lv *put(struct lisp *h, const struct kl_node *c, struct lv *v, str
 	lv_text_free(h, &t);
 	return ok ? v : NULL;
 }
-B(b_princ) { return put(h, c, a[0], n > 1 ? a[1] : NULL, false, "", ""); }
-B(b_prin1) { return put(h, c, a[0], n > 1 ? a[1] : NULL, true, "", ""); }
-B(b_print) { return put(h, c, a[0], n > 1 ? a[1] : NULL, true, "\n", " "); }
+B(b_princ) { return put_printed(h, c, a[0], n > 1 ? a[1] : NULL, false, "", ""); }
+B(b_prin1) { return put_printed(h, c, a[0], n > 1 ? a[1] : NULL, true, "", ""); }
+B(b_print) { return put_printed(h, c, a[0], n > 1 ? a[1] : NULL, true, "\n", " "); }
 B(b_write_string)
 {
 	if (a[0]->k != LV_STR)
 		return lv_err(h, c, "write-string needs a string");
-	return put(h, c, a[0], n > 1 ? a[1] : NULL, false, "", "");
+	return put_printed(h, c, a[0], n > 1 ? a[1] : NULL, false, "", "");
 }
 B(b_write_line)
 {
 	if (a[0]->k != LV_STR)
 		return lv_err(h, c, "write-line needs a string");
-	return put(h, c, a[0], n > 1 ? a[1] : NULL, false, "", "\n");
+	return put_printed(h, c, a[0], n > 1 ? a[1] : NULL, false, "", "\n");
 }
-B(b_terpri) { struct lv *nl = lv_cstr(h, "\n"); return put(h, c, nl, n ? a[0] : NULL, false, "", "") ? LNIL : NULL; }
+B(b_terpri) { struct lv *nl = lv_cstr(h, "\n"); return put_printed(h, c, nl, n ? a[0] : NULL, false, "", "") ? LNIL : NULL; }
 B(b_finish_output) { (void)h, (void)c, (void)a, (void)n; fflush(stdout); fflush(stderr); return LNIL; }
 B(b_error)
 {

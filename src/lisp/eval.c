@@ -1,9 +1,13 @@
-/* eval.c — evaluating forms: the layer's special forms, then the core's (a table), then
- * functions (defun'd closures, builtins); the lambda lists bound by bind.c. Every failure
- * returns NULL with the condition in h (see lisp.h). */
+/* eval.c — evaluating forms: the layer's special forms, then the core's (tables: this file's
+ * quoting, binding, setting and defining forms, control.c's exits and conditions, loop.c's
+ * iteration), then functions (defun'd closures, builtins); the lambda lists bound by bind.c.
+ * Every failure returns NULL with the condition in h (see lisp.h). A top-level form is
+ * evaluated (or a function applied) with out of memory caught and the C stack's start noted. */
 #include "lisp.h"
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 
 #define ITEMS(n) ((const struct kl_node *const *)(n)->items)
@@ -19,7 +23,7 @@ static struct lv **lookup(struct lisp *h, const char *name, struct lv_frame *env
 }
 
 /* the primary value of v (multiple values reduce to their first) */
-static struct lv *primary(struct lv *v)
+struct lv *lv_primary(struct lv *v)
 {
 	if (v && v->k == LV_MV)
 		return v->u.vec.len ? v->u.vec.items[0] : LNIL;
@@ -39,7 +43,7 @@ static bool is_declare(const struct kl_node *n)
 	return kl_head(n) && !strcmp(kl_head(n), "declare");
 }
 
-static struct lv *body_from(struct lisp *h, const struct kl_node *n, uint32_t from, struct lv_frame *env)
+struct lv *lv_body_from(struct lisp *h, const struct kl_node *n, uint32_t from, struct lv_frame *env)
 {
 	while (from < n->nitems && (is_declare(n->items[from]) ||
 				    (n->items[from]->kind == KL_N_STR && from + 1 < n->nitems && from == 3 &&
@@ -48,7 +52,7 @@ static struct lv *body_from(struct lisp *h, const struct kl_node *n, uint32_t fr
 	return lv_progn(h, ITEMS(n) + from, n->nitems > from ? n->nitems - from : 0, env);
 }
 
-static int need(struct lisp *h, const struct kl_node *n, uint32_t min, const char *what)
+int lv_need(struct lisp *h, const struct kl_node *n, uint32_t min, const char *what)
 {
 	if (n->nitems >= min)
 		return 0;
@@ -61,7 +65,7 @@ static int need(struct lisp *h, const struct kl_node *n, uint32_t min, const cha
 static struct lv *sf_quote(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
 	(void)env;
-	if (need(h, n, 2, "a form"))
+	if (lv_need(h, n, 2, "a form"))
 		return NULL;
 	return lv_from_node(h, n->items[1]);
 }
@@ -93,7 +97,7 @@ struct lv *lv_lambda(struct lisp *h, const char *name, const struct kl_node *par
 
 static struct lv *sf_function(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "a name"))
+	if (lv_need(h, n, 2, "a name"))
 		return NULL;
 	const struct kl_node *x = n->items[1];
 	if (kl_head(x) && !strcmp(kl_head(x), "lambda") && x->nitems >= 2)
@@ -106,30 +110,30 @@ static struct lv *sf_function(struct lisp *h, const struct kl_node *n, struct lv
 
 static struct lv *sf_lambda(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "a lambda list"))
+	if (lv_need(h, n, 2, "a lambda list"))
 		return NULL;
 	return make_closure(h, "lambda", n->items[1], n, 2, env);
 }
 
 static struct lv *sf_if(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 3, "a test and a form"))
+	if (lv_need(h, n, 3, "a test and a form"))
 		return NULL;
 	struct lv *c;
 	TRY(c = lv_eval(h, n->items[1], env));
-	if (lv_true(primary(c)))
+	if (lv_true(lv_primary(c)))
 		return lv_eval(h, n->items[2], env);
 	return n->nitems > 3 ? lv_eval(h, n->items[3], env) : LNIL;
 }
 
 static struct lv *sf_when(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "a test"))
+	if (lv_need(h, n, 2, "a test"))
 		return NULL;
 	struct lv *c;
 	TRY(c = lv_eval(h, n->items[1], env));
 	bool unless = kl_is_sym(n->items[0], "unless");
-	if (lv_true(primary(c)) == unless)
+	if (lv_true(lv_primary(c)) == unless)
 		return LNIL;
 	return lv_progn(h, ITEMS(n) + 2, n->nitems - 2, env);
 }
@@ -142,7 +146,7 @@ static struct lv *sf_cond(struct lisp *h, const struct kl_node *n, struct lv_fra
 			return lv_err(h, cl, "a cond clause is (TEST FORM...)");
 		struct lv *c;
 		TRY(c = lv_eval(h, cl->items[0], env));
-		if (lv_true(primary(c)))
+		if (lv_true(lv_primary(c)))
 			return cl->nitems > 1 ? lv_progn(h, ITEMS(cl) + 1, cl->nitems - 1, env) : c;
 	}
 	return LNIL;
@@ -150,11 +154,11 @@ static struct lv *sf_cond(struct lisp *h, const struct kl_node *n, struct lv_fra
 
 static struct lv *sf_case(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "a key form"))
+	if (lv_need(h, n, 2, "a key form"))
 		return NULL;
 	struct lv *k;
 	TRY(k = lv_eval(h, n->items[1], env));
-	k = primary(k);
+	k = lv_primary(k);
 	for (uint32_t i = 2; i < n->nitems; i++) {
 		const struct kl_node *cl = n->items[i];
 		if (cl->kind != KL_N_LIST || !cl->nitems)
@@ -178,7 +182,7 @@ static struct lv *sf_and(struct lisp *h, const struct kl_node *n, struct lv_fram
 	struct lv *v = is_or ? LNIL : LT;
 	for (uint32_t i = 1; i < n->nitems; i++) {
 		TRY(v = lv_eval(h, n->items[i], env));
-		v = primary(v);
+		v = lv_primary(v);
 		if (lv_true(v) == is_or)
 			return v;
 	}
@@ -192,17 +196,17 @@ static struct lv *sf_progn(struct lisp *h, const struct kl_node *n, struct lv_fr
 
 static struct lv *sf_prog1(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "a form"))
+	if (lv_need(h, n, 2, "a form"))
 		return NULL;
 	struct lv *v;
 	TRY(v = lv_eval(h, n->items[1], env));
 	TRY(lv_progn(h, ITEMS(n) + 2, n->nitems - 2, env));
-	return primary(v);
+	return lv_primary(v);
 }
 
 static struct lv *sf_let(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "bindings") )
+	if (lv_need(h, n, 2, "bindings") )
 		return NULL;
 	bool star = kl_is_sym(n->items[0], "let*");
 	const struct kl_node *bs = n->items[1];
@@ -222,14 +226,14 @@ static struct lv *sf_let(struct lisp *h, const struct kl_node *n, struct lv_fram
 		struct lv *v = LNIL;
 		if (init)
 			TRY(v = lv_eval(h, init, star ? inner : env));
-		lv_push_frame(h, &inner, lv_symname(h, name), primary(v));
+		lv_push_frame(h, &inner, lv_symname(h, name), lv_primary(v));
 	}
-	return body_from(h, n, 2, inner);
+	return lv_body_from(h, n, 2, inner);
 }
 
 static struct lv *sf_mvbind(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 3, "variables and a form"))
+	if (lv_need(h, n, 3, "variables and a form"))
 		return NULL;
 	const struct kl_node *vars = n->items[1];
 	struct lv *v;
@@ -242,7 +246,7 @@ static struct lv *sf_mvbind(struct lisp *h, const struct kl_node *n, struct lv_f
 			return NULL;
 		lv_push_frame(h, &inner, name, x);
 	}
-	return body_from(h, n, 3, inner);
+	return lv_body_from(h, n, 3, inner);
 }
 
 /* ---- places --------------------------------------------------------------------- */
@@ -294,14 +298,14 @@ static struct lv *sf_setf(struct lisp *h, const struct kl_node *n, struct lv_fra
 	struct lv *v = LNIL;
 	for (uint32_t i = 1; i + 1 < n->nitems; i += 2) {
 		TRY(v = lv_eval(h, n->items[i + 1], env));
-		TRY(set_place(h, n->items[i], primary(v), env));
+		TRY(set_place(h, n->items[i], lv_primary(v), env));
 	}
-	return primary(v);
+	return lv_primary(v);
 }
 
 static struct lv *sf_incf(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "a place"))
+	if (lv_need(h, n, 2, "a place"))
 		return NULL;
 	struct lv *old, *d = lv_int(h, 1);
 	TRY(old = lv_eval(h, n->items[1], env));
@@ -316,17 +320,17 @@ static struct lv *sf_incf(struct lisp *h, const struct kl_node *n, struct lv_fra
 
 static struct lv *sf_push(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 3, "a value and a place"))
+	if (lv_need(h, n, 3, "a value and a place"))
 		return NULL;
 	struct lv *x, *l;
 	TRY(x = lv_eval(h, n->items[1], env));
 	TRY(l = lv_eval(h, n->items[2], env));
-	return set_place(h, n->items[2], lv_cons(h, primary(x), l), env);
+	return set_place(h, n->items[2], lv_cons(h, lv_primary(x), l), env);
 }
 
 static struct lv *sf_pop(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "a place"))
+	if (lv_need(h, n, 2, "a place"))
 		return NULL;
 	struct lv *l;
 	TRY(l = lv_eval(h, n->items[1], env));
@@ -341,7 +345,7 @@ static struct lv *sf_pop(struct lisp *h, const struct kl_node *n, struct lv_fram
 static struct lv *sf_defun(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
 	(void)env;
-	if (need(h, n, 3, "a name and a lambda list") )
+	if (lv_need(h, n, 3, "a name and a lambda list") )
 		return NULL;
 	if (n->items[1]->kind != KL_N_SYM || (n->items[2]->kind != KL_N_LIST && !kl_is_sym(n->items[2], "nil")))
 		return lv_err(h, n, "defun needs a name and a lambda list");
@@ -355,7 +359,7 @@ static struct lv *sf_defun(struct lisp *h, const struct kl_node *n, struct lv_fr
 
 struct lv *lv_defvar(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "a name") )
+	if (lv_need(h, n, 2, "a name") )
 		return NULL;
 	if (n->items[1]->kind != KL_N_SYM)
 		return lv_err(h, n->items[1], "%s needs a name", kl_name(n->items[0]));
@@ -365,7 +369,7 @@ struct lv *lv_defvar(struct lisp *h, const struct kl_node *n, struct lv_frame *e
 	if (n->nitems > 2 && !(defvar && g->val)) {
 		struct lv *v;
 		TRY(v = lv_eval(h, n->items[2], env));
-		g->val = primary(v);
+		g->val = lv_primary(v);
 	}
 	g->constant = constant;
 	return lv_sym(h, name);
@@ -377,383 +381,6 @@ static struct lv *sf_noop(struct lisp *h, const struct kl_node *n, struct lv_fra
 	return LNIL;
 }
 
-/* ---- loops and exits -------------------------------------------------------------- */
-
-static bool caught_return(struct lisp *h, const char *block, struct lv **out)
-{
-	if (h->exc != LV_EXC_RETURN || strcmp(h->ret_block, block))
-		return false;
-	h->exc = LV_EXC_NONE;
-	*out = h->ret_val;
-	return true;
-}
-
-static struct lv *sf_block(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
-{
-	if (need(h, n, 2, "a name"))
-		return NULL;
-	struct lv *v = lv_progn(h, ITEMS(n) + 2, n->nitems - 2, env);
-	const char *name = v ? NULL : lv_var_name(h, n->items[1], "a block's name");
-	if (!v && name && caught_return(h, name, &v))
-		return v;
-	return v;
-}
-
-static struct lv *sf_return(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
-{
-	bool from = kl_is_sym(n->items[0], "return-from");
-	if (from && need(h, n, 2, "a block name"))
-		return NULL;
-	uint32_t vi = from ? 2 : 1;
-	const char *block = from ? lv_var_name(h, n->items[1], "return-from's block") : "nil";
-	if (!block)
-		return NULL;
-	struct lv *v = LNIL;
-	if (vi < n->nitems)
-		TRY(v = lv_eval(h, n->items[vi], env));
-	h->exc = LV_EXC_RETURN;
-	h->ret_block = block;
-	h->ret_val = v;
-	h->exc_span = n->span;
-	return NULL;
-}
-
-static struct lv *sf_dolist(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
-{
-	if (need(h, n, 2, "(VAR LIST)") || n->items[1]->kind != KL_N_LIST || n->items[1]->nitems < 2)
-		return h->exc ? NULL : lv_err(h, n, "%s needs (VAR FORM)", kl_name(n->items[0]));
-	const struct kl_node *spec = n->items[1];
-	bool times = kl_is_sym(n->items[0], "dotimes");
-	struct lv *l, *v = LNIL;
-	TRY(l = lv_eval(h, spec->items[1], env));
-	l = primary(l);
-	if (times && l->k != LV_INT)
-		return lv_err(h, spec->items[1], "dotimes needs an integer count");
-	const char *var = lv_var_name(h, spec->items[0], "the loop variable");
-	if (!var)
-		return NULL;
-	struct lv_frame *inner = env;      /* one binding, set at each turn (as SBCL does) */
-	lv_push_frame(h, &inner, var, LNIL);
-	for (int64_t i = 0;; i++) {
-		struct lv *x;
-		if (lv_stop(h, n))
-			return NULL;
-		if (times) {
-			if (i >= l->u.i)
-				break;
-			x = lv_int(h, i);
-		} else if (l->k == LV_CONS) {
-			x = l->u.cons.car;
-			l = l->u.cons.cdr;
-		} else if (l->k == LV_VEC && (size_t)i < l->u.vec.len) {
-			x = l->u.vec.items[i];
-		} else {
-			break;
-		}
-		inner->val = x;
-		if (!body_from(h, n, 2, inner))
-			return caught_return(h, "nil", &v) ? v : NULL;
-	}
-	return LNIL;
-}
-
-/* (loop FORM...) forever, or the extended loop's common clauses: repeat, for VAR in / from /
- * to / below / by / = ... then, while, until, do, collect, sum, count, finally, return. */
-struct loop_var { const char *name; const struct kl_node *list, *from, *to, *by, *eq, *then; bool below, in, down; struct lv *cur, *end, *step; };
-
-static bool loop_word(const struct kl_node *x, const char *w)
-{
-	return x->kind == KL_N_SYM ? !strcmp(x->str, w) : x->kind == KL_N_KEY && !strcmp(x->str, w);
-}
-
-/* the words of a for clause after its variable */
-static const char *const for_words[] = {
-	"in", "across", "from", "upfrom", "downfrom", "to", "upto", "downto", "below", "above", "by", "=", "then",
-};
-
-static bool is_for_word(const struct kl_node *x)
-{
-	for (size_t i = 0; i < sizeof(for_words) / sizeof(for_words[0]); i++)
-		if (loop_word(x, for_words[i]))
-			return true;
-	return false;
-}
-
-/* loop's iteration clauses, read before it runs: its for clauses into vars (8 at most, *nv
- * of them) and its repeat count's form. 0, or -1 with the error raised. */
-static int loop_clauses(struct lisp *h, const struct kl_node *n, struct loop_var *vars, int *nv,
-			const struct kl_node **repeat)
-{
-	for (uint32_t i = 1; i < n->nitems; i++) {
-		const struct kl_node *x = n->items[i];
-		if (loop_word(x, "repeat") && i + 1 < n->nitems) {
-			*repeat = n->items[++i];
-		} else if ((loop_word(x, "for") || loop_word(x, "as")) && i + 2 < n->nitems) {
-			if (*nv == 8) {
-				lv_err(h, x, "loop: at most 8 for clauses");
-				return -1;
-			}
-			struct loop_var *lv = &vars[(*nv)++];
-			memset(lv, 0, sizeof(*lv));
-			if (!(lv->name = lv_var_name(h, n->items[++i], "loop's for variable")))
-				return -1;
-			while (i + 2 < n->nitems + 1 && i + 1 < n->nitems) {
-				const struct kl_node *w = n->items[i + 1];
-				if (i + 2 >= n->nitems) {
-					lv_err(h, w, "loop: %s needs a form", kl_name(w));
-					return -1;
-				}
-				const struct kl_node *e = n->items[i + 2];
-				if (loop_word(w, "in") || loop_word(w, "across")) lv->list = e, lv->in = loop_word(w, "in");
-				else if (loop_word(w, "from") || loop_word(w, "upfrom")) lv->from = e;
-				else if (loop_word(w, "downfrom")) lv->from = e, lv->down = true;
-				else if (loop_word(w, "to") || loop_word(w, "upto")) lv->to = e;
-				else if (loop_word(w, "downto")) lv->to = e, lv->down = true;
-				else if (loop_word(w, "below")) lv->to = e, lv->below = true;
-				else if (loop_word(w, "above")) lv->to = e, lv->below = true, lv->down = true;
-				else if (loop_word(w, "by")) lv->by = e;
-				else if (loop_word(w, "=")) lv->eq = e;
-				else if (loop_word(w, "then")) lv->then = e;
-				else break;
-				i += 2;
-			}
-			if (!lv->list && !lv->from && !lv->to && !lv->eq) {
-				lv_err(h, x, "loop: for %s needs in, across, from, to, below or =", lv->name);
-				return -1;
-			}
-		}
-	}
-	return 0;
-}
-
-/* One turn of loop's for clauses (the last bound innermost in inner): each variable advanced
- * (not on the first turn, iter 0) and tested. 1 when one is done, 0 to go on, -1 on an error. */
-static int loop_advance(struct lisp *h, const struct kl_node *n, struct loop_var *vars, int nv,
-			struct lv_frame *inner, int64_t iter)
-{
-	struct lv_frame *f = inner;
-	for (int k = nv - 1; k >= 0; k--, f = f->up) {
-		struct loop_var *lv = &vars[k];
-		if (lv->list) {
-			if (lv->in) {
-				if (lv->cur->k != LV_CONS)
-					return 1;
-				f->val = lv->cur->u.cons.car;
-				lv->cur = lv->cur->u.cons.cdr;
-			} else {
-				if (lv->cur->k != LV_VEC && lv->cur->k != LV_STR) {
-					lv_err(h, n, "loop across needs a vector");
-					return -1;
-				}
-				size_t len = lv->cur->k == LV_VEC ? lv->cur->u.vec.len : lv->cur->u.str.len;
-				if ((size_t)lv->end->u.i >= len)
-					return 1;
-				f->val = lv->cur->k == LV_VEC ? lv->cur->u.vec.items[lv->end->u.i]
-						     : lv_int(h, (unsigned char)lv->cur->u.str.s[lv->end->u.i]);
-				lv->end = lv_int(h, lv->end->u.i + 1);
-			}
-		} else if (lv->eq) {
-			if (iter && lv->then) {
-				struct lv *x;
-				if (!(x = lv_eval(h, lv->then, inner)))
-					return -1;
-				f->val = primary(x);
-			}
-		} else {
-			int64_t x = f->val->u.i, e = lv->end ? lv->end->u.i : 0;
-			if (iter)
-				f->val = lv_int(h, x = (int64_t)(lv->down ? (uint64_t)x - (uint64_t)lv->step->u.i
-									   : (uint64_t)x + (uint64_t)lv->step->u.i));
-			if (lv->end && (lv->down ? (lv->below ? x <= e : x < e) : (lv->below ? x >= e : x > e)))
-				return 1;
-		}
-	}
-	return 0;
-}
-
-static struct lv *sf_loop(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
-{
-	bool simple = true;
-	for (uint32_t i = 1; i < n->nitems; i++)
-		if (n->items[i]->kind == KL_N_SYM || n->items[i]->kind == KL_N_KEY)
-			simple = false;
-	struct lv *v = LNIL;
-	if (simple) {
-		for (;;)
-			if (lv_stop(h, n) || !lv_progn(h, ITEMS(n) + 1, n->nitems - 1, env))
-				return caught_return(h, "nil", &v) ? v : NULL;
-	}
-	struct loop_var vars[8];
-	int nv = 0;
-	const struct kl_node *repeat = NULL;
-	struct lv_frame *inner = env;
-	struct lv *acc = LNIL, **tail = &acc;
-	int64_t sum = 0;
-	bool summing = false;
-	if (loop_clauses(h, n, vars, &nv, &repeat))
-		return NULL;
-	int64_t count = -1;
-	if (repeat) {
-		struct lv *c;
-		TRY(c = lv_eval(h, repeat, env));
-		if (c->k != LV_INT)
-			return lv_err(h, repeat, "loop repeat needs an integer");
-		count = c->u.i;
-	}
-	for (int k = 0; k < nv; k++) {
-		struct loop_var *lv = &vars[k];
-		struct lv *x = LNIL;
-		if (lv->list) {
-			TRY(lv->cur = lv_eval(h, lv->list, inner));
-			lv->cur = primary(lv->cur);
-			lv->end = lv_int(h, 0);
-		} else if (lv->eq) {
-			TRY(x = lv_eval(h, lv->eq, inner));
-		} else {
-			x = lv_int(h, 0);
-			if (lv->from)
-				TRY(x = lv_eval(h, lv->from, inner));
-			lv->end = NULL;
-			if (lv->to)
-				TRY(lv->end = lv_eval(h, lv->to, inner));
-			lv->step = lv_int(h, 1);
-			if (lv->by)
-				TRY(lv->step = lv_eval(h, lv->by, inner));
-			if (x->k != LV_INT || (lv->end && lv->end->k != LV_INT) || lv->step->k != LV_INT)
-				return lv_err(h, n, "loop: for %s needs integers", lv->name);
-		}
-		lv_push_frame(h, &inner, lv->name, primary(x));
-	}
-	for (int64_t iter = 0;; iter++) {
-		if (count >= 0 && iter >= count)
-			break;
-		if (lv_stop(h, n))
-			return NULL;
-		/* advance and test the for clauses */
-		int adv = loop_advance(h, n, vars, nv, inner, iter);
-		if (adv < 0)
-			return NULL;
-		if (adv)
-			break;
-		bool done = false;
-		for (uint32_t i = 1; i < n->nitems; i++) {
-			const struct kl_node *x = n->items[i];
-			if (loop_word(x, "repeat")) { i++; continue; }
-			if (loop_word(x, "for") || loop_word(x, "as")) {
-				i++;
-				while (i + 2 < n->nitems && is_for_word(n->items[i + 1]))
-					i += 2;
-				continue;
-			}
-			if (loop_word(x, "finally")) { i++; continue; }
-			if (i + 1 >= n->nitems && !loop_word(x, "do") && !loop_word(x, "doing"))
-				return lv_err(h, x, "loop: %s needs a form", kl_name(x));
-			if (loop_word(x, "while") || loop_word(x, "until")) {
-				struct lv *c;
-				TRY(c = lv_eval(h, n->items[++i], inner));
-				if (lv_true(primary(c)) != loop_word(x, "while")) { done = true; break; }
-			} else if (loop_word(x, "do") || loop_word(x, "doing")) {
-				while (i + 1 < n->nitems && n->items[i + 1]->kind == KL_N_LIST)
-					if (!lv_eval(h, n->items[++i], inner))
-						return caught_return(h, "nil", &v) ? v : NULL;
-			} else if (loop_word(x, "collect") || loop_word(x, "collecting")) {
-				struct lv *c;
-				TRY(c = lv_eval(h, n->items[++i], inner));
-				*tail = lv_cons(h, primary(c), LNIL);
-				tail = &(*tail)->u.cons.cdr;
-			} else if (loop_word(x, "sum") || loop_word(x, "summing") || loop_word(x, "count") ||
-				   loop_word(x, "counting")) {
-				struct lv *c;
-				TRY(c = lv_eval(h, n->items[++i], inner));
-				c = primary(c);
-				summing = true;
-				if (x->str[0] == 'c')
-					sum = (int64_t)((uint64_t)sum + lv_true(c));
-				else if (c->k == LV_INT)
-					sum = (int64_t)((uint64_t)sum + (uint64_t)c->u.i);
-				else
-					return lv_err(h, n->items[i], "loop sum of a non-integer");
-			} else if (loop_word(x, "return")) {
-				struct lv *c;
-				TRY(c = lv_eval(h, n->items[++i], inner));
-				return primary(c);
-			} else {
-				return lv_err(h, x, "loop: unknown clause %s (supported: repeat for while until do collect "
-					      "sum count return finally)", kl_name(x));
-			}
-		}
-		if (done)
-			break;
-	}
-	for (uint32_t i = 1; i + 1 < n->nitems; i++)
-		if (loop_word(n->items[i], "finally"))
-			TRY(lv_eval(h, n->items[i + 1], inner));
-	return summing ? lv_int(h, sum) : acc;
-}
-
-/* ---- conditions ----------------------------------------------------------------- */
-
-static bool cond_matches(const char *clause, const char *type)
-{
-	if (!strcmp(clause, "t") || !strcmp(clause, "condition") || !strcmp(clause, type))
-		return true;
-	return strcmp(type, "interactive-interrupt") &&
-	       (!strcmp(clause, "error") || !strcmp(clause, "serious-condition") || !strcmp(clause, "simple-error"));
-}
-
-static struct lv *sf_handler_case(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
-{
-	if (need(h, n, 2, "a form"))
-		return NULL;
-	struct lv *v = lv_eval(h, n->items[1], env);
-	if (v || h->exc != LV_EXC_CONDITION)
-		return v;
-	for (uint32_t i = 2; i < n->nitems; i++) {
-		const struct kl_node *cl = n->items[i];
-		if (cl->kind != KL_N_LIST || cl->nitems < 2 || cl->items[0]->kind != KL_N_SYM)
-			return lv_err(h, cl, "a handler-case clause is (TYPE (VAR) FORM...)");
-		if (!cond_matches(lv_symname(h, cl->items[0]), h->cond->u.cond.type))
-			continue;
-		struct lv *c = h->cond;
-		h->exc = LV_EXC_NONE;
-		struct lv_frame *inner = env;
-		const struct kl_node *vars = cl->items[1];
-		if (vars->kind == KL_N_LIST && vars->nitems) {
-			const char *name = lv_var_name(h, vars->items[0], "a handler-case variable");
-			if (!name)
-				return NULL;
-			lv_push_frame(h, &inner, name, c);
-		}
-		return body_from(h, cl, 2, inner);
-	}
-	return NULL;
-}
-
-static struct lv *sf_ignore_errors(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
-{
-	struct lv *v = lv_progn(h, ITEMS(n) + 1, n->nitems - 1, env);
-	if (!v && h->exc == LV_EXC_CONDITION && cond_matches("error", h->cond->u.cond.type)) {
-		h->exc = LV_EXC_NONE;
-		return LNIL;
-	}
-	return v;
-}
-
-static struct lv *sf_unwind_protect(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
-{
-	if (need(h, n, 2, "a form"))
-		return NULL;
-	struct lv *v = lv_eval(h, n->items[1], env);
-	enum lv_exc exc = h->exc;
-	struct lv *cond = h->cond, *rv = h->ret_val;
-	const char *rb = h->ret_block;
-	struct kl_span sp = h->exc_span;
-	h->exc = LV_EXC_NONE;
-	TRY(lv_progn(h, ITEMS(n) + 2, n->nitems - 2, env));
-	h->exc = exc, h->cond = cond, h->ret_val = rv, h->ret_block = rb, h->exc_span = sp;
-	return v;
-}
-
 /* `x: x's lists made anew, ,y evaluated and ,@z's elements spliced in; a list keeps whether it
  * was written in brackets (vector) */
 static struct lv *qq(struct lisp *h, const struct kl_node *x, struct lv_frame *env)
@@ -762,7 +389,7 @@ static struct lv *qq(struct lisp *h, const struct kl_node *x, struct lv_frame *e
 		return lv_from_node(h, x);
 	const char *hd = kl_head(x);
 	if (hd && !strcmp(hd, "unquote") && x->nitems == 2)
-		return primary(lv_eval(h, x->items[1], env));
+		return lv_primary(lv_eval(h, x->items[1], env));
 	if (!lv_stack_ok(h, x, "backquoted lists"))
 		return NULL;
 	struct lv *head = LNIL, **tail = &head;
@@ -772,7 +399,7 @@ static struct lv *qq(struct lisp *h, const struct kl_node *x, struct lv_frame *e
 		if (ih && !strcmp(ih, "unquote-splicing") && it->nitems == 2) {
 			struct lv *l;
 			TRY(l = lv_eval(h, it->items[1], env));
-			l = primary(l);
+			l = lv_primary(l);
 			if ((l->k != LV_CONS && l->k != LV_NIL) || lv_list_len(h, it, l, ",@") < 0)
 				return h->exc ? NULL : lv_err(h, it, ",@: %s is not a list", lv_brief(h, l));
 			for (; l->k == LV_CONS; l = l->u.cons.cdr) {
@@ -793,7 +420,7 @@ static struct lv *qq(struct lisp *h, const struct kl_node *x, struct lv_frame *e
 
 static struct lv *sf_quasiquote(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "a form"))
+	if (lv_need(h, n, 2, "a form"))
 		return NULL;
 	return qq(h, n->items[1], env);
 }
@@ -801,18 +428,18 @@ static struct lv *sf_quasiquote(struct lisp *h, const struct kl_node *n, struct 
 /* (destructuring-bind LAMBDA-LIST FORM BODY...) */
 static struct lv *sf_destructuring_bind(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 3, "a lambda list and a form"))
+	if (lv_need(h, n, 3, "a lambda list and a form"))
 		return NULL;
 	if (n->items[1]->kind != KL_N_LIST)
 		return lv_err(h, n->items[1], "destructuring-bind needs a lambda list");
 	struct lv *v;
 	TRY(v = lv_eval(h, n->items[2], env));
-	struct lv *l = lv_cons(h, primary(v), LNIL);
+	struct lv *l = lv_cons(h, lv_primary(v), LNIL);
 	struct lv_frame *inner = env;
 	const struct kl_node *wrap = &(struct kl_node){ .kind = KL_N_LIST, .span = n->items[1]->span,
 		.items = (struct kl_node *[]){ n->items[1] }, .nitems = 1 };
 	TRY(lv_bind(h, n, "destructuring-bind", wrap, &l->u.cons.car, 1, &inner));
-	return body_from(h, n, 3, inner);
+	return lv_body_from(h, n, 3, inner);
 }
 
 static struct lv *sf_eval_when(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
@@ -822,7 +449,7 @@ static struct lv *sf_eval_when(struct lisp *h, const struct kl_node *n, struct l
 
 static struct lv *sf_with_output_to_string(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	if (need(h, n, 2, "(VAR)") || n->items[1]->kind != KL_N_LIST || !n->items[1]->nitems)
+	if (lv_need(h, n, 2, "(VAR)") || n->items[1]->kind != KL_N_LIST || !n->items[1]->nitems)
 		return h->exc ? NULL : lv_err(h, n, "with-output-to-string needs (VAR)");
 	struct lv *s = kl_arena_new(&h->a, struct lv);
 	s->k = LV_STREAM;
@@ -832,7 +459,7 @@ static struct lv *sf_with_output_to_string(struct lisp *h, const struct kl_node 
 	if (!name)
 		return NULL;
 	lv_push_frame(h, &inner, name, s);
-	TRY(body_from(h, n, 2, inner));
+	TRY(lv_body_from(h, n, 2, inner));
 	struct lv *r = lv_str(h, s->u.stream.text.p ? s->u.stream.text.p : "", s->u.stream.text.len);
 	lv_text_free(h, &s->u.stream.text);
 	return r;
@@ -847,7 +474,7 @@ static struct lv *sf_vector(struct lisp *h, const struct kl_node *n, struct lv_f
 	return v;
 }
 
-static const struct { const char *name; lv_special_fn fn; } specials[] = {
+static const struct lv_special specials[] = {
 	{ "%vector", sf_vector },
 	{ "quote", sf_quote }, { "function", sf_function }, { "lambda", sf_lambda },
 	{ "if", sf_if }, { "when", sf_when }, { "unless", sf_when }, { "cond", sf_cond },
@@ -856,15 +483,15 @@ static const struct { const char *name; lv_special_fn fn; } specials[] = {
 	{ "multiple-value-bind", sf_mvbind }, { "setf", sf_setf }, { "setq", sf_setf },
 	{ "incf", sf_incf }, { "decf", sf_incf }, { "push", sf_push }, { "pop", sf_pop },
 	{ "defun", sf_defun }, { "defparameter", lv_defvar }, { "defvar", lv_defvar },
-	{ "defconstant", lv_defvar }, { "block", sf_block }, { "return", sf_return },
-	{ "return-from", sf_return }, { "dolist", sf_dolist }, { "dotimes", sf_dolist },
-	{ "loop", sf_loop }, { "handler-case", sf_handler_case }, { "ignore-errors", sf_ignore_errors },
-	{ "unwind-protect", sf_unwind_protect }, { "eval-when", sf_eval_when },
+	{ "defconstant", lv_defvar }, { "eval-when", sf_eval_when },
 	{ "quasiquote", sf_quasiquote }, { "destructuring-bind", sf_destructuring_bind },
 	{ "with-output-to-string", sf_with_output_to_string }, { "declare", sf_noop },
 	{ "require", sf_noop }, { "load-system", sf_noop }, { "in-package", sf_noop },
-	{ "defpackage", sf_noop }, { "use-package", sf_noop },
+	{ "defpackage", sf_noop }, { "use-package", sf_noop }, { NULL, NULL },
 };
+
+/* the core's special forms: this file's, control.c's, loop.c's */
+static const struct lv_special *const core_forms[] = { specials, lv_control_forms, lv_loop_forms };
 
 /* the layer's special forms first, then the core's */
 static lv_special_fn find_special(struct lisp *h, const char *name)
@@ -872,9 +499,10 @@ static lv_special_fn find_special(struct lisp *h, const char *name)
 	lv_special_fn r = h->layer && h->layer->special ? h->layer->special(h, name) : NULL;
 	if (r)
 		return r;
-	for (size_t i = 0; i < sizeof(specials) / sizeof(specials[0]); i++)
-		if (!strcmp(name, specials[i].name))
-			return specials[i].fn;
+	for (size_t t = 0; t < sizeof(core_forms) / sizeof(core_forms[0]); t++)
+		for (const struct lv_special *s = core_forms[t]; s->name; s++)
+			if (!strcmp(name, s->name))
+				return s->fn;
 	return NULL;
 }
 
@@ -917,7 +545,7 @@ static struct lv *apply(struct lisp *h, const struct kl_node *call, struct lv *f
 	if (lv_bind(h, call, f->u.fn.name, f->u.fn.params, args, n, &env)) {
 		v = lv_progn(h, f->u.fn.body, f->u.fn.nbody, env);
 		if (!v && f->u.fn.name)          /* (return-from NAME) inside defun NAME */
-			caught_return(h, f->u.fn.name, &v);
+			lv_caught_return(h, f->u.fn.name, &v);
 	}
 	return v;
 }
@@ -929,7 +557,7 @@ struct lv *lv_apply(struct lisp *h, const struct kl_node *call, struct lv *f, st
 	return leave(h, apply(h, call, f, args, n));
 }
 
-static struct lv *call(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
+static struct lv *eval_call(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
 	const struct kl_node *head = n->items[0];
 	struct lv *f = NULL;
@@ -947,7 +575,7 @@ static struct lv *call(struct lisp *h, const struct kl_node *n, struct lv_frame 
 	struct lv **args = kl_arena_array(&h->a, struct lv *, na ? na : 1);
 	for (int i = 0; i < na; i++) {
 		TRY(args[i] = lv_eval(h, n->items[i + 1], env));
-		args[i] = primary(args[i]);
+		args[i] = lv_primary(args[i]);
 	}
 	return lv_apply(h, n, f, args, na);
 }
@@ -959,7 +587,7 @@ static struct lv *eval_list(struct lisp *h, const struct kl_node *n, struct lv_f
 		if (sf)
 			return sf(h, n, env);
 	}
-	return call(h, n, env);
+	return eval_call(h, n, env);
 }
 
 struct lv *lv_eval(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
@@ -1016,4 +644,65 @@ struct lv *lv_eval_value(struct lisp *h, struct lv *form, const struct kl_node *
 	if (lv_stop(h, at) || !enter(h, at))
 		return NULL;
 	return leave(h, eval_value(h, form, at));
+}
+
+/* ---- the top ------------------------------------------------------------------------ */
+
+/* 3/4 of the stack's rlimit (at most 256 MiB), for lv_stack_ok */
+static size_t stack_share(void)
+{
+	struct rlimit rl;
+	size_t cap = (size_t)256 << 20, lim = 8 << 20;
+	if (!getrlimit(RLIMIT_STACK, &rl))
+		lim = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > cap ? cap : (size_t)rl.rlim_cur;
+	return lim / 4 * 3;
+}
+
+/* out of memory: a condition made without allocating */
+static struct lv lv_oom = { .k = LV_COND, .u.cond = { "error", "out of memory" } };
+
+/* form evaluated, or (form NULL) f applied to args, at the top: the C stack's start noted for
+ * lv_stack_ok, and out of memory the error at `at` */
+static struct lv *at_top(struct lisp *h, const struct kl_node *at, const struct kl_node *form, struct lv *f,
+			 struct lv **args, int n)
+{
+	jmp_buf oom, *outer = h->a.oom;
+	struct lv *volatile v = NULL;
+	char *top = h->stack_top;
+	if (!top) {
+		h->stack_top = __builtin_frame_address(0);
+		h->stack_max = stack_share();
+	}
+	h->a.oom = &oom;
+	if (!setjmp(oom)) {
+		v = form ? lv_eval(h, form, NULL) : lv_apply(h, at, f, args, n);
+	} else {
+		h->depth = 0;
+		h->exc = LV_EXC_CONDITION;
+		h->cond = &lv_oom;
+		h->exc_span = at->span;
+		v = NULL;
+	}
+	h->a.oom = outer;
+	h->stack_top = top;
+	return v;
+}
+
+struct lv *lisp_eval_top(struct lisp *h, const struct kl_node *form)
+{
+	return at_top(h, form, form, NULL, NULL, 0);
+}
+
+struct lv *lisp_apply_top(struct lisp *h, const struct kl_node *call, struct lv *f, struct lv **args, int n)
+{
+	return at_top(h, call, NULL, f, args, n);
+}
+
+void lisp_init(struct lisp *L, const struct lisp_layer *layer)
+{
+	L->layer = layer;
+	L->out_bol = L->err_bol = true;
+	L->max_elems = LV_MAX_ELEMS;
+	L->max_str = LV_MAX_STR;
+	lv_std_streams(L);
 }

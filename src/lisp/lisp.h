@@ -2,10 +2,11 @@
  * table, one lambda-list binder), the pure builtins and the printer/format. Both the host (a
  * session file's Lisp, `kiln run` and the REPL: src/host/) and the compiler's macros
  * (src/compiler/expand.c) run on it; each adds its own special forms and builtins through a
- * struct lisp_layer. Everything lives in one arena for the run. Errors are values: a failing
- * evaluation returns NULL with L->exc set (an error or Ctrl-C condition, or a non-local exit
- * of return/return-from), and every caller passes NULL up until handler-case, block or the
- * top level takes it. */
+ * struct lisp_layer, and may add its own kinds of value (LV_FOREIGN: a type with a name and a
+ * print; the core knows nothing of what they hold). Everything lives in one arena for the
+ * run. Errors are values: a failing evaluation returns NULL with L->exc set (an error or
+ * Ctrl-C condition, or a non-local exit of return/return-from), and every caller passes NULL
+ * up until handler-case, block or the top level takes it. */
 #ifndef KL_LISP_H
 #define KL_LISP_H
 #include <signal.h>
@@ -18,7 +19,7 @@
 
 enum lv_kind {
 	LV_NIL, LV_T, LV_INT, LV_STR, LV_SYM, LV_KEY, LV_CONS, LV_VEC, LV_FN, LV_BUILTIN,
-	LV_MAP, LV_OBJ, LV_STREAM, LV_RECORD, LV_MV, LV_COND,
+	LV_STREAM, LV_MV, LV_COND, LV_FOREIGN,
 };
 
 struct lisp;
@@ -26,8 +27,15 @@ struct lv;
 typedef struct lv *(*lv_builtin_fn)(struct lisp *h, const struct kl_node *call, struct lv **args, int n);
 
 struct lv_frame;
-struct lv_struct;
-struct host_obj;
+struct lv_printer;
+
+/* A layer's own kind of value (the host has three: objects, maps, decoded records): the core
+ * only keeps it, compares it by identity and prints it with the type's print, which writes
+ * through lv_printer_put and lv_printer_value (print.c), or as #<NAME> when print is NULL. */
+struct lv_foreign_type {
+	const char *name;
+	void (*print)(struct lv_printer *p, const struct lv *v);
+};
 
 /* A growing text (the printer's, format's, a string stream's), kept outside the arena's
  * blocks (kl_arena_ext_grow): it doubles without leaving copies behind, and an error or
@@ -55,10 +63,8 @@ struct lv {
 			struct lv_frame *env;
 		} fn;
 		struct { const char *name; lv_builtin_fn fn; int min, max; const void *data; } bi;
-		struct { struct kiln_map *m; const char *name; } map;
-		struct { struct host_obj *o; } obj;
 		struct { FILE *f; struct lv_text text; bool string; bool *bol; } stream;
-		struct { const struct lv_struct *st; struct lv **fields; } rec;
+		struct { const struct lv_foreign_type *type; void *data; } foreign;
 		struct { const char *type; const char *msg; } cond;
 	} u;
 };
@@ -76,15 +82,6 @@ struct lv_global {
 	struct lv *val, *fn;
 	bool constant;
 	struct lv_global *next;
-};
-
-/* A defstruct seen at top level: the layout its host decoder reads (C alignment). */
-struct lv_field { const char *name; uint32_t off, size, count; bool is_signed; };
-struct lv_struct {
-	const char *name;
-	struct lv_field *fields;
-	uint32_t nfields, size;
-	struct lv_struct *next;
 };
 
 enum lv_exc { LV_EXC_NONE, LV_EXC_CONDITION, LV_EXC_RETURN };
@@ -148,14 +145,15 @@ extern struct lv lv_nil_v, lv_t_v;
 #define LT (&lv_t_v)
 
 /* value.c */
-/* The limits set, the standard streams defined, layer's hooks in place (a zeroed L). */
-void lisp_init(struct lisp *L, const struct lisp_layer *layer);
 struct lv *lv_int(struct lisp *h, int64_t i);
 struct lv *lv_str(struct lisp *h, const char *s, size_t len);
 struct lv *lv_cstr(struct lisp *h, const char *s);
 struct lv *lv_sym(struct lisp *h, const char *name);
 struct lv *lv_cons(struct lisp *h, struct lv *car, struct lv *cdr);
 struct lv *lv_vec(struct lisp *h, size_t n);
+struct lv *lv_foreign(struct lisp *h, const struct lv_foreign_type *type, void *data);
+/* v's data when it is a foreign value of type, else NULL */
+void *lv_foreign_data(const struct lv *v, const struct lv_foreign_type *type);
 struct lv *lv_bool(bool b);
 bool lv_true(const struct lv *v);
 const char *lv_symname(struct lisp *h, const struct kl_node *n);
@@ -179,13 +177,15 @@ bool lv_stack_ok(struct lisp *h, const struct kl_node *n, const char *what);
 /* A list's length, or -1 when it is circular (an error raised at n when fn names the caller,
  * "length: the list is circular") */
 int64_t lv_list_len(struct lisp *h, const struct kl_node *n, const struct lv *l, const char *fn);
+/* eval.c */
+/* The limits set, the standard streams defined, layer's hooks in place (a zeroed L). */
+void lisp_init(struct lisp *L, const struct lisp_layer *layer);
 /* A top-level form evaluated: its value, or NULL with L's condition (an allocation that fails
  * is the error "out of memory" at the form, the form abandoned) */
 struct lv *lisp_eval_top(struct lisp *h, const struct kl_node *form);
 /* f applied to args (n of them) at the top, as call, the same way */
 struct lv *lisp_apply_top(struct lisp *h, const struct kl_node *call, struct lv *f, struct lv **args, int n);
 
-/* eval.c */
 struct lv *lv_eval(struct lisp *h, const struct kl_node *n, struct lv_frame *env);
 struct lv *lv_progn(struct lisp *h, const struct kl_node *const *body, uint32_t n, struct lv_frame *env);
 struct lv *lv_apply(struct lisp *h, const struct kl_node *call, struct lv *f, struct lv **args, int n);
@@ -195,6 +195,23 @@ struct lv *lv_lambda(struct lisp *h, const char *name, const struct kl_node *par
 		     const struct kl_node *const *body, uint32_t nbody);
 /* (defvar|defparameter|defconstant NAME [FORM]) */
 struct lv *lv_defvar(struct lisp *h, const struct kl_node *n, struct lv_frame *env);
+/* For the special forms of control.c and loop.c: the primary value of v (multiple values
+ * reduce to their first); n's items from `from` on evaluated as a body (declare skipped);
+ * 0 when n has min items, else -1 with "NAME needs WHAT" raised. */
+struct lv *lv_primary(struct lv *v);
+struct lv *lv_body_from(struct lisp *h, const struct kl_node *n, uint32_t from, struct lv_frame *env);
+int lv_need(struct lisp *h, const struct kl_node *n, uint32_t min, const char *what);
+
+/* A table of special forms, ended by a NULL name. */
+struct lv_special { const char *name; lv_special_fn fn; };
+
+/* control.c: block, return, return-from, handler-case, ignore-errors, unwind-protect */
+extern const struct lv_special lv_control_forms[];
+/* true, with *out its value and the exit cleared, when a return to block is in flight */
+bool lv_caught_return(struct lisp *h, const char *block, struct lv **out);
+
+/* loop.c: dolist, dotimes, loop */
+extern const struct lv_special lv_loop_forms[];
 
 /* bind.c */
 /* Bind the lambda list ps to args (n of them), frames pushed on *env: LT, or NULL with the
@@ -203,6 +220,8 @@ struct lv *lv_defvar(struct lisp *h, const struct kl_node *n, struct lv_frame *e
 struct lv *lv_bind(struct lisp *h, const struct kl_node *call, const char *fn, const struct kl_node *ps,
 		   struct lv **args, int n, struct lv_frame **env);
 struct lv *lv_push_frame(struct lisp *h, struct lv_frame **env, const char *name, struct lv *v);
+/* where v came from (its node, a list's), else at */
+const struct kl_node *lv_origin(const struct lv *v, const struct kl_node *at);
 /* a name being bound or named (a variable, a block): a symbol's, else NULL with an error */
 const char *lv_var_name(struct lisp *h, const struct kl_node *n, const char *what);
 
@@ -218,6 +237,9 @@ void lv_text_free(struct lisp *h, struct lv_text *t);
 void lv_print(struct lisp *h, FILE *f, const struct lv *v, bool readably);
 void lv_print_text(struct lisp *h, struct lv_text *t, const struct lv *v, bool readably);
 char *lv_to_text(struct lisp *h, const struct lv *v, bool readably);
+/* for a foreign type's print: text as it is, and a value inside it printed one level down */
+void lv_printer_put(struct lv_printer *p, const char *s);
+void lv_printer_value(struct lv_printer *p, const struct lv *v);
 /* at most 200 bytes of v printed readably (for error messages) */
 char *lv_brief(struct lisp *h, const struct lv *v);
 struct lv *lv_format(struct lisp *h, const struct kl_node *call, struct lv **args, int n);

@@ -40,14 +40,15 @@ void lv_text_free(struct lisp *h, struct lv_text *t)
  * "...)". */
 #define PRINT_DEPTH 64
 
-struct pr {
+struct lv_printer {
 	struct lisp *h;
 	struct lv_text *t;
 	bool readably, cut;
 	size_t max;
+	int depth;                 /* of the foreign value being printed (lv_printer_value) */
 };
 
-static void pr_put(struct pr *p, const char *s, size_t len)
+static void pr_put(struct lv_printer *p, const char *s, size_t len)
 {
 	if (p->cut)
 		return;
@@ -57,11 +58,11 @@ static void pr_put(struct pr *p, const char *s, size_t len)
 	}
 }
 
-static void pr_str(struct pr *p, const char *s) { pr_put(p, s, strlen(s)); }
+static void pr_str(struct lv_printer *p, const char *s) { pr_put(p, s, strlen(s)); }
 
-static void print_to(struct pr *p, const struct lv *v, int depth);
+static void print_to(struct lv_printer *p, const struct lv *v, int depth);
 
-static void print_list(struct pr *p, const struct lv *v, int depth)
+static void print_list(struct lv_printer *p, const struct lv *v, int depth)
 {
 	pr_put(p, "(", 1);
 	const struct lv *slow = v;
@@ -86,7 +87,7 @@ static void print_list(struct pr *p, const struct lv *v, int depth)
 	pr_put(p, ")", 1);
 }
 
-static void print_to(struct pr *p, const struct lv *v, int depth)
+static void print_to(struct lv_printer *p, const struct lv *v, int depth)
 {
 	char num[64];
 	if (p->cut)
@@ -142,29 +143,38 @@ static void print_to(struct pr *p, const struct lv *v, int depth)
 		pr_str(p, v->k == LV_BUILTIN ? v->u.bi.name : v->u.fn.name ? v->u.fn.name : "LAMBDA");
 		pr_str(p, ">");
 		break;
-	case LV_MAP: pr_str(p, "#<BPF-MAP "); pr_str(p, v->u.map.name); pr_str(p, ">"); break;
-	case LV_OBJ: pr_str(p, "#<BPF-OBJECT>"); break;
 	case LV_STREAM: pr_str(p, "#<STREAM>"); break;
-	case LV_RECORD:
-		pr_str(p, "#S(");
-		pr_str(p, v->u.rec.st->name);
-		pr_str(p, "-RECORD");
-		for (uint32_t i = 0; i < v->u.rec.st->nfields; i++) {
-			pr_str(p, " :");
-			pr_str(p, v->u.rec.st->fields[i].name);
-			pr_str(p, " ");
-			print_to(p, v->u.rec.fields[i], depth + 1);
+	case LV_FOREIGN:
+		p->depth = depth;
+		if (v->u.foreign.type->print) {
+			v->u.foreign.type->print(p, v);
+			break;
 		}
-		pr_str(p, ")");
+		pr_str(p, "#<");
+		pr_str(p, v->u.foreign.type->name);
+		pr_str(p, ">");
 		break;
 	case LV_COND: pr_str(p, v->u.cond.msg); break;
 	}
 }
 
+/* A foreign type's print writes through the printer printing it. */
+void lv_printer_put(struct lv_printer *p, const char *s)
+{
+	pr_str(p, s);
+}
+
+void lv_printer_value(struct lv_printer *p, const struct lv *v)
+{
+	int depth = p->depth;
+	print_to(p, v, depth + 1);
+	p->depth = depth;
+}
+
 /* v printed into t, at most max bytes of it (then "...") */
 static void print_text(struct lisp *h, struct lv_text *t, const struct lv *v, bool readably, size_t max)
 {
-	struct pr p = { h, t, readably, false, max };
+	struct lv_printer p = { .h = h, .t = t, .readably = readably, .max = max };
 	print_to(&p, v, 0);
 }
 
@@ -265,7 +275,7 @@ struct fmt {
 	int depth;             /* ~{ open */
 };
 
-static void emit(struct fmt *f, const char *s, size_t len)
+static void fmt_emit(struct fmt *f, const char *s, size_t len)
 {
 	lv_text_put(f->h, &f->out, s, len);
 }
@@ -299,7 +309,7 @@ static void repeat(struct fmt *f, char c, long n)
 	char run[256];
 	memset(run, c, sizeof(run));
 	for (; n > 0 && !f->out.full; n -= (long)sizeof(run))
-		emit(f, run, n < (long)sizeof(run) ? (size_t)n : sizeof(run));
+		fmt_emit(f, run, n < (long)sizeof(run) ? (size_t)n : sizeof(run));
 }
 
 static void pad(struct fmt *f, const char *s, size_t len, long mincol, char padc, bool left)
@@ -307,7 +317,7 @@ static void pad(struct fmt *f, const char *s, size_t len, long mincol, char padc
 	long n = mincol > (long)len ? mincol - (long)len : 0;
 	if (left)
 		repeat(f, padc, n);
-	emit(f, s, len);
+	fmt_emit(f, s, len);
 	if (!left)
 		repeat(f, padc, n);
 }
@@ -355,7 +365,7 @@ static void put_integer(struct fmt *f, struct lv *v, char d, const long *params,
 	pad(f, q, strlen(q), params[0], params[1] >= 0 ? padc : ' ', true);
 }
 
-static int run(struct fmt *f, const char *p, const char *end, struct lv **args, int nargs, int *ai);
+static int fmt_run(struct fmt *f, const char *p, const char *end, struct lv **args, int nargs, int *ai);
 
 /* ~{...~} at *pp (just past the ~{): the body run over the list argument's elements (~@{: over
  * the arguments left), until they are used up or ~^ ends it; *pp then past the ~}. 0, or -1
@@ -400,7 +410,7 @@ static int run_iteration(struct fmt *f, const char **pp, const char *end, struct
 			r = -1;
 			break;
 		}
-		int before = ii, got = run(f, p, close, items, nitems, &ii);
+		int before = ii, got = fmt_run(f, p, close, items, nitems, &ii);
 		if (got < 0)
 			r = -1;
 		if (got || ii == before)
@@ -415,116 +425,138 @@ static int run_iteration(struct fmt *f, const char **pp, const char *end, struct
 	return 0;
 }
 
-static int run(struct fmt *f, const char *p, const char *end, struct lv **args, int nargs, int *ai)
+/* A directive read: ~ [params] [:] [@] letter (the letter lower-cased). */
+struct directive {
+	long params[4];
+	bool colon, atsign;
+	char padc;             /* a quoted second or fourth parameter: integers' padding */
+	char d;
+};
+
+/* The directive after a ~ at *pp read into dv (v and # take their parameter from the
+ * arguments), *pp moved past it. 0, or -1 with the error raised. */
+static int read_directive(struct fmt *f, const char **pp, const char *end, struct lv **args, int nargs, int *ai,
+			  struct directive *dv)
 {
-	struct lisp *h = f->h;
+	const char *p = *pp;
+	*dv = (struct directive){ { -1, -1, -1, -1 }, false, false, ' ', 0 };
+	for (int np = 0;; np++, p++) {
+		if (isdigit((unsigned char)*p) || (*p == '-' && isdigit((unsigned char)p[1]))) {
+			dv->params[np] = strtol(p, (char **)&p, 10);
+		} else if (*p == '\'' && p + 1 < end) {
+			dv->params[np] = (unsigned char)p[1];
+			if (np == 1 || np == 3)
+				dv->padc = p[1];
+			p += 2;
+		} else if (*p == 'v' || *p == 'V') {
+			if (*ai < nargs && args[*ai]->k == LV_INT)
+				dv->params[np] = (long)args[(*ai)++]->u.i;
+			p++;
+		} else if (*p == '#') {
+			dv->params[np] = nargs - *ai;
+			p++;
+		}
+		if (dv->params[np] > FMT_MAX || dv->params[np] < -FMT_MAX)
+			dv->params[np] = dv->params[np] > 0 ? FMT_MAX : -FMT_MAX;
+		if (*p != ',' || np >= 3)
+			break;
+	}
+	while (p < end && (*p == ':' || *p == '@')) {
+		dv->colon |= *p == ':';
+		dv->atsign |= *p == '@';
+		p++;
+	}
+	if (p >= end) {
+		lv_err(f->h, f->at, "format: a directive is cut off at the end");
+		return -1;
+	}
+	dv->d = (char)tolower((unsigned char)*p++);
+	*pp = p;
+	if (strchr("asdxobc", dv->d) && *ai >= nargs) {
+		lv_err(f->h, f->at, "format: ~%c has no argument left", dv->d);
+		return -1;
+	}
+	return 0;
+}
+
+/* ~* : the argument *ai moved (back with :, to an absolute place with @). 0, or -1. */
+static int goto_arg(struct fmt *f, const struct directive *dv, int nargs, int *ai)
+{
+	long n = dv->params[0] >= 0 ? dv->params[0] : 1;
+	long to = dv->atsign ? 0 : *ai + n * (dv->colon ? -1 : 1);
+	if (to < 0 || to > nargs) {
+		lv_err(f->h, f->at, "format: ~* moves past the arguments");
+		return -1;
+	}
+	*ai = (int)to;
+	return 0;
+}
+
+/* The directive dv run (*pp: the text after it, which ~newline and ~{ move past). 0; 1 when
+ * ~^ ends the iteration or the string; -1 with the error raised. */
+static int run_directive(struct fmt *f, const struct directive *dv, const char **pp, const char *end,
+			 struct lv **args, int nargs, int *ai)
+{
+	const long *params = dv->params;
+	switch (dv->d) {
+	case 'a':
+	case 's':
+		pad_value(f, args[(*ai)++], dv->d == 's', params[0], params[3] >= 0 ? (char)params[3] : ' ', dv->atsign);
+		return 0;
+	case 'd': case 'x': case 'o': case 'b':
+		put_integer(f, args[(*ai)++], dv->d, params, dv->padc, dv->colon, dv->atsign);
+		return 0;
+	case 'c': {
+		struct lv *v = args[(*ai)++];
+		emit_c(f, v->k == LV_INT ? (char)v->u.i : '?');
+		return 0;
+	}
+	case '%':
+		repeat(f, '\n', params[0] >= 0 ? params[0] : 1);
+		return 0;
+	case '&':
+		if (!at_bol(f))
+			emit_c(f, '\n');
+		repeat(f, '\n', params[0] - 1);
+		return 0;
+	case '~': emit_c(f, '~'); return 0;
+	case '\n':
+		while (*pp < end && isspace((unsigned char)**pp))
+			++*pp;
+		return 0;
+	case '*': return goto_arg(f, dv, nargs, ai);
+	case '^': return *ai >= nargs;
+	case '{': return run_iteration(f, pp, end, args, nargs, ai, dv->atsign) ? -1 : 0;
+	default:
+		lv_err(f->h, f->at, "format: ~%c is not supported (kiln's Lisp has ~a ~s ~d ~x ~o ~b ~c ~%% "
+		       "~& ~~ ~{~} ~^ ~*)", dv->d);
+		return -1;
+	}
+}
+
+static int fmt_run(struct fmt *f, const char *p, const char *end, struct lv **args, int nargs, int *ai)
+{
 	while (p < end) {
 		if (f->out.full) {
-			lv_err(h, f->at, "format: the output passes %zu bytes", h->max_str);
+			lv_err(f->h, f->at, "format: the output passes %zu bytes", f->h->max_str);
 			return -1;
 		}
 		if (*p != '~') {
 			const char *q = memchr(p, '~', (size_t)(end - p));
-			emit(f, p, (size_t)((q ? q : end) - p));
+			fmt_emit(f, p, (size_t)((q ? q : end) - p));
 			p = q ? q : end;
 			continue;
 		}
 		if (++p >= end) {
-			lv_err(h, f->at, "format: the control string ends with ~");
+			lv_err(f->h, f->at, "format: the control string ends with ~");
 			return -1;
 		}
-		long params[4] = { -1, -1, -1, -1 };
-		int np = 0;
-		bool colon = false, atsign = false;
-		char padc = ' ';
-		for (;;) {
-			if (isdigit((unsigned char)*p) || (*p == '-' && isdigit((unsigned char)p[1]))) {
-				params[np] = strtol(p, (char **)&p, 10);
-			} else if (*p == '\'' && p + 1 < end) {
-				params[np] = (unsigned char)p[1];
-				if (np == 1 || np == 3)
-					padc = p[1];
-				p += 2;
-			} else if (*p == 'v' || *p == 'V') {
-				if (*ai < nargs && args[*ai]->k == LV_INT)
-					params[np] = (long)args[(*ai)++]->u.i;
-				p++;
-			} else if (*p == '#') {
-				params[np] = nargs - *ai;
-				p++;
-			}
-			if (params[np] > FMT_MAX || params[np] < -FMT_MAX)
-				params[np] = params[np] > 0 ? FMT_MAX : -FMT_MAX;
-			if (*p == ',' && np < 3) {
-				np++;
-				p++;
-				continue;
-			}
-			break;
-		}
-		while (p < end && (*p == ':' || *p == '@')) {
-			colon |= *p == ':';
-			atsign |= *p == '@';
-			p++;
-		}
-		if (p >= end) {
-			lv_err(h, f->at, "format: a directive is cut off at the end");
-			return -1;
-		}
-		char d = (char)tolower((unsigned char)*p++);
-		if (strchr("asdxobc*", d) && !(d == '*') && *ai >= nargs) {
-			lv_err(h, f->at, "format: ~%c has no argument left", d);
-			return -1;
-		}
-		switch (d) {
-		case 'a':
-		case 's':
-			pad_value(f, args[(*ai)++], d == 's', params[0], params[3] >= 0 ? (char)params[3] : ' ', atsign);
-			break;
-		case 'd': case 'x': case 'o': case 'b':
-			put_integer(f, args[(*ai)++], d, params, padc, colon, atsign);
-			break;
-		case 'c': {
-			struct lv *v = args[(*ai)++];
-			emit_c(f, v->k == LV_INT ? (char)v->u.i : '?');
-			break;
-		}
-		case '%':
-			repeat(f, '\n', params[0] >= 0 ? params[0] : 1);
-			break;
-		case '&':
-			if (!at_bol(f))
-				emit_c(f, '\n');
-			repeat(f, '\n', params[0] - 1);
-			break;
-		case '~': emit_c(f, '~'); break;
-		case '\n':
-			while (p < end && isspace((unsigned char)*p))
-				p++;
-			break;
-		case '*':
-		{
-			long to = atsign ? 0 : *ai + (params[0] >= 0 ? params[0] : 1) * (colon ? -1 : 1);
-			if (to < 0 || to > nargs) {
-				lv_err(h, f->at, "format: ~* moves past the arguments");
-				return -1;
-			}
-			*ai = (int)to;
-			break;
-		}
-		case '^':
-			if (*ai >= nargs)
-				return 1;
-			break;
-		case '{':
-			if (run_iteration(f, &p, end, args, nargs, ai, atsign))
-				return -1;
-			break;
-		default:
-			lv_err(h, f->at, "format: ~%c is not supported (kiln's host side has ~a ~s ~d ~x ~o ~b ~c ~%% "
-			       "~& ~~ ~{~} ~^ ~*)", d);
-			return -1;
-		}
+		struct directive dv;
+		int r = read_directive(f, &p, end, args, nargs, ai, &dv);
+		if (!r)
+			r = run_directive(f, &dv, &p, end, args, nargs, ai);
+		if (r)
+			return r;
 	}
 	return 0;
 }
@@ -539,7 +571,7 @@ struct lv *lv_format(struct lisp *h, const struct kl_node *call, struct lv **arg
 		return NULL;
 	struct fmt f = { h, call, { 0 }, s ? stream_bol(s) : true, 0 };
 	int ai = 0;
-	int r = run(&f, args[1]->u.str.s, args[1]->u.str.s + args[1]->u.str.len, args + 2, n - 2, &ai);
+	int r = fmt_run(&f, args[1]->u.str.s, args[1]->u.str.s + args[1]->u.str.len, args + 2, n - 2, &ai);
 	if (r >= 0 && f.out.full)
 		r = -1, lv_err(h, call, "format: the output passes %zu bytes", h->max_str);
 	struct lv *v = NULL;

@@ -1,12 +1,9 @@
 /* value.c — the core's values (constructors, eql, equal), its globals, errors as conditions,
- * the step budget, Ctrl-C (through the layer) and the C stack's share, and a top-level form
- * evaluated with out of memory caught. */
+ * the step budget, Ctrl-C (through the layer) and the C stack's share (lv_stack_ok). */
 #include "lisp.h"
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 struct lv lv_nil_v = { .k = LV_NIL }, lv_t_v = { .k = LV_T };
 
@@ -26,16 +23,6 @@ bool lv_stack_ok(struct lisp *h, const struct kl_node *n, const char *what)
 		return true;
 	lv_err(h, n, "stack overflow: %s nested %d deep fill the C stack (%zu KiB)", what, h->depth, h->stack_max >> 10);
 	return false;
-}
-
-/* 3/4 of the stack's rlimit (at most 256 MiB), for lv_stack_ok */
-static size_t stack_share(void)
-{
-	struct rlimit rl;
-	size_t cap = (size_t)256 << 20, lim = 8 << 20;
-	if (!getrlimit(RLIMIT_STACK, &rl))
-		lim = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > cap ? cap : (size_t)rl.rlim_cur;
-	return lim / 4 * 3;
 }
 
 struct lv *lv_int(struct lisp *h, int64_t i)
@@ -91,6 +78,20 @@ struct lv *lv_vec(struct lisp *h, size_t n)
 	for (size_t i = 0; i < n; i++)
 		v->u.vec.items[i] = LNIL;
 	return v;
+}
+
+struct lv *lv_foreign(struct lisp *h, const struct lv_foreign_type *type, void *data)
+{
+	struct lv *v = kl_arena_new(&h->a, struct lv);
+	v->k = LV_FOREIGN;
+	v->u.foreign.type = type;
+	v->u.foreign.data = data;
+	return v;
+}
+
+void *lv_foreign_data(const struct lv *v, const struct lv_foreign_type *type)
+{
+	return v->k == LV_FOREIGN && v->u.foreign.type == type ? v->u.foreign.data : NULL;
 }
 
 struct lv *lv_bool(bool b)
@@ -293,53 +294,4 @@ struct lv_global *lv_global(struct lisp *h, const char *name, bool create)
 	g->next = h->globals[k];
 	h->globals[k] = g;
 	return g;
-}
-
-/* out of memory: a condition made without allocating */
-static struct lv lv_oom = { .k = LV_COND, .u.cond = { "error", "out of memory" } };
-
-/* form evaluated, or (form NULL) f applied to args, at the top: the C stack's start noted for
- * lv_stack_ok, and out of memory the error at `at` */
-static struct lv *at_top(struct lisp *h, const struct kl_node *at, const struct kl_node *form, struct lv *f,
-			 struct lv **args, int n)
-{
-	jmp_buf oom, *outer = h->a.oom;
-	struct lv *volatile v = NULL;
-	char *top = h->stack_top;
-	if (!top) {
-		h->stack_top = __builtin_frame_address(0);
-		h->stack_max = stack_share();
-	}
-	h->a.oom = &oom;
-	if (!setjmp(oom)) {
-		v = form ? lv_eval(h, form, NULL) : lv_apply(h, at, f, args, n);
-	} else {
-		h->depth = 0;
-		h->exc = LV_EXC_CONDITION;
-		h->cond = &lv_oom;
-		h->exc_span = at->span;
-		v = NULL;
-	}
-	h->a.oom = outer;
-	h->stack_top = top;
-	return v;
-}
-
-struct lv *lisp_eval_top(struct lisp *h, const struct kl_node *form)
-{
-	return at_top(h, form, form, NULL, NULL, 0);
-}
-
-struct lv *lisp_apply_top(struct lisp *h, const struct kl_node *call, struct lv *f, struct lv **args, int n)
-{
-	return at_top(h, call, NULL, f, args, n);
-}
-
-void lisp_init(struct lisp *L, const struct lisp_layer *layer)
-{
-	L->layer = layer;
-	L->out_bol = L->err_bol = true;
-	L->max_elems = LV_MAX_ELEMS;
-	L->max_str = LV_MAX_STR;
-	lv_std_streams(L);
 }

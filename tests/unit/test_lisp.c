@@ -71,11 +71,43 @@ static struct lv *b_answer(struct lisp *L, const struct kl_node *c, struct lv **
 	(void)c, (void)a, (void)n;
 	return lv_int(L, 42);
 }
+/* a layer's own kinds of value: a box holding a value (printed with it inside), and an
+ * opaque thing printed by its type's name alone */
+static void print_box(struct lv_printer *p, const struct lv *v)
+{
+	lv_printer_put(p, "#<BOX ");
+	lv_printer_value(p, v->u.foreign.data);
+	lv_printer_put(p, ">");
+}
+static const struct lv_foreign_type box_type = { "BOX", print_box }, opaque_type = { "OPAQUE", NULL };
+static struct lv *b_box(struct lisp *L, const struct kl_node *c, struct lv **a, int n)
+{
+	(void)c, (void)n;
+	return lv_foreign(L, &box_type, a[0]);
+}
+static struct lv *b_unbox(struct lisp *L, const struct kl_node *c, struct lv **a, int n)
+{
+	(void)n;
+	struct lv *v = lv_foreign_data(a[0], &box_type);
+	return v ? v : lv_err(L, c, "not a box: %s", lv_brief(L, a[0]));
+}
+static struct lv *b_opaque(struct lisp *L, const struct kl_node *c, struct lv **a, int n)
+{
+	(void)c, (void)a, (void)n;
+	return lv_foreign(L, &opaque_type, NULL);
+}
 static lv_builtin_fn layer_builtin(struct lisp *L, const char *name, int *min, int *max, const void **data)
 {
+	static const struct { const char *name; lv_builtin_fn fn; int n; } fns[] = {
+		{ "%answer", b_answer, 0 }, { "%box", b_box, 1 }, { "%unbox", b_unbox, 1 }, { "%opaque", b_opaque, 0 },
+	};
 	(void)L, (void)data;
-	*min = *max = 0;
-	return !strcmp(name, "%answer") ? b_answer : NULL;
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (!strcmp(name, fns[i].name)) {
+			*min = *max = fns[i].n;
+			return fns[i].fn;
+		}
+	return NULL;
 }
 static const struct lisp_layer test_layer = { .special = layer_special, .builtin = layer_builtin };
 
@@ -211,6 +243,13 @@ int main(void)
 	/* a layer's forms and functions beside the core's */
 	const char *got = run("(list (%twice (+ 1 2)) (%answer) (car '(a)))", &test_layer, 0);
 	CHECK("lisp: a layer's special form and builtin", !strcmp(got, "((3 3) 42 A)"), "gave '%s'", got);
+	got = run("(let ((o (%opaque))) (list (%box (list 1 \"a\" (%box 'x))) o (eq o o) (eq o (%opaque)) "
+		  "(equal (%box 1) (%box 1)) (%unbox (%box 7))))", &test_layer, 0);
+	CHECK("lisp: a layer's foreign values print by their type, compare by identity",
+	      !strcmp(got, "(#<BOX (1 \"a\" #<BOX X>)> #<OPAQUE> T NIL NIL 7)"), "gave '%s'", got);
+	got = run("(%unbox (%opaque))", &test_layer, 0);
+	CHECK("lisp: a foreign value of another type is not taken for one's own",
+	      !strcmp(got, "ERROR: not a box: #<OPAQUE> @1:1"), "gave '%s'", got);
 	got = run("(%answer)", NULL, 0);
 	CHECK("lisp: without the layer its builtin is unknown", !strncmp(got, "ERROR: undefined function %answer", 33),
 	      "gave '%s'", got);
