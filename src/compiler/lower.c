@@ -204,13 +204,7 @@ static struct kl_ir_func *new_func(struct lw *l, struct kl_comp *c, const char *
 
 static int finish(struct lw *l, struct val v)
 {
-	struct kl_ir_ins *i = emit(l, IR_RET);
-	if (v.kind == V_CONST) {
-		i->has_imm = true;
-		i->imm = v.c;
-	} else {
-		i->a = v.r;
-	}
+	ret(l, v);
 	return 0;
 }
 

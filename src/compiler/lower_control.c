@@ -201,13 +201,7 @@ static int f_return(struct lw *l, struct kl_node *n, struct val *out)
 	struct val v = cval(0);
 	if (n->nitems == 2 && kl_lw_lower(l, n->items[1], &v))
 		return -1;
-	struct kl_ir_ins *i = emit(l, IR_RET);
-	if (v.kind == V_CONST) {
-		i->has_imm = true;
-		i->imm = v.c;
-	} else {
-		i->a = v.r;
-	}
+	ret(l, v);
 	*out = cval(0);
 	return 0;
 }

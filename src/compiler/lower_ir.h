@@ -107,6 +107,18 @@ static inline void place(struct lw *l, uint32_t lab) { emit(l, IR_LABEL)->label 
 
 static inline void jump(struct lw *l, uint32_t lab) { emit(l, IR_JMP)->label = lab; }
 
+/* return v: a program's or a function's end, or (return V) */
+static inline void ret(struct lw *l, struct val v)
+{
+	struct kl_ir_ins *i = emit(l, IR_RET);
+	if (v.kind == V_CONST) {
+		i->has_imm = true;
+		i->imm = v.c;
+	} else {
+		i->a = v.r;
+	}
+}
+
 static inline bool fits32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 static inline struct val cval(int64_t c) { return (struct val){ .kind = V_CONST, .c = c }; }
