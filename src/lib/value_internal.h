@@ -1,7 +1,8 @@
 /* value_internal.h — what value.c lends the rest of libkiln: the output buffer every printer
  * of libkiln writes into (snprintf's convention), its one string writer (kiln's JSON string
  * rules: UTF-8 passes, quotes, backslashes and control characters escaped, bytes that are not
- * UTF-8 as U+FFFD, so the output always parses), and the body of a decoded event record. */
+ * UTF-8 as U+FFFD, so the output always parses), the body of a decoded event record, and which
+ * member names decoding leaves out. */
 #ifndef KL_LIB_VALUE_INTERNAL_H
 #define KL_LIB_VALUE_INTERNAL_H
 #include <stdbool.h>
@@ -22,9 +23,8 @@ void kl_out_string(struct kl_out *o, const char *s, size_t n, bool json);
 /* NUL-terminate buf (when len > 0); the whole length, or -EOVERFLOW past INT32_MAX. */
 int kl_out_end(struct kl_out *o);
 
-/* s (at most n bytes, up to its first NUL) as a quoted JSON string into buf, with
- * snprintf's convention. At most 6 * n + 2 bytes. */
-size_t kl_json_string(char *buf, size_t len, const char *s, size_t n);
+/* A member name decoded records (KILN_VALUE_FIELDS) leave out: padding (_*, pad*, reserved*). */
+bool kl_value_hidden(const char *name);
 
 /* A record's fields after the event's name (and cpu), in KILN_VALUE_FIELDS style: each field
  * " name=value" or ",\"name\":value", a short record's "truncated", JSON's closing brace and,
