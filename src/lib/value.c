@@ -197,12 +197,17 @@ static const struct style styles[] = {
 				.checked = true },
 };
 
-bool kl_value_hidden(const char *name)
+static bool starts_with_any(const char *name, const char *const *prefixes)
 {
-	for (const char *const *h = fields_hidden; *h; h++)
-		if (!strncmp(name, *h, strlen(*h)))
+	for (const char *const *h = prefixes; *h; h++)
+		if (name[0] == (*h)[0] && !strncmp(name, *h, strlen(*h)))
 			return true;
 	return false;
+}
+
+bool kl_value_hidden(const char *name)
+{
+	return starts_with_any(name, fields_hidden);
 }
 
 /* ---- what a BTF type means -------------------------------------------------------------- */
@@ -243,6 +248,8 @@ static long size_of(const struct btf *btf, const struct btf_type *t, uint32_t id
 	return btf__resolve_size(btf, id);
 }
 
+/* Type id past modifiers and typedefs, with the meaning its typedefs give it; false for a
+ * chain longer than MAX_RESOLVE (a loop) or a type BTF does not have. */
 static bool resolve(const struct btf *btf, uint32_t id, struct typed *ty)
 {
 	*ty = (struct typed){ .t = btf__type_by_id(btf, id), .id = id };
@@ -565,12 +572,7 @@ static void put_key(struct walk *w, const char *name)
 
 static bool hidden(const struct walk *w, const char *name)
 {
-	if (w->json && !w->st->hidden_in_json)
-		return false;
-	for (const char *const *h = w->st->hidden; *h; h++)
-		if (name[0] == (*h)[0] && !strncmp(name, *h, strlen(*h)))
-			return true;
-	return false;
+	return (!w->json || w->st->hidden_in_json) && starts_with_any(name, w->st->hidden);
 }
 
 /* The members of struct/union t at p, each `name: value` after a separator (none before the
