@@ -206,6 +206,7 @@ static void event_free(struct kiln_event *ev)
 {
 	free(ev->name);
 	free(ev->fields);
+	kl_value_plan_free(ev->plan);
 	free(ev);
 }
 
@@ -234,6 +235,8 @@ static struct kiln_event *layout_of(struct kiln_events *evs, uint32_t id, int de
 	ev->btf = evs->btf;
 	ev->size = t->size;
 	int err = add_members(evs, ev, t, 0, depth);
+	if (!err && !(ev->plan = kl_value_plan_new(evs->btf, id, KILN_VALUE_FIELDS)))
+		err = -ENOMEM;
 	if (err) {
 		event_free(ev);
 		errno = -err;

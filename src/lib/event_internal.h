@@ -20,6 +20,8 @@ struct kiln_event {
 	struct kiln_event_field *fields;
 	const struct btf *btf;          /* the BTF it was read from, which the printer walks */
 	const struct kiln_event_field *pid;   /* the default pid field ("pid", else "tgid") */
+	struct kl_value_plan *plan;     /* how the printer walks a record (KILN_VALUE_FIELDS),
+					 * made with the layout */
 };
 
 /* BTF type type_id read as the decoder reads a field (kind, size, signedness, nested layout),

@@ -133,10 +133,20 @@ static void put_ipv4(struct kl_out *o, const uint8_t *a, bool json)
 		kl_out_put(o, "\"", 1);
 }
 
+/* Little-endian host: the BPF maps' own order. The common sizes copied by constant size (no
+ * call to memcpy). */
 static uint64_t load_uint(const uint8_t *p, size_t n)
 {
 	uint64_t v = 0;
-	memcpy(&v, p, n < 8 ? n : 8);     /* little-endian host: the BPF maps' own order */
+	uint32_t v4 = 0;
+	if (n >= 8) {
+		memcpy(&v, p, 8);
+	} else if (n == 4) {
+		memcpy(&v4, p, 4);
+		v = v4;
+	} else {
+		memcpy(&v, p, n);
+	}
 	return v;
 }
 
@@ -224,12 +234,15 @@ static const struct {
 	{ "uint8_t", M_BYTE },   { "int8_t", M_BYTE },
 };
 
+struct array_plan;
+
 struct typed {
 	const struct btf_type *t;   /* past modifiers and typedefs */
 	uint32_t id;
 	long size;
 	enum meaning meaning;
 	bool via_byte;              /* through a byte typedef */
+	const struct array_plan *arr;   /* an array's rule, decided once (a plan's); NULL: decide */
 };
 
 #define MAX_RESOLVE 32
@@ -303,6 +316,7 @@ struct walk {
 	bool pid_known;
 	int pid;
 	const char *name;           /* the member being printed */
+	struct kl_value_plan *into; /* planning: members() records its steps here, printing none */
 	size_t nstacks;             /* text: stacks printed after the record's line */
 	struct pending_stack {
 		const char *name;
@@ -400,25 +414,46 @@ static void put_text(struct walk *w, const uint8_t *p, size_t n)
 	}
 }
 
+/* How a style prints an array: the rule, from its element type and count alone. */
+enum array_rule { A_RAW, A_TEXT, A_HEX, A_ELEMS };
+struct array_plan {
+	enum array_rule rule;
+	long elem_size;
+};
+
+static struct array_plan array_rule(const struct btf *btf, const struct style *st, const struct typed *ty)
+{
+	const struct btf_array *a = btf_array(ty->t);
+	struct typed e;
+	if (!resolve(btf, a->type, &e) || e.size <= 0)
+		return (struct array_plan){ A_RAW, 0 };
+	if (is_text(btf, st, &e))
+		return (struct array_plan){ A_TEXT, e.size };
+	if (e.size == 1 && a->nelems > st->bytes_hex_over)
+		return (struct array_plan){ A_HEX, e.size };
+	if (st->int_arrays_only && (!a->nelems || !is_integer(e.t)))
+		return (struct array_plan){ A_RAW, e.size };
+	return (struct array_plan){ A_ELEMS, e.size };
+}
+
 static void put_array(struct walk *w, const struct typed *ty, const uint8_t *p, int depth)
 {
 	const struct btf_array *a = btf_array(ty->t);
 	const struct style *st = w->st;
-	struct typed e;
-	if (!resolve(w->btf, a->type, &e) || e.size <= 0)
+	struct array_plan ap = ty->arr ? *ty->arr : array_rule(w->btf, st, ty);
+	if (ap.rule == A_RAW) {
 		raw(w, p, (size_t)ty->size);
-	else if (is_text(w->btf, st, &e))
+	} else if (ap.rule == A_TEXT) {
 		put_text(w, p, a->nelems);
-	else if (e.size == 1 && a->nelems > st->bytes_hex_over)
+	} else if (ap.rule == A_HEX) {
 		put_hex(w->o, p, a->nelems, w->json);
-	else if (st->int_arrays_only && (!a->nelems || !is_integer(e.t)))
-		raw(w, p, (size_t)ty->size);
-	else {
+	} else {
 		kl_out_put(w->o, "[", 1);
 		for (uint32_t i = 0; i < a->nelems; i++) {
 			if (i)
 				kl_out_puts(w->o, w->json ? "," : st->elem_sep);
-			value(w, a->type, p + (size_t)i * (size_t)e.size, (size_t)e.size, depth + 1, st->int_arrays_only);
+			value(w, a->type, p + (size_t)i * (size_t)ap.elem_size, (size_t)ap.elem_size, depth + 1,
+			      st->int_arrays_only);
 		}
 		kl_out_put(w->o, "]", 1);
 	}
@@ -496,25 +531,53 @@ static put_fn *const by_kind[NR_BTF_KINDS] = {
 	[BTF_KIND_UNION] = put_struct,
 };
 
-/* A value of type ty at p (avail bytes there); plain: no typedef's meaning counts. */
-static void typed_value(struct walk *w, const struct typed *ty, const uint8_t *p, size_t avail, int depth, bool plain)
+static void put_v4(struct walk *w, const struct typed *ty, const uint8_t *p, int depth)
 {
-	if (depth > MAX_DEPTH || (size_t)ty->size > avail) {
-		raw(w, p, avail);
-		return;
-	}
+	put_ipv4(w->o, p, w->json);
+}
+
+static void put_v6(struct walk *w, const struct typed *ty, const uint8_t *p, int depth)
+{
+	put_addr(w->o, AF_INET6, p, w->json);
+}
+
+static void put_kstack(struct walk *w, const struct typed *ty, const uint8_t *p, int depth)
+{
+	put_stack(w, ty, p, false);
+}
+
+static void put_ustack(struct walk *w, const struct typed *ty, const uint8_t *p, int depth)
+{
+	put_stack(w, ty, p, true);
+}
+
+static void put_raw(struct walk *w, const struct typed *ty, const uint8_t *p, int depth)
+{
+	raw(w, p, (size_t)ty->size);
+}
+
+/* How a value of type ty prints (plain: no typedef's meaning counts): the BTF type and the
+ * style decide, not the value. */
+static put_fn *how(const struct walk *w, const struct typed *ty, bool plain)
+{
 	enum meaning m = plain ? M_NONE : ty->meaning;
 	put_fn *put = btf_kind(ty->t) < NR_BTF_KINDS ? by_kind[btf_kind(ty->t)] : NULL;
 	if (m == M_IPV4 && ty->size == 4)
-		put_ipv4(w->o, p, w->json);
-	else if (m == M_IPV6 && ty->size == 16)
-		put_addr(w->o, AF_INET6, p, w->json);
-	else if ((m == M_KSTACK || m == M_USTACK) && ty->size == 4 && w->st->stacks && is_integer(ty->t))
-		put_stack(w, ty, p, m == M_USTACK);
-	else if (put)
-		put(w, ty, p, depth);
+		return put_v4;
+	if (m == M_IPV6 && ty->size == 16)
+		return put_v6;
+	if ((m == M_KSTACK || m == M_USTACK) && ty->size == 4 && w->st->stacks && is_integer(ty->t))
+		return m == M_USTACK ? put_ustack : put_kstack;
+	return put ? put : put_raw;
+}
+
+/* A value of type ty at p (avail bytes there); plain: no typedef's meaning counts. */
+static void typed_value(struct walk *w, const struct typed *ty, const uint8_t *p, size_t avail, int depth, bool plain)
+{
+	if (depth > MAX_DEPTH || (size_t)ty->size > avail)
+		raw(w, p, avail);
 	else
-		raw(w, p, (size_t)ty->size);
+		how(w, ty, plain)(w, ty, p, depth);
 }
 
 static void value(struct walk *w, uint32_t id, const uint8_t *p, size_t avail, int depth, bool plain)
@@ -528,10 +591,15 @@ static void value(struct walk *w, uint32_t id, const uint8_t *p, size_t avail, i
 
 /* A member of type ty at bit `bit` of p (a bitfield of bits bits; 0: none): integers not on a
  * byte boundary are read bit by bit. */
+static bool bitwise(const struct typed *ty, uint32_t bit, uint32_t bits)
+{
+	return (bits || bit % 8) && is_integer(ty->t);
+}
+
 static void member_value(struct walk *w, const struct typed *ty, const uint8_t *p, uint32_t bit, uint32_t bits,
 			 int depth)
 {
-	if ((bits || bit % 8) && is_integer(ty->t)) {
+	if (bitwise(ty, bit, bits)) {
 		bool sign = btf_is_int(ty->t) ? btf_int_encoding(ty->t) & BTF_INT_SIGNED
 					      : w->st->enum_signed || btf_kflag(ty->t);
 		number(w, p + bit / 8, 0, sign && w->st->bitfield_signed, bit % 8, bits ? bits : 8 * (uint32_t)ty->size);
@@ -543,7 +611,7 @@ static void member_value(struct walk *w, const struct typed *ty, const uint8_t *
 /* The bytes a member spans from its first: a bitfield's from the byte it starts in. */
 static size_t span(const struct typed *ty, uint32_t bit, uint32_t bits)
 {
-	if ((bits || bit % 8) && is_integer(ty->t))
+	if (bitwise(ty, bit, bits))
 		return (bit % 8 + (bits ? bits : 8 * (uint32_t)ty->size) + 7) / 8;
 	return (size_t)ty->size;
 }
@@ -570,42 +638,170 @@ static void put_key(struct walk *w, const char *name)
 	}
 }
 
-static bool hidden(const struct walk *w, const char *name)
+/* A member as the walk prints it, decided from the BTF and the style alone: what a plan keeps
+ * (kl_value_plan_new) so that a record's walk resolves nothing. */
+struct step {
+	const char *name;
+	uint32_t bit, bits;         /* from the start of the outermost struct; a bitfield's size */
+	size_t end;                 /* the bytes from there the member reaches */
+	struct typed ty;
+	struct array_plan arr;      /* an array's rule (ty.arr points here once planned) */
+	int depth;                  /* of the struct it is a member of */
+	bool hide[2];               /* left out of text, of JSON */
+	put_fn *put;                /* planned: how its value prints (NULL: by member_value) */
+	char *key[2];               /* planned: text's ` name=`, JSON's `,"name":` */
+	size_t keylen[2], seplen[2];    /* ... of which the separator */
+};
+
+enum decision { D_SKIP, D_FLATTEN, D_PRINT };
+
+/* What the walk does with member i of struct/union t at bit `base` (s filled for D_PRINT, and
+ * s->ty for D_FLATTEN). */
+static enum decision decide(const struct walk *w, const struct btf_type *t, uint16_t i, uint32_t base,
+			    struct step *s)
 {
-	return (!w->json || w->st->hidden_in_json) && starts_with_any(name, w->st->hidden);
+	const struct btf_member *m = btf_members(t) + i;
+	const char *name = btf__name_by_offset(w->btf, m->name_off);
+	s->bit = base + btf_member_bit_offset(t, i);
+	s->bits = btf_member_bitfield_size(t, i);
+	if (!resolve(w->btf, m->type, &s->ty))
+		return D_SKIP;
+	s->name = name ? name : "";
+	if (!*s->name && (!w->st->anon_flatten || btf_is_composite(s->ty.t)))
+		return w->st->anon_flatten ? D_FLATTEN : D_SKIP;
+	bool hide = starts_with_any(s->name, w->st->hidden);
+	s->hide[0] = hide;
+	s->hide[1] = hide && w->st->hidden_in_json;
+	s->end = s->bit / 8 + span(&s->ty, s->bit, s->bits);
+	return D_PRINT;
+}
+
+static int plan_add(struct kl_value_plan *pl, const struct step *s);
+
+/* Print member s of the struct at p; true: it is past the data's end, where printing stops. */
+static bool print_step(struct walk *w, const struct step *s, const uint8_t *p, int depth, bool *first)
+{
+	if ((size_t)(p - w->data) + s->end > w->size)
+		return true;
+	if (s->key[w->json]) {
+		size_t skip = *first ? s->seplen[w->json] : 0;
+		kl_out_put(w->o, s->key[w->json] + skip, s->keylen[w->json] - skip);
+	} else {
+		if (!*first)
+			kl_out_puts(w->o, w->json ? "," : w->st->sep);
+		put_key(w, s->name);
+	}
+	*first = false;
+	w->name = s->name;
+	if (s->put)
+		s->put(w, &s->ty, p + s->bit / 8, depth + 1);
+	else
+		member_value(w, &s->ty, p, s->bit, s->bits, depth);
+	return false;
 }
 
 /* The members of struct/union t at p, each `name: value` after a separator (none before the
  * first: *first), those at bit `base` on. true: one past the data's end, where printing
- * stops. */
+ * stops. Planning (w->into), each member is recorded instead. */
 static bool members(struct walk *w, const struct btf_type *t, const uint8_t *p, uint32_t base, int depth,
 		    bool *first)
 {
-	const struct btf_member *m = btf_members(t);
-	for (uint16_t i = 0; i < btf_vlen(t); i++, m++) {
-		const char *name = btf__name_by_offset(w->btf, m->name_off);
-		uint32_t bit = base + btf_member_bit_offset(t, i), bits = btf_member_bitfield_size(t, i);
-		struct typed ty;
-		if (!resolve(w->btf, m->type, &ty))
-			continue;
-		name = name ? name : "";
-		if (!*name && (!w->st->anon_flatten || btf_is_composite(ty.t))) {
-			if (w->st->anon_flatten && depth < MAX_DEPTH && members(w, ty.t, p, bit, depth + 1, first))
-				return true;
-			continue;
-		}
-		if (hidden(w, name))
-			continue;
-		if ((size_t)(p - w->data) + bit / 8 + span(&ty, bit, bits) > w->size)
+	for (uint16_t i = 0; i < btf_vlen(t); i++) {
+		struct step s = { .depth = depth };
+		enum decision d = decide(w, t, i, base, &s);
+		if (d == D_FLATTEN && depth < MAX_DEPTH && members(w, s.ty.t, p, s.bit, depth + 1, first))
 			return true;
-		if (!*first)
-			kl_out_puts(w->o, w->json ? "," : w->st->sep);
-		*first = false;
-		put_key(w, name);
-		w->name = name;
-		member_value(w, &ty, p, bit, bits, depth);
+		if (d != D_PRINT)
+			continue;
+		if (w->into) {
+			if (plan_add(w->into, &s))
+				return true;
+		} else if (!s.hide[w->json] && print_step(w, &s, p, depth, first)) {
+			return true;
+		}
 	}
 	return false;
+}
+
+/* ---- plans: a struct's steps decided once ------------------------------------------------ */
+
+struct kl_value_plan {
+	size_t n, cap;
+	struct step *steps;
+	bool failed;                /* out of memory while planning */
+};
+
+/* A member's separator and key, as printing writes them (seplen: the separator's bytes). */
+static char *key_of(struct walk *w, const char *name, bool json, size_t *len, size_t *seplen)
+{
+	const char *sep = json ? "," : w->st->sep;
+	char small[8];
+	struct kl_out o = { small, sizeof(small), 0 };
+	w->o = &o;
+	w->json = json;
+	put_key(w, name);
+	char *key = malloc(strlen(sep) + o.pos + 1);
+	if (key) {
+		o = (struct kl_out){ key, strlen(sep) + o.pos + 1, 0 };
+		kl_out_puts(&o, sep);
+		put_key(w, name);
+		*len = o.pos;
+		*seplen = strlen(sep);
+	}
+	return key;
+}
+
+static int plan_add(struct kl_value_plan *pl, const struct step *s)
+{
+	if (pl->n == pl->cap) {
+		size_t cap = pl->cap ? 2 * pl->cap : 8;
+		struct step *ns = realloc(pl->steps, cap * sizeof(*ns));
+		if (!ns)
+			return pl->failed = true, -ENOMEM;
+		pl->steps = ns;
+		pl->cap = cap;
+	}
+	pl->steps[pl->n++] = *s;
+	return 0;
+}
+
+struct kl_value_plan *kl_value_plan_new(const struct btf *btf, uint32_t type_id, enum kiln_value_style style)
+{
+	struct kl_value_plan *pl = calloc(1, sizeof(*pl));
+	if (!pl)
+		return NULL;
+	struct walk w = { .btf = btf, .st = &styles[style], .into = pl };
+	struct typed ty;
+	bool first = true;
+	if (resolve(btf, type_id, &ty) && btf_is_composite(ty.t))
+		members(&w, ty.t, NULL, 0, 0, &first);
+	for (size_t i = 0; i < pl->n && !pl->failed; i++) {
+		struct step *s = &pl->steps[i];
+		if (btf_is_array(s->ty.t)) {
+			s->arr = array_rule(btf, w.st, &s->ty);
+			s->ty.arr = &s->arr;
+		}
+		if (!bitwise(&s->ty, s->bit, s->bits))
+			s->put = s->depth + 1 > MAX_DEPTH ? put_raw : how(&w, &s->ty, false);
+		for (int json = 0; json < 2; json++)
+			if (!(s->key[json] = key_of(&w, s->name, json, &s->keylen[json], &s->seplen[json])))
+				pl->failed = true;
+	}
+	if (pl->failed) {
+		kl_value_plan_free(pl);
+		return NULL;
+	}
+	return pl;
+}
+
+void kl_value_plan_free(struct kl_value_plan *pl)
+{
+	if (!pl)
+		return;
+	for (size_t i = 0; i < pl->n; i++)
+		free(pl->steps[i].key[0]), free(pl->steps[i].key[1]);
+	free(pl->steps);
+	free(pl);
 }
 
 /* ---- the public calls ------------------------------------------------------------------ */
@@ -619,7 +815,11 @@ void kl_value_record(struct kl_out *o, const struct kiln_event *ev, const void *
 			  .data = data, .size = size, .fmt = fmt, .pid_known = pid_known, .pid = pid };
 	bool first = false;         /* after the event's name: a separator before each */
 	const struct btf_type *t = btf__type_by_id(ev->btf, ev->type_id);
-	if (t && btf_is_composite(t))
+	const struct kl_value_plan *pl = ev->plan;
+	for (size_t i = 0; pl && i < pl->n; i++)
+		if (!pl->steps[i].hide[w.json] && print_step(&w, &pl->steps[i], data, pl->steps[i].depth, &first))
+			break;
+	if (!pl && t && btf_is_composite(t))
 		members(&w, t, data, 0, 0, &first);
 	if (size < ev->size)
 		kl_out_puts(o, fmt->json ? ",\"truncated\":true" : " (truncated)");

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kiln/value.h"
 
 /* pos counts everything written, buf holds what fits of it. */
 struct kl_out {
@@ -34,5 +35,14 @@ struct kiln_event;
 struct kiln_event_fmt;
 void kl_value_record(struct kl_out *o, const struct kiln_event *ev, const void *data, size_t size,
 		     const struct kiln_event_fmt *fmt, bool pid_known, int pid);
+
+/* A struct's members as the walk prints them in a style, decided once from the BTF (each
+ * member's offset, resolved type, array rule, whether it is left out, its keys), so that
+ * printing a value of it resolves nothing: an event layout keeps its own. Immutable once
+ * made (records are decoded from any thread). NULL when out of memory. */
+struct btf;
+struct kl_value_plan;
+struct kl_value_plan *kl_value_plan_new(const struct btf *btf, uint32_t type_id, enum kiln_value_style style);
+void kl_value_plan_free(struct kl_value_plan *pl);
 
 #endif
