@@ -5,7 +5,8 @@
  * both outputs (text and JSON); one field of a layout alone (the metrics exporter's labels);
  * the rules the styles differ by (anonymous members, arrays of structs, byte arrays, arrays of
  * addresses, stack ids, wide integers, pointers); values without a type; snprintf's
- * convention; a short value. */
+ * convention; a short value; a record of each struct decoded (by its layout's plan) as the
+ * struct's value prints, and a short record; numbers of every length. */
 #include "check.h"
 #include <kiln/kiln.h>
 #include <bpf/btf.h>
@@ -47,6 +48,28 @@ static void expect4(const char *name, uint32_t id, const void *data, size_t size
 	expect(n, id, data, size, KILN_VALUE_FIELDS, true, f_json);
 }
 
+/* A record of struct `name` decodes (kiln_event_format, by the layout's plan) to what the
+ * walk prints of it as a value (KILN_VALUE_FIELDS), after the event's name. */
+static void same_as_record(const char *name, const void *data, size_t size)
+{
+	const struct kiln_event *ev = kiln_events_find(layouts, name);
+	for (int json = 0; json < 2; json++) {
+		char want[2048], got[2048], n[96];
+		int rc;
+		uint32_t id = (uint32_t)btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+		fmt(id, data, size, KILN_VALUE_FIELDS, json, &rc);
+		size_t len = strlen(out);
+		if (json)
+			snprintf(want, sizeof(want), "{\"event\":\"%s\"%s%s", name, len > 2 ? "," : "", out + 1);
+		else
+			snprintf(want, sizeof(want), "%s%s%.*s", name, len > 2 ? " " : "", (int)(len - 2), out + 1);
+		struct kiln_event_fmt ef = { .sz = sizeof(ef), .json = json, .cpu = -1 };
+		rc = ev ? kiln_event_format(ev, data, size, &ef, got, sizeof(got)) : -1;
+		snprintf(n, sizeof(n), "value: a record of %s as its value prints (%s)", name, json ? "JSON" : "text");
+		CHECK(n, rc == (int)strlen(want) && !strcmp(got, want), "%d: got '%s', want '%s'", rc, got, want);
+	}
+}
+
 static void test_ints(void)
 {
 	static const struct { const char *name; int size; bool sign; const char *all_ones; } ints[] = {
@@ -65,6 +88,18 @@ static void test_ints(void)
 			ints[i].all_ones);
 		snprintf(n, sizeof(n), "%s 42", ints[i].name);
 		expect4(n, (uint32_t)id, small, (size_t)ints[i].size, "42", "42", "42", "42");
+	}
+	/* every number of digits, each side of a power of ten */
+	uint32_t ull = (uint32_t)btf__find_by_name(btf, "unsigned long long");
+	uint64_t p = 1;
+	for (int digits = 1; digits <= 20; digits++, p *= 10) {
+		uint64_t vs[] = { p - 1, p, p + 1, p * 9 + 7 };
+		for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+			char want[32], n[64];
+			snprintf(want, sizeof(want), "%llu", (unsigned long long)vs[i]);
+			snprintf(n, sizeof(n), "value: %s", want);
+			expect(n, ull, &vs[i], 8, KILN_VALUE_FIELDS, false, want);
+		}
 	}
 }
 
@@ -143,6 +178,13 @@ static void test_struct(void)
 		"{x=-5 name=bash v=[1 -2 3] c=3 in={a=-7 b=200} ip=10.0.0.1 bits=5 ok=1 big=-9000000000}",
 		"{\"x\":-5,\"name\":\"bash\",\"v\":[1,-2,3],\"c\":3,\"in\":{\"a\":-7,\"b\":200},\"ip\":\"10.0.0.1\","
 		"\"bits\":5,\"ok\":1,\"big\":-9000000000}");
+	same_as_record("outer", d, sizeof(d));
+	struct kiln_event_fmt ef = { .sz = sizeof(ef), .cpu = -1 };
+	const struct kiln_event *oev = kiln_events_find(layouts, "outer");
+	int n = oev ? kiln_event_format(oev, d, 40, &ef, out, sizeof(out)) : -1;
+	CHECK("value: a short record stops before the first member it does not hold",
+	      n > 0 && !strcmp(out, "outer x=-5 name=bash v=[1 -2 3] c=3 in={a=-7 b=200} ip=10.0.0.1 bits=5 (truncated)"),
+	      "%d '%s'", n, out);
 
 	/* padding: `kiln map` leaves padding* out of text only; events leave _* and pad* out */
 	uint32_t pad = (uint32_t)btf__add_struct(btf, "padded", 12);
@@ -152,6 +194,7 @@ static void test_struct(void)
 	uint32_t pv[3] = { 1, 2, 3 };
 	expect4("padding", pad, pv, sizeof(pv), "{a: 1, _reserved: 2}", "{\"a\":1,\"_reserved\":2,\"padding1\":3}",
 		"{a=1}", "{\"a\":1}");
+	same_as_record("padded", pv, sizeof(pv));
 
 	int rc;
 	fmt(outer, d, 40, KILN_VALUE_FIELDS, false, &rc);
@@ -202,12 +245,14 @@ static void test_rules(void)
 	/* `kiln map` leaves anonymous members out; events read their members as the struct's */
 	expect4("anonymous union", with_anon, wa, sizeof(wa), "{a: 1}", "{\"a\":1}", "{a=1 b=2 c=2}",
 		"{\"a\":1,\"b\":2,\"c\":2}");
+	same_as_record("with_anon", wa, sizeof(wa));
 
 	uint32_t pt = (uint32_t)btf__add_struct(btf, "pt", 4);
 	btf__add_field(btf, "x", i16, 0, 0);
 	btf__add_field(btf, "y", i16, 16, 0);
 	uint32_t pts = (uint32_t)btf__add_array(btf, i32, pt, 2);
 	int16_t pv[4] = { 1, 2, 3, 4 };
+	same_as_record("pt", pv, 4);
 	expect4("array of structs", pts, pv, sizeof(pv), "[{x: 1, y: 2}, {x: 3, y: 4}]",
 		"[{\"x\":1,\"y\":2},{\"x\":3,\"y\":4}]", "0x0100020003000400", "\"0x0100020003000400\"");
 	uint32_t row = (uint32_t)btf__add_array(btf, i32, i32, 2), grid = (uint32_t)btf__add_array(btf, i32, row, 2);
