@@ -50,6 +50,8 @@ struct kiln_event_field {
 	uint32_t bit_offset;        /* bitfields: bits from the start of the event... */
 	uint32_t bit_size;          /* ...and width; 0 for whole-byte fields */
 	const struct kiln_event *sub;  /* KILN_FIELD_STRUCT: the nested layout */
+	const struct btf *btf;      /* the BTF the layout was read from... */
+	uint32_t type_id;           /* ...and the field's type in it */
 };
 
 /* The layouts of one object's BTF. Layouts are built the first time they are asked for, so

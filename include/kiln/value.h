@@ -15,16 +15,21 @@ extern "C" {
 struct btf;
 struct kiln_events;
 
-/* Two spellings of one value, each kept as its users have always read it. */
+/* Two spellings of one value, each kept as its users have always read it; one walk over the
+ * BTF type prints both, by the rules of the style's row (lib/value.c). */
 enum kiln_value_style {
 	/* `kiln map`'s: {a: 1, b: [1, 2], s: "text"} / {"a":1,"b":[1,2],"s":"text"}; bool as
-	 * true/false, a char array that is not printable text and a byte array of more than 16
-	 * as 0x hex, a pointer as 0x hex; a value whose BTF type is not of its size (or no type)
-	 * as an integer when it is 1, 2, 4 or 8 bytes, else 0x hex. */
+	 * true/false, enums signed, a char array that is not printable text and a byte array of
+	 * more than 16 as 0x hex, arrays of anything as arrays, anonymous members and (in text)
+	 * members named padding* left out, bitfields unsigned, an integer of more than 8 bytes
+	 * and a pointer as 0x hex; a value whose BTF type is not of its size (or no type) as an
+	 * integer when it is 1, 2, 4 or 8 bytes, else 0x hex. */
 	KILN_VALUE_C,
 	/* the event decoder's: a struct as {a=1 b=[1 2] s=text} / {"a":1,"b":[1,2],"s":"text"}
-	 * (kiln/event.h says how each field kind reads); needs the layouts of the same BTF. A
-	 * value without a type (type_id 0 or no layouts) is 0x hex. */
+	 * (kiln/event.h says how each field kind reads): arrays of integers as arrays, other
+	 * arrays as 0x hex, anonymous members' members as the struct's, padding (_*, pad*,
+	 * reserved*) left out, stack ids symbolized where a record's are. Needs the layouts of
+	 * the same BTF. A value without a type (type_id 0 or no layouts) is 0x hex. */
 	KILN_VALUE_FIELDS,
 };
 

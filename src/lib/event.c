@@ -5,6 +5,8 @@
 #include "kiln/event.h"
 #include "kiln/object.h"
 #include "event_internal.h"
+#include "value_internal.h"
+#include "kiln/value.h"
 #include "fail.h"
 #include "utf8.h"
 #include <bpf/btf.h>
@@ -48,12 +50,6 @@ const char *kiln_field_kind_name(enum kiln_field_kind kind)
 
 static struct kiln_event *layout_of(struct kiln_events *evs, uint32_t id, int depth);
 static bool is_integer(const struct kiln_event_field *f);
-
-/* Names that stand for no data: they are laid out but not printed. */
-static bool padding_name(const char *n)
-{
-	return n[0] == '_' || !strncmp(n, "pad", 3) || !strncmp(n, "reserved", 8);
-}
 
 /* Skip const/volatile/restrict (and typedefs unless they name one of kiln's kinds). NULL for
  * a chain longer than MAX_RESOLVE: a loop (a typedef of itself) or no sane BTF. */
@@ -108,6 +104,8 @@ static int classify(struct kiln_events *evs, uint32_t tid, uint32_t bits, uint32
 {
 	const struct btf *btf = evs->btf;
 	enum kiln_field_kind kind = KILN_FIELD_BYTES, sk = KILN_FIELD_BYTES;
+	f->btf = btf;
+	f->type_id = tid;
 	const struct btf_type *mt = resolve(btf, &tid, &sk);
 	if (!mt)
 		return -EINVAL;
@@ -182,7 +180,7 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 			continue;
 		}
 		struct kiln_event_field f = { .name = name ? name : "" };
-		f.is_padding = padding_name(f.name);
+		f.is_padding = kl_value_hidden(f.name);
 		int err = classify(evs, m->type, bits, btf_member_bitfield_size(t, i), depth, &f);
 		if (!err)
 			err = add_field(ev, &f);
@@ -194,46 +192,22 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 
 static bool same_name(const char *a, const char *b);
 
-/* What decoding writes before each field's value, made once per layout; the pid field. */
-static int make_keys(struct kiln_event *ev)
+/* The pid field: "pid", else "tgid". */
+static void find_pid(struct kiln_event *ev)
 {
-	ev->keys = calloc(2 * ev->nfields + 1, sizeof(*ev->keys));
-	ev->key_len = calloc(2 * ev->nfields + 1, sizeof(*ev->key_len));
-	if (!ev->keys || !ev->key_len)
-		return -ENOMEM;
-	for (size_t i = 0; i < ev->nfields; i++) {
-		const char *n = ev->fields[i].name;
-		size_t len = strlen(n), jl;
-		char *j = malloc(6 * len + 4), *t = malloc(len + 2);
-		ev->keys[2 * i] = j;
-		ev->keys[2 * i + 1] = t;
-		if (!j || !t)
-			return -ENOMEM;
-		jl = kl_json_string(j, 6 * len + 4, n, len);
-		j[jl] = ':';
-		j[jl + 1] = 0;
-		ev->key_len[2 * i] = jl + 1;
-		memcpy(t, n, len);
-		t[len] = '=';
-		t[len + 1] = 0;
-		ev->key_len[2 * i + 1] = len + 1;
-		if (!ev->pid && same_name(n, "pid"))
+	for (size_t i = 0; i < ev->nfields && !ev->pid; i++)
+		if (same_name(ev->fields[i].name, "pid"))
 			ev->pid = &ev->fields[i];
-	}
 	for (size_t i = 0; i < ev->nfields && !ev->pid; i++)
 		if (same_name(ev->fields[i].name, "tgid"))
 			ev->pid = &ev->fields[i];
-	return 0;
 }
 
 static void event_free(struct kiln_event *ev)
 {
-	for (size_t i = 0; ev->keys && i < 2 * ev->nfields; i++)
-		free(ev->keys[i]);
-	free(ev->keys);
-	free(ev->key_len);
 	free(ev->name);
 	free(ev->fields);
+	kl_value_plan_free(ev->plan);
 	free(ev);
 }
 
@@ -259,15 +233,17 @@ static struct kiln_event *layout_of(struct kiln_events *evs, uint32_t id, int de
 		return NULL;
 	}
 	ev->type_id = id;
+	ev->btf = evs->btf;
 	ev->size = t->size;
 	int err = add_members(evs, ev, t, 0, depth);
-	if (!err)
-		err = make_keys(ev);
+	if (!err && !(ev->plan = kl_value_plan_new(evs->btf, id, KILN_VALUE_FIELDS)))
+		err = -ENOMEM;
 	if (err) {
 		event_free(ev);
 		errno = -err;
 		return NULL;
 	}
+	find_pid(ev);
 	ev->next = evs->list;
 	evs->list = ev;
 	return ev;

@@ -7,7 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A layout: its fields in order, anonymous members' flattened into it. */
+/* A layout: its fields in order, anonymous members' flattened into it (what the accessors and
+ * the parser go by; the printer walks the BTF type itself). */
 struct kiln_event {
 	struct kiln_event *next;
 	uint32_t type_id;
@@ -17,9 +18,10 @@ struct kiln_event {
 	size_t weight;                  /* fields, with those of nested layouts: the work of
 					 * decoding a record, bounded by MAX_WEIGHT */
 	struct kiln_event_field *fields;
-	char **keys;                    /* per field, decoding's `"name":` (JSON) and `name=` */
-	size_t *key_len;                /* (text): 2 per field, made once */
+	const struct btf *btf;          /* the BTF it was read from, which the printer walks */
 	const struct kiln_event_field *pid;   /* the default pid field ("pid", else "tgid") */
+	struct kl_value_plan *plan;     /* how the printer walks a record (KILN_VALUE_FIELDS),
+					 * made with the layout */
 };
 
 /* BTF type type_id read as the decoder reads a field (kind, size, signedness, nested layout),

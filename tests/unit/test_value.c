@@ -3,7 +3,10 @@
  * not text), integer arrays, a nested struct, an ipv4_addr, a bitfield and padding members, in
  * both spellings (KILN_VALUE_C as `kiln map` prints, KILN_VALUE_FIELDS as events decode) and
  * both outputs (text and JSON); one field of a layout alone (the metrics exporter's labels);
- * values without a type; snprintf's convention; a short value. */
+ * the rules the styles differ by (anonymous members, arrays of structs, byte arrays, arrays of
+ * addresses, stack ids, wide integers, pointers); values without a type; snprintf's
+ * convention; a short value; a record of each struct decoded (by its layout's plan) as the
+ * struct's value prints, and a short record; numbers of every length. */
 #include "check.h"
 #include <kiln/kiln.h>
 #include <bpf/btf.h>
@@ -45,6 +48,28 @@ static void expect4(const char *name, uint32_t id, const void *data, size_t size
 	expect(n, id, data, size, KILN_VALUE_FIELDS, true, f_json);
 }
 
+/* A record of struct `name` decodes (kiln_event_format, by the layout's plan) to what the
+ * walk prints of it as a value (KILN_VALUE_FIELDS), after the event's name. */
+static void same_as_record(const char *name, const void *data, size_t size)
+{
+	const struct kiln_event *ev = kiln_events_find(layouts, name);
+	for (int json = 0; json < 2; json++) {
+		char want[2048], got[2048], n[96];
+		int rc;
+		uint32_t id = (uint32_t)btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+		fmt(id, data, size, KILN_VALUE_FIELDS, json, &rc);
+		size_t len = strlen(out);
+		if (json)
+			snprintf(want, sizeof(want), "{\"event\":\"%s\"%s%s", name, len > 2 ? "," : "", out + 1);
+		else
+			snprintf(want, sizeof(want), "%s%s%.*s", name, len > 2 ? " " : "", (int)(len - 2), out + 1);
+		struct kiln_event_fmt ef = { .sz = sizeof(ef), .json = json, .cpu = -1 };
+		rc = ev ? kiln_event_format(ev, data, size, &ef, got, sizeof(got)) : -1;
+		snprintf(n, sizeof(n), "value: a record of %s as its value prints (%s)", name, json ? "JSON" : "text");
+		CHECK(n, rc == (int)strlen(want) && !strcmp(got, want), "%d: got '%s', want '%s'", rc, got, want);
+	}
+}
+
 static void test_ints(void)
 {
 	static const struct { const char *name; int size; bool sign; const char *all_ones; } ints[] = {
@@ -63,6 +88,18 @@ static void test_ints(void)
 			ints[i].all_ones);
 		snprintf(n, sizeof(n), "%s 42", ints[i].name);
 		expect4(n, (uint32_t)id, small, (size_t)ints[i].size, "42", "42", "42", "42");
+	}
+	/* every number of digits, each side of a power of ten */
+	uint32_t ull = (uint32_t)btf__find_by_name(btf, "unsigned long long");
+	uint64_t p = 1;
+	for (int digits = 1; digits <= 20; digits++, p *= 10) {
+		uint64_t vs[] = { p - 1, p, p + 1, p * 9 + 7 };
+		for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+			char want[32], n[64];
+			snprintf(want, sizeof(want), "%llu", (unsigned long long)vs[i]);
+			snprintf(n, sizeof(n), "value: %s", want);
+			expect(n, ull, &vs[i], 8, KILN_VALUE_FIELDS, false, want);
+		}
 	}
 }
 
@@ -141,6 +178,13 @@ static void test_struct(void)
 		"{x=-5 name=bash v=[1 -2 3] c=3 in={a=-7 b=200} ip=10.0.0.1 bits=5 ok=1 big=-9000000000}",
 		"{\"x\":-5,\"name\":\"bash\",\"v\":[1,-2,3],\"c\":3,\"in\":{\"a\":-7,\"b\":200},\"ip\":\"10.0.0.1\","
 		"\"bits\":5,\"ok\":1,\"big\":-9000000000}");
+	same_as_record("outer", d, sizeof(d));
+	struct kiln_event_fmt ef = { .sz = sizeof(ef), .cpu = -1 };
+	const struct kiln_event *oev = kiln_events_find(layouts, "outer");
+	int n = oev ? kiln_event_format(oev, d, 40, &ef, out, sizeof(out)) : -1;
+	CHECK("value: a short record stops before the first member it does not hold",
+	      n > 0 && !strcmp(out, "outer x=-5 name=bash v=[1 -2 3] c=3 in={a=-7 b=200} ip=10.0.0.1 bits=5 (truncated)"),
+	      "%d '%s'", n, out);
 
 	/* padding: `kiln map` leaves padding* out of text only; events leave _* and pad* out */
 	uint32_t pad = (uint32_t)btf__add_struct(btf, "padded", 12);
@@ -150,6 +194,7 @@ static void test_struct(void)
 	uint32_t pv[3] = { 1, 2, 3 };
 	expect4("padding", pad, pv, sizeof(pv), "{a: 1, _reserved: 2}", "{\"a\":1,\"_reserved\":2,\"padding1\":3}",
 		"{a=1}", "{\"a\":1}");
+	same_as_record("padded", pv, sizeof(pv));
 
 	int rc;
 	fmt(outer, d, 40, KILN_VALUE_FIELDS, false, &rc);
@@ -181,6 +226,73 @@ static void test_struct(void)
 	      rc > 100 && !strcmp(tiny, "{x: -"), "%d '%s'", rc, tiny);
 }
 
+/* The rules the two styles differ by that the struct above does not show: anonymous members,
+ * arrays of structs and of arrays, byte arrays (over 16, unsigned char, u8), arrays of
+ * addresses, stack ids, integers of 16 bytes, pointers. */
+static void test_rules(void)
+{
+	uint32_t i32 = (uint32_t)btf__find_by_name(btf, "int"), u32 = (uint32_t)btf__find_by_name(btf, "unsigned int");
+	uint32_t i16 = (uint32_t)btf__find_by_name(btf, "short"), uchar = (uint32_t)btf__find_by_name(btf, "unsigned char");
+	uint32_t ip = (uint32_t)btf__find_by_name(btf, "ipv4_addr");
+
+	uint32_t anon = (uint32_t)btf__add_union(btf, NULL, 4);
+	btf__add_field(btf, "b", i32, 0, 0);
+	btf__add_field(btf, "c", u32, 0, 0);
+	uint32_t with_anon = (uint32_t)btf__add_struct(btf, "with_anon", 8);
+	btf__add_field(btf, "a", i32, 0, 0);
+	btf__add_field(btf, NULL, anon, 32, 0);
+	int32_t wa[2] = { 1, 2 };
+	/* `kiln map` leaves anonymous members out; events read their members as the struct's */
+	expect4("anonymous union", with_anon, wa, sizeof(wa), "{a: 1}", "{\"a\":1}", "{a=1 b=2 c=2}",
+		"{\"a\":1,\"b\":2,\"c\":2}");
+	same_as_record("with_anon", wa, sizeof(wa));
+
+	uint32_t pt = (uint32_t)btf__add_struct(btf, "pt", 4);
+	btf__add_field(btf, "x", i16, 0, 0);
+	btf__add_field(btf, "y", i16, 16, 0);
+	uint32_t pts = (uint32_t)btf__add_array(btf, i32, pt, 2);
+	int16_t pv[4] = { 1, 2, 3, 4 };
+	same_as_record("pt", pv, 4);
+	expect4("array of structs", pts, pv, sizeof(pv), "[{x: 1, y: 2}, {x: 3, y: 4}]",
+		"[{\"x\":1,\"y\":2},{\"x\":3,\"y\":4}]", "0x0100020003000400", "\"0x0100020003000400\"");
+	uint32_t row = (uint32_t)btf__add_array(btf, i32, i32, 2), grid = (uint32_t)btf__add_array(btf, i32, row, 2);
+	int32_t gv[4] = { 1, 2, 3, 4 };
+	expect4("array of arrays", grid, gv, sizeof(gv), "[[1, 2], [3, 4]]", "[[1,2],[3,4]]",
+		"0x01000000020000000300000004000000", "\"0x01000000020000000300000004000000\"");
+
+	uint32_t u8 = (uint32_t)btf__add_typedef(btf, "u8", uchar);
+	uint32_t u8_20 = (uint32_t)btf__add_array(btf, i32, u8, 20), u8_4 = (uint32_t)btf__add_array(btf, i32, u8, 4);
+	uint32_t uc_4 = (uint32_t)btf__add_array(btf, i32, uchar, 4);
+	uint8_t bytes[20];
+	for (int i = 0; i < 20; i++)
+		bytes[i] = (uint8_t)i;
+	expect4("u8[20]", u8_20, bytes, sizeof(bytes), "0x000102030405060708090a0b0c0d0e0f10111213",
+		"\"0x000102030405060708090a0b0c0d0e0f10111213\"", "[0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19]",
+		"[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19]");
+	uint8_t abc[4] = "abc";
+	expect4("u8[4]", u8_4, abc, sizeof(abc), "[97, 98, 99, 0]", "[97,98,99,0]", "[97 98 99 0]", "[97,98,99,0]");
+	expect4("unsigned char[4]", uc_4, abc, sizeof(abc), "\"abc\"", "\"abc\"", "[97 98 99 0]", "[97,98,99,0]");
+
+	uint32_t ips = (uint32_t)btf__add_array(btf, i32, ip, 2);
+	uint8_t iv[8] = { 10, 0, 0, 1, 10, 0, 0, 2 };
+	expect4("ipv4_addr[2]", ips, iv, sizeof(iv), "[10.0.0.1, 10.0.0.2]", "[\"10.0.0.1\",\"10.0.0.2\"]",
+		"[16777226 33554442]", "[16777226,33554442]");
+
+	uint32_t ks = (uint32_t)btf__add_typedef(btf, "kstack_id", i32);
+	int32_t sid = 7;
+	/* a stack id: events symbolize it (here no stacks map: null in JSON) */
+	expect4("kstack_id", ks, &sid, 4, "7", "7", "7", "null");
+
+	uint32_t wide = (uint32_t)btf__add_int(btf, "__int128", 16, BTF_INT_SIGNED);
+	uint8_t w16[16] = { 5 };
+	expect4("__int128", wide, w16, 16, "0x05000000000000000000000000000000", "\"0x05000000000000000000000000000000\"",
+		"5", "5");
+
+	uint32_t ptr = (uint32_t)btf__add_ptr(btf, i32);
+	uint64_t pval = 0x1234;
+	expect4("pointer", ptr, &pval, 8, "0x1234", "\"0x1234\"", "0x1234", "\"0x1234\"");
+}
+
 static void test_untyped(void)
 {
 	uint8_t four[4] = { 1, 2, 0, 0 }, three[3] = { 1, 2, 3 };
@@ -203,6 +315,7 @@ int main(void)
 	test_enum_bool();
 	test_strings();
 	test_struct();
+	test_rules();
 	test_untyped();
 	kiln_events_free(layouts);
 	btf__free(btf);
