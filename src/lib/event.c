@@ -5,8 +5,6 @@
 #include "kiln/event.h"
 #include "kiln/object.h"
 #include "event_internal.h"
-#include "value_internal.h"
-#include "kiln/value.h"
 #include "fail.h"
 #include "utf8.h"
 #include <bpf/btf.h>
@@ -25,6 +23,16 @@ struct kiln_events {
 };
 
 /* ---- building layouts from BTF --------------------------------------------------------- */
+
+const char *const kl_event_padding[] = { "_", "pad", "reserved", NULL };
+
+static bool padding(const char *name)
+{
+	for (const char *const *h = kl_event_padding; *h; h++)
+		if (!strncmp(name, *h, strlen(*h)))
+			return true;
+	return false;
+}
 
 static const struct {
 	const char *name;
@@ -180,7 +188,7 @@ static int add_members(struct kiln_events *evs, struct kiln_event *ev, const str
 			continue;
 		}
 		struct kiln_event_field f = { .name = name ? name : "" };
-		f.is_padding = kl_value_hidden(f.name);
+		f.is_padding = padding(f.name);
 		int err = classify(evs, m->type, bits, btf_member_bitfield_size(t, i), depth, &f);
 		if (!err)
 			err = add_field(ev, &f);
@@ -207,7 +215,8 @@ static void event_free(struct kiln_event *ev)
 {
 	free(ev->name);
 	free(ev->fields);
-	kl_value_plan_free(ev->plan);
+	if (ev->plan)
+		ev->plan_free(ev->plan);
 	free(ev);
 }
 
@@ -236,8 +245,6 @@ static struct kiln_event *layout_of(struct kiln_events *evs, uint32_t id, int de
 	ev->btf = evs->btf;
 	ev->size = t->size;
 	int err = add_members(evs, ev, t, 0, depth);
-	if (!err && !(ev->plan = kl_value_plan_new(evs->btf, id, KILN_VALUE_FIELDS)))
-		err = -ENOMEM;
 	if (err) {
 		event_free(ev);
 		errno = -err;

@@ -20,9 +20,17 @@ struct kiln_event {
 	struct kiln_event_field *fields;
 	const struct btf *btf;          /* the BTF it was read from, which the printer walks */
 	const struct kiln_event_field *pid;   /* the default pid field ("pid", else "tgid") */
-	struct kl_value_plan *plan;     /* how the printer walks a record (KILN_VALUE_FIELDS),
-					 * made with the layout */
+	/* how the printer walks a record (KILN_VALUE_FIELDS): the printer's to make, on the first
+	 * record decoded, once (compare-and-swap), never changed after; freed with the layout
+	 * by plan_free, which the printer sets with it (so this file calls nothing above it) */
+	struct kl_value_plan *plan;
+	void (*plan_free)(struct kl_value_plan *);
+	bool plan_failed;               /* out of memory making it: records take the walk */
 };
+
+/* The names a layout's padding members start with ("_", "pad", "reserved"): decoded records
+ * leave them out (the printer's KILN_VALUE_FIELDS style hides them by this list). */
+extern const char *const kl_event_padding[];
 
 /* BTF type type_id read as the decoder reads a field (kind, size, signedness, nested layout),
  * at offset 0: what kiln_map_parse_key/_value write values by (map_parse.c). 0 or -errno. */

@@ -211,15 +211,13 @@ struct style {
 };
 
 static const char *const c_hidden[] = { "padding", NULL };
-static const char *const fields_hidden[] = { "_", "pad", "reserved", NULL };
-
 static const struct style styles[] = {
 	[KILN_VALUE_C] = { .sep = ", ", .assign = ": ", .elem_sep = ", ", .bool_words = true, .enum_signed = true,
 			   .wide_int_hex = true, .text = TEXT_ANY_CHAR, .bytes_hex_over = 16, .hidden = c_hidden,
 			   .raw_as_int = true },
 	[KILN_VALUE_FIELDS] = { .sep = " ", .assign = "=", .elem_sep = " ", .bitfield_signed = true, .text = TEXT_CHAR,
 				.text_bare = true, .bytes_hex_over = UINT32_MAX, .int_arrays_only = true,
-				.anon_flatten = true, .hidden = fields_hidden, .hidden_in_json = true, .stacks = true,
+				.anon_flatten = true, .hidden = kl_event_padding, .hidden_in_json = true, .stacks = true,
 				.checked = true },
 };
 
@@ -229,11 +227,6 @@ static bool starts_with_any(const char *name, const char *const *prefixes)
 		if (name[0] == (*h)[0] && !strncmp(name, *h, strlen(*h)))
 			return true;
 	return false;
-}
-
-bool kl_value_hidden(const char *name)
-{
-	return starts_with_any(name, fields_hidden);
 }
 
 /* ---- what a BTF type means -------------------------------------------------------------- */
@@ -822,6 +815,28 @@ void kl_value_plan_free(struct kl_value_plan *pl)
 
 /* ---- the public calls ------------------------------------------------------------------ */
 
+/* The layout's plan, made on its first record: once, by compare-and-swap (records may be
+ * decoded from several threads; the one that loses frees its own), never changed after.
+ * NULL (the walk instead) when it could not be made. The layout is const to its readers;
+ * the plan is the one field the printer fills in. */
+static const struct kl_value_plan *record_plan(struct kiln_event *ev)
+{
+	struct kl_value_plan *pl = __atomic_load_n(&ev->plan, __ATOMIC_ACQUIRE);
+	if (pl || __atomic_load_n(&ev->plan_failed, __ATOMIC_RELAXED))
+		return pl;
+	struct kl_value_plan *mine = kl_value_plan_new(ev->btf, ev->type_id, KILN_VALUE_FIELDS);
+	if (!mine) {
+		__atomic_store_n(&ev->plan_failed, true, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	if (__atomic_compare_exchange_n(&ev->plan, &pl, mine, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		ev->plan_free = kl_value_plan_free;   /* read only when the layout is freed */
+		return mine;
+	}
+	kl_value_plan_free(mine);
+	return pl;
+}
+
 static const struct kiln_event_fmt no_stacks = { .sz = sizeof(no_stacks), .cpu = -1 };
 
 void kl_value_record(struct kl_out *o, const struct kiln_event *ev, const void *data, size_t size,
@@ -831,7 +846,7 @@ void kl_value_record(struct kl_out *o, const struct kiln_event *ev, const void *
 			  .data = data, .size = size, .fmt = fmt, .pid_known = pid_known, .pid = pid };
 	bool first = false;         /* after the event's name: a separator before each */
 	const struct btf_type *t = btf__type_by_id(ev->btf, ev->type_id);
-	const struct kl_value_plan *pl = ev->plan;
+	const struct kl_value_plan *pl = record_plan((struct kiln_event *)ev);
 	for (size_t i = 0; pl && i < pl->n; i++)
 		if (!pl->steps[i].hide[w.json] && print_step(&w, &pl->steps[i], data, pl->steps[i].depth, &first))
 			break;

@@ -24,9 +24,6 @@ void kl_out_string(struct kl_out *o, const char *s, size_t n, bool json);
 /* NUL-terminate buf (when len > 0); the whole length, or -EOVERFLOW past INT32_MAX. */
 int kl_out_end(struct kl_out *o);
 
-/* A member name decoded records (KILN_VALUE_FIELDS) leave out: padding (_*, pad*, reserved*). */
-bool kl_value_hidden(const char *name);
-
 /* A record's fields after the event's name (and cpu), in KILN_VALUE_FIELDS style: each field
  * " name=value" or ",\"name\":value", a short record's "truncated", JSON's closing brace and,
  * in text, each stack-id field's symbolized frames on lines of their own. pid: whose user
