@@ -63,7 +63,8 @@ struct kiln_events;
 int kiln_events_from_object(const struct kiln_object *obj, struct kiln_events **out);
 /* From a file: a kiln source (compiled in memory) or an ELF object with BTF. */
 int kiln_events_from_file(const char *path, struct kiln_events **out);
-/* From BTF the caller keeps alive as long as the layouts. */
+/* From BTF the caller keeps alive, and unchanged (adding a type may move its strings, which
+ * the layouts name), as long as the layouts. */
 int kiln_events_from_btf(const struct btf *btf, struct kiln_events **out);
 void kiln_events_free(struct kiln_events *evs);
 

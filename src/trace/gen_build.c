@@ -101,9 +101,10 @@ static struct kl_node *hole(struct kt_build *b, const char **tp, va_list *ap, ch
 	char spec[16] = "%", val[64];
 	size_t k = 1;
 	const char *t = *tp;
-	while (k < sizeof(spec) - 2 && strchr("#0- +123456789hlz", *t))
+	while (k < sizeof(spec) - 2 && *t && strchr("#0- +123456789hlz", *t))
 		spec[k++] = *t++;
-	char conv = *t++, len = k > 1 ? spec[k - 1] : 0;
+	char conv = *t, len = k > 1 ? spec[k - 1] : 0;   /* NUL: no conversion, and t stays on it */
+	t += conv != 0;
 	bool ll = k > 2 && spec[k - 2] == 'l' && len == 'l';
 	spec[k++] = conv;
 	spec[k] = 0;
@@ -196,7 +197,7 @@ static void atom(struct kt_build *b, const char **tp, va_list *ap)
 	}
 	if (str && *t != '"')
 		fail(b, "kiln trace's template has an unterminated string");
-	*tp = t + str;
+	*tp = t + (str && *t == '"');   /* never past an unterminated string's NUL */
 	kl_vec_push(b->a, &s, '\0');
 	if (str) {
 		struct kl_node *n = new_node(b, KL_N_STR);
