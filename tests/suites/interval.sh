@@ -117,7 +117,10 @@ check exit-print "map scores, the top 2 of 4 by value:
 "$KILN" unload "$pin" >/dev/null 2>&1
 
 # ---- --clear: printed once, then gone; --sort value ------------------------------------------
-if start_run "$out/c.out" "$out/c.err" $prog -w --pin "$pin" --interval 200ms --clear --sort value --per-cpu; then
+# (every value must be set between two ticks, or a tick between the sets prints and clears
+# some of them a block early: 2 s between ticks, where five `kiln map set` take well under one
+# even under ASan; 200 ms had split them on a loaded machine)
+if start_run "$out/c.out" "$out/c.err" $prog -w --pin "$pin" --interval 2s --clear --sort value --per-cpu; then
 	wait_blocks "$out/c.out" 1
 	for kv in "7 3" "8 1" "9 2"; do "$KILN" map set "$pin/maps/scores" $kv; done
 	"$KILN" map set "$pin/maps/pct" 1 5
