@@ -298,3 +298,7 @@ clean:
 
 # `make fuzz`: libFuzzer harnesses (tests/fuzz/); their replay builds are test-bins
 include tests/fuzz/fuzz.mk
+# test_trace_out calls kiln trace's printers, which are the CLI's (src/cli/trace_*.c)
+$(BUILD)/tests/unit/test_trace_out: tests/unit/test_trace_out.c $(CLI_LIB_OBJS) $(BUILD)/libkiln.a
+	@mkdir -p $(dir $@)
+	$(COMPILE) $(KL_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -185,6 +185,7 @@ struct run {
 	struct kiln_object *obj;
 	struct kiln_map **maps;     /* by map index */
 	FILE *out;
+	struct trace_out o;         /* how values are printed: -f json, a terminal, stacks (trace.h) */
 	bool exited;
 	struct pending *pend;       /* by CPU: this batch's text */
 	uint32_t npend;
@@ -263,7 +264,7 @@ static void report_drops(struct run *r, struct kiln_reader *rd, bool now)
 		return;
 	uint64_t n = st.drops - r->drops;
 	r->drops = st.drops;
-	if (trace_json())
+	if (r->o.json)
 		fprintf(r->out, "{\"type\": \"lost_events\", \"data\": {\"events\": %llu}}\n", (unsigned long long)n);
 	else
 		fprintf(r->out, "Lost %llu events\n", (unsigned long long)n);
@@ -295,9 +296,9 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 	switch (kind) {
 	case KT_EV_PRINTF:
 		if (site && (f = open_memstream(&buf, &len))) {
-			trace_printf(f, site, r->s, rec->data, rec->size);
+			trace_printf(f, site, &r->o, rec->data, rec->size);
 			fclose(f);
-			if (trace_json())
+			if (r->o.json)
 				trace_json_message(r->out, "printf", buf, len);
 			else
 				put_text(r, cpu, buf, len);
@@ -311,10 +312,10 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 					break;
 				fprintf(f, "%s%.*s", i ? site->fmt : "", (int)strnlen(arg, KT_JOIN_SIZE), arg);
 			}
-			if (!trace_json())
+			if (!r->o.json)
 				fputc('\n', f);
 			fclose(f);
-			if (trace_json())
+			if (r->o.json)
 				trace_json_message(r->out, "join", buf, len);
 			else
 				put_text(r, cpu, buf, len);
@@ -325,10 +326,10 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		break;
 	case KT_EV_PRINT:
 		if (site && site->map < r->s->nmaps) {
-			if (trace_json()) {
-				trace_print_map(r->out, r->s, site->map, r->maps[site->map], site->top, site->div);
+			if (r->o.json) {
+				trace_print_map(r->out, &r->o, site->map, r->maps[site->map], site->top, site->div);
 			} else if ((f = open_memstream(&buf, &len))) {
-				trace_print_map(f, r->s, site->map, r->maps[site->map], site->top, site->div);
+				trace_print_map(f, &r->o, site->map, r->maps[site->map], site->top, site->div);
 				fclose(f);
 				put_text(r, cpu, buf, len);
 			}
@@ -340,7 +341,7 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 			time_t t = time(NULL);
 			struct tm tm;
 			size_t n = strftime(text, sizeof(text), site->fmt, localtime_r(&t, &tm));
-			if (trace_json())
+			if (r->o.json)
 				trace_json_message(r->out, "time", text, n);
 			else
 				put_text(r, cpu, text, n);
@@ -351,10 +352,10 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 			trace_clear_map(r->maps[index], kind == KT_EV_ZERO || keyless_count(&r->s->maps[index]));
 		break;
 	case KT_EV_VALUE: case KT_EV_SYSTEM: case KT_EV_CAT:
-		if (site && trace_json()) {
-			trace_user_record(r->out, site, r->s, rec->data, rec->size);
+		if (site && r->o.json) {
+			trace_user_record(r->out, site, &r->o, rec->data, rec->size);
 		} else if (site && (f = open_memstream(&buf, &len))) {
-			trace_user_record(f, site, r->s, rec->data, rec->size);
+			trace_user_record(f, site, &r->o, rec->data, rec->size);
 			fclose(f);
 			put_text(r, cpu, buf, len);
 		}
@@ -517,7 +518,7 @@ static int run_prepare(struct run *r, struct kiln_reader **rd)
 {
 	if (run_load(r) || find_maps(r))
 		return 1;
-	trace_set_stacks(kiln_object_find_map(r->obj, KT_STACKS));
+	r->o.stacks = kiln_object_find_map(r->obj, KT_STACKS);
 	if (set_start(r))
 		return 1;
 	if (kiln_reader_new(rd) || kiln_reader_add_object(*rd, r->obj, on_record, r, NULL)) {
@@ -536,7 +537,7 @@ static int run_attach(struct run *r, struct kiln_reader *rd, struct kiln_link **
 		fprintf(stderr, "kiln trace: no probes to attach (no attach point's function is in its file)\n");
 		return 1;
 	}
-	if (trace_json())
+	if (r->o.json)
 		fprintf(r->out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n", nprobes);
 	else
 		fprintf(r->out, "Attaching %u probe%s...\n", nprobes, nprobes == 1 ? "" : "s");
@@ -581,7 +582,7 @@ static void detach_all(const struct run *r, struct kiln_link **links)
 
 /* Every map, in the order of their names, as bpftrace prints them at the end. 0, or 1 out
  * of memory. */
-static int print_maps(const struct run *r)
+static int print_maps(struct run *r)
 {
 	const struct kt_sema *s = r->s;
 	uint32_t *order = calloc(s->nmaps + 1, sizeof(*order));
@@ -591,7 +592,7 @@ static int print_maps(const struct run *r)
 		order[i] = i;
 	qsort_r(order, s->nmaps, sizeof(*order), map_name_cmp, (void *)s);
 	for (uint32_t i = 0; i < s->nmaps; i++)
-		if (r->maps[order[i]] && trace_print_map(r->out, s, order[i], r->maps[order[i]], 0, 0))
+		if (r->maps[order[i]] && trace_print_map(r->out, &r->o, order[i], r->maps[order[i]], 0, 0))
 			fprintf(stderr, "kiln trace: reading @%s: %s\n", s->maps[order[i]].name, strerror(errno));
 	free(order);
 	fflush(r->out);
@@ -628,7 +629,7 @@ static void run_free(struct run *r, struct kiln_reader *rd, struct kiln_link **l
 		free(r->pend[i].buf);
 	free(r->pend);
 	free(r->order);
-	trace_set_stacks(NULL);
+	trace_out_free(&r->o);
 	kiln_object_close(r->obj);
 	if (r->pidfd >= 0)
 		close(r->pidfd);
@@ -636,7 +637,7 @@ static void run_free(struct run *r, struct kiln_reader *rd, struct kiln_link **l
 
 /* The compiled program from load to the last map printed. 0, or 1 said. */
 static int run_program(const struct kt_sema *s, const struct kt_gen *g, const void *elf, size_t size, FILE *out,
-		       struct child *child, pid_t pid)
+		       struct child *child, pid_t pid, bool json)
 {
 	struct kiln_object *obj;
 	struct kiln_object_opts oo = { .sz = sizeof(oo), .name = "kiln_trace" };
@@ -645,6 +646,8 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		return 1;
 	}
 	struct run r = { .child = child, .pid = pid, .pidfd = -1, .s = s, .g = g, .obj = obj, .out = out };
+	/* names from the system (comms, paths, str()) are escaped on a terminal (trace_val.c) */
+	r.o = (struct trace_out){ .s = s, .json = json, .terminal = !json && isatty(fileno(out)) };
 	if (pid > 0 && (r.pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
 		fprintf(stderr, "ERROR: pid %d: %s\n", (int)pid, strerror(errno));
 		kiln_object_close(obj);
@@ -665,7 +668,7 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 
 struct opts {
 	const char *prog_text, *file, *emit, *output, *list_glob, *command, *pid_text;
-	bool list, list_verbose, dry_run, unsafe;
+	bool list, list_verbose, dry_run, unsafe, json;   /* json: -f json */
 	int debug;                  /* -d: the generated Lisp; -dd: and the BPF instructions */
 	const char **params, **includes;
 	int nparams, nincludes;
@@ -734,7 +737,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				fprintf(stderr, "kiln trace: -f takes json or text\n");
 				return 2;
 			}
-			trace_set_json(!strcmp(argv[++i], "json"));
+			o->json = !strcmp(argv[++i], "json");
 		} else if (!strcmp(a, "-l") || !strcmp(a, "-lv") || !strcmp(a, "-vl")) {
 			o->list = true;
 			o->list_verbose = o->list_verbose || strlen(a) == 3;
@@ -853,9 +856,7 @@ static int trace_run(const struct opts *o, const struct kt_sema *s, const struct
 			fclose(out);
 		return 1;
 	}
-	/* names from the system (comms, paths, str()) are escaped on a terminal (trace_val.c) */
-	trace_set_terminal(!trace_json() && isatty(fileno(out)));
-	int rc = run_program(s, g, elf, size, out, o->command ? &child : NULL, o->pid);
+	int rc = run_program(s, g, elf, size, out, o->command ? &child : NULL, o->pid, o->json);
 	if (child.go >= 0)
 		close(child.go);   /* never released: it exits without running */
 	if (child.pid > 0)

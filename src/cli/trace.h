@@ -5,27 +5,39 @@
 #define KL_CLI_TRACE_H
 #include <kiln/kiln.h>
 #include <stdio.h>
+#include <time.h>
 #include "trace/gen.h"
 
+/* The output of one running script: what its records and maps are printed with. trace.c's
+ * run makes it and hands it to every printer here, so that nothing of a script's output
+ * lives in a static (two scripts could run in one process); trace_out_free ends it. */
+struct trace_out {
+	const struct kt_sema *s;    /* the script: its maps, probes and types */
+	bool json;                  /* -f json: bpftrace's JSON lines */
+	bool terminal;              /* text output to a terminal: string values escaped */
+	struct kiln_map *stacks;    /* the :stack-trace map kstack and ustack values are read from */
+	struct kiln_syms *syms;     /* the symbolizer, made at the first stack or symbol printed */
+	struct timespec boot;       /* the wall time at boot (strftime()), read at its first use */
+	bool have_boot;
+};
+
+/* What o made as it printed (the symbolizer). */
+void trace_out_free(struct trace_out *o);
+
 /* printf's record rec (of site) to out. */
-void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size);
+void trace_printf(FILE *out, const struct kt_site *site, struct trace_out *o, const uint8_t *rec, size_t size);
 /* One map as bpftrace prints it at exit or on print(@map, top, div): only the top entries
  * (the last ones in bpftrace's order) when top is not 0, values divided by div when it is
  * not 0. 0, or a negative errno. */
-int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct kiln_map *m, uint32_t top,
+int trace_print_map(FILE *out, struct trace_out *o, uint32_t index, struct kiln_map *m, uint32_t top,
 		    uint32_t div);
-/* The :stack-trace map kstack and ustack values are read from (NULL at the end: frees the
- * symbolizer). */
-void trace_set_stacks(struct kiln_map *stacks);
 /* One value of type t at p as bpftrace prints it (a key, a map's value, printf's %s); a
  * stack's frames indented by indent (4 in a key, 8 elsewhere). */
-void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
-/* text (malloc'd) as it goes to out: itself, or, when out is a terminal, a malloc'd copy with
- * the control bytes but newline and tab as \xHH (text is freed). String values (comms, str())
- * are written so by trace_put_value; this is for text printf has formatted. */
-char *trace_for_terminal(FILE *out, char *text);
-/* Whether the run's text output goes to a terminal (set by trace.c before the run). */
-void trace_set_terminal(bool on);
+void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent);
+/* text (malloc'd) as it goes to o's output: itself, or, when that is a terminal, a malloc'd
+ * copy with the control bytes but newline and tab as \xHH (text is freed). String values
+ * (comms, str()) are written so by trace_put_value; this is for text printf has formatted. */
+char *trace_for_terminal(const struct trace_out *o, char *text);
 /* The BPFTRACE_* settings into s (defaults where unset); 0, or -1 after an error on err. */
 int trace_env(struct kt_sema *s, FILE *err);
 /* BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS against s's targets; 0, or -1 after an
@@ -37,7 +49,7 @@ int trace_limits(const struct kt_sema *s, FILE *err);
  * script, is the one to show). */
 int trace_compile_limit(const struct kt_program *prog, const struct kt_sema *s, const char *msg, struct kl_diag *d);
 /* The same value as bpftrace writes it in JSON (a tuple as an array). */
-void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s);
+void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o);
 /* s (n bytes) as a JSON string, with bpftrace's escapes; bytes that are not UTF-8 (a comm may
  * hold any) as U+FFFD, so that the line still parses (lib/utf8.h). */
 void trace_json_str(FILE *out, const char *s, size_t n);
@@ -46,13 +58,10 @@ void trace_json_str(FILE *out, const char *s, size_t n);
 bool trace_value_quoted(const struct kt_type *t);
 bool trace_value_joined(const struct kt_type *t);
 /* cgroup_path()'s value, a trace_put_value printer. */
-void trace_put_cgroup_path(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
+void trace_put_cgroup_path(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent);
 /* print(value), system() and cat() records (trace_user.c); exits when --unsafe is missing
  * is sema's. */
-void trace_user_record(FILE *out, const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size);
-/* -f json: every line one JSON object, in bpftrace's shapes. */
-void trace_set_json(bool on);
-bool trace_json(void);
+void trace_user_record(FILE *out, const struct kt_site *site, struct trace_out *o, const uint8_t *rec, size_t size);
 /* {"type": TYPE, "data": "TEXT"} (printf, time, ...). */
 void trace_json_message(FILE *out, const char *type, const char *text, size_t n);
 /* clear(@m) deletes every entry; zero(@m) sets every value to 0. */

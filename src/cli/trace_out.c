@@ -19,35 +19,35 @@ static int64_t rd64(const uint8_t *p)
 }
 
 /* A key's elements as text, joined by sep. */
-static void put_key_elems(FILE *out, const struct kt_map *m, const uint8_t *key, const struct kt_sema *s,
+static void put_key_elems(FILE *out, const struct kt_map *m, const uint8_t *key, struct trace_out *o,
 			  const char *sep)
 {
 	if (m->key.kind != KTT_TUPLE) {
-		trace_put_value(out, &m->key, key, s, 4);
+		trace_put_value(out, &m->key, key, o, 4);
 		return;
 	}
 	uint32_t off = 0;
 	for (uint32_t i = 0; i < m->key.nelems; i++) {
 		if (i)
 			fputs(sep, out);
-		trace_put_value(out, &m->key.elems[i], key + off, s, 4);
+		trace_put_value(out, &m->key.elems[i], key + off, o, 4);
 		off += kt_type_size(&m->key.elems[i]);
 	}
 }
 
-static void put_key(FILE *out, const struct kt_map *m, const uint8_t *key, const struct kt_sema *s)
+static void put_key(FILE *out, const struct kt_map *m, const uint8_t *key, struct trace_out *o)
 {
 	fprintf(out, "@%s", m->name);
 	if (m->key.kind == KTT_NONE)
 		return;
 	fputc('[', out);
-	put_key_elems(out, m, key, s, ", ");
+	put_key_elems(out, m, key, o, ", ");
 	fputc(']', out);
 }
 
 /* ---- printf ---- */
 
-void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size)
+void trace_printf(FILE *out, const struct kt_site *site, struct trace_out *o, const uint8_t *rec, size_t size)
 {
 	const char *f = site->fmt;
 	uint32_t arg = 0;
@@ -91,7 +91,7 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
 			break;
 		const uint8_t *p = rec + a->offset;
 		if (conv == 's' && kt_is_stack(&a->type)) {
-			trace_put_value(out, &a->type, p, s, 8);
+			trace_put_value(out, &a->type, p, o, 8);
 		} else if (conv == 's') {   /* the value's text, then the width and precision */
 			char *tmp = NULL;
 			size_t len = 0;
@@ -100,17 +100,17 @@ void trace_printf(FILE *out, const struct kt_site *site, const struct kt_sema *s
 				if (a->type.kind == KTT_INT)
 					fprintf(m, "%" PRId64, rd64(p));
 				else
-					trace_put_value(m, &a->type, p, s, 8);
+					trace_put_value(m, &a->type, p, o, 8);
 				fclose(m);
 			}
 			spec[k++] = 's';
 			spec[k] = 0;
-			tmp = trace_for_terminal(out, tmp);
+			tmp = trace_for_terminal(o, tmp);
 			fprintf(out, spec, tmp ? tmp : "");
 			free(tmp);
 		} else if (strchr("diuxXoc", conv)) {
 			if (a->type.kind == KTT_STR) {
-				trace_put_value(out, &a->type, p, s, 8);
+				trace_put_value(out, &a->type, p, o, 8);
 				continue;
 			}
 			/* bpftrace hands the C library its 64-bit value with the script's own length:
@@ -190,18 +190,6 @@ static int collect_one(const void *key, const void *value, void *arg)
 
 /* ---- -f json: bpftrace's JSON lines ---- */
 
-static bool json;
-
-void trace_set_json(bool on)
-{
-	json = on;
-}
-
-bool trace_json(void)
-{
-	return json;
-}
-
 void trace_json_message(FILE *out, const char *type, const char *text, size_t n)
 {
 	fprintf(out, "{\"type\": \"%s\", \"data\": ", type);
@@ -210,22 +198,19 @@ void trace_json_message(FILE *out, const char *type, const char *text, size_t n)
 }
 
 /* A key as bpftrace writes it in JSON: its elements as text joined by ",", quoted. */
-static void json_key(FILE *out, const struct kt_map *m, const uint8_t *key, const struct kt_sema *s)
+static void json_key(FILE *out, const struct kt_map *m, const uint8_t *key, struct trace_out *o)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return;
-	put_key_elems(f, m, key, s, ",");
+	put_key_elems(f, m, key, o, ",");
 	fclose(f);
 	trace_json_str(out, buf, len);
 	fputs(": ", out);
 	free(buf);
 }
-
-static const struct kt_sema *sort_sema;
-static const struct kt_map *sort_map;
 
 /* By key, element by element: integers as unsigned (as bpftrace compares them), strings by
  * strncmp. */
@@ -251,18 +236,20 @@ static int key_cmp(const uint8_t *a, const uint8_t *b, const struct kt_type *t)
 	return (x > y) - (x < y);
 }
 
-static int by_sort(const void *pa, const void *pb)
+/* qsort_r's comparator; arg is the map. */
+static int by_sort(const void *pa, const void *pb, void *arg)
 {
 	const struct entry *a = pa, *b = pb;
+	const struct kt_map *m = arg;
 	/* bpftrace sorts by value only maps of integers: strings, tuples, stacks, symbols
 	 * and timestamps by key */
-	if (sort_map->kind == KM_STR || sort_map->kind == KM_TUPLE || kt_is_symbolic(&sort_map->value))
-		return key_cmp(a->key, b->key, &sort_map->key);
-	bool sg = sort_map->kind != KM_COUNT && !(sort_map->kind == KM_INT && !sort_map->value.is_signed);
+	if (m->kind == KM_STR || m->kind == KM_TUPLE || kt_is_symbolic(&m->value))
+		return key_cmp(a->key, b->key, &m->key);
+	bool sg = m->kind != KM_COUNT && !(m->kind == KM_INT && !m->value.is_signed);
 	int r = sg ? (a->sort > b->sort) - (a->sort < b->sort)
 		   : ((uint64_t)a->sort > (uint64_t)b->sort) - ((uint64_t)a->sort < (uint64_t)b->sort);
 	/* ties (bpftrace leaves them in hash order) by key, so output is reproducible */
-	return r ? r : key_cmp(a->key, b->key, &sort_map->key);
+	return r ? r : key_cmp(a->key, b->key, &m->key);
 }
 
 static struct cli_hist hist_of(const struct kt_map *m)
@@ -273,7 +260,7 @@ static struct cli_hist hist_of(const struct kt_map *m)
 /* One map as one JSON line: {"type": "map"|"hist"|"stats", "data": {"@name": VALUE or
  * {"key": VALUE, ...}}}; nothing for an empty map, as bpftrace. */
 static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, size_t from, size_t n, int64_t dv,
-		     const struct kt_sema *s)
+		     struct trace_out *o)
 {
 	if (from >= n)
 		return;
@@ -289,7 +276,7 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 		if (i > from)
 			fputs(", ", out);
 		if (m->key.kind != KTT_NONE)
-			json_key(out, m, e[i].key, s);
+			json_key(out, m, e[i].key, o);
 		switch (m->kind) {
 		case KM_HIST: case KM_LHIST:
 			cli_hist_json(out, &hist, e[i].buckets, e[i].nbuckets, (uint64_t)dv);
@@ -298,10 +285,10 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 			if (m->value.kind == KTT_STR)
 				trace_json_str(out, (const char *)e[i].value, strnlen((const char *)e[i].value, m->value_size));
 			else   /* ntop(), buf(), macaddr(): their text; pton()'s bytes: an array */
-				trace_put_json_value(out, &m->value, e[i].value, s);
+				trace_put_json_value(out, &m->value, e[i].value, o);
 			break;
 		case KM_TUPLE:
-			trace_put_json_value(out, &m->value, e[i].value, s);
+			trace_put_json_value(out, &m->value, e[i].value, o);
 			break;
 		case KM_STATS:
 			fprintf(out, "{\"count\": %" PRId64 ", \"average\": %" PRId64 ", \"total\": %" PRId64 "}",
@@ -315,7 +302,7 @@ static void json_map(FILE *out, const struct kt_map *m, const struct entry *e, s
 			break;
 		default:
 			if (kt_is_symbolic(&m->value))
-				trace_put_json_value(out, &m->value, e[i].value, s);
+				trace_put_json_value(out, &m->value, e[i].value, o);
 			else if (m->kind == KM_INT && !m->value.is_signed) {
 				fprintf(out, "%" PRIu64, (uint64_t)rd64(e[i].value) / (uint64_t)dv);
 			} else {
@@ -361,14 +348,15 @@ static int group_buckets(struct collect *c)
 	return 0;
 }
 
-int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct kiln_map *km, uint32_t top,
+int trace_print_map(FILE *out, struct trace_out *o, uint32_t index, struct kiln_map *km, uint32_t top,
 		    uint32_t div)
 {
-	const struct kt_map *m = &s->maps[index];
+	const struct kt_map *m = &o->s->maps[index];
+	bool json = o->json;
 	struct cli_hist hist = hist_of(m);
 	struct collect c = { .m = m, .ksize = m->key_size, .vsize = m->value_size };
-	struct kiln_map_dump_opts o = { .sz = sizeof(o) };
-	int err = kiln_map_dump(km, collect_one, &c, &o, NULL);
+	struct kiln_map_dump_opts dump = { .sz = sizeof(dump) };
+	int err = kiln_map_dump(km, collect_one, &c, &dump, NULL);
 	if (!err && c.err)
 		err = c.err;
 	if (!err && (m->kind == KM_HIST || m->kind == KM_LHIST))
@@ -384,17 +372,14 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 		}
 	}
 	if (!err) {
-		sort_sema = s;
-		sort_map = m;
-		if (c.n)        /* an empty map has no array: qsort takes no NULL */
-			if (c.n > 1)
-				qsort(c.e, c.n, sizeof(*c.e), by_sort);
+		if (c.n > 1)   /* an empty map has no array: qsort takes no NULL */
+			qsort_r(c.e, c.n, sizeof(*c.e), by_sort, (void *)m);
 		int64_t dv = div ? (int64_t)div : 1;
 		if (json)
-			json_map(out, m, c.e, top && c.n > top ? c.n - top : 0, c.n, dv, s);
+			json_map(out, m, c.e, top && c.n > top ? c.n - top : 0, c.n, dv, o);
 		for (size_t i = top && c.n > top ? c.n - top : 0; !json && i < c.n; i++) {
 			struct entry *e = &c.e[i];
-			put_key(out, m, e->key, s);
+			put_key(out, m, e->key, o);
 			fputs(": ", out);
 			switch (m->kind) {
 			case KM_HIST: case KM_LHIST:
@@ -402,14 +387,14 @@ int trace_print_map(FILE *out, const struct kt_sema *s, uint32_t index, struct k
 				cli_hist_print(out, &hist, e->buckets, e->nbuckets, (uint64_t)dv);
 				break;
 			case KM_STR: case KM_TUPLE:   /* strings, usym, tuples */
-				trace_put_value(out, &m->value, e->value, s, 8);
+				trace_put_value(out, &m->value, e->value, o, 8);
 				break;
 			case KM_COUNT:
 				fprintf(out, "%" PRIu64, (uint64_t)rd64(e->value) / (uint64_t)dv);
 				break;
 			case KM_INT:
 				if (kt_is_symbolic(&m->value))   /* a stack as a value: indented 8, as in printf */
-					trace_put_value(out, &m->value, e->value, s, 8);
+					trace_put_value(out, &m->value, e->value, o, 8);
 				else if (m->value.is_signed)
 					fprintf(out, "%" PRId64, rd64(e->value) / dv);
 				else

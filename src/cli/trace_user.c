@@ -8,19 +8,19 @@
 #include "trace.h"
 #include <errno.h>
 #include <fnmatch.h>
-#include <ftw.h>
+#include <fts.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 /* printf's formatting of the record, as a malloc'd string (NULL when out of memory). */
-static char *format(const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size, size_t *len)
+static char *format(const struct kt_site *site, struct trace_out *o, const uint8_t *rec, size_t size, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 	if (!f)
 		return NULL;
-	trace_printf(f, site, s, rec, size);
+	trace_printf(f, site, o, rec, size);
 	fclose(f);
 	return buf;
 }
@@ -40,15 +40,15 @@ static char *slurp(FILE *f, size_t max, size_t *len)
 	return text;
 }
 
-static void emit(FILE *out, const char *type, const char *text, size_t len)
+static void emit(FILE *out, bool json, const char *type, const char *text, size_t len)
 {
-	if (trace_json())
+	if (json)
 		trace_json_message(out, type, text, len);
 	else
 		fwrite(text, 1, len, out);
 }
 
-static void run_system(FILE *out, const char *cmd)
+static void run_system(FILE *out, bool json, const char *cmd)
 {
 	fflush(out);
 	FILE *p = popen(cmd, "r");
@@ -59,11 +59,11 @@ static void run_system(FILE *out, const char *cmd)
 	size_t len = 0;
 	char *text = slurp(p, SIZE_MAX, &len);
 	pclose(p);
-	emit(out, "syscall", text ? text : "", text ? len : 0);
+	emit(out, json, "syscall", text ? text : "", text ? len : 0);
 	free(text);
 }
 
-static void cat_file(FILE *out, const char *path)
+static void cat_file(FILE *out, bool json, const char *path)
 {
 	const char *env = getenv("BPFTRACE_CAT_BYTES_MAX");
 	char *end = NULL;
@@ -78,21 +78,28 @@ static void cat_file(FILE *out, const char *path)
 	size_t len = 0;
 	char *text = slurp(f, (size_t)max, &len);
 	fclose(f);
-	emit(out, "cat", text ? text : "", text ? len : 0);
+	emit(out, json, "cat", text ? text : "", text ? len : 0);
 	free(text);
 }
 
 /* ---- cgroup_path() ---- */
 
-static ino_t want_ino;
-static char *found_path;
-
-static int find_ino(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* The path under dir of its subdirectory whose inode is ino, malloc'd (NULL: none). fts
+ * hands the walk's entries back one by one (nftw's callback would need statics for what it
+ * looks for and finds); symbolic links are not followed, nor is the working directory
+ * changed. */
+static char *find_ino(const char *dir, ino_t ino)
 {
-	if (flag != FTW_D || st->st_ino != want_ino)
-		return 0;
-	found_path = strdup(path);
-	return 1;
+	char *roots[] = { (char *)dir, NULL };
+	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
+	char *found = NULL;
+	FTSENT *e;
+	while (fts && !found && (e = fts_read(fts)))
+		if (e->fts_info == FTS_D && e->fts_level > 0 && e->fts_statp->st_ino == ino)
+			found = strdup(e->fts_path + strlen(dir));
+	if (fts)
+		fts_close(fts);
+	return found;
 }
 
 struct hier {
@@ -111,7 +118,7 @@ static int by_hier(const void *a, const void *b)
  * v1 one its mount directory's name) whose name matches the filter and that has a
  * directory whose inode is the id ("/" for its root), unified first, then by name, joined
  * by ",". */
-void trace_put_cgroup_path(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+void trace_put_cgroup_path(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	uint64_t id;
 	memcpy(&id, p, 8);
@@ -128,18 +135,7 @@ void trace_put_cgroup_path(FILE *out, const struct kt_type *t, const uint8_t *p,
 		if (fnmatch(t->fmt ? t->fmt : "*", h[n].name, 0))
 			continue;
 		struct stat st;
-		h[n].path = NULL;
-		if (!stat(dir, &st) && st.st_ino == id) {
-			h[n].path = strdup("/");
-		} else {
-			want_ino = (ino_t)id;
-			found_path = NULL;
-			nftw(dir, find_ino, 16, FTW_PHYS);
-			if (found_path) {
-				h[n].path = strdup(found_path + strlen(dir));
-				free(found_path);
-			}
-		}
+		h[n].path = !stat(dir, &st) && st.st_ino == id ? strdup("/") : find_ino(dir, (ino_t)id);
 		n++;
 	}
 	if (m)
@@ -155,30 +151,30 @@ void trace_put_cgroup_path(FILE *out, const struct kt_type *t, const uint8_t *p,
 	}
 }
 
-void trace_user_record(FILE *out, const struct kt_site *site, const struct kt_sema *s, const uint8_t *rec, size_t size)
+void trace_user_record(FILE *out, const struct kt_site *site, struct trace_out *o, const uint8_t *rec, size_t size)
 {
 	if (site->kind == KT_EV_VALUE) {
 		if (!site->nargs || site->args[0].offset + kt_type_size(&site->args[0].type) > size)
 			return;
 		const struct kt_type *t = &site->args[0].type;
 		const uint8_t *p = rec + site->args[0].offset;
-		if (trace_json()) {
+		if (o->json) {
 			fputs("{\"type\": \"value\", \"data\": ", out);
-			trace_put_json_value(out, t, p, s);
+			trace_put_json_value(out, t, p, o);
 			fputs("}\n", out);
 		} else {
-			trace_put_value(out, t, p, s, 8);
+			trace_put_value(out, t, p, o, 8);
 			fputc('\n', out);
 		}
 		return;
 	}
 	size_t len = 0;
-	char *text = format(site, s, rec, size, &len);
+	char *text = format(site, o, rec, size, &len);
 	if (!text)
 		return;
 	if (site->kind == KT_EV_SYSTEM)
-		run_system(out, text);
+		run_system(out, o->json, text);
 	else if (site->kind == KT_EV_CAT)
-		cat_file(out, text);
+		cat_file(out, o->json, text);
 	free(text);
 }

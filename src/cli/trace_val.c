@@ -29,31 +29,32 @@ static int64_t rd64(const uint8_t *p)
 
 /* ---- stacks ---- */
 
-static struct kiln_map *stack_map;
-static struct kiln_syms *syms;
-
-void trace_set_stacks(struct kiln_map *stacks)
+void trace_out_free(struct trace_out *o)
 {
-	stack_map = stacks;
-	if (!stacks && syms) {
-		kiln_syms_free(syms);
-		syms = NULL;
-	}
+	kiln_syms_free(o->syms);
+	o->syms = NULL;
+}
+
+/* o's symbolizer, made at its first use (NULL when it cannot be). */
+static struct kiln_syms *syms_of(struct trace_out *o)
+{
+	if (!o->syms && kiln_syms_new(&o->syms))
+		o->syms = NULL;
+	return o->syms;
 }
 
 /* A kstack/ustack value as bpftrace prints it: a newline, then one frame a line, each
  * indented (8 in printf and as a map's value, 4 in a key): "func+OFFSET" with the offset in
  * decimal, or the address when nothing symbolizes it. Nothing for a failed stack id. */
-static void put_stack(FILE *out, const struct kt_type *t, uint64_t v, int indent)
+static void put_stack(FILE *out, struct trace_out *o, const struct kt_type *t, uint64_t v, int indent)
 {
 	uint64_t ips[KILN_STACK_MAX_DEPTH];
 	int32_t id = (int32_t)(uint32_t)v;
 	int pid = (int)(v >> 32);
-	int n = id < 0 || !stack_map ? -ENOENT : kiln_stack_read(stack_map, (uint32_t)id, ips, t->size);
+	int n = id < 0 || !o->stacks ? -ENOENT : kiln_stack_read(o->stacks, (uint32_t)id, ips, t->size);
 	if (n < 0)
 		return;
-	if (!syms && kiln_syms_new(&syms))
-		syms = NULL;
+	struct kiln_syms *syms = syms_of(o);
 	fputc('\n', out);
 	for (int i = 0; i < n && ips[i]; i++) {
 		struct kiln_frame f = { 0 };
@@ -75,11 +76,10 @@ static void put_stack(FILE *out, const struct kt_type *t, uint64_t v, int indent
 
 /* ksym(), usym() (pid > 0): the function's name alone, or the address when nothing
  * symbolizes it (written as C++ streams write a pointer: a null one is "0"). */
-static void put_sym(FILE *out, uint64_t addr, int pid)
+static void put_sym(FILE *out, struct trace_out *o, uint64_t addr, int pid)
 {
 	struct kiln_frame f = { 0 };
-	if (!syms && kiln_syms_new(&syms))
-		syms = NULL;
+	struct kiln_syms *syms = syms_of(o);
 	int err = !syms ? -ENOENT : pid > 0 ? kiln_syms_user(syms, pid, addr, &f) : kiln_syms_kernel(syms, addr, &f);
 	if (!err && f.symbol)
 		fputs(f.symbol, out);
@@ -89,30 +89,33 @@ static void put_sym(FILE *out, uint64_t addr, int pid)
 		fprintf(out, "0x%" PRIx64, addr);
 }
 
-/* strftime(): nanoseconds since boot on bpftrace's clock: the wall time at boot is
- * CLOCK_REALTIME - CLOCK_BOOTTIME (read once, between two realtime reads), though nsecs is
- * CLOCK_MONOTONIC (they differ by the time suspended: bpftrace 0.17 adds them so too).
- * "%f" is the microseconds, then strftime(3) in local time; "(?)" when that fails. */
-static void put_timestamp(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+/* The wall time at boot into o, once: CLOCK_REALTIME - CLOCK_BOOTTIME, read between two
+ * realtime reads in one second (up to 5 tries; o->have_boot says whether it was). */
+static void read_boot(struct trace_out *o)
 {
-	static struct timespec boot;
-	static bool have_boot;
-	if (!have_boot) {
-		struct timespec a, b, bt;
-		for (int i = 0; i < 5 && !have_boot; i++) {
-			clock_gettime(CLOCK_REALTIME, &a);
-			clock_gettime(CLOCK_BOOTTIME, &bt);
-			clock_gettime(CLOCK_REALTIME, &b);
-			if (a.tv_sec != b.tv_sec || b.tv_nsec < a.tv_nsec)
-				continue;
-			long mid = (a.tv_nsec + b.tv_nsec) / 2;
-			boot.tv_sec = b.tv_sec - bt.tv_sec - (mid < bt.tv_nsec);
-			boot.tv_nsec = mid - bt.tv_nsec + (mid < bt.tv_nsec ? 1000000000L : 0);
-			have_boot = true;
-		}
+	struct timespec a, b, bt;
+	for (int i = 0; i < 5 && !o->have_boot; i++) {
+		clock_gettime(CLOCK_REALTIME, &a);
+		clock_gettime(CLOCK_BOOTTIME, &bt);
+		clock_gettime(CLOCK_REALTIME, &b);
+		if (a.tv_sec != b.tv_sec || b.tv_nsec < a.tv_nsec)
+			continue;
+		long mid = (a.tv_nsec + b.tv_nsec) / 2;
+		o->boot.tv_sec = b.tv_sec - bt.tv_sec - (mid < bt.tv_nsec);
+		o->boot.tv_nsec = mid - bt.tv_nsec + (mid < bt.tv_nsec ? 1000000000L : 0);
+		o->have_boot = true;
 	}
-	uint64_t ns = (uint64_t)rd64(p) + (uint64_t)boot.tv_nsec;
-	time_t sec = boot.tv_sec + (time_t)(ns / 1000000000u);
+}
+
+/* strftime(): nanoseconds since boot on bpftrace's clock: the wall time at boot (read_boot),
+ * though nsecs is CLOCK_MONOTONIC (they differ by the time suspended: bpftrace 0.17 adds them
+ * so too). "%f" is the microseconds, then strftime(3) in local time; "(?)" when that fails. */
+static void put_timestamp(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
+{
+	if (!o->have_boot)
+		read_boot(o);
+	uint64_t ns = (uint64_t)rd64(p) + (uint64_t)o->boot.tv_nsec;
+	time_t sec = o->boot.tv_sec + (time_t)(ns / 1000000000u);
 	char fmt[256], buf[64], us[8];
 	snprintf(us, sizeof(us), "%06" PRIu64, ns % 1000000000u / 1000u);
 	size_t k = 0;
@@ -129,7 +132,7 @@ static void put_timestamp(FILE *out, const struct kt_type *t, const uint8_t *p, 
 	}
 	fmt[k] = 0;
 	struct tm tm;
-	if (!have_boot || !localtime_r(&sec, &tm) || !strftime(buf, sizeof(buf), fmt, &tm))
+	if (!o->have_boot || !localtime_r(&sec, &tm) || !strftime(buf, sizeof(buf), fmt, &tm))
 		fputs("(?)", out);
 	else
 		fputs(buf, out);
@@ -137,7 +140,7 @@ static void put_timestamp(FILE *out, const struct kt_type *t, const uint8_t *p, 
 
 /* username: the uid's name in /etc/passwd (bpftrace reads that file, not NSS), "" when
  * it has none. */
-static void put_username(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_username(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	FILE *f = fopen("/etc/passwd", "re");
 	char line[1024];
@@ -152,19 +155,6 @@ static void put_username(FILE *out, const struct kt_type *t, const uint8_t *p, c
 	}
 	if (f)
 		fclose(f);
-}
-
-static bool terminal;   /* text output to a terminal: string values escaped (trace.c says) */
-
-void trace_set_terminal(bool on)
-{
-	terminal = on;
-}
-
-static bool to_terminal(FILE *out)
-{
-	(void)out;
-	return terminal;
 }
 
 /* A string value (a comm, str(), a path): the system's bytes, which any process sets. Into a
@@ -183,14 +173,9 @@ static void put_text(FILE *out, const uint8_t *p, size_t n, bool tty)
 	fwrite(p + run, 1, n - run, out);
 }
 
-static void put_str(FILE *out, const uint8_t *p, uint32_t size)
+char *trace_for_terminal(const struct trace_out *o, char *text)
 {
-	put_text(out, p, strnlen((const char *)p, size), to_terminal(out));
-}
-
-char *trace_for_terminal(FILE *out, char *text)
-{
-	if (!text || !to_terminal(out))
+	if (!text || !o->terminal)
 		return text;
 	char *esc = NULL;
 	size_t len = 0;
@@ -206,34 +191,34 @@ char *trace_for_terminal(FILE *out, char *text)
 }
 
 
-static void put_string(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_string(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
-	put_str(out, p, t->size);
+	put_text(out, p, strnlen((const char *)p, t->size), o->terminal);
 }
 
-static void put_probe(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_probe(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	uint64_t i = (uint64_t)rd64(p);
-	fputs(i < s->ntargets ? s->targets[i].probe : "?", out);
+	fputs(i < o->s->ntargets ? o->s->targets[i].probe : "?", out);
 }
 
-static void put_stack_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_stack_value(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
-	put_stack(out, t, (uint64_t)rd64(p), indent);
+	put_stack(out, o, t, (uint64_t)rd64(p), indent);
 }
 
-static void put_ksym_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_ksym_value(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
-	put_sym(out, (uint64_t)rd64(p), 0);
+	put_sym(out, o, (uint64_t)rd64(p), 0);
 }
 
-static void put_usym_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_usym_value(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	int pid = (int)rd64(p + 8);
-	put_sym(out, (uint64_t)rd64(p), pid > 0 ? pid : -1);
+	put_sym(out, o, (uint64_t)rd64(p), pid > 0 ? pid : -1);
 }
 
-static void put_int(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_int(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	if (t->is_signed)
 		fprintf(out, "%" PRId64, rd64(p));
@@ -242,7 +227,7 @@ static void put_int(FILE *out, const struct kt_type *t, const uint8_t *p, const 
 }
 
 /* ntop(): inet_ntop of the family's address (AF_INET: the first 4 of the 16 bytes). */
-static void put_inet(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_inet(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	char text[INET6_ADDRSTRLEN];
 	int af = (int)rd64(p);
@@ -251,18 +236,18 @@ static void put_inet(FILE *out, const struct kt_type *t, const uint8_t *p, const
 }
 
 /* buf(): printable ASCII as itself, every other byte as \xHH (printf's %r, keys, values). */
-static void put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	trace_put_buf(out, t, p, 'r');
 }
 
-static void put_mac(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_mac(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	fprintf(out, "%02X:%02X:%02X:%02X:%02X:%02X", p[0], p[1], p[2], p[3], p[4], p[5]);
 }
 
 /* pton()'s bytes, as bpftrace prints an array of integers. */
-static void put_bytes(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_bytes(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	fputc('[', out);
 	for (uint32_t i = 0; i < t->nelems && i < t->size; i++)   /* nelems: the bytes, size: their u64 slots */
@@ -271,20 +256,20 @@ static void put_bytes(FILE *out, const struct kt_type *t, const uint8_t *p, cons
 }
 
 /* (1, a, (2, 3)): the elements as they print alone, each at its 8-aligned offset. */
-static void put_tuple(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+static void put_tuple(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	fputc('(', out);
 	uint32_t off = 0;
 	for (uint32_t i = 0; i < t->nelems; i++) {
 		if (i)
 			fputs(", ", out);
-		trace_put_value(out, &t->elems[i], p + off, s, indent);
+		trace_put_value(out, &t->elems[i], p + off, o, indent);
 		off += (kt_type_size(&t->elems[i]) + 7) & ~7u;   /* the layout of kt_elem_off */
 	}
 	fputc(')', out);
 }
 
-typedef void (*printer)(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent);
+typedef void (*printer)(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent);
 static const struct {
 	printer put;
 	bool quoted;                /* a JSON string (bpftrace's is_quoted_type) */
@@ -320,9 +305,9 @@ void trace_put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, char ho
 	}
 }
 
-void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s, int indent)
+void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
-	(has_row(t) ? printers[t->kind].put : put_int)(out, t, p, s, indent);
+	(has_row(t) ? printers[t->kind].put : put_int)(out, t, p, o, indent);
 }
 
 bool trace_value_quoted(const struct kt_type *t)
@@ -338,10 +323,10 @@ bool trace_value_joined(const struct kt_type *t)
 /* -f json: integers as numbers, tuples as arrays ([1,"a",[2,3]], no spaces: bpftrace's),
  * anything else as its text, in a string when its row says quoted (pton()'s bytes print
  * as an array already). */
-void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, const struct kt_sema *s)
+void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o)
 {
 	if (t->kind == KTT_INT) {
-		put_int(out, t, p, s, 0);
+		put_int(out, t, p, o, 0);
 		return;
 	}
 	if (t->kind == KTT_TUPLE) {
@@ -350,7 +335,7 @@ void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, 
 		for (uint32_t i = 0; i < t->nelems; i++) {
 			if (i)
 				fputc(',', out);
-			trace_put_json_value(out, &t->elems[i], p + off, s);
+			trace_put_json_value(out, &t->elems[i], p + off, o);
 			off += (kt_type_size(&t->elems[i]) + 7) & ~7u;   /* the layout of kt_elem_off */
 		}
 		fputc(']', out);
@@ -361,7 +346,7 @@ void trace_put_json_value(FILE *out, const struct kt_type *t, const uint8_t *p, 
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return;
-	trace_put_value(f, t, p, s, 8);
+	trace_put_value(f, t, p, o, 8);
 	fclose(f);
 	if (trace_value_quoted(t))
 		trace_json_str(out, buf, len);
