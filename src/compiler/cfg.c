@@ -323,7 +323,14 @@ void kl_cfg_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_cfg 
 		return;
 	build_blocks(a, f, c);
 	dominators(a, c);
-	natural_loops(a, c);
+	for (uint32_t b = 0; b < c->nblocks; b++)
+		c->blocks[b].loop = c->blocks[b].loop_outer = NONE;
+}
+
+void kl_cfg_loops(struct kl_arena *a, struct kl_cfg *c)
+{
+	if (c->f && c->f->nins)
+		natural_loops(a, c);
 }
 
 /* ---- jumps back in the linear code ---- */

@@ -51,10 +51,14 @@ struct kl_cfg {
 };
 
 /* The blocks of f (a block starts at the first instruction, at a label other than 0 and
- * after a jump, branch or return), their edges, reverse postorder, dominators
- * (Lengauer-Tarjan with path compression) and natural loops (collapsed innermost first with
- * a union-find), all arena-allocated: O(e log n). f is not changed. */
+ * after a jump, branch or return), their edges, reverse postorder and dominators
+ * (Lengauer-Tarjan with path compression), all arena-allocated: O(e log n). f is not
+ * changed. The blocks' loop fields are KL_CFG_NONE and 0 until kl_cfg_loops. */
 void kl_cfg_build(struct kl_arena *a, const struct kl_ir_func *f, struct kl_cfg *c);
+/* The natural loops of a built c (collapsed innermost first with a union-find): each block's
+ * innermost loop header, its depth, a header's outer loop. Only for who reads them: every
+ * pass builds a cfg, and none of the passes needs these yet. */
+void kl_cfg_loops(struct kl_arena *a, struct kl_cfg *c);
 /* Whether block x dominates block y (false when either is unreachable). */
 bool kl_cfg_dominates(const struct kl_cfg *c, uint32_t x, uint32_t y);
 /* The dominance frontier of each reachable block (where its dominance ends: the joins it

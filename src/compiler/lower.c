@@ -10,7 +10,10 @@
 #include "lower.h"
 #include "expand.h"
 #include "nearest.h"
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Every form table, in the order a head is looked up (and hints are gathered). */
@@ -23,8 +26,73 @@ static const struct { const struct kl_lw_form *forms; const size_t *n; } form_ta
 	{ kl_lw_loop_forms, &kl_lw_nloop_forms }, { kl_lw_args_forms, &kl_lw_nargs_forms },
 };
 
+/* The rows of every table sorted by name, a name's first row (in table order) kept: made once
+ * per process (constant data, as the tables are), searched by bisection. Walking the ~150
+ * rows with strcmp for every form lowered and every form the expand stage looks at had been
+ * a tenth of a compile. */
+static const struct kl_lw_form **form_index;
+static size_t form_index_n;
+static pthread_once_t form_index_once = PTHREAD_ONCE_INIT;
+
+static int by_form_name(const void *a, const void *b)
+{
+	const struct kl_lw_form *const *x = a, *const *y = b;
+	int c = strcmp((*x)->name, (*y)->name);
+	return c ? c : (*x < *y ? -1 : *x > *y);   /* the same name: by address, which is not the
+						     * table order; the first row is chosen below */
+}
+
+static void build_form_index(void)
+{
+	size_t n = 0;
+	for (size_t t = 0; t < sizeof(form_tables) / sizeof(form_tables[0]); t++)
+		n += *form_tables[t].n;
+	const struct kl_lw_form **rows = malloc((n + 1) * sizeof(*rows));
+	if (!rows)
+		return;   /* find_form walks the tables instead */
+	size_t k = 0;
+	for (size_t t = 0; t < sizeof(form_tables) / sizeof(form_tables[0]); t++)
+		for (size_t i = 0; i < *form_tables[t].n; i++)
+			rows[k++] = &form_tables[t].forms[i];
+	qsort(rows, n, sizeof(*rows), by_form_name);
+	/* of rows of one name keep the one a walk of the tables in order would meet first */
+	size_t out = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i, best = i;
+		uint64_t best_rank = UINT64_MAX;
+		for (; j < n && !strcmp(rows[j]->name, rows[i]->name); j++) {
+			uint64_t rank = 0;
+			for (size_t t = 0; t < sizeof(form_tables) / sizeof(form_tables[0]); t++) {
+				if (rows[j] >= form_tables[t].forms && rows[j] < form_tables[t].forms + *form_tables[t].n) {
+					rank += (uint64_t)(rows[j] - form_tables[t].forms);
+					break;
+				}
+				rank += *form_tables[t].n;
+			}
+			if (rank < best_rank) {
+				best_rank = rank;
+				best = j;
+			}
+		}
+		rows[out++] = rows[best];
+		i = j;
+	}
+	form_index = rows;
+	form_index_n = out;
+}
+
+static int name_vs_row(const void *key, const void *row)
+{
+	return strcmp(key, (*(const struct kl_lw_form *const *)row)->name);
+}
+
 static const struct kl_lw_form *find_form(const char *h)
 {
+	pthread_once(&form_index_once, build_form_index);
+	if (form_index) {
+		const struct kl_lw_form *const *r = bsearch(h, form_index, form_index_n, sizeof(*form_index), name_vs_row);
+		return r ? *r : NULL;
+	}
 	for (size_t t = 0; t < sizeof(form_tables) / sizeof(form_tables[0]); t++)
 		for (size_t i = 0; i < *form_tables[t].n; i++)
 			if (!strcmp(form_tables[t].forms[i].name, h))

@@ -44,6 +44,7 @@ static void test_nested(void)
 	I(f, IR_RET, 0, 1, 0);                              /* 12 */
 	struct kl_cfg c;
 	kl_cfg_build(&A, f, &c);
+	kl_cfg_loops(&A, &c);
 	static const uint32_t first[] = { 0, 1, 3, 4, 6, 8, 11 }, end[] = { 1, 3, 4, 6, 8, 11, 13 };
 	bool ranges = c.nblocks == 7;
 	for (uint32_t b = 0; ranges && b < 7; b++)
@@ -110,6 +111,7 @@ static void test_irreducible(void)
 	I(f, IR_RET, 0, 2, 0);                              /* 9 */
 	struct kl_cfg c;
 	kl_cfg_build(&A, f, &c);
+	kl_cfg_loops(&A, &c);
 	CHECK("cfg/irreducible-blocks", c.nblocks == 4 && c.nrpo == 4, "%u blocks, %u reachable", c.nblocks, c.nrpo);
 	CHECK("cfg/irreducible-idom", c.blocks[1].idom == 0 && c.blocks[2].idom == 0 && c.blocks[3].idom == 0,
 	      "%u %u %u", c.blocks[1].idom, c.blocks[2].idom, c.blocks[3].idom);
@@ -138,6 +140,7 @@ static void test_unreachable(void)
 	LAB(f, IR_JMP, 1);                                  /* 6 */
 	struct kl_cfg c;
 	kl_cfg_build(&A, f, &c);
+	kl_cfg_loops(&A, &c);
 	CHECK("cfg/unreachable-blocks", c.nblocks == 4 && c.nrpo == 3, "%u blocks, %u reachable", c.nblocks, c.nrpo);
 	const struct kl_block *u = &c.blocks[3];
 	CHECK("cfg/unreachable-marks", u->rpo == NONE && u->idom == NONE && u->loop == NONE && u->depth == 0,
@@ -169,6 +172,7 @@ static void test_back_jump_no_cycle(void)
 	LAB(f, IR_JMP, 1);                                  /* 5 */
 	struct kl_cfg c;
 	kl_cfg_build(&A, f, &c);
+	kl_cfg_loops(&A, &c);
 	bool none = c.nblocks == 3;
 	for (uint32_t b = 0; none && b < 3; b++)
 		none = c.blocks[b].loop == NONE;
@@ -179,6 +183,7 @@ static void test_back_jump_no_cycle(void)
 	CHECK("cfg/merged-return-no-loop-jump", kl_cfg_loop_jumps(&A, &c, &bj) == 0, "%s", "a loop's jump back found");
 	struct kl_ir_func *empty = ir_fn(1, 0);
 	kl_cfg_build(&A, empty, &c);
+	kl_cfg_loops(&A, &c);
 	CHECK("cfg/empty", c.nblocks == 0 && c.nrpo == 0 && kl_cfg_loop_jumps(&A, &c, &bj) == 0, "%u blocks", c.nblocks);
 }
 
