@@ -153,6 +153,11 @@ int cli_help_doc(int argc, char **argv);
  * file), so the stop finishes. cli_stop_dropped: whether fd was. cli_stop_status: rc, or 128
  * + the signal when output was dropped. cmd names kiln's line ("run"). 0, or a negative errno. */
 int cli_stop_watch(const char *cmd);
+/* The watchdog started, then handler installed for SIGINT and SIGTERM with SA_RESTART: a write
+ * the signal finds waiting on a slow reader goes on (glibc's stdio would drop its buffer on
+ * EINTR); polls return all the same, and the watchdog ends a write nobody reads. From here on
+ * a signal only sets the command's flag: its cleanup always runs. */
+void cli_stop_catch(const char *cmd, void (*handler)(int));
 void cli_stop_notify(int sig);
 bool cli_stop_dropped(int fd);
 int cli_stop_status(int rc);

@@ -529,18 +529,6 @@ static int parse_run_args(int argc, char **argv, struct run_args *ra)
 	return CLI_OK;
 }
 
-/* From here on a signal only sets a flag: cleanup always runs. SA_RESTART: a write the
- * signal finds waiting on a slow reader goes on (glibc's stdio would drop its buffer on
- * EINTR); the reader's poll returns all the same, and stop.c ends a write nobody reads. */
-static void catch_signals(void)
-{
-	cli_stop_watch("run");
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* What a run holds while the programs run; run_close releases it. */
 struct running {
 	struct kiln_object *obj;
@@ -659,7 +647,7 @@ int cmd_run(int argc, char **argv)
 	int r = parse_run_args(argc, argv, &ra);
 	if (r != CLI_OK)
 		return r;
-	catch_signals();
+	cli_stop_catch("run", on_signal);
 	/* listening first: a port in use fails before anything is loaded */
 	struct running ru = { .mfd = ra.metrics ? cli_metrics_listen(ra.metrics) : -1 };
 	if (ra.metrics && ru.mfd < 0)

@@ -206,6 +206,15 @@ int cli_stop_watch(const char *cmd)
 	return 0;
 }
 
+void cli_stop_catch(const char *cmd, void (*handler)(int))
+{
+	cli_stop_watch(cmd);
+	struct sigaction sa = { .sa_handler = handler, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 void cli_stop_notify(int sig)
 {
 	int e = errno;

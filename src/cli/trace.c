@@ -824,18 +824,6 @@ static int write_object(const char *path, const void *elf, size_t size)
 	return 0;
 }
 
-/* SA_RESTART: a write the signal finds waiting on a slow reader goes on (glibc's stdio
- * would drop its buffer on EINTR); polls return all the same, and stop.c ends a write
- * nobody reads */
-static void catch_signals(void)
-{
-	cli_stop_watch("trace");
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* The compiled program run with its output in -o's file (or stdout), signals caught, and
  * -c's command started, held until the probes are attached. 0, or 1 said. */
 static int trace_run(const struct opts *o, const struct kt_sema *s, const struct kt_gen *g, const void *elf,
@@ -846,7 +834,7 @@ static int trace_run(const struct opts *o, const struct kt_sema *s, const struct
 		fprintf(stderr, "kiln trace: cannot write %s: %s\n", o->output, strerror(errno));
 		return 1;
 	}
-	catch_signals();
+	cli_stop_catch("trace", on_signal);
 	struct child child = { .pid = 0, .go = -1 };
 	int cr = o->command ? child_start(o->command, &child) : 0;
 	if (cr) {
