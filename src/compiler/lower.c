@@ -11,7 +11,6 @@
 #include "expand.h"
 #include "nearest.h"
 #include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +33,13 @@ static const struct kl_lw_form **form_index;
 static size_t form_index_n;
 static pthread_once_t form_index_once = PTHREAD_ONCE_INIT;
 
-static int by_form_name(const void *a, const void *b)
+struct ranked { const struct kl_lw_form *row; size_t order; };   /* order: in the table walk */
+
+static int by_name_then_order(const void *a, const void *b)
 {
-	const struct kl_lw_form *const *x = a, *const *y = b;
-	int c = strcmp((*x)->name, (*y)->name);
-	return c ? c : (*x < *y ? -1 : *x > *y);   /* the same name: by address, which is not the
-						     * table order; the first row is chosen below */
+	const struct ranked *x = a, *y = b;
+	int c = strcmp(x->row->name, y->row->name);
+	return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
 static void build_form_index(void)
@@ -47,36 +47,24 @@ static void build_form_index(void)
 	size_t n = 0;
 	for (size_t t = 0; t < sizeof(form_tables) / sizeof(form_tables[0]); t++)
 		n += *form_tables[t].n;
+	struct ranked *r = malloc((n + 1) * sizeof(*r));
 	const struct kl_lw_form **rows = malloc((n + 1) * sizeof(*rows));
-	if (!rows)
+	if (!r || !rows) {
+		free(r);
+		free(rows);
 		return;   /* find_form walks the tables instead */
+	}
 	size_t k = 0;
 	for (size_t t = 0; t < sizeof(form_tables) / sizeof(form_tables[0]); t++)
-		for (size_t i = 0; i < *form_tables[t].n; i++)
-			rows[k++] = &form_tables[t].forms[i];
-	qsort(rows, n, sizeof(*rows), by_form_name);
-	/* of rows of one name keep the one a walk of the tables in order would meet first */
+		for (size_t i = 0; i < *form_tables[t].n; i++, k++)
+			r[k] = (struct ranked){ &form_tables[t].forms[i], k };
+	qsort(r, n, sizeof(*r), by_name_then_order);
+	/* of the rows of one name, the one a walk of the tables in order meets first */
 	size_t out = 0;
-	for (size_t i = 0; i < n;) {
-		size_t j = i, best = i;
-		uint64_t best_rank = UINT64_MAX;
-		for (; j < n && !strcmp(rows[j]->name, rows[i]->name); j++) {
-			uint64_t rank = 0;
-			for (size_t t = 0; t < sizeof(form_tables) / sizeof(form_tables[0]); t++) {
-				if (rows[j] >= form_tables[t].forms && rows[j] < form_tables[t].forms + *form_tables[t].n) {
-					rank += (uint64_t)(rows[j] - form_tables[t].forms);
-					break;
-				}
-				rank += *form_tables[t].n;
-			}
-			if (rank < best_rank) {
-				best_rank = rank;
-				best = j;
-			}
-		}
-		rows[out++] = rows[best];
-		i = j;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (!i || strcmp(r[i].row->name, r[i - 1].row->name))
+			rows[out++] = r[i].row;
+	free(r);
 	form_index = rows;
 	form_index_n = out;
 }
