@@ -410,20 +410,7 @@ static uint64_t load_bits(const struct kiln_event_field *f, const uint8_t *p)
 		memcpy(&v, p + f->offset, f->size < 8 ? f->size : 8);
 		return v;
 	}
-	uint32_t first = f->bit_offset / 8, shift = f->bit_offset % 8;
-	uint32_t nbytes = (shift + f->bit_size + 7) / 8;
-	unsigned __int128 w = 0;
-	memcpy(&w, p + first, nbytes > 16 ? 16 : nbytes);
-	v = (uint64_t)(w >> shift);
-	return f->bit_size < 64 ? v & ((1ull << f->bit_size) - 1) : v;
-}
-
-static int64_t sign_extend(uint64_t v, uint32_t bits)
-{
-	if (bits >= 64 || !bits)
-		return (int64_t)v;
-	unsigned shift = 64 - bits;
-	return (int64_t)(v << shift) >> shift;
+	return kl_load_bits(p, f->bit_offset, f->bit_size);
 }
 
 static uint32_t field_bits(const struct kiln_event_field *f)
@@ -436,7 +423,7 @@ int kiln_event_field_u64(const struct kiln_event_field *f, const void *data, uin
 	if (!is_integer(f))
 		return kl_fail_msg(EINVAL, "field '%s' is %s, not an integer", f->name, kiln_field_kind_name(f->kind));
 	uint64_t v = load_bits(f, data);
-	*out = f->is_signed ? (uint64_t)sign_extend(v, field_bits(f)) : v;
+	*out = f->is_signed ? (uint64_t)kl_sign_extend(v, field_bits(f)) : v;
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A layout: its fields in order, anonymous members' flattened into it (what the accessors and
  * the parser go by; the printer walks the BTF type itself). */
@@ -31,6 +32,25 @@ struct kiln_event {
 /* The names a layout's padding members start with ("_", "pad", "reserved"): decoded records
  * leave them out (the printer's KILN_VALUE_FIELDS style hides them by this list). */
 extern const char *const kl_event_padding[];
+
+/* The bits bits (1 to 64) from bit `bit` of p, little-endian as the programs stored them. */
+static inline uint64_t kl_load_bits(const uint8_t *p, uint32_t bit, uint32_t bits)
+{
+	uint32_t shift = bit % 8, n = (shift + bits + 7) / 8;
+	unsigned __int128 all = 0;
+	memcpy(&all, p + bit / 8, n > 16 ? 16 : n);
+	uint64_t v = (uint64_t)(all >> shift);
+	return bits < 64 ? v & ((1ull << bits) - 1) : v;
+}
+
+/* v's low `bits` bits as a signed number (0 or 64 and more: v itself). */
+static inline int64_t kl_sign_extend(uint64_t v, uint32_t bits)
+{
+	if (bits >= 64 || !bits)
+		return (int64_t)v;
+	unsigned shift = 64 - bits;
+	return (int64_t)(v << shift) >> shift;
+}
 
 /* BTF type type_id read as the decoder reads a field (kind, size, signedness, nested layout),
  * at offset 0: what kiln_map_parse_key/_value write values by (map_parse.c). 0 or -errno. */

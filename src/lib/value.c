@@ -166,14 +166,6 @@ static uint64_t load_uint(const uint8_t *p, size_t n)
 	return v;
 }
 
-static int64_t sign_extend(uint64_t v, uint32_t bits)
-{
-	if (bits >= 64 || !bits)
-		return (int64_t)v;
-	unsigned shift = 64 - bits;
-	return (int64_t)(v << shift) >> shift;
-}
-
 /* ---- the styles: the rules each spelling prints by ------------------------------------- */
 
 /* Which element type makes an array text. */
@@ -348,17 +340,12 @@ static void raw(struct walk *w, const uint8_t *p, size_t n)
 static void number(struct walk *w, const uint8_t *p, size_t size, bool is_signed, uint32_t bit, uint32_t bits)
 {
 	uint64_t v;
-	if (bits) {
-		unsigned __int128 all = 0;
-		size_t n = (bit + bits + 7) / 8;
-		memcpy(&all, p, n > 16 ? 16 : n);
-		v = (uint64_t)(all >> bit);
-		v = bits < 64 ? v & ((1ull << bits) - 1) : v;
-	} else {
+	if (bits)
+		v = kl_load_bits(p, bit, bits);
+	else
 		v = load_uint(p, size);
-	}
 	if (is_signed)
-		kl_out_i64(w->o, sign_extend(v, bits ? bits : 8 * size));
+		kl_out_i64(w->o, kl_sign_extend(v, bits ? bits : 8 * size));
 	else
 		put_u64(w->o, v);
 }
@@ -511,7 +498,7 @@ static void put_stack(struct walk *w, const struct typed *ty, const uint8_t *p, 
 {
 	bool sign = btf_is_int(ty->t) ? btf_int_encoding(ty->t) & BTF_INT_SIGNED : btf_kflag(ty->t);
 	uint64_t v = load_uint(p, 4);
-	v = sign ? (uint64_t)sign_extend(v, 32) : v;
+	v = sign ? (uint64_t)kl_sign_extend(v, 32) : v;
 	if (w->json) {
 		if (!put_frames(w, v, user))
 			kl_out_puts(w->o, "null");
