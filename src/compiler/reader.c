@@ -257,10 +257,20 @@ static struct kl_node *read_atom(struct rd *r)
 		return NULL;
 	}
 	char *tok = kl_arena_strndup(r->a, start, len);
-	struct kl_node *n;
+	const char *why = NULL;
+	struct kl_node *n = kl_atom_node(r->a, tok, len, s, &why);
+	if (!n)
+		kl_error(r->d, s, why, tok);
+	return n;
+}
+
+struct kl_node *kl_atom_node(struct kl_arena *a, const char *tok, size_t len, struct kl_span s, const char **why)
+{
+	struct kl_node *n = kl_arena_new(a, struct kl_node);
+	n->span = s;
 	int64_t v;
 	if (tok[0] == '#' && len >= 3 && tok[1] == '\\') {
-		n = node(r, KL_N_INT, s);
+		n->kind = KL_N_INT;
 		if (len == 3) {
 			n->ival = (unsigned char)tok[2];
 			return n;
@@ -270,23 +280,23 @@ static struct kl_node *read_atom(struct rd *r)
 				n->ival = char_names[i].c;
 				return n;
 			}
-		kl_error(r->d, s, "unknown character name '%s'", tok);
+		*why = "unknown character name '%s'";
 		return NULL;
 	}
 	if (tok[0] == '#' && tok[1] == ':' && len > 2) {
 		/* #:name, an uninterned symbol in Common Lisp: (in-package #:whistler) */
-		n = node(r, KL_N_SYM, s);
-		kl_set_name(r->a, n, tok + 2);
+		n->kind = KL_N_SYM;
+		kl_set_name(a, n, tok + 2);
 		return n;
 	}
 	if (tok[0] == '#' && len >= 2) {
 		int base = tok[1] == 'x' || tok[1] == 'X' ? 16 : tok[1] == 'b' || tok[1] == 'B' ? 2
 			 : tok[1] == 'o' || tok[1] == 'O' ? 8 : 0;
 		if (!base || !parse_int(tok + 2, base, &v)) {
-			kl_error(r->d, s, "malformed number '%s'", tok);
+			*why = "malformed number '%s'";
 			return NULL;
 		}
-		n = node(r, KL_N_INT, s);
+		n->kind = KL_N_INT;
 		n->ival = v;
 		return n;
 	}
@@ -296,20 +306,20 @@ static struct kl_node *read_atom(struct rd *r)
 	    strcmp(tok, "1+") && strcmp(tok, "1-")) {
 		bool hex = (tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X'));
 		if (!parse_int(hex ? tok + 2 : tok, hex ? 16 : 10, &v)) {
-			kl_error(r->d, s, "malformed number '%s'", tok);
+			*why = "malformed number '%s'";
 			return NULL;
 		}
-		n = node(r, KL_N_INT, s);
+		n->kind = KL_N_INT;
 		n->ival = v;
 		return n;
 	}
 	if (tok[0] == ':' && len > 1) {
-		n = node(r, KL_N_KEY, s);
-		kl_set_name(r->a, n, tok + 1);
+		n->kind = KL_N_KEY;
+		kl_set_name(a, n, tok + 1);
 		return n;
 	}
-	n = node(r, KL_N_SYM, s);
-	kl_set_name(r->a, n, tok);
+	n->kind = KL_N_SYM;
+	kl_set_name(a, n, tok);
 	return n;
 }
 

@@ -41,6 +41,12 @@ int kl_read_one(struct kl_arena *a, struct kl_diag *d, const struct kl_source *s
 const char *kl_fold_case(struct kl_arena *a, const char *s);
 /* Make n a symbol or keyword named as written: name is written, str its folded form. */
 void kl_set_name(struct kl_arena *a, struct kl_node *n, const char *written);
+/* The atom token tok of len bytes, NUL-terminated after them (no delimiters in it), as the
+ * reader reads it: a number (decimal, 0x, #x #b #o, #\c), a keyword or a symbol, spanning s.
+ * NULL when it is no atom, with *why a message holding one %s for the token. The reader's
+ * own limit on a name's length is not checked here. */
+struct kl_node *kl_atom_node(struct kl_arena *a, const char *tok, size_t len, struct kl_span s,
+			     const char **why);
 
 /* A symbol's or keyword's name as written (for names that reach the object and for messages). */
 static inline const char *kl_name(const struct kl_node *n)
