@@ -12,7 +12,7 @@ KILN=${KILN:-$ROOT/kiln}
 . "$ROOT/tests/harness/peers.sh"
 src=$WHISTLER_DIR
 examples="count-xdp drop-port multi-prog percpu-counter ratelimit-xdp ringbuf-events
-sk-lookup-catchall synflood-xdp tail-call-dispatch tc-classifier cgroup-firewall"
+sk-lookup-catchall synflood-xdp tail-call-dispatch tc-classifier cgroup-firewall runqlat"
 # Whistler README: "Whistler: N instructions" for these three (synflood is also quoted as 74
 # in its REPL transcript, for an older compiler)
 declare -A published=([count-xdp]=11 [drop-port]=25 [synflood-xdp]=65)

@@ -16,6 +16,7 @@
 #include "lisp/lisp.h"
 #include <setjmp.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,11 +29,14 @@ struct macro {
 	struct kl_node *form;
 };
 
-/* One expansion: the core's state (first), the compilation and the call. */
+/* One expansion (or one top-level eval-when): the core's state (first), the compilation and
+ * the call; an eval-when's way back to collection, and the first collection error inside it. */
 struct mx {
 	struct lisp L;
 	struct kl_comp *c;
 	struct kl_span call;
+	const struct kl_toplevel *top;
+	struct kl_diag failed;
 };
 
 static struct mx *MX(struct lisp *L) { return (struct mx *)(void *)L; }
@@ -412,4 +416,140 @@ struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n)
 	if (r && m->form->span.src != n->span.src)
 		r = respan(c->a, r, &n->span, 0);
 	return r;
+}
+
+/* ---- eval-when at the top level ---- */
+
+/* A kiln top-level form met while an eval-when runs (written in it, or a quoted one given to
+ * eval) joins the program: collected at once, so that handler-case around an eval catches a
+ * form that cannot be collected. The error is kept (its span is the user's) and the
+ * compilation's diagnostics are put back as they were, since the Lisp may handle it. */
+static struct lv *collect_now(struct mx *x, struct kl_node *form, const struct kl_node *at)
+{
+	struct kl_diag saved = *x->c->d;
+	if (!x->top->collect(x->c, &form, 1))
+		return LNIL;
+	struct kl_diag *d = x->c->d;
+	if (!x->failed.nerrors)
+		x->failed = *d;
+	char msg[sizeof(d->msg)];
+	snprintf(msg, sizeof(msg), "%s", d->msg);
+	*d = saved;
+	return lv_raise(&x->L, at, "error", kl_arena_strdup(&x->L.a, msg));
+}
+
+static struct lv *sf_collect(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
+{
+	(void)env;
+	return collect_now(MX(h), (struct kl_node *)n, n);
+}
+
+static lv_special_fn top_special(struct lisp *h, const char *name)
+{
+	struct mx *x = MX(h);
+	return x->top->is_form(x->c, name) ? sf_collect : NULL;
+}
+
+/* (probe-file PATH): PATH when something is there, else nil */
+B(b_probe_file)
+{
+	(void)n;
+	struct stat st;
+	if (a[0]->k != LV_STR)
+		return lv_err(h, c, "probe-file needs a path string");
+	return stat(a[0]->u.str.s, &st) ? LNIL : a[0];
+}
+
+static lv_builtin_fn top_builtin(struct lisp *h, const char *name, int *min, int *max, const void **data)
+{
+	if (!strcmp(name, "probe-file")) {
+		*min = *max = 1;
+		return b_probe_file;
+	}
+	return macro_builtin(h, name, min, max, data);
+}
+
+/* eval of a list the Lisp built: a kiln form joins the program, anything else is refused */
+static struct lv *top_eval_built(struct lisp *h, struct lv *form, const struct kl_node *at)
+{
+	struct mx *x = MX(h);
+	struct lv *head = form->u.cons.car;
+	if (head->k != LV_SYM || !x->top->is_form(x->c, head->u.name))
+		return lv_err(h, at, "eval of a form built at run time is supported only for kiln's top-level forms");
+	struct kl_node *node = to_node(x, form, 0);
+	return node ? collect_now(x, node, at) : NULL;
+}
+
+static const struct lisp_layer top_layer = {
+	.special = top_special,
+	.builtin = top_builtin,
+	.eval_built = top_eval_built,
+	.unbound = macro_unbound,
+	.undefined_note = " (not a function available in eval-when at compile time)",
+};
+
+/* eval-when's situations: true when the body is processed (any of the three), false for (),
+ * -1 with the error when they are not a list of those keywords */
+static int situations(struct kl_comp *c, const struct kl_node *s)
+{
+	if (s->kind != KL_N_LIST)
+		return kl_error(c->d, s->span, "eval-when needs a list of situations: (eval-when (:compile-toplevel :load-toplevel :execute) ...)");
+	static const char *const known[] = { "compile-toplevel", "load-toplevel", "execute" };
+	for (uint32_t i = 0; i < s->nitems; i++) {
+		bool ok = false;
+		for (size_t k = 0; k < 3 && s->items[i]->kind == KL_N_KEY; k++)
+			ok = ok || !strcasecmp(s->items[i]->str, known[k]);
+		if (!ok)
+			return kl_error(c->d, s->items[i]->span, "eval-when's situations are :compile-toplevel, :load-toplevel and :execute");
+	}
+	return s->nitems > 0;
+}
+
+int kl_eval_when(struct kl_comp *c, struct kl_node *n, const struct kl_toplevel *top)
+{
+	if (n->nitems < 2)
+		return kl_error(c->d, n->span, "eval-when needs a list of situations and a body");
+	int on = situations(c, n->items[1]);
+	if (on <= 0)
+		return on;
+	struct mx *x = calloc(1, sizeof(*x));
+	if (!x)
+		kl_arena_oom(c->a);
+	x->c = c;
+	x->call = n->span;
+	x->top = top;
+	jmp_buf oom, *outer = c->a->oom;
+	volatile int rc = -1;
+	volatile bool oom_hit = false;
+	x->L.a.oom = c->a->oom = &oom;
+	if (!setjmp(oom)) {
+		x->L.src = *n->span.src;
+		lisp_init(&x->L, &top_layer);
+		x->L.print_written = true;
+		x->L.gensyms = c->gensyms;
+		x->L.max_steps = KL_MACRO_STEPS;
+		x->L.stack_top = __builtin_frame_address(0);
+		x->L.stack_max = KL_MACRO_STACK;
+		rc = 0;
+		for (uint32_t i = 2; i < n->nitems && !rc; i++)
+			rc = lisp_eval_top(&x->L, n->items[i]) ? 0 : -1;
+	} else {
+		oom_hit = true;
+	}
+	c->a->oom = outer;
+	x->L.a.oom = NULL;
+	c->gensyms = x->L.gensyms;
+	if (rc && !oom_hit) {
+		struct lisp *L = &x->L;
+		const char *msg = L->exc == LV_EXC_CONDITION ? L->cond->u.cond.msg : "return outside of a block";
+		if (x->failed.nerrors && L->exc == LV_EXC_CONDITION && !strcmp(msg, x->failed.msg))
+			*c->d = x->failed;         /* a form that could not be collected: its own error */
+		else
+			kl_error(c->d, L->exc_span.src ? L->exc_span : n->span, "in eval-when: %s", msg);
+	}
+	kl_arena_free(&x->L.a);
+	free(x);
+	if (oom_hit)
+		kl_arena_oom(c->a);
+	return rc;
 }

@@ -23,4 +23,15 @@ const char *kl_macro_name(struct kl_comp *c, size_t i);
  * call's span, so errors in expanded code point at the call. */
 struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n);
 
+/* How an eval-when gets back to collection: is name a top-level form (or a macro), and
+ * collect these forms. */
+struct kl_toplevel {
+	bool (*is_form)(struct kl_comp *c, const char *name);
+	int (*collect)(struct kl_comp *c, struct kl_node **forms, uint32_t n);
+};
+/* (eval-when (SITUATION...) BODY...) at the top level, as a Whistler file writes it: BODY run
+ * on the Lisp core at compile time (the macros' functions, probe-file), each kiln top-level
+ * form it holds or evals (a quoted one) collected as it is met. */
+int kl_eval_when(struct kl_comp *c, struct kl_node *n, const struct kl_toplevel *top);
+
 #endif

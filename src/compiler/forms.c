@@ -695,6 +695,21 @@ static const struct {
 	{ "kernel-btf", do_kernel_btf }, { "import-kernel-struct", do_import_kernel_struct },
 };
 
+/* a kiln top-level form's head (progn left to the Lisp, which runs each form in it) */
+static bool is_toplevel(struct kl_comp *c, const char *h)
+{
+	static const char *const more[] = { "defmacro", "defstruct", "defevent", "defunion" };
+	for (size_t k = 0; k < sizeof(toplevel) / sizeof(toplevel[0]); k++)
+		if (!strcmp(toplevel[k].name, h))
+			return true;
+	for (size_t k = 0; k < sizeof(more) / sizeof(more[0]); k++)
+		if (!strcmp(more[k], h))
+			return true;
+	return kl_macro_is(c, h);
+}
+
+static const struct kl_toplevel eval_when_top = { is_toplevel, kl_forms_collect };
+
 int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)
 {
 	for (uint32_t i = 0; i < nforms; i++) {
@@ -718,6 +733,8 @@ int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)
 			r = kl_macro_define(c, n);
 		else if (!strcmp(h, "progn"))
 			r = kl_forms_collect(c, n->items + 1, n->nitems - 1);
+		else if (!strcmp(h, "eval-when"))
+			r = kl_eval_when(c, n, &eval_when_top);
 		else if (!strcmp(h, "defstruct"))
 			r = do_defstruct(c, n, false);
 		else if (!strcmp(h, "defevent"))

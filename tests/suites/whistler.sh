@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# whistler.sh — acceptance on Whistler's own examples: each of the eleven BPF-only programs
-# of its examples/ folder compiles unchanged with `kiln compile`, and `bpftool prog loadall`
+# whistler.sh — acceptance on Whistler's own examples: each of the twelve BPF-only programs
+# of its examples/ folder (runqlat's eval-when included) compiles unchanged with `kiln compile`, and `bpftool prog loadall`
 # loads every program of it. Whistler's files are not part of kiln; they are read from a
 # checkout (a peer, tests/harness/peers.sh), and without one the suite says SKIP.
 # bench/whistler.sh does the work and prints the instruction counts. Before that, kiln's own
@@ -36,6 +36,15 @@ else
 	echo "FAIL whistler/trigger-kill-event: $(tail -3 <<<"$out" | tr '\n' ' ')"
 fi
 
+# eval-when at the top level: kiln compile ran its body (probe-file, handler-case around a
+# failing eval) and the program returns the branch it chose; kiln check takes it as well
+if out=$("$KILN" test-run "$ROOT/tests/whistler/eval-when.lisp" 2>&1) && grep -q 'retval 43 ' <<<"$out" &&
+	chk=$("$KILN" check "$ROOT/tests/whistler/eval-when.lisp" 2>&1) && grep -q 'eval_when_choice *accepted' <<<"$chk"; then
+	echo "PASS whistler/eval-when-choice (retval 43: tracefs found, the missing tracepoint fell back; kiln check accepted)"
+else
+	echo "FAIL whistler/eval-when-choice: expected retval 43 and accepted, got '$(tr '\n' ' ' <<<"$out ${chk:-}" | head -c 300)'"
+fi
+
 . "$ROOT/tests/harness/peers.sh"
 out=$(bash "$ROOT/bench/whistler.sh" "$WHISTLER_DIR" 2>&1); rc=$?
 if [ $rc -eq 2 ]; then
@@ -52,4 +61,4 @@ while read -r ex insns published load; do
 		echo "FAIL whistler/$ex: $load"
 	fi
 done <<<"$out"
-[ $n -eq 11 ] || echo "FAIL whistler/examples: expected 11 examples, saw $n"
+[ $n -eq 12 ] || echo "FAIL whistler/examples: expected 12 examples, saw $n"
