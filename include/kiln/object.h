@@ -63,6 +63,14 @@ size_t kiln_object_map_count(const struct kiln_object *obj);
 /* The object's maps (valid after open; fds after load). Owned by the object: do not close. */
 struct kiln_map *kiln_object_map(const struct kiln_object *obj, size_t i);
 struct kiln_map *kiln_object_find_map(const struct kiln_object *obj, const char *name);
+/* Global variables (a kiln source's defparameter and defvar, a C object's globals), in libbpf's
+ * .rodata/.data/.bss maps: before load, set NAME (dashes and underscores alike) from TEXT,
+ * parsed through its BTF type as map values are (an integer, an address, a string for a char
+ * array, JSON for a struct or an array). A defparameter set so is a constant the verifier
+ * knows. 0; -ENOENT for no such variable (the message lists the object's), -EINVAL or
+ * -ERANGE for a value its type does not take (the message names the setting), -EBUSY after
+ * load. */
+int kiln_object_set_global(struct kiln_object *obj, const char *name, const char *text);
 /* The libbpf object underneath, for what libkiln does not wrap. */
 struct bpf_object *kiln_object_libbpf(const struct kiln_object *obj);
 

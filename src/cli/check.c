@@ -25,6 +25,19 @@ struct verdict {
 	struct kiln_object *obj;   /* kept open for its kiln_object_verifier_error() */
 };
 
+/* --set on a fresh open, its errors already said when the names were read */
+static int set_quietly(struct kiln_object *obj)
+{
+	for (int i = 0; i < cli_sets.n; i++) {
+		const char *s = cli_sets.items[i], *eq = strchr(s, '=');
+		char name[256];
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - s), s);
+		if (kiln_object_set_global(obj, name, eq + 1))
+			return -1;
+	}
+	return 0;
+}
+
 /* Load only program `index` of a fresh open of the object. */
 static int check_one(const char *path, size_t index, struct verdict *v)
 {
@@ -38,7 +51,9 @@ static int check_one(const char *path, size_t index, struct verdict *v)
 		bpf_program__set_autoload(kiln_prog_libbpf(kiln_object_prog(obj, i)), i == index);
 	struct kiln_prog *p = kiln_object_prog(obj, index);
 	v->insns = kiln_prog_insn_count(p);
-	if (kiln_object_load(obj)) {
+	if (set_quietly(obj)) {     /* checked when the names were read */
+		v->error = strdup(kiln_errmsg());
+	} else if (kiln_object_load(obj)) {
 		v->error = strdup(kiln_errmsg());
 		v->log = strdup(kiln_object_log(obj));
 	} else if (kiln_prog_info_fd(kiln_prog_fd(p), &v->info)) {
@@ -75,7 +90,7 @@ int cmd_check(int argc, char **argv)
 	const struct cli_opt opts[] = {
 		{ "--json", CLI_FLAG, &json, NULL }, { "--log", CLI_FLAG, &full_log, NULL },
 		{ "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
-		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { "--set", CLI_LIST, &cli_sets, "NAME=VALUE" }, { 0 },
 	};
 	int npos, r = cli_parse("check", check_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)
@@ -89,6 +104,10 @@ int cmd_check(int argc, char **argv)
 	struct kiln_object_opts o = { .sz = sizeof(o) };
 	if (cli_object_open("check", file, &o, &obj))
 		return 1;
+	if (cli_set_globals("check", obj)) {
+		kiln_object_close(obj);
+		return 1;
+	}
 	size_t n = kiln_object_prog_count(obj);
 	char **names = calloc(n + 1, sizeof(*names));
 	for (size_t i = 0; names && i < n; i++)

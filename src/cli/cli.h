@@ -194,6 +194,10 @@ int cli_attach_all(const char *cmd, struct kiln_object *obj, const struct cli_at
 /* Maps at DIR/maps/NAME, programs at DIR/progs/NAME, links (if given) at DIR/links/NAME;
  * all or nothing. */
 int cli_pin_all(const char *cmd, struct kiln_object *obj, const char *dir, struct kiln_link **links);
+/* objects.c: --set NAME=VALUE (repeatable) of run, load, test-run and check: the object's
+ * global variables set before cli_object_load loads it. 0, or the error said. */
+extern struct cli_list cli_sets;
+int cli_set_globals(const char *cmd, struct kiln_object *obj);
 /* Seconds as in --duration: "5", "1.5", "2s", "100ms". */
 int cli_parse_duration(const char *s, double *secs);
 

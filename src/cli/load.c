@@ -234,7 +234,8 @@ int cmd_load(int argc, char **argv)
 		{ "--pin", CLI_STR, &dir, "a directory" }, { "--iface", CLI_STR, &a.iface, "an interface" },
 		{ "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" }, { "--egress", CLI_FLAG, &a.egress, NULL },
 		{ "--attach", CLI_FLAG, &attach, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
-		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" },
+		{ "--set", CLI_LIST, &cli_sets, "NAME=VALUE" }, { 0 },
 	};
 	int npos, r = cli_parse("load", load_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)

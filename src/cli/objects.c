@@ -7,6 +7,27 @@
 
 bool cli_no_warnings;
 const char *cli_btf_path;
+struct cli_list cli_sets;
+
+int cli_set_globals(const char *cmd, struct kiln_object *obj)
+{
+	for (int i = 0; i < cli_sets.n; i++) {
+		const char *s = cli_sets.items[i], *eq = strchr(s, '=');
+		char name[256];
+		if (!eq || eq == s || (size_t)(eq - s) >= sizeof(name)) {
+			fprintf(stderr, "kiln %s: --set '%s' is not NAME=VALUE\n", cmd, s);
+			return -EINVAL;
+		}
+		memcpy(name, s, (size_t)(eq - s));
+		name[eq - s] = 0;
+		int err = kiln_object_set_global(obj, name, eq + 1);
+		if (err) {
+			fprintf(stderr, "kiln %s: --set %s: %s\n", cmd, name, kiln_errmsg());
+			return err;
+		}
+	}
+	return 0;
+}
 
 int cli_object_open(const char *cmd, const char *path, const struct kiln_object_opts *opts,
 		    struct kiln_object **out)
@@ -65,7 +86,10 @@ int cli_verifier_report(FILE *out, const struct kiln_verifier_error *ve, const c
 
 int cli_object_load(const char *cmd, struct kiln_object *obj, const char *path)
 {
-	int err = kiln_object_load(obj);
+	int err = cli_set_globals(cmd, obj);
+	if (err)
+		return err;
+	err = kiln_object_load(obj);
 	if (!err)
 		return 0;
 	cli_fail(cmd);

@@ -511,7 +511,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *ra)
 		{ "--egress", CLI_FLAG, &a->egress, NULL }, { "--json", CLI_FLAG, &ra->json, NULL },
 		{ "--freq", CLI_STR, &a->freq, "samples a second" }, { "--period", CLI_STR, &a->period, "nanoseconds" },
 		{ "--quiet|-q", CLI_FLAG, &ra->quiet, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
-		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { "--set", CLI_LIST, &cli_sets, "NAME=VALUE" },
 		{ "--interval", CLI_STR, &ivl, "a duration" }, { "--clear", CLI_FLAG, &ra->view.clear, NULL },
 		{ "--top", CLI_STR, &top, "a number of entries" }, { "--sort", CLI_STR, &ra->view.sort, "key or value" },
 		{ "--per-cpu", CLI_FLAG, &ra->view.per_cpu, NULL }, { "--metrics", CLI_STR, &ra->metrics, "ADDR:PORT" },

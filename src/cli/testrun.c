@@ -94,7 +94,8 @@ int cmd_test_run(int argc, char **argv)
 		{ "--prog", CLI_STR, &prog_name, "a program name" }, { "--data", CLI_STR, &data_hex, "hex bytes" },
 		{ "--ctx", CLI_STR, &ctx_hex, "hex bytes" }, { "--data-sample", CLI_STR, &sample, "a sample name" },
 		{ "--repeat", CLI_STR, &repeat_s, "a count" }, { "--map", CLI_LIST, &maps, "a map name" },
-		{ "--json", CLI_FLAG, &json, NULL }, { "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { 0 },
+		{ "--json", CLI_FLAG, &json, NULL }, { "--btf", CLI_STR, &cli_btf_path, "a BTF file" },
+		{ "--set", CLI_LIST, &cli_sets, "NAME=VALUE" }, { 0 },
 	};
 	int npos, r = cli_parse("test-run", test_run_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)

@@ -559,6 +559,45 @@ static int add_funcs_structs(struct bb *b)
 	return err;
 }
 
+/* The global variables' VARs (a defparameter's const volatile, as C's settings are written, so
+ * that skeletons show them so), then their data sections, each with its true size and the
+ * variables' offsets (libbpf checks them against the section and the symbols). */
+static const char *const data_sec_names[KL_NDATA] = { ".rodata", ".data", ".bss" };
+
+static int add_globals(struct bb *b)
+{
+	const struct kl_obj *obj = b->obj;
+	if (!obj->nglobals)
+		return 0;
+	int *vars = calloc(obj->nglobals, sizeof(*vars)), err = 0;
+	if (!vars)
+		return bb_fail(b, ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < obj->nglobals && !err; i++) {
+		const struct kl_global *g = &obj->globals[i];
+		int id = bb_type_id(b, g->type);
+		if (id >= 0 && g->sec == KL_DATA_RODATA) {
+			id = bb_check(b, btf__add_volatile(b->btf, id), "VOLATILE");
+			id = id < 0 ? id : bb_check(b, btf__add_const(b->btf, id), "CONST");
+		}
+		id = id < 0 ? id : bb_check(b, btf__add_var(b->btf, g->name, BTF_VAR_GLOBAL_ALLOCATED, id), "global VAR");
+		if (id < 0)
+			err = id;
+		vars[i] = id;
+	}
+	for (int s = 0; s < KL_NDATA && !err; s++) {
+		if (!obj->data_size[s])
+			continue;
+		err = bb_check(b, btf__add_datasec(b->btf, data_sec_names[s], obj->data_size[s]), "DATASEC");
+		for (uint32_t i = 0; i < obj->nglobals && err >= 0; i++)
+			if (obj->globals[i].sec == (enum kl_data_sec)s)
+				err = bb_check(b, btf__add_datasec_var_info(b->btf, vars[i], obj->globals[i].off,
+									     obj->globals[i].type->size), "global entry");
+		err = err < 0 ? err : 0;
+	}
+	free(vars);
+	return err;
+}
+
 /* The data sections that list the variables: .maps, then license (the _license VAR, made
  * here). Size 0, as clang leaves it: libbpf fills in the section's size from the ELF and sets
  * each variable's offset from its symbol. The offsets here are already right. */
@@ -628,6 +667,7 @@ int bb_build_types(struct bb *b)
 	int err = add_maps(b, vars);
 	err = err ? err : add_funcs_structs(b);
 	err = err ? err : add_datasecs(b, vars);
+	err = err ? err : add_globals(b);
 	free(vars);
 	return err;
 }

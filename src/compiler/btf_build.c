@@ -101,6 +101,30 @@ static int twice(struct bb *b, uint32_t n, const void *records, size_t stride, c
 	return 0;
 }
 
+/* A global variable's name, which no map, function or other global may share (they are all
+ * ELF symbols): sorted together, globals tagged by a name one past the array's start. */
+static int global_clash(struct bb *b, const char **dup)
+{
+	const struct kl_obj *obj = b->obj;
+	uint32_t n = obj->nglobals + obj->nmaps + obj->nfuncs, k = 0;
+	*dup = NULL;
+	struct named { const char *name; bool global; } *all = malloc((n ? n : 1) * sizeof(*all));
+	if (!all)
+		return bb_fail(b, ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < obj->nglobals; i++)
+		all[k++] = (struct named){ obj->globals[i].name, true };
+	for (uint32_t i = 0; i < obj->nmaps; i++)
+		all[k++] = (struct named){ obj->maps[i].name, false };
+	for (uint32_t i = 0; i < obj->nfuncs; i++)
+		all[k++] = (struct named){ obj->funcs[i].name, false };
+	qsort(all, n, sizeof(*all), by_name);
+	for (uint32_t i = 1; i < n && !*dup; i++)
+		if ((all[i].global || all[i - 1].global) && !strcmp(all[i].name, all[i - 1].name))
+			*dup = all[i].name;
+	free(all);
+	return 0;
+}
+
 static int check_obj(struct bb *b)
 {
 	const struct kl_obj *obj = b->obj;
@@ -128,6 +152,16 @@ static int check_obj(struct bb *b)
 	err = twice(b, obj->nmaps, obj->maps, sizeof(*obj->maps), &dup);
 	if (err || dup)
 		return err ? err : bb_fail(b, EINVAL, "two maps are named %s", dup);
+	for (uint32_t i = 0; i < obj->nglobals; i++) {
+		const struct kl_global *g = &obj->globals[i];
+		if (!is_identifier(g->name) || !strcmp(g->name, "_license"))
+			return bb_fail(b, EINVAL, "global #%u: \"%s\" is not a usable C identifier", i, g->name ? g->name : "");
+		if (g->sec >= KL_NDATA || (uint64_t)g->off + g->type->size > obj->data_size[g->sec])
+			return bb_fail(b, EINVAL, "global %s lies outside its section", g->name);
+	}
+	err = obj->nglobals ? global_clash(b, &dup) : 0;
+	if (err || dup)
+		return err ? err : bb_fail(b, EINVAL, "a global variable and another definition are both named %s", dup);
 	if (!obj->license)
 		return bb_fail(b, EINVAL, "object has no license");
 	return 0;

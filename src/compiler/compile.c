@@ -310,6 +310,11 @@ static int write_object(struct kl_comp *c, const char *out_path, struct kl_func 
 	obj.maps = kl_arena_array(c->a, struct kl_map, obj.nmaps + 1);
 	for (uint32_t i = 0; i < obj.nmaps; i++)
 		obj.maps[i] = c->maps.items[i].m;
+	obj.nglobals = (uint32_t)c->globals.len;
+	obj.globals = kl_arena_array(c->a, struct kl_global, obj.nglobals + 1);
+	for (uint32_t i = 0; i < obj.nglobals; i++)
+		obj.globals[i] = c->globals.items[i].g;
+	memcpy(obj.data_size, c->data_size, sizeof(obj.data_size));
 	obj.nstructs = (uint32_t)c->structs.len;
 	obj.structs = kl_arena_array(c->a, struct kl_type *, obj.nstructs + 1);
 	for (uint32_t i = 0; i < obj.nstructs; i++)

@@ -31,6 +31,15 @@ struct kl_mapdef {
 					   * lookup in a map of maps: the register holding it */
 };
 
+/* A global variable: (defparameter NAME INIT :type T) in .rodata, (defvar NAME INIT :type T)
+ * in .data (.bss when INIT is 0). */
+struct kl_globaldef {
+	const char *name;                 /* as written */
+	struct kl_span span;              /* of the name */
+	struct kl_global g;               /* what goes into the object (g.off: in its section) */
+	bool used;                        /* a program or function refers to it */
+};
+
 struct kl_structdef {
 	const char *name;                 /* as written */
 	struct kl_span span;              /* of the name */
@@ -98,6 +107,8 @@ struct kl_comp {
 	struct kl_options opts;
 	KL_VEC(struct kl_constdef) consts;
 	KL_VEC(struct kl_mapdef) maps;
+	KL_VEC(struct kl_globaldef) globals;
+	uint32_t data_size[KL_NDATA];     /* bytes of .rodata, .data, .bss laid out so far */
 	KL_VEC(struct kl_structdef) structs;
 	KL_VEC(struct kl_accessor) accessors;
 	KL_VEC(struct kl_fundef) funs;

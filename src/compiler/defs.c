@@ -58,6 +58,11 @@ struct kl_mapdef *kl_map_lookup(struct kl_comp *c, const char *name)
 	return LOOKUP_NAMED(c, maps, maps, name);
 }
 
+struct kl_globaldef *kl_global_lookup(struct kl_comp *c, const char *name)
+{
+	return LOOKUP_NAMED(c, globals, globals, name);
+}
+
 struct kl_structdef *kl_struct_lookup(struct kl_comp *c, const char *name)
 {
 	return LOOKUP_NAMED(c, structs, structs, name);

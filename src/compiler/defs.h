@@ -16,7 +16,7 @@ struct kl_constdef;
 
 /* Each table's entries by name (names.h): the vectors are only ever pushed to (forms.c). */
 struct kl_name_index {
-	struct kl_names maps, structs, accessors, funs, progs;
+	struct kl_names maps, structs, accessors, funs, progs, globals;
 	struct kl_names consts;   /* the last definition of each name */
 };
 
@@ -28,6 +28,7 @@ void kl_const_add(struct kl_comp *c, struct kl_constdef d);
 /* Constants, the user's and the built-in ones (XDP_PASS, xdp_pass), match in any case. */
 bool kl_const_lookup(struct kl_comp *c, const char *name, int64_t *out);
 struct kl_mapdef *kl_map_lookup(struct kl_comp *c, const char *name);
+struct kl_globaldef *kl_global_lookup(struct kl_comp *c, const char *name);
 struct kl_structdef *kl_struct_lookup(struct kl_comp *c, const char *name);
 const struct kl_accessor *kl_accessor_lookup(struct kl_comp *c, const char *name);
 struct kl_fundef *kl_fun_lookup(struct kl_comp *c, const char *name);

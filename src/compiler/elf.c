@@ -55,6 +55,9 @@ struct writer {
 	uint32_t *map_off, *map_size;
 	uint32_t maps_size;
 	uint32_t maps_shndx, license_shndx, btf_shndx, ext_shndx, symtab_shndx;
+	uint32_t data_shndx[KL_NDATA];  /* .rodata, .data, .bss (0: none) */
+	uint8_t *data[KL_NDATA];        /* .rodata's and .data's first bytes */
+	uint32_t *global_sym;
 	void *btf, *ext;
 	uint32_t btf_len, ext_len;
 };
@@ -221,9 +224,28 @@ static int place_maps(struct writer *w)
 	return err;
 }
 
+/* .rodata's and .data's bytes: each integer's first value, little-endian as BPF reads it
+ * (.bss has none: NOBITS, zero at load). */
+static int place_data(struct writer *w)
+{
+	const struct kl_obj *obj = w->obj;
+	for (int s = 0; s < KL_DATA_BSS; s++)
+		if (obj->data_size[s] && !(w->data[s] = calloc(1, obj->data_size[s])))
+			return fail(w, ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < obj->nglobals; i++) {
+		const struct kl_global *g = &obj->globals[i];
+		if (g->sec == KL_DATA_BSS || !w->data[g->sec])
+			continue;
+		uint64_t v = (uint64_t)g->init;
+		for (uint32_t k = 0; k < g->type->size && k < 8; k++)
+			w->data[g->sec][g->off + k] = (uint8_t)(v >> (8 * k));
+	}
+	return 0;
+}
+
 /* Section numbers are fixed before any symbol is made, since symbols carry them:
- * .strtab, then each code section followed by its .rel, .maps, license, .BTF, .BTF.ext,
- * .symtab last. */
+ * .strtab, then each code section followed by its .rel, .maps, .rodata, .data, .bss,
+ * license, .BTF, .BTF.ext, .symtab last. */
 static void number_sections(struct writer *w)
 {
 	uint32_t n = 1;
@@ -235,6 +257,9 @@ static void number_sections(struct writer *w)
 	}
 	if (w->obj->nmaps)
 		w->maps_shndx = n++;
+	for (int s = 0; s < KL_NDATA; s++)
+		if (w->obj->data_size[s])
+			w->data_shndx[s] = n++;
 	w->license_shndx = n++;
 	w->btf_shndx = n++;
 	if (w->ext_len)
@@ -268,6 +293,13 @@ static int check_relocs(struct writer *w)
 				    rel->insn + 1 >= f->ninsns)
 					return fail(w, EINVAL, "%s: map relocation at insn %u "
 						    "which is not ld_imm64", f->name, rel->insn);
+			} else if (rel->kind == KL_RELOC_DATA) {
+				if (rel->target >= obj->nglobals)
+					return fail(w, EINVAL, "%s: relocation to global #%u of %u",
+						    f->name, rel->target, obj->nglobals);
+				if (in->code != (BPF_LD | BPF_IMM | BPF_DW) || rel->insn + 1 >= f->ninsns)
+					return fail(w, EINVAL, "%s: data relocation at insn %u which is not ld_imm64",
+						    f->name, rel->insn);
 			} else if (rel->kind == KL_RELOC_CALL || rel->kind == KL_RELOC_FUNC) {
 				bool call = rel->kind == KL_RELOC_CALL;
 				if (rel->target >= obj->nfuncs || obj->funcs[rel->target].section)
@@ -325,6 +357,11 @@ static int make_symbols(struct writer *w)
 			     w->map_off[i], w->map_size[i]);
 		w->map_sym[i] = (uint32_t)rc;
 	}
+	for (uint32_t i = 0; i < obj->nglobals && rc >= 0; i++) {
+		const struct kl_global *g = &obj->globals[i];
+		rc = sym_add(w, g->name, STB_GLOBAL, STT_OBJECT, w->data_shndx[g->sec], g->off, g->type->size);
+		w->global_sym[i] = (uint32_t)rc;
+	}
 	if (rc >= 0)
 		rc = sym_add(w, "_license", STB_GLOBAL, STT_OBJECT, w->license_shndx, 0,
 			     strlen(obj->license) + 1);
@@ -350,11 +387,14 @@ static void make_relocs(struct writer *w)
 			struct bpf_insn *in = (struct bpf_insn *)(cs->code + off);
 			Elf64_Rel *out = &cs->rels[cs->nrels++];
 			out->r_offset = off;
-			if (rel->kind == KL_RELOC_MAP) {
+			if (rel->kind == KL_RELOC_MAP || rel->kind == KL_RELOC_DATA) {
+				/* a variable's address: its symbol, no addend (libbpf adds the symbol's
+				 * offset in its section to imm) */
 				in[0].src_reg = 0;
 				in[0].imm = 0;
 				in[1].imm = 0;
-				out->r_info = ELF64_R_INFO(w->map_sym[rel->target], R_BPF_64_64);
+				out->r_info = ELF64_R_INFO(rel->kind == KL_RELOC_MAP ? w->map_sym[rel->target]
+						: w->global_sym[rel->target], R_BPF_64_64);
 			} else if (rel->kind == KL_RELOC_FUNC) {
 				/* as clang writes a static function's address: against .text's
 				 * section symbol, the function's byte offset in the immediate */
@@ -445,6 +485,12 @@ static int write_elf(struct writer *w, int fd)
 					 maps, w->maps_size, 8, ELF_T_BYTE, 0, 0, 0, w->maps_shndx)
 			   : fail(w, ENOMEM, "out of memory");
 	}
+	static const char *const data_names[KL_NDATA] = { ".rodata", ".data", ".bss" };
+	for (int s = 0; s < KL_NDATA && !err; s++)
+		if (obj->data_size[s])
+			err = add_section(w, elf, data_names[s], s == KL_DATA_BSS ? SHT_NOBITS : SHT_PROGBITS,
+					  SHF_ALLOC | (s == KL_DATA_RODATA ? 0 : SHF_WRITE), w->data[s],
+					  obj->data_size[s], 8, ELF_T_BYTE, 0, 0, 0, w->data_shndx[s]);
 	if (!err)
 		err = add_section(w, elf, "license", SHT_PROGBITS, SHF_WRITE | SHF_ALLOC,
 				  obj->license, strlen(obj->license) + 1, 1, ELF_T_BYTE, 0, 0, 0,
@@ -488,8 +534,12 @@ static int build(struct writer *w)
 	w->map_sym = calloc(obj->nmaps + 1, sizeof(*w->map_sym));
 	w->map_off = calloc(obj->nmaps + 1, sizeof(*w->map_off));
 	w->map_size = calloc(obj->nmaps + 1, sizeof(*w->map_size));
-	if (!w->func_sym || !w->map_sym || !w->map_off || !w->map_size)
+	w->global_sym = calloc(obj->nglobals + 1, sizeof(*w->global_sym));
+	if (!w->func_sym || !w->map_sym || !w->map_off || !w->map_size || !w->global_sym)
 		return fail(w, ENOMEM, "out of memory");
+	err = place_data(w);
+	if (err)
+		return err;
 	if (str_add(w, "") < 0)
 		return -ENOMEM;
 	err = place_code(w);
@@ -523,6 +573,9 @@ static void writer_free(struct writer *w)
 	free(w->map_sym);
 	free(w->map_off);
 	free(w->map_size);
+	free(w->global_sym);
+	for (int s = 0; s < KL_NDATA; s++)
+		free(w->data[s]);
 	free(w->btf);
 	free(w->ext);
 	memset(w, 0, sizeof(*w));

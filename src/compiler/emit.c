@@ -393,13 +393,14 @@ static void em_addr(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
 	finish(e, i->d, rd);
 }
 
-/* LDMAP, LDFUNC: an ld_imm64 the loader fills in, through a relocation */
+/* LDMAP, LDFUNC, LDDATA: an ld_imm64 the loader fills in, through a relocation */
 static void em_ld64(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
 {
 	(void)idx;
 	uint8_t rd = dst(e, i->d);
 	bool fn = i->op == IR_LDFUNC;
-	struct kl_reloc r = { (uint32_t)e->out.len, fn ? KL_RELOC_FUNC : KL_RELOC_MAP, (uint32_t)i->imm };
+	struct kl_reloc r = { (uint32_t)e->out.len,
+			      fn ? KL_RELOC_FUNC : i->op == IR_LDDATA ? KL_RELOC_DATA : KL_RELOC_MAP, (uint32_t)i->imm };
 	kl_vec_push(e->c->a, &e->relocs, r);
 	struct bpf_insn lo = kl_ld64_lo(rd, 0);
 	if (fn)
@@ -500,6 +501,7 @@ static const struct { emit_fn *fn; bool drop_dead; } emitters[] = {
 	[IR_LOAD] = { em_load, true },     [IR_STORE] = { em_store, false },
 	[IR_XADD] = { em_xadd, false },    [IR_ADDR] = { em_addr, true },
 	[IR_LDMAP] = { em_ld64, true },    [IR_LDFUNC] = { em_ld64, true },
+	[IR_LDDATA] = { em_ld64, true },
 	[IR_CALL] = { em_call, false },    [IR_CALLF] = { em_call, false },
 	[IR_JMP] = { em_jmp, false },      [IR_BR] = { em_br, false },
 	[IR_LABEL] = { em_label, false },  [IR_RET] = { em_ret, false },

@@ -318,6 +318,80 @@ static int do_defmap(struct kl_comp *c, struct kl_node *n)
 	return 0;
 }
 
+/* ---- defparameter, defvar: global data ---- */
+
+/* The most bytes one data section may hold (its map's one value). */
+#define MAX_DATA_SECTION ((uint32_t)1 << 24)
+
+/* Does v fit an integer type t (either signedness's bit pattern for a full-width one)? */
+static bool fits(const struct kl_type *t, int64_t v)
+{
+	if (t->size >= 8)
+		return true;
+	int bits = (int)t->size * 8;
+	int64_t lo = t->is_signed ? -((int64_t)1 << (bits - 1)) : -((int64_t)1 << (bits - 1));
+	int64_t hi = t->is_signed ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+	return v >= lo && v <= hi;
+}
+
+/* (defparameter NAME [INIT] [:type T]): a setting in .rodata, fixed before load (C's const
+ * volatile); (defvar NAME [INIT] [:type T]): data the programs change, in .data, or .bss when
+ * INIT is 0. T defaults to u64; INIT, a constant expression, to 0 (the only one a struct or
+ * array takes). */
+static int do_defglobal(struct kl_comp *c, struct kl_node *n)
+{
+	bool param = !strcmp(kl_head(n), "defparameter");
+	const char *form = param ? "defparameter" : "defvar";
+	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
+		return kl_error(c->d, n->span, "%s needs a name: (%s NAME INIT :type TYPE)", form, form);
+	const char *name = kl_name(n->items[1]);
+	const struct kl_globaldef *old = kl_global_lookup(c, name);
+	if (old)
+		return taken(c, n->items[1], "global variable", old->name, old->span);
+	int64_t dummy;
+	if (kl_const_lookup(c, name, &dummy) || kl_map_lookup(c, name))
+		return kl_error(c->d, n->items[1]->span, "'%s' is a %s already; a global variable needs a name of its own",
+				name, kl_map_lookup(c, name) ? "map" : "constant");
+	uint32_t i = 2;
+	struct kl_node *init = NULL, *type = NULL;
+	if (i < n->nitems && n->items[i]->kind != KL_N_KEY)
+		init = n->items[i++];
+	for (; i < n->nitems; i += 2) {
+		if (n->items[i]->kind != KL_N_KEY || strcmp(n->items[i]->str, "type") || i + 1 >= n->nitems || type)
+			return kl_error(c->d, n->items[i]->span, "%s takes a name, a value and :type TYPE: (%s NAME INIT :type TYPE)",
+					form, form);
+		type = n->items[i + 1];
+	}
+	struct kl_type *t = type ? kl_type_parse(c, type) : kl_type_builtin("u64");
+	if (!t)
+		return -1;
+	if (t->kind == KL_T_PTR)
+		return kl_error(c->d, type->span, "a global variable cannot hold a pointer; give it an integer, array or struct type");
+	int64_t v = 0;
+	if (init && kl_const_eval(c, init, &v))
+		return -1;
+	bool scalar = t->kind == KL_T_INT || t->kind == KL_T_ENUM;
+	if (v && !scalar)
+		return kl_error(c->d, init->span, "a %s global starts at 0; only an integer one takes another value",
+				t->kind == KL_T_ARRAY ? "array" : "struct");
+	if (scalar && !fits(t, v))
+		return kl_error(c->d, init->span, "%lld does not fit %s's type (%u bytes, %s)", (long long)v, name,
+				t->size, t->is_signed ? "signed" : "unsigned");
+	struct kl_globaldef g = { .name = name, .span = n->items[1]->span };
+	g.g.name = kl_mangle(c->a, name);
+	g.g.type = t;
+	g.g.sec = param ? KL_DATA_RODATA : v ? KL_DATA_DATA : KL_DATA_BSS;
+	g.g.init = v;
+	uint32_t align = t->align ? t->align : 1, *size = &c->data_size[g.g.sec];
+	g.g.off = (*size + align - 1) / align * align;
+	if ((uint64_t)g.g.off + t->size > MAX_DATA_SECTION)
+		return kl_error(c->d, n->span, "global data past %u bytes in one section; keep large buffers in a map",
+				MAX_DATA_SECTION);
+	*size = g.g.off + t->size;
+	PUSH_NAMED(c, globals, globals, g);
+	return 0;
+}
+
 /* A ring buffer that with-event writes to gets a counter of the records it could not take,
  * NAME-drops (an :array of one u64), incremented when a reserve fails; readers report it.
  * Found by looking for (with-event (VAR EVENT RING) ...) in the program's forms as written. */
@@ -693,6 +767,7 @@ static const struct {
 	{ "defconstant", do_defconstant }, { "defmap", do_defmap }, { "defun", do_defun },
 	{ "defprog", do_defprog }, { "in-package", do_ignore }, { "declaim", do_ignore },
 	{ "kernel-btf", do_kernel_btf }, { "import-kernel-struct", do_import_kernel_struct },
+	{ "defparameter", do_defglobal }, { "defvar", do_defglobal },
 };
 
 /* a kiln top-level form's head (progn left to the Lisp, which runs each form in it) */

@@ -34,7 +34,7 @@ uint32_t kl_ir_use_ptrs(struct kl_ir_ins *i, kl_vreg *p[6], kl_vreg **def)
 	uint32_t n = 0;
 	*def = NULL;
 	switch (i->op) {
-	case IR_MOVI: case IR_ADDR: case IR_LDMAP: case IR_ENTRY: case IR_LDFUNC:
+	case IR_MOVI: case IR_ADDR: case IR_LDMAP: case IR_ENTRY: case IR_LDFUNC: case IR_LDDATA:
 		*def = &i->d;
 		break;
 	case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
@@ -175,7 +175,7 @@ uint32_t kl_ir_slot(struct kl_arena *a, struct kl_ir_func *f, uint32_t size, uin
 
 static const char *const op_names[] = {
 	"movi", "mov", "alu", "alu32", "neg", "end", "load", "store", "xadd", "addr", "ldmap",
-	"call", "callf", "jmp", "br", "label", "ret", "entry", "ldfunc",
+	"call", "callf", "jmp", "br", "label", "ret", "entry", "ldfunc", "lddata",
 };
 
 void kl_ir_dump(const struct kl_ir_func *f, FILE *out)

@@ -31,6 +31,8 @@ enum kl_ir_op {
 	IR_RET,     /* return a (or imm) */
 	IR_ENTRY,   /* d = incoming argument `imm` (0..4: r1..r5) at function entry */
 	IR_LDFUNC,  /* d = the address of subprogram `imm`, a callback (ld_imm64 BPF_PSEUDO_FUNC) */
+	IR_LDDATA,  /* d = the address of global variable `imm` (ld_imm64 with a data relocation:
+		     * libbpf makes it BPF_PSEUDO_MAP_VALUE into .rodata, .data or .bss) */
 };
 
 struct kl_ir_ins {

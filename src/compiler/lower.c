@@ -224,6 +224,11 @@ int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out)
 		int ar = kl_lw_arg_var(l, n, out);
 		if (ar <= 0)
 			return ar;
+		struct kl_globaldef *g = kl_global_lookup(l->c, n->str);
+		if (g) {
+			*out = kl_lw_global_read(l, g);
+			return 0;
+		}
 		if (kl_map_lookup(l->c, n->str))
 			return kl_error(l->c->d, n->span, "map '%s' used as a value; pass it to getmap, map-lookup "
 					"or a helper", kl_name(n));

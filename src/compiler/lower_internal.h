@@ -102,6 +102,12 @@ int kl_lw_address(struct lw *l, struct kl_node *pn, struct kl_node *on, struct v
 int kl_lw_stack_alloc(struct lw *l, struct kl_node *at, int64_t size, struct val *out);
 /* (setf (ctx ...) v). */
 int kl_lw_ctx_store(struct lw *l, struct kl_node *p, struct val v);
+/* lower_mem.c: global variables. A read by name (an integer's value, else the address); a
+ * store into a defvar (the stored value back in *v); (incf g delta). -1 with an error at at. */
+struct val kl_lw_global_read(struct lw *l, struct kl_globaldef *g);
+int kl_lw_global_store(struct lw *l, struct kl_globaldef *g, const struct kl_node *at, struct val *v);
+int kl_lw_global_add(struct lw *l, struct kl_globaldef *g, const struct kl_node *at, struct val delta,
+		     struct val *out);
 
 /* lower_map.c: maps, helper calls and defun calls */
 struct kl_mapdef *kl_lw_map_arg(struct lw *l, struct kl_node *n);

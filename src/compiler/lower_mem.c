@@ -62,6 +62,71 @@ void kl_lw_store_at(struct lw *l, struct val base, int64_t off, uint32_t size, s
 	kl_lw_store_to(l, rb, 0, (int32_t)off, size, v);
 }
 
+/* ---- global variables (defparameter, defvar) ---- */
+
+/* g's address: an ld_imm64 that libbpf points into its data section's map */
+static struct val global_addr(struct lw *l, struct kl_globaldef *g)
+{
+	g->used = true;
+	struct kl_ir_ins *i = emit(l, IR_LDDATA);
+	i->imm = g - l->c->globals.items;
+	i->d = vreg(l);
+	struct val v = pval(i->d);
+	v.misalign = (uint8_t)(g->g.off % 8);
+	return v;
+}
+
+/* The value of global g read by name: an integer's value, an array's or struct's address */
+struct val kl_lw_global_read(struct lw *l, struct kl_globaldef *g)
+{
+	struct val a = global_addr(l, g);
+	const struct kl_type *t = g->g.type;
+	return t->kind == KL_T_INT || t->kind == KL_T_ENUM ? kl_lw_load_at(l, a, 0, t) : a;
+}
+
+/* (setf g v): a defvar's integer stored (truncated to its size); the stored value in *v */
+int kl_lw_global_store(struct lw *l, struct kl_globaldef *g, const struct kl_node *at, struct val *v)
+{
+	const struct kl_type *t = g->g.type;
+	if (g->g.sec == KL_DATA_RODATA)
+		return kl_error(l->c->d, at->span, "cannot assign '%s': a defparameter is read-only in programs (set "
+				"it before load: kiln run --set %s=VALUE; or make it a defvar)", g->name, g->name);
+	if (t->kind != KL_T_INT && t->kind != KL_T_ENUM)
+		return kl_error(l->c->d, at->span, "cannot assign '%s': it is an %s; assign its elements through its address",
+				g->name, t->kind == KL_T_ARRAY ? "array" : "struct");
+	if (t->size < 8)
+		*v = kl_lw_truncate(l, *v, t->size, t->is_signed);
+	kl_lw_store_at(l, global_addr(l, g), 0, t->size, *v);
+	return 0;
+}
+
+/* (incf g delta): an atomic add for a 4- or 8-byte defvar (its value 0, as getmap's), a load,
+ * add and store for a narrower one (its value the new one) */
+int kl_lw_global_add(struct lw *l, struct kl_globaldef *g, const struct kl_node *at, struct val delta,
+		     struct val *out)
+{
+	const struct kl_type *t = g->g.type;
+	if (g->g.sec == KL_DATA_RODATA || (t->kind != KL_T_INT && t->kind != KL_T_ENUM)) {
+		struct val v = cval(0);
+		return kl_lw_global_store(l, g, at, &v);   /* the error */
+	}
+	if (t->size == 4 || t->size == 8) {
+		struct val a = global_addr(l, g);
+		kl_vreg d = kl_lw_reg_of(l, delta);
+		struct kl_ir_ins *i = emit(l, IR_XADD);
+		i->a = a.r;
+		i->b = d;
+		i->size = (uint8_t)t->size;
+		*out = cval(0);
+		return 0;
+	}
+	struct val sum = kl_lw_arith2(l, kl_lw_find_arith("+"), kl_lw_global_read(l, g), delta);
+	if (kl_lw_global_store(l, g, at, &sum))
+		return -1;
+	*out = sum;
+	return 0;
+}
+
 /* Zero bytes [from, size) of a stack slot with the widest aligned stores. */
 static void zero_slot(struct lw *l, uint32_t s, uint32_t from, uint32_t size)
 {

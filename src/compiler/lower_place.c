@@ -36,6 +36,12 @@ static int f_incdec(struct lw *l, struct kl_node *n, struct val *out)
 	if (n->nitems == 3 && kl_lw_lower(l, n->items[2], &delta))
 		return -1;
 	struct kl_node *p = n->items[1];
+	struct kl_globaldef *g = p->kind == KL_N_SYM && !kl_lw_find_var(l, p->str) ? kl_global_lookup(l->c, p->str) : NULL;
+	if (g) {
+		if (dec)
+			delta = delta.kind == V_CONST ? cval(kl_fold(BPF_SUB, 0, delta.c)) : kl_lw_arith2(l, kl_lw_find_arith("-"), cval(0), delta);
+		return kl_lw_global_add(l, g, p, delta, out);
+	}
 	if (kl_head(p) && !strcmp(kl_head(p), "getmap")) {
 		if (dec)
 			delta = delta.kind == V_CONST ? cval(kl_fold(BPF_SUB, 0, delta.c)) : kl_lw_arith2(l, kl_lw_find_arith("-"), cval(0), delta);
@@ -57,6 +63,9 @@ static int assign(struct lw *l, struct kl_node *p, struct val *vp, const char *w
 	struct val v = *vp;
 	if (p->kind == KL_N_SYM) {
 		struct binding *b = kl_lw_find_var(l, p->str);
+		struct kl_globaldef *g = b ? NULL : kl_global_lookup(l->c, p->str);
+		if (g)
+			return kl_lw_global_store(l, g, p, vp);
 		if (!b && kl_lw_is_arg(l, p->str))
 			return kl_error(l->c->d, p->span, "cannot assign '%s': a program's arguments are read-only "
 					"(bind a copy with let)", p->str);

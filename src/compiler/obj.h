@@ -12,12 +12,27 @@ enum kl_reloc_kind {
 	KL_RELOC_MAP,  /* ld_imm64 (BPF_PSEUDO_MAP_FD) of maps[target]: R_BPF_64_64 */
 	KL_RELOC_CALL, /* call (BPF_PSEUDO_CALL) of funcs[target], a .text subprogram */
 	KL_RELOC_FUNC, /* ld_imm64 (BPF_PSEUDO_FUNC) of funcs[target]'s address, a callback */
+	KL_RELOC_DATA, /* ld_imm64 of globals[target]'s address: R_BPF_64_64 against its symbol */
 };
 
 struct kl_reloc {
 	uint32_t insn;        /* index of the instruction in its function */
 	enum kl_reloc_kind kind;
-	uint32_t target;      /* index into obj->maps or obj->funcs */
+	uint32_t target;      /* index into obj->maps, obj->funcs or obj->globals */
+};
+
+/* The global data sections, libbpf's: each becomes a one-element array map whose value is
+ * the section (its BTF DATASEC); .rodata is frozen before the programs load, so the verifier
+ * reads its values as constants. */
+enum kl_data_sec { KL_DATA_RODATA, KL_DATA_DATA, KL_DATA_BSS, KL_NDATA };
+
+/* A global variable (defparameter: .rodata; defvar: .data, or .bss when it starts at 0). */
+struct kl_global {
+	const char *name;             /* mangled: its ELF symbol and BTF VAR */
+	const struct kl_type *type;
+	enum kl_data_sec sec;
+	uint32_t off;                 /* in its section */
+	int64_t init;                 /* an integer's first value (.rodata, .data); else 0 */
 };
 
 /* A CO-RE relocation (.BTF.ext core_relo): the instruction's imm (or a load's offset) is
@@ -92,6 +107,9 @@ struct kl_obj {
 	uint32_t nmaps;
 	struct kl_type **structs; /* defstruct/defevent types to describe in BTF by name */
 	uint32_t nstructs;
+	struct kl_global *globals; /* as defined: within a section, in offset order */
+	uint32_t nglobals;
+	uint32_t data_size[KL_NDATA]; /* each data section's bytes (0: no such section) */
 };
 
 #endif

@@ -148,7 +148,7 @@ static int classify(struct kiln_events *evs, uint32_t tid, uint32_t bits, uint32
 			f->elem_size = (uint32_t)(size / a->nelems);
 			f->is_signed = btf_is_int(et) ? !!(btf_int_encoding(et) & BTF_INT_SIGNED) : btf_kflag(et);
 		}
-	} else if (btf_is_composite(mt)) {
+	} else if (btf_is_composite(mt) || btf_is_datasec(mt)) {
 		if (depth >= MAX_NESTING)
 			return -ELOOP;
 		kind = KILN_FIELD_STRUCT;
@@ -166,12 +166,34 @@ static int classify(struct kiln_events *evs, uint32_t tid, uint32_t bits, uint32
 	return 0;
 }
 
+/* The variables of data section `t` (.rodata, .data, .bss) as fields of ev, by their names. */
+static int add_vars(struct kiln_events *evs, struct kiln_event *ev, const struct btf_type *t, int depth)
+{
+	const struct btf *btf = evs->btf;
+	const struct btf_var_secinfo *v = btf_var_secinfos(t);
+	for (uint16_t i = 0; i < btf_vlen(t); i++, v++) {
+		const struct btf_type *var = btf__type_by_id(btf, v->type);
+		if (!var || !btf_is_var(var))
+			return -EINVAL;
+		const char *name = btf__name_by_offset(btf, var->name_off);
+		struct kiln_event_field f = { .name = name ? name : "" };
+		int err = classify(evs, var->type, v->offset * 8, 0, depth, &f);
+		if (!err)
+			err = add_field(ev, &f);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* The members of struct/union `t` at bit offset `base` into ev; anonymous struct and union
- * members are flattened into it, as C reads them. */
+ * members are flattened into it, as C reads them. A data section's are its variables. */
 static int add_members(struct kiln_events *evs, struct kiln_event *ev, const struct btf_type *t,
 		       uint32_t base, int depth)
 {
 	const struct btf *btf = evs->btf;
+	if (btf_is_datasec(t))
+		return add_vars(evs, ev, t, depth);
 	const struct btf_member *m = btf_members(t);
 	for (uint16_t i = 0; i < btf_vlen(t); i++, m++) {
 		uint32_t tid = m->type, bits = base + btf_member_bit_offset(t, i);
@@ -227,7 +249,7 @@ static struct kiln_event *layout_of(struct kiln_events *evs, uint32_t id, int de
 		if (ev->type_id == id)
 			return ev;
 	const struct btf_type *t = resolve(evs->btf, &id, NULL);
-	if (!t || !btf_is_composite(t)) {
+	if (!t || !(btf_is_composite(t) || btf_is_datasec(t))) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -39,6 +39,11 @@ int kl_map_load_btf(struct kiln_map *m, struct kl_map_extra *x);
  * negative) into the first min(size, 8) bytes, range-checked for size; or, when size > 8,
  * 0x and two hex digits per byte. 0, -EINVAL or -ERANGE (no message recorded). */
 int kl_map_parse_raw(const char *s, void *out, size_t size);
+/* One field of a layout (a global variable of a data section, a struct member) written from
+ * text at base + its offset, as keys and values are parsed (an integer, an address, a string,
+ * JSON); what names it in messages ("setting 'pid'"). 0 or a negative errno, message set. */
+struct kiln_event_field;
+int kl_parse_field(const struct kiln_event_field *f, const char *what, const char *text, uint8_t *base);
 /* Read the map's info from the kernel if not yet read: 0 or a negative errno. */
 int kl_map_need_info(struct kiln_map *m);
 /* Whether bpf() said the map type lacks the operation (rather than refusing the call). */

@@ -393,6 +393,19 @@ static int parse_typed(struct kl_map_extra *x, const char *what, uint32_t type_i
 	return err;
 }
 
+int kl_parse_field(const struct kiln_event_field *f, const char *what, const char *text, uint8_t *base)
+{
+	struct ctx c = { .what = what };
+	struct kl_json bare, *j;
+	int err = read_text(what, text, &bare, &j);
+	if (err)
+		return err;
+	err = put_node(&c, f, base, j);
+	if (j != &bare)
+		kl_json_free(j);
+	return err;
+}
+
 /* An lpm-trie key written ADDRESS/PREFIXLEN (10.0.0.0/8, fd00::/16): the prefix length as a
  * u32, then the address in network order, as struct bpf_lpm_trie_key lays it out. */
 static int parse_prefix(const char *s, uint8_t *key, size_t size)

@@ -250,9 +250,15 @@ struct typed {
 
 /* The size of type t (id), past modifiers and typedefs: libbpf's answer, without its walk for
  * the common kinds (a char array's elements too). */
+/* A struct, a union, or a data section (global variables: its VARs print as members) */
+static bool is_record(const struct btf_type *t)
+{
+	return btf_is_composite(t) || btf_is_datasec(t);
+}
+
 static long size_of(const struct btf *btf, const struct btf_type *t, uint32_t id)
 {
-	if (btf_is_int(t) || btf_is_any_enum(t) || btf_is_composite(t))
+	if (btf_is_int(t) || btf_is_any_enum(t) || is_record(t))
 		return (long)t->size;
 	if (btf_is_array(t)) {
 		const struct btf_type *e = btf__type_by_id(btf, btf_array(t)->type);
@@ -524,7 +530,7 @@ typedef void put_fn(struct walk *w, const struct typed *ty, const uint8_t *p, in
 static put_fn *const by_kind[NR_BTF_KINDS] = {
 	[BTF_KIND_INT] = put_int,       [BTF_KIND_ENUM] = put_enum,     [BTF_KIND_ENUM64] = put_enum,
 	[BTF_KIND_PTR] = put_ptr,       [BTF_KIND_ARRAY] = put_array,   [BTF_KIND_STRUCT] = put_struct,
-	[BTF_KIND_UNION] = put_struct,
+	[BTF_KIND_UNION] = put_struct,  [BTF_KIND_DATASEC] = put_struct,
 };
 
 static void put_v4(struct walk *w, const struct typed *ty, const uint8_t *p, int depth)
@@ -656,14 +662,28 @@ enum decision { D_SKIP, D_FLATTEN, D_PRINT };
 static enum decision decide(const struct walk *w, const struct btf_type *t, uint16_t i, uint32_t base,
 			    struct step *s)
 {
-	const struct btf_member *m = btf_members(t) + i;
-	const char *name = btf__name_by_offset(w->btf, m->name_off);
-	s->bit = base + btf_member_bit_offset(t, i);
-	s->bits = btf_member_bitfield_size(t, i);
-	if (!resolve(w->btf, m->type, &s->ty))
+	const char *name;
+	uint32_t type;
+	if (btf_is_datasec(t)) {           /* a global variable: its VAR's name and type */
+		const struct btf_var_secinfo *v = btf_var_secinfos(t) + i;
+		const struct btf_type *var = btf__type_by_id(w->btf, v->type);
+		if (!var || !btf_is_var(var))
+			return D_SKIP;
+		name = btf__name_by_offset(w->btf, var->name_off);
+		type = var->type;
+		s->bit = base + v->offset * 8;
+		s->bits = 0;
+	} else {
+		const struct btf_member *m = btf_members(t) + i;
+		name = btf__name_by_offset(w->btf, m->name_off);
+		type = m->type;
+		s->bit = base + btf_member_bit_offset(t, i);
+		s->bits = btf_member_bitfield_size(t, i);
+	}
+	if (!resolve(w->btf, type, &s->ty))
 		return D_SKIP;
 	s->name = name ? name : "";
-	if (!*s->name && (!w->st->anon_flatten || btf_is_composite(s->ty.t)))
+	if (!*s->name && (!w->st->anon_flatten || is_record(s->ty.t)))
 		return w->st->anon_flatten ? D_FLATTEN : D_SKIP;
 	bool hide = starts_with_any(s->name, w->st->hidden);
 	s->hide[0] = hide;
@@ -769,7 +789,7 @@ struct kl_value_plan *kl_value_plan_new(const struct btf *btf, uint32_t type_id,
 	struct walk w = { .btf = btf, .st = &styles[style], .into = pl };
 	struct typed ty;
 	bool first = true;
-	if (resolve(btf, type_id, &ty) && btf_is_composite(ty.t))
+	if (resolve(btf, type_id, &ty) && is_record(ty.t))
 		members(&w, ty.t, NULL, 0, 0, &first);
 	for (size_t i = 0; i < pl->n && !pl->failed; i++) {
 		struct step *s = &pl->steps[i];
@@ -837,7 +857,7 @@ void kl_value_record(struct kl_out *o, const struct kiln_event *ev, const void *
 	for (size_t i = 0; pl && i < pl->n; i++)
 		if (!pl->steps[i].hide[w.json] && print_step(&w, &pl->steps[i], data, pl->steps[i].depth, &first))
 			break;
-	if (!pl && t && btf_is_composite(t))
+	if (!pl && t && is_record(t))
 		members(&w, t, data, 0, 0, &first);
 	if (size < ev->size)
 		kl_out_puts(o, fmt->json ? ",\"truncated\":true" : " (truncated)");

@@ -171,7 +171,7 @@ static bool key_of(const struct gvn *g, uint32_t i, struct key *k)
 	case IR_ADDR:
 		k->slot = in->slot, k->off = in->off;
 		return true;
-	case IR_LDMAP: case IR_LDFUNC:
+	case IR_LDMAP: case IR_LDFUNC: case IR_LDDATA:
 		k->imm = in->imm;
 		return true;
 	case IR_ALU:
@@ -328,7 +328,7 @@ void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 				 * constant, an address), and arithmetic whose leader is in another block
 				 * (a copy saves one instruction at most, and keeping the leader's register
 				 * alive across blocks costs registers: the allocator spills) */
-				bool cheap = in->op == IR_MOVI || in->op == IR_ADDR || in->op == IR_LDMAP || in->op == IR_LDFUNC ||
+				bool cheap = in->op == IR_MOVI || in->op == IR_ADDR || in->op == IR_LDMAP || in->op == IR_LDFUNC || in->op == IR_LDDATA ||
 					     (e && in->op != IR_LOAD && in->op != IR_CALL && s.vals[e->val].block != b &&
 					      !var_offset(in));
 				if (e && in->op == IR_CALL && !known_nonnull(&g, e->val))

@@ -73,7 +73,7 @@ void kl_pass_propagate(struct kl_arena *a, struct kl_ir_func *f)
 		/* every read of a copy reads the original (the def is before the use: one def) */
 #define COPY(x) do { if ((x) && copy_of[(x)] && def_at[(x)] < i) (x) = copy_of[(x)]; } while (0)
 		if (in->op != IR_LABEL && in->op != IR_ENTRY) {
-			if (!(in->op == IR_MOVI || in->op == IR_ADDR || in->op == IR_LDMAP || in->op == IR_LDFUNC))
+			if (!(in->op == IR_MOVI || in->op == IR_ADDR || in->op == IR_LDMAP || in->op == IR_LDFUNC || in->op == IR_LDDATA))
 				COPY(in->a);
 			if (!in->has_imm)
 				COPY(in->b);

@@ -8,7 +8,7 @@
 bool kl_opt_pure(uint8_t op)
 {
 	return op == IR_MOVI || op == IR_MOV || op == IR_ALU || op == IR_ALU32 || op == IR_NEG ||
-	       op == IR_END || op == IR_LOAD || op == IR_ADDR || op == IR_LDMAP || op == IR_LDFUNC;
+	       op == IR_END || op == IR_LOAD || op == IR_ADDR || op == IR_LDMAP || op == IR_LDFUNC || op == IR_LDDATA;
 }
 
 bool kl_opt_reads(const struct kl_ir_ins *in, kl_vreg v)
