@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 typedef uint32_t kl_vreg;        /* 0 means "none" */
+struct kl_asm_block;
 
 enum kl_ir_op {
 	IR_MOVI,    /* d = imm (any 64-bit value) */
@@ -31,6 +32,8 @@ enum kl_ir_op {
 	IR_RET,     /* return a (or imm) */
 	IR_ENTRY,   /* d = incoming argument `imm` (0..4: r1..r5) at function entry */
 	IR_LDFUNC,  /* d = the address of subprogram `imm`, a callback (ld_imm64 BPF_PSEUDO_FUNC) */
+	IR_ASM,     /* d = the raw instructions of asmb run on args (asm_block.h): opaque, with
+		     * effects on any memory and on the registers asmb->clobbers */
 };
 
 struct kl_ir_ins {
@@ -51,6 +54,7 @@ struct kl_ir_ins {
 	kl_vreg args[5];
 	uint32_t core;        /* MOVI, ALU add with imm, LOAD: the imm (off for LOAD) is a CO-RE
 			       * relocated value, record core - 1 of core.c; never folded */
+	const struct kl_asm_block *asmb;   /* ASM: its block */
 	struct kl_span span;
 };
 
