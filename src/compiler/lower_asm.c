@@ -237,7 +237,7 @@ static int define_label(struct as *s, const struct kl_node *n)
 {
 	for (size_t k = 0; k < s->labels.len; k++)
 		if (!strcmp(s->labels.items[k].name, n->str))
-			return ERR(s, n, "label '%s' is defined twice in this asm", kl_name(n));
+			return ERR(s, n, "label '%s%s' is defined twice in this asm", n->kind == KL_N_KEY ? ":" : "", kl_name(n));
 	kl_vec_push(s->l->c->a, &s->labels, ((struct label_def){ n->str, (uint32_t)s->insns.len }));
 	return 0;
 }
@@ -252,8 +252,8 @@ static int resolve(struct as *s)
 			if (!strcmp(s->labels.items[j].name, fx->label->str))
 				d = &s->labels.items[j];
 		if (!d)
-			return ERR(s, fx->label, "label '%s' is not defined in this asm (a jump may not leave it)",
-				   kl_name(fx->label));
+			return ERR(s, fx->label, "label '%s%s' is not defined in this asm (a jump may not leave it)",
+				   fx->label->kind == KL_N_KEY ? ":" : "", kl_name(fx->label));
 		s->insns.items[fx->insn].off = (int16_t)((int64_t)d->at - (int64_t)fx->insn - 1);
 	}
 	return 0;
