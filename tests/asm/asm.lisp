@@ -78,3 +78,20 @@
 (defprog whistler-asm (:type :xdp)
   (let ((t (asm #x85 0 0 0 5)))
     (if (> t 0) 3 4)))
+
+;; exit inside asm, with a way on to the end: returns 7 from the program
+(defprog early-exit (:type :xdp)
+  (asm ((r1 1))
+    (jne r1 1 :on)
+    (mov64 r0 7)
+    (exit)
+    :on)
+  2)
+
+;; names read without regard to case, a helper by number: 11
+(DEFPROG UPPER-CASE (:TYPE :XDP)
+  (ASM () :OUT R3
+    (CALL 7)
+    (MOV64 R3 R0)
+    (AND64 R3 0)
+    (ADD64 R3 11)))

@@ -4,7 +4,8 @@
 # computed in asm, a loop with labels, a helper call inside asm (a map lookup on inputs a
 # map and a key's address), values live across an asm that calls and writes r6-r9, ld_imm64
 # and 32-bit operations, a defun whose inputs arrive in each other's registers, and
-# Whistler's (asm OPCODE DST SRC OFF IMM); each return value is checked. `kiln disasm`
+# Whistler's (asm OPCODE DST SRC OFF IMM), an exit inside asm, upper-case names; each return
+# value is checked. `kiln disasm`
 # shows each written instruction as exactly that instruction, at its own source line, with
 # its jump offsets within the block. The error cases are tests/errors/asm-*.lisp.
 set -u
@@ -23,7 +24,9 @@ asm_lookup 5
 live_across 9
 wide_narrow 574908041
 in_defun 3337
-whistler_asm 3'
+whistler_asm 3
+early_exit 7
+UPPER_CASE 11'
 
 for o in -O2 -O0; do
 	if ! err=$("$KILN" compile $o "$src" -o "$tmp/asm$o.o" 2>&1); then
@@ -73,7 +76,13 @@ expect='(mov64 r0 r1|r0 = r1
 (mov64 r0 1|r0 = 1
 (lsh64 r0 8|r0 <<= 8
 (or64 r0 r1|r0 |= r1
-(let ((t (asm #x85 0 0 0 5|call bpf_ktime_get_ns#5'
+(let ((t (asm #x85 0 0 0 5|call bpf_ktime_get_ns#5
+(jne r1 1 :on|if r1 != 0x1 goto +2
+(exit|exit
+(CALL 7|call bpf_get_prandom_u32#7
+(MOV64 R3 R0|r3 = r0
+(AND64 R3 0|r3 &= 0
+(ADD64 R3 11|r3 += 11'
 for o in -O2 -O0; do
 	[ -f "$tmp/asm$o.o" ] || continue
 	if ! dis=$("$KILN" disasm "$tmp/asm$o.o" --json 2>&1); then
