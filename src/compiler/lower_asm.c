@@ -235,6 +235,9 @@ static int instruction(struct as *s, const struct kl_node *x)
 
 static int define_label(struct as *s, const struct kl_node *n)
 {
+	if (n->kind == KL_N_SYM && kl_asm_op_find(n->str))
+		return ERR(s, n, "'%s' alone is a label; the instruction is written (%s), a label so named :%s",
+			   kl_name(n), kl_name(n), kl_name(n));
 	for (size_t k = 0; k < s->labels.len; k++)
 		if (!strcmp(s->labels.items[k].name, n->str))
 			return ERR(s, n, "label '%s%s' is defined twice in this asm", n->kind == KL_N_KEY ? ":" : "", kl_name(n));
@@ -424,6 +427,11 @@ static int f_asm(struct lw *l, struct kl_node *n, struct val *out)
 	}
 	if (resolve(&s) || paths(&s, n))
 		return -1;
+	uint16_t set = s.writes | (s.calls ? 1 : 0);
+	for (uint32_t j = 0; j < nin; j++)
+		set |= (uint16_t)(1u << in_reg[j]);
+	if (out_reg >= 0 && !(set >> out_reg & 1))
+		return ERR(&s, n->items[3], "asm's :out r%d is neither an input nor written by the block", out_reg);
 	finish(&s, in, in_reg, nin, out_reg, out);
 	return 0;
 }
