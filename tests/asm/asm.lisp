@@ -95,3 +95,16 @@
     (MOV64 R3 R0)
     (AND64 R3 0)
     (ADD64 R3 11)))
+
+;; asm in an unrolled loop, and in a bpf_loop callback: 190 and 42052
+(defprog in-loop (:type :xdp)
+  (let ((s 0))
+    (dotimes (i 20)
+      (setf s (asm ((r3 s) (r4 i)) :out r3 (add64 r3 r4) (xor64 r3 1))))
+    s))
+
+(defprog in-callback (:type :xdp)
+  (let ((s 0))
+    (dotimes (i 3000)
+      (setf s (asm ((r1 s) (r2 i)) :out r1 (add64 r1 r2) (and64 r1 65535))))
+    s))

@@ -5,7 +5,7 @@
 # map and a key's address), values live across an asm that calls and writes r6-r9, ld_imm64
 # and 32-bit operations, a defun whose inputs arrive in each other's registers, and
 # Whistler's (asm OPCODE DST SRC OFF IMM), an exit inside asm, upper-case names; each return
-# value is checked. `kiln disasm`
+# value is checked, and asm in an unrolled loop and in a bpf_loop callback. `kiln disasm`
 # shows each written instruction as exactly that instruction, at its own source line, with
 # its jump offsets within the block. The error cases are tests/errors/asm-*.lisp.
 set -u
@@ -26,7 +26,9 @@ wide_narrow 574908041
 in_defun 3337
 whistler_asm 3
 early_exit 7
-UPPER_CASE 11'
+UPPER_CASE 11
+in_loop 190
+in_callback 42052'
 
 for o in -O2 -O0; do
 	if ! err=$("$KILN" compile $o "$src" -o "$tmp/asm$o.o" 2>&1); then
