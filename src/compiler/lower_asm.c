@@ -387,6 +387,9 @@ static int whistler(struct as *s, struct kl_node *n, struct val *out)
 		return out_of_range(s, n->items[5], "immediate", INT32_MIN, INT32_MAX);
 	if (strchr(op->shape, 'd') && f[1] == KL_FP)
 		return ERR(s, n->items[2], "'%s' writes r10, the read-only frame pointer", op->name);
+	int32_t imm;
+	if (strchr(op->shape, 'R') && !(f[0] & BPF_X) && alu_imm(s, op, n->items[5], f[4], &imm))
+		return -1;
 	if (strchr(op->shape, 'L') && f[3] != 0)
 		return ERR(s, n->items[4], "a jump in Whistler's asm leaves the instruction: the offset must be 0");
 	struct bpf_insn i = kl_insn((uint8_t)f[0], (uint8_t)f[1], (uint8_t)f[2], (int16_t)f[3], (int32_t)f[4]);
