@@ -37,7 +37,7 @@
 (defconst kiln-forms
   '("with-event" "with-ringbuf" "when-let" "if-let" "dotimes" "dolist" "case"
     "getmap" "map-lookup" "map-update" "map-delete" "core-read" "incf" "decf" "setf"
-    "import-kernel-struct")
+    "import-kernel-struct" "asm")
   "kiln's own special forms and common macros.")
 
 (defconst kiln-types

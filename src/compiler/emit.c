@@ -2,6 +2,7 @@
  * the scratch registers, parallel moves for call arguments, jump offsets, relocations and
  * one line-info record per source position. */
 #include "asm.h"
+#include "asm_block.h"
 #include "compile.h"
 #include "emit.h"
 #include "core.h"
@@ -140,8 +141,8 @@ static void load_imm(struct em *e, uint8_t r, int64_t v)
 	}
 }
 
-/* Moves src[k] -> dst[k] as if all at once; a cycle goes through a free register of r0-r5. */
-static void parallel_move(struct em *e, int8_t *srcs, int8_t *dsts, uint32_t n)
+/* Moves src[k] -> dst[k] as if all at once; a cycle goes through a free register of temps. */
+static void parallel_move_via(struct em *e, int8_t *srcs, int8_t *dsts, uint32_t n, uint16_t temps)
 {
 	bool done[10] = { 0 };
 	for (uint32_t left = n; left;) {
@@ -173,8 +174,8 @@ static void parallel_move(struct em *e, int8_t *srcs, int8_t *dsts, uint32_t n)
 		while (done[k])
 			k++;
 		int t = 0;
-		for (; t < 6; t++) {
-			bool busy = false;
+		for (; t < 10; t++) {
+			bool busy = !(temps >> t & 1);
 			for (uint32_t j = 0; j < n; j++)
 				if (!done[j] && srcs[j] == t)
 					busy = true;
@@ -187,6 +188,12 @@ static void parallel_move(struct em *e, int8_t *srcs, int8_t *dsts, uint32_t n)
 			if (!done[j] && srcs[j] == old)
 				srcs[j] = (int8_t)t;
 	}
+}
+
+/* A cycle through r0-r5, which a call changes anyway. */
+static void parallel_move(struct em *e, int8_t *srcs, int8_t *dsts, uint32_t n)
+{
+	parallel_move_via(e, srcs, dsts, n, 0x3f);
 }
 
 /* Arguments into r1..rn: register moves first, then loads of spilled ones. */
@@ -434,6 +441,42 @@ static void em_call(struct em *e, uint32_t idx, const struct kl_ir_ins *i)   /* 
 		put(e, kl_ldx(8, (uint8_t)reg(e, e->al->save_vreg[k]), KL_FP, spill_off(e, e->al->save_vreg[k])));
 }
 
+/* An asm block: its inputs into their registers (moves, a cycle through a register it changes
+ * that is no input, then the spilled ones loaded), its instructions exactly as written, each
+ * at its own source position, and its output taken from its register. Nothing after it looks
+ * back into it (a landing): its jumps may skip any of its instructions. */
+static void em_asm(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
+{
+	(void)idx;
+	const struct kl_asm_block *b = i->asmb;
+	int8_t s[5], d[5];
+	uint32_t n = 0;
+	uint16_t inputs = 0;
+	for (uint32_t k = 0; k < i->nargs; k++) {
+		inputs |= (uint16_t)(1u << b->in_reg[k]);
+		if (reg(e, i->args[k]) >= 0) {
+			s[n] = (int8_t)reg(e, i->args[k]);
+			d[n++] = (int8_t)b->in_reg[k];
+		}
+	}
+	parallel_move_via(e, s, d, n, (uint16_t)(b->clobbers & ~inputs));
+	for (uint32_t k = 0; k < i->nargs; k++)
+		if (reg(e, i->args[k]) < 0)
+			put(e, kl_ldx(8, b->in_reg[k], KL_FP, spill_off(e, i->args[k])));
+	struct kl_span at = e->span;
+	e->landing = (uint32_t)e->out.len + 1;
+	for (uint32_t k = 0; k < b->ninsns; k++) {
+		e->span = b->spans[k];
+		put(e, b->insns[k]);
+	}
+	e->span = at;
+	e->landing = (uint32_t)e->out.len + 1;
+	if (i->d && reg(e, i->d) == KL_REG_SPILLED)
+		put(e, kl_stx(8, KL_FP, (uint8_t)b->out_reg, spill_off(e, i->d)));
+	else if (i->d && reg(e, i->d) >= 0 && reg(e, i->d) != b->out_reg)
+		put(e, kl_mov((uint8_t)reg(e, i->d), (uint8_t)b->out_reg));
+}
+
 static void em_jmp(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
 {
 	if (!falls_to(e->f, idx, i->label))
@@ -505,7 +548,7 @@ static const struct { emit_fn *fn; bool drop_dead; } emitters[] = {
 	[IR_CALL] = { em_call, false },    [IR_CALLF] = { em_call, false },
 	[IR_JMP] = { em_jmp, false },      [IR_BR] = { em_br, false },
 	[IR_LABEL] = { em_label, false },  [IR_RET] = { em_ret, false },
-	[IR_ENTRY] = { em_entry, false },
+	[IR_ENTRY] = { em_entry, false },  [IR_ASM] = { em_asm, false },
 };
 
 static void emit_ins(struct em *e, uint32_t idx)

@@ -58,7 +58,7 @@ uint32_t kl_ir_use_ptrs(struct kl_ir_ins *i, kl_vreg *p[6], kl_vreg **def)
 		if (!i->has_imm && i->b)
 			p[n++] = &i->b;
 		break;
-	case IR_CALL: case IR_CALLF:
+	case IR_CALL: case IR_CALLF: case IR_ASM:
 		for (uint32_t k = 0; k < i->nargs; k++)
 			p[n++] = &i->args[k];
 		*def = &i->d;
@@ -175,7 +175,7 @@ uint32_t kl_ir_slot(struct kl_arena *a, struct kl_ir_func *f, uint32_t size, uin
 
 static const char *const op_names[] = {
 	"movi", "mov", "alu", "alu32", "neg", "end", "load", "store", "xadd", "addr", "ldmap",
-	"call", "callf", "jmp", "br", "label", "ret", "entry", "ldfunc", "lddata",
+	"call", "callf", "jmp", "br", "label", "ret", "entry", "ldfunc", "lddata", "asm",
 };
 
 void kl_ir_dump(const struct kl_ir_func *f, FILE *out)

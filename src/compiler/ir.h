@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 typedef uint32_t kl_vreg;        /* 0 means "none" */
+struct kl_asm_block;
 
 enum kl_ir_op {
 	IR_MOVI,    /* d = imm (any 64-bit value) */
@@ -33,6 +34,8 @@ enum kl_ir_op {
 	IR_LDFUNC,  /* d = the address of subprogram `imm`, a callback (ld_imm64 BPF_PSEUDO_FUNC) */
 	IR_LDDATA,  /* d = the address of global variable `imm` (ld_imm64 with a data relocation:
 		     * libbpf makes it BPF_PSEUDO_MAP_VALUE into .rodata, .data or .bss) */
+	IR_ASM,     /* d = the raw instructions of asmb run on args (asm_block.h): opaque, with
+		     * effects on any memory and on the registers asmb->clobbers */
 };
 
 struct kl_ir_ins {
@@ -53,6 +56,7 @@ struct kl_ir_ins {
 	kl_vreg args[5];
 	uint32_t core;        /* MOVI, ALU add with imm, LOAD: the imm (off for LOAD) is a CO-RE
 			       * relocated value, record core - 1 of core.c; never folded */
+	const struct kl_asm_block *asmb;   /* ASM: its block */
 	struct kl_span span;
 };
 

@@ -23,6 +23,7 @@ static const struct { const struct kl_lw_form *forms; const size_t *n; } form_ta
 	{ kl_lw_core_forms, &kl_lw_ncore_forms }, { kl_lw_queue_forms, &kl_lw_nqueue_forms },
 	{ kl_lw_event_forms, &kl_lw_nevent_forms }, { kl_lw_func_forms, &kl_lw_nfunc_forms },
 	{ kl_lw_loop_forms, &kl_lw_nloop_forms }, { kl_lw_args_forms, &kl_lw_nargs_forms },
+	{ kl_lw_asm_forms, &kl_lw_nasm_forms },
 };
 
 /* The rows of every table sorted by name, a name's first row (in table order) kept: made once

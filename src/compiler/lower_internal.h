@@ -42,6 +42,8 @@ extern const struct kl_lw_form kl_lw_func_forms[];     /* lower_func.c */
 extern const size_t kl_lw_nfunc_forms;
 extern const struct kl_lw_form kl_lw_loop_forms[];     /* lower_loop.c: dotimes */
 extern const size_t kl_lw_nloop_forms;
+extern const struct kl_lw_form kl_lw_asm_forms[];      /* lower_asm.c: asm */
+extern const size_t kl_lw_nasm_forms;
 /* lower_args.c's forms: (arg N), (retval). */
 extern const struct kl_lw_form kl_lw_args_forms[];
 extern const size_t kl_lw_nargs_forms;

@@ -4,6 +4,7 @@
  * of virtual registers onto r0-r9: values live across a call go to r6-r9, hints put call arguments in
  * r1-r5 and results in r0, and when registers run out whole intervals spill to the stack
  * (r0 and r5 then become scratch registers). Finally the stack frame is laid out. */
+#include "asm_block.h"
 #include "cfg.h"
 #include "ir.h"
 #include "regalloc.h"
@@ -21,6 +22,7 @@ struct ivl {
 	int8_t hint_reg;         /* -1: none */
 	kl_vreg hint_vreg;       /* take this vreg's register if free */
 	bool prefer_saved;       /* dies computing a value that lives across a call: r6-r9 first */
+	uint16_t forbid;         /* registers an asm block it lives across may change */
 };
 
 enum { SHORT = 10 };
@@ -137,6 +139,7 @@ static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mod
 			if (active[r] && active[r]->end < iv->start)
 				active[r] = NULL;
 		uint16_t allowed = iv->crosses_call ? 0x3c0 : 0x3ff;   /* r6-r9 or r0-r9 */
+		allowed &= (uint16_t)~iv->forbid;
 		if (spill_mode)
 			allowed &= (uint16_t)~((1u << 0) | (1u << 5));
 		uint16_t free = 0;
@@ -164,7 +167,8 @@ static uint32_t scan(struct ivl **order, uint32_t n, int8_t *reg, bool spill_mod
 			/* the arguments least used first; r0, which each call's result takes, last */
 			static const int caller[] = { 5, 4, 3, 2, 1, 0 };
 			for (int q = 0; q < 6 && pick < 0; q++)
-				if (!active[caller[q]] && !(spill_mode && (caller[q] == 0 || caller[q] == 5)))
+				if (!active[caller[q]] && !(spill_mode && (caller[q] == 0 || caller[q] == 5)) &&
+				    !(iv->forbid >> caller[q] & 1))
 					pick = caller[q];
 			if (pick >= 0)
 				saved[iv->v] = true;
@@ -229,7 +233,8 @@ static bool find_scratch(const struct kl_ir_func *f, struct ivl **order, uint32_
 		for (uint32_t k = 0; k < ud.nuses; k++)
 			touches |= out->reg[ud.uses[k]] < 0;
 		/* calls, entries and returns move spilled values straight to their fixed registers */
-		if (!touches || in->op == IR_CALL || in->op == IR_CALLF || in->op == IR_ENTRY || in->op == IR_RET)
+		if (!touches || in->op == IR_CALL || in->op == IR_CALLF || in->op == IR_ENTRY || in->op == IR_RET ||
+		    in->op == IR_ASM)
 			continue;
 		uint16_t b = busy[i];
 		int got = 0;
@@ -436,6 +441,23 @@ static uint32_t *loop_weights(struct kl_arena *a, const struct kl_ir_func *f, co
 	return w;
 }
 
+/* An interval that lives across asm blocks (from before one to after it, as across a call)
+ * keeps out of the registers they may change. The blocks an interval spans are found by
+ * bisection; each is looked at once per interval living across it. */
+static void asm_forbid(struct kl_arena *a, const struct kl_ir_func *f, struct ivl **order, uint32_t norder)
+{
+	uint32_t *at = kl_arena_array(a, uint32_t, f->nins + 1);
+	size_t n = 0;
+	for (uint32_t i = 0; i < f->nins; i++)
+		if (f->ins[i].op == IR_ASM)
+			at[n++] = i;
+	for (uint32_t k = 0; n && k < norder; k++) {
+		struct ivl *v = order[k];
+		for (size_t j = first_call_after(at, n, v->start); j < n && 2 * at[j] + 1 < v->end; j++)
+			v->forbid |= f->ins[at[j]].asmb->clobbers;
+	}
+}
+
 /* Each vreg's interval (seen: it has one; used: something reads it), its register hints,
  * and whether it lives across a call. Returns the intervals in order of their starts. */
 static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, const struct calls *calls,
@@ -472,6 +494,11 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, co
 				iv[in->args[k]].hint_reg = (int8_t)(k + 1);
 			if (iv[in->d].hint_reg < 0)
 				iv[in->d].hint_reg = 0;
+		} else if (in->op == IR_ASM) {   /* its inputs and output where it names them */
+			for (uint32_t k = 0; k < in->nargs; k++)
+				iv[in->args[k]].hint_reg = (int8_t)in->asmb->in_reg[k];
+			if (in->d)
+				iv[in->d].hint_reg = in->asmb->out_reg;
 		} else if (in->op == IR_ENTRY) {
 			iv[in->d].hint_reg = (int8_t)(in->imm + 1);
 		} else if (in->op == IR_RET && !in->has_imm && in->a) {
@@ -529,6 +556,7 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, co
 			iv[in->a].hint_reg = -1;   /* (y's own hint, r0-r5, which y cannot have) */
 		}
 	}
+	asm_forbid(a, f, order, norder);
 	qsort(order, norder, sizeof(*order), cmp_start);
 	*norder_out = norder;
 	return order;

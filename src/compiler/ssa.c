@@ -51,7 +51,7 @@ void kl_ssa_mem_effects(const struct kl_ir_ins *in, uint8_t base_region, uint32_
 		*reads = all;
 		*writes = IN(writes_nothing, in->imm) ? 1u << KL_MEM_CALLS : all;
 		break;
-	case IR_CALLF:
+	case IR_CALLF: case IR_ASM:
 		*reads = *writes = all;
 		break;
 	default:
@@ -98,7 +98,7 @@ static uint8_t *regions(struct kl_arena *a, const struct kl_ir_func *f)
 		case IR_CALL:
 			origin[in->d] |= IN(returns_mapval, in->imm) ? 1 << KL_MEM_MAPVAL : KL_REGION_ALL;
 			break;
-		case IR_CALLF:
+		case IR_CALLF: case IR_ASM:
 			origin[in->d] |= KL_REGION_ALL;
 			break;
 		case IR_MOV: case IR_ALU32: case IR_NEG: case IR_END:
@@ -126,6 +126,9 @@ static uint8_t *regions(struct kl_arena *a, const struct kl_ir_func *f)
 			const struct kl_ir_ins *in = &f->ins[i];
 			if ((in->op == IR_STORE || in->op == IR_XADD) && !in->has_imm && in->b && in->b < n)
 				stored |= cls[uf_find(p, in->b)];
+			for (uint32_t k = 0; in->op == IR_ASM && k < in->nargs; k++)   /* it may store them */
+				if (in->args[k] < n)
+					stored |= cls[uf_find(p, in->args[k])];
 		}
 		bool changed = false;
 		for (uint32_t i = 0; i < f->nins; i++) {

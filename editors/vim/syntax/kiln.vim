@@ -18,7 +18,7 @@ syn keyword kilnDefine defmap defprog defstruct defevent defunion defun defmacro
 syn match kilnDefName "[^ \t()]\+" contained
 syn keyword kilnForm with-event with-ringbuf when-let if-let dotimes dolist case
       \ getmap map-lookup map-update map-delete core-read incf decf setf
-      \ import-kernel-struct containedin=lispList contained
+      \ import-kernel-struct asm containedin=lispList contained
 syn match kilnType ":\%(hash\|array\|percpu-hash\|percpu-array\|ringbuf\|prog-array\|lpm-trie\|lru-hash\|lru-percpu-hash\|stack-trace\|perf-event-array\|array-of-maps\|hash-of-maps\|cgroup-array\|devmap\|devmap-hash\|cpumap\|xskmap\|sockmap\|sockhash\|reuseport-sockarray\|user-ringbuf\|queue\|stack\|bloom-filter\|task-storage\|sk-storage\|inode-storage\|cgrp-storage\|cgroup-storage\|percpu-cgroup-storage\)\>" containedin=lispList
 syn match kilnType ":\%(xdp\|tc\|socket-filter\|cgroup-skb\|tracepoint\|raw-tracepoint\|tp-btf\|fentry\|fexit\|fmod-ret\|lsm\|kprobe\|kretprobe\|uprobe\|uretprobe\|perf-event\|sk-lookup\|cgroup-sock\|cgroup-sock-addr\|sock-ops\|sk-reuseport\)\>" containedin=lispList
 syn match kilnType ":\%([ui]\%(8\|16\|32\|64\)\|ipv4\)\>" containedin=lispList

@@ -6,6 +6,7 @@
  * address, with nothing between that could read it (a load of those bytes, a call, a store
  * or load through a pointer not known to be the slot's, the end of the block), goes. */
 #include "compiler/opt/passes.h"
+#include <string.h>
 
 static void drop(struct kl_ir_ins *in)
 {
@@ -24,6 +25,8 @@ void kl_pass_dse(struct kl_arena *a, struct kl_ir_func *f)
 		const struct kl_ir_ins *in = &f->ins[i];
 		if ((in->op == IR_ADDR && !slot_of[in->d]) || (in->op == IR_LOAD && !in->a) || (in->op == IR_XADD && !in->a))
 			read[in->slot <= f->nslots ? in->slot : 0] = true;
+		if (in->op == IR_ASM)   /* raw instructions may read any slot through r10 */
+			memset(read, 1, f->nslots + 1);
 		/* an address that goes anywhere but into accesses, or an access that reads */
 		struct kl_ir_operands u;
 		kl_ir_operands(in, &u);
@@ -60,7 +63,7 @@ void kl_pass_dse(struct kl_arena *a, struct kl_ir_func *f)
 			if (p && o < pending_off[s] + f->ins[p - 1].size && pending_off[s] < o + in->size)
 				pending[s] = 0;
 		} else if (in->op == IR_LABEL || in->op == IR_JMP || in->op == IR_BR || in->op == IR_RET ||
-			   in->op == IR_CALL || in->op == IR_CALLF || in->op == IR_STORE || in->op == IR_XADD ||
+			   in->op == IR_CALL || in->op == IR_CALLF || in->op == IR_ASM || in->op == IR_STORE || in->op == IR_XADD ||
 			   in->op == IR_LOAD) {
 			gen++;
 		}

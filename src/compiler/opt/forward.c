@@ -100,8 +100,8 @@ static int64_t source(const struct kl_ir_func *f, struct slots *sl, uint32_t i, 
 		}
 		if (q->op == IR_RET)
 			continue;   /* (what follows it is entered by a label) */
-		if ((q->op == IR_CALL || q->op == IR_CALLF) && sl->escaped[l.slot])
-			return -1;   /* it may write the slot through its address */
+		if (((q->op == IR_CALL || q->op == IR_CALLF) && sl->escaped[l.slot]) || q->op == IR_ASM)
+			return -1;   /* it may write the slot through its address (asm: through r10 too) */
 		if (q->op != IR_STORE && q->op != IR_XADD)
 			continue;
 		if (!where(sl, q, &p)) {

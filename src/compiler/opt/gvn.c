@@ -150,7 +150,7 @@ static bool key_bytes(const struct gvn *g, uint32_t call, struct key *k)
 			k->y = vn_of(g, kl_ssa_use(s, i, 0));
 			return k->y != 0;
 		}
-		if (in->op == IR_STORE || in->op == IR_XADD || in->op == IR_CALL || in->op == IR_CALLF ||
+		if (in->op == IR_STORE || in->op == IR_XADD || in->op == IR_CALL || in->op == IR_CALLF || in->op == IR_ASM ||
 		    (in->op == IR_LOAD && !in->a && in->slot == slot))
 			return false;
 	}

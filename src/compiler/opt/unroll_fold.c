@@ -121,7 +121,7 @@ static bool loop_at(const struct kl_ir_func *f, const uint32_t *at, struct kl_ba
 	 * the whole function: 2,000 such loops took 0.57 s) */
 	for (uint32_t i = t + 1; i < j; i++) {
 		uint8_t op = f->ins[i].op;
-		if (op == IR_LOAD || op == IR_STORE || op == IR_XADD || op == IR_CALL || op == IR_CALLF)
+		if (op == IR_LOAD || op == IR_STORE || op == IR_XADD || op == IR_CALL || op == IR_CALLF || op == IR_ASM)
 			return false;
 	}
 	l->t = t, l->j = j, l->x = test->label, l->trips = n;
