@@ -5,6 +5,7 @@
  * do. A name matches with dashes or underscores alike (target-pid is target_pid). */
 #include "kiln/object.h"
 #include "kiln/event.h"
+#include "kiln/value.h"
 #include "fail.h"
 #include "event_internal.h"
 #include "map_internal.h"
@@ -91,5 +92,83 @@ int kiln_object_set_global(struct kiln_object *obj, const char *name, const char
 		free(data);
 	}
 	kiln_events_free(evs);
+	return err;
+}
+
+/* ---- a loaded or pinned object's variables, through its data section's map ---------------- */
+
+/* m's data section layout (owned by m): 0, or -ENOENT (m is no data section: message set), or
+ * another negative errno */
+static int map_section(struct kiln_map *m, const struct kiln_event **out)
+{
+	int err = kl_map_need_info(m);
+	struct kl_map_extra *x = err ? NULL : kl_map_extra(m);
+	if (err || !x || (err = kl_map_load_btf(m, x)))
+		return err ? err : -ENOMEM;
+	const struct kiln_map_info *info = kiln_map_info(m);
+	const struct btf_type *t = x->btf ? btf__type_by_id(x->btf, info->btf_value_type_id) : NULL;
+	struct kiln_event_field sec;
+	if (!t || !btf_is_datasec(t) || info->type != BPF_MAP_TYPE_ARRAY || info->max_entries != 1 ||
+	    kl_event_classify(x->layouts, info->btf_value_type_id, &sec) || sec.kind != KILN_FIELD_STRUCT)
+		return kl_fail_msg(-ENOENT, "%s is not a data section (.rodata, .data, .bss) with variables by name",
+				   kl_map_label(m));
+	*out = sec.sub;
+	return 0;
+}
+
+/* m's variable name: its field in the map's layouts (owned by m) */
+static int map_var(struct kiln_map *m, const char *name, const struct kiln_event_field **out)
+{
+	const struct kiln_event *sec;
+	int err = map_section(m, &sec);
+	if (err)
+		return err;
+	*out = kiln_event_field_by_name(sec, name);
+	return *out ? 0 : kl_fail_msg(-ENOENT, "%s has no variable '%s'", kl_map_label(m), name);
+}
+
+bool kiln_map_is_data_section(struct kiln_map *m)
+{
+	const struct kiln_event *sec;
+	return !map_section(m, &sec);
+}
+
+int kiln_map_get_var(struct kiln_map *m, const char *name, bool json, char *buf, size_t len)
+{
+	const struct kiln_event_field *f;
+	int err = map_var(m, name, &f);
+	if (err)
+		return err;
+	uint32_t key = 0;
+	size_t size = kiln_map_value_buf_size(m);
+	uint8_t *val = calloc(1, size + 8);
+	if (!val)
+		return kl_fail(ENOMEM, "reading %s", name);
+	err = kiln_map_lookup(m, &key, val);
+	if (!err) {
+		int n = kiln_value_format_field(f, val, kiln_map_info(m)->value_size, json, buf, len);
+		err = n < 0 ? kl_fail(n, "printing %s", name) : 0;
+	}
+	free(val);
+	return err;
+}
+
+int kiln_map_set_var(struct kiln_map *m, const char *name, const char *text)
+{
+	const struct kiln_event_field *f;
+	int err = map_var(m, name, &f);
+	if (err)
+		return err;
+	uint32_t key = 0;
+	uint8_t *val = calloc(1, kiln_map_value_buf_size(m) + 8);
+	char what[160];
+	if (!val)
+		return kl_fail(ENOMEM, "setting %s", name);
+	snprintf(what, sizeof(what), "variable '%s'", name);
+	if (!(err = kiln_map_lookup(m, &key, val)) && !(err = kl_parse_field(f, what, text, val)) &&
+	    (err = kiln_map_update(m, &key, val, BPF_ANY)) && (kiln_map_info(m)->flags & BPF_F_RDONLY_PROG))
+		err = kl_fail_msg(err, "variable '%s' is in %s, which is read-only once loaded (a defparameter or a "
+				  "const: set it before load, with --set)", name, kl_map_label(m));
+	free(val);
 	return err;
 }
