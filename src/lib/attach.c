@@ -28,6 +28,8 @@
 
 /* ---- attaching ---------------------------------------------------------------------------- */
 
+#define KL_ENOTSUPP 524   /* the kernel's ENOTSUPP (include/linux/errno.h), not in uapi */
+
 struct attach_ctx {
 	struct kiln_prog *p;
 	const struct kl_attach_section *row;
@@ -293,8 +295,11 @@ static int probe_pmu(struct attach_ctx *c, const char *pmu, uint32_t *type, int 
 	char path[128], buf[64];
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
 	int err = kl_read_sysfs(path, buf, sizeof(buf));
+	if (err == -ENOENT)   /* the PMU is there (since 4.17) wherever the kernel has the events */
+		return attach_fail(c, err, false, "no %s PMU, %s (this kernel has no %s events: CONFIG_%s_EVENTS "
+				   "is off)", pmu, path, pmu, pmu[0] == 'k' ? "KPROBE" : "UPROBE");
 	if (err)
-		return attach_fail(c, err, false, "no %s PMU in %s (a kernel without %s events?)", pmu, path, pmu);
+		return attach_fail(c, err, false, "the %s PMU's type (%s)", pmu, path);
 	*type = (uint32_t)strtoul(buf, NULL, 10);
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/retprobe", pmu);
 	*ret_bit = 0;
@@ -441,6 +446,11 @@ static int attach_trampoline(struct attach_ctx *c)
 	snprintf(c->l->desc, sizeof(c->l->desc), "%.*s %s", (int)strcspn(sec, "/"), sec, section_target(c));
 	struct bpf_link *bl = c->row->kind == KILN_ATTACH_LSM ? bpf_program__attach_lsm(c->p->bp)
 							      : bpf_program__attach_trace(c->p->bp);
+	if (!bl && errno == KL_ENOTSUPP)   /* the kernel's errno that user space has no name for */
+		return kl_fail_msg(KL_ENOTSUPP, "attach program '%s' of %s: %s: the kernel answers ENOTSUPP (524): "
+				   "it cannot attach BPF trampolines, which fentry, fexit, fmod_ret and lsm programs "
+				   "need (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)",
+				   kiln_prog_name(c->p), c->p->obj->name, c->l->desc);
 	return attach_libbpf_done(c, bl, c->l->desc);
 }
 
