@@ -5,12 +5,13 @@
  * (tests/suites/attach-calls.sh). Environment:
  *   CALLSHIM_LOG=FILE      one line a call, appended (required: without it the shim only
  *                          passes calls through)
- *   CALLSHIM_PMU=DIR       opens of /sys/bus/event_source/devices/kprobe/... read
- *                          DIR/kprobe/... instead: a kprobe PMU of the test's own
+ *   CALLSHIM_ROOT=DIR      an open of a path P that DIR/P exists for opens DIR/P instead: a
+ *                          kprobe PMU of the test's own (DIR/sys/bus/event_source/devices/
+ *                          kprobe/type, format/retprobe), another list of active LSMs
  *   CALLSHIM_STANDIN=1     a tracing, lsm or kprobe program the kernel refuses to load with
  *                          EPERM (lockdown) is answered with a stand-in: a "r0 = 0; exit"
  *                          socket filter of the same name, a real program fd
- *   CALLSHIM_PERF=ok|ERRNO perf_event_open of a PMU type CALLSHIM_PMU made up: an fd of the
+ *   CALLSHIM_PERF=ok|ERRNO perf_event_open of the kprobe PMU CALLSHIM_ROOT makes up: an fd of the
  *                          shim's (an eventfd), or that error (default: the kernel answers)
  *   CALLSHIM_LINK=ok|ERRNO bpf(BPF_LINK_CREATE) or bpf(BPF_RAW_TRACEPOINT_OPEN) of a kprobe,
  *                          tracing or lsm program (loaded or stand-in), or on a made-up perf
@@ -33,7 +34,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PMU_PREFIX "/sys/bus/event_source/devices/kprobe/"
+#define PMU_TYPE "/sys/bus/event_source/devices/kprobe/type"
 #define MAX_FDS 1024
 
 enum fd_kind { FD_NONE, FD_PROG, FD_STANDIN_PROG, FD_MADEUP_PERF, FD_MADEUP_LINK };
@@ -145,14 +146,14 @@ static const char *result(long r, char *buf, size_t len)
 	return buf;
 }
 
-/* The PMU type CALLSHIM_PMU gives the kprobe PMU, or -1. */
+/* The PMU type CALLSHIM_ROOT gives the kprobe PMU, or -1. */
 static long madeup_pmu_type(void)
 {
-	const char *dir = getenv("CALLSHIM_PMU");
+	const char *dir = getenv("CALLSHIM_ROOT");
 	char path[4096], buf[32] = "";
 	if (!dir)
 		return -1;
-	snprintf(path, sizeof(path), "%s/kprobe/type", dir);
+	snprintf(path, sizeof(path), "%s%s", dir, PMU_TYPE);
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return -1;
@@ -307,14 +308,14 @@ int close(int fd)
 	return real_close(fd);
 }
 
-/* A path under the kprobe PMU's sysfs directory, moved to CALLSHIM_PMU's. */
-static const char *pmu_path(const char *path, char *buf, size_t len)
+/* An absolute path, moved under CALLSHIM_ROOT where that has the file. */
+static const char *root_path(const char *path, char *buf, size_t len)
 {
-	const char *dir = getenv("CALLSHIM_PMU");
-	if (!dir || !path || strncmp(path, PMU_PREFIX, strlen(PMU_PREFIX)))
+	const char *dir = getenv("CALLSHIM_ROOT");
+	if (!dir || !path || path[0] != '/')
 		return path;
-	snprintf(buf, len, "%s/kprobe/%s", dir, path + strlen(PMU_PREFIX));
-	return buf;
+	snprintf(buf, len, "%s%s", dir, path);
+	return access(buf, F_OK) ? path : buf;
 }
 
 int open(const char *path, int flags, ...)
@@ -327,7 +328,7 @@ int open(const char *path, int flags, ...)
 	mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
 	va_end(ap);
 	char buf[4096];
-	return real_open(pmu_path(path, buf, sizeof(buf)), flags, mode);
+	return real_open(root_path(path, buf, sizeof(buf)), flags, mode);
 }
 
 int openat(int dirfd, const char *path, int flags, ...)
@@ -340,5 +341,5 @@ int openat(int dirfd, const char *path, int flags, ...)
 	mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
 	va_end(ap);
 	char buf[4096];
-	return real_openat(dirfd, pmu_path(path, buf, sizeof(buf)), flags, mode);
+	return real_openat(dirfd, root_path(path, buf, sizeof(buf)), flags, mode);
 }

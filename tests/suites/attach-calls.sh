@@ -19,7 +19,9 @@
 #   NAME/refused       the same, the attach call answered with the error a kernel without the
 #                      feature gives (ENOENT from perf_event_open, EINVAL from BPF_LINK_CREATE,
 #                      ENOTSUPP from a kernel without BPF trampolines): kiln's message, every
-#                      fd of the attempt closed, and `kiln load --attach` pinning nothing.
+#                      fd of the attempt closed, and `kiln load --attach` pinning nothing. An
+#                      lsm program where the bpf LSM is not active (the shim's list of active
+#                      LSMs) is refused before any attach call: it would never run.
 # After each step no program or map of the test's own (named aPID_...) is left in the kernel.
 set -u
 export LC_ALL=C
@@ -55,6 +57,14 @@ btf_id() { sed -n "s/^\[\([0-9]*\)\] FUNC '$1' .*/\1/p" "$work/funcs" | head -1;
 # a shim run: an ASan kiln must not insist on coming first in the preload list
 # (shimmed [VAR=VALUE...] COMMAND...)
 shimmed() { env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$shim" "$@"; }
+
+# kiln run's refusal of an lsm program where the bpf LSM is not active: PROG LSM-LIST
+lsm_inactive() {
+	echo "kiln run: attach program '$1' of lsm.lisp: lsm file_open: the bpf LSM is not active, so an lsm program would never run (/sys/kernel/security/lsm: $2; \"bpf\" in the kernel's lsm= boot option makes it active): Operation not supported"
+}
+lsms=$(cat /sys/kernel/security/lsm 2>/dev/null)
+bpf_lsm=yes
+[ -n "$lsms" ] && [[ ,$lsms, != *,bpf,* ]] && bpf_lsm=no
 
 # How many programs and maps of this test are in the kernel, once the kernel has freed what
 # was let go (it frees programs a moment after their last fd closes): 0 within 5 s, or the count.
@@ -117,7 +127,12 @@ kernel_run() {
 		[ "$atype" = BPF_LSM_MAC ] && ptype=BPF_PROG_TYPE_LSM
 		id=$(btf_id "$target")
 		want="kiln run: load program '$prog' of $name.lisp: bpf(BPF_PROG_LOAD) (the kernel is locked down: ${lockdown:-?}): Operation not permitted"
-		[ -n "$id" ] && grep -q "bpf(BPF_PROG_LOAD, {prog_type=$ptype, .*prog_name=\"$prog\", .*expected_attach_type=$atype, .*attach_btf_id=$id, .*) = -1 EPERM" "$tr"
+		local answer="-1 EPERM ("
+		if [ "$atype" = BPF_LSM_MAC ] && [ $bpf_lsm = no ] && [[ $err != *"locked down"* ]]; then
+			want=$(lsm_inactive "$prog" "$lsms")   # loaded, and refused before the attach call
+			answer="[0-9][0-9]*$"
+		fi
+		[ -n "$id" ] && grep -q "bpf(BPF_PROG_LOAD, {prog_type=$ptype, .*prog_name=\"$prog\", .*expected_attach_type=$atype, .*attach_btf_id=$id, .*) = $answer" "$tr"
 		after=$?
 	fi
 	if [ $rc -ne 1 ] || [ "$err" != "$want" ]; then
@@ -129,7 +144,7 @@ kernel_run() {
 	elif [ "$kind" = kprobe ]; then
 		pass "$name/run-kernel (refused: the program loaded, $kprobe_pmu ENOENT, no perf_event_open; '$err')"
 	else
-		pass "$name/run-kernel (refused: BPF_PROG_LOAD $atype attach_btf_id=$id of $target = EPERM, no attach call; '$err')"
+		pass "$name/run-kernel (refused: BPF_PROG_LOAD $atype attach_btf_id=$id of $target = $( [ "$answer" = "-1 EPERM (" ] && echo EPERM || echo "a program fd"), no attach call; '$err')"
 	fi
 	check_none_left "$name/run-kernel"
 	return 1
@@ -142,8 +157,9 @@ kernel_load() {
 	if [ "$attached" = no ]; then
 		local why
 		if [ "$kind" = kprobe ]; then why="this kernel has no kprobe events (no $kprobe_pmu: CONFIG_KPROBE_EVENTS is off)"
+		elif [[ $out == *"bpf LSM is not active"* ]]; then why="the bpf LSM is not active (/sys/kernel/security/lsm: $lsms)"
 		else why="the kernel refuses ${name} programs at load with EPERM (lockdown: ${lockdown:-unknown})"; fi
-		if [ $rc -eq 1 ] && [ ! -e "$dir" ] && grep -q "^kiln load: .*'$prog' of $name.lisp: .*\(No such file or directory\|Operation not permitted\)$" <<<"$out"; then
+		if [ $rc -eq 1 ] && [ ! -e "$dir" ] && grep -q "^kiln load: .*'$prog' of $name.lisp: .*\(No such file or directory\|Operation not permitted\|Operation not supported\)$" <<<"$out"; then
 			pass "$name/load-kernel (refused, nothing pinned: $(tail -1 <<<"$out"))"
 		else fail "$name/load-kernel" "status $rc, $dir $( [ -e "$dir" ] && echo exists || echo absent): $out"; fi
 		check_none_left "$name/load-kernel"
@@ -204,7 +220,7 @@ shim_calls() {
 	if [ "$kind" = kprobe ]; then
 		local config=0
 		[ "$name" = kretprobe ] && config=0x1
-		out=$(shimmed CALLSHIM_LOG="$log" CALLSHIM_PMU="$work/pmu" CALLSHIM_PERF=ok CALLSHIM_LINK=ok \
+		out=$(shimmed CALLSHIM_LOG="$log" CALLSHIM_ROOT="$work/root" CALLSHIM_PERF=ok CALLSHIM_LINK=ok \
 			"$KILN" run "$src" --duration 300ms 2>&1 >/dev/null); rc=$?
 		want="$(load_lines "$ptype" "$prog" 0 0 "$attached")
 perf_event_open type=4242 config=$config config1=\"$target\" config2=0 pid=-1 cpu=0 group_fd=-1 flags=0x8 = E (made up)
@@ -235,7 +251,7 @@ shim_refused() {
 	local env=(CALLSHIM_LOG="$log")
 	if [ "$kind" = kprobe ]; then
 		# the kernel answers perf_event_open of PMU type 4242, which it has not: ENOENT
-		out=$(shimmed "${env[@]}" CALLSHIM_PMU="$work/pmu" "$KILN" run "$src" --duration 300ms 2>&1 >/dev/null); rc=$?
+		out=$(shimmed "${env[@]}" CALLSHIM_ROOT="$work/root" "$KILN" run "$src" --duration 300ms 2>&1 >/dev/null); rc=$?
 		wmsg="kiln run: attach program '$prog' of $name.lisp: perf_event_open for $name $target: No such file or directory"
 		if [ $rc -eq 1 ] && [ "$out" = "$wmsg" ] && ! grep -q 'LINK_CREATE' "$log" &&
 		   grep -q "^perf_event_open type=4242 .*config1=\"$target\" .* = -1 ENOENT$" "$log"; then
@@ -243,7 +259,7 @@ shim_refused() {
 		else fail "$name/refused-perf-event" "status $rc, '$out' (want '$wmsg'); log: $(tr '\n' '|' <"$log")"; fi
 		# a perf event made, BPF_LINK_CREATE refused (EINVAL): the event's fd closed
 		rm -f "$log"
-		out=$(shimmed "${env[@]}" CALLSHIM_PMU="$work/pmu" CALLSHIM_PERF=ok CALLSHIM_LINK=EINVAL \
+		out=$(shimmed "${env[@]}" CALLSHIM_ROOT="$work/root" CALLSHIM_PERF=ok CALLSHIM_LINK=EINVAL \
 			"$KILN" run "$src" --duration 300ms 2>&1 >/dev/null); rc=$?
 		wmsg="kiln run: attach program '$prog' of $name.lisp: bpf(BPF_LINK_CREATE) for $name $target: Invalid argument"
 		want="bpf BPF_LINK_CREATE prog_fd=P target_fd=E attach_type=BPF_PERF_EVENT target_btf_id=0 flags=0 = -1 EINVAL
@@ -252,7 +268,7 @@ close fd=P (program)"
 		if [ $rc -eq 1 ] && [ "$out" = "$wmsg" ]; then
 			check "$name/refused-link" "$want" "$(norm_log "$log" | grep -v '^bpf BPF_PROG_LOAD\|^perf_event_open')"
 		else fail "$name/refused-link" "status $rc, '$out' (want '$wmsg')"; fi
-		local lenv=(CALLSHIM_PMU="$work/pmu")
+		local lenv=(CALLSHIM_ROOT="$work/root")
 	else
 		# a kernel without BPF trampolines answers the link ENOTSUPP (524)
 		out=$(shimmed "${env[@]}" CALLSHIM_STANDIN=1 CALLSHIM_LINK=ENOTSUPP \
@@ -268,6 +284,17 @@ $(prog_close "$(prog_type "$kind" "$atype")" "$attached")"
 		local lenv=(CALLSHIM_STANDIN=1 CALLSHIM_LINK=ENOTSUPP)
 	fi
 	check_none_left "$name/refused"
+	if [ "$atype" = BPF_LSM_MAC ]; then
+		# without the bpf LSM active the kernel links an lsm program that never runs: kiln
+		# refuses before any attach call
+		rm -f "$log"
+		out=$(shimmed "${env[@]}" CALLSHIM_ROOT="$work/nolsm" CALLSHIM_STANDIN=1 CALLSHIM_LINK=ok \
+			"$KILN" run "$src" --duration 300ms 2>&1 >/dev/null); rc=$?
+		wmsg=$(lsm_inactive "$prog" lockdown,capability,landlock)
+		if [ $rc -eq 1 ] && [ "$out" = "$wmsg" ] && ! grep -q 'LINK_CREATE\|RAW_TRACEPOINT_OPEN' "$log"; then
+			pass "$name/bpf-lsm-inactive (no attach call; '$out')"
+		else fail "$name/bpf-lsm-inactive" "status $rc, '$out' (want '$wmsg'); log: $(tr '\n' '|' <"$log")"; fi
+	fi
 	# kiln load --attach --pin with the same answer: refused, nothing pinned
 	local dir=$pin-$name-shim
 	out=$(shimmed CALLSHIM_LOG="$log.load" "${lenv[@]}" "$KILN" load "$src" --pin "$dir" --attach 2>&1); rc=$?
@@ -278,9 +305,13 @@ $(prog_close "$(prog_type "$kind" "$atype")" "$attached")"
 }
 
 # A kprobe PMU of the test's own, as the kernel's looks: its type and the retprobe bit.
-mkdir -p "$work/pmu/kprobe/format"
-echo 4242 >"$work/pmu/kprobe/type"
-echo config:0 >"$work/pmu/kprobe/format/retprobe"
+pmu=$work/root/sys/bus/event_source/devices/kprobe
+mkdir -p "$pmu/format"
+echo 4242 >"$pmu/type"
+echo config:0 >"$pmu/format/retprobe"
+# the active LSMs of a kernel booted without the bpf LSM
+mkdir -p "$work/nolsm/sys/kernel/security"
+echo lockdown,capability,landlock >"$work/nolsm/sys/kernel/security/lsm"
 # a trigger for each: nanosleep(2) for do_nanosleep, BPF_PROG_TEST_RUN of an fmod_ret program
 # for bpf_modify_return_test, an open(2) for file_open
 for row in "kprobe kp kprobe do_nanosleep - sleep 0.01" \
