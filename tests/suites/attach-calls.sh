@@ -242,6 +242,16 @@ $(prog_close "$ptype" "$attached")"
 		check "$name/calls" "$want" "$(norm_log "$log")"
 	fi
 	check_none_left "$name/calls"
+	[ "$name" = kprobe ] || return 0
+	# FUNC+OFFSET: the function's name in config1, the offset in config2
+	sed "s|\"kprobe/$target\"|\"kprobe/$target+0x4\"|" "$src" >"$work/kprobe-offset.lisp"
+	rm -f "$log"
+	out=$(shimmed CALLSHIM_LOG="$log" CALLSHIM_ROOT="$work/root" CALLSHIM_PERF=ok CALLSHIM_LINK=ok \
+		"$KILN" run "$work/kprobe-offset.lisp" --duration 100ms 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq 0 ] && grep -q "^kiln run: attached $prog: kprobe $target+0x4$" <<<"$out" &&
+	   grep -q "^perf_event_open type=4242 config=0 config1=\"$target\" config2=0x4 pid=-1 cpu=0 group_fd=-1 flags=0x8 = [0-9]* (made up)$" "$log"; then
+		pass "$name/calls-offset (kprobe/$target+0x4: config1=\"$target\" config2=0x4)"
+	else fail "$name/calls-offset" "status $rc, '$(tr '\n' ' ' <<<"$out")'; log: $(grep perf_event_open "$log")"; fi
 }
 
 # The attach call answered with a kernel's refusal: the message, and every fd closed.
