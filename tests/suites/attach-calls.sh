@@ -93,8 +93,9 @@ hits() { "$KILN" map get "$1/maps/${tag}_hits" 0 2>/dev/null | awk '$2 == "=>" {
 kernel_run() {
 	local name=$1 src=$2 prog=$3 kind=$4 target=$5 atype=$6 out err rc tr
 	tr=$work/$name.strace
-	strace -f -qq -e trace=bpf,perf_event_open,openat -e signal=none -o "$tr" \
-		"$KILN" run "$src" --duration 300ms >"$work/$name.out" 2>"$work/$name.err"
+	# (LeakSanitizer cannot run under ptrace)
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -qq -e trace=bpf,perf_event_open,openat -e signal=none -o "$tr" "$KILN" run "$src" --duration 300ms >"$work/$name.out" 2>"$work/$name.err"
 	rc=$?
 	err=$(cat "$work/$name.err")
 	if [ $rc -eq 0 ]; then
