@@ -129,9 +129,15 @@ kernel_run() {
 		id=$(btf_id "$target")
 		want="kiln run: load program '$prog' of $name.lisp: bpf(BPF_PROG_LOAD) (the kernel is locked down: ${lockdown:-?}): Operation not permitted"
 		local answer="-1 EPERM ("
+		local linked=no
 		if [ "$atype" = BPF_LSM_MAC ] && [ $bpf_lsm = no ] && [[ $err != *"locked down"* ]]; then
 			want=$(lsm_inactive "$prog" "$lsms")   # loaded, and refused before the attach call
 			answer="[0-9][0-9]*$"
+		elif [[ $err == *"cannot attach BPF trampolines"* ]]; then
+			# loaded, and the link refused by a kernel without trampolines (ENOTSUPP)
+			want="kiln run: attach program '$prog' of $name.lisp: ${name/fmod-ret/fmod_ret} ${target#bpf_lsm_}: the kernel answers ENOTSUPP (524): it cannot attach BPF trampolines, which fentry, fexit, fmod_ret and lsm programs need (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)"
+			answer="[0-9][0-9]*$"
+			linked=yes
 		fi
 		[ -n "$id" ] && grep -q "bpf(BPF_PROG_LOAD, {prog_type=$ptype, .*prog_name=\"$prog\", .*expected_attach_type=$atype, .*attach_btf_id=$id, .*) = $answer" "$tr"
 		after=$?
@@ -140,12 +146,14 @@ kernel_run() {
 		fail "$name/run-kernel" "status $rc, message '$err', want '$want'"
 	elif [ $after -ne 0 ]; then
 		fail "$name/run-kernel" "the calls before the refusal are not as expected: $(grep -E "PROG_LOAD.*$prog|kprobe/type" "$tr" | head -2 | cut -c1-300 | tr '\n' ' ')"
-	elif grep -Eq 'perf_event_open\(|BPF_LINK_CREATE|BPF_RAW_TRACEPOINT_OPEN' "$tr"; then
+	elif [ "${linked:-no}" = yes ] && ! grep -q "bpf(BPF_LINK_CREATE, {link_create={prog_fd=[0-9]*, target_fd=0, attach_type=$atype.* = -1 " "$tr"; then
+		fail "$name/run-kernel" "ENOTSUPP, but not from the BPF_LINK_CREATE expected: $(grep -E 'BPF_LINK_CREATE' "$tr" | head -1 | cut -c1-200)"
+	elif [ "${linked:-no}" = no ] && grep -Eq 'perf_event_open\(|BPF_LINK_CREATE|BPF_RAW_TRACEPOINT_OPEN' "$tr"; then
 		fail "$name/run-kernel" "an attach call after the refusal: $(grep -E 'perf_event_open\(|BPF_LINK_CREATE|BPF_RAW_TRACEPOINT_OPEN' "$tr" | head -1 | cut -c1-200)"
 	elif [ "$kind" = kprobe ]; then
 		pass "$name/run-kernel (refused: the program loaded, $kprobe_pmu ENOENT, no perf_event_open; '$err')"
 	else
-		pass "$name/run-kernel (refused: BPF_PROG_LOAD $atype attach_btf_id=$id of $target = $( [ "$answer" = "-1 EPERM (" ] && echo EPERM || echo "a program fd"), no attach call; '$err')"
+		pass "$name/run-kernel (refused: BPF_PROG_LOAD $atype attach_btf_id=$id of $target = $( [ "$answer" = "-1 EPERM (" ] && echo EPERM || echo "a program fd"), $( [ "$linked" = yes ] && echo "BPF_LINK_CREATE ENOTSUPP" || echo "no attach call"); '$err')"
 	fi
 	check_none_left "$name/run-kernel"
 	return 1
@@ -159,8 +167,9 @@ kernel_load() {
 		local why
 		if [ "$kind" = kprobe ]; then why="this kernel has no kprobe events (no $kprobe_pmu: CONFIG_KPROBE_EVENTS is off)"
 		elif [[ $out == *"bpf LSM is not active"* ]]; then why="the bpf LSM is not active (/sys/kernel/security/lsm: $lsms)"
+		elif [[ $out == *"cannot attach BPF trampolines"* ]]; then why="the kernel cannot attach BPF trampolines (ENOTSUPP)"
 		else why="the kernel refuses ${name} programs at load with EPERM (lockdown: ${lockdown:-unknown})"; fi
-		if [ $rc -eq 1 ] && [ ! -e "$dir" ] && grep -q "^kiln load: .*'$prog' of $name.lisp: .*\(No such file or directory\|Operation not permitted\|Operation not supported\)$" <<<"$out"; then
+		if [ $rc -eq 1 ] && [ ! -e "$dir" ] && grep -q "^kiln load: .*'$prog' of $name.lisp: .*\(No such file or directory\|Operation not permitted\|Operation not supported\|(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)\)$" <<<"$out"; then
 			pass "$name/load-kernel (refused, nothing pinned: $(tail -1 <<<"$out"))"
 		else fail "$name/load-kernel" "status $rc, $dir $( [ -e "$dir" ] && echo exists || echo absent): $out"; fi
 		check_none_left "$name/load-kernel"
