@@ -22,6 +22,8 @@
 #                      fd of the attempt closed, and `kiln load --attach` pinning nothing. An
 #                      lsm program where the bpf LSM is not active (the shim's list of active
 #                      LSMs) is refused before any attach call: it would never run.
+#   partial/detach     two programs, the second refused at attach: the first one's link is
+#                      detached and closed before kiln exits with the error.
 # After each step no program or map of the test's own (named aPID_...) is left in the kernel.
 set -u
 export LC_ALL=C
@@ -349,3 +351,22 @@ for row in "kprobe kp kprobe do_nanosleep - sleep 0.01" \
 	shim_calls "$name" "$src" "$prog" "$kind" "$target" "$atype" "$attached"
 	shim_refused "$name" "$src" "$prog" "$kind" "$target" "$atype" "$attached"
 done
+
+# Two programs, the second refused at attach (perf_event_open answered ENOENT): the first
+# one's link, attached already, is detached and closed before kiln exits with the error.
+src=$work/partial.lisp
+sed "s/attach-/$tag-/g" tests/attach/partial.lisp >"$src"
+log=$work/partial.calls
+out=$(shimmed CALLSHIM_LOG="$log" CALLSHIM_ROOT="$work/root" CALLSHIM_STANDIN=1 CALLSHIM_LINK=ok CALLSHIM_PERF=ENOENT \
+	"$KILN" run "$src" --duration 300ms 2>&1 >/dev/null); rc=$?
+link=$(sed -n 's/^bpf BPF_LINK_CREATE .*attach_type=BPF_TRACE_FENTRY .* = \([0-9]*\) (made up)$/\1/p' "$log")
+got=$(grep -E "^(perf_event_open|bpf BPF_LINK_CREATE|bpf BPF_LINK_DETACH|close fd=${link:-x} )" "$log" | sed -E "/LINK_CREATE/s/= [0-9]+ \(made up\)$/= L (made up)/; s/fd=${link:-x}\b/fd=L/g" | sed -E 's/^(perf_event_open) .*( = .*)$/\1\2/')
+want="bpf BPF_LINK_CREATE prog_fd=$(sed -n 's/^bpf BPF_PROG_LOAD .*prog_name="'"${tag}"'_pfe".* = \([0-9]*\) (stand-in)$/\1/p' "$log") target_fd=0 attach_type=BPF_TRACE_FENTRY target_btf_id=0 flags=0 = L (made up)
+perf_event_open = -1 ENOENT
+bpf BPF_LINK_DETACH link_fd=L = 0 (made up)
+close fd=L (made-up link)"
+if [ $rc -eq 1 ] && [ "$out" = "kiln run: attached ${tag}_pfe: fentry do_nanosleep
+kiln run: attach program '${tag}_pkp' of partial.lisp: perf_event_open for kprobe do_nanosleep: No such file or directory" ]; then
+	check partial/detach "$want" "$got"
+else fail partial/detach "status $rc: $out"; fi
+check_none_left partial
