@@ -46,8 +46,9 @@ SHIM_LIBS     := $(patsubst tests/shim/%.c,$(BUILD)/tests/%.so,$(SHIM_SRC))
 # interop tests, clang/llvm only to build the tests' reference twins, iproute2 for the
 # veth pairs and network namespaces of the attach tests, ping (iputils-ping) to send packets,
 # libdw (libdw-dev) for the file:line of user stack frames from DWARF, strace to watch the
-# system calls kiln makes (tests/suites/attach-calls.sh, kernel-btf.sh, targs.sh), capsh (libcap2-bin) to
-# run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a test's netns,
+# system calls kiln makes (tests/suites/attach-calls.sh, kernel-btf.sh, targs.sh), capsh
+# (libcap2-bin) to run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a
+# test's netns,
 # libclang-rt-14-dev for clang's libFuzzer and sanitizer runtimes (`make fuzz`), prometheus to
 # scrape `kiln run --metrics` in tests/suites/metrics.sh, libedit (libedit-dev) for the line
 # editing and history of `kiln repl`, sbcl to run Whistler's own session examples beside

@@ -467,8 +467,8 @@ static int attach_trampoline(struct attach_ctx *c)
 							      : bpf_program__attach_trace(c->p->bp);
 	if (!bl && errno == KL_ENOTSUPP)   /* the kernel's errno that user space has no name for */
 		return kl_fail_msg(KL_ENOTSUPP, "attach program '%s' of %s: %s: the kernel answers ENOTSUPP (524): "
-				   "it cannot attach BPF trampolines, which fentry, fexit, fmod_ret and lsm programs "
-				   "need (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)",
+				   "it cannot attach BPF trampolines, which fentry, fexit, fmod_ret, tp_btf and lsm "
+				   "programs need (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)",
 				   kiln_prog_name(c->p), c->p->obj->name, c->l->desc);
 	return attach_libbpf_done(c, bl, c->l->desc);
 }

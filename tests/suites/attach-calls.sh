@@ -137,7 +137,7 @@ kernel_run() {
 			answer="[0-9][0-9]*$"
 		elif [[ $err == *"cannot attach BPF trampolines"* ]]; then
 			# loaded, and the link refused by a kernel without trampolines (ENOTSUPP)
-			want="kiln run: attach program '$prog' of $name.lisp: ${name/fmod-ret/fmod_ret} ${target#bpf_lsm_}: the kernel answers ENOTSUPP (524): it cannot attach BPF trampolines, which fentry, fexit, fmod_ret and lsm programs need (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)"
+			want="kiln run: attach program '$prog' of $name.lisp: ${name/fmod-ret/fmod_ret} ${target#bpf_lsm_}: the kernel answers ENOTSUPP (524): it cannot attach BPF trampolines, which fentry, fexit, fmod_ret, tp_btf and lsm programs need (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)"
 			answer="[0-9][0-9]*$"
 			linked=yes
 		fi
@@ -297,7 +297,7 @@ close fd=P (program)"
 			"$KILN" run "$src" --duration 300ms 2>&1 >/dev/null); rc=$?
 		local desc=${name/fmod-ret/fmod_ret} t=$target
 		[ "$atype" = BPF_LSM_MAC ] && t=${target#bpf_lsm_}
-		wmsg="kiln run: attach program '$prog' of $name.lisp: $desc $t: the kernel answers ENOTSUPP (524): it cannot attach BPF trampolines, which fentry, fexit, fmod_ret and lsm programs need (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)"
+		wmsg="kiln run: attach program '$prog' of $name.lisp: $desc $t: the kernel answers ENOTSUPP (524): it cannot attach BPF trampolines, which fentry, fexit, fmod_ret, tp_btf and lsm programs need (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)"
 		want="bpf BPF_LINK_CREATE prog_fd=P target_fd=0 attach_type=$atype target_btf_id=0 flags=0 = -1 ENOTSUPP
 $(prog_close "$(prog_type "$kind" "$atype")" "$attached")"
 		if [ $rc -eq 1 ] && [ "$out" = "$wmsg" ]; then
