@@ -28,6 +28,9 @@
 
 /* ---- attaching ---------------------------------------------------------------------------- */
 
+#define KL_ENOTSUPP 524   /* the kernel's ENOTSUPP (include/linux/errno.h), not in uapi */
+#define KL_LSM_LIST "/sys/kernel/security/lsm"   /* the active LSMs, "lockdown,capability,bpf" */
+
 struct attach_ctx {
 	struct kiln_prog *p;
 	const struct kl_attach_section *row;
@@ -293,8 +296,11 @@ static int probe_pmu(struct attach_ctx *c, const char *pmu, uint32_t *type, int 
 	char path[128], buf[64];
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
 	int err = kl_read_sysfs(path, buf, sizeof(buf));
+	if (err == -ENOENT)   /* the PMU is there (since 4.17) wherever the kernel has the events */
+		return attach_fail(c, err, false, "no %s PMU, %s (this kernel has no %s events: CONFIG_%s_EVENTS "
+				   "is off)", pmu, path, pmu, pmu[0] == 'k' ? "KPROBE" : "UPROBE");
 	if (err)
-		return attach_fail(c, err, false, "no %s PMU in %s (a kernel without %s events?)", pmu, path, pmu);
+		return attach_fail(c, err, false, "the %s PMU's type (%s)", pmu, path);
 	*type = (uint32_t)strtoul(buf, NULL, 10);
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/retprobe", pmu);
 	*ret_bit = 0;
@@ -434,13 +440,36 @@ static int attach_raw_tracepoint(struct attach_ctx *c)
 	return attach_libbpf_done(c, bpf_program__attach_raw_tracepoint(c->p->bp, t), c->l->desc);
 }
 
+/* Whether the bpf LSM is among the active ones: the kernel links an lsm program without it,
+ * and the program never runs. Unknown (no securityfs) counts as active. */
+static bool bpf_lsm_active(char *list, size_t len)
+{
+	if (kl_read_sysfs(KL_LSM_LIST, list, len))
+		return true;
+	list[strcspn(list, "\n")] = 0;
+	for (const char *s = list; *s; s += strcspn(s, ","), s += *s == ',')
+		if (strcspn(s, ",") == 3 && !strncmp(s, "bpf", 3))
+			return true;
+	return false;
+}
+
 /* fentry/F, fexit/F, tp_btf/T, lsm/H: the target went into the program at load. */
 static int attach_trampoline(struct attach_ctx *c)
 {
 	const char *sec = kiln_prog_section(c->p);
+	char lsms[256];
 	snprintf(c->l->desc, sizeof(c->l->desc), "%.*s %s", (int)strcspn(sec, "/"), sec, section_target(c));
+	if (c->row->kind == KILN_ATTACH_LSM && !bpf_lsm_active(lsms, sizeof(lsms)))
+		return attach_fail(c, EOPNOTSUPP, false, "%s: the bpf LSM is not active, so an lsm program would never "
+				   "run (%s: %s; \"bpf\" in the kernel's lsm= boot option makes it active)",
+				   c->l->desc, KL_LSM_LIST, lsms);
 	struct bpf_link *bl = c->row->kind == KILN_ATTACH_LSM ? bpf_program__attach_lsm(c->p->bp)
 							      : bpf_program__attach_trace(c->p->bp);
+	if (!bl && errno == KL_ENOTSUPP)   /* the kernel's errno that user space has no name for */
+		return kl_fail_msg(KL_ENOTSUPP, "attach program '%s' of %s: %s: the kernel answers ENOTSUPP (524): "
+				   "it cannot attach BPF trampolines, which fentry, fexit, fmod_ret, tp_btf and lsm "
+				   "programs need (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)",
+				   kiln_prog_name(c->p), c->p->obj->name, c->l->desc);
 	return attach_libbpf_done(c, bl, c->l->desc);
 }
 
