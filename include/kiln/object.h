@@ -71,6 +71,11 @@ struct kiln_map *kiln_object_find_map(const struct kiln_object *obj, const char 
  * -ERANGE for a value its type does not take (the message names the setting), -EBUSY after
  * load. */
 int kiln_object_set_global(struct kiln_object *obj, const char *name, const char *text);
+/* A data section's bytes by its name (".rodata", ".data", ".bss"), laid out as its BTF
+ * DATASEC says (a skeleton's typed struct): before load the first values, to change; after
+ * load the map itself, shared with the programs (.rodata read-only). *size its bytes. NULL
+ * (-ENOENT, message set) when the object has no such section. */
+void *kiln_object_global_data(struct kiln_object *obj, const char *section, size_t *size);
 /* The libbpf object underneath, for what libkiln does not wrap. */
 struct bpf_object *kiln_object_libbpf(const struct kiln_object *obj);
 

@@ -9,11 +9,14 @@
 #include "fail.h"
 #include "event_internal.h"
 #include "map_internal.h"
+#include "object_internal.h"
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <string.h>
 
 /* The data section maps' variables, found by name: the map, the field and its section's layout
@@ -52,6 +55,49 @@ static int find_var(struct bpf_object *bo, struct kiln_events *evs, const char *
 		}
 	}
 	return -ENOENT;
+}
+
+/* The bytes libbpf keeps for a data section's map: its value rounded up to 8, to a page */
+static size_t mapped_size(const struct bpf_map *m)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), n = ((size_t)bpf_map__value_size(m) + 7) / 8 * 8;
+	return (n + page - 1) / page * page;
+}
+
+void kl_globals_live(struct bpf_object *bo)
+{
+	struct bpf_map *m;
+	bpf_object__for_each_map(m, bo) {
+		size_t size;
+		void *p = (void *)bpf_map__initial_value(m, &size);
+		if (!is_data_map(m) || !p || !(bpf_map__map_flags(m) & BPF_F_MMAPABLE) || bpf_map__fd(m) < 0)
+			continue;
+		int prot = bpf_map__map_flags(m) & BPF_F_RDONLY_PROG ? PROT_READ : PROT_READ | PROT_WRITE;
+		/* over libbpf's own copy (it unmaps that range at close, whatever is mapped there);
+		 * a failure leaves the copy, which kiln_object_global_data then is */
+		mmap(p, mapped_size(m), prot, MAP_SHARED | MAP_FIXED, bpf_map__fd(m), 0);
+	}
+}
+
+void *kiln_object_global_data(struct kiln_object *obj, const char *section, size_t *size)
+{
+	struct bpf_object *bo = kiln_object_libbpf(obj);
+	struct bpf_map *m;
+	if (bo)
+		bpf_object__for_each_map(m, bo) {
+			struct btf *btf = bpf_object__btf(bo);
+			const struct btf_type *t = btf ? btf__type_by_id(btf, bpf_map__btf_value_type_id(m)) : NULL;
+			const char *n = t && btf_is_datasec(t) ? btf__name_by_offset(btf, t->name_off) : NULL;
+			if (!is_data_map(m) || !n || strcmp(n, section))
+				continue;
+			size_t sz;
+			void *p = (void *)bpf_map__initial_value(m, &sz);
+			if (size)
+				*size = sz;
+			return p;
+		}
+	kl_fail_msg(-ENOENT, "object '%s' has no data section %s", kiln_object_name(obj), section);
+	return NULL;
 }
 
 int kiln_object_set_global(struct kiln_object *obj, const char *name, const char *text)
