@@ -192,7 +192,9 @@ int kiln_map_get_var(struct kiln_map *m, const char *name, bool json, char *buf,
 		return kl_fail(ENOMEM, "reading %s", name);
 	err = kiln_map_lookup(m, &key, val);
 	if (!err) {
-		int n = kiln_value_format_field(f, val, kiln_map_info(m)->value_size, json, buf, len);
+		/* as kiln map prints values: its BTF type in the C style */
+		struct kiln_value_fmt fmt = { .sz = sizeof(fmt), .json = json, .style = KILN_VALUE_C };
+		int n = kiln_value_format(f->btf, f->type_id, val + f->offset, f->size, &fmt, buf, len);
 		err = n < 0 ? kl_fail(n, "printing %s", name) : 0;
 	}
 	free(val);
