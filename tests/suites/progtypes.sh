@@ -24,6 +24,11 @@ declare -A want_sec=(
 	[on_exec]=tracepoint/sched/sched_process_exec [on_lsm]=lsm/file_open [on_sk_lookup]=sk_lookup
 	[on_cgroup_sock]=cgroup/sock [on_post_bind4]=cgroup/post_bind4 [on_connect4]=cgroup/connect4
 	[on_sendmsg6]=cgroup/sendmsg6 [on_sock_ops]=sockops [on_whistler_sockops]=sockops
+	[on_sk_parser]=sk_skb/stream_parser [on_sk_verdict]=sk_skb/stream_verdict [on_sk_msg]=sk_msg
+	[on_action]=action [on_lwt_in]=lwt_in [on_lwt_out]=lwt_out [on_lwt_xmit]=lwt_xmit
+	[on_lwt_seg6local]=lwt_seg6local [on_cgroup_dev]=cgroup/dev [on_cgroup_sysctl]=cgroup/sysctl
+	[on_getsockopt]=cgroup/getsockopt [on_setsockopt]=cgroup/setsockopt
+	[on_flow_dissector]=flow_dissector [on_raw_tp_w]=raw_tp.w/bpf_test_finish
 )
 refused=()
 secs=$(llvm-readelf -S "$obj" 2>/dev/null || readelf -S "$obj")
