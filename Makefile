@@ -155,6 +155,11 @@ $(BUILD)/tests/%: tests/harness/%.c
 	@mkdir -p $(dir $@)
 	$(COMPILE) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# ptlive attaches through libkiln, as `kiln run` does
+$(BUILD)/tests/ptlive: tests/harness/ptlive.c $(BUILD)/libkiln.a
+	@mkdir -p $(dir $@)
+	$(COMPILE) $(KL_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 test-bins: $(UNIT_BINS) $(TOOL_BINS) lib
 
 $(BUILD)/compiler/tables.o: src/compiler/helpers.inc

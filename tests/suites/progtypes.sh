@@ -78,3 +78,36 @@ for run in "12345 10.0.0.2 8080 0" "12345 10.0.0.2 8081 1" "12346 10.0.0.2 8080 
 		echo "FAIL progtypes/sk-lookup-run 10.0.0.1:$rport->$lip:$lport: expected retval $want, got '$(tr '\n' ' ' <<<"$got")'"
 	fi
 done
+
+# ---- the socket program types live (tests/harness/ptlive.c): each attached the way kiln run
+# attaches it (libkiln), proved by traffic on loopback ----
+# ptlive_run NAME ARGS...: ptlive's "ok/fail CHECK: ..." lines as PASS/FAIL progtypes/CHECK
+ptlive_run() {
+	local name=$1 src="$ROOT/tests/progtypes/$1.lisp" o="$BUILD/tests/progtypes/$1.o" out line
+	shift
+	if ! out=$("$KILN" compile "$src" -o "$o" 2>&1); then
+		echo "FAIL progtypes/$name-compile: $(head -1 <<<"$out")"
+		return
+	fi
+	out=$(timeout 30 "$@" "$o" 2>&1)
+	local rc=$? n=0
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) echo "PASS progtypes/${line#ok }"; n=$((n + 1)) ;;
+		"fail "*) echo "FAIL progtypes/${line#fail }"; n=$((n + 1)) ;;
+		esac
+	done <<<"$out"
+	[ $rc -eq 0 ] || [ $n -gt 0 ] || echo "FAIL progtypes/$name: ptlive exited $rc: $(tail -2 <<<"$out" | tr '\n' ' ')"
+}
+ptlive_run sockmap "$BUILD/tests/ptlive" sockmap
+ptlive_run reuseport "$BUILD/tests/ptlive" reuseport
+
+# sk_lookup in a network namespace of the test's own, given to the attach as a file
+ns=kiln-pt-$$
+cleanup_ns() { ip netns del "$ns" 2>/dev/null; }
+trap 'rm -rf "$pin"; cleanup_ns' EXIT
+if ! ip netns add "$ns" 2>/dev/null || ! ip -n "$ns" link set lo up; then
+	echo "SKIP progtypes/sk-lookup-steer: cannot make a network namespace (ip netns add)"
+else
+	ptlive_run sklookup ip netns exec "$ns" "$BUILD/tests/ptlive" sklookup "/run/netns/$ns"
+fi
