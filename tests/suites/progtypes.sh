@@ -116,6 +116,7 @@ fi
 # run_start NAME SRC ARGS...: `kiln run SRC ARGS` in the background until it says it runs
 # (10 s at most); run_stop: SIGINT, and its maps and messages in $tmp/NAME.out/.err
 tmp=$(mktemp -d)
+fdns=kiln-pt-fd-$$ actns=kiln-pt-act-$$ lwns=kiln-pt-lwt-$$ lwpin=/sys/fs/bpf/kiln-pt-lwt-$$
 cgroot=
 . "$ROOT/tests/harness/cgroup2.sh"
 cgroot=$(cgroup2_root)
@@ -123,6 +124,8 @@ mycgs=()
 cleanup_all() {
 	rm -rf "$pin"
 	cleanup_ns
+	for n in "$fdns" "$actns" "$lwns"; do ip netns del "$n" 2>/dev/null; done
+	[ -d "$lwpin" ] && "$KILN" unload "$lwpin" >/dev/null 2>&1
 	[ -n "${run_pid:-}" ] && kill "$run_pid" 2>/dev/null
 	for c in "${mycgs[@]}"; do rmdir "$c" 2>/dev/null; done
 	rm -rf "$tmp"
@@ -192,4 +195,119 @@ else
 	# getsockopt(SO_MARK) answers "KILN" inside the cgroup (0 outside)
 	cg_case cgsockopt '^mark=0x4b494c4e$' \
 		python3 -c 'import socket; s = socket.socket(); print("mark=%#x" % s.getsockopt(socket.SOL_SOCKET, socket.SO_MARK))'
+fi
+
+# ---- flow_dissector: kiln run --netns on a namespace of the test's own; RPS on its loopback
+# has the kernel dissect each packet received there (3 UDP datagrams and the 3 ICMP errors
+# they draw) ----
+nsen() { nsenter --net="/run/netns/$1" "${@:2}"; }
+if ! ip netns add "$fdns" 2>/dev/null; then
+	echo "SKIP progtypes/flow-dissector: cannot make a network namespace (ip netns add)"
+else
+	nsen "$fdns" ip link set lo up
+	if ! ip netns exec "$fdns" sh -c 'echo 1 >/sys/class/net/lo/queues/rx-0/rps_cpus' 2>/dev/null; then
+		echo "SKIP progtypes/flow-dissector: no RPS on this kernel to make it dissect loopback packets"
+	elif run_start flow-dissector "$ROOT/tests/progtypes/flowdis.lisp" --netns "/run/netns/$fdns"; then
+		sent=$(nsen "$fdns" python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(3): s.sendto(b"x", ("127.0.0.1", 9))
+print(3)' 2>&1)
+		run_stop
+		ipv4=$(awk '$1 == "1" && $2 == "=>" { print $3 }' "$tmp/flow-dissector.out")
+		left=$(nsen "$fdns" bpftool net show 2>/dev/null | sed -n '/^flow_dissector:/,$p' | grep -c '^id')
+		if [ "$sent" != 3 ] || [ "${ipv4:-0}" -lt 3 ]; then
+			echo "FAIL progtypes/flow-dissector: sent '$sent', the program saw ${ipv4:-no} IPv4 packets ($(tr '\n' ' ' <"$tmp/flow-dissector.err"))"
+		elif [ "$left" -ne 0 ]; then
+			echo "FAIL progtypes/flow-dissector: still attached to $fdns after kiln run exited"
+		else
+			echo "PASS progtypes/flow-dissector: $ipv4 IPv4 packets dissected in netns $fdns ($(grep -o 'attached.*' "$tmp/flow-dissector.err" | head -1); detached on exit)"
+		fi
+	fi
+	ip netns del "$fdns"
+fi
+
+# ---- sched_act: a tc action. This kernel may lack act_bpf (CONFIG_NET_ACT_BPF), the only
+# hook there is for one: then the program is proved by BPF_PROG_TEST_RUN alone ----
+for run in "ipv4-udp 2" "ipv4-tcp-syn 0"; do
+	read -r sample want <<<"$run"
+	got=$("$KILN" test-run "$ROOT/tests/progtypes/action.lisp" --data-sample "$sample" 2>&1)
+	if grep -q "retval $want " <<<"$got"; then
+		echo "PASS progtypes/sched-act-run $sample (retval $want)"
+	else
+		echo "FAIL progtypes/sched-act-run $sample: expected retval $want, got '$(tr '\n' ' ' <<<"$got")'"
+	fi
+done
+if ! out=$("$KILN" compile "$ROOT/tests/progtypes/action.lisp" -o "$BUILD/tests/progtypes/action.o" 2>&1); then
+	echo "FAIL progtypes/sched-act-attach: compile: $(head -1 <<<"$out")"
+elif ip netns add "$actns" 2>/dev/null; then
+	nsen "$actns" tc qdisc add dev lo clsact 2>/dev/null
+	out=$(nsen "$actns" tc filter add dev lo ingress protocol all prio 1 u32 match u32 0 0 \
+		action bpf obj "$BUILD/tests/progtypes/action.o" sec action 2>&1)
+	if grep -q "Failed to load TC action module\|Unknown action\|unknown action" <<<"$out"; then
+		echo "SKIP progtypes/sched-act-attach: this kernel has no bpf tc action (act_bpf, CONFIG_NET_ACT_BPF): $(head -1 <<<"$out")"
+	elif [ -n "$out" ]; then
+		echo "FAIL progtypes/sched-act-attach: tc filter ... action bpf: $(tr '\n' ' ' <<<"$out")"
+	else
+		# the action drops IPv4 UDP arriving on lo: a datagram sent there never comes
+		got=$(nsen "$actns" ip link set lo up && nsen "$actns" python3 -c '
+import socket
+r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); r.bind(("127.0.0.1", 0)); r.settimeout(1)
+socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", r.getsockname())
+try: r.recv(1); print("arrived")
+except socket.timeout: print("dropped")' 2>&1)
+		if [ "$got" == dropped ]; then
+			echo "PASS progtypes/sched-act-attach: a UDP datagram on lo dropped by the bpf action"
+		else
+			echo "FAIL progtypes/sched-act-attach: expected the datagram dropped, got '$got'"
+		fi
+	fi
+	ip netns del "$actns"
+fi
+
+# ---- lwt_in/out/xmit: `ip route ... encap bpf HOOK pinned PROG` in a netns of the test's own,
+# the programs pinned by kiln load (and removed by kiln unload); ip runs with nsenter --net
+# only, so that bpffs stays in view ----
+if ! ip netns add "$lwns" 2>/dev/null; then
+	echo "SKIP progtypes/lwt: cannot make a network namespace (ip netns add)"
+elif ! out=$("$KILN" load "$ROOT/tests/progtypes/lwt.lisp" --pin "$lwpin" 2>&1); then
+	echo "FAIL progtypes/lwt: kiln load: $(tr '\n' ' ' <<<"$out")"
+	ip netns del "$lwns"
+else
+	nsen "$lwns" ip link set lo up
+	nsen "$lwns" ip addr add 10.99.9.9/32 dev lo
+	# lwt_in runs on the input route of a packet that is forwarded
+	nsen "$lwns" sysctl -qw net.ipv4.conf.all.forwarding=1
+	out=$(nsen "$lwns" ip route add 10.99.1.0/24 dev lo encap bpf out pinned "$lwpin/progs/count_out" 2>&1 &&
+	      nsen "$lwns" ip route add 10.99.2.0/24 dev lo encap bpf xmit pinned "$lwpin/progs/drop_discard" 2>&1 &&
+	      nsen "$lwns" ip route add 10.99.3.0/24 dev lo src 10.99.9.9 encap bpf in pinned "$lwpin/progs/count_in" 2>&1)
+	if [ -n "$out" ]; then
+		echo "FAIL progtypes/lwt: ip route ... encap bpf: $(tr '\n' ' ' <<<"$out")"
+	else
+		sent=$(nsen "$lwns" python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for net in (1, 2, 3):
+    r = []
+    for i in range(3):
+        try: s.sendto(b"x", ("10.99.%d.1" % net, 9)); r.append("sent")
+        except OSError as e: r.append(e.strerror.replace(" ", "-"))
+    print(" ".join(r))' 2>&1)
+		dump=$("$KILN" map dump "$lwpin/maps/runs" 2>&1)
+		count() { awk -v k="$1" '$1 == k && $2 == "=>" { print $3 }' <<<"$dump"; }
+		check_lwt() {   # NAME LINE-OF-SENT WANT-SENT SLOT
+			local line
+			line=$(sed -n "$2p" <<<"$sent")
+			if [ "$line" == "$3" ] && [ "$(count "$4")" == 3 ]; then
+				echo "PASS progtypes/$1: 3 packets of its route counted; senders saw: $line"
+			else
+				echo "FAIL progtypes/$1: senders saw '$line' (expected '$3'), counted '$(count "$4")' of 3"
+			fi
+		}
+		check_lwt lwt-out 1 "sent sent sent" 1
+		check_lwt lwt-xmit 2 "Operation-not-permitted Operation-not-permitted Operation-not-permitted" 2
+		check_lwt lwt-in 3 "sent sent sent" 0
+	fi
+	ip netns del "$lwns"
+	"$KILN" unload "$lwpin" >/dev/null 2>&1 || echo "FAIL progtypes/lwt: kiln unload $lwpin"
 fi
