@@ -5,6 +5,8 @@
  * "ok NAME: what" or "fail NAME: why". Every wait has a deadline. Exit status 0 when every check passed.
  *   ptlive sockmap OBJ.o          sk_skb parser+verdict and sk_msg redirection (sockmap.lisp)
  *   ptlive reuseport OBJ.o        sk_reuseport picking a socket of the group (reuseport.lisp)
+ *   ptlive rawtpw OBJ.o           raw_tp.w/bpf_test_finish changing a test run's result
+ *                                 (rawtpw.lisp)
  *   ptlive sklookup NETNS OBJ.o   sk_lookup on the netns file NETNS, which the tool runs in
  *                                 (`ip netns exec`), steering a connection (sklookup.lisp) */
 #define _GNU_SOURCE
@@ -306,14 +308,44 @@ static int cmd_sklookup(const char *path, const char *netns)
 	return failures ? 1 : 0;
 }
 
+/* BPF_PROG_TEST_RUN of a socket filter: what the syscall returns (a writable raw tracepoint
+ * on bpf_test_finish may have changed it) */
+static int test_run(int prog)
+{
+	unsigned char pkt[64] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt));
+	int rc = bpf_prog_test_run_opts(prog, &o);
+	return rc < 0 ? -errno : rc;
+}
+
+static int cmd_rawtpw(const char *path)
+{
+	struct kiln_object *obj = open_load(path);
+	int prog = kiln_prog_fd(kiln_object_find_prog(obj, "probe_me"));
+	uint32_t key = 0, me = (uint32_t)getpid();
+	bpf_map_update_elem(map_fd(obj, "target"), &key, &me, BPF_ANY);
+	int before = test_run(prog);
+	struct kiln_link *l = attach(obj, "set_result", NULL, NULL);
+	int during = test_run(prog);
+	const char *desc = kiln_link_describe(l);
+	kiln_link_destroy(l);
+	int after = test_run(prog);
+	report(before == 0 && during == 42 && after == 0 && runs(obj, 0) == 1, "raw-tracepoint-writable",
+	       "BPF_PROG_TEST_RUN returned %d, %d while %s was attached, %d after", before, during, desc, after);
+	kiln_object_close(obj);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "sockmap"))
 		return cmd_sockmap(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "reuseport"))
 		return cmd_reuseport(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "rawtpw"))
+		return cmd_rawtpw(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "sklookup"))
 		return cmd_sklookup(argv[3], argv[2]);
-	fprintf(stderr, "usage: ptlive sockmap|reuseport OBJ.o | ptlive sklookup NETNS OBJ.o\n");
+	fprintf(stderr, "usage: ptlive sockmap|reuseport|rawtpw OBJ.o | ptlive sklookup NETNS OBJ.o\n");
 	return 2;
 }

@@ -101,6 +101,12 @@ ptlive_run() {
 }
 ptlive_run sockmap "$BUILD/tests/ptlive" sockmap
 ptlive_run reuseport "$BUILD/tests/ptlive" reuseport
+# the writable tracepoint reachable from any kernel with BPF_PROG_TEST_RUN: bpf_test_finish
+if bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "'btf_trace_bpf_test_finish'"; then
+	ptlive_run rawtpw "$BUILD/tests/ptlive" rawtpw
+else
+	echo "SKIP progtypes/raw-tracepoint-writable: the kernel's BTF has no writable tracepoint bpf_test_finish (btf_trace_bpf_test_finish)"
+fi
 
 # sk_lookup in a network namespace of the test's own, given to the attach as a file
 ns=kiln-pt-$$
