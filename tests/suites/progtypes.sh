@@ -122,7 +122,7 @@ fi
 # run_start NAME SRC ARGS...: `kiln run SRC ARGS` in the background until it says it runs
 # (10 s at most); run_stop: SIGINT, and its maps and messages in $tmp/NAME.out/.err
 tmp=$(mktemp -d)
-fdns=kiln-pt-fd-$$ actns=kiln-pt-act-$$ lwns=kiln-pt-lwt-$$ lwpin=/sys/fs/bpf/kiln-pt-lwt-$$
+fdns=kiln-pt-fd-$$ actns=kiln-pt-act-$$ lwns=kiln-pt-lwt-$$ slns=kiln-pt-sl-$$ lwpin=/sys/fs/bpf/kiln-pt-lwt-$$
 cgroot=
 . "$ROOT/tests/harness/cgroup2.sh"
 cgroot=$(cgroup2_root)
@@ -130,7 +130,7 @@ mycgs=()
 cleanup_all() {
 	rm -rf "$pin"
 	cleanup_ns
-	for n in "$fdns" "$actns" "$lwns"; do ip netns del "$n" 2>/dev/null; done
+	for n in "$fdns" "$actns" "$lwns" "$slns"; do ip netns del "$n" 2>/dev/null; done
 	[ -d "$lwpin" ] && "$KILN" unload "$lwpin" >/dev/null 2>&1
 	[ -n "${run_pid:-}" ] && kill "$run_pid" 2>/dev/null
 	for c in "${mycgs[@]}"; do rmdir "$c" 2>/dev/null; done
@@ -316,4 +316,54 @@ for net in (1, 2, 3):
 	fi
 	ip netns del "$lwns"
 	"$KILN" unload "$lwpin" >/dev/null 2>&1 || echo "FAIL progtypes/lwt: kiln unload $lwpin"
+fi
+
+# ---- kiln run attaching sk_lookup (--netns) and the sockmap programs (--sockmap) itself ----
+
+if ! ip netns add "$slns" 2>/dev/null; then
+	echo "SKIP progtypes/run-sk-lookup: cannot make a network namespace (ip netns add)"
+else
+	nsen "$slns" ip link set lo up
+	# a listener on port 7008 of the namespace, which the program refuses connections to
+	# (dial.py: "connected" or the error, for each connection asked for on stdin)
+	cat >"$tmp/dial.py" <<'PY'
+import socket, sys
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", 7008)); l.listen(8)
+print("listening", flush=True)
+for line in sys.stdin:
+    try: socket.create_connection(("127.0.0.1", 7008), timeout=3); print("connected", flush=True)
+    except OSError as e: print(e.strerror, flush=True)
+PY
+	coproc DIAL { nsen "$slns" python3 "$tmp/dial.py" 2>&1; }
+	read -r -t 10 ready <&"${DIAL[0]}"
+	dial() { echo >&"${DIAL[1]}"; read -r -t 10 ans <&"${DIAL[0]}"; echo "$ans"; }
+	if [ "$ready" != listening ]; then
+		echo "FAIL progtypes/run-sk-lookup: no listener in $slns: $ready"
+	elif run_start run-sk-lookup "$ROOT/tests/progtypes/sklookup.lisp" --netns "/run/netns/$slns"; then
+		during=$(dial)
+		run_stop
+		after=$(dial)
+		if [ "$during" == "Connection refused" ] && [ "$after" == connected ]; then
+			echo "PASS progtypes/run-sk-lookup: port 7008 refused while kiln run ran, connected after ($(grep -o 'attached.*' "$tmp/run-sk-lookup.err"))"
+		else
+			echo "FAIL progtypes/run-sk-lookup: while attached '$during' (expected Connection refused), after '$after'"
+		fi
+	fi
+	exec {DIAL[1]}>&-
+	wait "$DIAL_PID" 2>/dev/null
+	ip netns del "$slns"
+fi
+# two maps: kiln run asks which; named, all three programs attach to it, and go at exit
+got=$("$KILN" run "$ROOT/tests/progtypes/sockmap.lisp" --duration 0.1 2>&1)
+if [ $? -ne 0 ] && grep -q "name the sockmap or sockhash to attach to (the object has 2)" <<<"$got"; then
+	echo "PASS progtypes/run-sockmap-which: two sockmaps and no --sockmap refused"
+else
+	echo "FAIL progtypes/run-sockmap-which: '$(tr '\n' ' ' <<<"$got")'"
+fi
+got=$("$KILN" run "$ROOT/tests/progtypes/sockmap.lisp" --sockmap msgs --duration 0.1 2>&1)
+if [ $? -eq 0 ] && [ "$(grep -c 'on map msgs$' <<<"$got")" -eq 3 ]; then
+	echo "PASS progtypes/run-sockmap: kiln run attached 3 programs to the sockhash msgs and detached them"
+else
+	echo "FAIL progtypes/run-sockmap: '$(tr '\n' ' ' <<<"$got")'"
 fi
