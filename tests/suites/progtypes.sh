@@ -123,6 +123,7 @@ fi
 # (10 s at most); run_stop: SIGINT, and its maps and messages in $tmp/NAME.out/.err
 tmp=$(mktemp -d)
 fdns=kiln-pt-fd-$$ actns=kiln-pt-act-$$ lwns=kiln-pt-lwt-$$ slns=kiln-pt-sl-$$ lwpin=/sys/fs/bpf/kiln-pt-lwt-$$
+s6a=kiln-pt-s6a-$$ s6b=kiln-pt-s6b-$$ s6pin=/sys/fs/bpf/kiln-pt-s6-$$ s6if=kps6$$
 cgroot=
 . "$ROOT/tests/harness/cgroup2.sh"
 cgroot=$(cgroup2_root)
@@ -130,8 +131,8 @@ mycgs=()
 cleanup_all() {
 	rm -rf "$pin"
 	cleanup_ns
-	for n in "$fdns" "$actns" "$lwns" "$slns"; do ip netns del "$n" 2>/dev/null; done
-	[ -d "$lwpin" ] && "$KILN" unload "$lwpin" >/dev/null 2>&1
+	for n in "$fdns" "$actns" "$lwns" "$slns" "$s6a" "$s6b"; do ip netns del "$n" 2>/dev/null; done
+	for d in "$lwpin" "$s6pin"; do [ -d "$d" ] && "$KILN" unload "$d" >/dev/null 2>&1; done
 	[ -n "${run_pid:-}" ] && kill "$run_pid" 2>/dev/null
 	for c in "${mycgs[@]}"; do rmdir "$c" 2>/dev/null; done
 	rm -rf "$tmp"
@@ -367,3 +368,49 @@ if [ $? -eq 0 ] && [ "$(grep -c 'on map msgs$' <<<"$got")" -eq 3 ]; then
 else
 	echo "FAIL progtypes/run-sockmap: '$(tr '\n' ' ' <<<"$got")'"
 fi
+
+# ---- lwt_seg6local: an End.BPF endpoint in netns B for segment fc00::100, reached over a veth
+# pair from netns A by UDP datagrams carrying a segment routing header ----
+if ! ip netns add "$s6a" 2>/dev/null || ! ip netns add "$s6b" 2>/dev/null; then
+	echo "SKIP progtypes/lwt-seg6local: cannot make network namespaces (ip netns add)"
+elif ! nsen "$s6a" ip link add "${s6if}a" type veth peer name "${s6if}b" netns "$s6b" 2>/dev/null; then
+	echo "SKIP progtypes/lwt-seg6local: no veth devices in this kernel"
+elif ! out=$("$KILN" load "$ROOT/tests/progtypes/seg6.lisp" --pin "$s6pin" 2>&1); then
+	echo "FAIL progtypes/lwt-seg6local: kiln load: $(tr '\n' ' ' <<<"$out")"
+else
+	nsen "$s6a" ip link set "${s6if}a" up
+	nsen "$s6b" ip link set "${s6if}b" up
+	nsen "$s6a" ip -6 addr add fc00:a::1/64 dev "${s6if}a" nodad
+	nsen "$s6b" ip -6 addr add fc00:a::2/64 dev "${s6if}b" nodad
+	nsen "$s6a" ip -6 route add fc00::/16 via fc00:a::2
+	nsen "$s6b" sysctl -qw net.ipv6.conf.all.forwarding=1
+	nsen "$s6b" sysctl -qw net.ipv6.conf.all.seg6_enabled=1
+	nsen "$s6b" sysctl -qw "net.ipv6.conf.${s6if}b.seg6_enabled=1"
+	if ! out=$(nsen "$s6b" ip -6 route add fc00::100/128 encap seg6local action End.BPF \
+		endpoint pinned "$s6pin/progs/count_segment" dev "${s6if}b" 2>&1); then
+		echo "SKIP progtypes/lwt-seg6local: the kernel refuses an End.BPF route (CONFIG_IPV6_SEG6_BPF?): $(head -1 <<<"$out")"
+	else
+		# segments: fc00::100 (the endpoint, first), then fc00::200 (sendto's address, last)
+		sent=$(nsen "$s6a" python3 -c '
+import socket, struct
+srh = struct.pack("BBBBBBH", 0, 4, 4, 1, 1, 0, 0) + bytes(16) + socket.inet_pton(socket.AF_INET6, "fc00::100")
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IPV6, 57, srh)   # IPV6_RTHDR
+for i in range(3): s.sendto(b"x", ("fc00::200", 9))
+print(3)' 2>&1)
+		seen=0
+		for ((i = 0; i < 100 && seen < 3; i++)); do
+			seen=$("$KILN" map dump "$s6pin/maps/runs" 2>/dev/null | awk '$1 == "0" && $2 == "=>" { print $3 }')
+			seen=${seen:-0}
+			[ "$seen" -ge 3 ] || sleep 0.05
+		done
+		if [ "$sent" == 3 ] && [ "$seen" -eq 3 ]; then
+			echo "PASS progtypes/lwt-seg6local: 3 datagrams through segment fc00::100 ran its End.BPF program"
+		else
+			echo "FAIL progtypes/lwt-seg6local: sent '$sent', the endpoint program counted $seen"
+		fi
+	fi
+fi
+ip netns del "$s6a" 2>/dev/null
+ip netns del "$s6b" 2>/dev/null
+[ -d "$s6pin" ] && "$KILN" unload "$s6pin" >/dev/null 2>&1
