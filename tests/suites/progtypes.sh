@@ -414,3 +414,13 @@ fi
 ip netns del "$s6a" 2>/dev/null
 ip netns del "$s6b" 2>/dev/null
 [ -d "$s6pin" ] && "$KILN" unload "$s6pin" >/dev/null 2>&1
+
+# ---- a skeleton's NAME__attach takes the programs whose section names their hook (the
+# writable raw tracepoint), not those with no hook of kiln's (lwt routes) or needing a netns ----
+skel_attached() { "$KILN" gen skeleton "$ROOT/tests/progtypes/$1.lisp" 2>&1 | grep -o "__[a-z_]*__attach(skel, NULL)" | tr '\n' ' '; }
+got="lwt:[$(skel_attached lwt)] sklookup:[$(skel_attached sklookup)] rawtpw:[$(skel_attached rawtpw)]"
+if [ "$got" == "lwt:[] sklookup:[] rawtpw:[__set_result__attach(skel, NULL) ]" ]; then
+	echo "PASS progtypes/skeleton-attach: $got"
+else
+	echo "FAIL progtypes/skeleton-attach: $got"
+fi
