@@ -123,7 +123,7 @@ fi
 # (10 s at most); run_stop: SIGINT, and its maps and messages in $tmp/NAME.out/.err
 tmp=$(mktemp -d)
 fdns=kiln-pt-fd-$$ actns=kiln-pt-act-$$ lwns=kiln-pt-lwt-$$ slns=kiln-pt-sl-$$ lwpin=/sys/fs/bpf/kiln-pt-lwt-$$
-s6a=kiln-pt-s6a-$$ s6b=kiln-pt-s6b-$$ s6pin=/sys/fs/bpf/kiln-pt-s6-$$ s6if=kps6$$
+s6a=kiln-pt-s6a-$$ s6b=kiln-pt-s6b-$$ s6pin=/sys/fs/bpf/kiln-pt-s6-$$ s6if=kps6$$ rdns=kiln-pt-rd-$$
 cgroot=
 . "$ROOT/tests/harness/cgroup2.sh"
 cgroot=$(cgroup2_root)
@@ -131,7 +131,7 @@ mycgs=()
 cleanup_all() {
 	rm -rf "$pin"
 	cleanup_ns
-	for n in "$fdns" "$actns" "$lwns" "$slns" "$s6a" "$s6b"; do ip netns del "$n" 2>/dev/null; done
+	for n in "$fdns" "$actns" "$lwns" "$slns" "$s6a" "$s6b" "$rdns"; do ip netns del "$n" 2>/dev/null; done
 	for d in "$lwpin" "$s6pin"; do [ -d "$d" ] && "$KILN" unload "$d" >/dev/null 2>&1; done
 	[ -n "${run_pid:-}" ] && kill "$run_pid" 2>/dev/null
 	for c in "${mycgs[@]}"; do rmdir "$c" 2>/dev/null; done
@@ -423,4 +423,27 @@ if [ "$got" == "lwt:[] sklookup:[] rawtpw:[__set_result__attach(skel, NULL) ]" ]
 	echo "PASS progtypes/skeleton-attach: $got"
 else
 	echo "FAIL progtypes/skeleton-attach: $got"
+fi
+
+# ---- kiln run alone redirecting between two connections: a sock-ops program on a cgroup of
+# the test's own fills the sockhash, an sk_msg program on it crosses the bytes over
+# (redirect.lisp); the connections are made in a netns of the test's own (ports 7101/7102) ----
+if [ -z "$cgroot" ]; then
+	echo "SKIP progtypes/run-sk-msg-redirect: no cgroup v2 hierarchy mounted"
+elif ! ip netns add "$rdns" 2>/dev/null; then
+	echo "SKIP progtypes/run-sk-msg-redirect: cannot make a network namespace (ip netns add)"
+else
+	nsen "$rdns" ip link set lo up
+	rdcg="$cgroot/kiln-pt-$$-redirect"
+	if mkdir "$rdcg" && mycgs+=("$rdcg") &&
+	   run_start run-sk-msg-redirect "$ROOT/tests/progtypes/redirect.lisp" --cgroup "$rdcg"; then
+		got=$(in_cg "$rdcg" nsenter --net="/run/netns/$rdns" python3 "$ROOT/tests/harness/crossover.py" 2>&1)
+		run_stop
+		if [ "$got" == "port-7102-server:kiln_run_crossed port-7101-server:nothing" ]; then
+			echo "PASS progtypes/run-sk-msg-redirect: written to port 7101, read from port 7102's connection ($(grep -o 'attached.*' "$tmp/run-sk-msg-redirect.err" | tr '\n' ' '))"
+		else
+			echo "FAIL progtypes/run-sk-msg-redirect: '$got' ($(tr '\n' ' ' <"$tmp/run-sk-msg-redirect.err"))"
+		fi
+	fi
+	ip netns del "$rdns"
 fi
