@@ -191,6 +191,12 @@ int cli_pin_all(const char *cmd, struct kiln_object *obj, const char *dir, struc
 	for (size_t i = 0; !err && links && i < np; i++) {
 		if (!links[i])
 			continue;
+		if (kiln_link_fd(links[i]) < 0) {   /* a sockmap attachment, a legacy tc filter */
+			fprintf(stderr, "kiln %s: %s (%s) is no link, which cannot be pinned\n", cmd,
+				kiln_prog_name(kiln_object_prog(obj, i)), kiln_link_describe(links[i]));
+			err = -EOPNOTSUPP;
+			break;
+		}
 		err = pin_entry(cmd, "link of program", kiln_prog_name(kiln_object_prog(obj, i)), "links/", paths[n],
 				&e[n], kiln_link_fd(links[i]));
 		n++;

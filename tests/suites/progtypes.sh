@@ -447,3 +447,14 @@ else
 	fi
 	ip netns del "$rdns"
 fi
+# a sockmap attachment is no link: kiln load --attach says so and pins nothing
+smpin=/sys/fs/bpf/kiln-pt-sm-$$
+got=$("$KILN" load "$ROOT/tests/progtypes/sockmap.lisp" --pin "$smpin" --attach --sockmap socks 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && grep -q "parse_whole (sk_skb/stream_parser on map socks) is no link, which cannot be pinned" <<<"$got" &&
+   [ ! -e "$smpin" ]; then
+	echo "PASS progtypes/load-sockmap-no-pin: refused, nothing pinned"
+else
+	echo "FAIL progtypes/load-sockmap-no-pin: status $rc, '$(tr '\n' ' ' <<<"$got")'$([ -e "$smpin" ] && echo ", $smpin left")"
+	"$KILN" unload "$smpin" --force >/dev/null 2>&1
+fi
