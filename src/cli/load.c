@@ -3,6 +3,7 @@
  * every program by its section, which `kiln run` shares. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "kfacts/prog_types.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -62,9 +63,11 @@ int cli_attach_all(const char *cmd, struct kiln_object *obj, const struct cli_at
 		links[i] = NULL;
 		if (k == KILN_ATTACH_NONE || (k == KILN_ATTACH_PERF_EVENT && !strcmp(cmd, "load"))) {
 			/* sampling is a link per CPU, which kiln does not pin */
+			const struct kl_attach_section *row = kl_attach_section_find(kiln_prog_section(p));
 			if (!quiet)
-				fprintf(stderr, "kiln %s: %s (section %s) has no hook to attach to; loaded only\n", cmd,
-					kiln_prog_name(p), kiln_prog_section(p));
+				fprintf(stderr, "kiln %s: %s (section %s) has no hook to attach to; loaded only%s%s%s\n",
+					cmd, kiln_prog_name(p), kiln_prog_section(p), row && row->hint ? " (" : "",
+					row && row->hint ? row->hint : "", row && row->hint ? ")" : "");
 			continue;
 		}
 		const char *need = missing_option(k, a);

@@ -458,3 +458,10 @@ else
 	echo "FAIL progtypes/load-sockmap-no-pin: status $rc, '$(tr '\n' ' ' <<<"$got")'$([ -e "$smpin" ] && echo ", $smpin left")"
 	"$KILN" unload "$smpin" --force >/dev/null 2>&1
 fi
+# a program kiln has no hook for is loaded, and kiln run says what attaches it
+got=$("$KILN" run "$ROOT/tests/progtypes/lwt.lisp" --duration 0.1 2>&1)
+if grep -q "drop_discard (section lwt_xmit) has no hook to attach to; loaded only (a route's: ip route add ... encap bpf xmit pinned PATH)" <<<"$got"; then
+	echo "PASS progtypes/run-no-hook-hint: lwt programs loaded, with how to attach them"
+else
+	echo "FAIL progtypes/run-no-hook-hint: '$(tr '\n' ' ' <<<"$got")'"
+fi
