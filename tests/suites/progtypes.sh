@@ -3,6 +3,12 @@
 # libbpf expects, through libbpf (loadobj) and through `bpftool prog loadall`. A tracing
 # program (fentry, fexit, fmod_ret, kprobe, lsm) that a kernel in lockdown refuses with EPERM is reported
 # SKIP with the reason, never PASS. The sk_lookup program also runs with BPF_PROG_TEST_RUN.
+# Then each type without a live test elsewhere runs at its hook, in namespaces, cgroups and pins
+# of the test's own (pid-suffixed, removed on exit), each proved by what its hook does:
+# sockmap/sockhash redirection (sk_skb, sk_msg), sk_reuseport, sk_lookup, writable raw
+# tracepoints (tests/harness/ptlive.c, through libkiln), cgroup device/sysctl/sockopt,
+# flow_dissector, sk_lookup and sk_msg through `kiln run`, lwt and seg6local routes through
+# `ip route ... pinned` after `kiln load`, and sched_act by test run (its tc action needs act_bpf).
 set -u
 pin=/sys/fs/bpf/kiln-progtypes-$$
 trap 'rm -rf "$pin"' EXIT
