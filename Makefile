@@ -164,6 +164,11 @@ $(BUILD)/tests/%.so: tests/shim/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(KL_CFLAGS) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
 
+# ptlive attaches through libkiln, as `kiln run` does
+$(BUILD)/tests/ptlive: tests/harness/ptlive.c $(BUILD)/libkiln.a
+	@mkdir -p $(dir $@)
+	$(COMPILE) $(KL_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 test-bins: $(UNIT_BINS) $(TOOL_BINS) $(SHIM_LIBS) lib
 
 $(BUILD)/compiler/tables.o: src/compiler/helpers.inc
@@ -189,13 +194,13 @@ $(BUILD)/gen/prelude_index.o: $(BUILD)/gen/prelude_index.c
 $(BUILD)/pic/gen/prelude_index.o: $(BUILD)/gen/prelude_index.c
 	@mkdir -p $(dir $@)
 	$(COMPILE) -fPIC -c -o $@ $<
-$(BUILD)/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
+$(BUILD)/%.o: src/%.c $(wildcard src/*/*.h src/*/*/*.h src/kfacts/*.def include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(COMPILE) -c -o $@ $<
 $(BUILD)/pic/gen/prelude.o: $(BUILD)/gen/prelude.c
 	@mkdir -p $(dir $@)
 	$(COMPILE) -fPIC -c -o $@ $<
-$(BUILD)/pic/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
+$(BUILD)/pic/%.o: src/%.c $(wildcard src/*/*.h src/*/*/*.h src/kfacts/*.def include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(COMPILE) -fPIC -c -o $@ $<
 

@@ -100,6 +100,10 @@ enum kiln_attach_kind {
 	KILN_ATTACH_KPROBE,
 	KILN_ATTACH_CGROUP,         /* cgroup_skb/ingress|egress, cgroup/sock, ...: cgroup path */
 	KILN_ATTACH_PERF_EVENT,     /* sampling: every CPU at a frequency or period */
+	KILN_ATTACH_SOCKMAP,        /* sk_skb/stream_parser|stream_verdict, sk_msg: a sockmap or
+				     * sockhash of the object (map, or the only one) */
+	KILN_ATTACH_NETNS,          /* flow_dissector, sk_lookup: a network namespace (netns, or
+				     * the caller's) */
 };
 enum kiln_attach_kind kiln_prog_attach_kind(const struct kiln_prog *p);
 const char *kiln_attach_kind_name(enum kiln_attach_kind kind);
@@ -132,10 +136,19 @@ struct kiln_attach_opts {
 	const char *event_name;
 	uint32_t event_type;
 	uint64_t event_config;
+	/* sk_skb and sk_msg programs: the name of the object's sockmap or sockhash they attach
+	 * to (NULL: the object's only one) */
+	const char *map;
+	/* flow_dissector and sk_lookup programs: a network namespace file (/proc/PID/ns/net,
+	 * /run/netns/NAME; NULL: the caller's) */
+	const char *netns;
 };
 
 /* Attach p at its hook. Tracepoint, raw tracepoint, tracing and uprobe sections that name
- * their target need no options; xdp and tc need an interface, cgroup programs a cgroup. */
+ * their target need no options; xdp and tc need an interface, cgroup programs a cgroup.
+ * sk_skb and sk_msg programs attach to a sockmap/sockhash (no link: the attachment lasts
+ * until kiln_link_detach or the map goes, and cannot be pinned); flow_dissector and
+ * sk_lookup programs get a link on a network namespace. */
 int kiln_prog_attach(struct kiln_prog *p, const struct kiln_attach_opts *opts, struct kiln_link **out);
 /* Pin a link on bpffs so the attachment outlives the process, creating missing directories
  * (-EOPNOTSUPP for a legacy tc filter, which is no link: it stays in the qdisc until

@@ -215,7 +215,9 @@ static void emit_attach(FILE *out, const struct skel *k, struct bpf_object *o)
 	i = 0;
 	bpf_object__for_each_program(p, o) {
 		id = k->progs[i++];
-		if (!kl_prog_kind_facts(bpf_program__type(p))->attach_opts)
+		const struct kl_attach_section *row = kl_attach_section_find(bpf_program__section_name(p));
+		/* not those without a hook kiln attaches to (lwt, tc actions, sk_reuseport) */
+		if (!kl_prog_kind_facts(bpf_program__type(p))->attach_opts && row && row->kind != KILN_ATTACH_NONE)
 			fprintf(out, "\tif (!err)\n\t\terr = %s__%s__attach(skel, NULL);\n", s, id);
 	}
 	fprintf(out, "\tif (err)\n\t\t%s__detach(skel);\n\treturn err;\n}\n\n", s);

@@ -18,13 +18,17 @@
 static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
 	"                [--cgroup PATH] [--egress] [-q|--quiet] [-w|--no-warnings]\n"
+	"                [--sockmap NAME] [--netns PATH]\n"
 	"                [--freq HZ | --period NS] [--btf FILE]\n"
 	"                [--interval DURATION [--clear]] [--top N] [--sort key|value] [--per-cpu]\n"
 	"                [--metrics ADDR:PORT]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
-	"with --egress), and stream the records its ring buffers and perf buffers carry, decoded\n"
+	"with --egress; sk_skb and sk_msg programs to the object's sockmap or sockhash --sockmap,\n"
+	"by default its only one; flow_dissector and sk_lookup programs to the network namespace\n"
+	"--netns, a file such as /proc/PID/ns/net or /run/netns/NAME, by default kiln's own),\n"
+	"and stream the records its ring buffers and perf buffers carry, decoded\n"
 	"by the map's event layout (defevent/defstruct; `exec_event pid=1 comm=sh ...`, stack ids\n"
 	"symbolized; hex for records without one). At the end (Ctrl-C, SIGTERM, or after\n"
 	"--duration seconds: 10, 1.5, 500ms) detach everything, print the maps and, for each\n"
@@ -515,6 +519,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *ra)
 		{ "--interval", CLI_STR, &ivl, "a duration" }, { "--clear", CLI_FLAG, &ra->view.clear, NULL },
 		{ "--top", CLI_STR, &top, "a number of entries" }, { "--sort", CLI_STR, &ra->view.sort, "key or value" },
 		{ "--per-cpu", CLI_FLAG, &ra->view.per_cpu, NULL }, { "--metrics", CLI_STR, &ra->metrics, "ADDR:PORT" },
+		{ "--sockmap", CLI_STR, &a->sockmap, "a map name" }, { "--netns", CLI_STR, &a->netns, "a network namespace file" },
 		{ 0 },
 	};
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &ra->file, 1, &npos);
