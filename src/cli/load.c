@@ -16,6 +16,7 @@
 static const char load_help[] =
 	"usage: kiln load OBJ.o|FILE.lisp --pin DIR [--attach] [--iface IF] [--cgroup PATH] [-w]\n"
 	"                 [--egress] [--btf FILE] [--sockmap NAME] [--netns PATH]\n"
+	"                 [--set NAME=VALUE]...\n"
 	"\n"
 	"Load the object and pin it under DIR (on bpffs, normally /sys/fs/bpf/NAME): maps at\n"
 	"DIR/maps/NAME, programs at DIR/progs/NAME and, with --attach, every program attached by\n"
@@ -31,7 +32,9 @@ static const char load_help[] =
 	"is no link and cannot be pinned, so `kiln load --attach` refuses them.\n"
 	"DIR must be new or empty; what is pinned there is recorded in DIR/kiln so that\n"
 	"`kiln unload DIR` removes it all again, and nothing else. -w (--no-warnings) leaves out\n"
-	"a kiln source's compile warnings.\n";
+	"a kiln source's compile warnings. --set NAME=VALUE (repeatable) sets a global variable\n"
+	"(defparameter, defvar) before load, as `kiln run` does; `kiln map get|set DIR/maps/M VAR`\n"
+	"reads and writes one afterwards.\n";
 
 static const char unload_help[] =
 	"usage: kiln unload DIR [--force]\n"

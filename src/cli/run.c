@@ -19,7 +19,7 @@ static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
 	"                [--cgroup PATH] [--egress] [-q|--quiet] [-w|--no-warnings]\n"
 	"                [--sockmap NAME] [--netns PATH]\n"
-	"                [--freq HZ | --period NS] [--btf FILE]\n"
+	"                [--freq HZ | --period NS] [--btf FILE] [--set NAME=VALUE]...\n"
 	"                [--interval DURATION [--clear]] [--top N] [--sort key|value] [--per-cpu]\n"
 	"                [--metrics ADDR:PORT]\n"
 	"\n"
@@ -67,8 +67,12 @@ static const char run_help[] =
 	"not UTF-8 (a comm may hold any) are written as the text \\xHH. The server\n"
 	"(libmicrohttpd) runs in threads of its own, apart from the events: each request has 10 s\n"
 	"to be answered, connections are limited (1,024), and Ctrl-C closes them all at once.\n"
+	"--set NAME=VALUE (repeatable) sets a global variable before load: a defparameter (a\n"
+	"setting in .rodata, which the verifier then knows) or a defvar, named with dashes or\n"
+	"underscores, the value parsed by its BTF type as map values are (12, 0x1f, -3, an address,\n"
+	"a string); an error names the setting.\n"
 	"A Whistler session file (host forms at its top level: with-bpf-session, eval-when,\n"
-	"defparameter, format, ...) runs as `kiln run FILE [ARG...]`: kiln interprets its forms,\n"
+	"defparameter without :type, format, ...) runs as `kiln run FILE [ARG...]`: kiln interprets its forms,\n"
 	"compiles and loads its kiln forms for each session, and the file reads the ARGs as\n"
 	"sb-ext:*posix-argv* (docs/whistler.md, \"Sessions\").\n";
 
