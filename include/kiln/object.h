@@ -72,9 +72,10 @@ struct kiln_map *kiln_object_find_map(const struct kiln_object *obj, const char 
  * load. */
 int kiln_object_set_global(struct kiln_object *obj, const char *name, const char *text);
 /* A data section's bytes by its name (".rodata", ".data", ".bss"), laid out as its BTF
- * DATASEC says (a skeleton's typed struct): before load the first values, to change; after
- * load the map itself, shared with the programs (.rodata read-only). *size its bytes. NULL
- * (-ENOENT, message set) when the object has no such section. */
+ * DATASEC says (a skeleton's typed struct): before load the first values, to change; called
+ * after load, the map itself from then on, shared with the programs (.rodata read-only), at
+ * the same address. *size its bytes. NULL (-ENOENT, message set) when the object has no such
+ * section. */
 void *kiln_object_global_data(struct kiln_object *obj, const char *section, size_t *size);
 /* The libbpf object underneath, for what libkiln does not wrap. */
 struct bpf_object *kiln_object_libbpf(const struct kiln_object *obj);

@@ -128,6 +128,25 @@ static void data_names(const struct gen_input *in, size_t i, char *member, size_
 	c_type(in->cbtf, in->data[i].st, type, tlen);
 }
 
+/* __load's lines that make each data section's pointer the programs' own ("" when none) */
+static char *data_live(const struct gen_input *in)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	for (size_t i = 0; f && i < in->ndata; i++) {
+		char member[64], type[256];
+		const char *sec;
+		data_names(in, i, member, sizeof(member), &sec, type, sizeof(type));
+		fputs("\tif (!err)\n\t\tkiln_object_global_data(skel->obj, ", f);
+		gen_c_string(f, sec);
+		fputs(", NULL);\n", f);
+	}
+	if (f)
+		fclose(f);
+	return buf ? buf : strdup("");
+}
+
 static void emit_struct(FILE *out, const struct skel *k, const struct gen_input *in)
 {
 	fprintf(out, "struct %s {\n\tstruct kiln_object *obj;\n\tstruct {\n", k->s);
@@ -288,14 +307,18 @@ int gen_skeleton(FILE *out, const struct gen_input *in)
 	emit_bytes(out, in->elf, in->size);
 	fprintf(out, ";\n\t*size = sizeof(elf) - 1;\n\treturn elf;\n}\n\n");
 	emit_open(out, &k, o, in);
+	char *live = data_live(in);
 	fprintf(out,
-		"/* create the maps, load the programs: 0 or a negative errno (kiln_object_verifier_error()) */\n"
-		"static inline int %s__load(struct %s *skel)\n{\n\treturn kiln_object_load(skel->obj);\n}\n\n"
+		"/* create the maps, load the programs: 0 or a negative errno (kiln_object_verifier_error());\n"
+		" * the global variables' pointers then show the programs' own */\n"
+		"static inline int %s__load(struct %s *skel)\n{\n\tint err = kiln_object_load(skel->obj);\n"
+		"%s\treturn err;\n}\n\n"
 		"static inline struct %s *%s__open_and_load(void)\n{\n"
 		"\tstruct %s *skel = %s__open();\n\tint err = skel ? %s__load(skel) : 0;\n"
 		"\tif (err) {\n\t\t%s__destroy(skel);\n\t\terrno = -err;\n\t\treturn NULL;\n\t}\n"
 		"\treturn skel;\n}\n\n",
-		s, s, s, s, s, s, s, s);
+		s, s, live, s, s, s, s, s, s);
+	free(live);
 	emit_attach(out, &k, o);
 	fprintf(out, "/* detach, unload, free; NULL ok */\nstatic inline void %s__destroy(struct %s *skel)\n{\n"
 		     "\tif (!skel)\n\t\treturn;\n\t%s__detach(skel);\n\tkiln_object_close(skel->obj);\n"

@@ -64,19 +64,16 @@ static size_t mapped_size(const struct bpf_map *m)
 	return (n + page - 1) / page * page;
 }
 
-void kl_globals_live(struct bpf_object *bo)
+/* After load, m's bytes (bpf_map__initial_value) become the map's own, shared with the kernel
+ * (.rodata read-only), as a libbpf skeleton's are: mapped over libbpf's copy, which libbpf
+ * unmaps at close whatever is mapped there. Again on a later call: the same mapping. A failure
+ * (a kernel without mmapable arrays) leaves the copy. */
+static void map_live(struct bpf_map *m, void *p)
 {
-	struct bpf_map *m;
-	bpf_object__for_each_map(m, bo) {
-		size_t size;
-		void *p = (void *)bpf_map__initial_value(m, &size);
-		if (!is_data_map(m) || !p || !(bpf_map__map_flags(m) & BPF_F_MMAPABLE) || bpf_map__fd(m) < 0)
-			continue;
-		int prot = bpf_map__map_flags(m) & BPF_F_RDONLY_PROG ? PROT_READ : PROT_READ | PROT_WRITE;
-		/* over libbpf's own copy (it unmaps that range at close, whatever is mapped there);
-		 * a failure leaves the copy, which kiln_object_global_data then is */
-		mmap(p, mapped_size(m), prot, MAP_SHARED | MAP_FIXED, bpf_map__fd(m), 0);
-	}
+	if (!(bpf_map__map_flags(m) & BPF_F_MMAPABLE) || bpf_map__fd(m) < 0)
+		return;
+	int prot = bpf_map__map_flags(m) & BPF_F_RDONLY_PROG ? PROT_READ : PROT_READ | PROT_WRITE;
+	mmap(p, mapped_size(m), prot, MAP_SHARED | MAP_FIXED, bpf_map__fd(m), 0);
 }
 
 void *kiln_object_global_data(struct kiln_object *obj, const char *section, size_t *size)
@@ -92,6 +89,8 @@ void *kiln_object_global_data(struct kiln_object *obj, const char *section, size
 				continue;
 			size_t sz;
 			void *p = (void *)bpf_map__initial_value(m, &sz);
+			if (p)
+				map_live(m, p);
 			if (size)
 				*size = sz;
 			return p;

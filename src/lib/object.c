@@ -499,7 +499,6 @@ int kiln_object_load(struct kiln_object *obj)
 			kl_map_set_fd(obj->maps[i], fd);
 		i++;
 	}
-	kl_globals_live(obj->bo);
 out:
 	/* libbpf keeps the pointers but never writes after the one load it allows */
 	for (size_t k = 0; k < obj->nprogs; k++) {

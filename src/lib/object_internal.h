@@ -56,9 +56,6 @@ struct kiln_link {
 };
 
 /* How a section attaches (object.c's table): see there. */
-/* globals.c: after load, each mmapable data section's bytes (bpf_map__initial_value) become
- * the map's own, shared with the kernel (.rodata read-only), as a libbpf skeleton's do. */
-void kl_globals_live(struct bpf_object *bo);
 /* Record a failure of a libbpf step: "<what>[: libbpf's reason]: <errno text>". */
 int kl_fail_libbpf(int err, const char *what);
 /* Copy the caller's options, however old its struct: fields past opts->sz stay zero. */
