@@ -129,8 +129,10 @@ elif grep -q "ldimm64 failed to find the address for kernel symbol 'runqueues'" 
 	[ $have_clang == 1 ] && lc=$(load_log "$out/twin-clang.o" "$pin-c")
 	if [ $have_clang == 1 ] && ! grep -q "ldimm64 failed to find the address for kernel symbol 'runqueues'" <<<"$lc"; then
 		fail typed-resolve "kiln's object is refused for runqueues' address, clang's is not: $(grep -iE 'error|fail' <<<"$lc" | tail -2 | tr '\n' ' ')"
+	elif ! "$KILN" check tests/lib/ksyms.lisp 2>&1 | grep -q "hint: the verifier takes a typed defksym's address from the kernel's kallsyms"; then
+		fail typed-resolve "kiln check gives no hint for the refusal: $("$KILN" check tests/lib/ksyms.lisp 2>&1 | tail -2 | tr '\n' ' ')"
 	else
-		pass "typed-resolve (libbpf: runqueues is the kernel's BTF VAR [$vid]; the kernel then asks kallsyms for its address, as for clang's twin)"
+		pass "typed-resolve (libbpf: runqueues is the kernel's BTF VAR [$vid]; the kernel then asks kallsyms for its address, as for clang's twin, and kiln check explains why it is refused)"
 	fi
 else
 	fail typed-resolve "$(grep -iE "error|fail|invalid|R[0-9] " <<<"$lk" | grep -v '^libbpf: -- ' | tail -3 | tr '\n' ' ')"
