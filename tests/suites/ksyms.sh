@@ -122,6 +122,8 @@ lk=$(load_log "$out/twin-kiln.o" "$pin"); rk=$?
 if ! grep -q "extern (var ksym) 'runqueues': resolved to \[$vid\] var runqueues" <<<"$lk" ||
    ! grep -q "extern (var ksym) 'bpf_prog_active': resolved to \[[0-9]*\] var bpf_prog_active" <<<"$lk"; then
 	fail typed-resolve "libbpf: $(grep -iE "extern|ksym|error" <<<"$lk" | grep -v '^libbpf: -- ' | tail -3 | tr '\n' ' ')"
+elif [ "$(grep -c "patched insn #[0-9]* (LDX/ST/STX)" <<<"$lk")" != 2 ]; then
+	fail typed-resolve "libbpf relocated $(grep -c "patched insn" <<<"$lk") of rq.nr_running's 2 direct loads"
 elif [ $rk -eq 0 ]; then
 	pass "typed-resolve (libbpf: runqueues is the kernel's BTF VAR [$vid]; loaded)"
 elif grep -q "ldimm64 failed to find the address for kernel symbol 'runqueues'" <<<"$lk" && ! grep -qw runqueues /proc/kallsyms; then
@@ -132,7 +134,7 @@ elif grep -q "ldimm64 failed to find the address for kernel symbol 'runqueues'" 
 	elif ! "$KILN" check tests/lib/ksyms.lisp 2>&1 | grep -q "hint: the verifier takes a typed defksym's address from the kernel's kallsyms"; then
 		fail typed-resolve "kiln check gives no hint for the refusal: $("$KILN" check tests/lib/ksyms.lisp 2>&1 | tail -2 | tr '\n' ' ')"
 	else
-		pass "typed-resolve (libbpf: runqueues is the kernel's BTF VAR [$vid]; the kernel then asks kallsyms for its address, as for clang's twin, and kiln check explains why it is refused)"
+		pass "typed-resolve (libbpf: runqueues is the kernel's BTF VAR [$vid], rq.nr_running's loads relocated; the kernel then asks kallsyms for its address, as for clang's twin, and kiln check explains why it is refused)"
 	fi
 else
 	fail typed-resolve "$(grep -iE "error|fail|invalid|R[0-9] " <<<"$lk" | grep -v '^libbpf: -- ' | tail -3 | tr '\n' ' ')"
