@@ -162,6 +162,47 @@ static int check_kallsyms(struct kl_comp *c, const struct kl_node *at, const cha
 			*hint ? "; " : "", hint);
 }
 
+static struct kl_ksymdef *push(struct kl_comp *c, struct kl_ksymdef d, uint32_t *index)
+{
+	struct kl_ksyms *t = table(c);
+	kl_vec_push(c->a, &t->v, d);
+	*index = (uint32_t)(t->v.len - 1);
+	kl_names_put(c->a, &t->index, t->v.items[*index].name, *index);
+	return &t->v.items[*index];
+}
+
+struct kl_ksymdef *kl_ksym_by_btf_id(struct kl_comp *c, int64_t id, struct kl_span sp, uint32_t *index)
+{
+	const struct kl_kbtf *k = kl_core_kernel(c, sp);
+	if (!k)
+		return NULL;
+	const struct btf *btf = kl_kbtf_btf(k);
+	const struct btf_type *v = id > 0 && id < btf__type_cnt(btf) ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	if (!v || !btf_is_var(v)) {
+		const char *tn = v ? btf__name_by_offset(btf, v->name_off) : "";
+		const char *what = !v ? "is no type" : *tn ? kl_arena_printf(c->a, "('%s') is not a variable", tn)
+						     : "is not a variable";
+		kl_error(c->d, sp, "the kernel's BTF type %lld %s (in %s): ld-btf-id takes a VAR's id; or name the "
+			 "variable with (defksym NAME :type TYPE)", (long long)id, what, kl_kbtf_path(k));
+		return NULL;
+	}
+	const char *name = btf__name_by_offset(btf, v->name_off);
+	struct kl_ksymdef *d = kl_ksym_lookup(c, name, index);
+	if (d && (!d->k.type || strcmp(d->k.name, name))) {
+		kl_error(c->d, sp, "ld-btf-id %lld is the kernel's '%s', which '%s' (%s:%u:%u) names otherwise", (long long)id,
+			 name, d->name, d->span.src ? d->span.src->path : "?", d->span.line, d->span.col);
+		return NULL;
+	}
+	if (d)
+		return d;
+	struct kl_type *kt = kl_core_project(c, v->type);
+	if (!kt) {
+		kl_error(c->d, sp, "the kernel's '%s' has no type kiln can read", name);
+		return NULL;
+	}
+	return push(c, (struct kl_ksymdef){ .name = name, .span = sp, .k = { name, kt } }, index);
+}
+
 int kl_ksym_define(struct kl_comp *c, struct kl_node *n)
 {
 	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
@@ -186,8 +227,7 @@ int kl_ksym_define(struct kl_comp *c, struct kl_node *n)
 	struct kl_ksymdef d = { .name = name, .span = n->items[1]->span };
 	if (tn ? typed(c, n, tn, &d) : check_kallsyms(c, n->items[1], (d.k.name = kl_mangle(c->a, name))))
 		return -1;
-	struct kl_ksyms *t = table(c);
-	kl_vec_push(c->a, &t->v, d);
-	kl_names_put(c->a, &t->index, t->v.items[t->v.len - 1].name, (uint32_t)(t->v.len - 1));
+	uint32_t index;
+	push(c, d, &index);
 	return 0;
 }

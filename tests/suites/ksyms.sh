@@ -153,12 +153,37 @@ else
 	fi
 fi
 
+# ---- Whistler's spelling: (per-cpu-ptr (ld-btf-id ID) CPU), the id made runqueues' extern -----
+cat >"$out/whistler.lisp" <<L
+(defksym runqueues :type rq)
+(defmap out :type :array :key u32 :value u64 :max-entries 2)
+(defprog probe (:type :raw-tracepoint :section "raw_tp/sys_enter")
+  (when-let ((rq (per-cpu-ptr (ld-btf-id $vid) 0)))
+    (setf (getmap out 0) (-> rq nr-running)))
+  (setf (getmap out 1) (-> (this-cpu-ptr runqueues) nr-running))
+  0)
+L
+if ! err=$("$KILN" compile "$out/whistler.lisp" -o "$out/whistler.o" 2>&1); then
+	fail whistler-ld-btf-id "$(head -2 <<<"$err")"
+else
+	sw=$(ksyms_shape "$out/whistler.o")
+	nloads=$("$KILN" disasm "$out/whistler.o" | grep -c "= \*(u32 \*)(r0 + [0-9]*) *; CO-RE byte_off rq.nr_running")
+	if [ "$sw" == ".ksyms size=0
+runqueues extern offset=0: CONST STRUCT 'rq'" ] && [ "$nloads" == 2 ]; then
+		pass "whistler-ld-btf-id ((ld-btf-id $vid) is runqueues' one extern; its -> loads are direct)"
+	else
+		fail whistler-ld-btf-id "$(tr '\n' '|' <<<"$sw") $nloads direct loads"
+	fi
+fi
+
 # ---- errors, each at its file:line:col -----------------------------------------------------
 i=0
 while IFS='|' read -r form where msg; do
 	i=$((i + 1))
-	printf ';; error case %d\n%s\n(defprog p (:type :raw-tracepoint :section "raw_tp/sys_enter")\n  (this-cpu-ptr schedule) 0)\n' \
-		"$i" "$form" >"$out/err$i.lisp"
+	use=schedule
+	[[ $form == *defconstant* ]] && use="(ld-btf-id one)"
+	printf ';; error case %d\n%s\n(defprog p (:type :raw-tracepoint :section "raw_tp/sys_enter")\n  (this-cpu-ptr %s) 0)\n' \
+		"$i" "$form" "$use" >"$out/err$i.lisp"
 	if err=$("$KILN" compile "$out/err$i.lisp" -o "$out/err$i.o" 2>&1); then
 		fail "error-$i" "compiled: $form"
 	elif grep -qF "err$i.lisp:$where: error: $msg" <<<"$err"; then
@@ -174,4 +199,5 @@ done <<'CASES'
 (defksym no-such-kernel-symbol)|2:10|the kernel has no symbol 'no_such_kernel_symbol'
 (defksym schedule)|4:17|'schedule' is a typeless kernel symbol
 (defksym schedule :type)|2:19|defksym takes a name and :type TYPE
+(defconstant one 1)|4:28|the kernel's BTF type 1
 CASES
