@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct kl_ksyms {
 	KL_VEC(struct kl_ksymdef) v;
@@ -129,8 +130,10 @@ static char *kallsyms_name(char *line)
 }
 
 /* A typeless symbol must be in /proc/kallsyms when the compilation is for the running kernel
- * (no --btf, no kernel-btf); elsewhere (or where the file cannot be read) it is not checked. */
-static int check_kallsyms(struct kl_comp *c, const struct kl_node *at, const char *name)
+ * (no --btf, no kernel-btf); elsewhere (or where the file cannot be read) it is not checked.
+ * Found as written, else without regard to case (SCHEDULE is schedule, as Common Lisp reads
+ * names): *name becomes the kernel's spelling. */
+static int check_kallsyms(struct kl_comp *c, const struct kl_node *at, const char **name)
 {
 	if (c->btf_path || c->opts.btf_path)
 		return 0;
@@ -138,27 +141,32 @@ static int check_kallsyms(struct kl_comp *c, const struct kl_node *at, const cha
 	if (!f)
 		return 0;
 	struct kl_nearest nb;
-	kl_nearest_init(&nb, name);
-	size_t want = strlen(name), cap = 0;
+	kl_nearest_init(&nb, *name);
+	size_t want = strlen(*name), cap = 0;
 	char *line = NULL;
+	const char *folded = NULL;
 	bool found = false;
 	while (!found && getline(&line, &cap, f) > 0) {
 		char *s = kallsyms_name(line);
 		if (!s)
 			continue;
 		size_t len = strlen(s);
-		if (!strcmp(s, name))
+		if (!strcmp(s, *name))
 			found = true;
+		else if (!folded && !strcasecmp(s, *name))
+			folded = kl_arena_strdup(c->a, s);
 		else if (len + 4 >= want && len <= want + 4)
 			kl_nearest_add(&nb, s);
 	}
 	free(line);
 	fclose(f);
-	if (found)
+	if (found || folded) {
+		*name = found ? *name : folded;
 		return 0;
+	}
 	char hint[400];
 	kl_nearest_hint(&nb, hint, sizeof(hint));
-	return kl_error(c->d, at->span, "the kernel has no symbol '%s' (not in /proc/kallsyms)%s%s", name,
+	return kl_error(c->d, at->span, "the kernel has no symbol '%s' (not in /proc/kallsyms)%s%s", *name,
 			*hint ? "; " : "", hint);
 }
 
@@ -225,7 +233,8 @@ int kl_ksym_define(struct kl_comp *c, struct kl_node *n)
 		return kl_error(c->d, n->items[1]->span, "'%s' is a %s already; a kernel symbol needs a name of its own",
 				name, kl_map_lookup(c, name) ? "map" : kl_global_lookup(c, name) ? "global variable" : "constant");
 	struct kl_ksymdef d = { .name = name, .span = n->items[1]->span };
-	if (tn ? typed(c, n, tn, &d) : check_kallsyms(c, n->items[1], (d.k.name = kl_mangle(c->a, name))))
+	d.k.name = kl_mangle(c->a, name);
+	if (tn ? typed(c, n, tn, &d) : check_kallsyms(c, n->items[1], &d.k.name))
 		return -1;
 	uint32_t index;
 	push(c, d, &index);
