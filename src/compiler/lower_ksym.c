@@ -69,13 +69,10 @@ static int cpu_ptr(struct lw *l, struct kl_node *n, struct val *out, bool this_c
 		return -1;
 	kl_vreg args[2] = { kl_lw_reg_of(l, p), this_cpu ? 0 : kl_lw_reg_of(l, cpu) };
 	*out = rval(kl_lw_call(l, this_cpu ? H_THIS_CPU_PTR : H_PER_CPU_PTR, args, nargs));
-	if (k) {
-		const struct kl_type *t = k->k.type;
-		out->is_ptr = true;
-		if (t->kind == KL_T_STRUCT && t->name) {
-			out->kt = t->name;
-			out->trusted = true;
-		}
+	out->is_ptr = true;   /* as the helper's row says */
+	if (k && k->k.type->kind == KL_T_STRUCT && k->k.type->name) {
+		out->kt = k->k.type->name;
+		out->trusted = true;
 	}
 	return 0;
 }
