@@ -31,7 +31,8 @@
 
 (defconst kiln-definers
   '("defmap" "defprog" "defstruct" "defevent" "defunion" "defun" "defmacro"
-    "defconstant" "defheader" "deftracepoint")
+    "defconstant" "defheader" "deftracepoint"
+    "defksym")
   "Top-level forms that define a name.")
 
 (defconst kiln-forms

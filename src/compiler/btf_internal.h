@@ -50,6 +50,8 @@ char *bb_scratch(struct bb *b, size_t n);
 int bb_type_id(struct bb *b, const struct kl_type *t);
 /* .BTF's types: maps, functions, structs, the license and the data sections. */
 int bb_build_types(struct bb *b);
+/* btf_ksyms.c: the kernel symbols' extern VARs and their DATASEC .ksyms (none: nothing). */
+int bb_add_ksyms(struct bb *b);
 /* The finished .BTF, checked against the kernel's limits, copied out (malloc'd). */
 int bb_take_btf(struct bb *b, void **btf_out, uint32_t *btf_len);
 /* obj->source split in lines (b->line_at), for the line records. */

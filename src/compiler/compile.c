@@ -11,6 +11,7 @@
 #include "core.h"
 #include "expand_stage.h"
 #include "globals.h"
+#include "ksyms.h"
 #include "opt.h"
 #include "prelude.h"
 #include <errno.h>
@@ -315,6 +316,7 @@ static int write_object(struct kl_comp *c, const char *out_path, struct kl_func 
 	for (uint32_t i = 0; i < obj.nglobals; i++)
 		obj.globals[i] = c->globals.items[i].g;
 	memcpy(obj.data_size, c->data_size, sizeof(obj.data_size));
+	kl_ksyms_export(c, &obj);
 	obj.nstructs = (uint32_t)c->structs.len;
 	obj.structs = kl_arena_array(c->a, struct kl_type *, obj.nstructs + 1);
 	for (uint32_t i = 0; i < obj.nstructs; i++)

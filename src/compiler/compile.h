@@ -129,6 +129,7 @@ struct kl_comp {
 	struct kl_type *defining;         /* the struct whose members are being read: (* NAME) in
 					   * them is a pointer to it */
 	struct kl_core *core;             /* core.c: kernel types used, CO-RE relocations (NULL: none) */
+	struct kl_ksyms *ksyms;           /* ksyms.c: defksym's kernel symbols (NULL: none) */
 	const char *btf_path;             /* (kernel-btf "FILE") in the source: wins over opts */
 	struct kl_span btf_span;
 };

@@ -58,6 +58,7 @@ struct writer {
 	uint32_t data_shndx[KL_NDATA];  /* .rodata, .data, .bss (0: none) */
 	uint8_t *data[KL_NDATA];        /* .rodata's and .data's first bytes */
 	uint32_t *global_sym;
+	uint32_t ksym_sym0;             /* the first kernel symbol's (obj->ksyms[i] is ksym_sym0 + i) */
 	void *btf, *ext;
 	uint32_t btf_len, ext_len;
 };
@@ -300,6 +301,11 @@ static int check_relocs(struct writer *w)
 				if (in->code != (BPF_LD | BPF_IMM | BPF_DW) || rel->insn + 1 >= f->ninsns)
 					return fail(w, EINVAL, "%s: data relocation at insn %u which is not ld_imm64",
 						    f->name, rel->insn);
+			} else if (rel->kind == KL_RELOC_KSYM) {
+				if (rel->target >= obj->nksyms || in->code != (BPF_LD | BPF_IMM | BPF_DW) ||
+				    rel->insn + 1 >= f->ninsns)
+					return fail(w, EINVAL, "%s: relocation at insn %u to kernel symbol #%u of %u "
+						    "(an ld_imm64's)", f->name, rel->insn, rel->target, obj->nksyms);
 			} else if (rel->kind == KL_RELOC_CALL || rel->kind == KL_RELOC_FUNC) {
 				bool call = rel->kind == KL_RELOC_CALL;
 				if (rel->target >= obj->nfuncs || obj->funcs[rel->target].section)
@@ -362,6 +368,10 @@ static int make_symbols(struct writer *w)
 		rc = sym_add(w, g->name, STB_GLOBAL, STT_OBJECT, w->data_shndx[g->sec], g->off, g->type->size);
 		w->global_sym[i] = (uint32_t)rc;
 	}
+	/* kernel symbols: undefined, global, no type, as clang leaves an extern __ksym */
+	w->ksym_sym0 = (uint32_t)w->nsyms;
+	for (uint32_t i = 0; i < obj->nksyms && rc >= 0; i++)
+		rc = sym_add(w, obj->ksyms[i].name, STB_GLOBAL, STT_NOTYPE, SHN_UNDEF, 0, 0);
 	if (rc >= 0)
 		rc = sym_add(w, "_license", STB_GLOBAL, STT_OBJECT, w->license_shndx, 0,
 			     strlen(obj->license) + 1);
@@ -387,13 +397,14 @@ static void make_relocs(struct writer *w)
 			struct bpf_insn *in = (struct bpf_insn *)(cs->code + off);
 			Elf64_Rel *out = &cs->rels[cs->nrels++];
 			out->r_offset = off;
-			if (rel->kind == KL_RELOC_MAP || rel->kind == KL_RELOC_DATA) {
+			if (rel->kind == KL_RELOC_MAP || rel->kind == KL_RELOC_DATA || rel->kind == KL_RELOC_KSYM) {
 				/* a variable's address: its symbol, no addend (libbpf adds the symbol's
-				 * offset in its section to imm) */
+				 * offset in its section to imm; a kernel symbol's it resolves) */
 				in[0].src_reg = 0;
 				in[0].imm = 0;
 				in[1].imm = 0;
 				out->r_info = ELF64_R_INFO(rel->kind == KL_RELOC_MAP ? w->map_sym[rel->target]
+						: rel->kind == KL_RELOC_KSYM ? w->ksym_sym0 + rel->target
 						: w->global_sym[rel->target], R_BPF_64_64);
 			} else if (rel->kind == KL_RELOC_FUNC) {
 				/* as clang writes a static function's address: against .text's

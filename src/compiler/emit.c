@@ -408,6 +408,8 @@ static void em_ld64(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
 	bool fn = i->op == IR_LDFUNC;
 	struct kl_reloc r = { (uint32_t)e->out.len,
 			      fn ? KL_RELOC_FUNC : i->op == IR_LDDATA ? KL_RELOC_DATA : KL_RELOC_MAP, (uint32_t)i->imm };
+	if (i->op == IR_LDDATA && i->imm < 0)
+		r.kind = KL_RELOC_KSYM, r.target = (uint32_t)(-i->imm - 1);
 	kl_vec_push(e->c->a, &e->relocs, r);
 	struct bpf_insn lo = kl_ld64_lo(rd, 0);
 	if (fn)

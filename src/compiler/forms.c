@@ -6,6 +6,7 @@
 #include "defs.h"
 #include "core.h"
 #include "kbtf.h"
+#include "ksyms.h"
 #include "expand.h"
 #include "names.h"
 #include "prelude.h"
@@ -767,7 +768,7 @@ static const struct {
 	{ "defconstant", do_defconstant }, { "defmap", do_defmap }, { "defun", do_defun },
 	{ "defprog", do_defprog }, { "in-package", do_ignore }, { "declaim", do_ignore },
 	{ "kernel-btf", do_kernel_btf }, { "import-kernel-struct", do_import_kernel_struct },
-	{ "defparameter", do_defglobal }, { "defvar", do_defglobal },
+	{ "defparameter", do_defglobal }, { "defvar", do_defglobal }, { "defksym", kl_ksym_define },
 };
 
 /* a kiln top-level form's head (progn left to the Lisp, which runs each form in it) */

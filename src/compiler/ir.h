@@ -33,7 +33,8 @@ enum kl_ir_op {
 	IR_ENTRY,   /* d = incoming argument `imm` (0..4: r1..r5) at function entry */
 	IR_LDFUNC,  /* d = the address of subprogram `imm`, a callback (ld_imm64 BPF_PSEUDO_FUNC) */
 	IR_LDDATA,  /* d = the address of global variable `imm` (ld_imm64 with a data relocation:
-		     * libbpf makes it BPF_PSEUDO_MAP_VALUE into .rodata, .data or .bss) */
+		     * libbpf makes it BPF_PSEUDO_MAP_VALUE into .rodata, .data or .bss); imm < 0:
+		     * of kernel symbol -imm - 1 (defksym: a relocation against its extern) */
 	IR_ASM,     /* d = the raw instructions of asmb run on args (asm_block.h): opaque, with
 		     * effects on any memory and on the registers asmb->clobbers */
 };

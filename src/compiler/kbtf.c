@@ -26,6 +26,7 @@ int kl_kbtf_family(unsigned kind)
 	case BTF_KIND_FUNC: return KL_KB_FUNC;
 	case BTF_KIND_INT: return KL_KB_INT;
 	case BTF_KIND_FWD: return KL_KB_FWD;
+	case BTF_KIND_VAR: return KL_KB_VAR;
 	default: return 0;
 	}
 }

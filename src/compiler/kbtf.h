@@ -20,7 +20,8 @@ enum {
 	KL_KB_FUNC = 8,
 	KL_KB_INT = 16,
 	KL_KB_FWD = 32,
-	KL_KB_ANY = 63,
+	KL_KB_ANY = 63,        /* the types (not VAR) */
+	KL_KB_VAR = 64,        /* VAR: the kernel's variables it types (per-CPU ones) */
 };
 
 /* The kernel BTF at path (NULL: KL_KBTF_DEFAULT), parsed and indexed on first use and kept

@@ -10,6 +10,7 @@
 #include "lower.h"
 #include "expand.h"
 #include "nearest.h"
+#include "ksyms.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static const struct { const struct kl_lw_form *forms; const size_t *n; } form_ta
 	{ kl_lw_core_forms, &kl_lw_ncore_forms }, { kl_lw_queue_forms, &kl_lw_nqueue_forms },
 	{ kl_lw_event_forms, &kl_lw_nevent_forms }, { kl_lw_func_forms, &kl_lw_nfunc_forms },
 	{ kl_lw_loop_forms, &kl_lw_nloop_forms }, { kl_lw_args_forms, &kl_lw_nargs_forms },
-	{ kl_lw_asm_forms, &kl_lw_nasm_forms },
+	{ kl_lw_asm_forms, &kl_lw_nasm_forms }, { kl_lw_ksym_forms, &kl_lw_nksym_forms },
 };
 
 /* The rows of every table sorted by name, a name's first row (in table order) kept: made once
@@ -228,6 +229,12 @@ int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out)
 		struct kl_globaldef *g = kl_global_lookup(l->c, n->str);
 		if (g) {
 			*out = kl_lw_global_read(l, g);
+			return 0;
+		}
+		uint32_t ki;
+		struct kl_ksymdef *ks = kl_ksym_lookup(l->c, n->str, &ki);
+		if (ks) {
+			*out = kl_lw_ksym_read(l, ks, ki);
 			return 0;
 		}
 		if (kl_map_lookup(l->c, n->str))

@@ -44,6 +44,12 @@ extern const struct kl_lw_form kl_lw_loop_forms[];     /* lower_loop.c: dotimes 
 extern const size_t kl_lw_nloop_forms;
 extern const struct kl_lw_form kl_lw_asm_forms[];      /* lower_asm.c: asm */
 extern const size_t kl_lw_nasm_forms;
+/* lower_ksym.c's forms: per-cpu-ptr, this-cpu-ptr on kernel symbols; and a symbol's address
+ * read by name (the index kl_ksym_lookup gave). */
+extern const struct kl_lw_form kl_lw_ksym_forms[];
+extern const size_t kl_lw_nksym_forms;
+struct kl_ksymdef;
+struct val kl_lw_ksym_read(struct lw *l, struct kl_ksymdef *k, uint32_t index);
 /* lower_args.c's forms: (arg N), (retval). */
 extern const struct kl_lw_form kl_lw_args_forms[];
 extern const size_t kl_lw_nargs_forms;

@@ -13,12 +13,14 @@ enum kl_reloc_kind {
 	KL_RELOC_CALL, /* call (BPF_PSEUDO_CALL) of funcs[target], a .text subprogram */
 	KL_RELOC_FUNC, /* ld_imm64 (BPF_PSEUDO_FUNC) of funcs[target]'s address, a callback */
 	KL_RELOC_DATA, /* ld_imm64 of globals[target]'s address: R_BPF_64_64 against its symbol */
+	KL_RELOC_KSYM, /* ld_imm64 of kernel symbol ksyms[target]: R_BPF_64_64 against its
+			* undefined symbol (libbpf: BPF_PSEUDO_BTF_ID, or kallsyms' address) */
 };
 
 struct kl_reloc {
 	uint32_t insn;        /* index of the instruction in its function */
 	enum kl_reloc_kind kind;
-	uint32_t target;      /* index into obj->maps, obj->funcs or obj->globals */
+	uint32_t target;      /* index into obj->maps, obj->funcs, obj->globals or obj->ksyms */
 };
 
 /* The global data sections, libbpf's: each becomes a one-element array map whose value is
@@ -33,6 +35,14 @@ struct kl_global {
 	enum kl_data_sec sec;
 	uint32_t off;                 /* in its section */
 	int64_t init;                 /* an integer's first value (.rodata, .data); else 0 */
+};
+
+/* A kernel symbol (defksym), an extern in .ksyms: typed, resolved by libbpf through the
+ * kernel's BTF (its VAR, e.g. the per-CPU runqueues), or typeless (type NULL: its address,
+ * from /proc/kallsyms). */
+struct kl_ksym {
+	const char *name;             /* the kernel's: its ELF symbol (undefined) and BTF VAR */
+	const struct kl_type *type;   /* a projection of the kernel variable's type; NULL: typeless */
 };
 
 /* A CO-RE relocation (.BTF.ext core_relo): the instruction's imm (or a load's offset) is
@@ -110,6 +120,8 @@ struct kl_obj {
 	struct kl_global *globals; /* as defined: within a section, in offset order */
 	uint32_t nglobals;
 	uint32_t data_size[KL_NDATA]; /* each data section's bytes (0: no such section) */
+	struct kl_ksym *ksyms;     /* defksym's, as defined */
+	uint32_t nksyms;
 };
 
 #endif

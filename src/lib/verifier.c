@@ -97,6 +97,10 @@ static const struct cause_row {
 	{ "div-by-zero", { "div by zero" }, NULL,
 	  "a division by the constant 0 in the instruction: BPF gives 0 for a register divisor "
 	  "that is 0, but refuses an immediate 0" },
+	{ "ksym-address", { "failed to find the address for kernel symbol" }, NULL,
+	  "the verifier takes a typed defksym's address from the kernel's kallsyms, which lacks it: a "
+	  "kernel built without CONFIG_KALLSYMS_ALL lists no variables there (functions only); a "
+	  "typeless (defksym NAME) of a function still loads" },
 	{ "bad-code", { "jump out of range", "unreachable insn", "last insn is not an exit", "invalid BPF_" },
 	  "insn ",
 	  "the instructions themselves are malformed: if the object comes from kiln, this is a "

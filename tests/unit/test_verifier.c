@@ -60,6 +60,8 @@ static const struct want wants[] = {
 	  "infinite loop detected at insn 0", "unbounded-loop", 0, "", 0 },
 	{ "not-in-table", "0: (b7) r0 = 0\nsomething new the table does not know\n" STATS,
 	  "something new the table does not know", "", 0, "(b7) r0 = 0", 0 },
+	{ "ksym-address", "ldimm64 failed to find the address for kernel symbol 'runqueues'.\nprocessed 0 insns\n",
+	  "ldimm64 failed to find the address for kernel symbol 'runqueues'.", "ksym-address", -1, "", 0 },
 	{ "empty", "", "", "", -1, "", 0 },
 };
 

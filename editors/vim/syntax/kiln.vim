@@ -13,7 +13,8 @@ unlet! b:current_syntax
 setlocal iskeyword+=-,*,?,!,<,>,=,/
 
 syn keyword kilnDefine defmap defprog defstruct defevent defunion defun defmacro
-      \ defconstant defheader deftracepoint containedin=lispList contained
+      \ defconstant defheader deftracepoint
+      \ defksym containedin=lispList contained
       \ nextgroup=kilnDefName skipwhite
 syn match kilnDefName "[^ \t()]\+" contained
 syn keyword kilnForm with-event with-ringbuf when-let if-let dotimes dolist case
