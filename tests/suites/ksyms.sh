@@ -99,8 +99,11 @@ schedule extern offset=0: CONST void"
 	fi
 	yk=$(syms "$out/twin-kiln.o"); yc=$(syms "$out/twin-clang.o")
 	rk=$(relocs "$out/twin-kiln.o"); rc=$(relocs "$out/twin-clang.o")
-	if [ "$yk" == "$yc" ] && [ "$(wc -l <<<"$yk")" == 3 ] && [ "$rk" == "$rc" ] && [ "$(wc -l <<<"$rk")" == 4 ]; then
-		pass "elf-as-clang (3 undefined global NOTYPE symbols, 4 ld_imm64 relocations against them)"
+	# the same symbols relocated against (kiln may load a symbol's address once where clang
+	# loads it twice: its relocations are those of clang's, each symbol once or more)
+	if [ "$yk" == "$yc" ] && [ "$(wc -l <<<"$yk")" == 3 ] && [ "$(uniq <<<"$rk")" == "$(uniq <<<"$rc")" ] &&
+		[ "$(uniq <<<"$rk" | wc -l)" == 3 ] && [ "$(wc -l <<<"$rk")" -le "$(wc -l <<<"$rc")" ]; then
+		pass "elf-as-clang (3 undefined global NOTYPE symbols; ld_imm64 relocations against them: kiln $(wc -l <<<"$rk"), clang $(wc -l <<<"$rc"))"
 	else
 		fail elf-as-clang "symbols kiln [$(tr '\n' ' ' <<<"$yk")] clang [$(tr '\n' ' ' <<<"$yc")]; relocations kiln [$(tr '\n' ' ' <<<"$rk")] clang [$(tr '\n' ' ' <<<"$rc")]"
 	fi
