@@ -389,11 +389,13 @@ static bool print_hist_map(struct kiln_object *obj, struct kiln_map *m, bool jso
 }
 
 /* Maps that are not counts: buffers (their records are streamed), stack traces (printed
- * through the maps that count them) and ring buffers' drop counters. */
+ * through the maps that count them), ring buffers' drop counters and struct_ops maps (the
+ * kernel struct a defstruct-ops registered). */
 static bool not_counts(struct kiln_map *m, void *rd)
 {
 	enum bpf_map_type t = kiln_map_info(m)->type;
-	return kl_map_type_facts(t)->events || t == BPF_MAP_TYPE_STACK_TRACE || is_drop_counter(rd, m);
+	return kl_map_type_facts(t)->events || t == BPF_MAP_TYPE_STACK_TRACE || t == BPF_MAP_TYPE_STRUCT_OPS ||
+	       is_drop_counter(rd, m);
 }
 
 /* Every map the programs fill, by the view asked: not the buffers (their records were
