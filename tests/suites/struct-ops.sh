@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# struct-ops.sh — a TCP congestion control written in kiln Lisp (tests/lib/struct-ops-cc.lisp):
+# the object has libbpf's shape (.struct_ops, its DATASEC, .rel.struct_ops against the
+# programs); `kiln run` registers it, a loopback connection that selects it with
+# setsockopt(TCP_CONGESTION) moves 4 MB through it and its programs count their calls, and it
+# is unregistered when kiln run stops (Ctrl-C) or is killed; `kiln load --attach` keeps it
+# registered through a pinned link until `kiln unload`. Also the compile errors.
+set -u
+export LC_ALL=C
+cd "${ROOT:-$(dirname "$0")/../..}"
+KILN=${KILN:-$PWD/kiln}
+BUILD=${BUILD:-$PWD/build}
+out="$BUILD/tests/struct-ops-$$"
+mkdir -p "$out"
+cc=kcc$$                  # the algorithm's name and the struct's variable: this run's own
+ops=kcc_ops_$$
+pin=/sys/fs/bpf/kiln-struct-ops-$$
+avail=/proc/sys/net/ipv4/tcp_available_congestion_control
+k=
+cleanup() {
+	[ -n "$k" ] && kill -KILL "$k" 2>/dev/null
+	"$KILN" unload "$pin" >/dev/null 2>&1
+	rm -rf "$pin" "$out"
+	# a registration left by a failed run (its name is this run's): by the map's name
+	registered && command -v bpftool >/dev/null && bpftool struct_ops unregister name "$ops" >/dev/null 2>&1
+}
+trap cleanup EXIT
+pass() { echo "PASS struct-ops/$1"; }
+fail() { echo "FAIL struct-ops/$1: $2"; }
+skip() { echo "SKIP struct-ops/$1: $2"; }
+registered() { grep -qw "$cc" "$avail" 2>/dev/null; }
+# wait_for SECONDS COMMAND...: 0 once COMMAND succeeds, 1 after SECONDS
+wait_for() {
+	local end=$((SECONDS + $1)); shift
+	until "$@"; do [ $SECONDS -ge $end ] && return 1; sleep 0.05; done
+}
+gone() { ! registered; }
+exited() { ! kill -0 "$k" 2>/dev/null; }
+
+if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	skip all "this kernel has no /sys/kernel/btf/vmlinux (struct_ops needs the kernel's BTF)"
+	exit 0
+fi
+src="$out/cc.lisp"
+sed -e "s/@CC@/$cc/; s/@OPS@/$ops/" tests/lib/struct-ops-cc.lisp >"$src"
+obj="$out/cc.o"
+
+# ---- the object: libbpf's shape, as clang writes SEC(".struct_ops") -------------------------
+if ! "$KILN" compile "$src" -o "$obj" 2>"$out/err" || [ -s "$out/err" ]; then
+	fail compile "$(head -3 "$out/err")"
+	exit 0
+fi
+pass compile
+secs=$(readelf -SW "$obj")
+rels=$(readelf -rW "$obj" | sed -n "/'.rel.struct_ops'/,/^$/p")
+if grep -Eq '\.struct_ops +PROGBITS .* WA ' <<<"$secs" && grep -q '\.rel\.struct_ops' <<<"$secs" &&
+   for p in kcc_ssthresh kcc_cong_avoid kcc_undo_cwnd; do grep -q "struct_ops/$p " <<<"$secs" || exit 1; done; then
+	pass "sections (.struct_ops WA, .rel.struct_ops, a struct_ops/NAME section per program)"
+else
+	fail sections "$(grep -E 'struct_ops' <<<"$secs")"
+fi
+# ssthresh at 0, cong_avoid at 8, undo_cwnd at 64: the kernel's offsets; type 2 (R_BPF_64_ABS64)
+want=$'0000000000000000 kcc_ssthresh\n0000000000000008 kcc_cong_avoid\n0000000000000040 kcc_undo_cwnd'
+got=$(awk '/^0/ { printf "%s %s\n", $1, $NF }' <<<"$rels")
+types=$(awk '/^0/ { print substr($2, length($2) - 7) }' <<<"$rels" | sort -u)
+if [ "$got" == "$want" ] && [ "$types" == 00000002 ]; then
+	pass "relocations (3 function pointers, R_BPF_64_ABS64 against the programs' symbols)"
+else
+	fail relocations "$got / types $types"
+fi
+btf=$(bpftool btf dump file "$obj" 2>&1)
+name_at=$(readelf -x .struct_ops "$obj" | grep -c "$cc")
+if grep -q "DATASEC '.struct_ops' size=192 vlen=1" <<<"$btf" && grep -q "offset=0 size=192 (VAR '$ops')" <<<"$btf" &&
+   grep -q "STRUCT 'tcp_congestion_ops' size=192 vlen=4" <<<"$btf" && [ "$name_at" -ge 1 ] &&
+   readelf -sW "$obj" | grep -Eq " 192 OBJECT +GLOBAL .* $ops\$"; then
+	pass "btf (DATASEC .struct_ops holding VAR $ops of tcp_congestion_ops, the name in its bytes, a symbol)"
+else
+	fail btf "$(grep -E "DATASEC|tcp_congestion_ops|VAR '$ops'" <<<"$btf" | tr '\n' ' ') name $name_at"
+fi
+dis=$("$KILN" disasm "$obj")
+if grep -q '^ *[0-9]*: \*(u32 \*)(r[0-9] + [0-9]*) = r[0-9]*  ; CO-RE byte_off tcp_sock.snd_cwnd$' <<<"$dis" &&
+   grep -q '(r1 + 16)' <<<"$dis"; then
+	pass "typed args (sk a tcp_sock: snd_cwnd stored with a CO-RE offset; acked is ctx[2])"
+else
+	fail typed-args "$(grep -E 'snd_cwnd|r1 \+ 16' <<<"$dis" | head -4 | tr '\n' ' ')"
+fi
+
+# ---- live: registered by kiln run, used by a loopback connection, unregistered at the end ----
+if ! grep -q "bpf_struct_ops_tcp_congestion_ops" <(bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null); then
+	skip live "this kernel has no BPF TCP congestion control (no struct bpf_struct_ops_tcp_congestion_ops in its BTF)"
+	exit 0
+fi
+"$KILN" run "$obj" >"$out/run.out" 2>"$out/run.err" &
+k=$!
+if ! wait_for 20 registered; then
+	if grep -qE 'Operation not permitted|EPERM|Invalid argument' "$out/run.err"; then
+		skip live "the kernel refused to register $cc: $(grep -v '^kiln run: running' "$out/run.err" | head -2 | tr '\n' ' ')"
+	else
+		fail registered "$cc not in $avail after 20 s: $(head -3 "$out/run.err" | tr '\n' ' ')"
+	fi
+	exit 0
+fi
+pass "registered ($cc in $avail)"
+if r=$("$BUILD/tests/tcpcc" "$cc" 4194304 2>&1) && [ "$r" == "cc=$cc sent=4194304 received=4194304" ]; then
+	pass "connection ($r)"
+else
+	fail connection "$r"
+fi
+kill -INT "$k"
+if wait_for 10 exited; then wait "$k"; k=; else fail stop "kiln run still running 10 s after SIGINT"; fi
+calls=$(sed -n '/^map calls/,/^map /s/^  0 => \([0-9]*\)$/\1/p' "$out/run.out")
+if [ -n "$calls" ] && [ "$calls" -gt 0 ]; then
+	pass "ran (cong_avoid called $calls times)"
+else
+	fail ran "no calls counted: $(head -5 "$out/run.out" | tr '\n' ' ')"
+fi
+if wait_for 5 gone; then pass "unregistered on Ctrl-C"; else fail unregistered "$cc still in $avail"; fi
+
+# killed, kiln run ends the registration too: it is a link the kernel closes with the process
+"$KILN" run "$obj" >/dev/null 2>"$out/run2.err" &
+k=$!
+if wait_for 20 registered; then
+	kill -KILL "$k"
+	wait "$k" 2>/dev/null
+	k=
+	if wait_for 5 gone; then pass "unregistered on SIGKILL (a link)"; else fail sigkill "$cc still in $avail"; fi
+else
+	fail sigkill "not registered: $(head -2 "$out/run2.err" | tr '\n' ' ')"
+fi
+
+# kiln load --attach: the link pinned keeps it registered after kiln exits; unload ends it
+if "$KILN" load "$obj" --pin "$pin" --attach >/dev/null 2>"$out/load.err" && registered && [ -e "$pin/links/kcc_ssthresh" ]; then
+	if "$KILN" unload "$pin" >/dev/null 2>&1 && wait_for 5 gone; then
+		pass "load --attach (registered through the pinned link, unregistered by unload)"
+	else
+		fail load-unload "$cc still registered after kiln unload"
+	fi
+else
+	fail load "$(head -2 "$out/load.err" | tr '\n' ' ') $(ls "$pin/links" 2>&1)"
+fi
+
+# ---- errors ---------------------------------------------------------------------------------
+err_case() {   # NAME EXPECTED-TEXT SOURCE
+	printf '%s\n' "$3" >"$out/e-$1.lisp"
+	if "$KILN" compile "$out/e-$1.lisp" -o "$out/e-$1.o" 2>"$out/e-$1.err"; then
+		fail "error-$1" "compiled"
+	elif grep -q -- "$2" "$out/e-$1.err"; then
+		pass "error-$1"
+	else
+		fail "error-$1" "$(head -1 "$out/e-$1.err")"
+	fi
+}
+prog='(defprog a (:type :struct-ops) 0)'
+err_case member "has no member 'cong_avod'; did you mean cong_avoid" \
+	"$prog (defstruct-ops o :type tcp_congestion_ops (cong_avod a))"
+err_case type "no struct_ops type 'task_struct'" "$prog (defstruct-ops o :type task_struct (ssthresh a))"
+err_case name-long "holds 16" "$prog (defstruct-ops o :type tcp_congestion_ops :name \"a-name-far-too-long\" (ssthresh a))"
+err_case orphan "fills no member of a defstruct-ops" "$prog"
+err_case not-struct-ops "takes a :struct-ops program" \
+	'(defprog x (:type :xdp) 0) (defstruct-ops o :type tcp_congestion_ops (ssthresh x))'
+err_case no-prog "'nope' is no program" "$prog (defstruct-ops o :type tcp_congestion_ops (ssthresh a) (undo_cwnd nope))"
+err_case two-members "serves one member" "$prog (defstruct-ops o :type tcp_congestion_ops (ssthresh a) (undo_cwnd a))"
+err_case value "give a string" "$prog (defstruct-ops o :type tcp_congestion_ops (ssthresh a) (name 3))"
+err_case probe-store "writes through a pointer the verifier knows" \
+	'(defprog p (:type :kprobe :section "kprobe/do_nanosleep") (setf (-> (current-task) pid) 1) 0)'
