@@ -139,6 +139,38 @@ else
 	fail load "$(head -2 "$out/load.err" | tr '\n' ' ') $(ls "$pin/links" 2>&1)"
 fi
 
+# ---- clang's twin: the same shape, and kiln run registers a clang object's struct_ops too ----
+twin="$out/twin.o"
+tcc=kct$$
+if ! command -v clang >/dev/null || ! command -v bpftool >/dev/null; then
+	skip twin "no clang or bpftool"
+elif ! { bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$out/vmlinux.h" &&
+	 clang -O2 -g -target bpf -I"$out" -DCC_NAME="\"$tcc\"" -DOPS="$ops" -c tests/lib/struct-ops-clang.bpf.c \
+	       -o "$twin"; } 2>"$out/twin.err"; then
+	fail twin "$(head -3 "$out/twin.err")"
+else
+	shape() {   # the struct_ops parts of an object: sections, relocations, the DATASEC
+		readelf -SW "$1" | awk '/struct_ops/ { for (i = 1; i <= NF; i++) if ($i ~ /struct_ops/) print $i, $(i+1), $(i+6) }' | sort
+		readelf -rW "$1" | sed -n "/'.rel.struct_ops'/,/^$/p" | awk '/^0/ { print $1, substr($2, length($2) - 7), $NF }'
+		bpftool btf dump file "$1" | grep -A1 "DATASEC '.struct_ops'" | sed -E 's/size=[0-9]* vlen/vlen/; s/^\[[0-9]*\] //; s/type_id=[0-9]*//'
+	}
+	if diff <(shape "$obj") <(shape "$twin") >"$out/shape.diff"; then
+		pass "twin-shape (sections, relocations and DATASEC as clang's)"
+	else
+		fail twin-shape "$(head -6 "$out/shape.diff" | tr '\n' ' ')"
+	fi
+	"$KILN" run "$twin" >"$out/twin.out" 2>"$out/twin-run.err" &
+	k=$!
+	treg() { grep -qw "$tcc" "$avail"; }
+	tgone() { ! treg; }
+	if wait_for 20 treg && r=$("$BUILD/tests/tcpcc" "$tcc" 1048576 2>&1) && kill -INT "$k" && wait_for 10 exited &&
+	   wait "$k" && k= && wait_for 5 tgone; then
+		pass "twin-run (clang's registered by kiln run, used: $r; unregistered)"
+	else
+		fail twin-run "${r:-} $(head -3 "$out/twin-run.err" | tr '\n' ' ')"
+	fi
+fi
+
 # ---- errors ---------------------------------------------------------------------------------
 err_case() {   # NAME EXPECTED-TEXT SOURCE
 	printf '%s\n' "$3" >"$out/e-$1.lisp"
