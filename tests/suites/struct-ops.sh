@@ -139,6 +139,51 @@ else
 	fail load "$(head -2 "$out/load.err" | tr '\n' ' ') $(ls "$pin/links" 2>&1)"
 fi
 
+# kiln gen skeleton: NAME__attach registers the struct_ops map, NAME__destroy unregisters it
+cat >"$out/skel_user.c" <<'EOC'
+#include "cc.skel.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+/* 0 when the congestion control is listed in the available ones as want says */
+static int listed(const char *name, int want)
+{
+	char buf[4096] = "", *tok, *save;
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r");
+	if (!f || !fgets(buf, sizeof(buf), f))
+		return -1;
+	fclose(f);
+	int found = 0;
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		found |= !strcmp(tok, name);
+	return found == want ? 0 : -1;
+}
+int main(int argc, char **argv)
+{
+	struct cc *skel = cc__open_and_load();
+	if (!skel || cc__attach(skel)) {
+		fprintf(stderr, "open, load or attach failed: %s\n", kiln_errmsg());
+		return 1;
+	}
+	int registered = listed(argv[1], 1);
+	cc__destroy(skel);
+	if (registered || listed(argv[1], 0)) {
+		fprintf(stderr, "%s\n", registered ? "not registered after cc__attach" : "still registered after cc__destroy");
+		return 1;
+	}
+	return argc != 2;
+}
+EOC
+if ! "$KILN" gen skeleton "$obj" --name cc -o "$out/cc.skel.h" 2>"$out/skel.err" ||
+   ! gcc -std=gnu11 -Wall -Wextra -Werror ${SANITIZE:-} -Iinclude -I"$out" "$out/skel_user.c" -o "$out/skel_user" \
+	"$BUILD/libkiln.a" -lbpf -lelf -ldw -lz -lpthread 2>>"$out/skel.err"; then
+	fail skeleton "$(head -3 "$out/skel.err")"
+elif r=$("$out/skel_user" "$cc" 2>&1); then
+	pass "skeleton (cc__attach registers $cc, cc__destroy unregisters it)"
+else
+	fail skeleton "$r"
+fi
+
 # ---- clang's twin: the same shape, and kiln run registers a clang object's struct_ops too ----
 twin="$out/twin.o"
 tcc=kct$$
