@@ -27,8 +27,10 @@ struct sops_def {
 	KL_VEC(struct sops_memberdef) members;
 };
 
+struct prog_member;
 struct kl_sops_set {
 	KL_VEC(struct sops_def) defs;
+	struct prog_member *by_prog;   /* members_by_prog's index (NULL: not made yet) */
 };
 
 /* The arguments' facts per struct (struct_ops.h): the kernel's stubs for each operation (CFI
@@ -260,33 +262,51 @@ int kl_struct_ops_define(struct kl_comp *c, struct kl_node *n)
 	return 0;
 }
 
+/* Each program's member, indexed by the program's place in c->progs on the first question
+ * (every definition is collected by then): one walk of the members, not one per program. */
+struct prog_member {
+	const struct sops_def *d;
+	const struct sops_memberdef *md;
+	const struct sops_memberdef *clash;   /* another member it fills, for the error */
+};
+
+static struct prog_member *members_by_prog(struct kl_comp *c)
+{
+	struct kl_sops_set *s = set_of(c);
+	if (s->by_prog)
+		return s->by_prog;
+	s->by_prog = kl_arena_array(c->a, struct prog_member, c->progs.len + 1);
+	for (size_t i = 0; i < s->defs.len; i++) {
+		const struct sops_def *d = &s->defs.items[i];
+		for (size_t j = 0; j < d->members.len; j++) {
+			const struct sops_memberdef *md = &d->members.items[j];
+			const struct kl_progdef *p = md->m.kind == KL_SOPS_PROG ? kl_prog_lookup(c, kl_name(md->value)) : NULL;
+			struct prog_member *pm = p ? &s->by_prog[p - c->progs.items] : NULL;
+			if (pm && pm->md && !pm->clash && (strcmp(pm->d->type, d->type) || strcmp(pm->md->m.name, md->m.name)))
+				pm->clash = md;
+			else if (pm && !pm->md)
+				*pm = (struct prog_member){ d, md, NULL };
+		}
+	}
+	return s->by_prog;
+}
+
 int kl_struct_ops_member_of(struct kl_comp *c, const struct kl_progdef *p, const struct kl_kbtf **k,
 			    const char **type, const char **member, uint32_t *proto)
 {
-	const struct sops_memberdef *found = NULL;
-	const struct sops_def *fd = NULL;
-	for (size_t i = 0; c->sops && i < c->sops->defs.len; i++) {
-		const struct sops_def *d = &c->sops->defs.items[i];
-		for (size_t j = 0; j < d->members.len; j++) {
-			const struct sops_memberdef *md = &d->members.items[j];
-			if (md->m.kind != KL_SOPS_PROG || kl_prog_lookup(c, kl_name(md->value)) != p)
-				continue;
-			if (found && (strcmp(fd->type, d->type) || strcmp(found->m.name, md->m.name)))
-				return kl_error(c->d, md->value->span, "program '%s' fills %s.%s already (line %u); a "
-						"struct_ops program serves one member of one struct", p->name, fd->type,
-						found->m.name, found->value->span.line);
-			found = md;
-			fd = d;
-		}
-	}
-	if (!found)
+	const struct prog_member *pm = &members_by_prog(c)[p - c->progs.items];
+	if (pm->clash)
+		return kl_error(c->d, pm->clash->value->span, "program '%s' fills %s.%s already (line %u); a struct_ops "
+				"program serves one member of one struct", p->name, pm->d->type, pm->md->m.name,
+				pm->md->value->span.line);
+	if (!pm->md)
 		return kl_error(c->d, p->form->items[1]->span, "program '%s' is :struct-ops but fills no member of a "
 				"defstruct-ops; name it there, as in (defstruct-ops OPS :type tcp_congestion_ops "
 				"(ssthresh %s) ...)", p->name, p->name);
-	*k = fd->k;
-	*type = fd->type;
-	*member = found->m.name;
-	*proto = found->proto;
+	*k = pm->d->k;
+	*type = pm->d->type;
+	*member = pm->md->m.name;
+	*proto = pm->md->proto;
 	return 0;
 }
 
