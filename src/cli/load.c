@@ -24,7 +24,8 @@ static const char load_help[] =
 	"control byte is refused, and then nothing is pinned.\n"
 	"xdp and tc programs attach to --iface, cgroup programs to the cgroup v2 directory\n"
 	"--cgroup; tc programs whose section does not say attach on ingress, or egress with\n"
-	"--egress. DIR must be new or empty; what is pinned there is recorded in DIR/kiln so that\n"
+	"--egress; struct_ops maps (a defstruct-ops) are registered, the link pinned under one of\n"
+	"their programs' names. DIR must be new or empty; what is pinned there is recorded in DIR/kiln so that\n"
 	"`kiln unload DIR` removes it all again, and nothing else. -w (--no-warnings) leaves out\n"
 	"a kiln source's compile warnings.\n";
 

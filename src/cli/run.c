@@ -24,7 +24,7 @@ static const char run_help[] =
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
-	"with --egress), and stream the records its ring buffers and perf buffers carry, decoded\n"
+	"with --egress; struct_ops maps, a defstruct-ops, registered), and stream the records its ring buffers and perf buffers carry, decoded\n"
 	"by the map's event layout (defevent/defstruct; `exec_event pid=1 comm=sh ...`, stack ids\n"
 	"symbolized; hex for records without one). At the end (Ctrl-C, SIGTERM, or after\n"
 	"--duration seconds: 10, 1.5, 500ms) detach everything, print the maps and, for each\n"
