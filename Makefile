@@ -38,12 +38,17 @@ UNIT_SRC      := $(wildcard tests/unit/test_*.c)
 UNIT_BINS     := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRC))
 TOOL_SRC      := $(wildcard tests/harness/*.c)
 TOOL_BINS     := $(patsubst tests/harness/%.c,$(BUILD)/tests/%,$(TOOL_SRC))
+# LD_PRELOAD shims of the tests (tests/shim/): built without the sanitizers
+SHIM_SRC      := $(wildcard tests/shim/*.c)
+SHIM_LIBS     := $(patsubst tests/shim/%.c,$(BUILD)/tests/%.so,$(SHIM_SRC))
 
 # Debian packages kiln needs: libbpf/libelf/zlib to build and load, bpftool for the
 # interop tests, clang/llvm only to build the tests' reference twins, iproute2 for the
 # veth pairs and network namespaces of the attach tests, ping (iputils-ping) to send packets,
-# libdw (libdw-dev) for the file:line of user stack frames from DWARF, capsh (libcap2-bin) to
-# run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a test's netns,
+# libdw (libdw-dev) for the file:line of user stack frames from DWARF, strace to watch the
+# system calls kiln makes (tests/suites/attach-calls.sh, kernel-btf.sh, targs.sh), capsh
+# (libcap2-bin) to run kiln without CAP_BPF in the tests, nsenter (util-linux) to enter a
+# test's netns,
 # libclang-rt-14-dev for clang's libFuzzer and sanitizer runtimes (`make fuzz`), prometheus to
 # scrape `kiln run --metrics` in tests/suites/metrics.sh, libedit (libedit-dev) for the line
 # editing and history of `kiln repl`, sbcl to run Whistler's own session examples beside
@@ -155,7 +160,16 @@ $(BUILD)/tests/%: tests/harness/%.c
 	@mkdir -p $(dir $@)
 	$(COMPILE) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-test-bins: $(UNIT_BINS) $(TOOL_BINS) lib
+$(BUILD)/tests/%.so: tests/shim/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KL_CFLAGS) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+
+# ptlive attaches through libkiln, as `kiln run` does
+$(BUILD)/tests/ptlive: tests/harness/ptlive.c $(BUILD)/libkiln.a
+	@mkdir -p $(dir $@)
+	$(COMPILE) $(KL_LDFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+test-bins: $(UNIT_BINS) $(TOOL_BINS) $(SHIM_LIBS) lib
 
 $(BUILD)/compiler/tables.o: src/compiler/helpers.inc
 
@@ -180,13 +194,13 @@ $(BUILD)/gen/prelude_index.o: $(BUILD)/gen/prelude_index.c
 $(BUILD)/pic/gen/prelude_index.o: $(BUILD)/gen/prelude_index.c
 	@mkdir -p $(dir $@)
 	$(COMPILE) -fPIC -c -o $@ $<
-$(BUILD)/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
+$(BUILD)/%.o: src/%.c $(wildcard src/*/*.h src/*/*/*.h src/kfacts/*.def include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(COMPILE) -c -o $@ $<
 $(BUILD)/pic/gen/prelude.o: $(BUILD)/gen/prelude.c
 	@mkdir -p $(dir $@)
 	$(COMPILE) -fPIC -c -o $@ $<
-$(BUILD)/pic/%.o: src/%.c $(wildcard src/*/*.h include/kiln/*.h)
+$(BUILD)/pic/%.o: src/%.c $(wildcard src/*/*.h src/*/*/*.h src/kfacts/*.def include/kiln/*.h)
 	@mkdir -p $(dir $@)
 	$(COMPILE) -fPIC -c -o $@ $<
 

@@ -2,8 +2,11 @@
 ;;; microseconds (printed when kiln run ends), and for every call slower than 10 ms an event
 ;;; with the process, the syscall number, the time taken and the user stack that made the
 ;;; call, which kiln run prints symbolized. `kiln run examples/syscall-latency.lisp`.
+;;; Settings (read-only globals, fixed before load): `--set slow-ms=50` the threshold of a slow
+;;; call, `--set target-pid=1234` one process only (its calls alone are timed and counted).
 
-(defconstant slow-ns (* 10 1000 1000))
+(defparameter slow-ms 10 :type u32)     ; calls at least this slow become events
+(defparameter target-pid 0 :type u32)   ; 0: every process
 
 (defevent slow-call
   [:pid :u32] [:nr :u32] [:ns :u64] [:stack :ustack] [:kstack :kstack]
@@ -15,7 +18,8 @@
 (defmap slow :type :ringbuf :max-entries (* 64 1024))
 
 (defprog sys-enter (:type :tracepoint :section "tracepoint/raw_syscalls/sys_enter")
-  (setmap starts (cast u32 (get-current-pid-tgid)) (ktime-get-ns))
+  (when (or (= target-pid 0) (= (cast u32 (>> (get-current-pid-tgid) 32)) target-pid))
+    (setmap starts (cast u32 (get-current-pid-tgid)) (ktime-get-ns)))
   0)
 
 (defprog sys-exit (:type :tracepoint :section "tracepoint/raw_syscalls/sys_exit")
@@ -25,7 +29,7 @@
       (let ((ns (- (ktime-get-ns) start)))
         (delmap starts tid)
         (incf (getmap latency-log2-us (log2 (+ 1 (/ ns 1000)))))
-        (when (>= ns slow-ns)
+        (when (>= ns (* slow-ms 1000000))
           (with-event (e slow-call slow)
             (setf (slow-call-pid e) (cast u32 (>> (get-current-pid-tgid) 32))
                   (slow-call-nr e) (ctx u32 8)                                 ; id

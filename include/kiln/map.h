@@ -203,6 +203,15 @@ int kiln_map_next_id(uint32_t id, uint32_t *next);
 int kiln_map_type_from_name(const char *name);
 const char *kiln_map_type_name(enum bpf_map_type type);
 
+/* Global variables of a loaded or pinned object, in its data section's map (.rodata, .data,
+ * .bss: an array of one value that is the section, with BTF): one variable by name (dashes and
+ * underscores alike) read and printed as kiln map prints values (snprintf's convention for buf),
+ * or written from text as values are parsed. -ENOENT (message set) when the map is not such a
+ * section or has no such variable; .rodata refuses writes once loaded (-EPERM). */
+bool kiln_map_is_data_section(struct kiln_map *m);
+int kiln_map_get_var(struct kiln_map *m, const char *name, bool json, char *buf, size_t len);
+int kiln_map_set_var(struct kiln_map *m, const char *name, const char *text);
+
 #ifdef __cplusplus
 }
 #endif

@@ -71,6 +71,12 @@ struct kiln_map *kiln_object_find_map(const struct kiln_object *obj, const char 
  * -ERANGE for a value its type does not take (the message names the setting), -EBUSY after
  * load. */
 int kiln_object_set_global(struct kiln_object *obj, const char *name, const char *text);
+/* A data section's bytes by its name (".rodata", ".data", ".bss"), laid out as its BTF
+ * DATASEC says (a skeleton's typed struct): before load the first values, to change; called
+ * after load, the map itself from then on, shared with the programs (.rodata read-only), at
+ * the same address. *size its bytes. NULL (-ENOENT, message set) when the object has no such
+ * section. */
+void *kiln_object_global_data(struct kiln_object *obj, const char *section, size_t *size);
 /* The libbpf object underneath, for what libkiln does not wrap. */
 struct bpf_object *kiln_object_libbpf(const struct kiln_object *obj);
 
@@ -95,8 +101,12 @@ enum kiln_attach_kind {
 	KILN_ATTACH_KPROBE,
 	KILN_ATTACH_CGROUP,         /* cgroup_skb/ingress|egress, cgroup/sock, ...: cgroup path */
 	KILN_ATTACH_PERF_EVENT,     /* sampling: every CPU at a frequency or period */
+	KILN_ATTACH_SOCKMAP,        /* sk_skb/stream_parser|stream_verdict, sk_msg: a sockmap or
+				     * sockhash of the object (map, or the only one) */
+	KILN_ATTACH_NETNS,          /* flow_dissector, sk_lookup: a network namespace (netns, or
+				     * the caller's) */
 	KILN_ATTACH_STRUCT_OPS,     /* struct_ops/: registered with its struct_ops map
-				     * (kiln_map_attach_struct_ops), not by kiln_prog_attach */
+				     * (kiln_object_attach_struct_ops), not by kiln_prog_attach */
 };
 enum kiln_attach_kind kiln_prog_attach_kind(const struct kiln_prog *p);
 const char *kiln_attach_kind_name(enum kiln_attach_kind kind);
@@ -129,10 +139,19 @@ struct kiln_attach_opts {
 	const char *event_name;
 	uint32_t event_type;
 	uint64_t event_config;
+	/* sk_skb and sk_msg programs: the name of the object's sockmap or sockhash they attach
+	 * to (NULL: the object's only one) */
+	const char *map;
+	/* flow_dissector and sk_lookup programs: a network namespace file (/proc/PID/ns/net,
+	 * /run/netns/NAME; NULL: the caller's) */
+	const char *netns;
 };
 
 /* Attach p at its hook. Tracepoint, raw tracepoint, tracing and uprobe sections that name
- * their target need no options; xdp and tc need an interface, cgroup programs a cgroup. */
+ * their target need no options; xdp and tc need an interface, cgroup programs a cgroup.
+ * sk_skb and sk_msg programs attach to a sockmap/sockhash (no link: the attachment lasts
+ * until kiln_link_detach or the map goes, and cannot be pinned); flow_dissector and
+ * sk_lookup programs get a link on a network namespace. */
 int kiln_prog_attach(struct kiln_prog *p, const struct kiln_attach_opts *opts, struct kiln_link **out);
 /* Register the object's map #i, a struct_ops map (its programs filling a kernel struct of
  * operations: a TCP congestion control becomes selectable by its name). The link ends the

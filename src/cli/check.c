@@ -8,6 +8,7 @@
 
 static const char check_help[] =
 	"usage: kiln check FILE.lisp|OBJ.o [--json] [--log] [-w|--no-warnings] [--btf FILE]\n"
+	"                  [--set NAME=VALUE]...\n"
 	"\n"
 	"Load each program of the object into the kernel on its own and unload it again. Prints\n"
 	"the verifier's verdict, the object's instruction count, the kernel's translated count and\n"
@@ -15,7 +16,9 @@ static const char check_help[] =
 	"verifier stopped (file:line:col, the line and a caret), its message, the instruction, a\n"
 	"hint for the common causes and the verifier's last steps (the whole log with --log);\n"
 	"--json gives each of these as a field. Exit status 1 if any program was refused.\n"
-	"--btf FILE takes a kiln source's kernel types from FILE instead of the running kernel.\n";
+	"--btf FILE takes a kiln source's kernel types from FILE instead of the running kernel.\n"
+	"--set NAME=VALUE (repeatable) sets a global variable before each load: compare the\n"
+	"counts with a setting on and off to see what the verifier no longer walks.\n";
 
 struct verdict {
 	bool ok;

@@ -186,6 +186,8 @@ struct cli_attach {
 	const char *iface, *cgroup;
 	bool egress;                      /* bare "tc" sections: egress rather than ingress */
 	const char *freq, *period;        /* perf_event programs: samples a second, or ns apart */
+	const char *sockmap;              /* sk_skb, sk_msg: the object's sockmap/sockhash to attach to */
+	const char *netns;                /* flow_dissector, sk_lookup: a netns file (else kiln's own) */
 };
 /* links[] has one slot per program (NULL where a program has no hook). On failure every
  * link made is destroyed again and the error printed. */

@@ -429,7 +429,7 @@ static void py_tail(FILE *out, const struct gen_input *in, const struct gen_lang
 		fputs(": (", out);
 		map_type_expr(out, in, l, names, bpf_map__btf_key_type_id(m), "None");
 		fputs(", ", out);
-		map_type_expr(out, in, l, names, bpf_map__btf_value_type_id(m), "None");
+		map_type_expr(out, in, l, names, gen_value_type(in, m), "None");
 		fputs("),\n", out);
 	}
 	fputs("}\n\n# the record type of each ring or perf buffer that says it\nEVENTS = {\n", out);
@@ -533,9 +533,14 @@ static int gen_open(const char *path, const char *name, bool c, struct gen_input
 			cli_fail("gen");
 		return err;
 	}
-	if (!(in->btf = bpf_object__btf(kiln_object_libbpf(in->obj)))) {
+	const struct btf *obtf = bpf_object__btf(kiln_object_libbpf(in->obj));
+	if (!obtf) {
 		fprintf(stderr, "kiln gen: %s has no BTF to generate from\n", path);
 		return -ENOENT;
+	}
+	if (!(in->btf = in->own = gen_data_btf(obtf, in->name, in->data, &in->ndata))) {
+		fprintf(stderr, "kiln gen: %s: cannot copy its BTF: %s\n", path, strerror(errno));
+		return -EINVAL;
 	}
 	if (c && !(in->cbtf = gen_c_btf(in->btf))) {
 		fprintf(stderr, "kiln gen: %s: cannot copy its BTF: %s\n", path, strerror(errno));
@@ -547,6 +552,7 @@ static int gen_open(const char *path, const char *name, bool c, struct gen_input
 static void gen_close(struct gen_input *in)
 {
 	btf__free(in->cbtf);
+	btf__free(in->own);
 	kiln_object_close(in->obj);
 	free(in->elf);
 }

@@ -58,7 +58,7 @@ int gen_roots(const struct gen_input *in, bool only_maps, struct gen_roots *r)
 	int err = 0;
 	bpf_object__for_each_map(m, o) {
 		err = err ? err : roots_add(r, bpf_map__btf_key_type_id(m));
-		err = err ? err : roots_add(r, bpf_map__btf_value_type_id(m));
+		err = err ? err : roots_add(r, gen_value_type(in, m));
 		err = err ? err : roots_add(r, gen_event_type(in->btf, bpf_map__name(m)));
 	}
 	uint32_t n = btf__type_cnt(in->btf);
@@ -96,9 +96,9 @@ void gen_list_maps(FILE *out, const struct gen_input *in, const char *comment)
 		if (bpf_map__btf_key_type_id(m))
 			fprintf(out, ", key %s (%u bytes)", comment_name(in->btf, bpf_map__btf_key_type_id(m), tn, sizeof(tn)),
 				bpf_map__key_size(m));
-		if (bpf_map__btf_value_type_id(m))
+		if (gen_value_type(in, m))
 			fprintf(out, ", value %s (%u bytes)",
-				comment_name(in->btf, bpf_map__btf_value_type_id(m), tn, sizeof(tn)), bpf_map__value_size(m));
+				comment_name(in->btf, gen_value_type(in, m), tn, sizeof(tn)), bpf_map__value_size(m));
 		if (ev)
 			fprintf(out, ", events %s", comment_name(in->btf, ev, tn, sizeof(tn)));
 		fputc('\n', out);

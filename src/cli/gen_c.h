@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "gen_data.h"
 
 struct btf;
 struct kiln_object;
@@ -24,7 +25,16 @@ struct gen_input {
 	const struct btf *btf;
 	struct btf *cbtf;                 /* btf with names safe for C (gen_c_btf): c, skeleton */
 	char name[64];                    /* an identifier: --name, else the file's stem */
+	struct btf *own;                  /* btf is this: the object's, with its data sections as
+					   * structs (gen_data.h) */
+	struct gen_data data[GEN_MAX_DATA];
+	size_t ndata;
 };
+/* The type written for map m's value (a data section's struct: gen_data.h). */
+static inline uint32_t gen_value_type(const struct gen_input *in, const struct bpf_map *m)
+{
+	return gen_data_value(in->data, in->ndata, m);
+}
 
 /* The map NAME's ring or perf buffer's event struct (decl tag kiln.event:EVENT), or 0. */
 uint32_t gen_event_type(const struct btf *btf, const char *map);

@@ -118,7 +118,36 @@ static void emit_bytes(FILE *out, const uint8_t *p, size_t n)
 	fputc('"', out);
 }
 
-static void emit_struct(FILE *out, const struct skel *k)
+/* Data section i's member name (rodata, data, bss, data_x), its section's name and its C type */
+static void data_names(const struct gen_input *in, size_t i, char *member, size_t mlen, const char **sec,
+		       char *type, size_t tlen)
+{
+	const struct btf_type *t = btf__type_by_id(in->btf, in->data[i].datasec);
+	*sec = btf__name_by_offset(in->btf, t->name_off);
+	gen_ident(member, mlen, **sec == '.' ? *sec + 1 : *sec);
+	c_type(in->cbtf, in->data[i].st, type, tlen);
+}
+
+/* __load's lines that make each data section's pointer the programs' own ("" when none) */
+static char *data_live(const struct gen_input *in)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	for (size_t i = 0; f && i < in->ndata; i++) {
+		char member[64], type[256];
+		const char *sec;
+		data_names(in, i, member, sizeof(member), &sec, type, sizeof(type));
+		fputs("\tif (!err)\n\t\tkiln_object_global_data(skel->obj, ", f);
+		gen_c_string(f, sec);
+		fputs(", NULL);\n", f);
+	}
+	if (f)
+		fclose(f);
+	return buf ? buf : strdup("");
+}
+
+static void emit_struct(FILE *out, const struct skel *k, const struct gen_input *in)
 {
 	fprintf(out, "struct %s {\n\tstruct kiln_object *obj;\n\tstruct {\n", k->s);
 	for (size_t i = 0; i < k->nmaps; i++)
@@ -129,11 +158,21 @@ static void emit_struct(FILE *out, const struct skel *k)
 	fputs("\t} progs;\n\tstruct {\n", out);
 	for (size_t i = 0; i < k->nprogs; i++)
 		fprintf(out, "\t\tstruct kiln_link *%s;\n", k->progs[i]);
-	fputs("\t} links;\n};\n\n", out);
+	fputs("\t} links;\n", out);
+	if (in->ndata)
+		fputs("\t/* the global variables, by section: before load their first values, to set;\n"
+		      "\t * after load the programs' own (.rodata read-only) */\n", out);
+	for (size_t i = 0; i < in->ndata; i++) {
+		char member[64], type[256];
+		const char *sec;
+		data_names(in, i, member, sizeof(member), &sec, type, sizeof(type));
+		fprintf(out, "\t%s *%s;\n", type, member);
+	}
+	fputs("};\n\n", out);
 }
 
 /* open: the embedded object, and every map and program found by name into the struct */
-static void emit_open(FILE *out, const struct skel *k, struct bpf_object *o)
+static void emit_open(FILE *out, const struct skel *k, struct bpf_object *o, const struct gen_input *in)
 {
 	struct bpf_map *m;
 	struct bpf_program *p;
@@ -159,6 +198,14 @@ static void emit_open(FILE *out, const struct skel *k, struct bpf_object *o)
 		fprintf(out, "\tif (!(skel->progs.%s = kiln_object_find_prog(skel->obj, ", k->progs[i++]);
 		gen_c_string(out, bpf_program__name(p));
 		fputs(")))\n\t\tgoto missing;\n", out);
+	}
+	for (size_t d = 0; d < in->ndata; d++) {
+		char member[64], type[256];
+		const char *sec;
+		data_names(in, d, member, sizeof(member), &sec, type, sizeof(type));
+		fprintf(out, "\tif (!(skel->%s = (%s *)kiln_object_global_data(skel->obj, ", member, type);
+		gen_c_string(out, sec);
+		fputs(", NULL)))\n\t\tgoto missing;\n", out);
 	}
 	fprintf(out, "\treturn skel;\nmissing:\n\terr = -ENOENT;\nfail:\n\t%s__destroy(skel);\n"
 		     "\terrno = -err;\n\treturn NULL;\n}\n\n", s);
@@ -212,7 +259,11 @@ static void emit_attach(FILE *out, const struct skel *k, struct bpf_object *o)
 	i = 0;
 	bpf_object__for_each_program(p, o) {
 		id = k->progs[i++];
-		if (!kl_prog_kind_facts(bpf_program__type(p))->attach_opts && bpf_program__type(p) != BPF_PROG_TYPE_STRUCT_OPS)
+		const struct kl_attach_section *row = kl_attach_section_find(bpf_program__section_name(p));
+		/* not those without a hook kiln attaches to (lwt, tc actions, sk_reuseport), nor the
+		 * struct_ops ones, registered with their map below */
+		if (!kl_prog_kind_facts(bpf_program__type(p))->attach_opts && row && row->kind != KILN_ATTACH_NONE &&
+		    row->kind != KILN_ATTACH_STRUCT_OPS)
 			fprintf(out, "\tif (!err)\n\t\terr = %s__%s__attach(skel, NULL);\n", s, id);
 	}
 	emit_struct_ops_attach(out, k, o);
@@ -237,7 +288,7 @@ static void emit_accessors(FILE *out, const struct skel *sk, const struct gen_in
 			continue;
 		gen_comment_text(name, sizeof(name), bpf_map__name(m));
 		c_type(in->cbtf, bpf_map__btf_key_type_id(m), k, sizeof(k));
-		c_type(in->cbtf, bpf_map__btf_value_type_id(m), v, sizeof(v));
+		c_type(in->cbtf, gen_value_type(in, m), v, sizeof(v));
 		fprintf(out,
 			"/* %s: key %u bytes, value %u bytes%s; 0 or a negative errno (-ENOENT: no entry) */\n"
 			"static inline int %s__%s__lookup(struct %s *skel, const %s *key, %s *value)\n{\n"
@@ -279,19 +330,23 @@ int gen_skeleton(FILE *out, const struct gen_input *in)
 		return err;
 	}
 	fputc('\n', out);
-	emit_struct(out, &k);
+	emit_struct(out, &k, in);
 	fprintf(out, "static inline const void *%s__elf_bytes(size_t *size)\n{\n\tstatic const char elf[] =\n", s);
 	emit_bytes(out, in->elf, in->size);
 	fprintf(out, ";\n\t*size = sizeof(elf) - 1;\n\treturn elf;\n}\n\n");
-	emit_open(out, &k, o);
+	emit_open(out, &k, o, in);
+	char *live = data_live(in);
 	fprintf(out,
-		"/* create the maps, load the programs: 0 or a negative errno (kiln_object_verifier_error()) */\n"
-		"static inline int %s__load(struct %s *skel)\n{\n\treturn kiln_object_load(skel->obj);\n}\n\n"
+		"/* create the maps, load the programs: 0 or a negative errno (kiln_object_verifier_error());\n"
+		" * the global variables' pointers then show the programs' own */\n"
+		"static inline int %s__load(struct %s *skel)\n{\n\tint err = kiln_object_load(skel->obj);\n"
+		"%s\treturn err;\n}\n\n"
 		"static inline struct %s *%s__open_and_load(void)\n{\n"
 		"\tstruct %s *skel = %s__open();\n\tint err = skel ? %s__load(skel) : 0;\n"
 		"\tif (err) {\n\t\t%s__destroy(skel);\n\t\terrno = -err;\n\t\treturn NULL;\n\t}\n"
 		"\treturn skel;\n}\n\n",
-		s, s, s, s, s, s, s, s);
+		s, s, live, s, s, s, s, s, s);
+	free(live);
 	emit_attach(out, &k, o);
 	fprintf(out, "/* detach, unload, free; NULL ok */\nstatic inline void %s__destroy(struct %s *skel)\n{\n"
 		     "\tif (!skel)\n\t\treturn;\n\t%s__detach(skel);\n\tkiln_object_close(skel->obj);\n"

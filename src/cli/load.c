@@ -3,6 +3,7 @@
  * every program by its section, which `kiln run` shares. */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "kfacts/prog_types.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -14,7 +15,8 @@
 
 static const char load_help[] =
 	"usage: kiln load OBJ.o|FILE.lisp --pin DIR [--attach] [--iface IF] [--cgroup PATH] [-w]\n"
-	"                 [--egress] [--btf FILE]\n"
+	"                 [--egress] [--btf FILE] [--sockmap NAME] [--netns PATH]\n"
+	"                 [--set NAME=VALUE]...\n"
 	"\n"
 	"Load the object and pin it under DIR (on bpffs, normally /sys/fs/bpf/NAME): maps at\n"
 	"DIR/maps/NAME, programs at DIR/progs/NAME and, with --attach, every program attached by\n"
@@ -24,10 +26,16 @@ static const char load_help[] =
 	"control byte is refused, and then nothing is pinned.\n"
 	"xdp and tc programs attach to --iface, cgroup programs to the cgroup v2 directory\n"
 	"--cgroup; tc programs whose section does not say attach on ingress, or egress with\n"
-	"--egress; struct_ops maps (a defstruct-ops) are registered, the link pinned under one of\n"
-	"their programs' names. DIR must be new or empty; what is pinned there is recorded in DIR/kiln so that\n"
+	"--egress. flow_dissector and sk_lookup programs attach to the network namespace --netns\n"
+	"(/proc/PID/ns/net, /run/netns/NAME; default kiln's own). sk_skb and sk_msg programs attach\n"
+	"to the object's sockmap or sockhash --sockmap (default its only one); such an attachment\n"
+	"is no link and cannot be pinned, so `kiln load --attach` refuses them. struct_ops maps (a\n"
+	"defstruct-ops) are registered, the link pinned under one of their programs' names.\n"
+	"DIR must be new or empty; what is pinned there is recorded in DIR/kiln so that\n"
 	"`kiln unload DIR` removes it all again, and nothing else. -w (--no-warnings) leaves out\n"
-	"a kiln source's compile warnings.\n";
+	"a kiln source's compile warnings. --set NAME=VALUE (repeatable) sets a global variable\n"
+	"(defparameter, defvar) before load, as `kiln run` does; `kiln map get|set DIR/maps/M VAR`\n"
+	"reads and writes one afterwards.\n";
 
 static const char unload_help[] =
 	"usage: kiln unload DIR [--force]\n"
@@ -89,9 +97,11 @@ int cli_attach_all(const char *cmd, struct kiln_object *obj, const struct cli_at
 			continue;   /* registered with its map, below */
 		if (k == KILN_ATTACH_NONE || (k == KILN_ATTACH_PERF_EVENT && !strcmp(cmd, "load"))) {
 			/* sampling is a link per CPU, which kiln does not pin */
+			const struct kl_attach_section *row = kl_attach_section_find(kiln_prog_section(p));
 			if (!quiet)
-				fprintf(stderr, "kiln %s: %s (section %s) has no hook to attach to; loaded only\n", cmd,
-					kiln_prog_name(p), kiln_prog_section(p));
+				fprintf(stderr, "kiln %s: %s (section %s) has no hook to attach to; loaded only%s%s%s\n",
+					cmd, kiln_prog_name(p), kiln_prog_section(p), row && row->hint ? " (" : "",
+					row && row->hint ? row->hint : "", row && row->hint ? ")" : "");
 			continue;
 		}
 		const char *need = missing_option(k, a);
@@ -101,7 +111,8 @@ int cli_attach_all(const char *cmd, struct kiln_object *obj, const struct cli_at
 			goto fail;
 		}
 		struct kiln_attach_opts o = { .sz = sizeof(o), .iface = a->iface, .cgroup = a->cgroup,
-					      .tc_dir = a->egress ? KILN_TC_EGRESS : KILN_TC_INGRESS };
+					      .tc_dir = a->egress ? KILN_TC_EGRESS : KILN_TC_INGRESS,
+					      .map = a->sockmap, .netns = a->netns };
 		char *end = NULL;
 		if (a->freq && (!(o.freq = strtoull(a->freq, &end, 10)) || *end)) {
 			fprintf(stderr, "kiln %s: --freq '%s' is not a number of samples a second\n", cmd, a->freq);
@@ -218,6 +229,12 @@ int cli_pin_all(const char *cmd, struct kiln_object *obj, const char *dir, struc
 	for (size_t i = 0; !err && links && i < np; i++) {
 		if (!links[i])
 			continue;
+		if (kiln_link_fd(links[i]) < 0) {   /* a sockmap attachment, a legacy tc filter */
+			fprintf(stderr, "kiln %s: %s (%s) is no link, which cannot be pinned\n", cmd,
+				kiln_prog_name(kiln_object_prog(obj, i)), kiln_link_describe(links[i]));
+			err = -EOPNOTSUPP;
+			break;
+		}
 		err = pin_entry(cmd, "link of program", kiln_prog_name(kiln_object_prog(obj, i)), "links/", paths[n],
 				&e[n], kiln_link_fd(links[i]));
 		n++;
@@ -266,8 +283,9 @@ int cmd_load(int argc, char **argv)
 		{ "--pin", CLI_STR, &dir, "a directory" }, { "--iface", CLI_STR, &a.iface, "an interface" },
 		{ "--cgroup", CLI_STR, &a.cgroup, "a cgroup directory" }, { "--egress", CLI_FLAG, &a.egress, NULL },
 		{ "--attach", CLI_FLAG, &attach, NULL }, { "--no-warnings|-w", CLI_FLAG, &cli_no_warnings, NULL },
-		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" },
-		{ "--set", CLI_LIST, &cli_sets, "NAME=VALUE" }, { 0 },
+		{ "--btf", CLI_STR, &cli_btf_path, "a BTF file" }, { "--sockmap", CLI_STR, &a.sockmap, "a map name" },
+		{ "--netns", CLI_STR, &a.netns, "a network namespace file" }, { "--set", CLI_LIST, &cli_sets, "NAME=VALUE" },
+		{ 0 },
 	};
 	int npos, r = cli_parse("load", load_help, argc, argv, opts, &file, 1, &npos);
 	if (r != CLI_OK)

@@ -6,6 +6,7 @@
 #include "kfacts/map_types.h"
 #include <bpf/btf.h>
 #include <bpf/bpf.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
@@ -41,6 +42,10 @@ static const char map_help[] =
 	"next element, peek shows it; `peek TARGET VALUE` asks a bloom filter whether VALUE may\n"
 	"be in it (exit status 0) or certainly is not (1). push also writes a record into a user\n"
 	"ring buffer, for its programs to drain: an integer (8 bytes) or 0x and every byte.\n"
+	"A data section's map (an object's global variables: OBJ.rodata, OBJ.data, OBJ.bss) dumps\n"
+	"its variables by name, and its KEY may be a variable's name: `get TARGET hits` prints\n"
+	"`hits => 3`, `set TARGET hits 0` writes that variable alone (.rodata refuses once loaded:\n"
+	"set a defparameter before load with --set).\n"
 	"\n"
 	"Maps of kernel objects are set to what they hold: a prog-array to a program, a map of\n"
 	"maps to a map (pinned path, id:N, name:NAME), a cgroup-array to a cgroup v2 directory,\n"
@@ -672,6 +677,7 @@ struct map_cmd {
 	uint8_t *key, *val;         /* buffers of the map's key and value sizes */
 	int kfd;                    /* a storage map's key: the fd its text opened, -1: none */
 	const char *key_text;       /* ... and the text, as printed */
+	const char *var;            /* a data section's (.data...): the variable the key names */
 };
 
 /* pos[2] into c->key: a storage map's fd, or the key's text parsed. 0, or the exit status
@@ -682,6 +688,11 @@ static int read_key(struct map_cmd *c)
 		fprintf(stderr, "kiln map %s: %s (%s) has no keys: use push, pop and peek\n", c->pos[0],
 			kiln_map_name(c->m), kiln_map_type_name(c->info->type));
 		return 2;
+	}
+	const char *k = c->pos[2];
+	if ((isalpha((unsigned char)k[0]) || k[0] == '_') && kiln_map_is_data_section(c->m)) {
+		c->var = k;          /* a global variable by name */
+		return 0;
 	}
 	int sk = storage_key(c->info, c->pos[2], &c->kfd);
 	if (sk < 0)
@@ -708,6 +719,23 @@ static int verb_dump(struct map_cmd *c)
 
 static int verb_get(struct map_cmd *c)
 {
+	if (c->var) {
+		char buf[4096];
+		if (kiln_map_get_var(c->m, c->var, c->json, buf, sizeof(buf)) < 0) {
+			cli_fail("map get");
+			return 1;
+		}
+		if (c->json) {
+			printf("{\"map\":");
+			cli_json_str(stdout, kiln_map_name(c->m), 256);
+			printf(",\"var\":");
+			cli_json_str(stdout, c->var, strlen(c->var));
+			printf(",\"value\":%s}\n", buf);
+		} else {
+			printf("%s => %s\n", c->var, buf);
+		}
+		return 0;
+	}
 	if (kiln_map_lookup(c->m, c->key, c->val)) {
 		cli_fail("map get");
 		return 1;
@@ -721,6 +749,10 @@ static int verb_get(struct map_cmd *c)
 
 static int verb_delete(struct map_cmd *c)
 {
+	if (c->var) {
+		fprintf(stderr, "kiln map delete: %s is a global variable; set it instead\n", c->var);
+		return 2;
+	}
 	if (kiln_map_delete(c->m, c->key)) {
 		cli_fail("map delete");
 		return 1;
@@ -731,6 +763,13 @@ static int verb_delete(struct map_cmd *c)
 /* set: the value an fd (program arrays, maps of maps, ...) or its text parsed. */
 static int verb_set(struct map_cmd *c)
 {
+	if (c->var) {
+		if (kiln_map_set_var(c->m, c->var, c->pos[3])) {
+			fprintf(stderr, "kiln map set: %s\n", kiln_errmsg());
+			return 1;
+		}
+		return 0;
+	}
 	int vfd = -1, fv = fd_value(c->info, c->pos[3], &vfd);
 	if (fv < 0)
 		return 1;

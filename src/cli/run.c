@@ -18,13 +18,18 @@
 static const char run_help[] =
 	"usage: kiln run FILE.lisp|OBJ.o [--duration S] [--json] [--pin DIR] [--iface IF]\n"
 	"                [--cgroup PATH] [--egress] [-q|--quiet] [-w|--no-warnings]\n"
-	"                [--freq HZ | --period NS] [--btf FILE]\n"
+	"                [--sockmap NAME] [--netns PATH]\n"
+	"                [--freq HZ | --period NS] [--btf FILE] [--set NAME=VALUE]...\n"
 	"                [--interval DURATION [--clear]] [--top N] [--sort key|value] [--per-cpu]\n"
 	"                [--metrics ADDR:PORT]\n"
 	"\n"
 	"Load the object, attach every program by its section (xdp and tc to --iface, cgroup\n"
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
-	"with --egress; struct_ops maps, a defstruct-ops, registered), and stream the records its ring buffers and perf buffers carry, decoded\n"
+	"with --egress; sk_skb and sk_msg programs to the object's sockmap or sockhash --sockmap,\n"
+	"by default its only one; flow_dissector and sk_lookup programs to the network namespace\n"
+	"--netns, a file such as /proc/PID/ns/net or /run/netns/NAME, by default kiln's own;\n"
+	"struct_ops maps, a defstruct-ops, registered), and stream the records its ring buffers\n"
+	"and perf buffers carry, decoded\n"
 	"by the map's event layout (defevent/defstruct; `exec_event pid=1 comm=sh ...`, stack ids\n"
 	"symbolized; hex for records without one). At the end (Ctrl-C, SIGTERM, or after\n"
 	"--duration seconds: 10, 1.5, 500ms) detach everything, print the maps and, for each\n"
@@ -63,8 +68,12 @@ static const char run_help[] =
 	"not UTF-8 (a comm may hold any) are written as the text \\xHH. The server\n"
 	"(libmicrohttpd) runs in threads of its own, apart from the events: each request has 10 s\n"
 	"to be answered, connections are limited (1,024), and Ctrl-C closes them all at once.\n"
+	"--set NAME=VALUE (repeatable) sets a global variable before load: a defparameter (a\n"
+	"setting in .rodata, which the verifier then knows) or a defvar, named with dashes or\n"
+	"underscores, the value parsed by its BTF type as map values are (12, 0x1f, -3, an address,\n"
+	"a string); an error names the setting.\n"
 	"A Whistler session file (host forms at its top level: with-bpf-session, eval-when,\n"
-	"defparameter, format, ...) runs as `kiln run FILE [ARG...]`: kiln interprets its forms,\n"
+	"defparameter without :type, format, ...) runs as `kiln run FILE [ARG...]`: kiln interprets its forms,\n"
 	"compiles and loads its kiln forms for each session, and the file reads the ARGs as\n"
 	"sb-ext:*posix-argv* (docs/whistler.md, \"Sessions\").\n";
 
@@ -517,6 +526,7 @@ static int parse_run_args(int argc, char **argv, struct run_args *ra)
 		{ "--interval", CLI_STR, &ivl, "a duration" }, { "--clear", CLI_FLAG, &ra->view.clear, NULL },
 		{ "--top", CLI_STR, &top, "a number of entries" }, { "--sort", CLI_STR, &ra->view.sort, "key or value" },
 		{ "--per-cpu", CLI_FLAG, &ra->view.per_cpu, NULL }, { "--metrics", CLI_STR, &ra->metrics, "ADDR:PORT" },
+		{ "--sockmap", CLI_STR, &a->sockmap, "a map name" }, { "--netns", CLI_STR, &a->netns, "a network namespace file" },
 		{ 0 },
 	};
 	int npos, r = cli_parse("run", run_help, argc, argv, opts, &ra->file, 1, &npos);

@@ -10,12 +10,13 @@
 static const char test_run_help[] =
 	"usage: kiln test-run FILE.lisp|OBJ.o [--prog NAME] [--data HEX | --data-sample NAME]\n"
 	"                     [--ctx HEX] [--repeat N] [--map NAME]... [--json]\n"
-	"                     [--btf FILE]\n"
+	"                     [--btf FILE] [--set NAME=VALUE]...\n"
 	"\n"
 	"Load the object, run each program (or only --prog) with BPF_PROG_TEST_RUN on a\n"
 	"packet, and print its return value, the time per run and the maps (or only --map).\n"
 	"--ctx gives the context struct in (e.g. a struct __sk_buff for tc programs).\n"
-	"Samples: ipv4-tcp-syn (default), ipv4-udp, arp.\n";
+	"Samples: ipv4-tcp-syn (default), ipv4-udp, arp.\n"
+	"--set NAME=VALUE (repeatable) sets a global variable (defparameter, defvar) before load.\n";
 
 /* Ethernet + IPv4 + TCP SYN 10.0.0.1:12345 -> 10.0.0.2:80, and friends. */
 static size_t sample_packet(const char *name, uint8_t *p, size_t cap)

@@ -373,8 +373,8 @@ static int do_defglobal(struct kl_comp *c, struct kl_node *n)
 		return -1;
 	bool scalar = t->kind == KL_T_INT || t->kind == KL_T_ENUM;
 	if (v && !scalar)
-		return kl_error(c->d, init->span, "a %s global starts at 0; only an integer one takes another value",
-				t->kind == KL_T_ARRAY ? "array" : "struct");
+		return kl_error(c->d, init->span, "%s global starts at 0; only an integer one takes another value",
+				t->kind == KL_T_ARRAY ? "an array" : "a struct");
 	if (scalar && !fits(t, v))
 		return kl_error(c->d, init->span, "%lld does not fit %s's type (%u bytes, %s)", (long long)v, name,
 				t->size, t->is_signed ? "signed" : "unsigned");

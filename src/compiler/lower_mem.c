@@ -94,9 +94,11 @@ int kl_lw_global_store(struct lw *l, struct kl_globaldef *g, const struct kl_nod
 	if (t->kind != KL_T_INT && t->kind != KL_T_ENUM)
 		return kl_error(l->c->d, at->span, "cannot assign '%s': it is an %s; assign its elements through its address",
 				g->name, t->kind == KL_T_ARRAY ? "array" : "struct");
+	/* the store takes the low bytes as they are; the form's value is the truncated one (gone
+	 * when nothing reads it) */
+	kl_lw_store_at(l, global_addr(l, g), 0, t->size, *v);
 	if (t->size < 8)
 		*v = kl_lw_truncate(l, *v, t->size, t->is_signed);
-	kl_lw_store_at(l, global_addr(l, g), 0, t->size, *v);
 	return 0;
 }
 
@@ -120,7 +122,14 @@ int kl_lw_global_add(struct lw *l, struct kl_globaldef *g, const struct kl_node 
 		*out = cval(0);
 		return 0;
 	}
-	struct val sum = kl_lw_arith2(l, kl_lw_find_arith("+"), kl_lw_global_read(l, g), delta);
+	/* the low bytes of the sum do not depend on the sign: loaded as they are, extended only
+	 * in the form's value */
+	struct val a = global_addr(l, g);
+	struct kl_ir_ins *i = emit(l, IR_LOAD);
+	i->a = a.r;
+	i->size = (uint8_t)t->size;
+	i->d = vreg(l);
+	struct val sum = kl_lw_arith2(l, kl_lw_find_arith("+"), rval(i->d), delta);
 	if (kl_lw_global_store(l, g, at, &sum))
 		return -1;
 	*out = sum;

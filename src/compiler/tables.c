@@ -191,6 +191,8 @@ const char *kl_prog_type_names(struct kl_arena *a)
 #define OPS(name, member, wr, ptr)  FIELD(bpf_sock_ops, name, member, wr, ptr)
 #define PERF(name, member)          FIELD(bpf_perf_event_data, name, member, false, false)
 #define REUSE(name, member, ptr)    FIELD(sk_reuseport_md, name, member, false, ptr)
+#define MSG(name, member, ptr)      FIELD(sk_msg_md, name, member, false, ptr)
+#define SOCKOPT(name, member, wr, ptr) FIELD(bpf_sockopt, name, member, wr, ptr)
 
 /* Writable follows the kernel's tc rules (tc_cls_act_is_valid_access): mark, priority,
  * tc_index, tc_classid, queue_mapping, tstamp and cb[]. The same set serves socket-filter and
@@ -247,6 +249,9 @@ static const struct kl_ctx_field ctx_fields[] = {
 	SKB("gso-size",        gso_size,        false, false),
 	SKB("tstamp-type",     tstamp_type,     false, false), /* set with skb-set-tstamp */
 	SKB("hwtstamp",        hwtstamp,        false, false),
+	/* flow-dissector only: the struct bpf_flow_keys the program fills in (load/store it) */
+	SKB("flow-keys",       flow_keys,       false, true),
+	SKB("sk",              sk,              false, true),
 
 	/* sk_lookup_is_valid_access: all read-only. sk is the socket already selected (or NULL);
 	 * remote_port is a __be16 followed by padding, read as 2 bytes (a 4-byte load of it is
@@ -407,6 +412,45 @@ static const struct kl_ctx_field ctx_fields[] = {
 	REUSE("bind-inany",    bind_inany,   false),
 	REUSE("hash",          hash,         false),
 #endif
+
+	/* sk_msg_is_valid_access: all read-only; data..data-end is the part of the message the
+	 * program may read (msg-pull-data widens it), size the whole message's length */
+	MSG("data",         data,          true),
+	MSG("data-end",     data_end,      true),
+	MSG("family",       family,        false),
+	MSG("remote-ip4",   remote_ip4,    false),
+	MSG("local-ip4",    local_ip4,     false),
+	MSG("remote-ip6-0", remote_ip6[0], false),
+	MSG("remote-ip6-1", remote_ip6[1], false),
+	MSG("remote-ip6-2", remote_ip6[2], false),
+	MSG("remote-ip6-3", remote_ip6[3], false),
+	MSG("local-ip6-0",  local_ip6[0],  false),
+	MSG("local-ip6-1",  local_ip6[1],  false),
+	MSG("local-ip6-2",  local_ip6[2],  false),
+	MSG("local-ip6-3",  local_ip6[3],  false),
+	MSG("remote-port",  remote_port,   false),
+	MSG("local-port",   local_port,    false),
+	MSG("size",         size,          false),
+	MSG("sk",           sk,            true),
+
+	/* cgroup-device: access-type is (BPF_DEVCG_ACC_* << 16) | BPF_DEVCG_DEV_* */
+	FIELD(bpf_cgroup_dev_ctx, "access-type", access_type, false, false),
+	FIELD(bpf_cgroup_dev_ctx, "major",       major,       false, false),
+	FIELD(bpf_cgroup_dev_ctx, "minor",       minor,       false, false),
+
+	/* cgroup-sysctl: the name and values go through the sysctl-* helpers */
+	FIELD(bpf_sysctl, "write",    write,    false, false),
+	FIELD(bpf_sysctl, "file-pos", file_pos, true,  false),
+
+	/* cgroup_sockopt_is_valid_access: optval..optval-end is the option's buffer; getsockopt
+	 * may set retval and optlen, setsockopt level, optname and optlen */
+	SOCKOPT("sk",         sk,         false, true),
+	SOCKOPT("optval",     optval,     false, true),
+	SOCKOPT("optval-end", optval_end, false, true),
+	SOCKOPT("level",      level,      true,  false),
+	SOCKOPT("optname",    optname,    true,  false),
+	SOCKOPT("optlen",     optlen,     true,  false),
+	SOCKOPT("retval",     retval,     true,  false),
 };
 
 const struct kl_ctx_field *kl_ctx_field_find(const char *set, const char *name)
@@ -427,6 +471,9 @@ static const struct { const char *name; int64_t value; } constants[] = {
 	K(TC_ACT_UNSPEC), K(TC_ACT_OK), K(TC_ACT_RECLASSIFY), K(TC_ACT_SHOT), K(TC_ACT_PIPE),
 	K(TC_ACT_STOLEN), K(TC_ACT_QUEUED), K(TC_ACT_REPEAT), K(TC_ACT_REDIRECT), K(TC_ACT_TRAP),
 	K(SK_DROP), K(SK_PASS),
+	K(BPF_OK), K(BPF_DROP), K(BPF_REDIRECT), K(BPF_LWT_REROUTE), K(BPF_FLOW_DISSECTOR_CONTINUE),
+	K(BPF_DEVCG_ACC_MKNOD), K(BPF_DEVCG_ACC_READ), K(BPF_DEVCG_ACC_WRITE),
+	K(BPF_DEVCG_DEV_BLOCK), K(BPF_DEVCG_DEV_CHAR), K(BPF_F_SYSCTL_BASE_NAME),
 
 	/* sock-ops: (ctx op), (ctx state), sock-ops-cb-flags-set */
 	K(BPF_SOCK_OPS_VOID), K(BPF_SOCK_OPS_TIMEOUT_INIT), K(BPF_SOCK_OPS_RWND_INIT),

@@ -53,7 +53,7 @@ static const char *const host_markers[] = {
 
 static bool is_marker(const struct kl_node *f)
 {
-	if (!kl_head(f))
+	if (!kl_head(f) || host_is_kiln_global(f))
 		return false;
 	const char *s = f->items[0]->str, *c = strrchr(s, ':');
 	if (c && c != s)

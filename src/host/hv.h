@@ -67,6 +67,8 @@ void host_catch_sigint(bool on);
  * functions), the hooks host_setup hands it */
 extern const struct lisp_layer host_layer;
 bool host_is_kiln_form(const char *head);
+/* (defvar|defparameter NAME INIT :type T): a kiln global variable rather than a host one */
+bool host_is_kiln_global(const struct kl_node *n);
 /* Is name a form or function that touches the system (BPF, files, sleep), refused because
  * no_system is set? */
 bool host_refused(struct lisp *h, const char *name);

@@ -71,7 +71,25 @@ static struct lv *sf_defconstant(struct lisp *h, const struct kl_node *n, struct
 	return v;
 }
 
+bool host_is_kiln_global(const struct kl_node *n)
+{
+	const char *h = kl_head(n);
+	if (!h || (strcmp(h, "defvar") && strcmp(h, "defparameter")))
+		return false;
+	for (uint32_t i = 2; i < n->nitems; i++)
+		if (n->items[i]->kind == KL_N_KEY && !strcmp(n->items[i]->str, "type"))
+			return true;
+	return false;
+}
+
+/* defvar, defparameter: a host variable, or with :type a kiln global variable (.data, .rodata) */
+static struct lv *sf_defglobal(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
+{
+	return host_is_kiln_global(n) ? sf_kiln(h, n, env) : lv_defvar(h, n, env);
+}
+
 static const struct { const char *name; lv_special_fn fn; } specials[] = {
+	{ "defvar", sf_defglobal }, { "defparameter", sf_defglobal },
 	{ "with-bpf-session", host_with_session }, { "with-bpf-object", host_with_object },
 	{ "bpf:attach", host_attach }, { "bpf:map-ref", host_map_ref }, { "defconstant", sf_defconstant },
 };

@@ -34,6 +34,7 @@ struct kl_attach_section {
 	bool tc_fixed;               /* the section names the tc direction: tc_dir */
 	enum kiln_tc_dir tc_dir;
 	bool tcx_only;               /* only a tcx link will do */
+	const char *hint;            /* KILN_ATTACH_NONE: what does attach it, for messages */
 };
 
 /* Whether section is one that pattern stands for, as libbpf matches its section_defs:

@@ -1,6 +1,6 @@
 /* attach.c — attaching a loaded object's programs by their section (xdp, tc through tcx or a
  * clsact filter, tracepoints, raw tracepoints, uprobes, kprobes, tracing and lsm programs,
- * cgroups), and the links that keep them attached: pin, detach, destroy. */
+ * cgroups, sockmaps, network namespaces), and the links that keep them attached: pin, detach, destroy. */
 #define _GNU_SOURCE
 #include "object_internal.h"
 #include "compiler/tracefs.h"
@@ -27,6 +27,9 @@
 #include <unistd.h>
 
 /* ---- attaching ---------------------------------------------------------------------------- */
+
+#define KL_ENOTSUPP 524   /* the kernel's ENOTSUPP (include/linux/errno.h), not in uapi */
+#define KL_LSM_LIST "/sys/kernel/security/lsm"   /* the active LSMs, "lockdown,capability,bpf" */
 
 struct attach_ctx {
 	struct kiln_prog *p;
@@ -293,8 +296,11 @@ static int probe_pmu(struct attach_ctx *c, const char *pmu, uint32_t *type, int 
 	char path[128], buf[64];
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
 	int err = kl_read_sysfs(path, buf, sizeof(buf));
+	if (err == -ENOENT)   /* the PMU is there (since 4.17) wherever the kernel has the events */
+		return attach_fail(c, err, false, "no %s PMU, %s (this kernel has no %s events: CONFIG_%s_EVENTS "
+				   "is off)", pmu, path, pmu, pmu[0] == 'k' ? "KPROBE" : "UPROBE");
 	if (err)
-		return attach_fail(c, err, false, "no %s PMU in %s (a kernel without %s events?)", pmu, path, pmu);
+		return attach_fail(c, err, false, "the %s PMU's type (%s)", pmu, path);
 	*type = (uint32_t)strtoul(buf, NULL, 10);
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/retprobe", pmu);
 	*ret_bit = 0;
@@ -434,13 +440,36 @@ static int attach_raw_tracepoint(struct attach_ctx *c)
 	return attach_libbpf_done(c, bpf_program__attach_raw_tracepoint(c->p->bp, t), c->l->desc);
 }
 
+/* Whether the bpf LSM is among the active ones: the kernel links an lsm program without it,
+ * and the program never runs. Unknown (no securityfs) counts as active. */
+static bool bpf_lsm_active(char *list, size_t len)
+{
+	if (kl_read_sysfs(KL_LSM_LIST, list, len))
+		return true;
+	list[strcspn(list, "\n")] = 0;
+	for (const char *s = list; *s; s += strcspn(s, ","), s += *s == ',')
+		if (strcspn(s, ",") == 3 && !strncmp(s, "bpf", 3))
+			return true;
+	return false;
+}
+
 /* fentry/F, fexit/F, tp_btf/T, lsm/H: the target went into the program at load. */
 static int attach_trampoline(struct attach_ctx *c)
 {
 	const char *sec = kiln_prog_section(c->p);
+	char lsms[256];
 	snprintf(c->l->desc, sizeof(c->l->desc), "%.*s %s", (int)strcspn(sec, "/"), sec, section_target(c));
+	if (c->row->kind == KILN_ATTACH_LSM && !bpf_lsm_active(lsms, sizeof(lsms)))
+		return attach_fail(c, EOPNOTSUPP, false, "%s: the bpf LSM is not active, so an lsm program would never "
+				   "run (%s: %s; \"bpf\" in the kernel's lsm= boot option makes it active)",
+				   c->l->desc, KL_LSM_LIST, lsms);
 	struct bpf_link *bl = c->row->kind == KILN_ATTACH_LSM ? bpf_program__attach_lsm(c->p->bp)
 							      : bpf_program__attach_trace(c->p->bp);
+	if (!bl && errno == KL_ENOTSUPP)   /* the kernel's errno that user space has no name for */
+		return kl_fail_msg(KL_ENOTSUPP, "attach program '%s' of %s: %s: the kernel answers ENOTSUPP (524): "
+				   "it cannot attach BPF trampolines, which fentry, fexit, fmod_ret, tp_btf and lsm "
+				   "programs need (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS and the architecture's support)",
+				   kiln_prog_name(c->p), c->p->obj->name, c->l->desc);
 	return attach_libbpf_done(c, bl, c->l->desc);
 }
 
@@ -538,7 +567,87 @@ static int attach_perf_event(struct attach_ctx *c)
 	return 0;
 }
 
+/* sk_skb/stream_parser, sk_skb/stream_verdict, sk_msg: attached to a sockmap or sockhash of
+ * the object, opts.map by name or else the only one. The kernel here has no links for these
+ * (6.10 has): the attachment is the map's, so the link keeps the program and map fds to
+ * detach it with. */
+static int find_sockmap(struct attach_ctx *c, struct bpf_map **out)
+{
+	struct bpf_map *m, *found = NULL;
+	int n = 0;
+	bpf_object__for_each_map(m, kiln_object_libbpf(c->p->obj)) {
+		enum bpf_map_type t = bpf_map__type(m);
+		if (t != BPF_MAP_TYPE_SOCKMAP && t != BPF_MAP_TYPE_SOCKHASH)
+			continue;
+		if (c->o.map && !strcmp(bpf_map__name(m), c->o.map)) {
+			*out = m;
+			return 0;
+		}
+		found = m;
+		n++;
+	}
+	if (c->o.map)
+		return attach_fail(c, ENOENT, false, "no sockmap or sockhash named %s in the object", c->o.map);
+	if (n != 1)
+		return attach_fail(c, n ? EINVAL : ENOENT, false, "%s: name the sockmap or sockhash to attach to "
+				   "(the object has %d)", kiln_prog_section(c->p), n);
+	*out = found;
+	return 0;
+}
+
+static int attach_sockmap(struct attach_ctx *c)
+{
+	struct bpf_map *m = NULL;
+	int err = find_sockmap(c, &m);
+	if (err)
+		return err;
+	enum bpf_attach_type t = kiln_prog_expected_attach_type(c->p);
+	if (t != BPF_SK_SKB_STREAM_PARSER && t != BPF_SK_SKB_STREAM_VERDICT && t != BPF_SK_MSG_VERDICT)
+		return attach_fail(c, EINVAL, false, "section %s names no sockmap attach point "
+				   "(sk_skb/stream_parser, sk_skb/stream_verdict, sk_msg)", kiln_prog_section(c->p));
+	int pfd = fcntl(c->prog_fd, F_DUPFD_CLOEXEC, 3), mfd = fcntl(bpf_map__fd(m), F_DUPFD_CLOEXEC, 3);
+	if (pfd < 0 || mfd < 0) {
+		err = errno;
+		if (pfd >= 0)
+			close(pfd);
+		if (mfd >= 0)
+			close(mfd);
+		return attach_fail(c, err, false, "dup the program and map fds");
+	}
+	if ((err = bpf_prog_attach(pfd, mfd, t, 0))) {
+		close(pfd);
+		close(mfd);
+		return attach_fail(c, err, false, "bpf(BPF_PROG_ATTACH) to map %s", bpf_map__name(m));
+	}
+	c->l->prog_attached = true;
+	c->l->att_prog_fd = pfd;
+	c->l->att_target_fd = mfd;
+	c->l->att_type = t;
+	snprintf(c->l->desc, sizeof(c->l->desc), "%s on map %s", kiln_prog_section(c->p), bpf_map__name(m));
+	return 0;
+}
+
+/* flow_dissector, sk_lookup: a link on a network namespace, opts.netns or the caller's. */
+static int attach_netns(struct attach_ctx *c)
+{
+	const char *path = c->o.netns ? c->o.netns : "/proc/self/ns/net";
+	int ns = open(path, O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		return attach_fail(c, errno, false, "open network namespace %s", path);
+	int fd = bpf_link_create(c->prog_fd, ns, kiln_prog_expected_attach_type(c->p), NULL);
+	close(ns);
+	if (fd < 0)
+		return attach_fail(c, fd, false, "bpf(BPF_LINK_CREATE) for %s on netns %s", kiln_prog_section(c->p),
+				   c->o.netns ? c->o.netns : "(this process's)");
+	c->l->fd = fd;
+	snprintf(c->l->desc, sizeof(c->l->desc), "%s on netns %s", kiln_prog_section(c->p),
+		 c->o.netns ? c->o.netns : "(this process's)");
+	return 0;
+}
+
 static int (*const attachers[])(struct attach_ctx *) = {
+	[KILN_ATTACH_SOCKMAP] = attach_sockmap,
+	[KILN_ATTACH_NETNS] = attach_netns,
 	[KILN_ATTACH_PERF_EVENT] = attach_perf_event,
 	[KILN_ATTACH_XDP] = attach_xdp,
 	[KILN_ATTACH_TC] = attach_tc,
@@ -601,6 +710,9 @@ int kiln_link_pin(struct kiln_link *l, const char *path)
 	if (l->tc_legacy)
 		return kl_fail_msg(EOPNOTSUPP, "pin %s at %s: a legacy tc filter is no link (it stays in the qdisc "
 				   "until detached)", l->desc, path);
+	if (l->prog_attached)
+		return kl_fail_msg(EOPNOTSUPP, "pin %s at %s: a program attached to a sockmap is no link (it stays "
+				   "while the map lives, or until detached)", l->desc, path);
 	if (l->nmore)
 		return kl_fail_msg(EOPNOTSUPP, "pin %s at %s: sampling on several CPUs is a link per CPU; pinning "
 				   "them is not supported", l->desc, path);
@@ -653,6 +765,12 @@ int kiln_link_detach(struct kiln_link *l)
 		if (err)
 			return kl_fail_libbpf(err, l->desc);
 		clsact_release(l);
+	} else if (l->prog_attached) {
+		if (bpf_prog_detach2(l->att_prog_fd, l->att_target_fd, l->att_type) && errno != ENOENT)
+			err = kl_fail(errno, "detach %s", l->desc);
+		close(l->att_prog_fd);
+		close(l->att_target_fd);
+		l->prog_attached = false;
 	} else {
 		if (l->pin_path && unlink(l->pin_path) && errno != ENOENT)
 			err = kl_fail(errno, "detach %s: unpin %s", l->desc, l->pin_path);
@@ -699,5 +817,5 @@ const char *kiln_link_describe(const struct kiln_link *l)
 
 int kiln_link_fd(const struct kiln_link *l)
 {
-	return l->tc_legacy || l->detached ? -1 : l->fd;
+	return l->tc_legacy || l->detached ? -1 : l->fd;   /* -1 too for a sockmap attachment */
 }

@@ -49,6 +49,8 @@ static const char *const kind_names[] = {
 	[KILN_ATTACH_KPROBE] = "kprobe",
 	[KILN_ATTACH_CGROUP] = "cgroup",
 	[KILN_ATTACH_PERF_EVENT] = "perf_event",
+	[KILN_ATTACH_SOCKMAP] = "sockmap",
+	[KILN_ATTACH_NETNS] = "netns",
 	[KILN_ATTACH_STRUCT_OPS] = "struct_ops",
 };
 

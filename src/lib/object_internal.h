@@ -48,6 +48,9 @@ struct kiln_link {
 	bool tc_legacy, hook_created, detached;
 	struct bpf_tc_hook hook;
 	uint32_t tc_handle, tc_priority;
+	bool prog_attached;        /* bpf_prog_attach to a map (sockmap): no link, fd is -1 */
+	int att_prog_fd, att_target_fd;   /* ... its program and map, dup'd; att_type */
+	uint32_t att_type;
 	char *pin_path;
 	char desc[PATH_MAX + 64];
 };

@@ -452,9 +452,11 @@ static void check_ctx_fields(void)
 		      f->is_pointer);
 	}
 	CHECK("ctx sets are separate", kl_ctx_field_find("xdp_md", "mark") == NULL, "found");
-	CHECK("ctx flow_keys not modelled", kl_ctx_field_find("__sk_buff", "flow-keys") == NULL,
-	      "found");
-	CHECK("ctx sk not modelled", kl_ctx_field_find("__sk_buff", "sk") == NULL, "found");
+	/* flow-dissector's keys and the socket: pointers the verifier types by program */
+	const struct kl_ctx_field *fk = kl_ctx_field_find("__sk_buff", "flow-keys");
+	CHECK("ctx flow-keys is a pointer", fk && fk->is_pointer && fk->size == 8 && !fk->writable, "not");
+	const struct kl_ctx_field *sk = kl_ctx_field_find("__sk_buff", "sk");
+	CHECK("ctx sk is a pointer", sk && sk->is_pointer && sk->size == 8, "not");
 
 	/* Every field of a program type's set lies inside that struct. */
 	const struct kl_ctx_field *f = kl_ctx_field_find("__sk_buff", "hwtstamp");

@@ -327,8 +327,9 @@ void kl_pass_gvn(struct kl_arena *a, struct kl_ir_func *f)
 				/* numbered but kept: what costs no more to make again than to copy (a
 				 * constant, an address), and arithmetic whose leader is in another block
 				 * (a copy saves one instruction at most, and keeping the leader's register
-				 * alive across blocks costs registers: the allocator spills) */
-				bool cheap = in->op == IR_MOVI || in->op == IR_ADDR || in->op == IR_LDMAP || in->op == IR_LDFUNC || in->op == IR_LDDATA ||
+				 * alive across blocks costs registers: the allocator spills). A global's
+				 * address (two instruction slots) is as arithmetic: copied in its block. */
+				bool cheap = in->op == IR_MOVI || in->op == IR_ADDR || in->op == IR_LDMAP || in->op == IR_LDFUNC ||
 					     (e && in->op != IR_LOAD && in->op != IR_CALL && s.vals[e->val].block != b &&
 					      !var_offset(in));
 				if (e && in->op == IR_CALL && !known_nonnull(&g, e->val))
