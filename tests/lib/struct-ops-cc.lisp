@@ -1,7 +1,9 @@
 ;; struct-ops-cc.lisp — a Reno-like TCP congestion control in kiln Lisp, registered as
 ;; @CC@ (tests/suites/struct-ops.sh puts a name of its own there, and in @OPS@).
-;; calls[0] counts cong_avoid's calls, calls[1] ssthresh's.
+;; calls[0] counts cong_avoid's calls, calls[1] ssthresh's; acked-total the segments
+;; cong_avoid was told of (its argument acked).
 (defmap calls :type :array :key u32 :value u64 :max-entries 2)
+(defvar acked-total 0 :type u64)
 
 (defun at-most (a b) (if (< a b) a b))
 (defun at-least (a b) (if (> a b) a b))
@@ -14,6 +16,7 @@
 ;; per ACK: slow start below ssthresh, then one segment a window (acked: segments ACKed)
 (defprog kcc-cong-avoid (:type :struct-ops)
   (incf (getmap calls 0))
+  (incf acked-total acked)
   (let ((cwnd (-> sk snd_cwnd)))
     (if (< cwnd (-> sk snd_ssthresh))
         (setf (-> sk snd_cwnd) (at-most (+ cwnd acked) (-> sk snd_cwnd_clamp)))

@@ -109,8 +109,9 @@ fi
 kill -INT "$k"
 if wait_for 10 exited; then wait "$k"; k=; else fail stop "kiln run still running 10 s after SIGINT"; fi
 calls=$(sed -n '/^map calls/,/^map /s/^  0 => \([0-9]*\)$/\1/p' "$out/run.out")
-if [ -n "$calls" ] && [ "$calls" -gt 0 ]; then
-	pass "ran (cong_avoid called $calls times)"
+acked=$(grep -o 'acked_total: [0-9]*' "$out/run.out" | grep -o '[0-9]*$')
+if [ -n "$calls" ] && [ "$calls" -gt 0 ] && [ -n "$acked" ] && [ "$acked" -ge "$calls" ]; then
+	pass "ran (cong_avoid called $calls times, told of $acked segments acked: a defvar)"
 else
 	fail ran "no calls counted: $(head -5 "$out/run.out" | tr '\n' ' ')"
 fi
