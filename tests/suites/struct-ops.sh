@@ -4,7 +4,8 @@
 # programs); `kiln run` registers it, a loopback connection that selects it with
 # setsockopt(TCP_CONGESTION) moves 4 MB through it and its programs count their calls, and it
 # is unregistered when kiln run stops (Ctrl-C) or is killed; `kiln load --attach` keeps it
-# registered through a pinned link until `kiln unload`. Also the compile errors.
+# registered through a pinned link until `kiln unload`; a skeleton registers it too; clang's
+# twin has the same shape and registers the same way. Also the compile errors.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
@@ -85,6 +86,33 @@ else
 	fail typed-args "$(grep -E 'snd_cwnd|r1 \+ 16' <<<"$dis" | head -4 | tr '\n' ' ')"
 fi
 
+# ---- errors ---------------------------------------------------------------------------------
+err_case() {   # NAME EXPECTED-TEXT SOURCE
+	printf '%s\n' "$3" >"$out/e-$1.lisp"
+	if "$KILN" compile "$out/e-$1.lisp" -o "$out/e-$1.o" 2>"$out/e-$1.err"; then
+		fail "error-$1" "compiled"
+	elif grep -q -- "$2" "$out/e-$1.err"; then
+		pass "error-$1"
+	else
+		fail "error-$1" "$(head -1 "$out/e-$1.err")"
+	fi
+}
+prog='(defprog a (:type :struct-ops) 0)'
+err_case member "has no member 'cong_avod'; did you mean cong_avoid" \
+	"$prog (defstruct-ops o :type tcp_congestion_ops (cong_avod a))"
+err_case type "no struct_ops type 'task_struct'" "$prog (defstruct-ops o :type task_struct (ssthresh a))"
+err_case name-long "holds 16" "$prog (defstruct-ops o :type tcp_congestion_ops :name \"a-name-far-too-long\" (ssthresh a))"
+err_case orphan "fills no member of a defstruct-ops" "$prog"
+err_case not-struct-ops "takes a :struct-ops program" \
+	'(defprog x (:type :xdp) 0) (defstruct-ops o :type tcp_congestion_ops (ssthresh x))'
+err_case no-prog "'nope' is no program" "$prog (defstruct-ops o :type tcp_congestion_ops (ssthresh a) (undo_cwnd nope))"
+err_case two-members "serves one member" "$prog (defstruct-ops o :type tcp_congestion_ops (ssthresh a) (undo_cwnd a))"
+err_case value "give a string" "$prog (defstruct-ops o :type tcp_congestion_ops (ssthresh a) (name 3))"
+err_case clash "defstruct-ops 'calls' and a map are both named calls" \
+	"(defmap calls :type :array :key u32 :value u64 :max-entries 1) $prog (defstruct-ops calls :type tcp_congestion_ops (ssthresh a))"
+err_case probe-store "writes through a pointer the verifier knows" \
+	'(defprog p (:type :kprobe :section "kprobe/do_nanosleep") (setf (-> (current-task) pid) 1) 0)'
+
 # ---- live: registered by kiln run, used by a loopback connection, unregistered at the end ----
 if ! grep -q "bpf_struct_ops_tcp_congestion_ops" <(bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null); then
 	skip live "this kernel has no BPF TCP congestion control (no struct bpf_struct_ops_tcp_congestion_ops in its BTF)"
@@ -94,6 +122,13 @@ if [ "$(cat /proc/sys/net/core/bpf_jit_enable 2>/dev/null)" == 0 ]; then
 	skip live "the BPF JIT is off (net.core.bpf_jit_enable=0): struct_ops programs run through trampolines"
 	exit 0
 fi
+# kiln check: each program loaded alone against its member (the writes to tcp_sock accepted)
+if chk=$("$KILN" check "$obj" 2>&1) && [ "$(grep -c ' accepted ' <<<"$chk")" == 3 ]; then
+	pass "check (the 3 programs accepted by the verifier)"
+else
+	fail check "$(tr '\n' ' ' <<<"$chk" | head -c 400)"
+fi
+
 "$KILN" run "$obj" >"$out/run.out" 2>"$out/run.err" &
 k=$!
 if ! wait_for 20 registered; then
@@ -216,28 +251,3 @@ else
 		fail twin-run "${r:-} $(head -3 "$out/twin-run.err" | tr '\n' ' ')"
 	fi
 fi
-
-# ---- errors ---------------------------------------------------------------------------------
-err_case() {   # NAME EXPECTED-TEXT SOURCE
-	printf '%s\n' "$3" >"$out/e-$1.lisp"
-	if "$KILN" compile "$out/e-$1.lisp" -o "$out/e-$1.o" 2>"$out/e-$1.err"; then
-		fail "error-$1" "compiled"
-	elif grep -q -- "$2" "$out/e-$1.err"; then
-		pass "error-$1"
-	else
-		fail "error-$1" "$(head -1 "$out/e-$1.err")"
-	fi
-}
-prog='(defprog a (:type :struct-ops) 0)'
-err_case member "has no member 'cong_avod'; did you mean cong_avoid" \
-	"$prog (defstruct-ops o :type tcp_congestion_ops (cong_avod a))"
-err_case type "no struct_ops type 'task_struct'" "$prog (defstruct-ops o :type task_struct (ssthresh a))"
-err_case name-long "holds 16" "$prog (defstruct-ops o :type tcp_congestion_ops :name \"a-name-far-too-long\" (ssthresh a))"
-err_case orphan "fills no member of a defstruct-ops" "$prog"
-err_case not-struct-ops "takes a :struct-ops program" \
-	'(defprog x (:type :xdp) 0) (defstruct-ops o :type tcp_congestion_ops (ssthresh x))'
-err_case no-prog "'nope' is no program" "$prog (defstruct-ops o :type tcp_congestion_ops (ssthresh a) (undo_cwnd nope))"
-err_case two-members "serves one member" "$prog (defstruct-ops o :type tcp_congestion_ops (ssthresh a) (undo_cwnd a))"
-err_case value "give a string" "$prog (defstruct-ops o :type tcp_congestion_ops (ssthresh a) (name 3))"
-err_case probe-store "writes through a pointer the verifier knows" \
-	'(defprog p (:type :kprobe :section "kprobe/do_nanosleep") (setf (-> (current-task) pid) 1) 0)'
