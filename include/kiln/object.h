@@ -105,6 +105,8 @@ enum kiln_attach_kind {
 				     * sockhash of the object (map, or the only one) */
 	KILN_ATTACH_NETNS,          /* flow_dissector, sk_lookup: a network namespace (netns, or
 				     * the caller's) */
+	KILN_ATTACH_STRUCT_OPS,     /* struct_ops/: registered with its struct_ops map
+				     * (kiln_object_attach_struct_ops), not by kiln_prog_attach */
 };
 enum kiln_attach_kind kiln_prog_attach_kind(const struct kiln_prog *p);
 const char *kiln_attach_kind_name(enum kiln_attach_kind kind);
@@ -151,6 +153,11 @@ struct kiln_attach_opts {
  * until kiln_link_detach or the map goes, and cannot be pinned); flow_dissector and
  * sk_lookup programs get a link on a network namespace. */
 int kiln_prog_attach(struct kiln_prog *p, const struct kiln_attach_opts *opts, struct kiln_link **out);
+/* Register the object's map #i, a struct_ops map (its programs filling a kernel struct of
+ * operations: a TCP congestion control becomes selectable by its name). The link ends the
+ * registration when destroyed; on Linux 6.4 and later it is a kernel link (pinnable, ended
+ * by the process's exit too). */
+int kiln_object_attach_struct_ops(struct kiln_object *obj, size_t i, struct kiln_link **out);
 /* Pin a link on bpffs so the attachment outlives the process, creating missing directories
  * (-EOPNOTSUPP for a legacy tc filter, which is no link: it stays in the qdisc until
  * detached). */

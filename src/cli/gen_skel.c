@@ -211,6 +211,30 @@ static void emit_open(FILE *out, const struct skel *k, struct bpf_object *o, con
 		     "\terrno = -err;\n\treturn NULL;\n}\n\n", s);
 }
 
+/* __attach's registration of each struct_ops map, its link in the slot of one of its struct_ops
+ * programs (as kiln run keeps it), which are not attached one by one */
+static void emit_struct_ops_attach(FILE *out, const struct skel *k, struct bpf_object *o)
+{
+	struct bpf_map *m;
+	struct bpf_program *p = bpf_object__next_program(o, NULL);
+	size_t j = 0, slot = 0;
+	bpf_object__for_each_map(m, o) {
+		j++;
+		if (bpf_map__type(m) != BPF_MAP_TYPE_STRUCT_OPS)
+			continue;
+		while (p && bpf_program__type(p) != BPF_PROG_TYPE_STRUCT_OPS) {
+			p = bpf_object__next_program(o, p);
+			slot++;
+		}
+		if (!p)
+			return;
+		fprintf(out, "\tif (!err)\n\t\terr = kiln_object_attach_struct_ops(skel->obj, %zu, &skel->links.%s);\n",
+			j - 1, k->progs[slot]);
+		p = bpf_object__next_program(o, p);
+		slot++;
+	}
+}
+
 static void emit_attach(FILE *out, const struct skel *k, struct bpf_object *o)
 {
 	struct bpf_program *p;
@@ -228,17 +252,21 @@ static void emit_attach(FILE *out, const struct skel *k, struct bpf_object *o)
 			name, sec, s, id, s, id, id);
 	}
 	fprintf(out, "/* the programs whose section names their hook (tracepoints, raw tracepoints,\n"
-		     " * tracing, uprobes); 0 or a negative errno, with everything attached detached */\n"
+		     " * tracing, uprobes) and the struct_ops maps (registered); 0 or a negative errno,\n"
+		     " * with everything attached detached */\n"
 		     "static inline void %s__detach(struct %s *skel);\n"
 		     "static inline int %s__attach(struct %s *skel)\n{\n\tint err = 0;\n", s, s, s, s);
 	i = 0;
 	bpf_object__for_each_program(p, o) {
 		id = k->progs[i++];
 		const struct kl_attach_section *row = kl_attach_section_find(bpf_program__section_name(p));
-		/* not those without a hook kiln attaches to (lwt, tc actions, sk_reuseport) */
-		if (!kl_prog_kind_facts(bpf_program__type(p))->attach_opts && row && row->kind != KILN_ATTACH_NONE)
+		/* not those without a hook kiln attaches to (lwt, tc actions, sk_reuseport), nor the
+		 * struct_ops ones, registered with their map below */
+		if (!kl_prog_kind_facts(bpf_program__type(p))->attach_opts && row && row->kind != KILN_ATTACH_NONE &&
+		    row->kind != KILN_ATTACH_STRUCT_OPS)
 			fprintf(out, "\tif (!err)\n\t\terr = %s__%s__attach(skel, NULL);\n", s, id);
 	}
+	emit_struct_ops_attach(out, k, o);
 	fprintf(out, "\tif (err)\n\t\t%s__detach(skel);\n\treturn err;\n}\n\n", s);
 	fprintf(out, "static inline void %s__detach(struct %s *skel)\n{\n", s, s);
 	for (i = 0; i < k->nprogs; i++)

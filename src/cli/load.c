@@ -29,7 +29,8 @@ static const char load_help[] =
 	"--egress. flow_dissector and sk_lookup programs attach to the network namespace --netns\n"
 	"(/proc/PID/ns/net, /run/netns/NAME; default kiln's own). sk_skb and sk_msg programs attach\n"
 	"to the object's sockmap or sockhash --sockmap (default its only one); such an attachment\n"
-	"is no link and cannot be pinned, so `kiln load --attach` refuses them.\n"
+	"is no link and cannot be pinned, so `kiln load --attach` refuses them. struct_ops maps (a\n"
+	"defstruct-ops) are registered, the link pinned under one of their programs' names.\n"
 	"DIR must be new or empty; what is pinned there is recorded in DIR/kiln so that\n"
 	"`kiln unload DIR` removes it all again, and nothing else. -w (--no-warnings) leaves out\n"
 	"a kiln source's compile warnings. --set NAME=VALUE (repeatable) sets a global variable\n"
@@ -56,14 +57,44 @@ static const char *missing_option(enum kiln_attach_kind k, const struct cli_atta
 	return NULL;
 }
 
+/* Each struct_ops map registered, its link kept in the slot of one of the struct_ops
+ * programs (there is at least one per map: a map serves its programs' one registration). */
+static int attach_struct_ops(const char *cmd, struct kiln_object *obj, struct kiln_link **links, bool quiet)
+{
+	size_t n = kiln_object_prog_count(obj), slot = 0;
+	for (size_t m = 0; m < kiln_object_map_count(obj); m++) {
+		const struct kiln_map_info *mi = kiln_map_info(kiln_object_map(obj, m));
+		if (!mi || mi->type != BPF_MAP_TYPE_STRUCT_OPS)
+			continue;
+		while (slot < n && kiln_prog_attach_kind(kiln_object_prog(obj, slot)) != KILN_ATTACH_STRUCT_OPS)
+			slot++;
+		if (slot == n) {
+			fprintf(stderr, "kiln %s: struct_ops map %s has no program of its own\n", cmd,
+				kiln_map_name(kiln_object_map(obj, m)));
+			return -1;
+		}
+		if (kiln_object_attach_struct_ops(obj, m, &links[slot])) {
+			cli_fail(cmd);
+			return -1;
+		}
+		if (!quiet)
+			fprintf(stderr, "kiln %s: registered %s\n", cmd, kiln_link_describe(links[slot]));
+		slot++;
+	}
+	return 0;
+}
+
 int cli_attach_all(const char *cmd, struct kiln_object *obj, const struct cli_attach *a,
 		   struct kiln_link **links, bool quiet)
 {
 	size_t n = kiln_object_prog_count(obj);
+	for (size_t i = 0; i < n; i++)
+		links[i] = NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct kiln_prog *p = kiln_object_prog(obj, i);
 		enum kiln_attach_kind k = kiln_prog_attach_kind(p);
-		links[i] = NULL;
+		if (k == KILN_ATTACH_STRUCT_OPS)
+			continue;   /* registered with its map, below */
 		if (k == KILN_ATTACH_NONE || (k == KILN_ATTACH_PERF_EVENT && !strcmp(cmd, "load"))) {
 			/* sampling is a link per CPU, which kiln does not pin */
 			const struct kl_attach_section *row = kl_attach_section_find(kiln_prog_section(p));
@@ -98,7 +129,8 @@ int cli_attach_all(const char *cmd, struct kiln_object *obj, const struct cli_at
 		if (!quiet)
 			fprintf(stderr, "kiln %s: attached %s: %s\n", cmd, kiln_prog_name(p), kiln_link_describe(links[i]));
 	}
-	return 0;
+	if (!attach_struct_ops(cmd, obj, links, quiet))
+		return 0;
 fail:
 	for (size_t i = 0; i < n; i++) {
 		kiln_link_destroy(links[i]);

@@ -27,8 +27,9 @@ static const char run_help[] =
 	"programs to --cgroup; tc programs whose section does not say attach on ingress, or egress\n"
 	"with --egress; sk_skb and sk_msg programs to the object's sockmap or sockhash --sockmap,\n"
 	"by default its only one; flow_dissector and sk_lookup programs to the network namespace\n"
-	"--netns, a file such as /proc/PID/ns/net or /run/netns/NAME, by default kiln's own),\n"
-	"and stream the records its ring buffers and perf buffers carry, decoded\n"
+	"--netns, a file such as /proc/PID/ns/net or /run/netns/NAME, by default kiln's own;\n"
+	"struct_ops maps, a defstruct-ops, registered), and stream the records its ring buffers\n"
+	"and perf buffers carry, decoded\n"
 	"by the map's event layout (defevent/defstruct; `exec_event pid=1 comm=sh ...`, stack ids\n"
 	"symbolized; hex for records without one). At the end (Ctrl-C, SIGTERM, or after\n"
 	"--duration seconds: 10, 1.5, 500ms) detach everything, print the maps and, for each\n"
@@ -397,11 +398,13 @@ static bool print_hist_map(struct kiln_object *obj, struct kiln_map *m, bool jso
 }
 
 /* Maps that are not counts: buffers (their records are streamed), stack traces (printed
- * through the maps that count them) and ring buffers' drop counters. */
+ * through the maps that count them), ring buffers' drop counters and struct_ops maps (the
+ * kernel struct a defstruct-ops registered). */
 static bool not_counts(struct kiln_map *m, void *rd)
 {
 	enum bpf_map_type t = kiln_map_info(m)->type;
-	return kl_map_type_facts(t)->events || t == BPF_MAP_TYPE_STACK_TRACE || is_drop_counter(rd, m);
+	return kl_map_type_facts(t)->events || t == BPF_MAP_TYPE_STACK_TRACE || t == BPF_MAP_TYPE_STRUCT_OPS ||
+	       is_drop_counter(rd, m);
 }
 
 /* Every map the programs fill, by the view asked: not the buffers (their records were

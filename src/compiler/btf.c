@@ -669,6 +669,7 @@ int bb_build_types(struct bb *b)
 	err = err ? err : add_datasecs(b, vars);
 	err = err ? err : add_globals(b);
 	err = err ? err : bb_add_ksyms(b);
+	err = err ? err : bb_add_struct_ops(b);
 	free(vars);
 	return err;
 }

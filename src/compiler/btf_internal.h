@@ -48,6 +48,8 @@ int bb_check(struct bb *b, int id, const char *what);
 char *bb_scratch(struct bb *b, size_t n);
 /* The BTF id of t, added (with what it names) the first time; NULL is void, 0. */
 int bb_type_id(struct bb *b, const struct kl_type *t);
+/* btf_struct_ops.c: the defstruct-ops' STRUCTs and VARs and the DATASEC .struct_ops. */
+int bb_add_struct_ops(struct bb *b);
 /* .BTF's types: maps, functions, structs, the license and the data sections. */
 int bb_build_types(struct bb *b);
 /* btf_ksyms.c: the kernel symbols' extern VARs and their DATASEC .ksyms (none: nothing). */

@@ -14,6 +14,7 @@
 #include "ksyms.h"
 #include "opt.h"
 #include "prelude.h"
+#include "struct_ops.h"
 #include <errno.h>
 #include <setjmp.h>
 #include <string.h>
@@ -321,6 +322,8 @@ static int write_object(struct kl_comp *c, const char *out_path, struct kl_func 
 	obj.structs = kl_arena_array(c->a, struct kl_type *, obj.nstructs + 1);
 	for (uint32_t i = 0; i < obj.nstructs; i++)
 		obj.structs[i] = c->structs.items[i].type;
+	if (kl_struct_ops_obj(c, &obj, funcs, nf))
+		return -1;
 	char err[256] = "";
 	if (c->opts.write_fd) {
 		int r = kl_elf_write_fd(&obj, c->opts.out_fd, err, sizeof(err));

@@ -132,6 +132,7 @@ struct kl_comp {
 	struct kl_ksyms *ksyms;           /* ksyms.c: defksym's kernel symbols (NULL: none) */
 	const char *btf_path;             /* (kernel-btf "FILE") in the source: wins over opts */
 	struct kl_span btf_span;
+	struct kl_sops_set *sops;         /* struct_ops.c: the defstruct-ops (NULL: none) */
 };
 
 /* compile.c: the whole pipeline, read -> collect -> expand -> lower -> optimize -> allocate ->

@@ -3,6 +3,7 @@
 #include "obj.h"
 #include "btf.h"
 #include "elf.h"
+#include "struct_ops.h"
 #include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #endif
 #define R_BPF_64_64 1   /* ld_imm64 of a map */
 #define R_BPF_64_32 10  /* call of a subprogram */
+#define R_BPF_64_ABS64 2 /* a function's address in data: a struct_ops member */
 
 struct strtab {
 	char *buf;
@@ -59,6 +61,11 @@ struct writer {
 	uint8_t *data[KL_NDATA];        /* .rodata's and .data's first bytes */
 	uint32_t *global_sym;
 	uint32_t ksym_sym0;             /* the first kernel symbol's (obj->ksyms[i] is ksym_sym0 + i) */
+	uint32_t sops_shndx, sops_rel_shndx;  /* .struct_ops, .rel.struct_ops (0: none) */
+	uint8_t *sops_data;
+	Elf64_Rel *sops_rels;
+	size_t nsops_rels;
+	uint32_t *sops_sym;
 	void *btf, *ext;
 	uint32_t btf_len, ext_len;
 };
@@ -244,6 +251,26 @@ static int place_data(struct writer *w)
 	return 0;
 }
 
+/* .struct_ops: each defstruct-ops' bytes at its offset, and a relocation per function
+ * pointer member (filled in by make_relocs, once the programs' symbols are made). */
+static int place_struct_ops(struct writer *w)
+{
+	const struct kl_obj *obj = w->obj;
+	size_t nrel = 0;
+	for (uint32_t i = 0; i < obj->nsops; i++)
+		for (uint32_t m = 0; m < obj->sops[i].nmembers; m++)
+			nrel += obj->sops[i].members[m].kind == KL_SOPS_PROG;
+	w->sops_data = calloc(1, obj->sops_size + 1);
+	w->sops_rels = calloc(nrel + 1, sizeof(*w->sops_rels));
+	w->sops_sym = calloc(obj->nsops + 1, sizeof(*w->sops_sym));
+	if (!w->sops_data || !w->sops_rels || !w->sops_sym)
+		return fail(w, ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < obj->nsops; i++)
+		memcpy(w->sops_data + obj->sops[i].off, obj->sops[i].image, obj->sops[i].size);
+	w->nsops_rels = nrel;
+	return 0;
+}
+
 /* Section numbers are fixed before any symbol is made, since symbols carry them:
  * .strtab, then each code section followed by its .rel, .maps, .rodata, .data, .bss,
  * license, .BTF, .BTF.ext, .symtab last. */
@@ -261,6 +288,10 @@ static void number_sections(struct writer *w)
 	for (int s = 0; s < KL_NDATA; s++)
 		if (w->obj->data_size[s])
 			w->data_shndx[s] = n++;
+	if (w->obj->nsops)
+		w->sops_shndx = n++;
+	if (w->nsops_rels)
+		w->sops_rel_shndx = n++;
 	w->license_shndx = n++;
 	w->btf_shndx = n++;
 	if (w->ext_len)
@@ -372,6 +403,11 @@ static int make_symbols(struct writer *w)
 	w->ksym_sym0 = (uint32_t)w->nsyms;
 	for (uint32_t i = 0; i < obj->nksyms && rc >= 0; i++)
 		rc = sym_add(w, obj->ksyms[i].name, STB_GLOBAL, STT_NOTYPE, SHN_UNDEF, 0, 0);
+	for (uint32_t i = 0; i < obj->nsops && rc >= 0; i++) {
+		rc = sym_add(w, obj->sops[i].var, STB_GLOBAL, STT_OBJECT, w->sops_shndx, obj->sops[i].off,
+			     obj->sops[i].size);
+		w->sops_sym[i] = (uint32_t)rc;
+	}
 	if (rc >= 0)
 		rc = sym_add(w, "_license", STB_GLOBAL, STT_OBJECT, w->license_shndx, 0,
 			     strlen(obj->license) + 1);
@@ -420,6 +456,16 @@ static void make_relocs(struct writer *w)
 			}
 		}
 	}
+	/* a struct_ops member: the program's address, as clang writes a function pointer in data */
+	size_t k = 0;
+	for (uint32_t i = 0; i < obj->nsops; i++)
+		for (uint32_t m = 0; m < obj->sops[i].nmembers; m++) {
+			const struct kl_sops_member *sm = &obj->sops[i].members[m];
+			if (sm->kind != KL_SOPS_PROG)
+				continue;
+			w->sops_rels[k].r_offset = obj->sops[i].off + sm->off;
+			w->sops_rels[k++].r_info = ELF64_R_INFO(w->func_sym[sm->func], R_BPF_64_ABS64);
+		}
 }
 
 static int add_section(struct writer *w, Elf *elf, const char *name, uint32_t type,
@@ -502,6 +548,13 @@ static int write_elf(struct writer *w, int fd)
 			err = add_section(w, elf, data_names[s], s == KL_DATA_BSS ? SHT_NOBITS : SHT_PROGBITS,
 					  SHF_ALLOC | (s == KL_DATA_RODATA ? 0 : SHF_WRITE), w->data[s],
 					  obj->data_size[s], 8, ELF_T_BYTE, 0, 0, 0, w->data_shndx[s]);
+	if (!err && obj->nsops)
+		err = add_section(w, elf, ".struct_ops", SHT_PROGBITS, SHF_WRITE | SHF_ALLOC, w->sops_data,
+				  obj->sops_size, 8, ELF_T_BYTE, 0, 0, 0, w->sops_shndx);
+	if (!err && w->nsops_rels)
+		err = add_section(w, elf, ".rel.struct_ops", SHT_REL, SHF_INFO_LINK, w->sops_rels,
+				  w->nsops_rels * sizeof(Elf64_Rel), 8, ELF_T_REL, sizeof(Elf64_Rel),
+				  w->symtab_shndx, w->sops_shndx, w->sops_rel_shndx);
 	if (!err)
 		err = add_section(w, elf, "license", SHT_PROGBITS, SHF_WRITE | SHF_ALLOC,
 				  obj->license, strlen(obj->license) + 1, 1, ELF_T_BYTE, 0, 0, 0,
@@ -549,6 +602,7 @@ static int build(struct writer *w)
 	if (!w->func_sym || !w->map_sym || !w->map_off || !w->map_size || !w->global_sym)
 		return fail(w, ENOMEM, "out of memory");
 	err = place_data(w);
+	err = err ? err : place_struct_ops(w);
 	if (err)
 		return err;
 	if (str_add(w, "") < 0)
@@ -585,6 +639,9 @@ static void writer_free(struct writer *w)
 	free(w->map_off);
 	free(w->map_size);
 	free(w->global_sym);
+	free(w->sops_data);
+	free(w->sops_rels);
+	free(w->sops_sym);
 	for (int s = 0; s < KL_NDATA; s++)
 		free(w->data[s]);
 	free(w->btf);

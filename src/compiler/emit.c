@@ -377,6 +377,7 @@ static void em_store(struct em *e, uint32_t idx, const struct kl_ir_ins *i)
 	(void)idx;
 	int16_t off;
 	uint8_t ra = mem_base(e, i, &off, S2);
+	core_here(e, i);   /* a store through a BTF pointer: its offset relocated */
 	if (i->has_imm)
 		put(e, kl_st(i->size, ra, off, (int32_t)i->imm));
 	else

@@ -10,6 +10,7 @@
 #include "expand.h"
 #include "names.h"
 #include "prelude.h"
+#include "struct_ops.h"
 #include "tracefs.h"
 #include <ctype.h>
 #include <stddef.h>
@@ -675,6 +676,8 @@ static int do_defprog(struct kl_comp *c, struct kl_node *n)
 					sec->str, p.pt->keyword,
 					p.pt->section_prefix ? p.pt->section_prefix : p.pt->section);
 		p.section = sec->str;
+	} else if (p.pt->prog_type == BPF_PROG_TYPE_STRUCT_OPS) {
+		p.section = kl_struct_ops_section(c, p.name);
 	} else if (!p.pt->section) {
 		return kl_error(c->d, o->span, "a :%s program needs :section \"%sTARGET\"", p.pt->keyword,
 				p.pt->section_prefix ? p.pt->section_prefix : "");
@@ -769,6 +772,7 @@ static const struct {
 	{ "defprog", do_defprog }, { "in-package", do_ignore }, { "declaim", do_ignore },
 	{ "kernel-btf", do_kernel_btf }, { "import-kernel-struct", do_import_kernel_struct },
 	{ "defparameter", do_defglobal }, { "defvar", do_defglobal }, { "defksym", kl_ksym_define },
+	{ "defstruct-ops", kl_struct_ops_define },
 };
 
 /* a kiln top-level form's head (progn left to the Lisp, which runs each form in it) */

@@ -268,7 +268,7 @@ static int f_core_read(struct lw *l, struct kl_node *n, struct val *out)
 	if (kl_lw_arity(l, n, 3, UINT32_MAX))
 		return -1;
 	kl_vreg base;
-	struct kl_type *st;
+	struct kl_type *st = NULL;
 	struct path p;
 	if (kernel_ptr(l, n->items[1], n->items[2], &base, &st) ||
 	    walk(l, &base, st, n->items + 3, n->nitems - 3, &p))
@@ -291,13 +291,13 @@ static kl_vreg direct_field(struct lw *l, kl_vreg base, const struct path *p, ui
 	return i->d;
 }
 
-/* (-> PTR FIELD ...) on a trusted pointer: every pointer along the chain and the value at its
- * end loaded directly (the verifier types each pointer read from a PTR_TO_BTF_ID by its BTF,
- * so the next load is checked too); a bitfield is read with the probe, as core-read does. */
-static int arrow_direct(struct lw *l, kl_vreg base, struct kl_type *st, struct kl_node **items, uint32_t n,
-			struct val *out)
+/* The path to the last of n fields from a trusted pointer base, each pointer along it loaded
+ * directly; *base becomes the pointer holding the last field. */
+static int direct_path(struct lw *l, kl_vreg *basep, struct kl_type *st, struct kl_node **items, uint32_t n,
+		       struct path *pp)
 {
 	struct path p;
+	kl_vreg base = *basep;
 	path_start(&p, st);
 	for (uint32_t i = 0; i < n; i++) {
 		if (path_step(l, &p, items[i]))
@@ -315,6 +315,20 @@ static int arrow_direct(struct lw *l, kl_vreg base, struct kl_type *st, struct k
 			path_start(&p, next);
 		}
 	}
+	*basep = base;
+	*pp = p;
+	return 0;
+}
+
+/* (-> PTR FIELD ...) on a trusted pointer: every pointer along the chain and the value at its
+ * end loaded directly (the verifier types each pointer read from a PTR_TO_BTF_ID by its BTF,
+ * so the next load is checked too); a bitfield is read with the probe, as core-read does. */
+static int arrow_direct(struct lw *l, kl_vreg base, struct kl_type *st, struct kl_node **items, uint32_t n,
+			struct val *out)
+{
+	struct path p;
+	if (direct_path(l, &base, st, items, n, &p))
+		return -1;
 	struct kl_node *at = items[n - 1];
 	if (p.f && p.f->bitsize) {
 		*out = read_bitfield(l, base, &p);
@@ -329,6 +343,39 @@ static int arrow_direct(struct lw *l, kl_vreg base, struct kl_type *st, struct k
 		*out = kl_lw_truncate(l, *out, t->size, true);
 	out->kt = pointee(t);
 	out->trusted = out->kt != NULL;
+	return 0;
+}
+
+/* (setf (-> PTR FIELD ...) v) through a trusted pointer: a direct store whose offset is
+ * relocated as a direct load's is. Which fields the kernel lets a program write is the
+ * verifier's to say (a struct_ops congestion control writes tcp_sock's snd_cwnd). */
+int kl_lw_arrow_store(struct lw *l, struct kl_node *n, struct val v)
+{
+	if (kl_lw_arity(l, n, 2, UINT32_MAX))
+		return -1;
+	kl_vreg base = 0;
+	struct kl_type *st = NULL;
+	struct val pv;
+	struct path p;
+	if (kl_lw_lower(l, n->items[1], &pv) || kernel_ptr_of(l, n->items[1], pv, NULL, &base, &st))
+		return -1;
+	if (!pv.trusted)
+		return kl_error(l->c->d, n->span, "(setf (-> ...)) writes through a pointer the verifier knows by its "
+				"BTF (a struct_ops or tracing program's argument); this one is read with probes");
+	if (direct_path(l, &base, st, n->items + 2, n->nitems - 2, &p))
+		return -1;
+	const struct kl_type *t = p.t;
+	if ((p.f && p.f->bitsize) || (t->kind != KL_T_INT && t->kind != KL_T_ENUM && t->kind != KL_T_PTR) ||
+	    (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8))
+		return kl_error(l->c->d, n->items[n->nitems - 1]->span, "'%s' is not a field of 1, 2, 4 or 8 bytes "
+				"that a store can write", n->items[n->nitems - 1]->str);
+	kl_vreg rv = kl_lw_reg_of(l, v);
+	struct kl_ir_ins *i = emit(l, IR_STORE);
+	i->a = base;
+	i->b = rv;
+	i->off = (int32_t)field_value(&p, BPF_CORE_FIELD_BYTE_OFFSET);
+	i->size = (uint8_t)t->size;
+	i->core = kl_core_reloc(l->c, p.root, p.access, p.n, BPF_CORE_FIELD_BYTE_OFFSET);
 	return 0;
 }
 

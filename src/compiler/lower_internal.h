@@ -93,6 +93,8 @@ int kl_lw_clause_value(struct lw *l, struct kl_node *cl, struct val *v);
 /* *(size *)(base + off) = v, as the struct accessors store. */
 void kl_lw_store_at(struct lw *l, struct val base, int64_t off, uint32_t size, struct val v);
 /* *(size *)(base + off) = v, base a register or (0) stack slot slot. */
+/* (setf (-> PTR FIELD ...) v): a direct store through a trusted kernel pointer (lower_core.c). */
+int kl_lw_arrow_store(struct lw *l, struct kl_node *n, struct val v);
 void kl_lw_store_to(struct lw *l, kl_vreg base, uint32_t slot, int32_t off, uint32_t size, struct val v);
 /* The value of type t at base + off. */
 struct val kl_lw_load_at(struct lw *l, struct val base, int64_t off, const struct kl_type *t);

@@ -100,6 +100,8 @@ static int assign(struct lw *l, struct kl_node *p, struct val *vp, const char *w
 	}
 	if (h && !strcmp(h, "ctx"))
 		return kl_lw_ctx_store(l, p, v);
+	if (h && !strcmp(h, "->"))
+		return kl_lw_arrow_store(l, p, v);
 	const struct kl_accessor *acc = h ? kl_accessor_lookup(l->c, h) : NULL;
 	if (acc) {
 		struct val base;

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include "types.h"
 
+struct kl_sops;
+
 enum kl_reloc_kind {
 	KL_RELOC_MAP,  /* ld_imm64 (BPF_PSEUDO_MAP_FD) of maps[target]: R_BPF_64_64 */
 	KL_RELOC_CALL, /* call (BPF_PSEUDO_CALL) of funcs[target], a .text subprogram */
@@ -122,6 +124,8 @@ struct kl_obj {
 	uint32_t data_size[KL_NDATA]; /* each data section's bytes (0: no such section) */
 	struct kl_ksym *ksyms;     /* defksym's, as defined */
 	uint32_t nksyms;
+	const struct kl_sops *sops;   /* defstruct-ops: .struct_ops's variables (struct_ops.h) */
+	uint32_t nsops, sops_size;
 };
 
 #endif

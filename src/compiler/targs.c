@@ -3,6 +3,7 @@
 #include "core.h"
 #include "kbtf.h"
 #include "nearest.h"
+#include "struct_ops.h"
 #include <bpf/btf.h>
 #include <string.h>
 
@@ -39,8 +40,18 @@ static int kind_of(const struct kl_progdef *p)
 	return -1;
 }
 
+static bool is_struct_ops(const struct kl_progdef *p)
+{
+	return p->pt && p->pt->prog_type == BPF_PROG_TYPE_STRUCT_OPS;
+}
+
 bool kl_targs_wanted(const struct kl_progdef *p, bool *must)
 {
+	if (is_struct_ops(p)) {
+		if (must)
+			*must = true;
+		return true;
+	}
 	int k = kind_of(p);
 	if (must)
 		*must = k >= 0 && kinds[k].trusted;
@@ -126,8 +137,59 @@ static int fill(struct kl_comp *c, struct kl_targs *a, const struct btf *btf, co
 	return 0;
 }
 
+/* A FUNC named prefix+member whose parameters are proto's, the same types in the same order
+ * (a struct_ops member's stub: its parameters named). */
+static const struct btf_type *stub_of(const struct kl_kbtf *k, const char *prefix, const char *member,
+				      const struct btf_type *proto, char *buf, size_t size)
+{
+	const struct btf_type *t = named_twin(k, prefix, member, proto, buf, size);
+	for (uint32_t i = 0; t && i < btf_vlen(t); i++)
+		if (btf_params(t)[i].type != btf_params(proto)[i].type)
+			return NULL;
+	return t;
+}
+
+/* A struct_ops program's arguments: its member's function prototype, named by the kernel's
+ * stub for the member, pointers retyped as the verifier retypes them (struct_ops.h). */
+static const struct kl_targs *struct_ops_args(struct kl_comp *c, const struct kl_progdef *p)
+{
+	const struct kl_kbtf *k;
+	const char *type, *member;
+	uint32_t pid;
+	if (kl_struct_ops_member_of(c, p, &k, &type, &member, &pid))
+		return NULL;
+	const struct btf *btf = kl_kbtf_btf(k);
+	const struct btf_type *proto = btf__type_by_id(btf, pid), *names = NULL;
+	struct kl_targs *a = kl_arena_new(c->a, struct kl_targs);
+	a->what = "struct_ops member";
+	a->target = kl_arena_printf(c->a, "%s.%s", type, member);
+	a->trusted = true;
+	char buf[256];
+	const char *const *stubs = kl_struct_ops_stub_prefixes(type);
+	for (uint32_t i = 0; stubs && stubs[i] && !names; i++)
+		names = stub_of(k, stubs[i], member, proto, buf, sizeof(buf));
+	if (fill(c, a, btf, proto, names, 0, section_span(p)))
+		return NULL;
+	for (uint32_t i = 0; i < a->n; i++) {
+		struct kl_type *t = a->args[i].type;
+		const char *to = t && t->kind == KL_T_PTR && t->elem ? kl_struct_ops_retype(type, t->elem->name) : NULL;
+		struct kl_type *st = to ? kl_core_type(c, to, KL_KB_STRUCT, section_span(p)) : NULL;
+		if (to && !st)
+			return NULL;
+		if (st) {
+			struct kl_type *np = kl_arena_new(c->a, struct kl_type);
+			*np = *t;
+			np->elem = st;
+			a->args[i].type = np;
+		}
+	}
+	return a;
+}
+
 const struct kl_targs *kl_targs_of(struct kl_comp *c, const struct kl_progdef *p)
 {
+	if (is_struct_ops(p))
+		return struct_ops_args(c, p);
 	int ki = kind_of(p);
 	if (ki < 0)
 		return NULL;

@@ -25,7 +25,7 @@ static struct lv *sf_kiln(struct lisp *h, const struct kl_node *n, struct lv_fra
  * decoder). defconstant is both: see sf_defconstant. */
 static const char *const kiln_forms[] = {
 	"defmap", "defprog", "defstruct", "defunion", "deftracepoint", "defheader", "defevent",
-	"import-kernel-struct", "defmacro", "kernel-btf", "defksym",
+	"import-kernel-struct", "defmacro", "kernel-btf", "defksym", "defstruct-ops",
 };
 
 bool host_is_kiln_form(const char *head)

@@ -51,6 +51,7 @@ static const char *const kind_names[] = {
 	[KILN_ATTACH_PERF_EVENT] = "perf_event",
 	[KILN_ATTACH_SOCKMAP] = "sockmap",
 	[KILN_ATTACH_NETNS] = "netns",
+	[KILN_ATTACH_STRUCT_OPS] = "struct_ops",
 };
 
 const char *kiln_attach_kind_name(enum kiln_attach_kind kind)
@@ -482,6 +483,7 @@ int kiln_object_load(struct kiln_object *obj)
 	}
 
 	obj->load_tried = true;
+	kl_struct_ops_prepare(obj->bo);
 	if ((err = check_pins(obj)))
 		goto out;
 	err = KL_LIBBPF(bpf_object__load(obj->bo));

@@ -55,6 +55,8 @@ struct kiln_link {
 	char desc[PATH_MAX + 64];
 };
 
+/* struct_ops.c: before load, every struct_ops map asks for a link where the kernel has them. */
+void kl_struct_ops_prepare(struct bpf_object *bo);
 /* How a section attaches (object.c's table): see there. */
 /* Record a failure of a libbpf step: "<what>[: libbpf's reason]: <errno text>". */
 int kl_fail_libbpf(int err, const char *what);
