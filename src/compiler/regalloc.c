@@ -458,6 +458,31 @@ static void asm_forbid(struct kl_arena *a, const struct kl_ir_func *f, struct iv
 	}
 }
 
+/* The registers in's operands would best be in: a call's arguments and result, an asm block's
+ * inputs and output, an argument at entry, a returned value; a copy's or an operation's result
+ * near its first operand. */
+static void hint(struct ivl *iv, const struct kl_ir_ins *in)
+{
+	if (in->op == IR_CALL || in->op == IR_CALLF) {
+		for (uint32_t k = 0; k < in->nargs; k++)
+			iv[in->args[k]].hint_reg = (int8_t)(k + 1);
+		if (iv[in->d].hint_reg < 0)
+			iv[in->d].hint_reg = 0;
+	} else if (in->op == IR_ASM) {   /* its inputs and output where it names them */
+		for (uint32_t k = 0; k < in->nargs; k++)
+			iv[in->args[k]].hint_reg = (int8_t)in->asmb->in_reg[k];
+		if (in->d)
+			iv[in->d].hint_reg = in->asmb->out_reg;
+	} else if (in->op == IR_ENTRY) {
+		iv[in->d].hint_reg = (int8_t)(in->imm + 1);
+	} else if (in->op == IR_RET && !in->has_imm && in->a) {
+		iv[in->a].hint_reg = 0;
+	} else if ((in->op == IR_MOV || in->op == IR_ALU || in->op == IR_NEG || in->op == IR_END ||
+		    in->op == IR_ALU32) && in->d) {
+		iv[in->d].hint_vreg = in->a;
+	}
+}
+
 /* Each vreg's interval (seen: it has one; used: something reads it), its register hints,
  * and whether it lives across a call. Returns the intervals in order of their starts. */
 static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, const struct calls *calls,
@@ -489,24 +514,7 @@ static struct ivl **intervals(struct kl_arena *a, const struct kl_ir_func *f, co
 			touch(iv, seen, ud.def, 2 * i + 1);
 			iv[ud.def].nrefs += weight[i];
 		}
-		if (in->op == IR_CALL || in->op == IR_CALLF) {
-			for (uint32_t k = 0; k < in->nargs; k++)
-				iv[in->args[k]].hint_reg = (int8_t)(k + 1);
-			if (iv[in->d].hint_reg < 0)
-				iv[in->d].hint_reg = 0;
-		} else if (in->op == IR_ASM) {   /* its inputs and output where it names them */
-			for (uint32_t k = 0; k < in->nargs; k++)
-				iv[in->args[k]].hint_reg = (int8_t)in->asmb->in_reg[k];
-			if (in->d)
-				iv[in->d].hint_reg = in->asmb->out_reg;
-		} else if (in->op == IR_ENTRY) {
-			iv[in->d].hint_reg = (int8_t)(in->imm + 1);
-		} else if (in->op == IR_RET && !in->has_imm && in->a) {
-			iv[in->a].hint_reg = 0;
-		} else if ((in->op == IR_MOV || in->op == IR_ALU || in->op == IR_NEG || in->op == IR_END ||
-			    in->op == IR_ALU32) && in->d) {
-			iv[in->d].hint_vreg = in->a;
-		}
+		hint(iv, in);
 	}
 	/* A value that dies computing a hinted one goes where that one wants to be: `p = load;
 	 * a = p + K; call(buf, n, a)` puts p in r3 at once, not in r1 moved out of the way of the
