@@ -11,6 +11,10 @@
 (defvar tiny 0 :type i16)
 (defvar seen 0 :type (array u32 4))
 
+;; a defun reads a setting by name too
+(defun over-limit (len)
+  (> len limit))
+
 ;; every run: counter + 1, tiny - 1, last = the packet's length, seen[len % 4] = len; returns
 ;; mode 1: limit + offset; else XDP_DROP (1) for a packet longer than limit, XDP_PASS (2)
 (defprog globals-xdp (:type :xdp)
@@ -21,7 +25,7 @@
     (store u32 seen (* 4 (logand len 3)) len)
     (if (= mode 1)
         (+ limit offset)
-        (if (> len limit) 1 2))))
+        (if (over-limit len) 1 2))))
 
 ;; a setting that turns work off: with mode 2 the loop runs, with any other the verifier knows
 ;; the branch is dead and does not walk it (tests/suites/globals.sh compares the counts)

@@ -49,6 +49,15 @@ for set in "" "--set mode=1" "--set limit=10 --set offset=7"; do
 		fail "$name" "kiln's run is not the expected one: $(tr '\n' ' ' <<<"$kout" | head -c 400)"
 	fi
 done
+# at -O0 the defun that reads a setting stays a call (a BPF-to-BPF function reading .rodata)
+if "$KILN" compile -O0 "$src" -o "$out/k0.o" 2>"$out/k0.err" && "$KILN" disasm "$out/k0.o" | grep -q 'call.*over_limit'; then
+	k0=$("$KILN" test-run "$out/k0.o" --prog globals_xdp --repeat 3 --json --set limit=10 2>&1 | norm)
+	k2=$("$KILN" test-run "$out/k.o" --prog globals_xdp --repeat 3 --json --set limit=10 2>&1 | norm)
+	if grep -q '"retval":1,' <<<"$k0"; then check defun-reads-setting "$k2" "$k0"
+	else fail defun-reads-setting "retval not 1 (60 bytes over a limit of 10): $(head -c 300 <<<"$k0")"; fi
+else
+	fail defun-reads-setting "no call of over_limit at -O0: $(head -3 "$out/k0.err")"
+fi
 ret=$("$KILN" test-run "$out/k.o" --prog globals_xdp --json --set mode=1 --set offset=-90 2>&1 | grep -o '"retval":[0-9]*')
 check set-changes-result '"retval":10' "$ret"
 
