@@ -222,6 +222,7 @@ static const struct btf_type *kernel_struct(struct kl_comp *c, struct sops_def *
 		return NULL;
 	}
 	const struct btf_type *t = btf__type_by_id(kl_kbtf_btf(d->k), id);
+	d->type = btf__name_by_offset(kl_kbtf_btf(d->k), t->name_off);   /* the kernel's spelling */
 	d->size = t->size;
 	return t;
 }
