@@ -169,7 +169,7 @@ wait $k
 read -r _ napsw spinsw lifesw <"$out/naps.out"
 total=$(grep -o '"value":[0-9]*' <<<"$hist" | cut -d: -f2 | awk '{s+=$1} END {print s+0}')
 maxkey=$(grep -o '"key":[0-9]*' <<<"$hist" | cut -d: -f2 | sort -n | tail -1)
-if [ $set_ok -eq 1 ] && [ "${napsw:-0}" -ge 200 ] && [ "${spinsw:-0}" -ge 20 ] &&
+if [ $set_ok -eq 1 ] && [ "${napsw:-0}" -ge 200 ] && [ "${spinsw:-0}" -ge 5 ] &&
 	[ "$total" -ge $((napsw + spinsw)) ] && [ "$total" -le $((lifesw + 7)) ] &&
 	[ -n "$maxkey" ] && [ "$maxkey" -le 21 ]; then
 	pass runqlat-pid

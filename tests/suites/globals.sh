@@ -132,7 +132,9 @@ int main(void)
 }
 EOF
 if "$KILN" gen skeleton "$out/k.o" --name k -o "$out/k.skel.h" 2>"$out/gen.err" &&
-	cc -I"$out" -Iinclude "$out/skel.c" -o "$out/skel" "$BUILD/libkiln.a" -lbpf -lelf -ldw -lz -lpthread 2>"$out/cc.err"; then
+	# shellcheck disable=SC2086  # SANITIZE: a sanitizer build's flags (make test-asan), as words
+	cc ${SANITIZE:-} -I"$out" -Iinclude "$out/skel.c" -o "$out/skel" "$BUILD/libkiln.a" -lbpf -lelf -ldw -lz -lpthread \
+		2>"$out/cc.err"; then
 	check skeleton-kiln "retval 111 counter 4 tiny -4 last 64" "$("$out/skel" 2>&1)"
 else
 	fail skeleton-kiln "$(head -3 "$out/gen.err" "$out/cc.err" | tr '\n' ' ')"
