@@ -60,14 +60,18 @@ out = entry("(attach " + PROG + ")")
 check("attach", re.search(r"^T$", out, re.M), out)
 # the ids of the programs the repl holds now (its own fds), for the suite to check they are
 # gone after it ends
-ids = set()
-for entry_fd in os.listdir(f"/proc/{pid}/fdinfo"):
-    try:
-        m = re.search(r"^prog_id:\s*(\d+)$", open(f"/proc/{pid}/fdinfo/{entry_fd}").read(), re.M)
-    except OSError:
-        continue
-    if m:
-        ids.add(m.group(1))
+def held_ids():
+    """the ids of the programs the repl holds now (its own fds)"""
+    ids = set()
+    for entry_fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            m = re.search(r"^prog_id:\s*(\d+)$", open(f"/proc/{pid}/fdinfo/{entry_fd}").read(), re.M)
+        except OSError:
+            continue
+        if m:
+            ids.add(m.group(1))
+    return ids
+ids = held_ids()
 check("held-programs", ids, "no program fd in the repl")
 open(IDS, "w").write("\n".join(sorted(ids)) + "\n")
 for _ in range(5):
@@ -171,6 +175,8 @@ check("load", out.count("loaded-once") == 1 and re.search(r"^T$", out, re.M), ou
 out = entry("*loaded*")
 check("load-defines", re.search(r"^42$", out, re.M) and "loaded-once" not in out, out)
 out = entry(f"(attach {PROG}s)")
+ids |= held_ids()     # the loaded file's program too: gone after the end
+open(IDS, "w").write("\n".join(sorted(ids)) + "\n")
 os.getppid()
 out = entry('(map-lookup (bpf-session-map "rstats") 0)')
 check("lookup-struct", re.search(rf"^{{count: 7, pid: {me}, flag: 0}}$", out, re.M), out)
