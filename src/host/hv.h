@@ -102,7 +102,7 @@ void host_session_names(lv_name_fn fn, void *ctx);
 struct kiln_map *host_map_of(const struct lv *v);
 struct kiln_link *host_obj_take_link(struct host_obj *o);
 
-/* repl.c: the REPL's own forms (attach, disasm, check, dump), and a kiln form entered */
+/* repl_forms.c: the REPL's own forms (attach, detach, dump, load ...), and a kiln form entered */
 lv_special_fn host_repl_special(struct lisp *h, const char *name);
 int host_repl_kiln_form(struct lisp *h, const struct kl_node *form);
 #endif
