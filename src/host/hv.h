@@ -72,6 +72,8 @@ bool host_is_kiln_global(const struct kl_node *n);
 /* Is name a form or function that touches the system (BPF, files, sleep), refused because
  * no_system is set? */
 bool host_refused(struct lisp *h, const char *name);
+/* every name of the host's special forms, kiln's forms and the host's functions, to fn */
+void host_layer_names(lv_name_fn fn, void *ctx);
 
 /* session.c */
 struct lv *host_with_session(struct lisp *h, const struct kl_node *n, struct lv_frame *env);
@@ -94,8 +96,13 @@ struct host_obj *host_obj_new(struct lisp *h);
 void host_obj_close(struct host_obj *o);
 struct lv *host_obj_value(struct lisp *h, struct host_obj *o);
 struct kiln_object *host_obj_object(struct host_obj *o);
+/* the session's functions' names, to fn; the map a map value is (else NULL); the link the
+ * last attach on o made, handed to the caller (the REPL's detach), or NULL */
+void host_session_names(lv_name_fn fn, void *ctx);
+struct kiln_map *host_map_of(const struct lv *v);
+struct kiln_link *host_obj_take_link(struct host_obj *o);
 
-/* repl.c: the REPL's own forms (attach, disasm, check, dump), and a kiln form entered */
+/* repl_forms.c: the REPL's own forms (attach, detach, dump, load ...), and a kiln form entered */
 lv_special_fn host_repl_special(struct lisp *h, const char *name);
 int host_repl_kiln_form(struct lisp *h, const struct kl_node *form);
 #endif

@@ -182,6 +182,17 @@ static lv_builtin_fn host_builtin(struct lisp *h, const char *name, int *min, in
 	return fn ? fn : struct_fn(h, name, data, min, max);
 }
 
+void host_layer_names(lv_name_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < sizeof(specials) / sizeof(specials[0]); i++)
+		fn(ctx, specials[i].name);
+	for (size_t i = 0; i < sizeof(kiln_forms) / sizeof(kiln_forms[0]); i++)
+		fn(ctx, kiln_forms[i]);
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		fn(ctx, builtins[i].name);
+	host_session_names(fn, ctx);
+}
+
 /* eval of a kiln form built at run time: collected, printed, for the next session */
 static struct lv *host_eval_built(struct lisp *h, struct lv *form, const struct kl_node *at)
 {

@@ -633,6 +633,23 @@ lv_builtin_fn host_session_builtin(const char *name, int *min, int *max)
 	return NULL;
 }
 
+void host_session_names(lv_name_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < sizeof(session_builtins) / sizeof(session_builtins[0]); i++)
+		fn(ctx, session_builtins[i].name);
+}
+
+struct kiln_map *host_map_of(const struct lv *v)
+{
+	const struct host_map_ref *r = lv_foreign_data(v, &map_type);
+	return r ? r->m : NULL;
+}
+
+struct kiln_link *host_obj_take_link(struct host_obj *o)
+{
+	return o->links.len ? o->links.items[--o->links.len] : NULL;
+}
+
 /* ---- defstruct decoders ------------------------------------------------------------------ */
 
 /* The field types of (defstruct NAME (FIELD TYPE) ...) into f: a built-in integer or

@@ -704,6 +704,12 @@ lv_builtin_fn lv_builtin_find(const char *name, int *min, int *max)
 	return NULL;
 }
 
+void lv_builtin_names(lv_name_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+		fn(ctx, builtins[i].name);
+}
+
 /* A function by name: a defun, then a builtin of the core, then one of the layer's. */
 struct lv *lv_function(struct lisp *h, const char *name)
 {

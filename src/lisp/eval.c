@@ -493,6 +493,14 @@ static const struct lv_special specials[] = {
 /* the core's special forms: this file's, control.c's, loop.c's */
 static const struct lv_special *const core_forms[] = { specials, lv_control_forms, lv_loop_forms };
 
+void lv_special_names(lv_name_fn fn, void *ctx)
+{
+	for (size_t t = 0; t < sizeof(core_forms) / sizeof(core_forms[0]); t++)
+		for (const struct lv_special *s = core_forms[t]; s->name; s++)
+			if (*s->name != '%')
+				fn(ctx, s->name);
+}
+
 /* the layer's special forms first, then the core's */
 static lv_special_fn find_special(struct lisp *h, const char *name)
 {

@@ -227,6 +227,11 @@ const char *lv_var_name(struct lisp *h, const struct kl_node *n, const char *wha
 
 /* builtins.c */
 lv_builtin_fn lv_builtin_find(const char *name, int *min, int *max);
+/* Every name of the core's builtins (lv_builtin_names) or special forms (lv_special_names,
+ * in eval.c) given to fn: what the REPL completes and lists */
+typedef void (*lv_name_fn)(void *ctx, const char *name);
+void lv_builtin_names(lv_name_fn fn, void *ctx);
+void lv_special_names(lv_name_fn fn, void *ctx);
 /* A function by name: a defun, then a builtin of the core, then the layer's. */
 struct lv *lv_function(struct lisp *h, const char *name);
 

@@ -3,8 +3,10 @@
 answer is checked (values, a multi-line form, errors that leave the session usable, a program
 compiled, loaded and attached as entered that counts this process's own getppid calls, the
 map's contents kept when another program is added, a verifier rejection, dump, disasm, check,
-Ctrl-C stopping a form, history kept). Prints PASS/FAIL lines.  usage: repl.py KILN HISTFILE"""
-import os, pty, re, select, signal, sys, termios, time
+Ctrl-C stopping a form, history kept; :help, Tab completing forms, maps, programs and defuns,
+detach and attach again, (load FILE) with its errors at FILE:line:col, a struct read from a
+map printed by its fields). Prints PASS/FAIL lines.  usage: repl.py KILN HISTFILE"""
+import os, pty, re, select, shutil, signal, sys, tempfile, termios, time
 
 # the program's name: this run's own (the suite counts what is left by that name)
 PROG = sys.argv[3] if len(sys.argv) > 3 else "on_getppid"
@@ -58,14 +60,18 @@ out = entry("(attach " + PROG + ")")
 check("attach", re.search(r"^T$", out, re.M), out)
 # the ids of the programs the repl holds now (its own fds), for the suite to check they are
 # gone after it ends
-ids = set()
-for entry_fd in os.listdir(f"/proc/{pid}/fdinfo"):
-    try:
-        m = re.search(r"^prog_id:\s*(\d+)$", open(f"/proc/{pid}/fdinfo/{entry_fd}").read(), re.M)
-    except OSError:
-        continue
-    if m:
-        ids.add(m.group(1))
+def held_ids():
+    """the ids of the programs the repl holds now (its own fds)"""
+    ids = set()
+    for entry_fd in os.listdir(f"/proc/{pid}/fdinfo"):
+        try:
+            m = re.search(r"^prog_id:\s*(\d+)$", open(f"/proc/{pid}/fdinfo/{entry_fd}").read(), re.M)
+        except OSError:
+            continue
+        if m:
+            ids.add(m.group(1))
+    return ids
+ids = held_ids()
 check("held-programs", ids, "no program fd in the repl")
 open(IDS, "w").write("\n".join(sorted(ids)) + "\n")
 for _ in range(5):
@@ -89,6 +95,114 @@ out = entry("(disasm " + PROG + ")")
 check("disasm", "prog " + PROG + " (section tracepoint/syscalls/sys_enter_getppid" in out and "exit" in out, out)
 out = entry("(no-such-function 1)")
 check("undefined", "undefined function no-such-function" in out, out)
+
+# ---- :help, Tab completion, detach, load, a struct read through BTF (issue 31) ----
+out = entry(":help")
+check("help", re.search(r"^  :help ", out, re.M) and re.search(r"^  \(detach PROG\) ", out, re.M) and
+      re.search(r'^  \(load "FILE"\) ', out, re.M) and "with-bpf-session" in out, out)
+
+def raw_terminal():
+    """until libedit reads the terminal raw (a Tab typed before that is the line discipline's)"""
+    end = time.time() + 10
+    while time.time() < end and termios.tcgetattr(fd)[3] & termios.ICANON:
+        read_until(b"\x00", 0.02)
+
+def tab(text, rest):
+    """text typed, then Tab: what the terminal showed until the completion's rest was echoed"""
+    raw_terminal()
+    os.write(fd, text.encode() + b"\t")
+    return read_until(rest.encode(), 5)
+
+out = entry("(defun twice-it (x) (* 2 x))")
+got = tab("(twice-", "it ")
+out = entry(" 21)")
+check("complete-defun", "it " in got and re.search(r"^42$", out, re.M), got + out)
+got = tab("(map-looku", "p ")
+out = entry(f'(bpf-session-map "counts") {me})')
+check("complete-form", "p " in got and re.search(r"^#\(5 0 0 0 0 0 0 0\)$", out, re.M), got + out)
+got = tab("(dump cou", "nts ")
+out = entry(")")
+check("complete-map", "nts " in got and re.search(rf"^\s*{me} => 5$", out, re.M), got + out)
+got = tab("(check " + PROG[:-2], PROG[-2:] + " ")
+out = entry(")")
+check("complete-prog", PROG[-2:] + " " in got and ": accepted by the verifier" in out, got + out)
+got = tab("(map-", "\x07")     # several names: the bell; a second Tab lists them
+os.write(fd, b"\t")
+got += read_until(b"map-update", 5)
+out = entry('delete (bpf-session-map "counts") 999)')
+check("complete-list", all(w in got for w in ("map-delete", "map-get-next-key", "map-lookup", "map-update"))
+      and re.search(r"^NIL$", out, re.M), got + out)
+
+# detach: the program stops counting, and attaches again
+out = entry("(detach " + PROG + ")")
+check("detach", re.search(r"^T$", out, re.M), out)
+for _ in range(5):
+    os.getppid()
+out = entry(f"(bpf:map-ref counts {me})")
+check("detached-counts-nothing", re.search(r"^5$", out, re.M), out)
+out = entry("(detach " + PROG + ")")
+check("detach-not-attached", re.search(r"<repl>:\d+:9: error: " + PROG + " is not attached$", out, re.M), out)
+out = entry("(detach no-such-prog)")
+check("detach-unknown", "error: no program no-such-prog is loaded" in out, out)
+out = entry("(attach " + PROG + ")")
+for _ in range(3):
+    os.getppid()
+out = entry(f"(bpf:map-ref counts {me})")
+check("reattached-counts", re.search(r"^8$", out, re.M), out)
+
+# (load FILE): a file's forms as if typed (a struct map and a program filling it, a defun and
+# a variable); its errors at FILE:line:col, the host's, the compiler's and the reader's
+tmp = tempfile.mkdtemp(prefix="krepl")
+def lfile(name, text):
+    path = os.path.join(tmp, name)
+    open(path, "w").write(text)
+    return path
+good = lfile("good.lisp", f""";; loaded at the prompt
+(defstruct rstat (count u64) (pid u32) (flag u8))
+(defmap rstats :type :hash :key u32 :value rstat :max-entries 4)
+(defprog {PROG}s (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid" :license "GPL")
+  (let ((k 0) (s (make-rstat)))
+    (setf (rstat-count s) 7)
+    (setf (rstat-pid s) (cast u32 (>> (get-current-pid-tgid) 32)))
+    (map-update rstats k s 0))
+  0)
+(defun loaded-twice (x) (* 2 x))
+(defparameter *loaded* (loaded-twice 21))
+(format t "loaded-once~%")
+""")
+out = entry(f'(load "{good}")')
+check("load", out.count("loaded-once") == 1 and re.search(r"^T$", out, re.M), out)
+out = entry("*loaded*")
+check("load-defines", re.search(r"^42$", out, re.M) and "loaded-once" not in out, out)
+out = entry(f"(attach {PROG}s)")
+ids |= held_ids()     # the loaded file's program too: gone after the end
+open(IDS, "w").write("\n".join(sorted(ids)) + "\n")
+os.getppid()
+out = entry('(map-lookup (bpf-session-map "rstats") 0)')
+check("lookup-struct", re.search(rf"^{{count: 7, pid: {me}, flag: 0}}$", out, re.M), out)
+out = entry('(length (map-lookup (bpf-session-map "rstats") 0))')
+check("lookup-struct-bytes", re.search(r"^16$", out, re.M), out)
+host_err = lfile("host-err.lisp", "(defun before-error () 1)\n\n(car 5)\n(defun after-error () 2)\n")
+out = entry(f'(load "{host_err}")')
+check("load-host-error", re.search(rf"^{re.escape(host_err)}:3:1: error: car: 5 is not a list$", out, re.M)
+      and re.search(r"^  \(car 5\)$", out, re.M), out)
+out = entry("(before-error)")
+check("load-ran-before-error", re.search(r"^1$", out, re.M), out)
+comp_err = lfile("comp-err.lisp", '\n(defprog broken (:type :tracepoint :section "tracepoint/syscalls/sys_enter_getppid")\n  (no-such-thing 1))\n')
+out = entry(f'(load "{comp_err}")')
+check("load-compile-error", re.search(rf"^{re.escape(comp_err)}:3:4: error: unknown function or form 'no-such-thing'", out, re.M), out)
+read_err = lfile("read-err.lisp", "(defun half ()\n  (+ 1 2)")
+out = entry(f'(load "{read_err}")')
+check("load-read-error", re.search(rf"^{re.escape(read_err)}:1:1: error: unbalanced", out, re.M), out)
+out = entry(f'(load "{tmp}/none.lisp")')
+check("load-missing", "error: load: " + tmp + "/none.lisp: No such file or directory" in out, out)
+itself = lfile("itself.lisp", f'(load "{tmp}/itself.lisp")\n')
+out = entry(f'(load "{itself}")')
+check("load-itself", "error: load: files loaded more than 16 deep" in out, out)
+out = entry("(loaded-twice 4)")
+check("usable-after-load-errors", re.search(r"^8$", out, re.M), out)
+shutil.rmtree(tmp)
+
 os.write(fd, b"(loop (sleep 1))\r")
 read_until(b"(loop (sleep 1))", 2)
 time.sleep(0.3)

@@ -2,8 +2,9 @@
 # repl.sh — `kiln repl` through a pseudo-terminal (tests/host/repl.py): values, multi-line
 # forms, errors that leave the session usable, a program compiled, loaded and attached as it
 # is entered counting this test's own calls exactly, maps kept across loads, a verifier
-# rejection, dump/disasm/check, Ctrl-C, Ctrl-D, the history file. After it ends, the
-# programs it loaded are gone.
+# rejection, dump/disasm/check, Ctrl-C, Ctrl-D, the history file; :help, Tab completion,
+# detach and attach again, (load FILE) and its errors at FILE:line:col, a struct read from a
+# map printed by its fields. After it ends, the programs it loaded are gone.
 set -u
 cd "${ROOT:-$(dirname "$0")/../..}"
 KILN=${KILN:-$PWD/kiln}
