@@ -197,7 +197,8 @@ static void check_caps(const struct doc_env *e, struct doc_check *c)
 		say(c->found, "effective: %s%s%s", have, lack[0] ? "; lacking: " : "", lack);
 	const char *setcap = "sudo setcap cap_bpf,cap_perfmon,cap_net_admin,cap_sys_resource+ep";
 	if (!privileged(e)) {
-		c->status = DOC_NO;
+		/* with unprivileged BPF on, socket filters still load: less, but not nothing */
+		c->status = feat(e, KILN_FEAT_UNPRIV_DISABLED) == 0 ? DOC_WARN : DOC_NO;
 		say(c->fix, "run kiln as root, or `%s %s` (CAP_BPF loads, CAP_PERFMON traces, CAP_NET_ADMIN "
 			"attaches xdp and tc)", setcap, e->self);
 	} else if (!has_cap(e, CAP_SYS_ADMIN) && (!has_cap(e, CAP_PERFMON) || !has_cap(e, CAP_NET_ADMIN))) {
