@@ -36,10 +36,12 @@ static const char doctor_help[] =
 	"under each warn and no, a fix. Nothing is changed: run the fixes yourself.\n"
 	"\n"
 	"Exit status 0 when everything kiln needs is there, 1 when something essential is missing:\n"
-	"the bpf() call loading a program, or the privilege to use it (CAP_BPF or CAP_SYS_ADMIN).\n"
+	"the bpf() call loading a program, or the privilege to use it (CAP_BPF or CAP_SYS_ADMIN, or\n"
+	"unprivileged BPF left on, for socket filters).\n"
 	"\n"
-	"  --json  one object: {\"kiln\",\"kernel\",\"ok\",\"checks\":[{\"name\",\"status\":\"yes\"|\n"
-	"          \"warn\"|\"no\",\"essential\",\"found\",\"fix\"},..]} (fix null where none)\n";
+	"  --json  one object: {\"kiln\",\"kernel\",\"ok\",\"checks\":[{\"name\",\"status\",\n"
+	"          \"essential\",\"found\",\"fix\"},..]}, status \"yes\", \"warn\" or \"no\", fix null\n"
+	"          on a yes\n";
 
 enum doc_status { DOC_YES, DOC_WARN, DOC_NO };
 static const char *const status_word[] = { "yes", "warn", "no" };
