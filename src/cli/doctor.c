@@ -160,12 +160,19 @@ static void check_bpf(const struct doc_env *e, struct doc_check *c)
 		return;
 	}
 	unsigned np = 0, nm = 0;
-	for (uint32_t t = 1; t < e->p.n_prog_types; t++)
-		np += kiln_probe_has_prog_type(&e->p, t);
+	char absent[200] = "", name[64];
+	for (uint32_t t = 1; t < e->p.n_prog_types; t++) {
+		size_t n = strlen(absent);
+		if (kiln_probe_has_prog_type(&e->p, t))
+			np++;
+		else
+			snprintf(absent + n, sizeof(absent) - n, "%s%s", n ? ", " : "",
+				 kiln_probe_prog_type_name(t, name, sizeof(name)));
+	}
 	for (uint32_t t = 1; t < e->p.n_map_types; t++)
 		nm += kiln_probe_has_map_type(&e->p, t);
-	say(c->found, "programs load: %u of %u program types, %u of %u map types (`kiln probe` lists them)", np,
-	    e->p.n_prog_types - 1, nm, e->p.n_map_types - 1);
+	say(c->found, "programs load: %u of %u program types%s%s%s, %u of %u map types (`kiln probe` lists them)", np,
+	    e->p.n_prog_types - 1, absent[0] ? " (not " : "", absent, absent[0] ? ")" : "", nm, e->p.n_map_types - 1);
 	if (!kiln_probe_has_prog_type(&e->p, BPF_PROG_TYPE_SOCKET_FILTER)) {
 		c->status = DOC_NO;
 		say(c->fix, "a kernel built with CONFIG_BPF_SYSCALL=y");
@@ -471,7 +478,7 @@ static void check_features(const struct doc_env *e, struct doc_check *c)
 	    lack);
 	if (lack[0]) {
 		c->status = DOC_WARN;
-		say(c->fix, "a newer kernel (the release that brought each is in brackets)");
+		say(c->fix, "a newer kernel (the release that brought each is given)");
 	}
 }
 
@@ -532,7 +539,10 @@ static void gather(struct doc_env *e)
 		snprintf(e->probe_msg, sizeof(e->probe_msg), "%s", kiln_errmsg()[0] ? kiln_errmsg() : strerror(-e->probe_err));
 	e->caps_known = kiln_capabilities(&e->caps) == 0;
 	ssize_t n = readlink("/proc/self/exe", e->self, sizeof(e->self) - 1);
-	snprintf(e->self + (n > 0 ? n : 0), sizeof(e->self) - (n > 0 ? (size_t)n : 0), "%s", n > 0 ? "" : "kiln");
+	if (n > 0)
+		e->self[n] = 0;
+	else
+		snprintf(e->self, sizeof(e->self), "kiln");
 	e->mounts = read_all("/proc/self/mounts");
 }
 
