@@ -2,6 +2,7 @@
  * on success and a negative errno on failure; the library never prints and never exits. */
 #ifndef KILN_ERROR_H
 #define KILN_ERROR_H
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,9 @@ const char *kiln_errlog(void);
  * capabilities cannot be read; otherwise -EPERM, and kiln_errmsg() says the user lacks the
  * privilege and what to grant. libkiln's loads say so too when bpf() refuses them. */
 int kiln_bpf_privileged(void);
+/* The process's effective capabilities into *set (bit n: capability n, as CAP_BPF = 39):
+ * 0, or a negative errno when the kernel will not say. */
+int kiln_capabilities(uint64_t *set);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,17 @@ enum kiln_probe_feature {
 	KILN_FEAT_KERNEL_BTF,         /* /sys/kernel/btf/vmlinux is there to read */
 	KILN_FEAT_JIT,                /* net.core.bpf_jit_enable is not 0 (jit_enable) */
 	KILN_FEAT_UNPRIV_DISABLED,    /* kernel.unprivileged_bpf_disabled is not 0 */
+	KILN_FEAT_KPROBE_PMU,         /* the kprobe PMU (/sys/bus/event_source/devices/kprobe):
+				       * kprobes attach (CONFIG_KPROBE_EVENTS) */
+	KILN_FEAT_UPROBE_PMU,         /* the uprobe PMU: uprobes attach (CONFIG_UPROBE_EVENTS) */
+	KILN_FEAT_FENTRY,             /* an fentry program loads (kernel BTF, JIT trampolines,
+				       * and no lockdown refusing it) */
+	KILN_FEAT_MEMCG_ACCOUNT,      /* BPF memory is charged to the memory cgroup, not to
+				       * RLIMIT_MEMLOCK (linux 5.11; libbpf's sign of it: the
+				       * bpf_ktime_get_coarse_ns helper, of the same release) */
+	KILN_FEAT_LOCKDOWN_INTEGRITY, /* the kernel is locked down: integrity or confidentiality */
+	KILN_FEAT_LOCKDOWN_CONFIDENTIALITY, /* ... confidentiality */
+	KILN_FEAT_BPF_LSM,            /* "bpf" is among the active LSMs: lsm programs run */
 	KILN_FEAT_COUNT
 };
 
@@ -66,7 +77,10 @@ struct kiln_probe {
 /* Probe the parts in what (KILN_PROBE_*, with KILN_PROBE_FULL or not) that p has not done yet. Helpers need the program
  * types, which are probed first if need be. Types that cannot be loaded without a kernel
  * function to attach to (tracing, lsm, ext, struct_ops) have their helpers left unknown.
- * 0, or a negative errno (-EPERM without the privilege to use bpf()). */
+ * 0, or a negative errno (-EPERM without the privilege to use bpf()). The features read from
+ * files rather than found by loading (kernel BTF, the JIT and unprivileged sysctls, the
+ * kprobe and uprobe PMUs, lockdown, the bpf LSM) are filled in with KILN_PROBE_MISC even
+ * when it fails for want of privilege (feat_known says which; done stays without MISC). */
 int kiln_probe_run(struct kiln_probe *p, unsigned what);
 /* Probe the helpers of one program type only (the lazy way: a few hundred loads rather than
  * several thousand). 0 also when the type does not load or cannot be probed (then

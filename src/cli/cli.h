@@ -26,6 +26,7 @@ int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 

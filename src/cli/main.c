@@ -17,6 +17,7 @@ static const struct kl_cmd cmds[] = {
 	{ "map", cmd_map, "dump, get, set or delete map entries; list the kernel's maps" },
 	{ "prog", cmd_prog, "list the kernel's loaded programs" },
 	{ "probe", cmd_probe, "what the running kernel supports: program and map types, helpers, features" },
+	{ "doctor", cmd_doctor, "check this machine has what kiln needs, with a fix for each thing missing" },
 	{ "stack", cmd_stack, "print a stack-trace map entry, symbolized" },
 	{ "repl", cmd_repl, "read, evaluate and print kiln Lisp a form at a time: load, attach, read maps" },
 	{ "trace", cmd_trace, "run a bpftrace program (bpftrace 0.17's language) on kiln's compiler" },

@@ -14,7 +14,8 @@ static const char probe_help[] =
 	"Probe what the running kernel supports, as `bpftool feature probe` does: which program\n"
 	"types load, which map types can be made, which helpers each program type may call, and\n"
 	"other features (the 1M instruction limit, bounded loops, bpf_loop, ring buffers, kernel\n"
-	"BTF, the JIT, unprivileged BPF). Types and helpers newer than kiln's headers are probed\n"
+	"BTF, the JIT, unprivileged BPF, the kprobe and uprobe PMUs, fentry, memory cgroup\n"
+	"accounting, lockdown, the bpf LSM). Types and helpers newer than kiln's headers are probed\n"
 	"too, named from the kernel's BTF. Needs the privilege to load programs (CAP_BPF).\n"
 	"\n"
 	"  --json            bpftool's JSON keys: {\"system_config\":{..},\"program_types\":\n"
@@ -126,6 +127,13 @@ static void print_text(const struct kiln_probe *p, int only)
 		[KILN_FEAT_KERNEL_BTF] = "kernel BTF",
 		[KILN_FEAT_JIT] = "JIT enabled",
 		[KILN_FEAT_UNPRIV_DISABLED] = "unprivileged BPF disabled",
+		[KILN_FEAT_KPROBE_PMU] = "kprobe PMU",
+		[KILN_FEAT_UPROBE_PMU] = "uprobe PMU",
+		[KILN_FEAT_FENTRY] = "fentry programs load",
+		[KILN_FEAT_MEMCG_ACCOUNT] = "memory cgroup accounting",
+		[KILN_FEAT_LOCKDOWN_INTEGRITY] = "lockdown (integrity)",
+		[KILN_FEAT_LOCKDOWN_CONFIDENTIALITY] = "lockdown (confidentiality)",
+		[KILN_FEAT_BPF_LSM] = "bpf LSM active",
 	};
 	if (!p->feat_known)
 		return;

@@ -116,6 +116,12 @@ const char *kl_tracefs_root(void)
 	return i < 0 ? NULL : tracefs[i].root;
 }
 
+const char *kl_tracefs_found(void)
+{
+	int i = tracefs_found();
+	return i < 0 ? NULL : tracefs[i].root;
+}
+
 const char *kl_tracefs_root_or_default(void)
 {
 	const char *root = kl_tracefs_root();

@@ -26,6 +26,9 @@ int kl_mount_missing(const char *what, const char *type, const char *dir, const 
  * directory with nothing mounted on it, tracefs is mounted there first (it takes root; once in
  * the process, two threads never both mount). NULL when there is still none. */
 const char *kl_tracefs_root(void);
+/* The tracefs root kl_tracefs_root() would use, without mounting anything: NULL when none
+ * is there now (kiln doctor reports what it finds and changes nothing). */
+const char *kl_tracefs_found(void);
 /* The same root's events/ directory ("/sys/kernel/tracing/events"), or NULL. */
 const char *kl_tracefs_events(void);
 /* kl_tracefs_root(), else where tracefs belongs ("/sys/kernel/tracing"): a path to try and

@@ -18,15 +18,14 @@
 #define CAP_BPF 39
 #endif
 
-/* The effective capability set, or false if the kernel will not say. */
-static bool effective(uint64_t *set)
+int kiln_capabilities(uint64_t *set)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct d[2] = { { 0 } };
 	if (syscall(SYS_capget, &h, d))
-		return false;
+		return -errno;
 	*set = (uint64_t)d[0].effective | (uint64_t)d[1].effective << 32;
-	return true;
+	return 0;
 }
 
 /* kernel.unprivileged_bpf_disabled: 0 lets users without CAP_BPF load socket filters. */
@@ -45,7 +44,7 @@ static bool unprivileged_bpf_allowed(void)
 int kiln_bpf_privileged(void)
 {
 	uint64_t caps;
-	if (!effective(&caps))
+	if (kiln_capabilities(&caps))
 		return 0;           /* cannot tell: let bpf() decide */
 	bool bpf = caps & (1ULL << CAP_BPF), admin = caps & (1ULL << CAP_SYS_ADMIN);
 	if (bpf || admin || unprivileged_bpf_allowed())

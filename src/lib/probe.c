@@ -217,6 +217,77 @@ void kl_probe_feat_set(struct kiln_probe *p, enum kiln_probe_feature f, bool hav
 		p->feat_have &= ~(1u << f);
 }
 
+/* The whole of a small sysfs or securityfs file into buf; false when it cannot be read. */
+static bool read_small(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, len - 1, f);
+	bool ok = !ferror(f);
+	fclose(f);
+	buf[n] = 0;
+	return ok;
+}
+
+/* Whether word is one of the comma-separated names in list ("lockdown,capability,bpf"). */
+static bool in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *s = list; (s = strstr(s, word)); s += n)
+		if ((s == list || s[-1] == ',') && (s[n] == ',' || s[n] == '\n' || !s[n]))
+			return true;
+	return false;
+}
+
+/* The active LSMs and the lockdown mode, from securityfs. Where the lsm list is readable and
+ * has no lockdown, the kernel is not locked down; where securityfs is not there, both stay
+ * unknown. */
+static void probe_security(struct kiln_probe *p)
+{
+	char lsms[512], mode[128];
+	bool have_lsms = read_small("/sys/kernel/security/lsm", lsms, sizeof(lsms));
+	if (have_lsms)
+		kl_probe_feat_set(p, KILN_FEAT_BPF_LSM, in_list(lsms, "bpf"));
+	if (read_small("/sys/kernel/security/lockdown", mode, sizeof(mode))) {
+		kl_probe_feat_set(p, KILN_FEAT_LOCKDOWN_INTEGRITY, !strstr(mode, "[none]"));
+		kl_probe_feat_set(p, KILN_FEAT_LOCKDOWN_CONFIDENTIALITY, strstr(mode, "[confidentiality]") != NULL);
+	} else if (have_lsms && !in_list(lsms, "lockdown")) {
+		kl_probe_feat_set(p, KILN_FEAT_LOCKDOWN_INTEGRITY, false);
+		kl_probe_feat_set(p, KILN_FEAT_LOCKDOWN_CONFIDENTIALITY, false);
+	}
+}
+
+/* The features read from files: no bpf() call, so no privilege needed. */
+static void probe_files(struct kiln_probe *p)
+{
+	kl_probe_feat_set(p, KILN_FEAT_KERNEL_BTF, access("/sys/kernel/btf/vmlinux", R_OK) == 0);
+	if (!read_sysctl("/proc/sys/net/core/bpf_jit_enable", &p->jit_enable))
+		kl_probe_feat_set(p, KILN_FEAT_JIT, p->jit_enable != 0);
+	if (!read_sysctl("/proc/sys/kernel/unprivileged_bpf_disabled", &p->unpriv_disabled))
+		kl_probe_feat_set(p, KILN_FEAT_UNPRIV_DISABLED, p->unpriv_disabled != 0);
+	kl_probe_feat_set(p, KILN_FEAT_KPROBE_PMU, access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0);
+	kl_probe_feat_set(p, KILN_FEAT_UPROBE_PMU, access("/sys/bus/event_source/devices/uprobe/type", R_OK) == 0);
+	probe_security(p);
+}
+
+static uint32_t fentry_target(void);
+
+/* An fentry program on a function the kernel keeps for BPF's own tests: it loads only with
+ * kernel BTF, a JIT that makes trampolines, and no lockdown refusing it. Unknown when the
+ * kernel's BTF has no such function. */
+static void probe_fentry(struct kiln_probe *p)
+{
+	uint32_t id = fentry_target();
+	if (!id)
+		return;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FENTRY, .attach_btf_id = id);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", ret0, 2, &o);
+	kl_probe_feat_set(p, KILN_FEAT_FENTRY, fd >= 0);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void probe_misc(struct kiln_probe *p)
 {
 	/* a program over the old 4096-instruction limit: 4096 moves and an exit */
@@ -240,11 +311,10 @@ static void probe_misc(struct kiln_probe *p)
 	kl_probe_feat_set(p, KILN_FEAT_BPF_LOOP, helper_probe(BPF_PROG_TYPE_SOCKET_FILTER, KL_FUNC_LOOP) == HELPER_OK);
 	kl_probe_feat_set(p, KILN_FEAT_RINGBUF, (p->done & KILN_PROBE_MAP_TYPES) ? kiln_probe_has_map_type(p, BPF_MAP_TYPE_RINGBUF)
 								       : map_type_makes(BPF_MAP_TYPE_RINGBUF));
-	kl_probe_feat_set(p, KILN_FEAT_KERNEL_BTF, access("/sys/kernel/btf/vmlinux", R_OK) == 0);
-	if (!read_sysctl("/proc/sys/net/core/bpf_jit_enable", &p->jit_enable))
-		kl_probe_feat_set(p, KILN_FEAT_JIT, p->jit_enable != 0);
-	if (!read_sysctl("/proc/sys/kernel/unprivileged_bpf_disabled", &p->unpriv_disabled))
-		kl_probe_feat_set(p, KILN_FEAT_UNPRIV_DISABLED, p->unpriv_disabled != 0);
+	kl_probe_feat_set(p, KILN_FEAT_MEMCG_ACCOUNT,
+			  helper_probe(BPF_PROG_TYPE_SOCKET_FILTER, BPF_FUNC_ktime_get_coarse_ns) == HELPER_OK);
+	probe_fentry(p);
+	probe_files(p);
 }
 
 int kiln_probe_run_helpers(struct kiln_probe *p, uint32_t t)
@@ -279,8 +349,11 @@ int kiln_probe_run(struct kiln_probe *p, unsigned what)
 	if (!p->done && !p->helpers_done)
 		p->done |= what & KILN_PROBE_FULL;
 	int r = kiln_bpf_privileged();
-	if (r)
+	if (r) {
+		if (todo & KILN_PROBE_MISC)
+			probe_files(p);
 		return r;
+	}
 	if (todo & (KILN_PROBE_PROG_TYPES | KILN_PROBE_HELPERS) && !(p->done & KILN_PROBE_PROG_TYPES)) {
 		p->n_prog_types = probe_types(&p->prog_types, prog_type_loads, libbpf_prog_name);
 		p->done |= KILN_PROBE_PROG_TYPES;
@@ -358,6 +431,13 @@ static const char *const feature_names[KILN_FEAT_COUNT] = {
 	[KILN_FEAT_KERNEL_BTF] = "kernel_btf",
 	[KILN_FEAT_JIT] = "jit_enabled",
 	[KILN_FEAT_UNPRIV_DISABLED] = "unprivileged_bpf_disabled",
+	[KILN_FEAT_KPROBE_PMU] = "kprobe_pmu",
+	[KILN_FEAT_UPROBE_PMU] = "uprobe_pmu",
+	[KILN_FEAT_FENTRY] = "fentry_program",
+	[KILN_FEAT_MEMCG_ACCOUNT] = "memcg_accounting",
+	[KILN_FEAT_LOCKDOWN_INTEGRITY] = "lockdown_integrity",
+	[KILN_FEAT_LOCKDOWN_CONFIDENTIALITY] = "lockdown_confidentiality",
+	[KILN_FEAT_BPF_LSM] = "bpf_lsm_active",
 };
 
 const char *kiln_probe_feature_name(enum kiln_probe_feature f)
@@ -377,13 +457,18 @@ static const struct {
 	[KN_FUNC] = { "bpf_func_id", "BPF_FUNC_", "bpf_", KILN_PROBE_HELPERS_MAX },
 };
 static char *knames[KN_COUNT][KILN_PROBE_HELPERS_MAX];
+static uint32_t fentry_id;            /* bpf_fentry_test1's BTF id, 0 if none */
 static pthread_once_t knames_once = PTHREAD_ONCE_INIT;
 
+/* The kernel's BTF, read once per process for both: the enums' names and the function
+ * probe_fentry loads against (the kernel keeps bpf_fentry_test1 for BPF's tests). */
 static void knames_read(void)
 {
 	struct btf *btf = btf__parse("/sys/kernel/btf/vmlinux", NULL);
 	if (libbpf_get_error(btf))
 		return;
+	int fid = btf__find_by_name_kind(btf, "bpf_fentry_test1", BTF_KIND_FUNC);
+	fentry_id = fid > 0 ? (uint32_t)fid : 0;
 	for (int k = 0; k < KN_COUNT; k++) {
 		int id = btf__find_by_name_kind(btf, kenums[k].enum_name, BTF_KIND_ENUM);
 		if (id <= 0)
@@ -417,6 +502,12 @@ static const char *kernel_name(int k, uint32_t v)
 		return NULL;
 	pthread_once(&knames_once, knames_read);
 	return knames[k][v];
+}
+
+static uint32_t fentry_target(void)
+{
+	pthread_once(&knames_once, knames_read);
+	return fentry_id;
 }
 
 static const char *name_or_number(const char *name, const char *kind, uint32_t v, char *buf, size_t size)

@@ -89,6 +89,29 @@ static void parts(void)
 	      kiln_probe_feature(&whole, KILN_FEAT_RINGBUF) == kiln_probe_has_map_type(&whole, BPF_MAP_TYPE_RINGBUF) &&
 	      kiln_probe_feature(&whole, KILN_FEAT_KERNEL_BTF) == (access("/sys/kernel/btf/vmlinux", R_OK) == 0) &&
 	      kiln_probe_feature(&p, KILN_FEAT_BOUNDED_LOOPS) == -1, "features");
+	/* the features read from files, against the files read here */
+	char ld[128] = "", lsm[512] = "";
+	FILE *f = fopen("/sys/kernel/security/lockdown", "r");
+	if (f) {
+		if (!fgets(ld, sizeof(ld), f))
+			ld[0] = 0;
+		fclose(f);
+	}
+	if ((f = fopen("/sys/kernel/security/lsm", "r"))) {
+		if (!fgets(lsm, sizeof(lsm), f))
+			lsm[0] = 0;
+		fclose(f);
+	}
+	int want_ld = ld[0] ? !strstr(ld, "[none]") : -2;    /* -2: not read here, not compared */
+	int want_lsm = lsm[0] ? (strstr(lsm, ",bpf") || !strncmp(lsm, "bpf", 3)) : -2;
+	CHECK("probe/features-files",
+	      kiln_probe_feature(&whole, KILN_FEAT_KPROBE_PMU) == (access("/sys/bus/event_source/devices/kprobe/type", R_OK) == 0) &&
+	      kiln_probe_feature(&whole, KILN_FEAT_UPROBE_PMU) == (access("/sys/bus/event_source/devices/uprobe/type", R_OK) == 0) &&
+	      (want_ld == -2 || kiln_probe_feature(&whole, KILN_FEAT_LOCKDOWN_INTEGRITY) == want_ld) &&
+	      (want_ld == -2 || kiln_probe_feature(&whole, KILN_FEAT_LOCKDOWN_CONFIDENTIALITY) == (strstr(ld, "[confidentiality]") != NULL)) &&
+	      (want_lsm == -2 || kiln_probe_feature(&whole, KILN_FEAT_BPF_LSM) == want_lsm) &&
+	      kiln_probe_feature(&whole, KILN_FEAT_MEMCG_ACCOUNT) >= 0 && kiln_probe_feature(&whole, KILN_FEAT_FENTRY) >= 0,
+	      "lockdown %s lsm %s", ld, lsm);
 
 	/* the cache: four threads at once, each the same answers as a probe of its own */
 	pthread_t th[4];
