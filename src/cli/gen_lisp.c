@@ -1,0 +1,359 @@
+/* gen_lisp.c — `kiln gen lisp FILE`: for every struct and union of an object's BTF (its maps'
+ * keys and values, its events, its data sections: gen_c.h's roots, and the types they hold),
+ * Lisp that kiln's host (a session file, `kiln run`, the REPL) loads: a record type as a
+ * list (NAME-record :FIELD VALUE ...), make-NAME-record with a keyword per field,
+ * NAME-record-FIELD accessors, decode-NAME (bytes, from an offset, to a record) and encode-NAME
+ * (a record to bytes), and +NAME-size+, in the names Whistler's defstruct gives a session.
+ * The code uses only what the host's Lisp has (defun, aref, ash, logand, dotimes...), through
+ * a few helpers (%kiln-...: no generated name has a %). Names come from the object: they are
+ * written only as gen_names.h makes them (letters, digits, _ and -), strings escaped. */
+#include "gen_lisp.h"
+#include "gen_names.h"
+#include <kiln/object.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The helpers every generated file starts with (the same in each: loading two is harmless). */
+static const char helpers[] =
+	"(defun %kiln-int (b o size signed)\n"
+	"  (let ((v 0))\n"
+	"    (dotimes (i size) (setf v (logior v (ash (aref b (+ o i)) (* 8 i)))))\n"
+	"    (if (and signed (< size 8) (>= v (ash 1 (- (* 8 size) 1)))) (- v (ash 1 (* 8 size))) v)))\n"
+	"(defun %kiln-put (b o size v)\n"
+	"  (dotimes (i size) (setf (aref b (+ o i)) (logand (ash v (- (* 8 i))) 255))))\n"
+	"(defun %kiln-bits (b o shift nbits signed)\n"
+	"  (let ((v 0))\n"
+	"    (dotimes (i nbits)\n"
+	"      (let ((p (+ shift i)))\n"
+	"        (setf v (logior v (ash (logand (ash (aref b (+ o (ash p -3))) (- (logand p 7))) 1) i)))))\n"
+	"    (if (and signed (< nbits 64) (>= v (ash 1 (- nbits 1)))) (- v (ash 1 nbits)) v)))\n"
+	"(defun %kiln-put-bits (b o shift nbits v)\n"
+	"  (dotimes (i nbits)\n"
+	"    (let* ((p (+ shift i)) (at (+ o (ash p -3))) (m (ash 1 (logand p 7))))\n"
+	"      (setf (aref b at) (if (= 1 (logand (ash v (- i)) 1)) (logior (aref b at) m)\n"
+	"                            (logand (aref b at) (logxor m 255)))))))\n"
+	"(defun %kiln-vec (b o n size f)\n"
+	"  (let ((v (make-array n)))\n"
+	"    (dotimes (i n) (setf (aref v i) (funcall f b (+ o (* i size)))))\n"
+	"    v))\n"
+	"(defun %kiln-put-vec (b o n size f x)\n"
+	"  (dotimes (i (min n (length x)))\n"
+	"    (let ((e (elt x i))) (when e (funcall f b (+ o (* i size)) e)))))\n"
+	"(defun %kiln-zero (size f) (funcall f (make-array size :initial-element 0) 0))\n"
+	"(defun %kiln-need (b o size who)\n"
+	"  (unless (and (vectorp b) (<= (+ o size) (length b)))\n"
+	"    (error \"~a needs ~a bytes: ~s\" who size b)))\n"
+	"(defun %kiln-record (r tag)\n"
+	"  (unless (and (consp r) (eq (car r) tag)) (error \"~s is not a ~a\" r tag)))\n"
+	"(defun %kiln-field (r tag i) (%kiln-record r tag) (nth i r))\n";
+
+struct lw {
+	FILE *out;
+	const struct gen_input *in;
+	char **names;                     /* by type id: a struct's or union's Lisp name */
+	uint8_t *queued;                  /* by type id: on the list to write */
+	uint32_t *todo;                   /* the composite types to write, in order */
+	size_t ntodo;
+};
+
+static const struct btf_type *skip_mods(const struct btf *btf, uint32_t *id)
+{
+	const struct btf_type *t = btf__type_by_id(btf, *id);
+	while (t && (btf_is_typedef(t) || btf_is_mod(t) || btf_is_type_tag(t))) {
+		*id = t->type;
+		t = btf__type_by_id(btf, *id);
+	}
+	return t;
+}
+
+/* Every struct's and union's Lisp name (anon-ID for anonymous ones), by type id. */
+static char **type_names(const struct btf *btf)
+{
+	uint32_t n = btf__type_cnt(btf);
+	const char **raw = calloc(n, sizeof(*raw));
+	char **names = calloc(n, sizeof(*names)), (*anon)[16] = calloc(n, sizeof(*anon));
+	bool ok = raw && names && anon;
+	for (uint32_t id = 1; id < n && ok; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!btf_is_composite(t))
+			continue;
+		raw[id] = t->name_off ? btf__name_by_offset(btf, t->name_off) : "";
+		if (!raw[id] || !*raw[id]) {
+			snprintf(anon[id], sizeof(anon[id]), "anon_%u", id);
+			raw[id] = anon[id];
+		}
+	}
+	if (ok && gen_names_assign(GEN_LISP, GEN_TYPE, "type", raw, NULL, n, names))
+		ok = false;
+	free(raw);
+	free(anon);
+	if (!ok) {
+		free(names);
+		return NULL;
+	}
+	return names;
+}
+
+/* type id (a composite, else nothing) onto the list to write */
+static void queue(struct lw *w, uint32_t id)
+{
+	const struct btf_type *t = skip_mods(w->in->btf, &id);
+	while (t && btf_is_array(t)) {
+		id = btf_array(t)->type;
+		t = skip_mods(w->in->btf, &id);
+	}
+	if (t && btf_is_composite(t) && !w->queued[id]) {
+		w->queued[id] = 1;
+		w->todo[w->ntodo++] = id;
+	}
+}
+
+enum { DEC, ENC };
+
+/* whether type id has a value (a function or a forward declaration has none) */
+static bool has_value(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = skip_mods(btf, &id);
+	return t && !btf_is_func(t) && !btf_is_func_proto(t) && !btf_is_fwd(t) && !btf_is_void(t) &&
+	       btf__resolve_size(btf, id) >= 0;
+}
+
+/* How type id is read (DEC: an expression of b and o, the bytes and the offset of its
+ * start, plus off) or written (ENC: of b, o and x, the value). Arrays of arrays deeper than
+ * 8 are read as their bytes. false: a type with no value (a function). */
+static bool value_expr(struct lw *w, uint32_t id, uint32_t off, int how, int depth)
+{
+	FILE *out = w->out;
+	const struct btf *btf = w->in->btf;
+	if (!has_value(btf, id))
+		return false;
+	const struct btf_type *t = skip_mods(btf, &id);
+	int64_t size = btf__resolve_size(btf, id);
+	if (btf_is_array(t) && depth < 8) {
+		const struct btf_array *a = btf_array(t);
+		int64_t es = btf__resolve_size(btf, a->type);
+		if (es < 0)
+			return false;
+		fprintf(out, how == DEC ? "(%%kiln-vec b (+ o %u) %u %lld (lambda (b o) " :
+					  "(%%kiln-put-vec b (+ o %u) %u %lld (lambda (b o x) ",
+			off, a->nelems, (long long)es);
+		if (!value_expr(w, a->type, 0, how, depth + 1))
+			fputs(how == DEC ? "nil" : "x", out);
+		fputs(how == DEC ? "))" : ") x)", out);
+		return true;
+	}
+	if (btf_is_composite(t)) {
+		fprintf(out, how == DEC ? "(decode-%s b (+ o %u))" : "(encode-%s x b (+ o %u))", w->names[id], off);
+		return true;
+	}
+	bool sign = btf_is_int(t) ? (btf_int_encoding(t) & BTF_INT_SIGNED) &&
+				     strcmp(btf__name_by_offset(btf, t->name_off), "char")
+		  : btf_is_any_enum(t) ? btf_kflag(t) : false;
+	if (btf_is_array(t) || size > 8 || !(btf_is_int(t) || btf_is_any_enum(t) || btf_is_ptr(t) || btf_is_float(t)))
+		fprintf(out, how == DEC ? "(%%kiln-vec b (+ o %u) %lld 1 (lambda (b o) (aref b o)))" :
+					  "(%%kiln-put-vec b (+ o %u) %lld 1 (lambda (b o x) (setf (aref b o) x)) x)",
+			off, (long long)size);
+	else if (how == DEC)
+		fprintf(out, "(%%kiln-int b (+ o %u) %lld %s)", off, (long long)size, sign ? "t" : "nil");
+	else
+		fprintf(out, "(%%kiln-put b (+ o %u) %lld x)", off, (long long)size);
+	return true;
+}
+
+/* A member's read or write: a bitfield's bits, else its type's */
+static bool member_expr(struct lw *w, const struct btf_type *t, uint16_t i, int how)
+{
+	const struct btf_member *m = btf_members(t) + i;
+	uint32_t bits = btf_member_bitfield_size(t, i), at = btf_member_bit_offset(t, i);
+	if (!bits)
+		return value_expr(w, m->type, at / 8, how, 0);
+	uint32_t id = m->type;
+	const struct btf_type *mt = skip_mods(w->in->btf, &id);
+	bool sign = mt && (btf_is_int(mt) ? !!(btf_int_encoding(mt) & BTF_INT_SIGNED) : btf_is_any_enum(mt) && btf_kflag(mt));
+	if (how == DEC)
+		fprintf(w->out, "(%%kiln-bits b (+ o %u) %u %u %s)", at / 8, at % 8, bits, sign ? "t" : "nil");
+	else
+		fprintf(w->out, "(%%kiln-put-bits b (+ o %u) %u %u x)", at / 8, at % 8, bits);
+	return true;
+}
+
+/* One struct or union: its size, make-, accessors, decode- and encode-. */
+static int emit_type(struct lw *w, uint32_t id)
+{
+	FILE *out = w->out;
+	const struct btf *btf = w->in->btf;
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const char *name = w->names[id];
+	uint16_t vlen = btf_vlen(t);
+	const char **raw = calloc(vlen ? vlen : 1, sizeof(*raw));
+	char **f = calloc(vlen ? vlen : 1, sizeof(*f)), (*anon)[16] = calloc(vlen ? vlen : 1, sizeof(*anon)), what[160];
+	bool *has = calloc(vlen ? vlen : 1, sizeof(*has));
+	int err = raw && f && anon && has ? 0 : -ENOMEM;
+	for (uint16_t i = 0; i < vlen && !err; i++) {
+		raw[i] = btf__name_by_offset(btf, btf_members(t)[i].name_off);
+		if (!raw[i] || !*raw[i]) {
+			snprintf(anon[i], sizeof(anon[i]), "anon%u", i);
+			raw[i] = anon[i];
+		}
+		queue(w, btf_members(t)[i].type);
+	}
+	snprintf(what, sizeof(what), "member of %s", name);
+	if (!err)
+		err = gen_names_assign(GEN_LISP, GEN_MEMBER, what, raw, NULL, vlen, f);
+	if (err)
+		goto out;
+	bool un = btf_is_union(t);
+	fprintf(out, "\n;; %s %s: %u bytes\n(defparameter +%s-size+ %u)\n(defun make-%s-record (&key", un ? "union" : "struct",
+		name, t->size, name, t->size, name);
+	/* a field has a value unless it is a function; a struct's default is zero, a union's nil */
+	for (uint16_t i = 0; i < vlen; i++) {
+		if (!(has[i] = has_value(btf, btf_members(t)[i].type)))
+			continue;
+		uint32_t mid = btf_members(t)[i].type;
+		const struct btf_type *mt = skip_mods(btf, &mid);
+		bool scalar = btf_member_bitfield_size(t, i) || !(btf_is_array(mt) || btf_is_composite(mt) ||
+								   btf__resolve_size(btf, mid) > 8);
+		if (un)
+			fprintf(out, " %s", f[i]);
+		else if (scalar)
+			fprintf(out, " (%s 0)", f[i]);
+		else {
+			fprintf(out, "\n    (%s (%%kiln-zero %lld (lambda (b o) ", f[i], (long long)btf__resolve_size(btf, mid));
+			value_expr(w, mid, 0, DEC, 0);
+			fputs(")))", out);
+		}
+	}
+	fprintf(out, ")\n  (list '%s-record", name);
+	for (uint16_t i = 0; i < vlen; i++)
+		if (has[i])
+			fprintf(out, " :%s %s", f[i], f[i]);
+	fputs("))\n", out);
+	unsigned at = 2;
+	for (uint16_t i = 0; i < vlen; i++)
+		if (has[i]) {
+			fprintf(out, "(defun %s-record-%s (r) (%%kiln-field r '%s-record %u))\n", name, f[i], name, at);
+			at += 2;
+		}
+	fprintf(out, "(defun decode-%s (b &optional (o 0))\n  (if (consp b) (progn (%%kiln-record b '%s-record) b)\n"
+		     "    (progn (%%kiln-need b o %u 'decode-%s)\n      (list '%s-record",
+		name, name, t->size, name, name);
+	for (uint16_t i = 0; i < vlen; i++)
+		if (has[i]) {
+			fprintf(out, "\n        :%s ", f[i]);
+			member_expr(w, t, i, DEC);
+		}
+	fprintf(out, "))))\n(defun encode-%s (r &optional (b (make-array %u :initial-element 0)) (o 0))\n"
+		     "  (%%kiln-record r '%s-record)\n  (%%kiln-need b o %u 'encode-%s)",
+		name, t->size, name, t->size, name);
+	at = 2;
+	for (uint16_t i = 0; i < vlen; i++)
+		if (has[i]) {
+			fprintf(out, "\n  (let ((x (nth %u r))) (when x ", at);
+			member_expr(w, t, i, ENC);
+			fputs("))", out);
+			at += 2;
+		}
+	fputs("\n  b)\n", out);
+out:
+	if (f)
+		gen_names_free(f, vlen);
+	free(f);
+	free(raw);
+	free(anon);
+	free(has);
+	return err;
+}
+
+/* type id as kiln spells it in a defmap (u32, (array u8 16), a struct's name), for the list
+ * of maps; nil where it has none */
+static void kiln_type(struct lw *w, uint32_t id, int depth)
+{
+	const struct btf *btf = w->in->btf;
+	const struct btf_type *t = id ? skip_mods(btf, &id) : NULL;
+	if (!t || !has_value(btf, id) || depth > 8) {
+		fputs("nil", w->out);
+	} else if (btf_is_array(t)) {
+		fputs("(array ", w->out);
+		kiln_type(w, btf_array(t)->type, depth + 1);
+		fprintf(w->out, " %u)", btf_array(t)->nelems);
+	} else if (btf_is_composite(t)) {
+		fputs(w->names[id], w->out);
+	} else if (btf_is_float(t)) {
+		fprintf(w->out, "f%u", 8 * t->size);
+	} else if (btf_is_int(t) || btf_is_any_enum(t) || btf_is_ptr(t)) {
+		bool sign = btf_is_int(t) ? (btf_int_encoding(t) & BTF_INT_SIGNED) &&
+					     strcmp(btf__name_by_offset(btf, t->name_off), "char")
+			  : btf_is_any_enum(t) && btf_kflag(t);
+		fprintf(w->out, "%c%u", sign ? 'i' : 'u', 8 * (btf_is_ptr(t) ? 8 : t->size));
+	} else {
+		fputs("nil", w->out);
+	}
+}
+
+/* *UNIT-maps*: each map's name, key and value type; *UNIT-events*: each ring or perf
+ * buffer's record type */
+static void emit_maps(struct lw *w, const char *unit)
+{
+	struct bpf_map *m;
+	struct bpf_object *o = kiln_object_libbpf(w->in->obj);
+	fprintf(w->out, "\n;; each map's key and value type (nil: no BTF type)\n(defparameter *%s-maps*\n  '(", unit);
+	bpf_object__for_each_map(m, o) {
+		fputs("\n    (", w->out);
+		gen_lisp_string(w->out, bpf_map__name(m));
+		fputs(" :key ", w->out);
+		kiln_type(w, bpf_map__btf_key_type_id(m), 0);
+		fputs(" :value ", w->out);
+		kiln_type(w, gen_value_type(w->in, m), 0);
+		fputs(")", w->out);
+	}
+	fprintf(w->out, "))\n;; the record type of each ring or perf buffer that says it\n(defparameter *%s-events*\n  '(", unit);
+	bpf_object__for_each_map(m, o) {
+		uint32_t ev = gen_event_type(w->in->btf, bpf_map__name(m));
+		if (!ev)
+			continue;
+		fputs("\n    (", w->out);
+		gen_lisp_string(w->out, bpf_map__name(m));
+		fputs(" . ", w->out);
+		kiln_type(w, ev, 0);
+		fputs(")", w->out);
+	}
+	fputs("))\n", w->out);
+}
+
+int gen_lisp(FILE *out, const struct gen_input *in)
+{
+	uint32_t n = btf__type_cnt(in->btf);
+	struct gen_roots r = { 0 };
+	struct lw w = { out, in, type_names(in->btf), calloc(n, 1), calloc(n, sizeof(uint32_t)), 0 };
+	const char *raw[1] = { in->name };
+	char *unit[1] = { NULL }, path[256];
+	int err = w.names && w.queued && w.todo ? gen_roots(in, false, &r) : -ENOMEM;
+	if (!err)
+		err = gen_names_assign(GEN_LISP, GEN_UNIT, "unit name", raw, NULL, 1, unit);
+	if (!err) {
+		gen_comment_text(path, sizeof(path), in->path);
+		fprintf(out, ";;; %s types, generated by `kiln gen lisp` from the BTF of %s.\n", in->name, path);
+		gen_list_maps(out, in, ";;;");
+		fputs(";;; A record is a list (NAME-record :FIELD VALUE ...): make-NAME-record, NAME-record-FIELD,\n"
+		      ";;; decode-NAME (bytes [offset]) and encode-NAME (record [bytes offset]).\n\n", out);
+		fputs(helpers, out);
+		for (size_t i = 0; i < r.n; i++)
+			queue(&w, r.ids[i]);
+		/* the list grows as the types' members are queued: each type once */
+		for (size_t i = 0; i < w.ntodo && !err; i++)
+			err = emit_type(&w, w.todo[i]);
+		if (!err)
+			emit_maps(&w, unit[0]);
+	}
+	gen_names_free(unit, 1);
+	if (w.names)
+		gen_names_free(w.names, n);
+	free(w.names);
+	free(w.queued);
+	free(w.todo);
+	free(r.ids);
+	return err;
+}
