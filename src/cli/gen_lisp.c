@@ -48,7 +48,16 @@ static const char helpers[] =
 	"    (error \"~a needs ~a bytes: ~s\" who size b)))\n"
 	"(defun %kiln-record (r tag)\n"
 	"  (unless (and (consp r) (eq (car r) tag)) (error \"~s is not a ~a\" r tag)))\n"
-	"(defun %kiln-field (r tag i) (%kiln-record r tag) (nth i r))\n";
+	"(defun %kiln-field (r tag i) (%kiln-record r tag) (nth i r))\n"
+	"(defun %kiln-arg (kv key dflt)\n"
+	"  (loop (when (null kv) (return (if (functionp dflt) (funcall dflt) dflt)))\n"
+	"        (when (eq (car kv) key) (return (second kv)))\n"
+	"        (setf kv (nthcdr 2 kv))))\n"
+	"(defun %kiln-keys (kv keys who)\n"
+	"  (loop (when (null kv) (return nil))\n"
+	"        (unless (and (keywordp (car kv)) (consp (cdr kv)) (member (car kv) keys))\n"
+	"          (error \"~a: ~s is not one of ~s with a value\" who (car kv) keys))\n"
+	"        (setf kv (nthcdr 2 kv))))\n";
 
 struct lw {
 	FILE *out;
@@ -206,30 +215,30 @@ static int emit_type(struct lw *w, uint32_t id)
 	if (err)
 		goto out;
 	bool un = btf_is_union(t);
-	fprintf(out, "\n;; %s %s: %u bytes\n(defparameter +%s-size+ %u)\n(defun make-%s-record (&key", un ? "union" : "struct",
-		name, t->size, name, t->size, name);
-	/* a field has a value unless it is a function; a struct's default is zero, a union's nil */
+	fprintf(out, "\n;; %s %s: %u bytes\n(defparameter +%s-size+ %u)\n(defun make-%s-record (&rest kv)\n  (%%kiln-keys kv '(",
+		un ? "union" : "struct", name, t->size, name, t->size, name);
+	for (uint16_t i = 0; i < vlen; i++)
+		if ((has[i] = has_value(btf, btf_members(t)[i].type)))
+			fprintf(out, "%s:%s", i ? " " : "", f[i]);
+	fprintf(out, ") 'make-%s-record)\n  (list '%s-record", name, name);
+	/* each field as given, else a struct's zero (its decoding of zero bytes), a union's nil
+	 * (the fields are keywords only: no name of the object is bound as a variable) */
 	for (uint16_t i = 0; i < vlen; i++) {
-		if (!(has[i] = has_value(btf, btf_members(t)[i].type)))
+		if (!has[i])
 			continue;
 		uint32_t mid = btf_members(t)[i].type;
 		const struct btf_type *mt = skip_mods(btf, &mid);
 		bool scalar = btf_member_bitfield_size(t, i) || !(btf_is_array(mt) || btf_is_composite(mt) ||
 								   btf__resolve_size(btf, mid) > 8);
-		if (un)
-			fprintf(out, " %s", f[i]);
-		else if (scalar)
-			fprintf(out, " (%s 0)", f[i]);
-		else {
-			fprintf(out, "\n    (%s (%%kiln-zero %lld (lambda (b o) ", f[i], (long long)btf__resolve_size(btf, mid));
-			value_expr(w, mid, 0, DEC, 0);
-			fputs(")))", out);
+		fprintf(out, "\n    :%s (%%kiln-arg kv :%s ", f[i], f[i]);
+		if (un || scalar) {
+			fputs(un ? "nil)" : "0)", out);
+			continue;
 		}
+		fprintf(out, "(lambda () (%%kiln-zero %lld (lambda (b o) ", (long long)btf__resolve_size(btf, mid));
+		value_expr(w, mid, 0, DEC, 0);
+		fputs("))))", out);
 	}
-	fprintf(out, ")\n  (list '%s-record", name);
-	for (uint16_t i = 0; i < vlen; i++)
-		if (has[i])
-			fprintf(out, " :%s %s", f[i], f[i]);
 	fputs("))\n", out);
 	unsigned at = 2;
 	for (uint16_t i = 0; i < vlen; i++)

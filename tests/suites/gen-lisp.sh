@@ -15,7 +15,8 @@
 #    which the session decodes; and the entry the program itself made for a process of the
 #    test's (getpid() called 5 times) decodes in the session to what `kiln map get` prints;
 #  - maps: *shapes-maps* and *shapes-events* name the maps' and events' types;
-#  - errors: decode-NAME of too few bytes and encode-NAME of another record fail with a message.
+#  - errors: decode-NAME of too few bytes, encode-NAME of another record and make-NAME-record
+#    of a key that is no field fail with a message; decode-NAME reads from an offset.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}" || exit 1
@@ -113,12 +114,16 @@ cat "$tmp/kiln.lisp" - >"$tmp/misc.lisp" <<'EOF'
 (format t "~a~%" (handler-case (decode-stats (vector 1 2)) (error (e) e)))
 (format t "~a~%" (handler-case (encode-stats (make-inner-record)) (error (e) e)))
 (format t "~a~%" (inner-record-lo (decode-inner (vector 0 0 254 255 1 2 3 4 5) 2)))
+(format t "~a~%" (handler-case (make-pid-key-record :pid 1 :nope 2) (error (e) e)))
+(format t "~s~%" (encode-pid-key (make-pid-key-record :kind 2 :pid 258)))
 EOF
 check maps-and-errors '(("by_pid" :KEY PID-KEY :VALUE STATS) ("hits" :KEY NIL :VALUE NIL) ("total" :KEY U32 :VALUE U64) ("hits_drops" :KEY U32 :VALUE U64))
 (("hits" . HIT))
 DECODE-STATS needs 48 bytes: #(1 2)
 (INNER-RECORD :LO 0 :HI 0 :TAGS #(0 0 0)) is not a STATS-RECORD
--2' "$("$KILN" run "$tmp/misc.lisp" 2>&1)"
+-2
+MAKE-PID-KEY-RECORD: :NOPE is not one of (:PID :KIND) with a value
+#(2 1 0 0 2 0 0 0)' "$("$KILN" run "$tmp/misc.lisp" 2>&1)"
 
 # a session: its own entry, one kiln map writes, and one its program made
 m=gl$$
