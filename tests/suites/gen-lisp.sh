@@ -7,6 +7,7 @@
 #    array, a pointer, a float), every struct's and union's decode-NAME of patterned bytes,
 #    encode-NAME of that, and decode-NAME again give the same values, the encoding again the
 #    same bytes, and the bytes that differ from the pattern are the padding's;
+#  - examples: every example's Lisp loads, and each of its structs round-trips so;
 #  - odd-values: a struct odd filled by a C program (through `kiln gen c`'s header) decodes
 #    to the values it was given, and encodes back to the C program's bytes;
 #  - session: a session compiles shapes (its map by-pid renamed per test run, with room for
@@ -73,6 +74,25 @@ for which in kiln:tests/gen/shapes.lisp clang:$tmp/clang.o odd:$tmp/odd.o; do
 	[ "$name" = odd ] && want=$want_odd
 	check "round-trip-$name" "$want" "$("$KILN" run "$tmp/rt_$name.lisp" 2>&1 | sed 's/^anon-[0-9]*/anon-N/')"
 done
+
+# every example's file loads, and each of its structs round-trips
+bad= n=0
+for f in examples/*.lisp; do
+	e=$(basename "$f" .lisp)
+	if ! "$KILN" gen lisp "$f" -w -o "$tmp/ex_$e.lisp" 2>"$tmp/ex.err"; then
+		bad="$bad $e: $(head -c 200 "$tmp/ex.err")"; continue
+	fi
+	{ cat "$tmp/ex_$e.lisp" "$tmp/rt.lisp"
+	  sed -n 's/^(defparameter +\(.*\)-size+ .*/(%t-rt "\1" (function decode-\1) (function encode-\1) +\1-size+)/p' \
+		"$tmp/ex_$e.lisp"; } >"$tmp/rt_ex.lisp"
+	out=$("$KILN" run "$tmp/rt_ex.lisp" 2>&1)
+	if [ -n "$out" ] && ! grep -qv '^[a-z0-9_-]* T T [0-9]*$' <<<"$out"; then
+		n=$((n + $(wc -l <<<"$out")))
+	elif [ -n "$out" ]; then
+		bad="$bad $e: $(head -c 300 <<<"$out")"
+	fi
+done
+if [ -z "$bad" ]; then pass "examples ($n structs round-trip)"; else fail examples "$bad"; fi
 
 # odd's values, as a C program lays them out
 if "$KILN" gen c "$tmp/odd.o" -o "$tmp/odd_types.h" && cat >"$tmp/oddv.c" <<'EOF' &&
