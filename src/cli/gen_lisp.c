@@ -45,7 +45,7 @@ static const char helpers[] =
 	"(defun %kiln-zero (size f) (funcall f (make-array size :initial-element 0) 0))\n"
 	"(defun %kiln-need (b o size who)\n"
 	"  (unless (and (vectorp b) (<= (+ o size) (length b)))\n"
-	"    (error \"~a needs ~a bytes: ~s\" who size b)))\n"
+	"    (error \"~a needs ~a bytes from offset ~a, not ~s\" who size o (if (vectorp b) (length b) b))))\n"
 	"(defun %kiln-record (r tag)\n"
 	"  (unless (and (consp r) (eq (car r) tag)) (error \"~s is not a ~a\" r tag)))\n"
 	"(defun %kiln-field (r tag i) (%kiln-record r tag) (nth i r))\n"

@@ -139,7 +139,7 @@ cat "$tmp/kiln.lisp" - >"$tmp/misc.lisp" <<'EOF'
 EOF
 check maps-and-errors '(("by_pid" :KEY PID-KEY :VALUE STATS) ("hits" :KEY NIL :VALUE NIL) ("total" :KEY U32 :VALUE U64) ("hits_drops" :KEY U32 :VALUE U64))
 (("hits" . HIT))
-DECODE-STATS needs 48 bytes: #(1 2)
+DECODE-STATS needs 48 bytes from offset 0, not 2
 (INNER-RECORD :LO 0 :HI 0 :TAGS #(0 0 0)) is not a STATS-RECORD
 -2
 MAKE-PID-KEY-RECORD: :NOPE is not one of (:PID :KIND) with a value
