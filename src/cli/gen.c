@@ -1,8 +1,9 @@
-/* gen.c — `kiln gen c|python|go|rust|skeleton FILE`: the types a user-space program needs to
+/* gen.c — `kiln gen c|python|go|rust|lisp|skeleton FILE`: the types a user-space program needs to
  * read an object's maps and events, from the object's BTF, so a clang-built object works as
  * well as a kiln source. C goes through libbpf's btf_dump; Python, Go and Rust share one walk
  * over the BTF (structs in dependency order, every member at its BTF offset with explicit
- * padding between) and differ only in a table of type names and spellings. */
+ * padding between) and differ only in a table of type names and spellings; Lisp for kiln's
+ * host is gen_lisp.c's. */
 #include "cli.h"
 #include "gen_c.h"
 #include "gen_lisp.h"
