@@ -189,6 +189,109 @@ static bool member_expr(struct lw *w, const struct btf_type *t, uint16_t i, int 
 	return true;
 }
 
+/* ---- an anonymous member's fields, read as the struct's own (C's o.x for o's struct { x }) ---- */
+
+struct cand {
+	char *name;
+	uint16_t member;                  /* the anonymous member's index, or own: a field's */
+	bool own;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (int)y->own - (int)x->own;
+}
+
+/* The names of the fields of member m's type (a composite), as its own emit_type gives them,
+ * into names (n of them); 0 or -ENOMEM. */
+static int field_names(struct lw *w, uint32_t tid, char ***names, uint16_t *n)
+{
+	const struct btf_type *t = btf__type_by_id(w->in->btf, tid);
+	uint16_t vlen = btf_vlen(t);
+	const char **raw = calloc(vlen ? vlen : 1, sizeof(*raw));
+	char (*anon)[16] = calloc(vlen ? vlen : 1, sizeof(*anon));
+	*names = calloc(vlen ? vlen : 1, sizeof(**names));
+	*n = vlen;
+	int err = raw && anon && *names ? 0 : -ENOMEM;
+	for (uint16_t i = 0; i < vlen && !err; i++) {
+		raw[i] = btf__name_by_offset(w->in->btf, btf_members(t)[i].name_off);
+		if (!raw[i] || !*raw[i]) {
+			snprintf(anon[i], sizeof(anon[i]), "anon%u", i);
+			raw[i] = anon[i];
+		}
+	}
+	if (!err)
+		err = gen_names_assign(GEN_LISP, GEN_MEMBER, NULL, raw, NULL, vlen, *names);
+	free(raw);
+	free(anon);
+	return err;
+}
+
+/* NAME-record-FIELD for each field of each anonymous struct or union member of type id whose
+ * name no field of id's and no other such field has: a sort of all the names, O(n log n). */
+static int emit_promoted(struct lw *w, uint32_t id, char **f, const bool *has)
+{
+	const struct btf *btf = w->in->btf;
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	uint16_t vlen = btf_vlen(t);
+	size_t n = 0, cap = vlen;
+	struct cand *c = malloc((cap ? cap : 1) * sizeof(*c));
+	char ***sub = calloc(vlen ? vlen : 1, sizeof(*sub));
+	uint16_t *nsub = calloc(vlen ? vlen : 1, sizeof(*nsub));
+	int err = c && sub && nsub ? 0 : -ENOMEM;
+	for (uint16_t i = 0; i < vlen && !err; i++) {
+		uint32_t mid = btf_members(t)[i].type;
+		const struct btf_type *mt = skip_mods(btf, &mid);
+		if (has[i])
+			c[n++] = (struct cand){ f[i], i, true };
+		if (!has[i] || *btf__name_by_offset(btf, btf_members(t)[i].name_off) || !btf_is_composite(mt) ||
+		    (err = field_names(w, mid, &sub[i], &nsub[i])))
+			continue;
+		struct cand *g = realloc(c, (cap += nsub[i]) * sizeof(*c));
+		if (!g) {
+			err = -ENOMEM;
+			break;
+		}
+		c = g;
+		for (uint16_t j = 0; j < nsub[i]; j++)
+			if (has_value(btf, btf_members(mt)[j].type))
+				c[n++] = (struct cand){ sub[i][j], i, false };
+	}
+	if (!err)
+		qsort(c, n, sizeof(*c), cand_cmp);
+	/* a member one of whose fields clashes keeps them all under its own name, as Python's
+	 * _anonymous_ would */
+	bool *bad = err ? NULL : calloc(vlen ? vlen : 1, sizeof(*bad));
+	if (!err && !bad)
+		err = -ENOMEM;
+	for (size_t k = 0; k < n && !err; k++)
+		if (!c[k].own && ((k && !strcmp(c[k - 1].name, c[k].name)) || (k + 1 < n && !strcmp(c[k + 1].name, c[k].name))))
+			bad[c[k].member] = true;
+	for (uint16_t i = 0; i < vlen && !err; i++)
+		if (bad[i])
+			fprintf(stderr, "kiln gen: warning: the fields of %s.%s would hide others: they stay under %s\n",
+				w->names[id], f[i], f[i]);
+	for (size_t k = 0; k < n && !err; k++) {
+		uint32_t mid = btf_members(t)[c[k].member].type;
+		skip_mods(btf, &mid);
+		if (!c[k].own && !bad[c[k].member])
+			fprintf(w->out, "(defun %s-record-%s (r) (%s-record-%s (%s-record-%s r)))\n", w->names[id],
+				c[k].name, w->names[mid], c[k].name, w->names[id], f[c[k].member]);
+	}
+	free(bad);
+	for (uint16_t i = 0; sub && i < vlen; i++)
+		if (sub[i]) {
+			gen_names_free(sub[i], nsub[i]);
+			free(sub[i]);
+		}
+	free(sub);
+	free(nsub);
+	free(c);
+	return err;
+}
+
 /* One struct or union: its size, make-, accessors, decode- and encode-. */
 static int emit_type(struct lw *w, uint32_t id)
 {
@@ -246,6 +349,8 @@ static int emit_type(struct lw *w, uint32_t id)
 			fprintf(out, "(defun %s-record-%s (r) (%%kiln-field r '%s-record %u))\n", name, f[i], name, at);
 			at += 2;
 		}
+	if (!err)
+		err = emit_promoted(w, id, f, has);
 	fprintf(out, "(defun decode-%s (b &optional (o 0))\n  (if (consp b) (progn (%%kiln-record b '%s-record) b)\n"
 		     "    (progn (%%kiln-need b o %u 'decode-%s)\n      (list '%s-record",
 		name, name, t->size, name, name);

@@ -21,6 +21,7 @@
 #  - rust: rustc builds and runs offset_of/size_of checks of the renamed fields and types;
 #  - go: go vet and a test of unsafe.Offsetof; --name func gives package func_ (SKIP without go);
 #  - lisp: a session loads it; the renamed fields read their bytes; each map's name is exact;
+#    promo's clashing anonymous member keeps its fields, the other's read as promo's own;
 #  - kernel-types: maps of vmlinux's task_struct and sk_buff (tests/gen/ktypes.c), whose
 #    names (bool, sigset_t, __call_single_node...) every language must take;
 #  - payload-*: each language's payloads alone in an object (the rest plain names), whose
@@ -252,6 +253,9 @@ else
   (format t "~a ~a ~a~%" (coll-record-a-b_ c) (coll-record-a-b c) (length c))
   (format t "~a ~a ~a~%" +a-b_-size+ +a-b-size+ +class-size+)
   (dolist (m *hostile-maps*) (format t "~a~%" (car m))))
+(let ((p (decode-promo (vector 1 0 0 0 2 0 0 0 3 0 0 0 4 0 0 0))))
+  (format t "~a ~a ~a ~a~%" (promo-record-x p) (third (promo-record-anon1 p)) (promo-record-z p)
+          (handler-case (promo-record-y p) (error () "no promo-record-y"))))
 EOF
 	check lisp '11 22 33
 8 16 4
@@ -259,7 +263,8 @@ m1"))) {} system("touch pwned-map"); if (!(1 || ("
 x": None, **(__import__("os").system("touch pwned-pymap") or {}), "y
 a$b
 a_b
-plain' "$(cd "$run" && "$KILN" run "$tmp/lisp_check.lisp" 2>&1)"
+plain
+1 2 4 no promo-record-y' "$(cd "$run" && "$KILN" run "$tmp/lisp_check.lisp" 2>&1)"
 fi
 
 # each language's payloads alone (tests/gen/hostile.py --payloads), so that nothing but the

@@ -9,7 +9,8 @@
 #    same bytes, and the bytes that differ from the pattern are the padding's;
 #  - examples: every example's Lisp loads, and each of its structs round-trips so;
 #  - odd-values: a struct odd filled by a C program (through `kiln gen c`'s header) decodes
-#    to the values it was given, and encodes back to the C program's bytes;
+#    to the values it was given, and encodes back to the C program's bytes; its anonymous
+#    members' fields read as its own (odd-record-x);
 #  - session: a session compiles shapes (its map by-pid renamed per test run, with room for
 #    every process), attaches it, and writes an entry made by make-stats-record and
 #    encode-stats; `kiln map get` reads it as those values; `kiln map set` writes another,
@@ -120,10 +121,12 @@ EOF
    out=$(gcc -std=gnu11 -Wall -Werror -I"$tmp" -o "$tmp/oddv" "$tmp/oddv.c" 2>&1) && "$tmp/oddv" >"$tmp/oddb.lisp"; then
 	cat "$tmp/odd.lisp" "$tmp/oddb.lisp" - >"$tmp/oddv.lisp" <<'EOF'
 (let ((d (decode-odd *odd-bytes*)))
-  (format t "~s~%~a~%" d (equal (map 'list #'identity (encode-odd d)) (map 'list #'identity *odd-bytes*))))
+  (format t "~s~%~a~%" d (equal (map 'list #'identity (encode-odd d)) (map 'list #'identity *odd-bytes*)))
+  (format t "~a ~a ~a ~a~%" (odd-record-x d) (odd-record-y d) (odd-record-word d) (odd-record-halves d)))
 EOF
 	check odd-values "(ODD-RECORD :FLAGS 5 :KIND 17 :REST 11259375 :COLOR 300 :N (NUMBER-RECORD :U 1234605616436508552 :I 1432778632 :BYTES #(136 119 102 85 68 51 34 17)) :ANON5 (ANON-N-RECORD :X -3 :Y 4) :ANON6 (ANON-N-RECORD :WORD 327686 :HALVES #(6 5)) :PAD-ME 9 :T (TIGHT-RECORD :TAG 1 :WIDE 72623859790382856 :TAIL 48879) :GRID #(#(1 2 3) #(4 5 6)) :PTR 4096 :RATIO 1069547520 :LAST -7)
-T" "$("$KILN" run "$tmp/oddv.lisp" 2>&1 | sed 's/ANON-[0-9]*-RECORD/ANON-N-RECORD/g')"
+T
+-3 4 327686 #(6 5)" "$("$KILN" run "$tmp/oddv.lisp" 2>&1 | sed 's/ANON-[0-9]*-RECORD/ANON-N-RECORD/g')"
 else
 	fail odd-values "${out:-kiln gen c failed}"
 fi
