@@ -16,6 +16,9 @@
 #    encode-stats; `kiln map get` reads it as those values; `kiln map set` writes another,
 #    which the session decodes; and the entry the program itself made for a process of the
 #    test's (getpid() called 5 times) decodes in the session to what `kiln map get` prints;
+#  - clang-session: a session opens the clang object odd (with-bpf-object) and writes an entry
+#    that `kiln map get` reads as the session's decoding; `kiln map set` writes another, which the
+#    session decodes as `kiln map get` reads it;
 #  - maps: *shapes-maps* and *shapes-events* name the maps' and events' types;
 #  - errors: decode-NAME of too few bytes, encode-NAME of another record and make-NAME-record
 #    of a key that is no field fail with a message; decode-NAME reads from an offset.
@@ -129,6 +132,75 @@ T
 -3 4 327686 #(6 5)" "$("$KILN" run "$tmp/oddv.lisp" 2>&1 | sed 's/ANON-[0-9]*-RECORD/ANON-N-RECORD/g')"
 else
 	fail odd-values "${out:-kiln gen c failed}"
+fi
+
+# a session on the clang object (its map renamed per test run): an entry it encodes reads in
+# kiln map as its values; an entry kiln map writes decodes in the session as kiln map reads it
+# (kiln map shows no anonymous member: they are left out of the session's record to compare)
+m=od$$
+if ! out=$("$CLANG" -O2 -g -target bpf "-I/usr/include/$MULTIARCH" "-Dodds=$m" -c tests/gen/odd.c -o "$tmp/oddr.o" 2>&1) ||
+   ! out=$("$KILN" gen lisp "$tmp/oddr.o" -o "$tmp/oddr.lisp" 2>&1) || [ ! -s "$tmp/oddb.lisp" ]; then
+	fail clang-session "${out:-no bytes from odd-values}"
+else
+	cat "$tmp/oddr.lisp" "$tmp/oddb.lisp" - >"$tmp/oddr_s.lisp" <<EOF
+(with-bpf-object (o "$tmp/oddr.o")
+  (let* ((m (bpf-object-map o "$m"))
+         (k (encode-int-key 0 4))
+         (mine (encode-odd (decode-odd *odd-bytes*)))
+         (got nil))
+    (map-update m k mine)
+    (format t "~s~%ready~%" (decode-odd mine))
+    (finish-output)
+    ;; kiln map's entry, or 30 seconds
+    (dotimes (i 30)
+      (unless got
+        (let ((v (map-lookup m k)))
+          (if (equal (map 'list #'identity v) (map 'list #'identity mine)) (sleep 1) (setf got v)))))
+    (format t "~s~%" (and got (decode-odd got)))))
+EOF
+	"$KILN" run "$tmp/oddr_s.lisp" >"$tmp/oddr.out" 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do
+		grep -q ready "$tmp/oddr.out" && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	j1=$("$KILN" map get "name:$m" 0 --json 2>&1)
+	"$KILN" map set "name:$m" 0 '{"flags": 2, "kind": 3, "rest": 4, "color": 7, "n": {"i": -9}, "pad_me": 1, "t": {"tag": 2, "wide": 3, "tail": 4}, "ptr": "0x20", "last": 99}' >"$tmp/set.out" 2>&1
+	j2=$("$KILN" map get "name:$m" 0 --json 2>&1)
+	for _ in $(seq 400); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$spid" 2>/dev/null
+	rc=$?
+	spid=
+	conv='
+import json, re, sys
+names = {"n": "NUMBER", "t": "TIGHT"}
+def lisp(v, rec):
+    if isinstance(v, dict):
+        return "(%s-RECORD %s)" % (rec, " ".join(":%s %s" % (k.upper().replace("_", "-"), lisp(x, names.get(k)))
+                                                   for k, x in v.items()))
+    if isinstance(v, list):
+        return "#(%s)" % " ".join(lisp(x, rec) for x in v)
+    if isinstance(v, str) and v.startswith("0x"):
+        return str(int(v, 16))
+    return str(v)
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("{"):
+        print(lisp(json.loads(line)["value"], "ODD"))
+    elif line.startswith("(ODD"):   # the anonymous members out
+        print(re.sub(r" :ANON[0-9]+ \(ANON-[0-9]+-RECORD( [^ ()]+| #\([^)]*\))*\)", "", line))
+'
+	want=$(printf '%s\n%s\n' "$j1" "$j2" | python3 -c "$conv" 2>&1)
+	got=$(grep -v ready "$tmp/oddr.out" | python3 -c "$conv" 2>&1)
+	if [ $rc -eq 0 ] && [[ "$got" == *$'\n(ODD-RECORD :FLAGS 2 '* ]]; then
+		check clang-session "$want" "$got"
+	else
+		fail clang-session "status $rc, set: $(cat "$tmp/set.out"), $(head -c 600 "$tmp/oddr.out")"
+	fi
 fi
 
 # the maps' and events' types, and the errors
