@@ -80,7 +80,8 @@ for which in kiln:tests/gen/shapes.lisp clang:$tmp/clang.o odd:$tmp/odd.o; do
 done
 
 # every example's file loads, and each of its structs round-trips
-bad= n=0
+bad=''
+n=0
 for f in examples/*.lisp; do
 	e=$(basename "$f" .lisp)
 	if ! "$KILN" gen lisp "$f" -w -o "$tmp/ex_$e.lisp" 2>"$tmp/ex.err"; then
