@@ -1,10 +1,12 @@
-/* gen.c — `kiln gen c|python|go|rust|skeleton FILE`: the types a user-space program needs to
+/* gen.c — `kiln gen c|python|go|rust|lisp|skeleton FILE`: the types a user-space program needs to
  * read an object's maps and events, from the object's BTF, so a clang-built object works as
  * well as a kiln source. C goes through libbpf's btf_dump; Python, Go and Rust share one walk
  * over the BTF (structs in dependency order, every member at its BTF offset with explicit
- * padding between) and differ only in a table of type names and spellings. */
+ * padding between) and differ only in a table of type names and spellings; Lisp for kiln's
+ * host is gen_lisp.c's. */
 #include "cli.h"
 #include "gen_c.h"
+#include "gen_lisp.h"
 #include "gen_cbtf.h"
 #include "gen_skel.h"
 #include "gen_names.h"
@@ -19,7 +21,7 @@
 #include <string.h>
 
 static const char gen_help[] =
-	"usage: kiln gen c|python|go|rust|skeleton FILE [-o OUT] [--name NAME] [-w] [--btf FILE]\n"
+	"usage: kiln gen c|python|go|rust|lisp|skeleton FILE [-o OUT] [--name NAME] [-w] [--btf FILE]\n"
 	"\n"
 	"Write the types a user-space program needs to use FILE's maps and events: the key and\n"
 	"value types of every map, the event struct of every ring or perf buffer (the BTF decl\n"
@@ -36,6 +38,12 @@ static const char gen_help[] =
 	"            packed layout, and a union its bytes (Raw)\n"
 	"  rust      #[repr(C)] structs (#[repr(C, packed)] where the BTF layout is packed)\n"
 	"            with explicit padding, deriving Clone and Copy\n"
+	"  lisp      for kiln's host (a session file, kiln run, the REPL), as Whistler's\n"
+	"            defstruct gives a session: a record of each struct and union as a list\n"
+	"            (NAME-record :FIELD VALUE ...), make-NAME-record (&key FIELD...),\n"
+	"            NAME-record-FIELD, decode-NAME (BYTES [OFFSET]) to a record,\n"
+	"            encode-NAME (RECORD [BYTES OFFSET]) to bytes, +NAME-size+, and\n"
+	"            *NAME-maps* and *NAME-events*; Lisp names are in lower case with - for _\n"
 	"  skeleton  a C header in the manner of `bpftool gen skeleton`: the object embedded as\n"
 	"            bytes, a struct NAME with the object's maps, programs and links by name,\n"
 	"            NAME__open, __load, __open_and_load, __attach (the programs whose section\n"
@@ -592,9 +600,9 @@ int cmd_gen(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(langs) / sizeof(langs[0]); i++)
 		if (!strcmp(langs[i].name, pos[0]))
 			l = &langs[i];
-	bool c = !strcmp(pos[0], "c"), skel = !strcmp(pos[0], "skeleton");
-	if (!l && !c && !skel) {
-		fprintf(stderr, "kiln gen: no generator '%s' (c, python, go, rust, skeleton)\n", pos[0]);
+	bool c = !strcmp(pos[0], "c"), skel = !strcmp(pos[0], "skeleton"), lisp = !strcmp(pos[0], "lisp");
+	if (!l && !c && !skel && !lisp) {
+		fprintf(stderr, "kiln gen: no generator '%s' (c, python, go, rust, lisp, skeleton)\n", pos[0]);
 		return 2;
 	}
 	struct gen_input in;
@@ -612,7 +620,8 @@ int cmd_gen(int argc, char **argv)
 	FILE *out = outp ? fopen(outp, "w") : stdout;
 	int err = out ? 0 : -errno;
 	if (out)
-		err = c ? gen_c_header(out, &in) : skel ? gen_skeleton(out, &in) : emit_walk(out, &in, l);
+		err = c ? gen_c_header(out, &in) : skel ? gen_skeleton(out, &in) : lisp ? gen_lisp(out, &in)
+									 : emit_walk(out, &in, l);
 	if (err)
 		fprintf(stderr, "kiln gen: %s: %s\n", outp ? outp : pos[1], strerror(-err));
 	if (out && out != stdout && fclose(out) && !err)

@@ -78,6 +78,10 @@ static const char *const go_types[] = {   /* the predeclared identifiers */
 	"copy", "delete", "imag", "len", "make", "max", "min", "new", "panic", "print", "println", "real",
 	"recover", NULL,
 };
+/* Lisp: a type T gives decode-T and encode-T, which must not take the host's own
+ * (decode-int-value, encode-int-key) */
+static const char *const lisp_types[] = { "int-key", "int-value", NULL };
+
 static const char *const go_unit[] = { "main", NULL };   /* a package main wants a func main */
 
 static bool all_of(const char *s, const char *set)
@@ -117,6 +121,7 @@ struct lang_words {
 	bool one_underscore[3];           /* no name begins with __, by space: Python mangles
 					   * such a name in a class body (a type's _fields_) */
 	const char *companion;            /* GEN_TYPE: each name N also takes N + this (Go's NSize) */
+	bool lisp;                        /* lower case, - for each _ but leading ones */
 };
 
 static const struct lang_words words[GEN_NLANGS] = {
@@ -126,6 +131,7 @@ static const struct lang_words words[GEN_NLANGS] = {
 	[GEN_RUST] = { .all = rust_all, .space = { rust_types, NULL, rust_types }, .pattern = is_pad },
 	[GEN_GO] = { .all = go_all, .space = { go_types, NULL, go_unit }, .camel = { true, true, false },
 		     .companion = "Size" },
+	[GEN_LISP] = { .space = { lisp_types, NULL, NULL }, .lisp = true },
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -251,6 +257,16 @@ static void camel(const char *raw, char *dst, size_t n)
 	dst[j] = 0;
 }
 
+/* raw as a Lisp name: "Conn_Event" -> "conn-event"; leading _ stay (a name like -1 would
+ * read as a number) */
+static void lisp_case(const char *raw, char *dst, size_t n)
+{
+	size_t j = 0, lead = strspn(raw, "_");
+	for (const char *p = raw; *p && j + 1 < n; p++)
+		dst[j++] = (char)(*p == '_' ? (p - raw < (ptrdiff_t)lead ? '_' : '-') : tolower((unsigned char)*p));
+	dst[j] = 0;
+}
+
 struct scope {
 	enum gen_target lang;
 	enum gen_space space;
@@ -296,7 +312,9 @@ static void spell(const struct scope *s, const char *raw, char *dst, size_t n, b
 		memmove(id, id + skip, strlen(id + skip) + 1);
 		*clean = false;
 	}
-	if (words[s->lang].camel[s->space])
+	if (words[s->lang].lisp)
+		lisp_case(id, dst, n);
+	else if (words[s->lang].camel[s->space])
 		camel(id, dst, n);
 	else
 		snprintf(dst, n, "%s", id);
@@ -444,6 +462,17 @@ void gen_py_string(FILE *out, const char *raw)
 		else
 			fprintf(out, "\\U%08lx", cp);
 		s += len;
+	}
+	fputc('"', out);
+}
+
+void gen_lisp_string(FILE *out, const char *raw)
+{
+	fputc('"', out);
+	for (; *raw; raw++) {
+		if (*raw == '"' || *raw == '\\')
+			fputc('\\', out);
+		fputc(*raw, out);
 	}
 	fputc('"', out);
 }

@@ -9,11 +9,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum gen_target { GEN_C, GEN_PY, GEN_RUST, GEN_GO, GEN_NLANGS };
+enum gen_target { GEN_C, GEN_PY, GEN_RUST, GEN_GO, GEN_LISP, GEN_NLANGS };
 
 /* Where a name is declared, which decides the words it must not be: a type (or C's
  * typedefs and enumerators), a member of a struct, or the unit (the skeleton's or Go
- * package's name). Go's types and members are written exported (CamelCase). */
+ * package's name). Go's types and members are written exported (CamelCase); Lisp's in
+ * lower case with each _ after the first character a - (the reader folds case). */
 enum gen_space { GEN_TYPE, GEN_MEMBER, GEN_UNIT };
 
 /* The identifier for each raw[i] (NULL: none wanted, names[i] stays NULL) into names[i]
@@ -42,5 +43,7 @@ void gen_c_string(FILE *out, const char *raw);
 /* raw as a Python str literal: valid UTF-8 as its code points, any other byte b as the
  * lone surrogate U+DC00+b (what os.fsdecode() gives for it) */
 void gen_py_string(FILE *out, const char *raw);
+/* raw as a Lisp string literal: \" and \\ escaped, every other byte as itself */
+void gen_lisp_string(FILE *out, const char *raw);
 
 #endif

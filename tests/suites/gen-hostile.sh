@@ -20,6 +20,8 @@
 #    under its exact name; the clashing anonymous member is not promoted (_anonymous_);
 #  - rust: rustc builds and runs offset_of/size_of checks of the renamed fields and types;
 #  - go: go vet and a test of unsafe.Offsetof; --name func gives package func_ (SKIP without go);
+#  - lisp: a session loads it; the renamed fields read their bytes; each map's name is exact;
+#    promo's clashing anonymous member keeps its fields, the other's read as promo's own;
 #  - kernel-types: maps of vmlinux's task_struct and sk_buff (tests/gen/ktypes.c), whose
 #    names (bool, sigset_t, __call_single_node...) every language must take;
 #  - payload-*: each language's payloads alone in an object (the rest plain names), whose
@@ -56,7 +58,7 @@ if ! out=$("$CLANG" -O2 -g -target bpf "-I/usr/include/$MULTIARCH" -c tests/gen/
 fi
 # the names with control bytes and bytes that are not UTF-8: the object is refused before any
 # generator reads it, by a message that names the first such name escaped, and nothing is written
-for lang in c skeleton python rust go; do
+for lang in c skeleton python rust go lisp; do
 	(cd "$run" && "$KILN" gen "$lang" "$dir/raw.o" -o "$tmp/raw.$lang" 2>"$tmp/raw.err"); rc=$?
 	if [ $rc -ne 0 ] && [ ! -e "$tmp/raw.$lang" ] && grep -q 'holds a control byte or invalid UTF-8' "$tmp/raw.err" &&
 	   ! LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]' "$tmp/raw.err"; then
@@ -240,6 +242,31 @@ GO
 	fi
 fi
 
+# Lisp: the file loads in a session; the renamed fields read their own bytes; each map's
+# name comes back exact from its string (quotes, parentheses and backslashes escaped)
+if ! gen lisp "$tmp/hostile.lisp"; then
+	fail lisp "$(cat "$tmp/lisp.err")"
+else
+	cat "$tmp/hostile.lisp" - >"$tmp/lisp_check.lisp" <<'EOF'
+(let* ((b (make-array 72 :initial-element 0))
+       (c (progn (setf (aref b 0) 11 (aref b 4) 22) (decode-coll b))))
+  (format t "~a ~a ~a~%" (coll-record-a-b_ c) (coll-record-a-b c) (length c))
+  (format t "~a ~a ~a~%" +a-b_-size+ +a-b-size+ +class-size+)
+  (dolist (m *hostile-maps*) (format t "~a~%" (car m))))
+(let ((p (decode-promo (vector 1 0 0 0 2 0 0 0 3 0 0 0 4 0 0 0))))
+  (format t "~a ~a ~a ~a~%" (promo-record-x p) (third (promo-record-anon1 p)) (promo-record-z p)
+          (handler-case (promo-record-y p) (error () "no promo-record-y"))))
+EOF
+	check lisp '11 22 33
+8 16 4
+m1"))) {} system("touch pwned-map"); if (!(1 || ("
+x": None, **(__import__("os").system("touch pwned-pymap") or {}), "y
+a$b
+a_b
+plain
+1 2 4 no promo-record-y' "$(cd "$run" && "$KILN" run "$tmp/lisp_check.lisp" 2>&1)"
+fi
+
 # each language's payloads alone (tests/gen/hostile.py --payloads), so that nothing but the
 # escaping stands between them and a compiler that takes the file and a program that runs it
 declare -A GEN=([c]=c [skel]=skeleton [py]=python [rs]=rust)
@@ -303,6 +330,9 @@ print(t["task_struct"], t["sk_buff"])')
 		"$KILN" gen rust "$k" -o "$tmp/kt_rs.rs" 2>/dev/null &&
 			rustc --edition 2021 --crate-type lib -o "$tmp/libkt.rlib" "$tmp/kt_rs.rs" 2>>"$tmp/kt.err" || bad="$bad rust"
 	fi
+	"$KILN" gen lisp "$k" -o "$tmp/kt.lisp" 2>/dev/null &&
+		printf '(format t "~a ~a" +task-struct-size+ +sk-buff-size+)\n' | cat "$tmp/kt.lisp" - >"$tmp/kt_run.lisp" &&
+		got=$("$KILN" run "$tmp/kt_run.lisp" 2>>"$tmp/kt.err") && [ "$got" = "$sizes" ] || bad="$bad lisp($got)"
 	if command -v go >/dev/null; then
 		mkdir -p "$tmp/ktgo" && printf 'module ktypes\n' >"$tmp/ktgo/go.mod" &&
 			"$KILN" gen go "$k" -o "$tmp/ktgo/kt.go" 2>/dev/null &&
