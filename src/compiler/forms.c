@@ -792,6 +792,7 @@ static const struct kl_toplevel eval_when_top = { is_toplevel, kl_forms_collect 
 
 int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)
 {
+	c->toplevel = &eval_when_top;
 	for (uint32_t i = 0; i < nforms; i++) {
 		struct kl_node *n = forms[i];
 		const char *h = kl_head(n);
