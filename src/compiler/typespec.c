@@ -102,11 +102,9 @@ static const struct kl_field *event_field(struct kl_comp *c, const struct kl_nod
 	*st = s->type;
 	const struct kl_field *f = (fn->kind == KL_N_SYM || fn->kind == KL_N_KEY)
 					   ? kl_type_field(s->type, fn->str) : NULL;
-	if (!f) {
-		char buf[160];
-		kl_node_str(fn, buf, sizeof(buf));
-		kl_error(c->d, fn->span, "%s has no field '%s'", s->name, buf);
-	}
+	if (!f)
+		kl_error(c->d, fn->span, "%s has no field '%s'", s->name,
+			 fn->kind == KL_N_SYM || fn->kind == KL_N_KEY ? fn->str : "?");
 	return f;
 }
 

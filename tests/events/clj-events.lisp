@@ -31,7 +31,7 @@
       (store-event-field t tally :calls (+ (tally-calls t) 1))
       (store-event-field t tally :last-pid pid)
       (with-event (e ppid-call events)
-        (store-event-field e ppid-call :pid pid)
+        (store-event-field e 'ppid-call :pid pid)          ; quoted too
         (store-event-field e ppid-call :seq (tally-calls t))
         (store-event-imm e ppid-call :layout (layout-code))
         (get-current-comm (+ e (event-field-offset ppid-call :comm)) (event-field-size ppid-call :comm)))))
