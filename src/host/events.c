@@ -85,8 +85,20 @@ void host_define_event(struct lisp *h, const struct kl_node *form)
 	h->cond = cond;
 }
 
+/* Is c a call (make-event-def 'NAME '(SPEC ...)) written in the file being run? The compiler
+ * takes that at the top level, so it is compiled at its place in the file, before the forms
+ * after it that use the event, even from inside an eval-when. */
+static bool literal(struct lisp *h, const struct kl_node *c)
+{
+	for (uint32_t i = 1; i < 3 && c->nitems == 3; i++)
+		if (!kl_head(c->items[i]) || strcmp(kl_head(c->items[i]), "quote") || c->items[i]->nitems != 2)
+			return false;
+	return c->nitems == 3 && c->span.src == &h->src && !H(h)->repl;
+}
+
 /* (make-event-def 'NAME '([:field :type] ...)): the definition, NAME bound to it, and the
- * defevent collected for the next session's compilation */
+ * defevent collected for the session's compilation: the call itself when written so, else
+ * (computed specs) a defevent after the file's forms */
 B(b_make_event_def)
 {
 	(void)n;
@@ -98,10 +110,14 @@ B(b_make_event_def)
 	struct lv *def = definition(h, c, name, a[1]);
 	if (!def)
 		return NULL;
-	bool written = h->print_written;   /* the names as written, as the compiler would keep them */
-	h->print_written = true;
-	host_collect_value(h, lv_cons(h, named(h, LV_SYM, "defevent"), lv_cons(h, named(h, LV_SYM, name), a[1])));
-	h->print_written = written;
+	if (literal(h, c)) {
+		host_collect(h, c);                /* compiled where it is written, before what follows */
+	} else {
+		bool written = h->print_written;   /* the names as written, as the compiler keeps them */
+		h->print_written = true;
+		host_collect_value(h, lv_cons(h, named(h, LV_SYM, "defevent"), lv_cons(h, named(h, LV_SYM, name), a[1])));
+		h->print_written = written;
+	}
 	bind(h, name, def);
 	return def;
 }

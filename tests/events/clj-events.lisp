@@ -16,12 +16,11 @@
   (+ (* 100 (event-field-offset ppid-call :layout))
      (loop for f in (event-fields ppid-call) count (eq (event-field-type ppid-call f) :u16))))
 
-;; (under kiln run, the host runs the eval-when and the event joins the program after the
-;; file's forms: top-level forms here name tally, code and macros name ppid-call)
 (defconstant flags-at (event-field-offset tally :flags))           ; unquoted: 8
 (defconstant calls-bytes (event-field-size 'tally :calls))         ; quoted still: 4
+(defconstant comm-bytes (event-field-size ppid-call :comm))        ; the made event: 16
 
-(defmap events :type :ringbuf :max-entries 4096)
+(defmap events :type :ringbuf :max-entries 4096 :event ppid-call)
 (defmap facts :type :array :key u32 :value u64 :max-entries 8)
 (defmap tallies :type :array :key u32 :value tally :max-entries 1)
 
@@ -34,7 +33,7 @@
         (store-event-field e 'ppid-call :pid pid)          ; quoted too
         (store-event-field e ppid-call :seq (tally-calls t))
         (store-event-imm e ppid-call :layout (layout-code))
-        (get-current-comm (+ e (event-field-offset ppid-call :comm)) (event-field-size ppid-call :comm)))))
+        (get-current-comm (+ e (event-field-offset ppid-call :comm)) comm-bytes))))
   (setf (getmap facts 0) (event-size ppid-call)
         (getmap facts 1) (event-field-offset ppid-call :comm)
         (getmap facts 2) (event-field-size ppid-call :seq)

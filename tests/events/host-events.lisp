@@ -12,3 +12,7 @@
         (mapcar (lambda (f) (event-field-type pkt f)) (event-fields pkt)) (event-field-size pkt :pad))
 (handler-case (event-field-size pkt :nope)
   (error (e) (format t "error: ~a~%" e)))
+;; specs computed on the host: the defevent joins the program after the file's forms
+(let ((specs (mapcar (lambda (f) (list f :u16)) '(:src :dst))))
+  (make-event-def 'computed specs)
+  (format t "computed ~a ~a~%" (event-size computed) (event-field-offset computed :dst)))

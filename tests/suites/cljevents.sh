@@ -3,9 +3,11 @@
 # - tests/events/clj-events.lisp makes its event with make-event-def in eval-when; `kiln run
 #   --json` (its host side running the eval-when) loads it, and a getppid() of ours sends one
 #   event, decoded by its BTF with the layout clj-ebpf gives it; the sizes and offsets the
-#   program stored (event-* unquoted and quoted, in code, macros and defconstants) are checked;
+#   program stored (event-* unquoted and quoted, in code, macros and defconstants, one of the
+#   made event's after the eval-when: compiled in place) are checked;
 # - tests/events/clj-events-macro.lisp makes its event in a macro called at the top level;
-# - tests/events/host-events.lisp: the same functions on the host side of a session file.
+# - tests/events/host-events.lisp: the same functions on the host side of a session file, and
+#   make-event-def of specs computed there.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}"
@@ -51,7 +53,8 @@ fi
 o=$(timeout 20 "$KILN" run tests/events/host-events.lisp --duration 0.1 2>"$out/host.err")
 check host-forms "conn 30 (:TS :PID :SPORT :COMM) :CHAR 12 16
 pkt 10 6 (:U16 :U8 :U8 :U32) 3
-error: pkt has no field :NOPE" "$(head -3 <<<"$o")"
+error: pkt has no field :NOPE
+computed 4 2" "$(head -4 <<<"$o")"
 
 # ---- kiln compile (no host side): the same program compiles and the verifier accepts it -----
 if "$KILN" compile tests/events/clj-events.lisp -o "$out/ce.o" 2>"$out/ce.err" &&
