@@ -48,6 +48,7 @@ struct kl_structdef {
 };
 
 struct kl_closure;
+struct kl_toplevel;
 
 /* A struct accessor NAME-FIELD, found by its full name. */
 struct kl_accessor {
@@ -122,6 +123,7 @@ struct kl_comp {
 	struct kl_names *macro_names;     /* expand.c: the macro table's index by name */
 	struct kl_prelude_state *prelude; /* prelude.c: which prelude forms are collected */
 	const struct kl_lazy *lazy;       /* prelude.c's, once started (NULL: none) */
+	const struct kl_toplevel *toplevel; /* forms.c's collection, for make-event-def in a macro */
 	uint32_t expansions;              /* macro expansions open now (nested) */
 	unsigned gensyms;                 /* expand.c's gensym counter */
 	uint32_t expanded;                /* macro expansions in all (bounded: KL_MAX_EXPANDED) */

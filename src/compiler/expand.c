@@ -6,9 +6,10 @@
  * the macro made taking the call's span. Symbols print as written (L->print_written), so a
  * name a macro makes from the user's ((format nil "~a-count" name)) keeps the user's spelling.
  * The compiler's layer adds what only compile time has: kiln's constants as variables,
- * %integer-type-p, the event and tracepoint introspection; gensym's count is the
- * compilation's. An error inside is reported at the call, naming the macro and the place in
- * its definition (or in the code it was given) where evaluation stopped. */
+ * %integer-type-p, clj-ebpf's make-event-def and event introspection (an event's name its
+ * own value), the tracepoint introspection; gensym's count is the compilation's. An error
+ * inside is reported at the call, naming the macro and the place in its definition (or in the
+ * code it was given) where evaluation stopped. */
 #include "expand.h"
 #include "names.h"
 #include "compile.h"
@@ -30,7 +31,8 @@ struct macro {
 };
 
 /* One expansion (or one top-level eval-when): the core's state (first), the compilation and
- * the call; an eval-when's way back to collection, and the first collection error inside it. */
+ * the call; the way back to collection (an eval-when's forms, make-event-def's defevent), and
+ * the first collection error inside it. */
 struct mx {
 	struct lisp L;
 	struct kl_comp *c;
@@ -134,7 +136,8 @@ B(b_tracepoint_fields)
 
 /* clj-ebpf's event introspection (seed 002), for macros: (event-fields EV) the field names as
  * keywords, (event-field-type EV :f) the field's type as a keyword (an array's element type),
- * (event-size EV), (event-field-offset EV :f), (event-field-size EV :f). */
+ * (event-size EV), (event-field-offset EV :f), (event-field-size EV :f). EV is the event's
+ * name: quoted, or unquoted as clj-ebpf writes it (macro_unbound makes the name its value). */
 B(b_event)
 {
 	const char *what = h->self->u.bi.name;
@@ -163,8 +166,44 @@ B(b_event)
 	return named(h, LV_KEY, t->name ? t->name : t->kind == KL_T_PTR ? "ptr" : "struct");
 }
 
+static struct lv *collect_now(struct mx *x, struct kl_node *form, const struct kl_node *at);
+static struct kl_node *mk(struct mx *x, enum kl_node_kind k);
+static struct kl_node *to_node(struct mx *x, struct lv *v, int depth);
+
+/* clj-ebpf's (make-event-def NAME FIELD-SPECS) at compile time: NAME a symbol (or string),
+ * FIELD-SPECS a list of [:field :type] or [:field :type count]; the event is collected as
+ * (defevent NAME SPEC...) would be, and the value is NAME, which the event-* forms take. A
+ * spec written in the program keeps its node, so an error in it points at it. */
+B(b_make_event_def)
+{
+	(void)n;
+	struct mx *x = MX(h);
+	if (a[0]->k != LV_SYM && a[0]->k != LV_STR)
+		return lv_err(h, lv_origin(a[0], c), "make-event-def needs a name: (make-event-def 'NAME '([:field :type] ...))");
+	int64_t len = lv_list_len(h, NULL, a[1], NULL);
+	if (len < 1 || len > UINT32_MAX - 2)
+		return lv_err(h, lv_origin(a[1], c), "make-event-def needs a list of field specs: '([:field :type] ...)");
+	if (!x->top)
+		return lv_err(h, c, "make-event-def defines an event: call it in eval-when or in a macro, not here");
+	struct kl_node *form = mk(x, KL_N_LIST);
+	form->items = kl_arena_array(x->c->a, struct kl_node *, (size_t)len + 2);
+	form->items[0] = mk(x, KL_N_SYM);
+	kl_set_name(x->c->a, form->items[0], "defevent");
+	const char *name = a[0]->k == LV_STR ? a[0]->u.str.s : a[0]->written ? a[0]->written : a[0]->u.name;
+	struct kl_node *nm = form->items[1] = mk(x, KL_N_SYM);
+	kl_set_name(x->c->a, nm, kl_arena_strdup(x->c->a, name));
+	nm->span = lv_origin(a[0], c)->span;
+	form->nitems = 2;
+	for (struct lv *l = a[1]; l->k == LV_CONS; l = l->u.cons.cdr)
+		if (!(form->items[form->nitems++] = to_node(x, l->u.cons.car, 0)))
+			return NULL;
+	struct lv *r = collect_now(x, form, c);
+	return r == LNIL ? named(h, LV_SYM, kl_arena_strdup(&h->a, name)) : r;
+}
+
 static const struct { const char *name; lv_builtin_fn fn; int min, max; } builtins[] = {
-	{ "event-fields", b_event, 1, 1 }, { "event-field-type", b_event, 2, 2 }, { "event-size", b_event, 1, 1 },
+	{ "make-event-def", b_make_event_def, 2, 2 }, { "event-fields", b_event, 1, 1 },
+	{ "event-field-type", b_event, 2, 2 }, { "event-size", b_event, 1, 1 },
 	{ "event-field-offset", b_event, 2, 2 }, { "event-field-size", b_event, 2, 2 },
 	{ "%integer-type-p", b_integer_type_p, 1, 1 }, { "%tracepoint-fields", b_tracepoint_fields, 1, 2 },
 };
@@ -185,7 +224,12 @@ static lv_builtin_fn macro_builtin(struct lisp *h, const char *name, int *min, i
 static struct lv *macro_unbound(struct lisp *h, const char *name)
 {
 	int64_t v;
-	return kl_const_lookup(MX(h)->c, name, &v) ? lv_int(h, v) : NULL;
+	if (kl_const_lookup(MX(h)->c, name, &v))
+		return lv_int(h, v);
+	/* a defevent or defstruct names itself, as clj-ebpf's event var holds its definition:
+	 * (event-size ConnectionEvent) unquoted */
+	const struct kl_structdef *sd = kl_struct_lookup(MX(h)->c, name);
+	return sd ? named(h, LV_SYM, sd->name) : NULL;
 }
 
 static const struct lisp_layer macro_layer = {
@@ -355,6 +399,17 @@ static void fail(struct mx *x, const struct macro *m)
 		 d->src ? d->src->path : "?", d->line, msg, w->src ? w->src->path : "?", w->line, w->col);
 }
 
+/* an expansion's error: a form it could not collect (make-event-def's) reported as itself, at
+ * its own place; anything else at the call, naming the macro */
+static void failed(struct mx *x, const struct macro *m)
+{
+	struct lisp *L = &x->L;
+	if (x->failed.nerrors && L->exc == LV_EXC_CONDITION && !strcmp(L->cond->u.cond.msg, x->failed.msg))
+		*x->c->d = x->failed;
+	else
+		fail(x, m);
+}
+
 /* The call n's arguments as values, m applied to them in the core, the value back as nodes;
  * NULL with x's condition, or with *oom set when either arena ran out of memory */
 static struct kl_node *expand_in(struct mx *x, const struct macro *m, struct kl_node *n, bool *oom_hit)
@@ -404,11 +459,12 @@ struct kl_node *kl_macro_expand(struct kl_comp *c, struct kl_node *n)
 		kl_arena_oom(c->a);
 	x->c = c;
 	x->call = n->span;
+	x->top = c->toplevel;    /* make-event-def's way to collect its event */
 	bool oom = false;
 	struct kl_node *r = expand_in(x, m, n, &oom);
 	c->gensyms = x->L.gensyms;
 	if (!r && !oom)
-		fail(x, m);
+		failed(x, m);
 	kl_arena_free(&x->L.a);
 	free(x);
 	if (oom)

@@ -590,6 +590,33 @@ static int do_defstruct(struct kl_comp *c, struct kl_node *n, bool event)
 	return add_struct(c, n, st, event);
 }
 
+/* X of (quote X), else NULL */
+static struct kl_node *quoted(struct kl_node *n)
+{
+	const char *h = kl_head(n);
+	return h && !strcmp(h, "quote") && n->nitems == 2 ? n->items[1] : NULL;
+}
+
+/* (make-event-def 'NAME '(SPEC ...)) written at the top level (clj-ebpf's, as a macro may
+ * expand into and kiln run's host side hands on from an eval-when): the defevent it makes.
+ * Inside eval-when and macros it is the Lisp function of expand.c. */
+static int do_make_event_def(struct kl_comp *c, struct kl_node *n)
+{
+	struct kl_node *name = n->nitems == 3 ? quoted(n->items[1]) : NULL;
+	struct kl_node *specs = n->nitems == 3 ? quoted(n->items[2]) : NULL;
+	if (!name || name->kind != KL_N_SYM || !specs || specs->kind != KL_N_LIST || !specs->nitems)
+		return kl_error(c->d, n->span, "make-event-def at the top level takes a quoted name and a quoted "
+				"list of field specs: (make-event-def 'NAME '([:field :type] ...))");
+	struct kl_node *ev = kl_arena_new(c->a, struct kl_node);
+	*ev = *n;
+	ev->nitems = specs->nitems + 2;
+	ev->items = kl_arena_array(c->a, struct kl_node *, ev->nitems);
+	ev->items[0] = n->items[0];
+	ev->items[1] = name;
+	memcpy(ev->items + 2, specs->items, sizeof(*specs->items) * specs->nitems);
+	return do_defstruct(c, ev, true);
+}
+
 /* (defunion NAME MEMBER...): MEMBER is a defstruct name (Whistler's form: the union of
  * existing structs) or a field (FIELD TYPE). Every member is at offset 0; (make-NAME) is a
  * buffer the size of the largest, and (NAME-MEMBER p) gives a member (a struct member's
@@ -792,6 +819,7 @@ static const struct kl_toplevel eval_when_top = { is_toplevel, kl_forms_collect 
 
 int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)
 {
+	c->toplevel = &eval_when_top;
 	for (uint32_t i = 0; i < nforms; i++) {
 		struct kl_node *n = forms[i];
 		const char *h = kl_head(n);
@@ -819,6 +847,8 @@ int kl_forms_collect(struct kl_comp *c, struct kl_node **forms, uint32_t nforms)
 			r = do_defstruct(c, n, false);
 		else if (!strcmp(h, "defevent"))
 			r = do_defstruct(c, n, true);
+		else if (!strcmp(h, "make-event-def"))   /* not a form to eval-when: a function there */
+			r = do_make_event_def(c, n);
 		else if (!strcmp(h, "defunion"))
 			r = do_defunion(c, n);
 		for (size_t k = 0; r == -2 && k < sizeof(toplevel) / sizeof(toplevel[0]); k++)

@@ -308,7 +308,8 @@ const struct kl_lw_form kl_lw_builtin_forms[] = {
 	{ "with-event", f_with_event, "de" }, { "discard-event", f_discard_event, "d" },
 	{ "sizeof", f_const_form, "d" }, { "offsetof", f_const_form, "d" },
 	{ "event-size", f_const_form, "d" }, { "event-field-offset", f_const_form, "d" },
-	{ "event-field-size", f_const_form, "d" }, { "atomic-add", f_atomic_add, "e" },
+	{ "event-field-size", f_const_form, "d" }, { "event-fields", f_const_form, "d" },
+	{ "event-field-type", f_const_form, "d" }, { "atomic-add", f_atomic_add, "e" },
 	{ "tail-call", f_tail_call, "e" }, { "stack-addr", f_stack_addr, "e" }, { "log2", f_log2, "e" },
 	{ "memset", f_memset, "eded" }, { "memcpy", f_memcpy, "ededd" }, { "ash", f_ash, "ed" },
 };

@@ -3,10 +3,13 @@
  * (store-event-fields PTR EVENT :a VALUE :b VALUE ...) and (zero-event-field PTR EVENT :field).
  * clj-ebpf names registers; kiln takes any expression for the pointer and the values. */
 #include "lower_internal.h"
+#include <string.h>
 
 /* The field named by node fn of the struct or event named by node en; NULL with an error. */
 static const struct kl_field *field_of(struct lw *l, struct kl_node *en, struct kl_node *fn)
 {
+	if (kl_head(en) && !strcmp(kl_head(en), "quote") && en->nitems == 2)
+		en = en->items[1];    /* 'EVENT, as a macro may write it */
 	struct kl_structdef *sd = en->kind == KL_N_SYM ? kl_struct_lookup(l->c, en->str) : NULL;
 	if (!sd) {
 		kl_error(l->c->d, en->span, "'%s' is not a defevent or defstruct", en->kind == KL_N_SYM ? en->str : "this");

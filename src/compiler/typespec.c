@@ -83,9 +83,17 @@ static const struct const_op const_ops[] = {
 	{ ">>", BPF_RSH, 0, true }, { ">>>", BPF_ARSH, 0, true },
 };
 
+/* 'NAME as NAME: clj-ebpf's event forms take the event unquoted, macros often quote it */
+static const struct kl_node *unquoted(const struct kl_node *n)
+{
+	const char *h = kl_head(n);
+	return h && !strcmp(h, "quote") && n->nitems == 2 ? n->items[1] : n;
+}
+
 static const struct kl_field *event_field(struct kl_comp *c, const struct kl_node *ev,
 					  const struct kl_node *fn, struct kl_type **st)
 {
+	ev = unquoted(ev);
 	struct kl_structdef *s = ev->kind == KL_N_SYM ? kl_struct_lookup(c, ev->str) : NULL;
 	if (!s) {
 		form_error(c, ev, "not a defstruct or defevent name");
@@ -95,8 +103,25 @@ static const struct kl_field *event_field(struct kl_comp *c, const struct kl_nod
 	const struct kl_field *f = (fn->kind == KL_N_SYM || fn->kind == KL_N_KEY)
 					   ? kl_type_field(s->type, fn->str) : NULL;
 	if (!f)
-		form_error(c, fn, "no such field");
+		kl_error(c->d, fn->span, "%s has no field '%s'", s->name,
+			 fn->kind == KL_N_SYM || fn->kind == KL_N_KEY ? fn->str : "?");
 	return f;
+}
+
+/* (event-size EV) in a constant expression: a defevent or defstruct (or any type, as sizeof) */
+static int event_size(struct kl_comp *c, const struct kl_node *ev, int64_t *out)
+{
+	ev = unquoted(ev);
+	struct kl_diag saved = *c->d;
+	struct kl_type *t = kl_type_parse(c, ev);
+	if (!t && ev->kind == KL_N_SYM) {   /* a name, neither an event nor a type: say so */
+		*c->d = saved;
+		return kl_error(c->d, ev->span, "event-size: '%s' is not a defevent or defstruct", kl_name(ev));
+	}
+	if (!t)
+		return -1;
+	*out = t->size;
+	return 0;
 }
 
 int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out)
@@ -134,7 +159,12 @@ int kl_const_eval(struct kl_comp *c, const struct kl_node *n, int64_t *out)
 		*out = ~*out;
 		return 0;
 	}
-	if ((!strcmp(h, "sizeof") || !strcmp(h, "event-size")) && n->nitems == 2) {
+	if (!strcmp(h, "event-size") && n->nitems == 2)
+		return event_size(c, n->items[1], out);
+	if (!strcmp(h, "event-fields") || !strcmp(h, "event-field-type"))
+		return kl_error(c->d, n->span, "(%s ...) is a %s at compile time, not a number: use it in a macro",
+				h, h[11] == '-' ? "keyword" : "list of keywords");
+	if (!strcmp(h, "sizeof") && n->nitems == 2) {
 		struct kl_type *t = kl_type_parse(c, n->items[1]);
 		if (!t)
 			return -1;

@@ -4,6 +4,7 @@
  * sleep and probe-file, the session and map functions (session.c), and the decoders and
  * accessors of a defstruct. What touches the system is refused when no_system is set. */
 #include "hv.h"
+#include "events.h"
 #include <string.h>
 #include <sys/stat.h>
 
@@ -16,6 +17,8 @@ static struct lv *sf_kiln(struct lisp *h, const struct kl_node *n, struct lv_fra
 	host_collect(h, n);
 	if (kl_is_sym(n->items[0], "defstruct") || !strcmp(n->items[0]->str, "whistler:defstruct"))
 		host_define_struct(h, n);
+	if (kl_is_sym(n->items[0], "defevent"))
+		host_define_event(h, n);
 	if (H(h)->repl && host_repl_kiln_form(h, n))   /* compiled and loaded as entered */
 		return NULL;
 	return n->nitems > 1 && n->items[1]->kind == KL_N_SYM ? lv_sym(h, lv_symname(h, n->items[1])) : LNIL;
@@ -177,6 +180,8 @@ static lv_builtin_fn host_builtin(struct lisp *h, const char *name, int *min, in
 		}
 	if (!fn)
 		fn = host_session_builtin(name, min, max);
+	if (!fn)
+		fn = host_event_builtin(name, min, max);
 	if (fn && host_refused(h, name))
 		return b_refused;
 	return fn ? fn : struct_fn(h, name, data, min, max);

@@ -81,6 +81,22 @@ int main(void)
 	      kl_const_lookup(&c, "pid", &pid) && pid == 8 && kl_const_lookup(&c, "comm", &comm) && comm == 16,
 	      "size %lld pid %lld comm %lld %s", (long long)sz, (long long)pid, (long long)comm, d.msg);
 
+	/* clj-ebpf's make-event-def at compile time (in eval-when, in a macro at the top level) and
+	 * the event-* forms given the event unquoted (macros, constants) or quoted */
+	const char *mk = "(eval-when (:compile-toplevel) (make-event-def 'Conn '([:ts :u64] [:pid :u32] [:comm :char 16])))"
+			 "(defmacro defev (n &rest specs) (make-event-def n specs) `(defconstant ,n ,(event-size n)))"
+			 "(defev small [:a :u8] [:b :u16])"
+			 "(defmacro ty (n) `(defconstant ,n ,(if (equal (mapcar (lambda (f) (event-field-type Conn f))"
+			 " (event-fields Conn)) '(:u64 :u32 :char)) (event-field-offset Conn :comm) 0)))"
+			 "(ty m1) (defconstant m2 (event-field-size 'Conn :comm))"
+			 "(make-event-def 'top '[[:x :u16] [:y :u64]]) (defconstant m3 (event-field-offset top :y))";
+	int64_t m1 = 0, m2 = 0, sm = 0, m3 = 0;
+	CHECK("forms/make-event-def", !compile_forms(mk, &c, &d) && kl_const_lookup(&c, "m1", &m1) && m1 == 12 &&
+	      kl_const_lookup(&c, "m3", &m3) && m3 == 2 &&
+	      kl_const_lookup(&c, "m2", &m2) && m2 == 16 && kl_const_lookup(&c, "small", &sm) && sm == 3 &&
+	      kl_struct_lookup(&c, "Conn") && kl_struct_lookup(&c, "Conn")->event && kl_accessor_lookup(&c, "small-b"),
+	      "m1 %lld m2 %lld small %lld %s", (long long)m1, (long long)m2, (long long)sm, d.msg);
+
 	const char *st = "(defstruct flow (proto u8) (port u16) (addr u32) (bytes u64) (tag (array u8 3)))"
 			 "(defconstant s (sizeof flow)) (defconstant o (offsetof flow bytes))"
 			 "(defconstant t2 (offsetof flow tag))";

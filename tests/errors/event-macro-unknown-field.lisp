@@ -1,0 +1,7 @@
+;; expect: tests/errors/event-macro-unknown-field.lisp:6:22: error: in macro 'pid-bytes' (defined at tests/errors/event-macro-unknown-field.lisp:3): ping has no field ':tid' (at tests/errors/event-macro-unknown-field.lisp:3:47)
+(defevent ping [:pid :u32])
+(defmacro pid-bytes () (event-field-size ping :tid))
+(defmap m :type :array :key u32 :value u64 :max-entries 1)
+(defprog p (:type :xdp)
+  (setf (getmap m 0) (pid-bytes))
+  XDP_PASS)

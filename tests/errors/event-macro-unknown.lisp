@@ -1,0 +1,7 @@
+;; expect: tests/errors/event-macro-unknown.lisp:6:22: error: in macro 'nfields' (defined at tests/errors/event-macro-unknown.lisp:3): unbound variable pong (at tests/errors/event-macro-unknown.lisp:3:44)
+(defevent ping [:pid :u32])
+(defmacro nfields () (length (event-fields pong)))
+(defmap m :type :array :key u32 :value u64 :max-entries 1)
+(defprog p (:type :xdp)
+  (setf (getmap m 0) (nfields))
+  XDP_PASS)
