@@ -368,7 +368,10 @@ struct kl_node *kl_atom_node(struct kl_arena *a, const char *tok, size_t len, st
 			tok = dec;
 		}
 		if (!parse_int(hex ? tok + 2 : tok, hex ? 16 : 10, &v)) {
-			*why = "malformed number '%s'";
+			size_t num = strspn(tok + 1, "0123456789") + 1;
+			*why = tok[num] == '/' && tok[num + 1] && strspn(tok + num + 1, "0123456789") == strlen(tok + num + 1)
+				       ? "the ratio '%s': kiln's Lisp has no ratios (write a float, 0.5, or divide)"
+				       : "malformed number '%s'";
 			return NULL;
 		}
 		n->kind = KL_N_INT;

@@ -400,6 +400,26 @@ B(b_float)
 	return lv_float(h, as_float(&x, p.single), p.single);
 }
 
+/* (coerce X 'float|'single-float|'double-float|'real|'number): numbers only */
+B(b_coerce)
+{
+	(void)n;
+	struct num x;
+	const char *t = a[1]->k == LV_SYM ? a[1]->u.name : "";
+	if (!get_num(h, c, a[0], "coerce", &x))
+		return NULL;
+	if (!strcmp(t, "real") || !strcmp(t, "number") || (!strcmp(t, "float") && x.fl))
+		return a[0];
+	if (!strcmp(t, "float") || !strcmp(t, "single-float") || !strcmp(t, "double-float")) {
+		bool single = strcmp(t, "double-float") != 0;
+		return lv_float(h, as_float(&x, single), single);
+	}
+	if (!strcmp(t, "integer") && !x.fl)
+		return a[0];
+	return lv_err(h, c, "coerce: %s to %s (kiln's Lisp coerces numbers to float, single-float or "
+		      "double-float)", lv_brief(h, a[0]), lv_brief(h, a[1]));
+}
+
 static struct lv *unary(struct lisp *h, const struct kl_node *c, struct lv *v, const char *fn)
 {
 	struct num x, r;
@@ -513,7 +533,7 @@ static const struct { const char *name; lv_builtin_fn fn; int min, max; } num_bu
 	{ "realp", b_numberp, 1, 1 }, { "floatp", b_floatp, 1, 1 },
 	{ "floor", b_floor, 1, 2 }, { "ceiling", b_ceiling, 1, 2 }, { "truncate", b_truncate, 1, 2 },
 	{ "round", b_round, 1, 2 }, { "mod", b_mod, 2, 2 }, { "rem", b_rem, 2, 2 },
-	{ "float", b_float, 1, 2 }, { "sqrt", b_sqrt, 1, 1 }, { "exp", b_exp, 1, 1 }, { "log", b_log, 1, 2 },
+	{ "float", b_float, 1, 2 }, { "coerce", b_coerce, 2, 2 }, { "sqrt", b_sqrt, 1, 1 }, { "exp", b_exp, 1, 1 }, { "log", b_log, 1, 2 },
 	{ "expt", b_expt, 2, 2 },
 	{ "logand", b_logand, 0, -1 }, { "logior", b_logior, 0, -1 }, { "logxor", b_logxor, 0, -1 },
 	{ "ash", b_ash, 2, 2 },

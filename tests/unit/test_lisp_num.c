@@ -89,6 +89,9 @@ static void reader(void)
 	reads_as("a.b", KL_N_SYM, 0, false);
 	const char *got = run("1.2.3", true);
 	CHECK("reader: 1.2.3 is a malformed number", !strcmp(got, "READ: malformed number '1.2.3'"), "%s", got);
+	got = run("-2/3", true);
+	CHECK("reader: a ratio is refused as one", !strcmp(got, "READ: the ratio '-2/3': kiln's Lisp has no ratios "
+	      "(write a float, 0.5, or divide)"), "%s", got);
 	got = run("1e99", true);
 	CHECK("reader: a single past its range is refused", !strcmp(got, "READ: a float out of range '1e99'"), "%s", got);
 	got = run("(list 1d99 1e38)", true);
@@ -176,6 +179,10 @@ int main(void)
 	expect("a float past 64-bit integers", "(floor 1e30)", "ERROR: floor: 1.0e30 is past kiln's 64-bit integers @1:1");
 
 	/* float, sqrt, exp, log, expt */
+	expect("coerce to the float types", "(list (coerce 1 'float) (coerce 1.5 'double-float) (coerce 2.5d0 'single-float) "
+	       "(coerce 2 'double-float) (coerce 1.5 'float))", "(1.0 1.5d0 2.5 2.0d0 1.5)");
+	expect("coerce of a float to an integer", "(coerce 1.5 'integer)",
+	       "ERROR: coerce: 1.5 to INTEGER (kiln's Lisp coerces numbers to float, single-float or double-float) @1:1");
 	expect("float", "(list (float 1) (float 1 1d0) (float 2.5d0) (float 3 1.0))", "(1.0 1.0d0 2.5d0 3.0)");
 	expect("sqrt exp log", "(list (sqrt 2) (sqrt 2d0) (sqrt 16) (exp 0) (log 100 10) (log 8d0 2))",
 	       "(1.4142135 1.4142135623730951d0 4.0 1.0 2.0 3.0d0)");
