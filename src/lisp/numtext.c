@@ -6,20 +6,84 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The shortest decimal digits of d (> 0) that read back as d (as a single when single):
- * dig holds them (no point, no trailing zero but the first), the value d1.d2d3... x 10^e. */
-static void shortest(double d, bool single, char dig[32], int *e)
+/* d's neighbours (d > 0, a single's when single) */
+static void neighbours(double d, bool single, long double *lo, long double *hi)
 {
-	char buf[48];
+	if (single) {
+		float f = (float)d, g;
+		uint32_t u;
+		memcpy(&u, &f, sizeof(u));
+		u--, memcpy(&g, &u, sizeof(g)), *lo = g;
+		u += 2, memcpy(&g, &u, sizeof(g)), *hi = g;
+	} else {
+		double g;
+		uint64_t u;
+		memcpy(&u, &d, sizeof(u));
+		u--, memcpy(&g, &u, sizeof(g)), *lo = g;
+		u += 2, memcpy(&g, &u, sizeof(g)), *hi = g;
+	}
+	if (isinf(*hi))
+		*hi = (long double)d + ((long double)d - *lo);
+}
+
+/* Does the decimal text c read back as d? Inclusive: c may lie on the edge of d's rounding
+ * interval too (SBCL's ~F takes such digits: 2235120000 for the single 2235119872). */
+static bool reads_back(const char *c, double d, bool single, bool inclusive)
+{
+	if (!inclusive) {
+		double back = strtod(c, NULL);
+		return single ? (float)back == (float)d : back == d;
+	}
+	long double x = strtold(c, NULL), lo, hi;
+	neighbours(d, single, &lo, &hi);
+	return x >= ((long double)d + lo) / 2 && x <= ((long double)d + hi) / 2;
+}
+
+/* "D.DDDe+X" (p digits) of d rounded up: d's p+1 digits end in a 5 followed only by zeros
+ * (a tie, which printf rounds to even), then the digit before it carried. False when no tie. */
+static bool tie_up(double d, int p, char *buf, size_t size)
+{
+	char x[128];
+	snprintf(x, sizeof(x), "%.*e", p + 60, d);
+	char *ex = strchr(x, 'e'), *t = x + p + 1;      /* the digit after the p-th */
+	if (*t != '5' || (int)strspn(t + 1, "0") != ex - t - 1)
+		return false;
+	int e = atoi(ex + 1);
+	*t = 0;
+	char *q = t - 1;
+	for (; q >= x; q--) {
+		if (*q == '.')
+			continue;
+		if (*q != '9') {
+			++*q;
+			break;
+		}
+		*q = '0';
+	}
+	if (q < x)             /* 9.99 up to 10.0: 1.00, one more in the exponent */
+		x[0] = '1', e++;
+	snprintf(buf, size, "%se%+d", x, e);
+	return true;
+}
+
+/* The shortest decimal digits of d (> 0) that read back as d (as a single when single), a
+ * tie between two such rounded up, as SBCL's printer picks (271872.125 is 271872.13): dig
+ * holds them (no point, no trailing zero but the first), the value d1.d2d3... x 10^e. */
+static void shortest(double d, bool single, bool inclusive, char dig[32], int *e)
+{
+	char buf[160], up[160];
 	for (int p = 1; p <= 17; p++) {
 		snprintf(buf, sizeof(buf), "%.*e", p - 1, d);
-		double back = strtod(buf, NULL);
-		if (single ? (float)back == (float)d : back == d)
+		if (tie_up(d, p, up, sizeof(up)) && reads_back(up, d, single, inclusive)) {
+			memcpy(buf, up, sizeof(buf));
+			break;
+		}
+		if (reads_back(buf, d, single, inclusive))
 			break;
 	}
 	size_t k = 0;
 	char *p = buf;
-	for (; *p && *p != 'e'; p++)
+	for (; *p && *p != 'e' && k < 31; p++)
 		if (*p != '.')
 			dig[k++] = *p;
 	while (k > 1 && dig[k - 1] == '0')
@@ -59,7 +123,7 @@ void lv_float_text(char *buf, size_t size, double d, bool single)
 	}
 	char dig[32], body[400];
 	int e;
-	shortest(d, single, dig, &e);
+	shortest(d, single, false, dig, &e);
 	if (d >= 1e-3 && d < 1e7) {
 		fixed(body, sizeof(body), dig, e);
 		snprintf(buf, size, "%s%s%s", sign, body, single ? "" : "d0");
@@ -74,8 +138,11 @@ static void put(struct lisp *h, struct lv_text *t, const char *s)
 }
 
 /* v (>= 0) with p digits after the point, a tie rounded away from zero (as SBCL's ~F and ~$
- * round: 0.125 to 0.13), else to the nearest: printf's digits, but for a tie, whose exact
- * expansion has p+1 digits after the point (the last a 5), one more digit and that 5 carried */
+ * round: 0.125 to 0.13, 2.5 to 3), else to the nearest: printf's digits, but for a tie, whose
+ * exact expansion has p+1 digits after the point (the last a 5), one more digit and that 5
+ * carried. SBCL's digit generation stops early at a tie whose lower neighbour ends in a 0
+ * (10.5 is 10., 11.5 is 12.); with p > 0 the digit before a tie's 5 is a 2 or a 7 (the
+ * ending of k/2^n), so only p = 0 meets it. */
 static void fixed_digits(char *out, size_t size, double v, int p)
 {
 	int m = 0;                     /* v's digits after the point: the least m with v*2^m whole */
@@ -94,6 +161,10 @@ static void fixed_digits(char *out, size_t size, double v, int p)
 	buf[--len] = 0;                /* the 5 dropped, the digit before it carried */
 	if (p == 0)
 		buf[--len] = 0;        /* and the point */
+	if (p == 0 && buf[len - 1] == '0' && strcmp(buf, "0")) {
+		snprintf(out, size, "%s", buf);         /* SBCL's digits stop at 10 of 10.5: down */
+		return;
+	}
 	int i = len - 1;
 	for (; i >= 0; i--) {
 		if (buf[i] == '.')
@@ -105,6 +176,36 @@ static void fixed_digits(char *out, size_t size, double v, int p)
 		buf[i] = '0';
 	}
 	snprintf(out, size, "%s%s", i < 0 ? "1" : "", buf);
+}
+
+/* v (>= 0) with p digits after the point, as SBCL's ~,pF writes it: the float's shortest
+ * digits with zeros after them when they end before the p-th (1e22 is 10000000000000000000000.0,
+ * not the double's exact 9999999999999999778...), else rounded there (fixed_digits); ~,0F
+ * keeps the point: 3. */
+static void rounded_fixed(char *out, size_t size, double v, bool single, int p)
+{
+	char dig[32];
+	int e = 0;
+	if (v != 0)
+		shortest(v, single, true, dig, &e);
+	int frac = v == 0 ? 0 : (int)strlen(dig) - 1 - e;     /* the shortest digits after the point */
+	if (frac > p) {
+		fixed_digits(out, size, v, p);
+	} else if (v == 0) {
+		snprintf(out, size, "0.%.*s", p, "0000000000000000000000000000000000000000000000000000000000000000"
+			 "000000000000000000000000000000000000");
+	} else {
+		char body[400];
+		fixed(body, sizeof(body), dig, e);               /* at least one digit after the point */
+		size_t have = strlen(body) - strcspn(body, ".") - 1;
+		if (p == 0 && body[strlen(body) - 1] == '0' && have == 1)
+			body[strlen(body) - 1] = 0;              /* 3.0 to 3. */
+		snprintf(out, size, "%s%.*s", body, p > (int)have ? p - (int)have : 0,
+			 "0000000000000000000000000000000000000000000000000000000000000000"
+			 "000000000000000000000000000000000000");
+	}
+	if (p == 0 && !strchr(out, '.') && strlen(out) + 1 < size)
+		strcat(out, ".");
 }
 
 /* s padded on the left with padc to w columns */
@@ -123,19 +224,17 @@ static void format_fixed(char *s, size_t size, double d, bool single, const stru
 		d *= 10;
 	for (long k = ff->k; k < 0 && k >= -400; k++)
 		d /= 10;
-	const char *sign = signbit(d) && d != 0 ? "-" : ff->atsign ? "+" : "";
+	const char *sign = signbit(d) ? "-" : ff->atsign ? "+" : "";
 	d = fabs(d);
 	char body[512];
 	if (ff->d >= 0) {
-		fixed_digits(body, sizeof(body), d, (int)(ff->d > 100 ? 100 : ff->d));
-		if (ff->d == 0)
-			strcat(body, ".");      /* ~,0F keeps the point: 3. */
+		rounded_fixed(body, sizeof(body), d, single, (int)(ff->d > 100 ? 100 : ff->d));
 	} else if (d == 0) {
 		snprintf(body, sizeof(body), "0.0");
 	} else {
 		char dig[32];
 		int e;
-		shortest(d, single, dig, &e);
+		shortest(d, single, false, dig, &e);
 		fixed(body, sizeof(body), dig, e);
 	}
 	snprintf(s, size, "%s%s", sign, body);
@@ -145,7 +244,7 @@ static void format_fixed(char *s, size_t size, double d, bool single, const stru
  * with at least e digits, marked e for a single and d for a double */
 static void format_exp(char *s, size_t size, double d, bool single, const struct fmt_float *ff)
 {
-	const char *sign = signbit(d) && d != 0 ? "-" : ff->atsign ? "+" : "";
+	const char *sign = signbit(d) ? "-" : ff->atsign ? "+" : "";
 	d = fabs(d);
 	char dig[32], mant[256];
 	int e = 0;
@@ -159,7 +258,7 @@ static void format_exp(char *s, size_t size, double d, bool single, const struct
 	} else if (d == 0) {
 		snprintf(mant, sizeof(mant), "0.0");
 	} else {
-		shortest(d, single, dig, &e);
+		shortest(d, single, false, dig, &e);
 		snprintf(mant, sizeof(mant), "%c.%s", dig[0], dig[1] ? dig + 1 : "0");
 	}
 	int ew = (int)(ff->e > 0 ? (ff->e > 20 ? 20 : ff->e) : 1);
@@ -167,12 +266,12 @@ static void format_exp(char *s, size_t size, double d, bool single, const struct
 }
 
 /* ~d,n,w$: d digits after the point (2), at least n before it (1) */
-static void format_money(char *s, size_t size, double d, const struct fmt_float *ff)
+static void format_money(char *s, size_t size, double d, bool single, const struct fmt_float *ff)
 {
-	const char *sign = signbit(d) && d != 0 ? "-" : ff->atsign ? "+" : "";
+	const char *sign = signbit(d) ? "-" : ff->atsign ? "+" : "";
 	char body[400];
 	int digits = (int)(ff->d >= 0 ? (ff->d > 100 ? 100 : ff->d) : 2);
-	fixed_digits(body, sizeof(body), fabs(d), digits);
+	rounded_fixed(body, sizeof(body), fabs(d), single, digits);
 	long lead = (long)strcspn(body, "."), n = ff->n >= 0 ? (ff->n > 100 ? 100 : ff->n) : 1;
 	snprintf(s, size, "%s%.*s%s", sign, (int)(n > lead ? n - lead : 0), "00000000000000000000000000000000000000"
 		 "00000000000000000000000000000000000000000000000000000000000000", body);
@@ -189,6 +288,6 @@ void lv_format_float(struct lv_text *t, struct lisp *h, const struct lv *v, char
 	else if (dir == 'e')
 		format_exp(s, sizeof(s), d, single, ff);
 	else
-		format_money(s, sizeof(s), d, ff);
+		format_money(s, sizeof(s), d, single, ff);
 	padded(h, t, s, ff->w, ff->padc);
 }

@@ -33,3 +33,6 @@
 (format t "~a~%" (handler-case (/ 1.0 0) (division-by-zero () (quote div0))))
 (format t "~a~%" (handler-case (/ 1 0.0) (division-by-zero () (quote div0))))
 (format t "~a~%" (handler-case (* 1e30 1e30) (floating-point-overflow () (quote overflow))))
+;; ties: SBCL's printer and ~F round them up, but stop at 10 of 10.5 with ~,0F
+(format t "~a ~a ~,0f ~,0f ~,0f ~,0f ~,2f ~,1f~%" 271872.125 1388742857142857.25d0 10.5 11.5 0.5 -2.5 -0.0 10.25)
+(format t "~,3f ~,2f ~,2f~%" (/ -1.5645839e10 7) 1d22 (/ 1.171e9 7))

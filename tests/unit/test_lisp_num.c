@@ -148,6 +148,9 @@ int main(void)
 	       "(list 1e7 9999999.0 0.001 1e-4 123456789.0 1d7 1.5d-5)",
 	       "(1.0e7 9999999.0 0.001 1.0e-4 1.2345679e8 1.0d7 1.5d-5)");
 
+	expect("print: a tie between two shortest digits rounds up, as SBCL's printer",
+	       "(list 271872.125 1388742857142857.25d0)", "(271872.13 1.3887428571428573d15)");
+
 	/* contagion */
 	expect("contagion: an integer with a single gives a single", "(list (+ 1 0.1) (/ 1.0 3) (* 2 2.5) (- 10 0.5))",
 	       "(1.1 0.33333334 5.0 9.5)");
@@ -197,6 +200,9 @@ int main(void)
 	/* format */
 	expect("format ~F", "(format nil \"~f ~,2f ~,2f ~,1f ~,0f ~8,2f|~f ~@f ~f\" 3.14159 2.675 0.125 0.25 2.5 3.14159 1e10 2.5 5)",
 	       "\"3.14159 2.67 0.13 0.3 3.     3.14|10000000000.0 +2.5 5.0\"");
+	expect("format ~F: ties up, but ~,0F stops at 10 of 10.5; the float's digits, then zeros",
+	       "(format nil \"~,0f ~,0f ~,0f ~,2f ~,3f ~,2f\" 10.5 11.5 0.5 -0.0 (/ -1.5645839e10 7) 1d22)",
+	       "\"10. 12. 1. -0.00 -2235120000.000 10000000000000000000000.00\"");
 	expect("format ~$", "(format nil \"~$ ~$ ~@$ ~4,2$ ~,,8$|\" 3.14159 2 2 3.14159 3.14159)",
 	       "\"3.14 2.00 +2.00 03.1416     3.14|\"");
 	expect("format ~E", "(format nil \"~e ~,2e ~e ~,2,2e\" 1234.5 0.000123 1d0 5e10)",
