@@ -145,7 +145,7 @@ static struct lv *test_eq(struct lisp *h, const struct kl_node *c, struct lv *te
 
 static struct lv *keyed(struct lisp *h, const struct kl_node *c, struct lv *key, struct lv *x)
 {
-	return key ? lv_apply(h, c, key, &x, 1) : x;
+	return key ? lv_primary(lv_apply(h, c, key, &x, 1)) : x;
 }
 
 B(b_assoc)
@@ -282,7 +282,7 @@ static struct lv *mapped(struct lisp *h, const struct kl_node *c, struct lv *f, 
 	struct lv *v = lv_vec(h, len);
 	for (size_t i = 0; i < len; i++) {
 		struct lv *x = seq_at(h, seq, i);
-		if (!(v->u.vec.items[i] = lv_apply(h, c, f, &x, 1)))
+		if (!(v->u.vec.items[i] = lv_primary(lv_apply(h, c, f, &x, 1))))   /* (floor x 2): one value */
 			return NULL;
 	}
 	if (!strcmp(type, "vector"))

@@ -36,3 +36,6 @@
 ;; ties: SBCL's printer and ~F round them up, but stop at 10 of 10.5 with ~,0F
 (format t "~a ~a ~,0f ~,0f ~,0f ~,0f ~,2f ~,1f~%" 271872.125 1388742857142857.25d0 10.5 11.5 0.5 -2.5 -0.0 10.25)
 (format t "~,3f ~,2f ~,2f~%" (/ -1.5645839e10 7) 1d22 (/ 1.171e9 7))
+;; floor's second value stays out of the data its first goes into
+(format t "~a ~a ~a~%" (mapcar (lambda (x) (floor x 2)) '(5 7)) (loop for i from 1 to 3 collect (round i 2))
+        (sort (list 2.5 1 1.5d0) #'< :key (lambda (x) (floor x 1))))
