@@ -40,6 +40,14 @@ else
 	echo "SKIP $SUITE/numbers/as-sbcl: sbcl is not installed"
 fi
 
+# (sleep 0.25) sleeps a quarter of a second: not an error, not at once, not a whole second
+printf '(sleep 0.25)\n' >"$tmp/sleepf.lisp"
+t0=$(date +%s%N)
+"$KILN" run "$tmp/sleepf.lisp" >"$tmp/out" 2>"$tmp/err"
+rc=$? ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ $rc -eq 0 ] && [ $ms -ge 250 ] && [ $ms -lt 1000 ]; then pass "sleep-float (${ms} ms)"
+else fail sleep-float "status $rc after ${ms} ms: $(head -c 200 "$tmp/err")"; fi
+
 # uncaught: status 130, the error at the form that was running
 "$KILN" run tests/host/interrupt-uncaught.lisp >"$tmp/out" 2>"$tmp/err" &
 k=$!
