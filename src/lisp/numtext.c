@@ -240,6 +240,41 @@ static void format_fixed(char *s, size_t size, double d, bool single, const stru
 	snprintf(s, size, "%s%s", sign, body);
 }
 
+/* 10^n as SBCL's expt computes it for a double base: by squaring, a negative n as 1/10^-n */
+static double pow10_sq(int n)
+{
+	if (n < 0)
+		return 1 / pow10_sq(-n);
+	double total = n & 1 ? 10 : 1, base = 10;
+	for (int next = n >> 1; next; next >>= 1) {
+		base *= base;
+		if (next & 1)
+			total = base * total;
+	}
+	return total;
+}
+
+/* x (> 0) as z x 10^ex with z in [0.1, 1), computed as SBCL's ~E computes it (in doubles, by
+ * a guess of the exponent from the binary one and steps of 10), z then rounded to x's type:
+ * the digits ~E prints are z's, so they are SBCL's (1234.5 ~,3E is 1.235e+3) */
+static double scale_exponent(double x, bool single, int *ex)
+{
+	uint64_t u;
+	memcpy(&u, &x, sizeof(u));
+	int bexp = (int)((u >> 52) & 0x7ff) - 1022, e;
+	double g = bexp * 0.3010299914836512;   /* SBCL's (log 2d0 10): log 10 taken as a single */
+	e = (int)(g < 0 ? g - 0.5 : g + 0.5);
+	x = e < 0 ? x * 10.0 * pow10_sq(-e - 1) : x / 10.0 / pow10_sq(e - 1);
+	double y = x;
+	for (double d = 10; !(y < 1); d *= 10, e++)
+		y = x / d;
+	double z = y;
+	for (double m = 10; !(z >= 0.1); m *= 10, e--)
+		z = y * m;
+	*ex = e;
+	return single ? (double)(float)z : z;
+}
+
 /* ~w,d,eE: one digit before the point, d after (else as many as needed), the exponent signed
  * with at least e digits, marked e for a single and d for a double */
 static void format_exp(char *s, size_t size, double d, bool single, const struct fmt_float *ff)
@@ -248,18 +283,30 @@ static void format_exp(char *s, size_t size, double d, bool single, const struct
 	d = fabs(d);
 	char dig[32], mant[256];
 	int e = 0;
-	if (ff->d >= 0) {
-		char buf[200];
-		snprintf(buf, sizeof(buf), "%.*e", (int)(ff->d > 100 ? 100 : ff->d), d);
-		char *x = strchr(buf, 'e');
-		*x = 0;
-		e = atoi(x + 1);
-		snprintf(mant, sizeof(mant), "%s%s", buf, ff->d == 0 ? "." : "");
-	} else if (d == 0) {
-		snprintf(mant, sizeof(mant), "0.0");
+	if (d == 0) {
+		snprintf(mant, sizeof(mant), "0.%.*s", (int)(ff->d > 0 ? (ff->d > 100 ? 100 : ff->d) : 1),
+			 "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+			 "000000000000000");
 	} else {
-		shortest(d, single, false, dig, &e);
-		snprintf(mant, sizeof(mant), "%c.%s", dig[0], dig[1] ? dig + 1 : "0");
+		int ex;
+		double z = scale_exponent(d, single, &ex);
+		e = ex - 1;
+		if (ff->d >= 0) {
+			char buf[200];
+			rounded_fixed(buf, sizeof(buf), z, single, (int)(ff->d > 100 ? 100 : ff->d) + 1);
+			char *pt = strchr(buf, '.');       /* 0.DDDD to D.DDD; 1.000 (rounded up) to 10.00 */
+			if (pt && pt[1] && buf[0] == '0')
+				snprintf(mant, sizeof(mant), "%c.%s", pt[1], pt + 2);
+			else
+				snprintf(mant, sizeof(mant), "10.%s", pt && pt[1] ? pt + 2 : "");
+		} else {
+			int ez;
+			shortest(z, single, false, dig, &ez);
+			if (ez == -1)
+				snprintf(mant, sizeof(mant), "%c.%s", dig[0], dig[1] ? dig + 1 : "0");
+			else                                       /* z printed as 1.0: 10.0 scaled */
+				snprintf(mant, sizeof(mant), "%c.%s", dig[0], dig[1] ? dig + 1 : "0"), e += ez + 1;
+		}
 	}
 	int ew = (int)(ff->e > 0 ? (ff->e > 20 ? 20 : ff->e) : 1);
 	snprintf(s, size, "%s%s%c%c%0*d", sign, mant, single ? 'e' : 'd', e < 0 ? '-' : '+', ew, abs(e));

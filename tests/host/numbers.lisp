@@ -39,3 +39,5 @@
 ;; floor's second value stays out of the data its first goes into
 (format t "~a ~a ~a~%" (mapcar (lambda (x) (floor x 2)) '(5 7)) (loop for i from 1 to 3 collect (round i 2))
         (sort (list 2.5 1 1.5d0) #'< :key (lambda (x) (floor x 1))))
+;; ~E's digits are those of the number scaled as SBCL scales it, in the float's own type
+(format t "~,3e ~e ~,0e ~,2,2e ~10,3e|~%" 1234.5 -1.5e-5 9.55e9 0.000123 -5.82d-25)
