@@ -150,7 +150,7 @@ static int parse_float(const char *tok, double *d, bool *single)
 			return -1;
 		*d = f;
 	}
-	return errno == ERANGE ? -1 : 1;
+	return isinf(*d) || (errno == ERANGE && *d == 0) ? -1 : 1;   /* a denormal is a float */
 }
 
 static struct kl_node *read_form(struct rd *r);

@@ -220,8 +220,10 @@ static void padded(struct lisp *h, struct lv_text *t, const char *s, long w, cha
  * 10^k */
 static void format_fixed(char *s, size_t size, double d, bool single, const struct fmt_float *ff)
 {
-	for (long k = ff->k; k > 0 && k <= 400; k--)      /* no libm (num.c) */
-		d *= 10;
+	for (long k = ff->k; k > 0 && k <= 400 && fabs(d) < 1e300; k--)   /* no libm (num.c); */
+		d *= 10;                                                    /* never to inf */
+	if (single && fabs(d) > 3.4028234663852886e38)        /* scaled past a single's range */
+		single = false;
 	for (long k = ff->k; k < 0 && k >= -400; k++)
 		d /= 10;
 	const char *sign = signbit(d) ? "-" : ff->atsign ? "+" : "";
