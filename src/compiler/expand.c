@@ -294,6 +294,12 @@ static struct kl_node *to_node(struct mx *x, struct lv *v, int depth)
 		n = mk(x, KL_N_INT);
 		n->ival = v->u.i;
 		return n;
+	case LV_FLOAT:          /* code refuses it where it is used (lower.c) */
+		n = mk(x, KL_N_FLOAT);
+		n->fval = v->u.fl.d;
+		n->fsingle = v->u.fl.single;
+		n->str = kl_arena_strdup(x->c->a, lv_to_text(&x->L, v, true));
+		return n;
 	case LV_STR:
 		n = mk(x, KL_N_STR);
 		n->str = kl_arena_strndup(x->c->a, v->u.str.s, v->u.str.len);

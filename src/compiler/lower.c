@@ -246,6 +246,9 @@ int kl_lw_lower(struct lw *l, struct kl_node *n, struct val *out)
 		return kl_error(l->c->d, n->span, "keyword ':%s' is not an expression here", n->str);
 	case KL_N_STR:
 		return kl_error(l->c->d, n->span, "string \"%s\" is not an expression here", n->str);
+	case KL_N_FLOAT:
+		return kl_error(l->c->d, n->span, "the float %s in BPF code: BPF has no floating point (a macro may "
+				"compute with floats, but what it gives the code must be an integer)", n->str);
 	case KL_N_LIST: {
 		struct kl_span saved = l->span;
 		l->span = n->span;

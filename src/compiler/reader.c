@@ -3,6 +3,7 @@
 #include "reader.h"
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,49 @@ static bool parse_int(const char *s, int base, int64_t *out)
 		return false;
 	*out = (int64_t)(neg ? 0 - (uint64_t)v : (uint64_t)v);   /* wraps as the machine does: -#x8000000000000000 too */
 	return true;
+}
+
+/* A float token as Common Lisp reads one: [sign] digits [. digits] [marker [sign] digits], with
+ * a digit after the point or an exponent (1. is the integer 1), the marker e s f (a single) or
+ * d l (a double). 1 with *d and *single set; 0 when tok is no float; -1 when it is one out of
+ * range. */
+static int parse_float(const char *tok, double *d, bool *single)
+{
+	const char *p = tok + (*tok == '-' || *tok == '+');
+	size_t ip = strspn(p, "0123456789"), fp = 0, ep = 0;
+	p += ip;
+	if (*p == '.')
+		p++, fp = strspn(p, "0123456789"), p += fp;
+	if (!ip && !fp)
+		return 0;
+	char m = (char)tolower((unsigned char)*p);
+	*single = m != 'd' && m != 'l';
+	if (*p && strchr("esfdl", m)) {
+		p++;
+		p += *p == '-' || *p == '+';
+		if (!(ep = strspn(p, "0123456789")))
+			return 0;
+		p += ep;
+	}
+	if (*p || (!fp && !ep))
+		return 0;
+	char buf[128];
+	size_t len = strlen(tok);
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, tok, len + 1);
+	char *mk = strpbrk(buf, "sfdlSFDL");
+	if (mk)
+		*mk = 'e';
+	errno = 0;
+	*d = strtod(buf, NULL);
+	if (*single) {
+		float f = (float)*d;
+		if (isinf(f) || (f == 0 && *d != 0))
+			return -1;
+		*d = f;
+	}
+	return isinf(*d) || (errno == ERANGE && *d == 0) ? -1 : 1;   /* a denormal is a float */
 }
 
 static struct kl_node *read_form(struct rd *r);
@@ -300,13 +344,34 @@ struct kl_node *kl_atom_node(struct kl_arena *a, const char *tok, size_t len, st
 		n->ival = v;
 		return n;
 	}
+	bool single;
+	int fl = parse_float(tok, &n->fval, &single);
+	if (fl < 0) {
+		*why = "a float out of range '%s'";
+		return NULL;
+	}
+	if (fl) {
+		n->kind = KL_N_FLOAT;
+		n->fsingle = single;
+		n->str = kl_arena_strdup(a, tok);
+		return n;
+	}
 	/* 1+ and 1- are Common Lisp's names of functions, not numbers */
 	if ((isdigit((unsigned char)tok[0]) ||
 	     ((tok[0] == '-' || tok[0] == '+') && isdigit((unsigned char)tok[1]))) &&
 	    strcmp(tok, "1+") && strcmp(tok, "1-")) {
 		bool hex = (tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X'));
+		char dec[32];                   /* 12. is the integer 12, as Common Lisp reads it */
+		if (!hex && len > 1 && len < sizeof(dec) && tok[len - 1] == '.' && isdigit((unsigned char)tok[len - 2])) {
+			memcpy(dec, tok, len - 1);
+			dec[len - 1] = 0;
+			tok = dec;
+		}
 		if (!parse_int(hex ? tok + 2 : tok, hex ? 16 : 10, &v)) {
-			*why = "malformed number '%s'";
+			size_t num = strspn(tok + 1, "0123456789") + 1;
+			*why = tok[num] == '/' && tok[num + 1] && strspn(tok + num + 1, "0123456789") == strlen(tok + num + 1)
+				       ? "the ratio '%s': kiln's Lisp has no ratios (write a float, 0.5, or divide)"
+				       : "malformed number '%s'";
 			return NULL;
 		}
 		n->kind = KL_N_INT;
@@ -433,6 +498,7 @@ static void node_str(const struct kl_node *n, struct sink *o, int depth)
 		snprintf(tmp, sizeof(tmp), "%lld", (long long)n->ival);
 		put(o, tmp);
 		break;
+	case KL_N_FLOAT: put(o, n->str); break;
 	case KL_N_SYM: put(o, kl_name(n)); break;
 	case KL_N_KEY: put(o, ":"); put(o, kl_name(n)); break;
 	case KL_N_STR: put_str(o, n->str); break;
@@ -465,6 +531,7 @@ static size_t flat_width(const struct kl_node *n, size_t cap)
 	char tmp[32];
 	switch (n->kind) {
 	case KL_N_INT: return (size_t)snprintf(tmp, sizeof(tmp), "%lld", (long long)n->ival);
+	case KL_N_FLOAT: return strlen(n->str);
 	case KL_N_SYM: return strlen(kl_name(n));
 	case KL_N_KEY: return 1 + strlen(kl_name(n));
 	case KL_N_STR: return 2 + strlen(n->str);

@@ -1,5 +1,5 @@
-/* reader.h — kiln source text to nodes: integers, symbols, keywords, strings, lists and
- * vectors, each with the span where it starts. */
+/* reader.h — kiln source text to nodes: integers, floats, symbols, keywords, strings, lists
+ * and vectors, each with the span where it starts. */
 #ifndef KL_READER_H
 #define KL_READER_H
 #include <stdbool.h>
@@ -9,13 +9,18 @@
 #include "arena.h"
 #include "diag.h"
 
-enum kl_node_kind { KL_N_INT, KL_N_SYM, KL_N_KEY, KL_N_STR, KL_N_LIST };
+/* FLOAT: a number with a decimal point or an exponent (0.1, 1e3, 2.5d0), which only the Lisp
+ * (the host, a macro's computation) takes: BPF code has no floating point */
+enum kl_node_kind { KL_N_INT, KL_N_SYM, KL_N_KEY, KL_N_STR, KL_N_LIST, KL_N_FLOAT };
 
 struct kl_node {
 	enum kl_node_kind kind;
 	bool vector;              /* LIST written as [ ... ] */
+	bool fsingle;             /* FLOAT: a single-float (Common Lisp's default: 0.1, 1e3, 1f0),
+				   * else a double (1d0, 1l0) */
 	struct kl_span span;
 	int64_t ival;             /* INT */
+	double fval;              /* FLOAT: its value (a single's rounded to a C float) */
 	const char *str;          /* SYM and KEY: the name (KEY without ':') folded to lower case, as
 				   * Common Lisp's reader folds it, so If, IF and if are one symbol:
 				   * every comparison with a built-in or a user name uses this.
@@ -42,7 +47,8 @@ const char *kl_fold_case(struct kl_arena *a, const char *s);
 /* Make n a symbol or keyword named as written: name is written, str its folded form. */
 void kl_set_name(struct kl_arena *a, struct kl_node *n, const char *written);
 /* The atom token tok of len bytes, NUL-terminated after them (no delimiters in it), as the
- * reader reads it: a number (decimal, 0x, #x #b #o, #\c), a keyword or a symbol, spanning s.
+ * reader reads it: a number (decimal, 0x, #x #b #o, #\c, a float), a keyword or a symbol,
+ * spanning s.
  * NULL when it is no atom, with *why a message holding one %s for the token. The reader's
  * own limit on a name's length is not checked here. */
 struct kl_node *kl_atom_node(struct kl_arena *a, const char *tok, size_t len, struct kl_span s,

@@ -204,6 +204,7 @@ static void define_globals(struct lisp *h)
 void host_setup(struct lisp *h, int argc, char **argv)
 {
 	lisp_init(h, &host_layer);
+	h->strict_ints = true;          /* Common Lisp's integers: no silent wrap (num.c) */
 	H(h)->argc = argc;
 	H(h)->argv = argv;
 	define_globals(h);

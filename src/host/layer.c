@@ -113,9 +113,10 @@ static lv_special_fn host_special(struct lisp *h, const char *name)
 B(b_sleep)
 {
 	(void)n;
-	if (a[0]->k != LV_INT)
-		return lv_err(h, c, "sleep: %s is not an integer", lv_brief(h, a[0]));
-	host_sleep(h, (double)a[0]->u.i, c);
+	if ((a[0]->k != LV_INT && a[0]->k != LV_FLOAT) || (a[0]->k == LV_INT ? a[0]->u.i < 0 : a[0]->u.fl.d < 0))
+		return lv_err(h, c, "sleep: %s is not a non-negative number", lv_brief(h, a[0]));
+	double s = a[0]->k == LV_INT ? (double)a[0]->u.i : a[0]->u.fl.d;
+	host_sleep(h, s < 1e9 ? s : 1e9, c);        /* at most 31 years: time_t holds it */
 	return h->exc ? NULL : LNIL;
 }
 B(b_probe_file)

@@ -1,5 +1,5 @@
-/* builtins.c — the core's functions, as a table: arithmetic, comparisons, lists, sequences,
- * strings and output to streams. Arguments arrive evaluated. A layer adds its own
+/* builtins.c — the core's functions, as a table: lists, sequences, strings and output to
+ * streams (the numbers' are num.c's). Arguments arrive evaluated. A layer adds its own
  * (struct lisp_layer's builtin). */
 #include "lisp.h"
 #include <stdlib.h>
@@ -17,121 +17,6 @@ static bool ints(struct lisp *h, const struct kl_node *c, struct lv **a, int n, 
 	return true;
 }
 
-/* integers are 64-bit and wrap (no bignums) */
-static int64_t add(int64_t x, int64_t y) { return (int64_t)((uint64_t)x + (uint64_t)y); }
-static int64_t sub(int64_t x, int64_t y) { return (int64_t)((uint64_t)x - (uint64_t)y); }
-static int64_t mul(int64_t x, int64_t y) { return (int64_t)((uint64_t)x * (uint64_t)y); }
-/* truncating and floor division; -1 as the divisor negates (INT64_MIN / -1 wraps) */
-static int64_t quot(int64_t x, int64_t y) { return y == -1 ? sub(0, x) : x / y; }
-static int64_t floor_div(int64_t x, int64_t y) { int64_t q = quot(x, y); return (y != -1 && x % y && ((x < 0) != (y < 0))) ? q - 1 : q; }
-
-B(b_add) { if (!ints(h, c, a, n, "+")) return NULL; int64_t s = 0; for (int i = 0; i < n; i++) s = add(s, a[i]->u.i); return lv_int(h, s); }
-B(b_mul) { if (!ints(h, c, a, n, "*")) return NULL; int64_t s = 1; for (int i = 0; i < n; i++) s = mul(s, a[i]->u.i); return lv_int(h, s); }
-B(b_sub)
-{
-	if (!ints(h, c, a, n, "-"))
-		return NULL;
-	if (n == 1)
-		return lv_int(h, sub(0, a[0]->u.i));
-	int64_t s = a[0]->u.i;
-	for (int i = 1; i < n; i++)
-		s = sub(s, a[i]->u.i);
-	return lv_int(h, s);
-}
-/* integers only: / is truncate when the division is not exact (kiln's Lisp has no ratios) */
-B(b_div)
-{
-	if (!ints(h, c, a, n, "/"))
-		return NULL;
-	int64_t s = n == 1 ? 1 : a[0]->u.i;
-	for (int i = n == 1 ? 0 : 1; i < n; i++) {
-		if (!a[i]->u.i)
-			return lv_raise(h, c, "division-by-zero", "division by zero");
-		s = quot(s, a[i]->u.i);
-	}
-	return lv_int(h, s);
-}
-B(b_floor)
-{
-	if (!ints(h, c, a, n, "floor"))
-		return NULL;
-	int64_t y = n > 1 ? a[1]->u.i : 1;
-	if (!y)
-		return lv_raise(h, c, "division-by-zero", "division by zero");
-	return lv_int(h, floor_div(a[0]->u.i, y));
-}
-static struct lv *modulo(struct lisp *h, const struct kl_node *c, struct lv **a, int n, bool rem)
-{
-	if (!ints(h, c, a, n, rem ? "rem" : "mod"))
-		return NULL;
-	if (!a[1]->u.i)
-		return lv_raise(h, c, "division-by-zero", "division by zero");
-	int64_t x = a[0]->u.i, y = a[1]->u.i;
-	if (y == -1)
-		return lv_int(h, 0);
-	return lv_int(h, rem ? x % y : sub(x, mul(floor_div(x, y), y)));
-}
-B(b_mod) { return modulo(h, c, a, n, false); }
-B(b_rem) { return modulo(h, c, a, n, true); }
-B(b_1p) { if (!ints(h, c, a, n, "1+")) return NULL; return lv_int(h, add(a[0]->u.i, 1)); }
-B(b_1m) { if (!ints(h, c, a, n, "1-")) return NULL; return lv_int(h, sub(a[0]->u.i, 1)); }
-B(b_abs) { if (!ints(h, c, a, n, "abs")) return NULL; return lv_int(h, a[0]->u.i < 0 ? sub(0, a[0]->u.i) : a[0]->u.i); }
-static struct lv *extreme(struct lisp *h, const struct kl_node *c, struct lv **a, int n, bool max)
-{
-	if (!ints(h, c, a, n, max ? "max" : "min"))
-		return NULL;
-	struct lv *m = a[0];
-	for (int i = 1; i < n; i++)
-		if (max ? a[i]->u.i > m->u.i : a[i]->u.i < m->u.i)
-			m = a[i];
-	return m;
-}
-B(b_min) { return extreme(h, c, a, n, false); }
-B(b_max) { return extreme(h, c, a, n, true); }
-B(b_logand) { if (!ints(h, c, a, n, "logand")) return NULL; int64_t s = -1; for (int i = 0; i < n; i++) s &= a[i]->u.i; return lv_int(h, s); }
-B(b_logior) { if (!ints(h, c, a, n, "logior")) return NULL; int64_t s = 0; for (int i = 0; i < n; i++) s |= a[i]->u.i; return lv_int(h, s); }
-B(b_logxor) { if (!ints(h, c, a, n, "logxor")) return NULL; int64_t s = 0; for (int i = 0; i < n; i++) s ^= a[i]->u.i; return lv_int(h, s); }
-B(b_ash)
-{
-	if (!ints(h, c, a, n, "ash"))
-		return NULL;
-	int64_t s = a[1]->u.i;
-	if (s >= 64 || s <= -64)
-		return lv_int(h, s > 0 ? 0 : a[0]->u.i < 0 ? -1 : 0);
-	return lv_int(h, s >= 0 ? (int64_t)((uint64_t)a[0]->u.i << s) : a[0]->u.i >> -s);
-}
-
-/* = < > <= >= /= over integers, chained */
-static struct lv *compare(struct lisp *h, const struct kl_node *c, struct lv **a, int n, const char *op)
-{
-	if (!ints(h, c, a, n, op))
-		return NULL;
-	if (!strcmp(op, "/=")) {
-		for (int i = 0; i < n; i++)
-			for (int j = i + 1; j < n; j++)
-				if (a[i]->u.i == a[j]->u.i)
-					return LNIL;
-		return LT;
-	}
-	for (int i = 0; i + 1 < n; i++) {
-		int64_t x = a[i]->u.i, y = a[i + 1]->u.i;
-		bool ok = op[0] == '=' ? x == y : op[0] == '<' ? (op[1] ? x <= y : x < y) : (op[1] ? x >= y : x > y);
-		if (!ok)
-			return LNIL;
-	}
-	return LT;
-}
-B(b_eq) { return compare(h, c, a, n, "="); }
-B(b_lt) { return compare(h, c, a, n, "<"); }
-B(b_gt) { return compare(h, c, a, n, ">"); }
-B(b_le) { return compare(h, c, a, n, "<="); }
-B(b_ge) { return compare(h, c, a, n, ">="); }
-B(b_ne) { return compare(h, c, a, n, "/="); }
-B(b_zerop) { if (!ints(h, c, a, n, "zerop")) return NULL; return lv_bool(a[0]->u.i == 0); }
-B(b_plusp) { if (!ints(h, c, a, n, "plusp")) return NULL; return lv_bool(a[0]->u.i > 0); }
-B(b_minusp) { if (!ints(h, c, a, n, "minusp")) return NULL; return lv_bool(a[0]->u.i < 0); }
-B(b_evenp) { if (!ints(h, c, a, n, "evenp")) return NULL; return lv_bool(a[0]->u.i % 2 == 0); }
-B(b_oddp) { if (!ints(h, c, a, n, "oddp")) return NULL; return lv_bool(a[0]->u.i % 2 != 0); }
 B(b_not) { (void)h, (void)c, (void)n; return lv_bool(!lv_true(a[0])); }
 B(b_eql) { (void)h, (void)c, (void)n; return lv_bool(lv_eql(a[0], a[1])); }
 B(b_equal)
@@ -260,7 +145,7 @@ static struct lv *test_eq(struct lisp *h, const struct kl_node *c, struct lv *te
 
 static struct lv *keyed(struct lisp *h, const struct kl_node *c, struct lv *key, struct lv *x)
 {
-	return key ? lv_apply(h, c, key, &x, 1) : x;
+	return key ? lv_primary(lv_apply(h, c, key, &x, 1)) : x;
 }
 
 B(b_assoc)
@@ -397,7 +282,7 @@ static struct lv *mapped(struct lisp *h, const struct kl_node *c, struct lv *f, 
 	struct lv *v = lv_vec(h, len);
 	for (size_t i = 0; i < len; i++) {
 		struct lv *x = seq_at(h, seq, i);
-		if (!(v->u.vec.items[i] = lv_apply(h, c, f, &x, 1)))
+		if (!(v->u.vec.items[i] = lv_primary(lv_apply(h, c, f, &x, 1))))   /* (floor x 2): one value */
 			return NULL;
 	}
 	if (!strcmp(type, "vector"))
@@ -657,16 +542,8 @@ B(b_identity) { (void)h, (void)c, (void)n; return a[0]; }
 B(b_format) { return lv_format(h, c, a, n); }
 
 static const struct { const char *name; lv_builtin_fn fn; int min, max; } builtins[] = {
-	{ "+", b_add, 0, -1 }, { "-", b_sub, 1, -1 }, { "*", b_mul, 0, -1 }, { "/", b_div, 1, -1 },
-	{ "floor", b_floor, 1, 2 }, { "truncate", b_div, 1, 2 }, { "mod", b_mod, 2, 2 }, { "rem", b_rem, 2, 2 },
-	{ "1+", b_1p, 1, 1 }, { "1-", b_1m, 1, 1 }, { "abs", b_abs, 1, 1 }, { "min", b_min, 1, -1 },
-	{ "max", b_max, 1, -1 }, { "logand", b_logand, 0, -1 }, { "logior", b_logior, 0, -1 },
-	{ "logxor", b_logxor, 0, -1 }, { "ash", b_ash, 2, 2 },
-	{ "=", b_eq, 1, -1 }, { "<", b_lt, 1, -1 }, { ">", b_gt, 1, -1 }, { "<=", b_le, 1, -1 },
-	{ ">=", b_ge, 1, -1 }, { "/=", b_ne, 1, -1 }, { "zerop", b_zerop, 1, 1 }, { "plusp", b_plusp, 1, 1 },
-	{ "minusp", b_minusp, 1, 1 }, { "evenp", b_evenp, 1, 1 }, { "oddp", b_oddp, 1, 1 },
 	{ "not", b_not, 1, 1 }, { "null", b_not, 1, 1 }, { "eq", b_eql, 2, 2 }, { "eql", b_eql, 2, 2 },
-	{ "equal", b_equal, 2, 2 }, { "integerp", b_integerp, 1, 1 }, { "numberp", b_integerp, 1, 1 },
+	{ "equal", b_equal, 2, 2 }, { "integerp", b_integerp, 1, 1 }, { "rationalp", b_integerp, 1, 1 },
 	{ "stringp", b_stringp, 1, 1 }, { "symbolp", b_symbolp, 1, 1 }, { "consp", b_consp, 1, 1 },
 	{ "listp", b_listp, 1, 1 }, { "vectorp", b_vectorp, 1, 1 }, { "functionp", b_functionp, 1, 1 },
 	{ "car", b_car, 1, 1 }, { "cdr", b_cdr, 1, 1 }, { "rest", b_cdr, 1, 1 }, { "cons", b_cons, 2, 2 },
@@ -695,6 +572,9 @@ static const struct { const char *name; lv_builtin_fn fn; int min, max; } builti
 
 lv_builtin_fn lv_builtin_find(const char *name, int *min, int *max)
 {
+	lv_builtin_fn fn = lv_num_builtin_find(name, min, max);
+	if (fn)
+		return fn;
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(name, builtins[i].name)) {
 			*min = builtins[i].min;

@@ -602,6 +602,7 @@ struct lv *lv_eval(struct lisp *h, const struct kl_node *n, struct lv_frame *env
 {
 	switch (n->kind) {
 	case KL_N_INT:
+	case KL_N_FLOAT:
 	case KL_N_STR:
 	case KL_N_KEY:
 		return lv_from_node(h, n);

@@ -19,7 +19,7 @@
 
 enum lv_kind {
 	LV_NIL, LV_T, LV_INT, LV_STR, LV_SYM, LV_KEY, LV_CONS, LV_VEC, LV_FN, LV_BUILTIN,
-	LV_STREAM, LV_MV, LV_COND, LV_FOREIGN,
+	LV_STREAM, LV_MV, LV_COND, LV_FOREIGN, LV_FLOAT,
 };
 
 struct lisp;
@@ -51,6 +51,8 @@ struct lv {
 	const char *written;
 	union {
 		int64_t i;                                         /* INT */
+		struct { double d; bool single; } fl;              /* FLOAT: single-float (d holds
+								    * a float's value) or double */
 		struct { char *s; size_t len; } str;               /* STR */
 		const char *name;                                  /* SYM, KEY: folded, package stripped */
 		struct { struct lv *car, *cdr; const struct kl_node *src; bool vector; } cons;
@@ -138,6 +140,10 @@ struct lisp {
 	unsigned gensyms;                /* gensym's count */
 	bool print_written;              /* symbols print as written, not upper-cased (macros: the
 					  * names a macro makes keep the user's spelling) */
+	bool strict_ints;                /* an integer past 64 bits (+ - * ash expt...) or a ratio
+					  * (an inexact /) is an error: the host's Lisp, which has no
+					  * bignums or ratios. Else they wrap and truncate as BPF's
+					  * integers do (the compiler's macros). See num.c. */
 };
 
 extern struct lv lv_nil_v, lv_t_v;
@@ -146,6 +152,8 @@ extern struct lv lv_nil_v, lv_t_v;
 
 /* value.c */
 struct lv *lv_int(struct lisp *h, int64_t i);
+/* a float: single (its value rounded to a C float) or double */
+struct lv *lv_float(struct lisp *h, double d, bool single);
 struct lv *lv_str(struct lisp *h, const char *s, size_t len);
 struct lv *lv_cstr(struct lisp *h, const char *s);
 struct lv *lv_sym(struct lisp *h, const char *name);
@@ -163,8 +171,8 @@ struct lv *lv_err(struct lisp *h, const struct kl_node *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 struct lv *lv_raise(struct lisp *h, const struct kl_node *n, const char *type, const char *msg);
 struct lv_global *lv_global(struct lisp *h, const char *name, bool create);
-/* eql (integers by value, symbols by name), and equal (also strings, lists by their
- * elements): 1 or 0, or -1 with an error raised at n (nested too deep, Ctrl-C) */
+/* eql (integers and floats of one type by value, symbols by name), and equal (also
+ * strings, lists by their elements): 1 or 0, or -1 with an error raised at n (nested too deep, Ctrl-C) */
 bool lv_eql(const struct lv *a, const struct lv *b);
 int lv_equal(struct lisp *h, const struct kl_node *n, const struct lv *a, const struct lv *b);
 /* Called at every form evaluated and every turn of a loop (and every so many steps of a long
@@ -224,6 +232,15 @@ struct lv *lv_push_frame(struct lisp *h, struct lv_frame **env, const char *name
 const struct kl_node *lv_origin(const struct lv *v, const struct kl_node *at);
 /* a name being bound or named (a variable, a block): a symbol's, else NULL with an error */
 const char *lv_var_name(struct lisp *h, const struct kl_node *n, const char *what);
+
+/* num.c: the numbers' functions (integers, floats and their contagion), and their text */
+lv_builtin_fn lv_num_builtin_find(const char *name, int *min, int *max);
+/* a float as Common Lisp prints it (SBCL's way: the shortest digits that read back,
+ * 1.0e7 and 1.0e-4 past 10^7 and below 10^-3, a double with d for e), in buf */
+void lv_float_text(char *buf, size_t size, double d, bool single);
+/* format's ~w,d,k,ovf,padF ~w,d,e,k,...E ~d,n,w,pad$ of v (a float or an integer; else as ~a) */
+struct fmt_float { long w, d, e, k, n; char padc; bool atsign; };
+void lv_format_float(struct lv_text *t, struct lisp *h, const struct lv *v, char dir, const struct fmt_float *ff);
 
 /* builtins.c */
 lv_builtin_fn lv_builtin_find(const char *name, int *min, int *max);

@@ -100,6 +100,7 @@ static void print_to(struct lv_printer *p, const struct lv *v, int depth)
 	case LV_NIL: pr_str(p, !p->h->print_written ? "NIL" : v->written ? v->written : "()"); break;
 	case LV_T: pr_str(p, !p->h->print_written ? "T" : v->written ? v->written : "t"); break;
 	case LV_INT: snprintf(num, sizeof(num), "%lld", (long long)v->u.i); pr_str(p, num); break;
+	case LV_FLOAT: lv_float_text(num, sizeof(num), v->u.fl.d, v->u.fl.single); pr_str(p, num); break;
 	case LV_STR:
 		if (!p->readably) {
 			pr_put(p, v->u.str.s, v->u.str.len);
@@ -472,11 +473,29 @@ static int read_directive(struct fmt *f, const char **pp, const char *end, struc
 	}
 	dv->d = (char)tolower((unsigned char)*p++);
 	*pp = p;
-	if (strchr("asdxobc", dv->d) && *ai >= nargs) {
+	if (strchr("asdxobcfe$", dv->d) && *ai >= nargs) {
 		lv_err(f->h, f->at, "format: ~%c has no argument left", dv->d);
 		return -1;
 	}
 	return 0;
+}
+
+/* ~F ~E ~$ (numtext.c) of a number; anything else as ~wD prints it */
+static void put_float(struct fmt *f, struct lv *v, const struct directive *dv)
+{
+	const long *p = dv->params;
+	if (v->k != LV_INT && v->k != LV_FLOAT) {
+		pad_value(f, v, false, dv->d == '$' ? p[2] : p[0], ' ', true);
+		return;
+	}
+	struct fmt_float ff = { p[0], p[1], -1, 0, -1, ' ', dv->atsign };
+	if (dv->d == 'f')               /* ~w,d,kF */
+		ff.k = p[2] > 0 || p[2] < -1 ? p[2] : 0;
+	else if (dv->d == 'e')          /* ~w,d,eE */
+		ff.e = p[2];
+	else                            /* ~d,n,w,padchar$ */
+		ff = (struct fmt_float){ p[2], p[0], -1, 0, p[1], p[3] >= 0 ? (char)p[3] : ' ', dv->atsign };
+	lv_format_float(&f->out, f->h, v, dv->d, &ff);
 }
 
 /* ~* : the argument *ai moved (back with :, to an absolute place with @). 0, or -1. */
@@ -506,6 +525,9 @@ static int run_directive(struct fmt *f, const struct directive *dv, const char *
 	case 'd': case 'x': case 'o': case 'b':
 		put_integer(f, args[(*ai)++], dv->d, params, dv->padc, dv->colon, dv->atsign);
 		return 0;
+	case 'f': case 'e': case '$':
+		put_float(f, args[(*ai)++], dv);
+		return 0;
 	case 'c': {
 		struct lv *v = args[(*ai)++];
 		emit_c(f, v->k == LV_INT ? (char)v->u.i : '?');
@@ -528,8 +550,8 @@ static int run_directive(struct fmt *f, const struct directive *dv, const char *
 	case '^': return *ai >= nargs;
 	case '{': return run_iteration(f, pp, end, args, nargs, ai, dv->atsign) ? -1 : 0;
 	default:
-		lv_err(f->h, f->at, "format: ~%c is not supported (kiln's Lisp has ~a ~s ~d ~x ~o ~b ~c ~%% "
-		       "~& ~~ ~{~} ~^ ~*)", dv->d);
+		lv_err(f->h, f->at, "format: ~%c is not supported (kiln's Lisp has ~a ~s ~d ~x ~o ~b ~c ~f ~e ~$ "
+		       "~%% ~& ~~ ~{~} ~^ ~*)", dv->d);
 		return -1;
 	}
 }

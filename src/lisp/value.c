@@ -1,6 +1,7 @@
 /* value.c — the core's values (constructors, eql, equal), its globals, errors as conditions,
  * the step budget, Ctrl-C (through the layer) and the C stack's share (lv_stack_ok). */
 #include "lisp.h"
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,15 @@ struct lv *lv_int(struct lisp *h, int64_t i)
 	struct lv *v = kl_arena_new(&h->a, struct lv);
 	v->k = LV_INT;
 	v->u.i = i;
+	return v;
+}
+
+struct lv *lv_float(struct lisp *h, double d, bool single)
+{
+	struct lv *v = kl_arena_new(&h->a, struct lv);
+	v->k = LV_FLOAT;
+	v->u.fl.d = single ? (double)(float)d : d;
+	v->u.fl.single = single;
 	return v;
 }
 
@@ -132,6 +142,8 @@ bool lv_eql(const struct lv *a, const struct lv *b)
 	case LV_NIL:
 	case LV_T: return true;
 	case LV_INT: return a->u.i == b->u.i;
+	case LV_FLOAT: return a->u.fl.single == b->u.fl.single && a->u.fl.d == b->u.fl.d &&
+			      signbit(a->u.fl.d) == signbit(b->u.fl.d);
 	case LV_SYM:
 	case LV_KEY: return !strcmp(a->u.name, b->u.name);
 	default: return false;
@@ -225,6 +237,7 @@ struct lv *lv_from_node(struct lisp *h, const struct kl_node *n)
 	struct lv *v = NULL;
 	switch (n->kind) {
 	case KL_N_INT: v = lv_int(h, n->ival); break;
+	case KL_N_FLOAT: v = lv_float(h, n->fval, n->fsingle); break;
 	case KL_N_STR: v = lv_cstr(h, n->str); break;
 	case KL_N_KEY:
 		v = kl_arena_new(&h->a, struct lv);

@@ -17,8 +17,8 @@
 #   OUT/seed/host/      host Lisp (fuzz_host.c): tests/host/*.lisp, the kiln sources above, and
 #                       Whistler's examples, read from its checkout (KILN_PEERS, see
 #                       tests/harness/peers.sh) now, never copied into kiln
-#   OUT/host.dict       the host's special forms and builtins (eval.c's and builtins.c's tables),
-#                       loop's words, format's directives
+#   OUT/host.dict       the host's special forms and builtins (src/host's and src/lisp's tables),
+#                       loop's words, format's directives, numbers (floats among them)
 # A harness without a seed directory of its own name gets seed/object.
 set -eu
 export LC_ALL=C
@@ -131,13 +131,15 @@ if peer_git "$WHISTLER_DIR" rev-parse --verify -q HEAD >/dev/null 2>&1; then
 	done
 fi
 {
-	grep -ho '{ "[^"]*", \(sf\|b\|host\|rf\)_[a-z0-9_]*' src/host/*.c |
+	grep -ho '{ "[^"]*", \(sf\|b\|host\|rf\)_[a-z0-9_]*' src/host/*.c src/lisp/*.c |
 		sed 's/.*{ "\([^"]*\)".*/\1/'
 	printf '%s\n' in across from upfrom downfrom to upto downto below above by = then repeat for as \
 		while until do doing collect sum count return finally nil t '&optional' '&rest' '&key' \
 		'~a' '~s' '~d' '~x' '~o' '~b' '~c' '~%' '~&' '~~' '~{' '~}' '~@{' '~^' '~*' '~:*' '~10,'"'"'0d' \
 		'(' ')' "'" '#(' '#\' '"' 'sb-sys:interactive-interrupt' 'error' 'condition' '*standard-output*' \
-		'*error-output*' '9223372036854775807' '-9223372036854775808' '1000000000000'
+		'*error-output*' '9223372036854775807' '-9223372036854775808' '1000000000000' \
+		'0.1' '-2.5' '.5' '1e38' '1.5d0' '1d308' '12.' '~f' '~,2f' '~8,3f' '~$' '~e' '~,2e' \
+		'multiple-value-bind'
 } | dict "$out/host.dict"
 
 for d in compiler object disasm event trace host; do

@@ -36,5 +36,6 @@
   (dotimes (i 40) (setf x (list x x)))
   (let ((s (format nil "~a" x)))
     (format t "wide: ~a characters, ends ~a~%" (length s) (subseq s (- (length s) 3)))))
-;; integers wrap at 64 bits
-(format t "wrap: ~a ~a ~a~%" (+ 9223372036854775807 1) (/ -9223372036854775808 -1) (mod -9223372036854775808 -1))
+;; integers past 64 bits are an error (no bignums), at the edges too
+(format t "past 64 bits: ~a ~a ~a~%" (handler-case (+ 9223372036854775807 1) (error () 'error))
+        (handler-case (/ -9223372036854775808 -1) (error () 'error)) (mod -9223372036854775808 -1))

@@ -2,8 +2,9 @@
 # host.sh — kiln's host side (src/host/), form by form: each tests/host/NAME.lisp runs under
 # `kiln run` and must print exactly tests/host/NAME.expected (its standard output, then
 # "--- stderr" and its standard error, then "--- exit STATUS"): format's directives, loop's
-# clauses, list and string functions, handler-case and friends, a session's map access, and
-# errors as file:line:col with the line and a caret. The interrupt-* files wait for Ctrl-C:
+# clauses, list and string functions, handler-case and friends, a session's map access, host
+# numbers (floats, and integers past 64 bits as errors; numbers.lisp's output also against
+# SBCL's when sbcl is installed), and errors as file:line:col with the line and a caret. The interrupt-* files wait for Ctrl-C:
 # uncaught it ends kiln with status 130 (a session's links are gone after it), caught by
 # handler-case the first one is handled and a second one ends kiln at once; a loop whose turns
 # evaluate nothing ((loop), (dotimes (i 1000000000000) nil)) ends within 1 s of the first. The
@@ -29,6 +30,23 @@ for f in tests/host/*.lisp; do
 	if [ "$got" == "$(cat "tests/host/$name.expected")" ]; then pass "$name"
 	else fail "$name" "$(diff <(echo "$got") "tests/host/$name.expected" | head -10 | tr '\n' ' ')"; fi
 done
+
+# numbers.lisp prints what SBCL prints: a float's digits, contagion, format's ~F ~$ ~E
+if command -v sbcl >/dev/null; then
+	if diff <(sbcl --script tests/host/numbers.lisp 2>&1) <("$KILN" run tests/host/numbers.lisp 2>&1) >"$tmp/d"
+	then pass numbers/as-sbcl
+	else fail numbers/as-sbcl "$(head -10 "$tmp/d" | tr '\n' ' ')"; fi
+else
+	echo "SKIP $SUITE/numbers/as-sbcl: sbcl is not installed"
+fi
+
+# (sleep 0.25) sleeps a quarter of a second: not an error, not at once, not a whole second
+printf '(sleep 0.25)\n' >"$tmp/sleepf.lisp"
+t0=$(date +%s%N)
+"$KILN" run "$tmp/sleepf.lisp" >"$tmp/out" 2>"$tmp/err"
+rc=$? ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+if [ $rc -eq 0 ] && [ $ms -ge 250 ] && [ $ms -lt 1000 ]; then pass "sleep-float (${ms} ms)"
+else fail sleep-float "status $rc after ${ms} ms: $(head -c 200 "$tmp/err")"; fi
 
 # uncaught: status 130, the error at the form that was running
 "$KILN" run tests/host/interrupt-uncaught.lisp >"$tmp/out" 2>"$tmp/err" &

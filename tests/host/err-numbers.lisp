@@ -1,0 +1,16 @@
+;; the host's integers have no bignums and no ratios: past 64 bits, or a / that is not exact,
+;; is an error (never a silent wrap), as are a float's overflow and a complex result
+(defun try (f) (handler-case (funcall f) (error (e) (format t "~a~%" e))))
+(try (lambda () (+ 9223372036854775807 1)))
+(try (lambda () (* 4294967296 4294967296)))
+(try (lambda () (- -9223372036854775807 2)))
+(try (lambda () (ash 1 63)))
+(try (lambda () (expt 2 64)))
+(try (lambda () (/ 7 2)))
+(try (lambda () (sqrt -1.0)))
+(try (lambda () (expt 10.0 39)))
+(try (lambda () (floor 1e30)))
+(try (lambda () (+ 1 "a")))
+(try (lambda () (sleep -1)))
+(format t "~a ~a ~a~%" (+ 9223372036854775806 1) (ash 1 62) (/ 8 2))
+(sleep 0.5e0 "too many")

@@ -1,0 +1,43 @@
+;; host numbers, as SBCL runs them (tests/suites/host.sh also compares this file's output
+;; with SBCL's when sbcl is installed): floats read and printed, arithmetic with integer and
+;; float contagion, comparisons, the conversions to integers, sqrt/exp/log/expt, format's
+;; ~F ~$ ~E, and sleep with a float
+(format t "~a ~a ~a ~a ~a~%" 0.1 1.5d0 -2.25 1e3 .5)
+(format t "~s ~s ~s ~s ~s ~s~%" 1e7 9999999.0 0.001 0.0001 123456789.0 -0.0)
+(format t "~a ~a ~a ~a~%" 1. 12. 2.5e-3 1.0d-10)
+(format t "~a ~a ~a ~a~%" (+ 1 0.1) (/ 1.0 3) (/ 1d0 3) (* 2 2.5))
+(format t "~a ~a ~a~%" (+ 0.1 0.2) (+ 0.1d0 0.2d0) (+ 1.5 1d0))
+(format t "~a ~a ~a ~a~%" (- 2.5) (- 10 0.5) (/ 2.0) (/ 12 4))
+(format t "~a ~a ~a ~a~%" (1+ 1.5) (1- 0.5) (abs -3.5) (abs -4))
+(format t "~a ~a ~a ~a ~a~%" (= 1 1.0) (< 1 1.5 2) (>= 2.0 2 1.5) (/= 1 1.0) (eql 1 1.0))
+(format t "~a ~a ~a ~a~%" (max 3 2.0) (min 1.5 2) (zerop 0.0) (minusp -0.5))
+(format t "~a ~a ~a ~a~%" (floor 2.5) (ceiling 2.1) (truncate -2.7) (round -2.5))
+(format t "~a ~a ~a~%" (round 2.5) (round 3.5) (round 7 2))
+(multiple-value-bind (q r) (floor 7 2.0) (format t "~a ~a~%" q r))
+(multiple-value-bind (q r) (floor -7 2) (format t "~a ~a~%" q r))
+(multiple-value-bind (q r) (truncate 10.5) (format t "~a ~a~%" q r))
+(format t "~a ~a ~a ~a~%" (mod 5.5 2) (rem -5.5 2) (mod -7 2) (rem -7 2))
+(format t "~a ~a ~a~%" (float 1) (float 1 1d0) (float 2.5d0))
+(format t "~a ~a ~a ~a ~a~%" (sqrt 2) (sqrt 2d0) (sqrt 16) (exp 1) (exp 0))
+(format t "~a ~a ~a~%" (log 100 10) (log 1) (log 8d0 2))
+(format t "~a ~a ~a ~a~%" (expt 2 10) (expt 2.0 0.5) (expt 1.5 2) (expt 10 18))
+(format t "~a ~a ~a ~a~%" (numberp 1.5) (floatp 1.5) (floatp 1) (realp 2))
+(format t "~f ~,2f ~,2f ~,1f ~,0f ~8,2f|~%" 3.14159 2.675 0.125 0.25 2.5 3.14159)
+(format t "~f ~f ~f ~,2f ~f ~@f~%" 1e10 1d-5 -1.5 -0.001 5 2.5)
+(format t "~$ ~$ ~$ ~@$ ~4,2$ ~,,8$|~%" 3.14159 2 0.125 2 3.14159 3.14159)
+(format t "~e ~,2e ~e ~e~%" 1234.5 0.000123 1d0 1e10)
+(format t "~,2f% of ~d~%" (* 100.0 (/ 3 4.0)) 4)
+(let ((start 0.0))
+  (dotimes (i 3) (sleep 0.01) (setf start (+ start 0.01)))
+  (format t "slept ~,2f s~%" start))
+(format t "~a~%" (handler-case (/ 1.0 0) (division-by-zero () (quote div0))))
+(format t "~a~%" (handler-case (/ 1 0.0) (division-by-zero () (quote div0))))
+(format t "~a~%" (handler-case (* 1e30 1e30) (floating-point-overflow () (quote overflow))))
+;; ties: SBCL's printer and ~F round them up, but stop at 10 of 10.5 with ~,0F
+(format t "~a ~a ~,0f ~,0f ~,0f ~,0f ~,2f ~,1f~%" 271872.125 1388742857142857.25d0 10.5 11.5 0.5 -2.5 -0.0 10.25)
+(format t "~,3f ~,2f ~,2f~%" (/ -1.5645839e10 7) 1d22 (/ 1.171e9 7))
+;; floor's second value stays out of the data its first goes into
+(format t "~a ~a ~a~%" (mapcar (lambda (x) (floor x 2)) '(5 7)) (loop for i from 1 to 3 collect (round i 2))
+        (sort (list 2.5 1 1.5d0) #'< :key (lambda (x) (floor x 1))))
+;; ~E's digits are those of the number scaled as SBCL scales it, in the float's own type
+(format t "~,3e ~e ~,0e ~,2,2e ~10,3e|~%" 1234.5 -1.5e-5 9.55e9 0.000123 -5.82d-25)
