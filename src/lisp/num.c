@@ -4,7 +4,8 @@
  * exact comparisons, the conversions to integers (floor, ceiling, truncate, round), sqrt, exp,
  * log, expt, and a float's text for the printer and format's ~F ~E ~$.
  *
- * Integers past 64 bits: the host's Lisp (L->strict_ints) makes them an error, as it does a
+ * Integers past 64 bits: the host's Lisp (L->strict_ints) makes them an error (but ash may
+ * fill a u64's 64 bits, its pattern, as decoders of bytes do), as it does a
  * ratio (an integer / that is not exact), for it has neither bignums nor ratios and would
  * otherwise be silently wrong; the compiler's macros wrap at 64 bits and truncate, as the BPF
  * code they write computes. A float that overflows, or a result that is no real number (the
@@ -517,7 +518,10 @@ B(b_ash)
 	if (s <= 0)
 		return lv_int(h, s <= -64 ? (x < 0 ? -1 : 0) : x >> -s);
 	int64_t r = s >= 64 ? 0 : (int64_t)((uint64_t)x << s);
-	if (h->strict_ints && x && (s >= 64 || (r >> s) != x))
+	/* a non-negative x may fill all 64 bits, as a u64 does (its pattern, read back as the
+	 * host reads #xffffffffffffffff: decoders build u64s so); only bits shifted out are lost */
+	bool lost = x >= 0 ? s >= 64 || ((uint64_t)r >> s) != (uint64_t)x : s >= 64 || (r >> s) != x;
+	if (h->strict_ints && x && lost)
 		return lv_raise(h, c, "arithmetic-error", kl_arena_printf(&h->a, "ash: %lld shifted left %lld gives an "
 				"integer past 64 bits (kiln's host Lisp has no bignums)", (long long)x, (long long)s));
 	return lv_int(h, r);

@@ -4,7 +4,7 @@
 (try (lambda () (+ 9223372036854775807 1)))
 (try (lambda () (* 4294967296 4294967296)))
 (try (lambda () (- -9223372036854775807 2)))
-(try (lambda () (ash 1 63)))
+(try (lambda () (ash 3 63)))
 (try (lambda () (expt 2 64)))
 (try (lambda () (/ 7 2)))
 (try (lambda () (sqrt -1.0)))
