@@ -327,7 +327,8 @@ static int cmd_rawtpw(const char *path)
 	int before = test_run(prog);
 	struct kiln_link *l = attach(obj, "set_result", NULL, NULL);
 	int during = test_run(prog);
-	const char *desc = kiln_link_describe(l);
+	char desc[256];      /* the link's own text goes with it */
+	snprintf(desc, sizeof(desc), "%s", kiln_link_describe(l));
 	kiln_link_destroy(l);
 	int after = test_run(prog);
 	report(before == 0 && during == 42 && after == 0 && runs(obj, 0) == 1, "raw-tracepoint-writable",
