@@ -29,6 +29,7 @@ struct host {
 	KL_VEC(char *) extra;            /* kiln forms built at run time, printed */
 	struct host_struct *structs;
 	struct host_session *session;    /* the innermost running with-bpf-session */
+	struct host_obj *objs;           /* every object loaded (closed ones too: obj NULL) */
 	bool ran_session;
 	int argc;
 	char **argv;

@@ -3,7 +3,7 @@
  * top-level forms (collected for the next session's compilation), defconstant's kiln side,
  * sleep and probe-file, the session and map functions (session.c), and the decoders and
  * accessors of a defstruct. What touches the system is refused when no_system is set. */
-#include "hv.h"
+#include "loader.h"
 #include <string.h>
 #include <sys/stat.h>
 
@@ -92,6 +92,7 @@ static const struct { const char *name; lv_special_fn fn; } specials[] = {
 	{ "defvar", sf_defglobal }, { "defparameter", sf_defglobal },
 	{ "with-bpf-session", host_with_session }, { "with-bpf-object", host_with_object },
 	{ "bpf:attach", host_attach }, { "bpf:map-ref", host_map_ref }, { "defconstant", sf_defconstant },
+	{ "with-decoding-ring-consumer", host_with_decoding_ring_consumer },
 };
 
 static lv_special_fn host_special(struct lisp *h, const char *name)
@@ -157,7 +158,7 @@ static lv_builtin_fn struct_fn(struct lisp *h, const char *name, const void **da
 				return b_field;
 			}
 	}
-	return NULL;
+	return host_struct_builtin(h, name, data, min, max);   /* make-S-record, encode-S */
 }
 
 static const struct { const char *name; lv_builtin_fn fn; int min, max; } builtins[] = {
