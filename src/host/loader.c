@@ -62,8 +62,11 @@ struct lv *host_attach_prog(struct lisp *h, const struct kl_node *at, struct hos
 			    const struct kiln_attach_opts *opts)
 {
 	struct kiln_link *l;
-	if (kiln_prog_attach(p, opts, &l))
-		return lv_err(h, at, "attach %s: %s", kiln_prog_name(p), kiln_errmsg());
+	if (kiln_prog_attach(p, opts, &l)) {
+		char what[300];
+		snprintf(what, sizeof(what), "attach %s", kiln_prog_name(p));
+		return host_bpf_err(h, at, what);
+	}
 	struct host_att *r = kl_arena_new(&h->a, struct host_att);
 	*r = (struct host_att){ o, o->links.len, 1, kl_arena_strdup(&h->a, kiln_link_describe(l)) };
 	kl_vec_push(&h->a, &o->links, l);
@@ -285,7 +288,7 @@ B(b_attach_kprobe_multi)
 			for (size_t i = from; i < o->links.len; i++)
 				kiln_link_destroy(o->links.items[i]);
 			o->links.len = from;
-			return opts.symbol ? lv_err(h, c, "attach %s: %s", kiln_prog_name(p), kiln_errmsg()) : NULL;
+			return opts.symbol ? host_bpf_err(h, c, "attach-kprobe-multi") : NULL;
 		}
 		kl_vec_push(&h->a, &o->links, k);
 	}
