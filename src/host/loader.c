@@ -6,6 +6,7 @@
  * with-bpf-object) destroys what detach did not. */
 #include "loader.h"
 #include <kiln/error.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/if_link.h>
 #include <stdio.h>
@@ -14,8 +15,9 @@
 #define B(name) static struct lv *name(struct lisp *h, const struct kl_node *c, struct lv **a, int n)
 
 struct host_prog { struct host_obj *o; struct kiln_prog *p; };
-/* links o->links[from .. from+n): one, or one a name for attach-kprobe-multi */
-struct host_att { struct host_obj *o; size_t from, n; const char *desc; };
+/* links o->links[from .. from+n): one, or one a name for attach-kprobe-multi; or (tp) the
+ * tracepoint link o->tp_links[from] */
+struct host_att { struct host_obj *o; size_t from, n; const char *desc; bool tp; };
 
 static void print_prog(struct lv_printer *p, const struct lv *v)
 {
@@ -68,7 +70,7 @@ struct lv *host_attach_prog(struct lisp *h, const struct kl_node *at, struct hos
 		return host_bpf_err(h, at, what);
 	}
 	struct host_att *r = kl_arena_new(&h->a, struct host_att);
-	*r = (struct host_att){ o, o->links.len, 1, kl_arena_strdup(&h->a, kiln_link_describe(l)) };
+	*r = (struct host_att){ o, o->links.len, 1, kl_arena_strdup(&h->a, kiln_link_describe(l)), false };
 	kl_vec_push(&h->a, &o->links, l);
 	return lv_foreign(h, &att_type, r);
 }
@@ -129,25 +131,6 @@ static int args_uprobe(struct lisp *h, const struct kl_node *c, struct kiln_prog
 	if (!(o->binary = str_arg(h, c, a[0], "attach-uprobe")) || !(o->symbol = str_arg(h, c, a[1], "attach-uprobe")))
 		return -1;
 	return retprobe_ok(h, c, p, a, n, 2);
-}
-
-/* the tracepoint named must be the section's: kiln attaches where the section says */
-static int args_tracepoint(struct lisp *h, const struct kl_node *c, struct kiln_prog *p, struct lv **a, int n,
-			   struct kiln_attach_opts *o)
-{
-	(void)n, (void)o;
-	const char *t = str_arg(h, c, a[0], "attach-tracepoint"), *s = kiln_prog_section(p);
-	if (!t)
-		return -1;
-	char want[512];
-	snprintf(want, sizeof(want), "%s", strncmp(t, "tracepoint/", 11) ? t : t + 11);
-	for (char *q = want; *q; q++)
-		*q = *q == '-' ? '_' : *q;
-	const char *slash = strchr(s, '/');
-	if (!slash || strcmp(slash + 1, want))
-		return lv_err(h, c, "attach-tracepoint: %s's section is %s, not tracepoint/%s (kiln attaches where the "
-			      "section says)", kiln_prog_name(p), s, want), -1;
-	return 0;
 }
 
 static const struct { const char *mode; uint32_t flags; } xdp_modes[] = {
@@ -222,7 +205,7 @@ static const struct attach_fn {
 	attach_args_fn args;
 	int min, max;              /* the arguments after the program */
 } attach_fns[] = {
-	{ "kprobe", args_kprobe, 1, 3 }, { "uprobe", args_uprobe, 2, 4 }, { "tracepoint", args_tracepoint, 1, 1 },
+	{ "kprobe", args_kprobe, 1, 3 }, { "uprobe", args_uprobe, 2, 4 },
 	{ "xdp", args_xdp, 1, 3 }, { "tc", args_tc, 1, 3 }, { "cgroup", args_cgroup, 2, 4 },
 	{ "lsm", args_none, 0, 1 }, { "fentry", args_none, 0, 1 }, { "sk-lookup", args_sk_lookup, 0, 2 },
 };
@@ -271,6 +254,40 @@ B(b_attach_obj)
 	return do_attach(h, c, f, o, p, a + 2, n - 2);
 }
 
+/* (attach-tracepoint PROG NAME): NAME "CATEGORY/EVENT", "tracepoint/" before it optional, '-'
+ * read as '_'. The section's tracepoint through libkiln; another one through libbpf, as
+ * Whistler attaches any program to the tracepoint named. */
+B(b_attach_tracepoint)
+{
+	(void)n;
+	struct host_obj *o;
+	struct kiln_prog *p = prog_arg(h, c, a[0], &o);
+	const char *t = p ? str_arg(h, c, a[1], "attach-tracepoint") : NULL;
+	if (!t)
+		return NULL;
+	char want[512];
+	snprintf(want, sizeof(want), "%s", strncmp(t, "tracepoint/", 11) ? t : t + 11);
+	for (char *q = want; *q; q++)
+		*q = *q == '-' ? '_' : *q;
+	const char *slash = strchr(kiln_prog_section(p), '/'), *ev = strchr(want, '/');
+	if (slash && !strcmp(slash + 1, want) && kiln_prog_attach_kind(p) == KILN_ATTACH_TRACEPOINT) {
+		struct kiln_attach_opts opts = { .sz = sizeof(opts) };
+		return host_attach_prog(h, c, o, p, &opts);
+	}
+	if (!ev)
+		return lv_err(h, c, "attach-tracepoint: %s is not CATEGORY/EVENT", t);
+	*(char *)ev = 0;
+	struct bpf_link *l = bpf_program__attach_tracepoint(kiln_prog_libbpf(p), want, ev + 1);
+	if (!l)
+		return lv_raise(h, c, "bpf-error", "attach-tracepoint: the kernel refused the tracepoint");
+	struct host_att *r = kl_arena_new(&h->a, struct host_att);
+	char desc[600];
+	snprintf(desc, sizeof(desc), "tracepoint %s/%s", want, ev + 1);
+	*r = (struct host_att){ o, o->tp_links.len, 1, kl_arena_strdup(&h->a, desc), true };
+	kl_vec_push(&h->a, &o->tp_links, l);
+	return lv_foreign(h, &att_type, r);
+}
+
 /* (attach-kprobe-multi PROG NAMES &key retprobe): a kprobe on each name, one attachment */
 B(b_attach_kprobe_multi)
 {
@@ -293,7 +310,7 @@ B(b_attach_kprobe_multi)
 		kl_vec_push(&h->a, &o->links, k);
 	}
 	struct host_att *r = kl_arena_new(&h->a, struct host_att);
-	*r = (struct host_att){ o, from, o->links.len - from, "kprobe-multi" };
+	*r = (struct host_att){ o, from, o->links.len - from, "kprobe-multi", false };
 	return lv_foreign(h, &att_type, r);
 }
 
@@ -303,7 +320,11 @@ B(b_detach)
 	const struct host_att *r = lv_foreign_data(a[0], &att_type);
 	if (!r)
 		return lv_err(h, c, "detach: %s is not an attachment", lv_brief(h, a[0]));
-	for (size_t i = r->from; i < r->from + r->n && i < r->o->links.len; i++) {
+	if (r->tp && r->from < r->o->tp_links.len) {
+		bpf_link__destroy(r->o->tp_links.items[r->from]);
+		r->o->tp_links.items[r->from] = NULL;
+	}
+	for (size_t i = r->from; !r->tp && i < r->from + r->n && i < r->o->links.len; i++) {
 		kiln_link_destroy(r->o->links.items[i]);
 		r->o->links.items[i] = NULL;
 	}
@@ -575,6 +596,7 @@ static const struct { const char *name; lv_builtin_fn fn; int min, max; } loader
 	{ "open-bpf-object", b_open_object, 1, 1 }, { "load-bpf-object", b_load_object, 1, 1 },
 	{ "close-bpf-object", b_close_object, 1, 1 },
 	{ "attach-kprobe-multi", b_attach_kprobe_multi, 2, 4 }, { "detach", b_detach, 1, 1 },
+	{ "attach-tracepoint", b_attach_tracepoint, 2, 2 },
 };
 
 /* attach-KIND and attach-obj-KIND: the row is found again through the builtin's name */

@@ -9,6 +9,7 @@
 #include <kiln/map.h>
 
 struct kiln_reader;
+struct bpf_link;
 
 /* An object or a session. Links and readers are destroyed when it closes; detach and
  * close-ring-consumer leave a NULL slot. */
@@ -16,6 +17,7 @@ struct host_obj {
 	struct kiln_object *obj;
 	KL_VEC(struct kiln_link *) links;
 	KL_VEC(struct kiln_reader *) readers;
+	KL_VEC(struct bpf_link *) tp_links;   /* attach-tracepoint's elsewhere than the section */
 	struct lv *maps;          /* ("name" . map) alist */
 	const char *path;         /* open-bpf-object's file, loaded by load-bpf-object */
 	struct host_obj *next;    /* the host's open objects (H(h)->objs) */

@@ -239,6 +239,9 @@ void host_obj_close(struct host_obj *o)
 	for (size_t i = 0; i < o->links.len; i++)
 		kiln_link_destroy(o->links.items[i]);
 	o->links.len = 0;
+	for (size_t i = 0; i < o->tp_links.len; i++)
+		bpf_link__destroy(o->tp_links.items[i]);
+	o->tp_links.len = 0;
 	kiln_object_close(o->obj);
 	o->obj = NULL;
 }
@@ -328,9 +331,14 @@ struct lv *host_attach_by_args(struct lisp *h, const struct kl_node *at, struct 
 	struct kiln_prog *p = kiln_object_find_prog(o->obj, prog);
 	if (!p)
 		return lv_err(h, at, "no program %s in the session", prog);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (args[i]->k == LV_KEY) {   /* Whistler's :flags and the like: kiln's links need none */
+			n = i;
+			break;
+		}
 		if (args[i]->k != LV_STR)
 			return lv_err(h, at, "attach: %s is not a string", lv_to_text(h, args[i], true));
+	}
 	struct kiln_attach_opts opts = { .sz = sizeof(opts) };
 	enum kiln_attach_kind kind = kiln_prog_attach_kind(p);
 	switch (kind) {

@@ -53,7 +53,8 @@
          (fd (prog-info-fd prog)))
     (format t "prog ~a, fd an integer: ~a, map ~a~%" (prog-info-name prog) (integerp fd)
             (map-info-name (bpf-session-map 'events)))
-    (format t "~a~%" (handler-case (attach-tracepoint fd "sched/sched_process_exec") (error (e) e)))
+    (let ((other (attach-tracepoint fd "sched/sched-process-exec")))   ; not the section's: as Whistler
+      (format t "~a, detached: ~a~%" other (detach other)))
     (format t "~a~%" (handler-case (attach-xdp fd "lo" :mode "turbo") (error (e) e)))
     (let ((att (attach-tracepoint fd "syscalls/sys-enter-clock-nanosleep"))
           (n 0))

@@ -221,6 +221,38 @@ while read -r n kind; do
 		kiln_fail=$((kiln_fail + 1))
 	fi
 done <"$tmp/corpus/list"
+# ---- kiln's own file of the loader API's attach calls, in a sandbox: tests/sandbox/ -------
+n=loader-attach
+cg=$cgroot/kiln-wsess-$$-$n
+mkdir -p "$cg" "$tmp/$n.d"
+bash tests/harness/sandbox_ns.sh "$cg" "$tmp/$n.d" "$tmp" "$KILN" run "$PWD/tests/sandbox/$n.lisp" >"$tmp/$n.out" 2>"$tmp/$n.err" &
+k=$!
+pids+=("$k")
+if wait_text "$tmp/$n.out" attached; then
+	activity xdp "$k" "$cg"
+	activity cgroup "$k" "$cg"
+	if wait_text "$tmp/$n.out" detached; then
+		left=$(nsenter -t "$k" -n ip link show eth0 | grep -c ' xdp'; nsenter -t "$k" -n bpftool net show dev eth0 | grep -c count_tc)
+		check "$n/detached" "0 0" "$(echo $left)"
+		nsenter -t "$k" -m touch "$tmp/$n.d/run/checked"
+	fi
+	ended || kill -KILL "$k"
+	check "$n/exit" 0 "$st"
+	check "$n/output" "#<ATTACHMENT xdp on eth0>
+#<ATTACHMENT tc ingress on eth0>
+#<ATTACHMENT cgroup_skb/egress on /sys/fs/cgroup>
+attached
+xdp 7, tc 7, cgroup egress 5
+detached
+kprobe: bpf-error
+a kretprobe of a kprobe section: refused
+closed: no object" "$(sed 's/ (tcx)>$/>/' "$tmp/$n.out")"   # a tcx link, or a clsact filter
+else
+	fail "$n/start" "$(cat "$tmp/$n.err")"
+	kill -KILL "$k"
+fi
+rmdir "$cg" 2>/dev/null
+
 total=$(wc -l <"$tmp/corpus/list")
 echo "INFO $SUITE: $total sessions from Whistler's book, README and manual: $same the same under both, $only_kiln run by kiln only, $both_fail run by neither, $differ differ, $kiln_fail not run by kiln"
 echo "INFO $SUITE: ms from start to attached (the sandbox's own $base ms included), kiln/Whistler:$times"
