@@ -39,6 +39,7 @@ bool host_is_kiln_form(const char *head)
 /* What touches the system (BPF objects, files, the clock): refused when h->no_system */
 static const char *const system_names[] = {
 	"with-bpf-session", "with-bpf-object", "bpf:attach", "compile-to-elf", "probe-file", "sleep",
+	"open-bpf-object", "load-bpf-object",
 };
 
 bool host_refused(struct lisp *h, const char *name)
