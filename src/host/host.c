@@ -157,7 +157,8 @@ void host_report(struct lisp *h, FILE *out)
 	struct kl_diag d = { .nerrors = 1, .span = h->exc_span };
 	if (h->exc == LV_EXC_RETURN)
 		snprintf(d.msg, sizeof(d.msg), "return from %s outside of it", h->ret_block);
-	else if (!strcmp(h->cond->u.cond.type, "compiled"))   /* the compiler's own diagnostic */
+	else if (!strcmp(h->cond->u.cond.type, "compiled") ||   /* the compiler's own diagnostic */
+		 (!strcmp(h->cond->u.cond.type, "bpf-verifier-error") && !*h->cond->u.cond.msg))   /* the load's */
 		return (void)(*h->cond->u.cond.msg ? fprintf(out, "%s\n", h->cond->u.cond.msg) : 0);
 	else
 		snprintf(d.msg, sizeof(d.msg), "%s", h->cond->u.cond.msg);

@@ -206,7 +206,7 @@ int host_open_load(struct lisp *h, const struct kl_node *at, const void *elf, si
 			return lv_err(h, at, "cannot keep map %s: %s", kiln_map_name(old), strerror(errno)), -1;
 	}
 	if (cli_object_load(H(h)->repl ? "repl" : "run", o->obj, h->src.path)) {
-		lv_raise(h, at, "compiled", "");
+		lv_raise(h, at, "bpf-verifier-error", "");   /* said already; Whistler's condition */
 		return -1;
 	}
 	struct lv *head = LNIL, **tail = &head;
