@@ -16,7 +16,7 @@ exec bash "$(dirname "$0")/cgroup_ns.sh" "$cg" "$dir" "$keep" unshare -n bash -c
 	ip link add eth0 type veth peer name p0
 	ip link set eth0 up
 	ip link set p0 up
-	mkdir "$d/sys" "$d/run"
+	mkdir -p "$d/sys" "$d/run"
 	mount -t sysfs kiln-sandbox "$d/sys"
 	mount --bind "$d/sys/class/net" /sys/class/net
 	mount --bind "$d/sys/devices/virtual/net" /sys/devices/virtual/net
