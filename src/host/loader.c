@@ -297,6 +297,8 @@ B(b_attach_kprobe_multi)
 		return NULL;
 	if (a[1]->k != LV_CONS)
 		return lv_err(h, c, "attach-kprobe-multi: empty name list");
+	if (lv_list_len(h, c, a[1], "attach-kprobe-multi") < 0)   /* circular */
+		return NULL;
 	size_t from = o->links.len;
 	for (struct lv *l = a[1]; l->k == LV_CONS; l = l->u.cons.cdr) {
 		struct kiln_attach_opts opts = { .sz = sizeof(opts) };
