@@ -362,6 +362,9 @@ struct lv *host_attach_by_args(struct lisp *h, const struct kl_node *at, struct 
 			return lv_err(h, at, "attach: %s needs an interface", kiln_attach_kind_name(kind));
 		opts.iface = args[0]->u.str.s;
 		break;
+	case KILN_ATTACH_KPROBE:   /* Whistler's bpf:attach: TARGET is the function */
+		opts.symbol = n > 0 ? args[0]->u.str.s : NULL;
+		break;
 	default: break;        /* tracepoints and the rest: the section names the hook */
 	}
 	return host_attach_prog(h, at, o, p, &opts);
