@@ -257,14 +257,9 @@ B(b_attach_obj)
 /* (attach-tracepoint PROG NAME): NAME "CATEGORY/EVENT", "tracepoint/" before it optional, '-'
  * read as '_'. The section's tracepoint through libkiln; another one through libbpf, as
  * Whistler attaches any program to the tracepoint named. */
-B(b_attach_tracepoint)
+struct lv *host_attach_tracepoint(struct lisp *h, const struct kl_node *c, struct host_obj *o, struct kiln_prog *p,
+				  const char *t)
 {
-	(void)n;
-	struct host_obj *o;
-	struct kiln_prog *p = prog_arg(h, c, a[0], &o);
-	const char *t = p ? str_arg(h, c, a[1], "attach-tracepoint") : NULL;
-	if (!t)
-		return NULL;
 	char want[512];
 	snprintf(want, sizeof(want), "%s", strncmp(t, "tracepoint/", 11) ? t : t + 11);
 	for (char *q = want; *q; q++)
@@ -286,6 +281,15 @@ B(b_attach_tracepoint)
 	*r = (struct host_att){ o, o->tp_links.len, 1, kl_arena_strdup(&h->a, desc), true };
 	kl_vec_push(&h->a, &o->tp_links, l);
 	return lv_foreign(h, &att_type, r);
+}
+
+B(b_attach_tracepoint)
+{
+	(void)n;
+	struct host_obj *o;
+	struct kiln_prog *p = prog_arg(h, c, a[0], &o);
+	const char *t = p ? str_arg(h, c, a[1], "attach-tracepoint") : NULL;
+	return t ? host_attach_tracepoint(h, c, o, p, t) : NULL;
 }
 
 /* (attach-kprobe-multi PROG NAMES &key retprobe): a kprobe on each name, one attachment */

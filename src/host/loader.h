@@ -48,6 +48,10 @@ struct lv *host_attach_by_args(struct lisp *h, const struct kl_node *at, struct 
 /* attach p (of o) with opts: the attachment value, or NULL (an error raised at at) */
 struct lv *host_attach_prog(struct lisp *h, const struct kl_node *at, struct host_obj *o, struct kiln_prog *p,
 			    const struct kiln_attach_opts *opts);
+/* attach p to the tracepoint t ("CATEGORY/EVENT", "tracepoint/" before it optional): the
+ * section's through libkiln, another one through libbpf (Whistler's attach-tracepoint) */
+struct lv *host_attach_tracepoint(struct lisp *h, const struct kl_node *c, struct host_obj *o, struct kiln_prog *p,
+				  const char *t);
 struct lv *host_prog_value(struct lisp *h, struct host_obj *o, struct kiln_prog *p);
 lv_builtin_fn host_loader_builtin(const char *name, int *min, int *max);
 /* the condition bpf-error (handler-case's error catches it too): "what: kiln's message" */

@@ -362,6 +362,10 @@ struct lv *host_attach_by_args(struct lisp *h, const struct kl_node *at, struct 
 			return lv_err(h, at, "attach: %s needs an interface", kiln_attach_kind_name(kind));
 		opts.iface = args[0]->u.str.s;
 		break;
+	case KILN_ATTACH_TRACEPOINT:   /* Whistler's bpf:attach: TARGET names the tracepoint */
+		if (n > 0)
+			return host_attach_tracepoint(h, at, o, p, args[0]->u.str.s);
+		break;
 	case KILN_ATTACH_KPROBE:   /* Whistler's bpf:attach: TARGET is the function */
 		opts.symbol = n > 0 ? args[0]->u.str.s : NULL;
 		break;

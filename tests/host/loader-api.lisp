@@ -55,6 +55,9 @@
             (map-info-name (bpf-session-map 'events)))
     (let ((other (attach-tracepoint fd "sched/sched-process-exec")))   ; not the section's: as Whistler
       (format t "~a, detached: ~a~%" other (detach other)))
+    (let ((att (bpf:attach on-sleep "tracepoint/sched/sched_process_exit")))   ; the target named
+      (format t "bpf:attach: ~a~%" att)
+      (detach att))
     (format t "~a~%" (handler-case (attach-xdp fd "lo" :mode "turbo") (error (e) e)))
     (let ((att (attach-tracepoint fd "syscalls/sys-enter-clock-nanosleep"))
           (n 0))
