@@ -157,7 +157,8 @@ void host_report(struct lisp *h, FILE *out)
 	struct kl_diag d = { .nerrors = 1, .span = h->exc_span };
 	if (h->exc == LV_EXC_RETURN)
 		snprintf(d.msg, sizeof(d.msg), "return from %s outside of it", h->ret_block);
-	else if (!strcmp(h->cond->u.cond.type, "compiled"))   /* the compiler's own diagnostic */
+	else if (!strcmp(h->cond->u.cond.type, "compiled") ||   /* the compiler's own diagnostic */
+		 (!strcmp(h->cond->u.cond.type, "bpf-verifier-error") && !*h->cond->u.cond.msg))   /* the load's */
 		return (void)(*h->cond->u.cond.msg ? fprintf(out, "%s\n", h->cond->u.cond.msg) : 0);
 	else
 		snprintf(d.msg, sizeof(d.msg), "%s", h->cond->u.cond.msg);
@@ -192,6 +193,15 @@ static void define_globals(struct lisp *h)
 		{ "+bpf-cgroup-inet6-bind+", BPF_CGROUP_INET6_BIND },
 		{ "+bpf-cgroup-inet4-connect+", BPF_CGROUP_INET4_CONNECT },
 		{ "+bpf-cgroup-inet6-connect+", BPF_CGROUP_INET6_CONNECT },
+		{ "+bpf-cgroup-inet-sock-release+", BPF_CGROUP_INET_SOCK_RELEASE },
+		{ "+bpf-cgroup-inet4-post-bind+", BPF_CGROUP_INET4_POST_BIND },
+		{ "+bpf-cgroup-inet6-post-bind+", BPF_CGROUP_INET6_POST_BIND },
+		{ "+bpf-cgroup-udp4-sendmsg+", BPF_CGROUP_UDP4_SENDMSG },
+		{ "+bpf-cgroup-udp6-sendmsg+", BPF_CGROUP_UDP6_SENDMSG },
+		{ "+bpf-prog-type-cgroup-skb+", BPF_PROG_TYPE_CGROUP_SKB },
+		{ "+bpf-prog-type-cgroup-sock+", BPF_PROG_TYPE_CGROUP_SOCK },
+		{ "+bpf-prog-type-cgroup-sock-addr+", BPF_PROG_TYPE_CGROUP_SOCK_ADDR },
+		{ "+bpf-prog-type-lsm+", BPF_PROG_TYPE_LSM },
 	};
 	for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++) {
 		struct lv_global *g = lv_global(h, consts[i].name, true);

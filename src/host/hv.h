@@ -29,6 +29,7 @@ struct host {
 	KL_VEC(char *) extra;            /* kiln forms built at run time, printed */
 	struct host_struct *structs;
 	struct host_session *session;    /* the innermost running with-bpf-session */
+	struct host_obj *objs;           /* every object loaded (closed ones too: obj NULL) */
 	bool ran_session;
 	int argc;
 	char **argv;
@@ -100,7 +101,9 @@ struct kiln_object *host_obj_object(struct host_obj *o);
  * last attach on o made, handed to the caller (the REPL's detach), or NULL */
 void host_session_names(lv_name_fn fn, void *ctx);
 struct kiln_map *host_map_of(const struct lv *v);
-struct kiln_link *host_obj_take_link(struct host_obj *o);
+/* loader.c: an attachment value's links destroyed (their slots left empty); false when v is
+ * no attachment */
+bool host_detach_value(struct lv *v);
 
 /* repl_forms.c: the REPL's own forms (attach, detach, dump, load ...), and a kiln form entered */
 lv_special_fn host_repl_special(struct lisp *h, const char *name);

@@ -5,6 +5,7 @@
  * accessors of a defstruct. What touches the system is refused when no_system is set. */
 #include "hv.h"
 #include "events.h"
+#include "loader.h"
 #include <string.h>
 #include <sys/stat.h>
 
@@ -42,6 +43,7 @@ bool host_is_kiln_form(const char *head)
 /* What touches the system (BPF objects, files, the clock): refused when h->no_system */
 static const char *const system_names[] = {
 	"with-bpf-session", "with-bpf-object", "bpf:attach", "compile-to-elf", "probe-file", "sleep",
+	"open-bpf-object", "load-bpf-object",
 };
 
 bool host_refused(struct lisp *h, const char *name)
@@ -95,6 +97,7 @@ static const struct { const char *name; lv_special_fn fn; } specials[] = {
 	{ "defvar", sf_defglobal }, { "defparameter", sf_defglobal },
 	{ "with-bpf-session", host_with_session }, { "with-bpf-object", host_with_object },
 	{ "bpf:attach", host_attach }, { "bpf:map-ref", host_map_ref }, { "defconstant", sf_defconstant },
+	{ "with-decoding-ring-consumer", host_with_decoding_ring_consumer },
 };
 
 static lv_special_fn host_special(struct lisp *h, const char *name)
@@ -161,7 +164,7 @@ static lv_builtin_fn struct_fn(struct lisp *h, const char *name, const void **da
 				return b_field;
 			}
 	}
-	return NULL;
+	return host_struct_builtin(h, name, data, min, max);   /* make-S-record, encode-S */
 }
 
 static const struct { const char *name; lv_builtin_fn fn; int min, max; } builtins[] = {
@@ -197,6 +200,7 @@ void host_layer_names(lv_name_fn fn, void *ctx)
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		fn(ctx, builtins[i].name);
 	host_session_names(fn, ctx);
+	host_loader_names(fn, ctx);
 }
 
 /* eval of a kiln form built at run time: collected, printed, for the next session */

@@ -7,7 +7,7 @@
 struct kiln_link;
 
 /* a program (attach PROG ...) attached: its link, until (detach PROG) or the end */
-struct repl_link { const char *prog; struct kiln_link *link; };
+struct repl_link { const char *prog; struct lv *att; };   /* the attachment value */
 
 /* a file (load FILE) put into the session's text: the session's lines first .. first+nlines-1
  * are the file's lines 1 .. nlines, reported as src's (FILE:line:col) */

@@ -48,9 +48,8 @@ static struct lv *rf_attach(struct lisp *h, const struct kl_node *n, struct lv_f
 	if (!r || !o || !g || g->val != rp->session)
 		return r;                  /* attached in a session of the user's: its links */
 	struct kiln_prog *p = find_prog(h, n->items[1]);
-	struct repl_link l = { p ? kiln_prog_name(p) : kl_name(n->items[1]), host_obj_take_link(o) };
-	if (l.link)
-		kl_vec_push(&h->a, &rp->links, l);
+	struct repl_link l = { p ? kiln_prog_name(p) : kl_name(n->items[1]), r };
+	kl_vec_push(&h->a, &rp->links, l);
 	return r;
 }
 
@@ -63,8 +62,7 @@ static size_t detach_prog(struct host_repl *rp, const char *name)
 			rp->links.items[out++] = rp->links.items[i];
 			continue;
 		}
-		kiln_link_destroy(rp->links.items[i].link);
-		gone++;
+		gone += host_detach_value(rp->links.items[i].att);
 	}
 	rp->links.len = out;
 	return gone;
@@ -73,7 +71,7 @@ static size_t detach_prog(struct host_repl *rp, const char *name)
 void repl_detach_all(struct host_repl *rp)
 {
 	for (size_t i = 0; i < rp->links.len; i++)
-		kiln_link_destroy(rp->links.items[i].link);
+		host_detach_value(rp->links.items[i].att);
 	rp->links.len = 0;
 }
 
@@ -83,7 +81,12 @@ static struct lv *rf_detach(struct lisp *h, const struct kl_node *n, struct lv_f
 {
 	struct lv *host = lv_function(h, "detach");
 	struct kiln_prog *p = n->nitems == 2 ? find_prog(h, n->items[1]) : NULL;
-	if (!p && host) {
+	/* an expression, or a variable (holding an attachment): the host's detach; a name that is
+	 * neither a program nor a variable: the error below */
+	const struct kl_node *arg = n->nitems == 2 ? n->items[1] : NULL;
+	struct lv_global *g = arg && arg->kind == KL_N_SYM ? lv_global(h, lv_symname(h, arg), false) : NULL;
+	bool value = !arg || arg->kind != KL_N_SYM || (g && g->val);
+	if (!p && host && value) {
 		int na = (int)n->nitems - 1;
 		struct lv **args = kl_arena_array(&h->a, struct lv *, (size_t)na + 1);
 		for (int i = 0; i < na; i++)

@@ -2,7 +2,7 @@
  * compiled by kiln's compiler, with-bpf-session and with-bpf-object loading it through
  * libkiln, attaching, map access, and the decoders of defstructs. Nothing is pinned: closing
  * the object and destroying the links leaves nothing behind. */
-#include "hv.h"
+#include "loader.h"
 #include "cli/cli.h"
 #include "compiler/types.h"
 #include <kiln/compile.h>
@@ -14,12 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-struct host_obj {
-	struct kiln_object *obj;
-	KL_VEC(struct kiln_link *) links;
-	struct lv *maps;          /* ("name" . map) alist */
-};
 
 /* ---- gathering kiln forms ------------------------------------------------------------ */
 
@@ -149,8 +143,6 @@ int host_compile(struct lisp *h, const struct kl_node *at, const struct kl_node 
 
 /* The host's kinds of value, foreign to the core: an object (or session), a map of one, and a
  * record decoded by a defstruct's decode-S. */
-struct host_map_ref { struct kiln_map *m; const char *name; };
-struct host_record { const struct host_struct *st; struct lv **fields; };
 
 static void print_map(struct lv_printer *p, const struct lv *v)
 {
@@ -175,21 +167,21 @@ static void print_record(struct lv_printer *p, const struct lv *v)
 	lv_printer_put(p, ")");
 }
 
-static const struct lv_foreign_type obj_type = { "BPF-OBJECT", NULL };
-static const struct lv_foreign_type map_type = { "BPF-MAP", print_map };
-static const struct lv_foreign_type record_type = { "RECORD", print_record };
+const struct lv_foreign_type host_obj_type = { "BPF-OBJECT", NULL };
+const struct lv_foreign_type host_map_type = { "BPF-MAP", print_map };
+const struct lv_foreign_type host_record_type = { "RECORD", print_record };
 
 struct lv *host_obj_value(struct lisp *h, struct host_obj *o)
 {
-	return lv_foreign(h, &obj_type, o);
+	return lv_foreign(h, &host_obj_type, o);
 }
 
-static struct lv *map_value(struct lisp *h, struct kiln_map *m)
+struct lv *host_map_value(struct lisp *h, struct kiln_map *m)
 {
 	struct host_map_ref *r = kl_arena_new(&h->a, struct host_map_ref);
 	r->m = m;
 	r->name = kl_arena_strdup(&h->a, kiln_map_name(m));
-	return lv_foreign(h, &map_type, r);
+	return lv_foreign(h, &host_map_type, r);
 }
 
 /* Open and load an object (an image, or a file); with reuse, its maps of the same names are
@@ -214,16 +206,18 @@ int host_open_load(struct lisp *h, const struct kl_node *at, const void *elf, si
 			return lv_err(h, at, "cannot keep map %s: %s", kiln_map_name(old), strerror(errno)), -1;
 	}
 	if (cli_object_load(H(h)->repl ? "repl" : "run", o->obj, h->src.path)) {
-		lv_raise(h, at, "compiled", "");
+		lv_raise(h, at, "bpf-verifier-error", "");   /* said already; Whistler's condition */
 		return -1;
 	}
 	struct lv *head = LNIL, **tail = &head;
 	for (size_t i = 0; i < kiln_object_map_count(o->obj); i++) {
 		struct kiln_map *m = kiln_object_map(o->obj, i);
-		*tail = lv_cons(h, lv_cons(h, lv_cstr(h, kiln_map_name(m)), map_value(h, m)), LNIL);
+		*tail = lv_cons(h, lv_cons(h, lv_cstr(h, kiln_map_name(m)), host_map_value(h, m)), LNIL);
 		tail = &(*tail)->u.cons.cdr;
 	}
 	o->maps = head;
+	o->next = H(h)->objs;
+	H(h)->objs = o;
 	return 0;
 }
 
@@ -239,9 +233,15 @@ struct kiln_object *host_obj_object(struct host_obj *o)
 
 void host_obj_close(struct host_obj *o)
 {
+	for (size_t i = 0; i < o->readers.len; i++)
+		host_reader_free(o->readers.items[i]);
+	o->readers.len = 0;
 	for (size_t i = 0; i < o->links.len; i++)
 		kiln_link_destroy(o->links.items[i]);
 	o->links.len = 0;
+	for (size_t i = 0; i < o->tp_links.len; i++)
+		bpf_link__destroy(o->tp_links.items[i]);
+	o->tp_links.len = 0;
 	kiln_object_close(o->obj);
 	o->obj = NULL;
 }
@@ -314,10 +314,10 @@ struct lv *host_with_object(struct lisp *h, const struct kl_node *n, struct lv_f
 			lv_symname(h, spec->items[0]), o);
 }
 
-static struct host_obj *session(struct lisp *h, const struct kl_node *at)
+struct host_obj *host_session(struct lisp *h, const struct kl_node *at)
 {
 	struct lv_global *g = lv_global(h, "*bpf-session*", false);
-	struct host_obj *o = g && g->val ? lv_foreign_data(g->val, &obj_type) : NULL;
+	struct host_obj *o = g && g->val ? lv_foreign_data(g->val, &host_obj_type) : NULL;
 	if (!o || !o->obj) {
 		lv_err(h, at, "%s outside of with-bpf-session", kl_head(at) ? kl_head(at) : "this");
 		return NULL;
@@ -325,15 +325,20 @@ static struct host_obj *session(struct lisp *h, const struct kl_node *at)
 	return o;
 }
 
-static struct lv *attach(struct lisp *h, const struct kl_node *at, struct host_obj *o, const char *prog,
-			 struct lv **args, int n, int attach_type)
+struct lv *host_attach_by_args(struct lisp *h, const struct kl_node *at, struct host_obj *o, const char *prog,
+			       struct lv **args, int n, int attach_type)
 {
 	struct kiln_prog *p = kiln_object_find_prog(o->obj, prog);
 	if (!p)
 		return lv_err(h, at, "no program %s in the session", prog);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		if (args[i]->k == LV_KEY) {   /* Whistler's :flags and the like: kiln's links need none */
+			n = i;
+			break;
+		}
 		if (args[i]->k != LV_STR)
 			return lv_err(h, at, "attach: %s is not a string", lv_to_text(h, args[i], true));
+	}
 	struct kiln_attach_opts opts = { .sz = sizeof(opts) };
 	enum kiln_attach_kind kind = kiln_prog_attach_kind(p);
 	switch (kind) {
@@ -357,19 +362,22 @@ static struct lv *attach(struct lisp *h, const struct kl_node *at, struct host_o
 			return lv_err(h, at, "attach: %s needs an interface", kiln_attach_kind_name(kind));
 		opts.iface = args[0]->u.str.s;
 		break;
+	case KILN_ATTACH_TRACEPOINT:   /* Whistler's bpf:attach: TARGET names the tracepoint */
+		if (n > 0)
+			return host_attach_tracepoint(h, at, o, p, args[0]->u.str.s);
+		break;
+	case KILN_ATTACH_KPROBE:   /* Whistler's bpf:attach: TARGET is the function */
+		opts.symbol = n > 0 ? args[0]->u.str.s : NULL;
+		break;
 	default: break;        /* tracepoints and the rest: the section names the hook */
 	}
-	struct kiln_link *l;
-	if (kiln_prog_attach(p, &opts, &l))
-		return lv_err(h, at, "attach %s: %s", prog, kiln_errmsg());
-	kl_vec_push(&h->a, &o->links, l);
-	return LT;
+	return host_attach_prog(h, at, o, p, &opts);
 }
 
 /* (bpf:attach PROG [TARGET [SYMBOL]]) */
 struct lv *host_attach(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	struct host_obj *o = session(h, n);
+	struct host_obj *o = host_session(h, n);
 	if (!o)
 		return NULL;
 	if (n->nitems < 2 || n->items[1]->kind != KL_N_SYM)
@@ -379,7 +387,7 @@ struct lv *host_attach(struct lisp *h, const struct kl_node *n, struct lv_frame 
 	for (int i = 0; i < na; i++)
 		if (!(args[i] = lv_eval(h, n->items[i + 2], env)))
 			return NULL;
-	return attach(h, n, o, kl_name(n->items[1]), args, na, -1);
+	return host_attach_by_args(h, n, o, kl_name(n->items[1]), args, na, -1);
 }
 
 static struct kiln_map *find_map(struct lisp *h, const struct kl_node *at, struct host_obj *o, const char *name)
@@ -391,15 +399,15 @@ static struct kiln_map *find_map(struct lisp *h, const struct kl_node *at, struc
 }
 
 /* the integer a little-endian value of len bytes holds */
-static int64_t decode_le(const uint8_t *p, size_t len)
+uint64_t host_decode_le(const uint8_t *p, size_t len)
 {
 	uint64_t v = 0;
 	for (size_t i = len > 8 ? 8 : len; i > 0; i--)
 		v = v << 8 | p[i - 1];
-	return (int64_t)v;
+	return v;
 }
 
-static struct lv *bytes_value(struct lisp *h, const uint8_t *p, size_t len)
+struct lv *host_bytes_value(struct lisp *h, const uint8_t *p, size_t len)
 {
 	struct lv *v = lv_vec(h, len);
 	for (size_t i = 0; i < len; i++)
@@ -408,7 +416,7 @@ static struct lv *bytes_value(struct lisp *h, const uint8_t *p, size_t len)
 }
 
 /* a key or value argument as bytes: a byte vector of the map's size, or an integer */
-static uint8_t *to_bytes(struct lisp *h, const struct kl_node *at, struct lv *v, size_t size, const char *what)
+uint8_t *host_to_bytes(struct lisp *h, const struct kl_node *at, struct lv *v, size_t size, const char *what)
 {
 	uint8_t *b = kl_arena_alloc(&h->a, size ? size : 1);
 	if (v->k == LV_INT) {
@@ -433,7 +441,7 @@ static uint8_t *to_bytes(struct lisp *h, const struct kl_node *at, struct lv *v,
 /* (bpf:map-ref MAP KEY): the value as an unsigned integer, nil when the key is absent */
 struct lv *host_map_ref(struct lisp *h, const struct kl_node *n, struct lv_frame *env)
 {
-	struct host_obj *o = session(h, n);
+	struct host_obj *o = host_session(h, n);
 	if (!o)
 		return NULL;
 	if (n->nitems != 3 || n->items[1]->kind != KL_N_SYM)
@@ -443,7 +451,7 @@ struct lv *host_map_ref(struct lisp *h, const struct kl_node *n, struct lv_frame
 	if (!k)
 		return NULL;
 	const struct kiln_map_info *mi = kiln_map_info(m);
-	uint8_t *key = to_bytes(h, n, k, mi->key_size, "key");
+	uint8_t *key = host_to_bytes(h, n, k, mi->key_size, "key");
 	uint8_t *val = kl_arena_alloc(&h->a, kiln_map_value_buf_size(m));
 	if (!key)
 		return NULL;
@@ -451,7 +459,7 @@ struct lv *host_map_ref(struct lisp *h, const struct kl_node *n, struct lv_frame
 		return LNIL;
 	int64_t sum = 0;
 	for (size_t off = 0; off < kiln_map_value_buf_size(m); off += kiln_map_value_stride(m))
-		sum += decode_le(val + off, mi->value_size);
+		sum += (int64_t)host_decode_le(val + off, mi->value_size);
 	return lv_int(h, sum);
 }
 
@@ -459,9 +467,9 @@ struct lv *host_map_ref(struct lisp *h, const struct kl_node *n, struct lv_frame
 
 #define B(name) static struct lv *name(struct lisp *h, const struct kl_node *c, struct lv **a, int n)
 
-static struct kiln_map *map_arg(struct lisp *h, const struct kl_node *c, struct lv *v)
+struct kiln_map *host_map_arg(struct lisp *h, const struct kl_node *c, struct lv *v)
 {
-	const struct host_map_ref *r = lv_foreign_data(v, &map_type);
+	const struct host_map_ref *r = lv_foreign_data(v, &host_map_type);
 	if (r)
 		return r->m;
 	lv_err(h, c, "%s is not a BPF map", lv_to_text(h, v, true));
@@ -471,8 +479,8 @@ static struct kiln_map *map_arg(struct lisp *h, const struct kl_node *c, struct 
 /* (F MAP KEY ...): the map and the key as bytes of its size, or NULL */
 static struct kiln_map *map_key(struct lisp *h, const struct kl_node *c, struct lv **a, uint8_t **key)
 {
-	struct kiln_map *m = map_arg(h, c, a[0]);
-	*key = m ? to_bytes(h, c, a[1], kiln_map_info(m)->key_size, "key") : NULL;
+	struct kiln_map *m = host_map_arg(h, c, a[0]);
+	*key = m ? host_to_bytes(h, c, a[1], kiln_map_info(m)->key_size, "key") : NULL;
 	return *key ? m : NULL;
 }
 
@@ -490,13 +498,19 @@ B(b_map_lookup)
 		return LNIL;
 	if (err)
 		return lv_err(h, c, "map-lookup: %s", kiln_errmsg());
-	return bytes_value(h, val, vs);
+	if (!kiln_map_is_percpu(m))
+		return host_bytes_value(h, val, vs);
+	size_t stride = kiln_map_value_stride(m), ncpu = vs / stride;   /* Whistler's: one value a CPU */
+	struct lv *v = lv_vec(h, ncpu);
+	for (size_t i = 0; i < ncpu; i++)
+		v->u.vec.items[i] = host_bytes_value(h, val + i * stride, kiln_map_info(m)->value_size);
+	return v;
 }
 B(b_map_update)
 {
 	uint8_t *key;
 	struct kiln_map *m = map_key(h, c, a, &key);
-	uint8_t *val = m ? to_bytes(h, c, a[2], kiln_map_value_buf_size(m), "value") : NULL;
+	uint8_t *val = m ? host_to_bytes(h, c, a[2], kiln_map_value_buf_size(m), "value") : NULL;
 	uint64_t flags = 0;
 	for (int i = 3; i + 1 < n; i += 2)
 		if (a[i]->k == LV_KEY && !strcmp(a[i]->u.name, "flags") && a[i + 1]->k == LV_INT)
@@ -514,18 +528,15 @@ B(b_map_delete)
 	struct kiln_map *m = map_key(h, c, a, &key);
 	if (!m)
 		return NULL;
-	int err = kiln_map_delete(m, key);
-	if (err && err != -ENOENT)
-		return lv_err(h, c, "map-delete: %s", kiln_errmsg());
-	return lv_bool(!err);
+	return kiln_map_delete(m, key) ? host_bpf_err(h, c, "map-delete") : lv_int(h, 0);   /* 0, an error when absent: Whistler's */
 }
 B(b_next_key)
 {
-	struct kiln_map *m = map_arg(h, c, a[0]);
+	struct kiln_map *m = host_map_arg(h, c, a[0]);
 	if (!m)
 		return NULL;
 	size_t ks = kiln_map_info(m)->key_size;
-	uint8_t *key = n > 1 && a[1]->k != LV_NIL ? to_bytes(h, c, a[1], ks, "key") : NULL;
+	uint8_t *key = n > 1 && a[1]->k != LV_NIL ? host_to_bytes(h, c, a[1], ks, "key") : NULL;
 	if (n > 1 && a[1]->k != LV_NIL && !key)
 		return NULL;
 	uint8_t *next = kl_arena_alloc(&h->a, ks);
@@ -534,7 +545,7 @@ B(b_next_key)
 		return LNIL;
 	if (err)
 		return lv_err(h, c, "map-get-next-key: %s", kiln_errmsg());
-	return bytes_value(h, next, ks);
+	return host_bytes_value(h, next, ks);
 }
 B(b_encode_int_key)
 {
@@ -551,13 +562,13 @@ B(b_decode_int_value)
 	(void)n;
 	if (a[0]->k != LV_VEC)
 		return lv_err(h, c, "decode-int-value needs a byte vector: %s", lv_to_text(h, a[0], true));
-	uint8_t *b = to_bytes(h, c, a[0], a[0]->u.vec.len, "value");
-	return b ? lv_int(h, decode_le(b, a[0]->u.vec.len)) : NULL;
+	uint8_t *b = host_to_bytes(h, c, a[0], a[0]->u.vec.len, "value");
+	return b ? lv_int(h, (int64_t)host_decode_le(b, a[0]->u.vec.len)) : NULL;
 }
 
-static struct host_obj *obj_arg(struct lisp *h, const struct kl_node *c, struct lv *v)
+struct host_obj *host_obj_arg(struct lisp *h, const struct kl_node *c, struct lv *v)
 {
-	struct host_obj *o = lv_foreign_data(v, &obj_type);
+	struct host_obj *o = lv_foreign_data(v, &host_obj_type);
 	if (o && o->obj)
 		return o;
 	lv_err(h, c, "%s is not an open BPF object or session", lv_to_text(h, v, true));
@@ -575,24 +586,24 @@ static struct lv *map_by_name(struct lisp *h, const struct kl_node *c, struct ho
 	for (char *p = buf; *p; p++)
 		*p = *p == '-' ? '_' : *p;
 	struct kiln_map *m = kiln_object_find_map(o->obj, buf);
-	return m ? map_value(h, m) : LNIL;
+	return m ? host_map_value(h, m) : LNIL;
 }
-B(b_session_map) { return map_by_name(h, c, n > 1 ? obj_arg(h, c, a[1]) : session(h, c), a[0]); }
-B(b_object_map) { (void)n; return map_by_name(h, c, obj_arg(h, c, a[0]), a[1]); }
+B(b_session_map) { return map_by_name(h, c, n > 1 ? host_obj_arg(h, c, a[1]) : host_session(h, c), a[0]); }
+B(b_object_map) { (void)n; return map_by_name(h, c, host_obj_arg(h, c, a[0]), a[1]); }
 B(b_session_maps)
 {
-	struct host_obj *o = n ? obj_arg(h, c, a[0]) : session(h, c);
+	struct host_obj *o = n ? host_obj_arg(h, c, a[0]) : host_session(h, c);
 	return o ? o->maps : NULL;
 }
 B(b_attach_obj_cgroup)
 {
-	struct host_obj *o = obj_arg(h, c, a[0]);
+	struct host_obj *o = host_obj_arg(h, c, a[0]);
 	if (!o)
 		return NULL;
 	if (a[1]->k != LV_STR || a[3]->k != LV_INT)
 		return lv_err(h, c, "attach-obj-cgroup needs OBJ PROG-NAME CGROUP-PATH ATTACH-TYPE");
-	(void)n;
-	return attach(h, c, o, a[1]->u.str.s, a + 2, 1, (int)a[3]->u.i) ? a[0] : NULL;
+	(void)n;   /* :flags: kiln attaches with a link, which other programs may share */
+	return host_attach_by_args(h, c, o, a[1]->u.str.s, a + 2, 1, (int)a[3]->u.i);
 }
 B(b_compile_to_elf)
 {
@@ -618,7 +629,7 @@ static const struct { const char *name; lv_builtin_fn fn; int min, max; } sessio
 	{ "map-delete", b_map_delete, 2, 2 }, { "map-get-next-key", b_next_key, 1, 2 },
 	{ "encode-int-key", b_encode_int_key, 2, 2 }, { "decode-int-value", b_decode_int_value, 1, 1 },
 	{ "bpf-session-map", b_session_map, 1, 2 }, { "bpf-session-maps", b_session_maps, 0, 1 },
-	{ "bpf-object-map", b_object_map, 2, 2 }, { "attach-obj-cgroup", b_attach_obj_cgroup, 4, 4 },
+	{ "bpf-object-map", b_object_map, 2, 2 }, { "attach-obj-cgroup", b_attach_obj_cgroup, 4, 6 },
 	{ "compile-to-elf", b_compile_to_elf, 1, 1 },
 };
 
@@ -630,7 +641,8 @@ lv_builtin_fn host_session_builtin(const char *name, int *min, int *max)
 			*max = session_builtins[i].max;
 			return session_builtins[i].fn;
 		}
-	return NULL;
+	lv_builtin_fn fn = host_loader_builtin(name, min, max);
+	return fn ? fn : host_ring_builtin(name, min, max);
 }
 
 void host_session_names(lv_name_fn fn, void *ctx)
@@ -641,13 +653,8 @@ void host_session_names(lv_name_fn fn, void *ctx)
 
 struct kiln_map *host_map_of(const struct lv *v)
 {
-	const struct host_map_ref *r = lv_foreign_data(v, &map_type);
+	const struct host_map_ref *r = lv_foreign_data(v, &host_map_type);
 	return r ? r->m : NULL;
-}
-
-struct kiln_link *host_obj_take_link(struct host_obj *o)
-{
-	return o->links.len ? o->links.items[--o->links.len] : NULL;
 }
 
 /* ---- defstruct decoders ------------------------------------------------------------------ */
@@ -708,19 +715,12 @@ const struct host_struct *host_find_struct(struct lisp *h, const char *name)
 	return NULL;
 }
 
-static struct lv *field_value(struct lisp *h, const uint8_t *p, const struct host_field *f)
-{
-	int64_t v = decode_le(p, f->size);
-	if (f->is_signed && f->size < 8 && (v >> (8 * f->size - 1)) & 1)
-		v -= (int64_t)1 << (8 * f->size);
-	return lv_int(h, v);
-}
 
 struct lv *host_decode_struct(struct lisp *h, const struct kl_node *at, const struct host_struct *st, struct lv *bytes)
 {
 	if (bytes->k != LV_VEC || bytes->u.vec.len < st->size)
 		return lv_err(h, at, "decode-%s needs %u bytes: %s", st->name, st->size, lv_to_text(h, bytes, true));
-	uint8_t *b = to_bytes(h, at, bytes, bytes->u.vec.len, "record");
+	uint8_t *b = host_to_bytes(h, at, bytes, bytes->u.vec.len, "record");
 	if (!b)
 		return NULL;
 	struct host_record *r = kl_arena_new(&h->a, struct host_record);
@@ -728,21 +728,16 @@ struct lv *host_decode_struct(struct lisp *h, const struct kl_node *at, const st
 	r->fields = kl_arena_array(&h->a, struct lv *, st->nfields);
 	for (uint32_t i = 0; i < st->nfields; i++) {
 		const struct host_field *f = &st->fields[i];
-		if (!f->count) {
-			r->fields[i] = field_value(h, b + f->off, f);
-			continue;
-		}
-		struct lv *v = lv_vec(h, f->count);
-		for (uint32_t j = 0; j < f->count; j++)
-			v->u.vec.items[j] = field_value(h, b + f->off + j * f->size, f);
-		r->fields[i] = v;
+		/* as Whistler's decode-S: an integer unsigned, an array its bytes */
+		r->fields[i] = f->count ? host_bytes_value(h, b + f->off, (size_t)f->count * f->size)
+					: lv_int(h, (int64_t)host_decode_le(b + f->off, f->size));
 	}
-	return lv_foreign(h, &record_type, r);
+	return lv_foreign(h, &host_record_type, r);
 }
 
 struct lv *host_record_field(const struct lv *v, const struct host_field *f)
 {
-	const struct host_record *r = lv_foreign_data(v, &record_type);
+	const struct host_record *r = lv_foreign_data(v, &host_record_type);
 	if (r)
 		for (uint32_t i = 0; i < r->st->nfields; i++)
 			if (&r->st->fields[i] == f)

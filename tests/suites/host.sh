@@ -93,6 +93,21 @@ else
 fi
 k=
 
+# a decoding ring consumer polled until Ctrl-C (handler-case): an exec of ours is decoded
+"$KILN" run tests/host/interrupt-ring.lisp >"$tmp/out" 2>"$tmp/err" &
+k=$!
+if wait_text "$tmp/out" waiting; then
+	pid=$(sh -c 'echo $$; exec true')
+	if wait_text "$tmp/out" "exec pid=$pid"; then pass interrupt-ring/decoded
+	else fail interrupt-ring/decoded "no 'exec pid=$pid': $(head -c 300 "$tmp/out")"; fi
+	kill -INT $k
+	ended
+	check interrupt-ring/status-and-last "0 stopped" "$st $(tail -1 "$tmp/out")"
+else
+	fail interrupt-ring "no 'waiting': $(cat "$tmp/err")"
+fi
+k=
+
 # limits (issue 28): an uncaught one ends kiln with status 1 and the error, never a signal
 printf '(let ((f 1))\n  (dotimes (i 200000) (setf f (list (quote progn) f)))\n  (eval f))\n' >"$tmp/deep.lisp"
 "$KILN" run "$tmp/deep.lisp" >"$tmp/out" 2>"$tmp/err"
