@@ -48,7 +48,7 @@ static const char *const host_markers[] = {
 	"with-bpf-session", "eval-when", "require", "load-system", "defparameter", "defvar",
 	"use-package", "defpackage", "compile-to-elf", "with-bpf-object", "format", "let", "let*",
 	"dolist", "dotimes", "loop", "handler-case", "unwind-protect", "setf", "setq",
-	"print", "princ", "sleep",
+	"print", "princ", "sleep", "load",
 };
 
 static bool is_marker(const struct kl_node *f)

@@ -35,6 +35,7 @@ struct host {
 	char **argv;
 	bool no_system;                  /* the fuzz harness: no BPF, files, sleep (refused) */
 	struct host_repl *repl;          /* kiln repl's state, NULL when running a file */
+	int load_depth;                  /* load.c: files being loaded now */
 };
 
 /* The host whose core L is (every struct lisp the host's functions get is one). */
@@ -50,6 +51,8 @@ static inline uint32_t host_offset(struct lisp *h, struct kl_span s)
 	return off > h->src.len ? (uint32_t)h->src.len : off;
 }
 
+/* load.c: (load "FILE") in a session file, its host forms evaluated */
+struct lv *host_load(struct lisp *h, const struct kl_node *c, struct lv **a, int n);
 /* host.c */
 bool host_interrupt_pending(struct lisp *h, const struct kl_node *n);
 void host_sleep(struct lisp *h, double s, const struct kl_node *n);

@@ -168,7 +168,7 @@ static lv_builtin_fn struct_fn(struct lisp *h, const char *name, const void **da
 }
 
 static const struct { const char *name; lv_builtin_fn fn; int min, max; } builtins[] = {
-	{ "sleep", b_sleep, 1, 1 }, { "probe-file", b_probe_file, 1, 1 },
+	{ "sleep", b_sleep, 1, 1 }, { "probe-file", b_probe_file, 1, 1 }, { "load", host_load, 1, 1 },
 };
 
 /* the host's functions: sleep, probe-file, the session's (refused without the system), then

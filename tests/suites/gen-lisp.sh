@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gen-lisp.sh — `kiln gen lisp` (issue 31 item 3): Lisp for kiln's host from an object's BTF,
 # loaded by a session (the generated text put before the session's own forms, as a session
-# file that includes it):
+# file that includes it, and once with (load FILE)):
 #  - round-trip: for tests/gen/shapes.lisp, its clang twin tests/gen/shapes.c and
 #    tests/gen/odd.c (a union, bitfields, an enum, anonymous members, a packed struct, a 2-D
 #    array, a pointer, a float), every struct's and union's decode-NAME of patterned bytes,
@@ -78,6 +78,12 @@ for which in kiln:tests/gen/shapes.lisp clang:$tmp/clang.o odd:$tmp/odd.o; do
 	[ "$name" = odd ] && want=$want_odd
 	check "round-trip-$name" "$want" "$("$KILN" run "$tmp/rt_$name.lisp" 2>&1 | sed 's/^anon-[0-9]*/anon-N/')"
 done
+# the same for kiln's shapes, the generated file loaded by the session with (load FILE)
+{ printf '(load "%s")\n' "$tmp/kiln.lisp"
+  cat "$tmp/rt.lisp"
+  sed -n 's/^(defparameter +\(.*\)-size+ .*/(%t-rt "\1" (function decode-\1) (function encode-\1) +\1-size+)/p' \
+	"$tmp/kiln.lisp"; } >"$tmp/rt_load.lisp"
+check round-trip-load "$want_kiln" "$("$KILN" run "$tmp/rt_load.lisp" 2>&1)"
 
 # every example's file loads, and each of its structs round-trips
 bad=''

@@ -1,0 +1,3 @@
+;; an error at its place in this file
+(defun f () (car 5))
+(f)

@@ -1,0 +1,3 @@
+;; loaded by tests/host/load.lisp
+(defun twice (x) (* 2 x))
+(defparameter *loaded* t)
