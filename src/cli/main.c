@@ -21,7 +21,7 @@ static const struct kl_cmd cmds[] = {
 	{ "stack", cmd_stack, "print a stack-trace map entry, symbolized" },
 	{ "repl", cmd_repl, "read, evaluate and print kiln Lisp a form at a time: load, attach, read maps" },
 	{ "trace", cmd_trace, "run a bpftrace program (bpftrace 0.17's language) on kiln's compiler" },
-	{ "gen", cmd_gen, "write C, Python, Go or Rust types for an object's maps and events, or a C skeleton" },
+	{ "gen", cmd_gen, "write C, Python, Go, Rust or Lisp types for an object's maps and events, or a C skeleton" },
 	{ "prelude", cmd_prelude, "print the prelude of macros (packet library, case, ...) programs use" },
 	{ "version", cmd_version, "print kiln's version (--json: with libbpf's and the kernel's)" },
 	{ "completion", cmd_completion, "print the bash completion script for kiln" },
