@@ -51,6 +51,9 @@ static const char trace_help[] =
 	"  -c CMD          run CMD (split into words, no shell) once the probes are attached; its exit\n"
 	"                  ends the trace; cpid is its pid\n"
 	"  --include FILE  read FILE's #defines as an #include <FILE> of the program would (repeatable)\n"
+	"  -q              quiet: no `Attaching N probes...`\n"
+	"  -v              accepted (bpftrace's verbose); with -l, as -lv\n"
+	"  -k, -kk         accepted, but bpf helpers' failures are not reported yet (said on stderr)\n"
 	"  -d              print the generated kiln Lisp and exit\n"
 	"  -dd             print it, then the BPF instructions kiln compiled it to, and exit\n"
 	"  --dry-run       translate and compile, do not load\n"
@@ -187,6 +190,7 @@ struct run {
 	FILE *out;
 	struct trace_out o;         /* how values are printed: -f json, a terminal, stacks (trace.h) */
 	bool exited;
+	bool quiet;                 /* -q: no `Attaching N probes...` */
 	struct pending *pend;       /* by CPU: this batch's text */
 	uint32_t npend;
 	uint32_t *order, norder;    /* the CPUs with text this batch, in order of their first */
@@ -537,7 +541,9 @@ static int run_attach(struct run *r, struct kiln_reader *rd, struct kiln_link **
 		fprintf(stderr, "kiln trace: no probes to attach (no attach point's function is in its file)\n");
 		return 1;
 	}
-	if (r->o.json)
+	if (r->quiet)
+		;
+	else if (r->o.json)
 		fprintf(r->out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %u}}\n", nprobes);
 	else
 		fprintf(r->out, "Attaching %u probe%s...\n", nprobes, nprobes == 1 ? "" : "s");
@@ -637,7 +643,7 @@ static void run_free(struct run *r, struct kiln_reader *rd, struct kiln_link **l
 
 /* The compiled program from load to the last map printed. 0, or 1 said. */
 static int run_program(const struct kt_sema *s, const struct kt_gen *g, const void *elf, size_t size, FILE *out,
-		       struct child *child, pid_t pid, bool json)
+		       struct child *child, pid_t pid, bool json, bool quiet)
 {
 	struct kiln_object *obj;
 	struct kiln_object_opts oo = { .sz = sizeof(oo), .name = "kiln_trace" };
@@ -645,7 +651,7 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		cli_fail("trace");
 		return 1;
 	}
-	struct run r = { .child = child, .pid = pid, .pidfd = -1, .s = s, .g = g, .obj = obj, .out = out };
+	struct run r = { .child = child, .pid = pid, .pidfd = -1, .s = s, .g = g, .obj = obj, .out = out, .quiet = quiet };
 	/* names from the system (comms, paths, str()) are escaped on a terminal (trace_val.c) */
 	r.o = (struct trace_out){ .s = s, .json = json, .terminal = !json && isatty(fileno(out)) };
 	if (pid > 0 && (r.pidfd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0) {
@@ -669,6 +675,9 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 struct opts {
 	const char *prog_text, *file, *emit, *output, *list_glob, *command, *pid_text;
 	bool list, list_verbose, dry_run, unsafe, json;   /* json: -f json */
+	bool quiet, verbose;        /* -q, -v */
+	int helper_checks;          /* -k: 1, -kk: 2 (accepted; see short_flags) */
+	bool helper_checked_said;
 	int debug;                  /* -d: the generated Lisp; -dd: and the BPF instructions */
 	const char **params, **includes;
 	int nparams, nincludes;
@@ -697,6 +706,32 @@ static int check_pid(struct opts *o)
 	}
 	o->pid = (pid_t)v;
 	return 0;
+}
+
+/* -q, -k, -kk, -v, alone or together (-kk -q, -ve 'PROGRAM'), as bpftrace 0.17 takes them.
+ * -q drops `Attaching N probes...`; -v alone also makes -l verbose (-l -v); kiln prints
+ * nothing more for -v (its programs are not verified with a log to show). -k/-kk (bpftrace's
+ * warnings when a helper fails) are accepted but kiln does not check helpers' results yet:
+ * that is said on stderr, once. Whether the flags end with e (its program is the next word). */
+static bool short_flags(const char *a, struct opts *o)
+{
+	bool e = false;
+	for (const char *c = a + 1; *c; c++) {
+		if (*c == 'q')
+			o->quiet = true;
+		else if (*c == 'v')
+			o->verbose = o->list_verbose = true;
+		else if (*c == 'k')
+			o->helper_checks++;
+		else
+			e = true;
+	}
+	if (o->helper_checks && !o->helper_checked_said) {
+		fprintf(stderr, "kiln trace: note: -k/-kk are accepted, but kiln does not check bpf helpers' "
+			"results: no WARNING is printed when one fails\n");
+		o->helper_checked_said = true;
+	}
+	return e;
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -743,8 +778,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->list_verbose = o->list_verbose || strlen(a) == 3;
 			if (i + 1 < argc && argv[i + 1][0] != '-')
 				o->list_glob = argv[++i];
-		} else if (!strcmp(a, "-v")) {
-			o->list_verbose = true;
+		} else if (a[0] == '-' && strspn(a + 1, "qkv") == strlen(a + 1) - (a[strlen(a) - 1] == 'e')
+			   && strlen(a) > 1 + (a[strlen(a) - 1] == 'e')) {
+			if (short_flags(a, o) && ++i >= argc) {
+				fprintf(stderr, "kiln trace: -e needs an argument\n%s", trace_help);
+				return 2;
+			}
+			if (a[strlen(a) - 1] == 'e')
+				o->prog_text = argv[i];
 		} else if (!strcmp(a, "-d") || !strcmp(a, "-dd")) {
 			o->debug = (int)strlen(a) - 1;
 		} else if (!strcmp(a, "--dry-run")) {
@@ -844,7 +885,7 @@ static int trace_run(const struct opts *o, const struct kt_sema *s, const struct
 			fclose(out);
 		return 1;
 	}
-	int rc = run_program(s, g, elf, size, out, o->command ? &child : NULL, o->pid, o->json);
+	int rc = run_program(s, g, elf, size, out, o->command ? &child : NULL, o->pid, o->json, o->quiet);
 	if (child.go >= 0)
 		close(child.go);   /* never released: it exits without running */
 	if (child.pid > 0)

@@ -127,6 +127,21 @@ int kt_lex_top(struct kt_lexer *lx)
 	}
 }
 
+/* Whether the attach point's part starting at PART (just after a ':'; the attach point starts
+ * at AP) is a file path, in which a '/' does not start a predicate: a part starting with '/'
+ * or '.' (uprobe:/bin/sh:f, uprobe:./testprogs/x:f, uretprobe:../y:main), and any second part
+ * of a uprobe, uretprobe or usdt attach point (uprobe:bin/x:f). */
+static bool part_is_path(const char *ap, const char *part)
+{
+	if (*part == '/' || *part == '.')
+		return true;
+	static const char *const user[] = { "uprobe:", "uretprobe:", "usdt:", "u:", "ur:", "U:" };
+	for (size_t i = 0; i < sizeof(user) / sizeof(user[0]); i++)
+		if ((size_t)(part - ap) == strlen(user[i]) && !strncmp(ap, user[i], strlen(user[i])))
+			return true;
+	return false;
+}
+
 const char *kt_lex_attach(struct kt_lexer *lx, struct kl_span *span)
 {
 	if (skip_blank(lx))
@@ -138,13 +153,10 @@ const char *kt_lex_attach(struct kt_lexer *lx, struct kl_span *span)
 		int c = peekc(lx, 0);
 		if (!c || isspace(c) || c == ',' || c == '{')
 			break;
-		if (c == '/' && !path) {
-			if (lx->pos > start && lx->src->text[lx->pos - 1] == ':') {
-				path = true;
-			} else {
-				break;      /* a predicate */
-			}
-		}
+		if (lx->pos > start && lx->src->text[lx->pos - 1] == ':')
+			path = part_is_path(lx->src->text + start, lx->src->text + lx->pos);
+		if (c == '/' && !path)
+			break;      /* a predicate */
 		if (c == ':')
 			path = false;
 		if (c == '"') {     /* a quoted part: uprobe:"/a b/c":f */
