@@ -442,6 +442,19 @@ static int posparam(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
+/* Whether $N or $# is in the expression n (followed 64 deep, as far as a str() argument goes). */
+static bool has_param(const struct kt_node *n, int depth)
+{
+	if (!n || depth > 64)
+		return false;
+	if (n->kind == KT_POSPARAM)
+		return true;
+	for (uint32_t i = 0; i < n->nkids; i++)
+		if (has_param(n->kids[i], depth + 1))
+			return true;
+	return has_param(n->a, depth + 1) || has_param(n->b, depth + 1) || has_param(n->c, depth + 1);
+}
+
 /* str($N), str($N + k), str(k + $N), each with an optional length: $N's text ("" when it is
  * missing) from byte k (a constant, at most its length) as a string literal, at most the length
  * or BPFTRACE_STRLEN - 1 bytes, as bpftrace 0.17 reads it. n becomes the literal; 1 when n is
@@ -455,6 +468,9 @@ static int str_param(struct sm *m, struct kt_node *n)
 		p = a->a->kind == KT_POSPARAM ? a->a : a->b;
 		k = p == a->a ? a->b : a->a;
 	}
+	if (p->kind != KT_POSPARAM && has_param(a, 0))
+		return err_at(m, n->span, "%s", "str() only accepts positional parameters directly or with a "
+			      "single constant offset added");
 	if (p->kind != KT_POSPARAM)
 		return 1;
 	if (p->num == 0)

@@ -60,3 +60,5 @@ refused str-minus 'BEGIN { printf("%s\n", str($1 - 1)); exit() }' hello
 refused dollar-zero 'BEGIN { printf("%d\n", $0); exit() }'
 # `--` ends the options: what follows are parameters even when they start with '-'
 same dashdash 'BEGIN { printf("%d %s %d\n", $1, str($2), $#); exit() }' -- -5 -x
+refused str-expr 'BEGIN { printf("%s\n", str($1 + 1 + 1)); exit() }' hello
+refused str-nonconst 'BEGIN { printf("%s\n", str(nsecs + $1)); exit() }' 3
