@@ -792,6 +792,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->dry_run = true;
 		} else if (!strcmp(a, "--unsafe")) {
 			o->unsafe = true;
+		} else if (!strcmp(a, "--")) {   /* the rest: the file (without -e), then the parameters */
+			for (i++; i < argc; i++)
+				*(o->prog_text || o->file ? &o->params[o->nparams++] : &o->file) = argv[i];
 		} else if (a[0] != '-' || !strcmp(a, "-")) {
 			o->file = a;
 		} else {

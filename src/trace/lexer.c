@@ -391,6 +391,10 @@ struct kt_tok kt_lex_next(struct kt_lexer *lx)
 				return t;
 			}
 		}
+		if (t.num == 0) {   /* $0 ($# is the count) */
+			kl_error(lx->d, t.span, "param $0 is out of integer range [1, 9223372036854775807]");
+			t.kind = KT_TOK_ERROR;
+		}
 	} else if (c == '$' && (isalpha(peekc(lx, 1)) || peekc(lx, 1) == '_')) {
 		adv(lx);
 		t.kind = KT_TOK_VAR;

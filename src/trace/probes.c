@@ -575,7 +575,7 @@ static const struct {
 };
 
 /* $1.. in the attach point's text replaced by the positional parameters (`i:ms:$1`,
- * `BEG$1`), as bpftrace does before it reads an attach point; into *sub. */
+ * `BEG$1`; "" when missing), as bpftrace does before it reads an attach point; into *sub. */
 static int expand_params(struct pr *r, const char *const *params, int nparams, struct kt_attach *sub)
 {
 	char *text = NULL;
@@ -590,12 +590,7 @@ static int expand_params(struct pr *r, const char *const *params, int nparams, s
 			fputc(*s, f);
 			continue;
 		}
-		if (i > nparams) {
-			fclose(f);
-			free(text);
-			return fail(r, "%s: positional parameter $%ld is not given", r->ap->text, i);
-		}
-		fputs(params[i - 1], f);
+		fputs(i <= nparams ? params[i - 1] : "", f);   /* a missing one is "" */
 		s = end - 1;
 	}
 	fclose(f);

@@ -11,6 +11,7 @@
 #include "trace/probes.h"
 #include "trace/usdt.h"
 #include <ctype.h>
+#include <errno.h>
 #include <kiln/stack.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -412,29 +413,88 @@ static int cast(struct sm *m, struct kt_node *n)
 
 static int call(struct sm *m, struct kt_node *n);
 
-/* $N: a number given on the command line is the integer, any other text the string ("" when
- * it is missing); $# the count. The node becomes the literal. */
+/* $N's text: the argument, NULL when it is missing. */
+static const char *param_arg(const struct sm *m, long long i)
+{
+	return i >= 1 && i <= m->s->nparams ? m->s->params[i - 1] : NULL;
+}
+
+/* $N used as a number (bpftrace 0.17): a missing one is 0, a number (C's bases, as strtoll reads
+ * it) that number, any other text an error: it is read with str($N). $# is the count. The node
+ * becomes the literal. */
 static int posparam(struct sm *m, struct kt_node *n)
 {
-	if (n->num == 0) {   /* $# */
-		n->kind = KT_INT;
-		n->num = m->s->nparams;
-		n->type = t_int(8, true);
-		return 0;
+	long long x = m->s->nparams;
+	const char *v = param_arg(m, n->num);
+	if (n->num > 0 && v) {
+		char *end;
+		errno = 0;
+		x = strtoll(v, &end, 0);
+		if (!*v || *end || errno)
+			return kl_error(m->d, n->span, "$%lld used numerically but given \"%s\". Try using str($%lld).",
+					(long long)n->num, v, (long long)n->num);
+	} else if (n->num > 0) {
+		x = 0;
 	}
-	const char *v = n->num <= m->s->nparams ? m->s->params[n->num - 1] : "";
-	char *end;
-	long long x = strtoll(v, &end, 0);
-	if (*v && !*end) {
-		n->kind = KT_INT;
-		n->num = x;
-		n->type = t_int(8, true);
-	} else {   /* a string parameter; a missing one is "" (bpftrace: 0 in an integer context) */
-		n->kind = KT_STR;
-		n->str = v;
-		n->strlen = (uint32_t)strlen(v);
-		n->type = t_str(n->strlen + 1);
+	n->kind = KT_INT;
+	n->num = x;
+	n->type = t_int(8, true);
+	return 0;
+}
+
+/* Whether $N or $# is in the expression n (followed 64 deep, as far as a str() argument goes). */
+static bool has_param(const struct kt_node *n, int depth)
+{
+	if (!n || depth > 64)
+		return false;
+	if (n->kind == KT_POSPARAM)
+		return true;
+	for (uint32_t i = 0; i < n->nkids; i++)
+		if (has_param(n->kids[i], depth + 1))
+			return true;
+	return has_param(n->a, depth + 1) || has_param(n->b, depth + 1) || has_param(n->c, depth + 1);
+}
+
+/* str($N), str($N + k), str(k + $N), each with an optional length: $N's text ("" when it is
+ * missing) from byte k (a constant, at most its length) as a string literal, at most the length
+ * or BPFTRACE_STRLEN - 1 bytes, as bpftrace 0.17 reads it. n becomes the literal; 1 when n is
+ * another str(). */
+static int str_param(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids < 1 || n->nkids > 2)
+		return 1;
+	struct kt_node *a = n->kids[0], *p = a, *k = NULL;
+	if (a->kind == KT_BINOP && (a->a->kind == KT_POSPARAM || a->b->kind == KT_POSPARAM)) {
+		p = a->a->kind == KT_POSPARAM ? a->a : a->b;
+		k = p == a->a ? a->b : a->a;
 	}
+	if (p->kind != KT_POSPARAM && has_param(a, 0))
+		return err_at(m, n->span, "%s", "str() only accepts positional parameters directly or with a "
+			      "single constant offset added");
+	if (p->kind != KT_POSPARAM)
+		return 1;
+	if (p->num == 0)
+		return err_at(m, n->span, "%s", "use $#, not str($#)");
+	const char *v = param_arg(m, p->num);
+	size_t len = v ? strlen(v) : 0;
+	if (k && (a->op != '+' || k->kind != KT_INT || k->num < 0 || (uint64_t)k->num > len))
+		return kl_error(m->d, a->span, "only addition of a single constant less or equal to the length of "
+				"$%lld (which is %zu) is allowed inside str()", (long long)p->num, len);
+	size_t off = k ? (size_t)k->num : 0, max = m->s->strlen ? m->s->strlen - 1 : 0;
+	if (n->nkids == 2) {
+		struct kt_node *l = n->kids[1];
+		if (expr(m, l))
+			return -1;
+		if (l->kind != KT_INT || l->num < 0)
+			return err_at(m, l->span, "%s", "str()'s length must be a non-negative constant here (kiln trace)");
+		if ((uint64_t)l->num < max)
+			max = (size_t)l->num;
+	}
+	n->kind = KT_STR;
+	n->strlen = (uint32_t)(len - off < max ? len - off : max);
+	n->str = kl_arena_strndup(m->a, v ? v + off : "", n->strlen);
+	n->type = t_str(n->strlen + 1);
+	n->nkids = 0;
 	return 0;
 }
 
@@ -639,6 +699,9 @@ static const struct { const char *name; enum kt_mkind kind; int nargs; } aggs[] 
 static int call(struct sm *m, struct kt_node *n)
 {
 	const char *f = n->name;
+	int r = !strcmp(f, "str") ? str_param(m, n) : 1;
+	if (r < 1)
+		return r;
 	for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++)
 		if (!strcmp(f, aggs[i].name))
 			return kl_error(m->d, n->span, "%s() should be assigned to a map", f);
@@ -647,6 +710,12 @@ static int call(struct sm *m, struct kt_node *n)
 		return err_at(m, n->span, "Unknown function: %s", f);
 	if (!fn->check)
 		return kl_error(m->d, n->span, "the function %s() is %s", f, refused);
+	for (size_t i = 0; fn->own_args && i < n->nkids; i++) {   /* kaddr(str($1)), kstack($1) */
+		struct kt_node *k = n->kids[i];
+		if (k->kind == KT_CALL && !strcmp(k->name, "str") ? str_param(m, k) < 0 :
+		    k->kind == KT_POSPARAM && posparam(m, k))
+			return -1;
+	}
 	for (size_t i = 0; !fn->own_args && i < n->nkids; i++)
 		if (n->kids[i]->kind != KT_MAP && expr(m, n->kids[i]))
 			return -1;

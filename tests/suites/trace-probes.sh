@@ -189,4 +189,5 @@ has list-invalid "^ERROR: invalid character" "$("$KILN" trace -l '\n' 2>&1)"
 # positional parameters in attach points, substituted before the attach point is read
 check positional-attach "BEGIN interval:ms:2" "$(timeout 10 "$KILN" trace -e 'BEG$2 { printf("%s ", probe); }
 i:ms:$1 { printf("%s\n", probe); exit(); }' 2 IN | sed -n 2p)"
-has positional-missing 'BEG\$3: positional parameter \$3 is not given' "$("$KILN" trace -e 'BEG$3 {}' 1 2>&1)"
+# (a missing one is "", as in bpftrace 0.17)
+has positional-missing '^missing$' "$(timeout 10 "$KILN" trace -e 'BEGIN$3 { printf("missing\n"); exit(); }' 1 2>&1)"

@@ -379,7 +379,7 @@ check buf-equal "0 1 1 0" "$(sed -n 2p <<<"$out")"
 off=$(timeout 20 "$KILN" trace -e 'BEGIN { printf("%d\n", offsetof(struct task_struct, comm) - offsetof(struct ethhdr, h_source)); exit(); }' | sed -n 2p)
 mac=ktmac$$
 ln -s "$(type -P true)" "$tmp/$mac"
-out=$(timeout 20 "$KILN" trace -e 'tracepoint:sched:sched_process_exec /comm == $2/ {
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:sched:sched_process_exec /comm == str($2)/ {
 	printf("%s\n", macaddr(((struct ethhdr *)(curtask + $1))->h_source)); }' -c "$tmp/$mac" "$off" "$mac" 2>&1)
 check macaddr-kernel "6B:74:6D:61:63:$(printf '%X' "'${mac:5:1}")" "$(sed -n 2p <<<"$out")"
 # ---- fn_user.c's functions against bpftrace 0.17: print(value), strftime, usym, cat, ... --
@@ -539,7 +539,7 @@ else fail profile-kstack "$(head -20 <<<"$out")"; fi
 out=$(timeout 20 "$KILN" trace tests/trace/formats.bt 2>&1); rc=$?
 check formats-status 0 "$rc"
 check formats "$(cat tests/trace/formats.expected)" "$out"
-out=$(timeout 20 "$KILN" trace -e 'BEGIN { printf("%s %d\n", $2, $1 + $#); exit(); }' 40 hello 2>&1)
+out=$(timeout 20 "$KILN" trace -e 'BEGIN { printf("%s %d\n", str($2), $1 + $#); exit(); }' 40 hello 2>&1)
 check positional "$(printf 'Attaching 1 probe...\nhello 42\n\n')" "$out"
 out=$(printf 'BEGIN { printf("from stdin\\n"); exit(); }' | timeout 20 "$KILN" trace - 2>&1)
 check stdin "from stdin" "$(sed -n 2p <<<"$out")"
@@ -553,7 +553,7 @@ check print-top-div "@a[2]: 2|@a[3]: 3|$(date +%Y)||" "$(sed -n '2,4p' <<<"$out"
 # other processes on the machine are not counted.
 py=ktpy$$ tru=kttrue$$
 ln -s "$(python3 -c "import sys; print(sys.executable)")" "$tmp/$py"; ln -s "$(type -P true)" "$tmp/$tru"
-out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == $1/ { @[comm] = count(); }' \
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == str($1)/ { @[comm] = count(); }' \
 	-c "$tmp/$py -c 'import os; [os.getppid() for i in range(5)]'" "$py" 2>&1); rc=$?
 check command "0 @[$py]: 5" "$rc $(tail -1 <<<"$out")"
 # cpid is the command's own pid: it is executed directly, not through a shell
@@ -561,7 +561,7 @@ out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /pid ==
 	-c "$tmp/$py -c 'import os; [os.getppid() for i in range(6)]'" 2>&1); rc=$?
 check command-cpid "0 @calls: 6" "$rc $(tail -1 <<<"$out")"
 # a __data_loc string field (the exec'd file name) read through its offset in the record
-out=$(timeout 20 "$KILN" trace -e 'tracepoint:sched:sched_process_exec /comm == $1/ { printf("%s %s\n", comm, args->filename); }' \
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:sched:sched_process_exec /comm == str($1)/ { printf("%s %s\n", comm, args->filename); }' \
 	-c "$tmp/$tru" "$tru" 2>&1)
 check data-loc-string "$tru $tmp/$tru" "$(grep "^$tru " <<<"$out")"
 
@@ -569,7 +569,7 @@ check data-loc-string "$tru $tmp/$tru" "$(grep "^$tru " <<<"$out")"
 # long arguments have been through the ring, a short argv printed what was left there.
 jn=ktjoin$$
 ln -s "$(type -P true)" "$tmp/$jn"
-out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_execve /comm == $1/ { join(args->argv); }' \
+out=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_execve /comm == str($1)/ { join(args->argv); }' \
 	-c "$tmp/$py -c 'import os, sys; [os.waitpid(os.spawnv(os.P_NOWAIT, sys.argv[1], a), 0) for a in [[\"t\"] + [\"a\" * 1000] * 15] * 20 + [[\"t\", \"x\"]]]' $tmp/$jn" "$py" 2>&1)
 check join-ends-at-null "t x" "$(grep -v '^t a' <<<"$out" | grep '^t ')"
 
@@ -580,7 +580,7 @@ check join-ends-at-null "t x" "$(grep -v '^t a' <<<"$out" | grep '^t ')"
 # two records), kiln now about as few: at most 1% may be. (At a rate the reader keeps up
 # with: lost records would cut lines too.)
 if [ "$(nproc)" -ge 2 ]; then
-	out=$(timeout 30 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == $1/ { printf("a"); printf("b%d\n", cpu); }' \
+	out=$(timeout 30 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == str($1)/ { printf("a"); printf("b%d\n", cpu); }' \
 		-c "$tmp/$py -c 'import os
 pids = []
 for c in (0, 1):
