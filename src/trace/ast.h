@@ -63,6 +63,7 @@ struct kt_node {
 	struct kt_node **kids;      /* call arguments, tuple elements, block statements */
 	uint32_t nkids;
 	bool is_ptr_cast;           /* (type *) */
+	uint8_t ptr_stars;          /* (type **): 2, the levels of pointer */
 	struct kt_type type;        /* sema */
 	int map_id;                 /* sema: index into the program's maps, -1 none */
 	int var_id;                 /* sema: $variable slot */

@@ -379,10 +379,19 @@ static bool int_binop(struct g *g, const struct kt_node *n)
 		kt_buf_compare(g, n);
 		return true;
 	}
-	if (n->type.pointee) {   /* p + i, p - i: scaled by the pointee's size */
+	if (n->num) {   /* p + i, p - i, i + p: the integer scaled by the element's size (sema) */
+		bool left = n->a->type.pointee || n->a->type.tname;
 		kt_emit(&g->b, "(%c ", n->op);
+		if (!left) {
+			kt_emit(&g->b, "(* %u ", (unsigned)n->num);
+			gen_int(g, n->a);
+			kt_emit(&g->b, ") ");
+			gen_int(g, n->b);
+			kt_emit(&g->b, ")");
+			return true;
+		}
 		gen_int(g, n->a);
-		kt_emit(&g->b, " (* %u ", n->type.pointee->size);
+		kt_emit(&g->b, " (* %u ", (unsigned)n->num);
 		gen_int(g, n->b);
 		kt_emit(&g->b, "))");
 		return true;
@@ -451,19 +460,27 @@ static bool int_incdec(struct g *g, const struct kt_node *n)
 	bool post = n->op > 0;
 	int op = post ? n->op : -n->op;
 	const char *how = op == KT_OP_INC ? "incf" : "decf", *undo = op == KT_OP_INC ? "-" : "+";
+	/* a pointer moves by its element's bytes (sema's n->num); an integer by 1 */
+	unsigned step = n->num > 1 ? (unsigned)n->num : 1;
 	if (n->a->kind == KT_VAR) {
-		kt_emit(&g->b, "(progn (%s v%d) ", how, n->a->var_id);
+		if (step > 1)
+			kt_emit(&g->b, "(progn (%s v%d %u) ", how, n->a->var_id, step);
+		else
+			kt_emit(&g->b, "(progn (%s v%d) ", how, n->a->var_id);
 		if (post)
-			kt_emit(&g->b, "(%s v%d 1))", undo, n->a->var_id);
+			kt_emit(&g->b, "(%s v%d %u))", undo, n->a->var_id, step);
 		else
 			kt_emit(&g->b, "v%d)", n->a->var_id);
 		return true;
 	}
 	bool opened;
 	const char *k = open_key(g, n->a, &opened);
-	kt_emit(&g->b, "(progn (%s (getmap m%d %s)) ", how, n->a->map_id, k);
+	if (step > 1)
+		kt_emit(&g->b, "(progn (%s (getmap m%d %s) %u) ", how, n->a->map_id, k, step);
+	else
+		kt_emit(&g->b, "(progn (%s (getmap m%d %s)) ", how, n->a->map_id, k);
 	if (post)
-		kt_emit(&g->b, "(%s (getmap m%d %s) 1))", undo, n->a->map_id, k);
+		kt_emit(&g->b, "(%s (getmap m%d %s) %u))", undo, n->a->map_id, k, step);
 	else
 		kt_emit(&g->b, "(getmap m%d %s))", n->a->map_id, k);
 	close_key(g, opened);

@@ -184,8 +184,11 @@ static bool type_after_paren(struct ps *p, struct kt_node *n, const char **name)
 			return fail(p, id.span, "expected a struct name after 'struct'");
 		*name = kl_arena_printf(p->a, "%s %s", t.s, id.s);
 	}
-	while (accept(p, '*'))
+	while (accept(p, '*')) {
 		n->is_ptr_cast = true;
+		if (n->ptr_stars < 8)
+			n->ptr_stars++;
+	}
 	if (accept(p, '[')) {       /* (int8[4]) */
 		struct kt_tok c = take(p);
 		if (c.kind != KT_TOK_INT || !expect(p, ']', "']'"))

@@ -406,6 +406,7 @@ static int cast(struct sm *m, struct kt_node *n)
 		n->type = t_int(8, false);
 		n->type.tname = n->name + 7;
 		n->type.user = n->a->type.user;
+		kt_struct_ptr_levels(m, n);
 		return 0;
 	}
 	return err_at(m, n->span, "the cast to (%s) is not supported yet by kiln trace", n->name);
@@ -580,9 +581,9 @@ static int binop(struct sm *m, struct kt_node *n)
 		return err_at(m, n->span, "%s", "operands must be integers");
 	bool ls = l->is_signed || n->a->kind == KT_INT, rs = r->is_signed || n->b->kind == KT_INT;
 	n->type = t_int(8, ls && rs);
-	if ((n->op == '+' || n->op == '-') && l->pointee && !r->pointee)   /* p + i: a pointer i elements on */
-		n->type = *l;
-	return 0;
+	n->num = 0;
+	int p = kt_sm_ptr_arith(m, n);   /* p + i: a pointer i elements on */
+	return p < 0 ? -1 : 0;
 }
 
 /* *p (sema_mem.c), ! - ~ of an integer; & is refused. */
@@ -666,6 +667,10 @@ static int incdec(struct sm *m, struct kt_node *n)
 		return err_at(m, n->span, "%s", "++ and -- need an integer variable");
 	}
 	n->type = n->a->type;
+	uint32_t size;   /* a pointer moves one element (n->num: its bytes; 0 is 1) */
+	if (kt_sm_elem_size(m, n->span, &n->type, &size))
+		return -1;
+	n->num = size;
 	return 0;
 }
 
@@ -779,8 +784,13 @@ static int assign_map(struct sm *m, struct kt_node *s)
 	if (mp->kind == KM_NONE) {
 		mp->kind = kind;
 		mp->value = kt_type_own(m->a, &v->type);
-		if (kind == KM_INT && !kt_is_symbolic(&v->type))
+		if (kind == KM_INT && !kt_is_symbolic(&v->type)) {
 			mp->value = t_int(8, v->type.is_signed);
+			mp->value.pointee = v->type.pointee;   /* a pointer stays one: @p += 1 */
+			mp->value.tname = v->type.tname;
+			if (v->type.pointee || v->type.tname)
+				mp->value.user = v->type.user;
+		}
 	} else if ((kind == KM_STR || kind == KM_TUPLE) && !kt_type_merge(&mp->value, &v->type)) {
 		return kl_error(m->d, s->span, "type mismatch for @%s: it holds tuples of another shape", mn->name);
 	}

@@ -53,6 +53,10 @@ int kt_sm_deref(struct sm *m, struct kt_node *n);
 int kt_sm_index(struct sm *m, struct kt_node *n);
 /* 0 typed, 1 not an integer type's name, -1 an error */
 int kt_sm_ptr_cast(struct sm *m, struct kt_node *n);
+void kt_struct_ptr_levels(struct sm *m, struct kt_node *n);
+/* a pointer's element bytes (0: not a pointer); p + i, i + p, p - i (1: no pointer) */
+int kt_sm_elem_size(struct sm *m, struct kl_span at, const struct kt_type *t, uint32_t *size);
+int kt_sm_ptr_arith(struct sm *m, struct kt_node *n);
 int kt_task_state(const char *name, int64_t *v);
 struct kt_type kt_tp_array(struct sm *m, const struct kl_tp_field *f);
 #endif

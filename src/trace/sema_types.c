@@ -244,7 +244,68 @@ int kt_sm_ptr_cast(struct sm *m, struct kt_node *n)
 		return 1;
 	if (n->a->type.kind != KTT_INT)
 		return kt_sm_err(m, n->span, "cannot cast to (%s *): the value is not an integer", n->name);
+	for (uint8_t k = 1; k < n->ptr_stars; k++)   /* (int32 **): a pointer to pointers to int32 */
+		pointee = kt_t_ptr(m->a, pointee, n->a->type.user);
 	n->type = kt_t_ptr(m->a, pointee, n->a->type.user);
+	return 0;
+}
+
+/* (struct X **)p: a pointer to pointers to X (each read as 8 bytes, a struct pointer). */
+void kt_struct_ptr_levels(struct sm *m, struct kt_node *n)
+{
+	for (uint8_t k = 1; k < n->ptr_stars; k++) {
+		struct kt_type p = n->type;
+		n->type = kt_t_ptr(m->a, p, p.user);
+	}
+}
+
+/* ---- pointer arithmetic ---- */
+
+/* The bytes p + 1 moves for a pointer p (bpftrace scales p + i, p - i, p++ and p += i by
+ * them): its pointee's size, a kernel struct's from BTF; *size is 0 for a plain integer. */
+int kt_sm_elem_size(struct sm *m, struct kl_span at, const struct kt_type *t, uint32_t *size)
+{
+	*size = 0;
+	if (t->kind != KTT_INT)
+		return 0;
+	if (t->pointee) {
+		*size = t->pointee->size ? t->pointee->size : 8;
+		return 0;
+	}
+	char msg[1024];
+	if (t->tname && kt_ksizeof(t->tname, size, msg, sizeof(msg)))
+		return kt_sm_err(m, at, "%s", msg);
+	return 0;
+}
+
+/* A pointer's type as bpftrace names it in errors ("int32 *", "struct sock *"). */
+static const char *ptr_name(struct kl_arena *a, const struct kt_type *t)
+{
+	if (t->tname)
+		return kl_arena_printf(a, "struct %s *", t->tname);
+	const struct kt_type *e = t->pointee;
+	if (!e)
+		return kl_arena_printf(a, "%sint%u", t->is_signed ? "" : "u", t->size * 8);
+	return kl_arena_printf(a, "%s *", ptr_name(a, e));
+}
+
+/* a + b and a - b with a pointer: p + i and p - i move i elements (n->num: the element's
+ * bytes, gen scales by them), i + p too; two pointers are refused, as bpftrace refuses
+ * them. Sets n->type to the pointer's; 1 when neither side is a pointer. */
+int kt_sm_ptr_arith(struct sm *m, struct kt_node *n)
+{
+	const struct kt_type *l = &n->a->type, *r = &n->b->type;
+	bool lp = l->pointee || l->tname, rp = r->pointee || r->tname;
+	if ((n->op != '+' && n->op != '-') || (!lp && !rp) || (!lp && n->op == '-'))
+		return 1;
+	if (lp && rp)   /* bpftrace's words */
+		return kl_error(m->d, n->span, "The %c operator can not be used on expressions of types %s, %s", n->op,
+				ptr_name(m->a, l), ptr_name(m->a, r));
+	uint32_t size;
+	if (kt_sm_elem_size(m, n->span, lp ? l : r, &size))
+		return -1;
+	n->type = lp ? *l : *r;
+	n->num = size;
 	return 0;
 }
 

@@ -380,7 +380,7 @@ off=$(timeout 20 "$KILN" trace -e 'BEGIN { printf("%d\n", offsetof(struct task_s
 mac=ktmac$$
 ln -s "$(type -P true)" "$tmp/$mac"
 out=$(timeout 20 "$KILN" trace -e 'tracepoint:sched:sched_process_exec /comm == str($2)/ {
-	printf("%s\n", macaddr(((struct ethhdr *)(curtask + $1))->h_source)); }' -c "$tmp/$mac" "$off" "$mac" 2>&1)
+	printf("%s\n", macaddr(((struct ethhdr *)((uint64)curtask + $1))->h_source)); }' -c "$tmp/$mac" "$off" "$mac" 2>&1)
 check macaddr-kernel "6B:74:6D:61:63:$(printf '%X' "'${mac:5:1}")" "$(sed -n 2p <<<"$out")"
 # ---- fn_user.c's functions against bpftrace 0.17: print(value), strftime, usym, cat, ... --
 if [ -n "$BPFTRACE" ]; then
