@@ -580,7 +580,7 @@ check join-ends-at-null "t x" "$(grep -v '^t a' <<<"$out" | grep '^t ')"
 # two records), kiln now about as few: at most 1% may be. (At a rate the reader keeps up
 # with: lost records would cut lines too.)
 if [ "$(nproc)" -ge 2 ]; then
-	out=$(timeout 30 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == str($1)/ { printf("a"); printf("b%d\n", cpu); }' \
+	out=$(timeout 60 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == str($1)/ { printf("a"); printf("b%d\n", cpu); }' \
 		-c "$tmp/$py -c 'import os
 pids = []
 for c in (0, 1):
@@ -592,9 +592,13 @@ for c in (0, 1):
     pids.append(p)
 for p in pids:
     os.waitpid(p, 0)'" "$py" 2>&1)
-	whole=$(grep -cE '^ab[01]$' <<<"$out") cut=$(grep -vcE '^ab[01]$|^$|^Attaching' <<<"$out")
-	if [ $((whole + cut)) -ge 4950 ] && [ "$cut" -le 50 ]; then pass "two-cpus-lines-whole ($cut of $((whole + cut)) cut)"
-	else fail two-cpus-lines-whole "$whole whole lines, $cut cut: $(grep -vE '^ab[01]$|^$' <<<"$out" | head -4 | tr '\n' '|')"; fi
+	# events a slow reader lost (a sanitizer build on a busy machine) are reported as such
+	# ("Lost N events", each event two records): they count as accounted for, not as cut
+	lost=$(grep -oE '^Lost [0-9]+ events' <<<"$out" | awk '{ s += $2 } END { print s + 0 }')
+	whole=$(grep -cE '^ab[01]$' <<<"$out") cut=$(grep -vcE '^ab[01]$|^$|^Attaching|^Lost [0-9]+ events' <<<"$out")
+	if [ $((whole + cut + lost / 2)) -ge 4950 ] && [ "$cut" -le $(((whole + cut) / 100)) ]; then
+		pass "two-cpus-lines-whole ($cut of $((whole + cut)) cut, $lost records reported lost)"
+	else fail two-cpus-lines-whole "$whole whole lines, $cut cut, $lost records reported lost: $(grep -vE '^ab[01]$|^$' <<<"$out" | head -4 | tr '\n' '|')"; fi
 else
 	echo "SKIP trace/two-cpus-lines-whole: one CPU here ($(nproc))"
 fi
