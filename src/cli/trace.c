@@ -63,6 +63,8 @@ static const char trace_help[] =
 	"  --info          what this kernel offers kiln trace (map and probe types, lockdown)\n"
 	"  --version       kiln's version and the bpftrace language version\n"
 	"  --unsafe        allow system(), signal() and override() (bpftrace's unsafe functions)\n"
+	"  --dialect V     the meaning of a script where bpftrace's versions differ: 0.26 (today's,\n"
+	"                  the default) or 0.17 (docs/trace.md lists the differences)\n"
 	"  -h, --help      this text\n"
 	"\n"
 	"Supported so far: probes BEGIN, END, tracepoint:CAT:NAME (wildcards; args->FIELD),\n"
@@ -676,6 +678,7 @@ struct opts {
 	const char *prog_text, *file, *emit, *output, *list_glob, *command, *pid_text;
 	bool list, list_verbose, dry_run, unsafe, json;   /* json: -f json */
 	bool quiet, verbose;        /* -q, -v */
+	enum kt_dialect dialect;    /* --dialect */
 	int helper_checks;          /* -k: 1, -kk: 2 (accepted; see short_flags) */
 	bool helper_checked_said;
 	int debug;                  /* -d: the generated Lisp; -dd: and the BPF instructions */
@@ -792,6 +795,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->dry_run = true;
 		} else if (!strcmp(a, "--unsafe")) {
 			o->unsafe = true;
+		} else if (!strcmp(a, "--dialect")) {
+			const char *v = i + 1 < argc ? argv[++i] : "";
+			if (strcmp(v, "0.17") && strcmp(v, "0.26")) {
+				fprintf(stderr, "kiln trace: --dialect takes 0.17 or 0.26\n");
+				return 2;
+			}
+			o->dialect = !strcmp(v, "0.17") ? KT_DIALECT_017 : KT_DIALECT_026;
 		} else if (!strcmp(a, "--")) {   /* the rest: the file (without -e), then the parameters */
 			for (i++; i < argc; i++)
 				*(o->prog_text || o->file ? &o->params[o->nparams++] : &o->file) = argv[i];
@@ -916,7 +926,7 @@ static int trace_script(struct opts o)
 	struct kt_cdefs cdefs = { 0 };
 	struct kt_program prog = { .cdefs = &cdefs };
 	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL,
-			  .unsafe = o.unsafe };
+			  .unsafe = o.unsafe, .dialect = o.dialect };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
 	size_t size = 0;

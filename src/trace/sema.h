@@ -26,6 +26,10 @@ struct kt_var {
 	struct kt_type type;
 };
 
+/* Which bpftrace's meaning a script gets where the versions differ (docs/trace.md has the
+ * table): today's (0.26, the default) or 0.17's (`kiln trace --dialect 0.17`). */
+enum kt_dialect { KT_DIALECT_026 = 0, KT_DIALECT_017 };
+
 struct kt_sema {
 	struct kt_map *maps;
 	uint32_t nmaps;
@@ -42,6 +46,7 @@ struct kt_sema {
 	bool has_child;             /* -c CMD: cpid is its pid */
 	bool has_stacks;            /* kstack/ustack: the programs share a :stack-trace map */
 	bool unsafe;                /* --unsafe: system(), signal() allowed */
+	enum kt_dialect dialect;    /* --dialect */
 	struct kt_tpcache **tp_cache;   /* kt_sema's: the tracepoint formats read, in the arena */
 };
 
