@@ -9,48 +9,18 @@
 #include "compiler/expand.h"
 #include "compiler/forms.h"
 #include "lisp/lisp.h"
+#include "lisp_run.h"
 #include <string.h>
-
-/* src's forms evaluated in a fresh core (with layer); the last value printed readably, or
- * "ERROR: message @line:col" */
-static char *run(const char *src, const struct lisp_layer *layer, uint64_t max_steps)
-{
-	static char out[1024];
-	struct lisp *L = calloc(1, sizeof(*L));
-	L->src = (struct kl_source){ "t.lisp", src, strlen(src) };
-	lisp_init(L, layer);
-	L->max_steps = max_steps;
-	struct kl_diag d = { 0 };
-	struct kl_node **forms;
-	uint32_t n;
-	if (kl_read(&L->a, &d, &L->src, &forms, &n)) {
-		snprintf(out, sizeof(out), "READ: %s", d.msg);
-	} else {
-		struct lv *v = LNIL;
-		for (uint32_t i = 0; i < n && v; i++)
-			v = lisp_eval_top(L, forms[i]);
-		if (v)
-			snprintf(out, sizeof(out), "%s", lv_to_text(L, v, true));
-		else if (L->exc == LV_EXC_CONDITION)
-			snprintf(out, sizeof(out), "ERROR: %s @%u:%u", L->cond->u.cond.msg, L->exc_span.line,
-				 L->exc_span.col);
-		else
-			snprintf(out, sizeof(out), "EXIT");
-	}
-	kl_arena_free(&L->a);
-	free(L);
-	return out;
-}
 
 static void expect(const char *name, const char *src, const char *want)
 {
-	const char *got = run(src, NULL, 0);
+	const char *got = lisp_run(src, NULL, 0, false);
 	CHECK(name, !strcmp(got, want), "%s gave '%s', want '%s'", src, got, want);
 }
 
 static void expect_prefix(const char *name, const char *src, uint64_t steps, const char *want)
 {
-	const char *got = run(src, NULL, steps);
+	const char *got = lisp_run(src, NULL, steps, false);
 	CHECK(name, !strncmp(got, want, strlen(want)), "%s gave '%s', want '%s...'", src, got, want);
 }
 
@@ -241,16 +211,16 @@ int main(void)
 		      "ERROR: concatenate: the string passes");
 
 	/* a layer's forms and functions beside the core's */
-	const char *got = run("(list (%twice (+ 1 2)) (%answer) (car '(a)))", &test_layer, 0);
+	const char *got = lisp_run("(list (%twice (+ 1 2)) (%answer) (car '(a)))", &test_layer, 0, false);
 	CHECK("lisp: a layer's special form and builtin", !strcmp(got, "((3 3) 42 A)"), "gave '%s'", got);
-	got = run("(let ((o (%opaque))) (list (%box (list 1 \"a\" (%box 'x))) o (eq o o) (eq o (%opaque)) "
-		  "(equal (%box 1) (%box 1)) (%unbox (%box 7))))", &test_layer, 0);
+	got = lisp_run("(let ((o (%opaque))) (list (%box (list 1 \"a\" (%box 'x))) o (eq o o) (eq o (%opaque)) "
+		  "(equal (%box 1) (%box 1)) (%unbox (%box 7))))", &test_layer, 0, false);
 	CHECK("lisp: a layer's foreign values print by their type, compare by identity",
 	      !strcmp(got, "(#<BOX (1 \"a\" #<BOX X>)> #<OPAQUE> T NIL NIL 7)"), "gave '%s'", got);
-	got = run("(%unbox (%opaque))", &test_layer, 0);
+	got = lisp_run("(%unbox (%opaque))", &test_layer, 0, false);
 	CHECK("lisp: a foreign value of another type is not taken for one's own",
 	      !strcmp(got, "ERROR: not a box: #<OPAQUE> @1:1"), "gave '%s'", got);
-	got = run("(%answer)", NULL, 0);
+	got = lisp_run("(%answer)", NULL, 0, false);
 	CHECK("lisp: without the layer its builtin is unknown", !strncmp(got, "ERROR: undefined function %answer", 33),
 	      "gave '%s'", got);
 	macros_on_the_core();

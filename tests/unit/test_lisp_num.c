@@ -10,48 +10,18 @@
 #include "compiler/expand.h"
 #include "compiler/forms.h"
 #include "lisp/lisp.h"
+#include "lisp_run.h"
 #include <string.h>
-
-/* src's forms evaluated in a fresh core (strict: the host's integers); the last value
- * printed readably, or "ERROR: message @line:col" */
-static char *run(const char *src, bool strict)
-{
-	static char out[1024];
-	struct lisp *L = calloc(1, sizeof(*L));
-	L->src = (struct kl_source){ "t.lisp", src, strlen(src) };
-	lisp_init(L, NULL);
-	L->strict_ints = strict;
-	struct kl_diag d = { 0 };
-	struct kl_node **forms;
-	uint32_t n;
-	if (kl_read(&L->a, &d, &L->src, &forms, &n)) {
-		snprintf(out, sizeof(out), "READ: %s", d.msg);
-	} else {
-		struct lv *v = LNIL;
-		for (uint32_t i = 0; i < n && v; i++)
-			v = lisp_eval_top(L, forms[i]);
-		if (v)
-			snprintf(out, sizeof(out), "%s", lv_to_text(L, v, true));
-		else if (L->exc == LV_EXC_CONDITION)
-			snprintf(out, sizeof(out), "ERROR: %s @%u:%u", L->cond->u.cond.msg, L->exc_span.line,
-				 L->exc_span.col);
-		else
-			snprintf(out, sizeof(out), "EXIT");
-	}
-	kl_arena_free(&L->a);
-	free(L);
-	return out;
-}
 
 static void expect(const char *name, const char *src, const char *want)
 {
-	const char *got = run(src, true);
+	const char *got = lisp_run(src, NULL, 0, true);
 	CHECK(name, !strcmp(got, want), "%s gave '%s', want '%s'", src, got, want);
 }
 
 static void expect_wrap(const char *name, const char *src, const char *want)
 {
-	const char *got = run(src, false);
+	const char *got = lisp_run(src, NULL, 0, false);
 	CHECK(name, !strcmp(got, want), "%s gave '%s', want '%s'", src, got, want);
 }
 
@@ -87,14 +57,14 @@ static void reader(void)
 	reads_as("-7.", KL_N_INT, -7, false);
 	reads_as("1+", KL_N_SYM, 0, false);
 	reads_as("a.b", KL_N_SYM, 0, false);
-	const char *got = run("1.2.3", true);
+	const char *got = lisp_run("1.2.3", NULL, 0, true);
 	CHECK("reader: 1.2.3 is a malformed number", !strcmp(got, "READ: malformed number '1.2.3'"), "%s", got);
-	got = run("-2/3", true);
+	got = lisp_run("-2/3", NULL, 0, true);
 	CHECK("reader: a ratio is refused as one", !strcmp(got, "READ: the ratio '-2/3': kiln's Lisp has no ratios "
 	      "(write a float, 0.5, or divide)"), "%s", got);
-	got = run("1e99", true);
+	got = lisp_run("1e99", NULL, 0, true);
 	CHECK("reader: a single past its range is refused", !strcmp(got, "READ: a float out of range '1e99'"), "%s", got);
-	got = run("(list 1d99 1e38)", true);
+	got = lisp_run("(list 1d99 1e38)", NULL, 0, true);
 	CHECK("reader: a double holds 1d99", !strcmp(got, "(1.0d99 1.0e38)"), "%s", got);
 }
 
