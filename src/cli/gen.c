@@ -113,35 +113,6 @@ static void type_name(const struct walk *w, uint32_t id, char *dst, size_t n)
 	snprintf(dst, n, "%s", w->names[id] ? w->names[id] : "_");
 }
 
-/* Every struct's and union's name in language l, by type id (anon_ID for the anonymous
- * ones), unique and not reserved: NULL or n names, for gen_names_free. */
-static char **type_names(const struct btf *btf, const struct gen_lang *l)
-{
-	uint32_t n = btf__type_cnt(btf);
-	const char **raw = calloc(n, sizeof(*raw));
-	char **names = calloc(n, sizeof(*names)), (*anon)[16] = calloc(n, sizeof(*anon));
-	bool ok = raw && names && anon;
-	for (uint32_t id = 1; id < n && ok; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (!btf_is_composite(t))
-			continue;
-		raw[id] = t->name_off ? btf__name_by_offset(btf, t->name_off) : "";
-		if (!raw[id] || !*raw[id]) {
-			snprintf(anon[id], sizeof(anon[id]), "anon_%u", id);
-			raw[id] = anon[id];
-		}
-	}
-	if (ok && gen_names_assign(l->id, GEN_TYPE, "type", raw, NULL, n, names))
-		ok = false;
-	free(raw);
-	free(anon);
-	if (!ok) {
-		free(names);
-		return NULL;
-	}
-	return names;
-}
-
 /* The names of type id's first vlen (at most MAX_MEMBERS) members (anonN for anonymous
  * member N): unique among themselves, or -ENOMEM. For gen_names_free. */
 #define MAX_MEMBERS 64
@@ -378,7 +349,7 @@ static int emit_type(struct walk *w, uint32_t id)
 static int emit_walk(FILE *out, const struct gen_input *in, const struct gen_lang *l)
 {
 	struct gen_roots r = { 0 };
-	struct walk w = { out, in, l, calloc(btf__type_cnt(in->btf), 1), type_names(in->btf, l) };
+	struct walk w = { out, in, l, calloc(btf__type_cnt(in->btf), 1), gen_type_names(in->btf, l->id) };
 	int err = w.done && w.names ? gen_roots(in, false, &r) : -ENOMEM;
 	l->head(out, in);
 	for (size_t i = 0; i < r.n && !err; i++) {

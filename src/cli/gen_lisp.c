@@ -78,34 +78,6 @@ static const struct btf_type *skip_mods(const struct btf *btf, uint32_t *id)
 	return t;
 }
 
-/* Every struct's and union's Lisp name (anon-ID for anonymous ones), by type id. */
-static char **type_names(const struct btf *btf)
-{
-	uint32_t n = btf__type_cnt(btf);
-	const char **raw = calloc(n, sizeof(*raw));
-	char **names = calloc(n, sizeof(*names)), (*anon)[16] = calloc(n, sizeof(*anon));
-	bool ok = raw && names && anon;
-	for (uint32_t id = 1; id < n && ok; id++) {
-		const struct btf_type *t = btf__type_by_id(btf, id);
-		if (!btf_is_composite(t))
-			continue;
-		raw[id] = t->name_off ? btf__name_by_offset(btf, t->name_off) : "";
-		if (!raw[id] || !*raw[id]) {
-			snprintf(anon[id], sizeof(anon[id]), "anon_%u", id);
-			raw[id] = anon[id];
-		}
-	}
-	if (ok && gen_names_assign(GEN_LISP, GEN_TYPE, "type", raw, NULL, n, names))
-		ok = false;
-	free(raw);
-	free(anon);
-	if (!ok) {
-		free(names);
-		return NULL;
-	}
-	return names;
-}
-
 /* type id (a composite, else nothing) onto the list to write */
 static void queue(struct lw *w, uint32_t id)
 {
@@ -441,7 +413,7 @@ int gen_lisp(FILE *out, const struct gen_input *in)
 {
 	uint32_t n = btf__type_cnt(in->btf);
 	struct gen_roots r = { 0 };
-	struct lw w = { out, in, type_names(in->btf), calloc(n, 1), calloc(n, sizeof(uint32_t)), 0 };
+	struct lw w = { out, in, gen_type_names(in->btf, GEN_LISP), calloc(n, 1), calloc(n, sizeof(uint32_t)), 0 };
 	const char *raw[1] = { in->name };
 	char *unit[1] = { NULL }, path[256];
 	int err = w.names && w.queued && w.todo ? gen_roots(in, false, &r) : -ENOMEM;

@@ -2,6 +2,7 @@
  * target language, the rename rule that keeps identifiers unique in their scope, and the
  * escapes for string literals, comments and messages. */
 #include "gen_names.h"
+#include <bpf/btf.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
@@ -475,4 +476,33 @@ void gen_lisp_string(FILE *out, const char *raw)
 		fputc(*raw, out);
 	}
 	fputc('"', out);
+}
+
+/* Every struct's and union's name in language lang, by type id (anon_ID for the anonymous
+ * ones), unique and not reserved: NULL or n names, for gen_names_free. */
+char **gen_type_names(const struct btf *btf, enum gen_target lang)
+{
+	uint32_t n = btf__type_cnt(btf);
+	const char **raw = calloc(n, sizeof(*raw));
+	char **names = calloc(n, sizeof(*names)), (*anon)[16] = calloc(n, sizeof(*anon));
+	bool ok = raw && names && anon;
+	for (uint32_t id = 1; id < n && ok; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		if (!btf_is_composite(t))
+			continue;
+		raw[id] = t->name_off ? btf__name_by_offset(btf, t->name_off) : "";
+		if (!raw[id] || !*raw[id]) {
+			snprintf(anon[id], sizeof(anon[id]), "anon_%u", id);
+			raw[id] = anon[id];
+		}
+	}
+	if (ok && gen_names_assign(lang, GEN_TYPE, "type", raw, NULL, n, names))
+		ok = false;
+	free(raw);
+	free(anon);
+	if (!ok) {
+		free(names);
+		return NULL;
+	}
+	return names;
 }

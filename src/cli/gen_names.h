@@ -28,6 +28,10 @@ enum gen_space { GEN_TYPE, GEN_MEMBER, GEN_UNIT };
 #define GEN_NAME_MAX 100
 int gen_names_assign(enum gen_target lang, enum gen_space space, const char *what, const char *const *raw,
 		     const char *const *keys, size_t n, char **names);
+/* Every struct's and union's name in lang, by type id (anon_ID for the anonymous ones),
+ * unique and not reserved: NULL or btf__type_cnt(btf) names, for gen_names_free. */
+struct btf;
+char **gen_type_names(const struct btf *btf, enum gen_target lang);
 void gen_names_free(char **names, size_t n);
 
 /* NAME made an identifier into dst: every character not an ASCII letter, digit or _
