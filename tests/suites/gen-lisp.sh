@@ -37,6 +37,17 @@ for tool in "$CLANG" gcc python3; do
 	fi
 done
 tmp=$(mktemp -d /tmp/kiln-gen-lisp.XXXXXX)
+# start_session FILE OUT: `kiln run FILE` in the background (its pid in spid), output to OUT,
+# until it prints "ready" or ends (10 s at most)
+start_session() {
+	"$KILN" run "$1" >"$2" 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do
+		grep -q ready "$2" && break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+}
 spid=
 trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 for c in shapes:clang odd:odd; do
@@ -165,13 +176,7 @@ else
           (if (equal (map 'list #'identity v) (map 'list #'identity mine)) (sleep 1) (setf got v)))))
     (format t "~s~%" (and got (decode-odd got)))))
 EOF
-	"$KILN" run "$tmp/oddr_s.lisp" >"$tmp/oddr.out" 2>&1 &
-	spid=$!
-	for _ in $(seq 100); do
-		grep -q ready "$tmp/oddr.out" && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
+	start_session "$tmp/oddr_s.lisp" "$tmp/oddr.out"
 	j1=$("$KILN" map get "name:$m" 0 --json 2>&1)
 	"$KILN" map set "name:$m" 0 '{"flags": 2, "kind": 3, "rest": 4, "color": 7, "n": {"i": -9}, "pad_me": 1, "t": {"tag": 2, "wide": 3, "tail": 4}, "ptr": "0x20", "last": 99}' >"$tmp/set.out" 2>&1
 	j2=$("$KILN" map get "name:$m" 0 --json 2>&1)
@@ -255,13 +260,7 @@ cat "$tmp/live_src.lisp" "$tmp/live_gen.lisp" - >"$tmp/live.lisp" <<EOF
            (v (map-lookup m (encode-pid-key (make-pid-key-record :pid (stats-record-calls d) :kind 1)))))
       (format t "~s~%~s~%" d (and v (decode-stats v))))))
 EOF
-"$KILN" run "$tmp/live.lisp" >"$tmp/live.out" 2>&1 &
-spid=$!
-for _ in $(seq 100); do
-	grep -q ready "$tmp/live.out" && break
-	kill -0 "$spid" 2>/dev/null || break
-	sleep 0.1
-done
+start_session "$tmp/live.lisp" "$tmp/live.out"
 if ! grep -q ready "$tmp/live.out"; then
 	fail session "$(head -c 600 "$tmp/live.out")"; exit 0
 fi
