@@ -40,6 +40,7 @@ static const char trace_help[] =
 	"printed in bpftrace's format. ARGS are the positional parameters $1, $2, ... ($# counts).\n"
 	"After Ctrl-C or SIGTERM, output nobody reads (a stalled pipe) is dropped once a write has\n"
 	"made no progress for a quarter of a second, and the exit status is 130 (SIGTERM: 143).\n"
+	"SIGUSR1 prints every map as it stands, and the trace goes on.\n"
 	"\n"
 	"OPTIONS:\n"
 	"  -e PROGRAM      the program text (named `stdin` in messages, as bpftrace names it)\n"
@@ -112,6 +113,14 @@ static void on_signal(int sig)
 		first_signal_s = ts.tv_sec;
 	stop_signal = sig;
 	cli_stop_notify(sig);   /* output nobody reads cannot hold the stop up (stop.c) */
+}
+
+/* SIGUSR1 prints every map as it stands, as bpftrace does (the trace goes on). */
+static volatile sig_atomic_t maps_asked;
+static void on_usr1(int sig)
+{
+	(void)sig;
+	maps_asked = 1;
 }
 
 /* ---- running ---- */
@@ -565,6 +574,8 @@ static int run_attach(struct run *r, struct kiln_reader *rd, struct kiln_link **
 	return 0;
 }
 
+static int print_maps(struct run *r);
+
 /* Records printed as they come, until a signal, exit(), or the end of -c's command or -p's
  * process. 0, or 1 when the reader failed (said). */
 static int run_stream(struct run *r, struct kiln_reader *rd)
@@ -576,6 +587,11 @@ static int run_stream(struct run *r, struct kiln_reader *rd)
 			return 1;
 		}
 		report_drops(r, rd, false);
+		if (maps_asked) {
+			maps_asked = 0;
+			if (print_maps(r))
+				return 1;
+		}
 	}
 	return 0;
 }
@@ -889,6 +905,9 @@ static int trace_run(const struct opts *o, const struct kt_sema *s, const struct
 		return 1;
 	}
 	cli_stop_catch("trace", on_signal);
+	struct sigaction usr1 = { .sa_handler = on_usr1 };   /* (no SA_RESTART: the poll wakes) */
+	sigemptyset(&usr1.sa_mask);
+	sigaction(SIGUSR1, &usr1, NULL);
 	struct child child = { .pid = 0, .go = -1 };
 	int cr = o->command ? child_start(o->command, &child) : 0;
 	if (cr) {
