@@ -403,10 +403,25 @@ static int run_special(struct run *r, struct kiln_reader *rd, enum kt_pkind kind
 	return 0;
 }
 
+/* The probe kinds whose programs the kernel runs last attached first, when several attach
+ * at one place (a uprobe's consumers, a software event's, a kprobe's are lists it adds to
+ * at the front). */
+static const bool fires_last_attached_first[] = {
+	[KP_UPROBE] = true, [KP_URETPROBE] = true, [KP_USDT] = true, [KP_KPROBE] = true,
+	[KP_KFUNC] = true, [KP_SOFTWARE] = true,
+};
+
 static int attach_all(struct run *r, struct kiln_link **links)
 {
-	for (uint32_t i = 0; i < r->s->ntargets; i++) {
+	/* the probes fire in the order they are written: the kinds the kernel runs in the order
+	 * they were attached first, front to back, then the others back to front */
+	uint32_t n = r->s->ntargets;
+	for (uint32_t k = 0; k < 2 * n; k++) {
+		uint32_t i = k < n ? k : 2 * n - 1 - k;
 		const struct kt_target *t = &r->s->targets[i];
+		bool lifo = t->kind < sizeof(fires_last_attached_first) && fires_last_attached_first[t->kind];
+		if (lifo != (k >= n))
+			continue;
 		if (t->kind == KP_BEGIN || t->kind == KP_END || t->absent)
 			continue;
 		char name[32];

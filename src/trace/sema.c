@@ -807,8 +807,28 @@ static int block(struct sm *m, struct kt_node *b)
 	return 0;
 }
 
+/* s's KT_EXPRSTMT of c ? x : y made `if (c) { x } else { y }`: its value is dropped, so the
+ * branches may be calls with none (printf), as bpftrace takes them. */
+static void ternary_stmt_as_if(struct sm *m, struct kt_node *s)
+{
+	struct kt_node *t = s->a, *arm[2] = { t->b, t->c };
+	s->kind = KT_IF;
+	s->a = t->a;
+	for (int i = 0; i < 2; i++) {
+		struct kt_node *blk = kl_arena_new(m->a, struct kt_node), *st = kl_arena_new(m->a, struct kt_node);
+		*st = (struct kt_node){ .kind = KT_EXPRSTMT, .span = arm[i]->span, .a = arm[i], .map_id = -1, .var_id = -1 };
+		*blk = (struct kt_node){ .kind = KT_BLOCK, .span = arm[i]->span, .map_id = -1, .var_id = -1 };
+		blk->kids = kl_arena_array(m->a, struct kt_node *, 1);
+		blk->kids[0] = st;
+		blk->nkids = 1;
+		*(i ? &s->c : &s->b) = blk;
+	}
+}
+
 static int stmt(struct sm *m, struct kt_node *s)
 {
+	if (s->kind == KT_EXPRSTMT && s->a->kind == KT_TERNARY)
+		ternary_stmt_as_if(m, s);
 	switch (s->kind) {
 	case KT_EXPRSTMT:
 		if (s->a->kind == KT_MAP)
@@ -864,8 +884,11 @@ static int stmt(struct sm *m, struct kt_node *s)
 	case KT_UNROLL:
 		if (expr(m, s->a))
 			return -1;
-		if (s->a->kind != KT_INT || s->a->num < 1 || s->a->num > 100)
+		if (s->a->kind != KT_INT)
 			return kl_error(m->d, s->a->span, "%s", "unroll needs a constant count from 1 to 100");
+		if (s->a->num < 1 || s->a->num > 100)   /* bpftrace's words */
+			return kl_error(m->d, s->a->span, "unroll %s value is %d", s->a->num < 1 ? "minimum" : "maximum",
+					s->a->num < 1 ? 1 : 100);
 		return block(m, s->b);
 	case KT_WHILE: {
 		if (expr(m, s->a) && !m->lenient)

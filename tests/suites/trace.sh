@@ -101,11 +101,20 @@ else
 	# bpftrace 0.17 counts printf's arguments differently for %i and %lld: formats.bt's line
 	# using them is left out here
 	sed '/%lld %i/d' tests/trace/formats.bt >"$tmp/formats2.bt"
+	# check_ref NAME WANT GOT, where WANT is bpftrace's output and GOT kiln's (already checked
+	# on its own): bpftrace printing nothing (slow to start on a loaded machine, past the
+	# test's timeout) leaves no reference, a SKIP, not a failure of kiln's
+	check_ref() {
+		if [ -z "$2" ]; then echo "SKIP $SUITE/$1: bpftrace 0.17 printed nothing (kiln's own output was checked)"
+		else check "$1" "$2" "$3"; fi
+	}
 	cmp_bpftrace() {   # name, program text [, options]: kiln and bpftrace print the same bytes
 		local k b rc
 		k=$(timeout 20 "$KILN" trace "${@:3}" -e "$2" 2>&1)
 		b=$(timeout 20 "$BPFTRACE" "${@:3}" -e "$2" 2>"$tmp/cmp.err"); rc=$?
-		if [ -z "$b" ]; then   # (bpftrace itself failed: say how)
+		if [ -z "$b" ] && [ "$rc" -eq 124 ]; then   # (the reference did not start in time)
+			echo "SKIP $SUITE/bpftrace-$1: bpftrace 0.17 printed nothing in 20 s (a loaded machine)"
+		elif [ -z "$b" ]; then   # (bpftrace itself failed: say how)
 			fail "bpftrace-$1" "bpftrace printed nothing (status $rc): $(grep -v RLIMIT_MEMLOCK "$tmp/cmp.err" | head -3)"
 		elif [ "$rc" -ne 0 ]; then   # it started and then failed or timed out: no reference to compare
 			echo "SKIP $SUITE/bpftrace-$1: bpftrace 0.17 exited with status $rc after printing $(wc -l <<<"$b") lines: $(grep -v RLIMIT_MEMLOCK "$tmp/cmp.err" | head -2 | tr '\n' ' ')"
@@ -160,14 +169,14 @@ else
 		retried=" (a second run: the first's user frames differed)"
 	fi
 	if grep -q '^    [a-z_0-9]*+[0-9]*$' <<<"$k"; then
-		if [ "$b" == "$k" ]; then pass "bpftrace-stacks$retried"; else check bpftrace-stacks "$b" "$k"; fi
+		if [ "$b" == "$k" ]; then pass "bpftrace-stacks$retried"; else check_ref bpftrace-stacks "$b" "$k"; fi
 	else fail bpftrace-stacks "no kernel frame: $k"; fi
 	# perf's stack mode: a tab, the address in hex, the frame; ustack adds the file (bpftrace
 	# 0.17 often leaves a user frame unknown once the process is gone, so only kiln's shape
 	# is checked there)
 	stacks_both 'tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { @[kstack(perf, 2)] = count();
 		printf("%s|\n", kstack(perf, 2)); printf("end\n"); }'
-	if grep -qP '^\t[0-9a-f]+ [a-z_0-9]+\+[0-9]+$' <<<"$k"; then check bpftrace-stacks-perf "$b" "$k"
+	if grep -qP '^\t[0-9a-f]+ [a-z_0-9]+\+[0-9]+$' <<<"$k"; then check_ref bpftrace-stacks-perf "$b" "$k"
 	else fail bpftrace-stacks-perf "no kernel frame: $k"; fi
 	k=$(timeout 20 "$KILN" trace -e 'tracepoint:syscalls:sys_enter_getppid /comm == "'$py2'"/ { printf("%s", ustack(perf, 1)); }' \
 		-c "$tmp/$py2 $tmp/gp.py /" 2>&1)
@@ -301,7 +310,7 @@ if [ -n "$BPFTRACE" ]; then
 	k=$(sed -n '/127.0.0.9/,$p' "$tmp/gk.out" | grep -E '^(host|ret)' | head -2)
 	b=$(sed -n '/127.0.0.9/,$p' "$tmp/gb.out" | grep -E '^(host|ret)' | head -2)
 	if grep -q '^host uprobe:/.*libc.so.*:getaddrinfo getaddrinfo 127.0.0.9 1 49 57$' <<<"$k" && [ "$(sed -n 2p <<<"$k")" == "ret 0" ]; then
-		check bpftrace-uprobe-libc "$b" "$k"
+		check_ref bpftrace-uprobe-libc "$b" "$k"
 	else fail bpftrace-uprobe-libc "kiln: $(tail -5 "$tmp/gk.out"); bpftrace: $(tail -5 "$tmp/gb.out")"; fi
 fi
 # ---- ntop pton buf bswap macaddr strncmp strcontains sizeof cgroupid cgroup (fn_net.c) ----
@@ -328,7 +337,7 @@ if [ -n "$BPFTRACE" ]; then
 		printf("%s %d %d\n", str(args->filename), strncmp(str(args->filename), "/etc/ho", 7), strncmp(str(args->filename), "/etc/hx", 7)); }'
 	k=$(timeout 20 "$KILN" trace -e "$prog" -c "$(type -P head) -c 0 /etc/hostname" 2>&1)
 	b=$(timeout 20 "$BPFTRACE" -e "$prog" -c "$(type -P head) -c 0 /etc/hostname" 2>/dev/null)
-	if grep -q '^/etc/hostname 0 1$' <<<"$k"; then check bpftrace-net-strings-live "$b" "$k"
+	if grep -q '^/etc/hostname 0 1$' <<<"$k"; then check_ref bpftrace-net-strings-live "$b" "$k"
 	else fail bpftrace-net-strings-live "$k"; fi
 	cmp_bpftrace net-pton-keys 'BEGIN { @[pton("1.2.3.4"), 1] = 1; @v[1, pton("::1")] = 2; @w = pton("10.0.0.1"); exit(); }'
 	cmp_bpftrace net-buf-equal 'i:ms:1 { $a = buf("hi", 2); $b = buf("bye", 3); printf("%d %d %d\n", $a == $a, $a != $b, $a == $b); exit(); }'
@@ -338,7 +347,7 @@ if [ -n "$BPFTRACE" ]; then
 		local k b
 		k=$(timeout 20 "$KILN" trace -e "$2" -c "$tmp/$np tests/trace/net.py $3" 2>&1)
 		b=$(timeout 20 "$BPFTRACE" -e "$2" -c "$tmp/$np tests/trace/net.py $3" 2>/dev/null)
-		if grep -q "$4" <<<"$k"; then check "bpftrace-$1" "$b" "$k"
+		if grep -q "$4" <<<"$k"; then check_ref "bpftrace-$1" "$b" "$k"
 		else fail "bpftrace-$1" "no '$4' in: $k"; fi
 	}
 	# the connections' port, and only the states their system calls set (listen, connect, the
@@ -365,7 +374,7 @@ if [ -n "$BPFTRACE" ]; then
 			tracepoint:syscalls:sys_enter_getppid /cgroup != cgroupid("'$cgd'") && comm == "'$np'"/ { @out[comm] = count(); }'
 		k=$(timeout 20 "$KILN" trace -e "$prog" -c "/bin/sh $tmp/cg.sh" 2>&1)
 		b=$(timeout 20 "$BPFTRACE" -e "$prog" -c "/bin/sh $tmp/cg.sh" 2>/dev/null)
-		if [ "$(tail -1 <<<"$k")" == "@in: 5" ]; then check bpftrace-cgroup "$b" "$k"
+		if [ "$(tail -1 <<<"$k")" == "@in: 5" ]; then check_ref bpftrace-cgroup "$b" "$k"
 		else fail bpftrace-cgroup "$k"; fi
 		rmdir "$cgd"
 	else echo "SKIP trace/bpftrace-cgroup: cannot make a cgroup v2 directory at '$cgd' (cgroup v2 mounted at '$cgroot')"; fi
@@ -480,7 +489,7 @@ if [ -n "$BPFTRACE" ]; then
 			# (the TIME column, ms since each tracer started, differs: it is left out)
 			k=$(grep " $tp  *ktthr " "$tmp/tk.out" | sed -E 's/^[0-9]+ +//')
 			b=$(grep " $tp  *ktthr " "$tmp/tb.out" | sed -E 's/^[0-9]+ +//')
-			if grep -qE "^$tp +ktthr +kt_thread_main$" <<<"$k"; then check bpftrace-threadsnoop-live "$b" "$k"
+			if grep -qE "^$tp +ktthr +kt_thread_main$" <<<"$k"; then check_ref bpftrace-threadsnoop-live "$b" "$k"
 			else fail bpftrace-threadsnoop-live "kiln: $(tail -3 "$tmp/tk.out"); bpftrace: $(tail -3 "$tmp/tb.out")"; fi
 		else
 			peer_skip trace/bpftrace-threadsnoop-live "no threadsnoop.bt of bpftrace v0.17.0 at $BPFTRACE_SRC"
@@ -500,7 +509,7 @@ if [ -n "$BPFTRACE" ]; then
 		touch "$tmp/done"; wait $tp
 		sym=$(nm "$tmp/ktthr" | sed -n 's/^0*\([0-9a-f]*\) D kt_global$/\1/p')
 		k=$(grep -E '^(kt_thread_main|6 7 8)' "$tmp/rk.out"); b=$(grep -E '^(kt_thread_main|6 7 8)' "$tmp/rb.out")
-		if [ -n "$sym" ] && [ "$k" == "kt_thread_main kt_thread_main $sym"$'\n'"6 7 8" ]; then check bpftrace-usym-reg-uaddr-sarg "$b" "$k"
+		if [ -n "$sym" ] && [ "$k" == "kt_thread_main kt_thread_main $sym"$'\n'"6 7 8" ]; then check_ref bpftrace-usym-reg-uaddr-sarg "$b" "$k"
 		else fail bpftrace-usym-reg-uaddr-sarg "kiln: $(cat "$tmp/rk.out"); nm: $sym"; fi
 		rm -f "$tmp/go" "$tmp/done"
 		# (in a subshell that says nothing: bash would report the kill)
@@ -790,7 +799,7 @@ ctypes.CDLL(None, use_errno=True).syscall(35, ts, None)' "$1"; }
 		kill -INT $nk $nb; wait $nk $nb
 		k=$(grep "$line" "$tmp/nk.out" | cut -d' ' -f2-)
 		b=$(grep "$line" "$tmp/nb.out" | cut -d' ' -f2-)
-		if [ -n "$k" ] && grep -q "$nap  *0.300$" <<<"$k"; then check bpftrace-naptime-live "$b" "$k"
+		if [ -n "$k" ] && grep -q "$nap  *0.300$" <<<"$k"; then check_ref bpftrace-naptime-live "$b" "$k"
 		else fail bpftrace-naptime-live "kiln: $(tail -5 "$tmp/nk.out"); bpftrace: $(tail -5 "$tmp/nb.out")"; fi
 		# execsnoop (join(args->argv)) under both at once: one exec of ours, the same line
 		ex=ktexec$$
@@ -810,7 +819,7 @@ ctypes.CDLL(None, use_errno=True).syscall(35, ts, None)' "$1"; }
 		k=$(grep " $tmp/$ex one" "$tmp/xk.out" | sed -E 's/^[0-9]+ +//')
 		b=$(grep " $tmp/$ex one" "$tmp/xb.out" | sed -E 's/^[0-9]+ +//')
 		# (an empty argument ends the list, as in bpftrace)
-		if grep -qE "^[0-9]+ +$tmp/$ex one two three$" <<<"$k"; then check bpftrace-execsnoop-live "$b" "$k"
+		if grep -qE "^[0-9]+ +$tmp/$ex one two three$" <<<"$k"; then check_ref bpftrace-execsnoop-live "$b" "$k"
 		else fail bpftrace-execsnoop-live "kiln: $(grep "$ex" "$tmp/xk.out" | tail -3); bpftrace: $(grep "$ex" "$tmp/xb.out" | tail -3)"; fi
 	fi
 fi
