@@ -802,9 +802,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			else
 				o->includes[o->nincludes++] = argv[++i];
 		} else if (!strcmp(a, "-f")) {
-			if (i + 1 >= argc || (strcmp(argv[i + 1], "json") && strcmp(argv[i + 1], "text"))) {
+			if (i + 1 >= argc) {
 				fprintf(stderr, "kiln trace: -f takes json or text\n");
 				return 2;
+			}
+			if (strcmp(argv[i + 1], "json") && strcmp(argv[i + 1], "text")) {   /* bpftrace's words */
+				fprintf(stderr, "ERROR: Invalid output format \"%s\"\nValid formats: 'text', 'json'\n", argv[i + 1]);
+				return 1;
 			}
 			o->json = !strcmp(argv[++i], "json");
 		} else if (!strcmp(a, "-l") || !strcmp(a, "-lv") || !strcmp(a, "-vl")) {
