@@ -119,6 +119,7 @@ completion: $(BUILD)/kiln
 	@mkdir -p $(BUILD)/completion
 	$(BUILD)/kiln completion bash > $(BUILD)/completion/kiln
 
+LDCONFIG ?= ldconfig
 install: lib $(BUILD)/kiln man completion
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/kiln
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -133,6 +134,9 @@ install: lib $(BUILD)/kiln man completion
 	printf 'prefix=%s\nlibdir=%s\nincludedir=%s\n\nName: kiln\nDescription: %s\nVersion: %s\nRequires.private: libbpf libelf zlib\nLibs: -L$${libdir} -lkiln\nLibs.private: -ldw -lpthread\nCflags: -I$${includedir}\n' \
 		'$(PREFIX)' '$(LIBDIR)' '$(INCDIR)' 'a Lisp that compiles to eBPF, and its runtime' '$(VERSION)' \
 		> $(DESTDIR)$(LIBDIR)/pkgconfig/kiln.pc
+	@# the run-time linker's cache learns the new library where LIBDIR is one it searches
+	@# (/usr/local/lib on Debian); not for a staged DESTDIR install; LDCONFIG= skips it
+	if [ -z '$(DESTDIR)' ] && [ -n '$(LDCONFIG)' ] && command -v $(firstword $(LDCONFIG)) >/dev/null 2>&1; then $(LDCONFIG); fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/kiln $(DESTDIR)$(LIBDIR)/libkiln.* $(DESTDIR)$(LIBDIR)/pkgconfig/kiln.pc
