@@ -201,6 +201,8 @@ struct run {
 	FILE *out;
 	struct trace_out o;         /* how values are printed: -f json, a terminal, stacks (trace.h) */
 	bool exited;
+	bool skipping;              /* the stop: records not printed in time are counted, not handled */
+	uint64_t skipped;
 	bool quiet;                 /* -q: no `Attaching N probes...` */
 	struct pending *pend;       /* by CPU: this batch's text */
 	uint32_t npend;
@@ -222,6 +224,8 @@ struct pending {
 
 static void put_text(struct run *r, uint32_t cpu, const char *text, size_t n)
 {
+	if (!n)   /* (realloc to 0 bytes would free the buffer) */
+		return;
 	struct pending *p = cpu < r->npend ? &r->pend[cpu] : NULL;
 	char *grown = p ? realloc(p->buf, p->len + n) : NULL;
 	if (!grown) {   /* no pending text for it: as it comes */
@@ -304,6 +308,10 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 	uint32_t kind = (uint32_t)(id >> 32), cpu = (uint32_t)(id >> 16) & 0xffff, index = (uint32_t)id & 0xffff;
 	if (r->exited)   /* bpftrace stops handling output once exit() is seen */
 		return 0;
+	if (r->skipping) {
+		r->skipped++;
+		return 0;
+	}
 	const struct kt_site *site = index < r->g->nsites ? &r->g->sites[index] : NULL;
 	char *buf = NULL;
 	size_t len = 0;
@@ -642,13 +650,25 @@ static int print_maps(struct run *r)
  * 0, or 1 said. */
 static int run_end(struct run *r, struct kiln_reader *rd)
 {
-	/* what the probes sent before they were detached, for a bounded time (none when nobody
-	 * reads it: stop.c dropped the output) */
-	bool drain = !r->exited && !cli_stop_dropped(fileno(r->out));
+	/* What the probes sent before they were detached: all of it after a natural end (-c's
+	 * command or -p's process gone); for a bounded time after a signal (none when nobody
+	 * reads it: stop.c dropped the output); none after exit(), as bpftrace stops handling
+	 * output there. The rest before END's own records is let go unhandled (each might run a
+	 * command: system()), so a stop takes a bounded time however many are left. */
+	bool signalled = stop_signal != 0, after_exit = r->exited;
 	r->exited = false;
-	double end = now_s() + 0.25;
-	while (drain && now_s() < end && poll_batch(r, rd, 0) > 0)
+	if (!after_exit && !cli_stop_dropped(fileno(r->out))) {
+		double end = now_s() + 0.25;
+		while ((!signalled || now_s() < end) && poll_batch(r, rd, 0) > 0)
+			;
+	}
+	r->skipping = true;
+	while (poll_batch(r, rd, 0) > 0)
 		;
+	r->skipping = false;
+	if (r->skipped && !after_exit)
+		fprintf(stderr, "kiln trace: %llu records sent before the stop were not handled: the stop does not wait for them\n",
+			(unsigned long long)r->skipped);
 	report_drops(r, rd, true);
 	if (run_special(r, rd, KP_END))
 		return 1;

@@ -27,7 +27,9 @@
 
 #define DEFAULT_PERF_PAGES 64
 #define POLL_BUDGET_NS (50 * 1000000LL)   /* longest a poll goes on delivering */
-#define BUDGET_CHECK_EVERY 64             /* records between looks at the clock */
+#define BUDGET_CHECK_EVERY 64             /* records between looks at the clock, while they are fast */
+#define SLOW_RECORDS_NS (1000000LL)       /* BUDGET_CHECK_EVERY records taking longer: look at
+					   * the clock after each (a callback that runs a command) */
 
 struct source;
 /* What an epoll event points at: a ring buffer (buf unused) or one cpu's perf buffer. */
@@ -56,6 +58,8 @@ struct kiln_reader {
 	int error;                       /* what stopped it, if anything did */
 	bool yielded;                    /* this poll used its budget up: the rest waits */
 	int64_t deadline;                /* this poll's end, CLOCK_MONOTONIC ns */
+	int64_t checked;                 /* when the clock was last read, this poll */
+	bool slow;                       /* records are slow this poll: the clock after each */
 	uint64_t delivered;              /* records given to callbacks, all maps */
 	size_t n, cap;
 	struct source **src;
@@ -110,8 +114,12 @@ static bool must_yield(struct kiln_reader *r, bool always)
 {
 	if (r->stopped || r->yielded)
 		return true;
-	if ((always || r->delivered % BUDGET_CHECK_EVERY == 0) && now_ns() >= r->deadline)
-		r->yielded = true;
+	if (always || r->slow || r->delivered % BUDGET_CHECK_EVERY == 0) {
+		int64_t t = now_ns();
+		r->slow = r->slow || t - r->checked > SLOW_RECORDS_NS;
+		r->checked = t;
+		r->yielded = t >= r->deadline;
+	}
 	return r->yielded;
 }
 
@@ -298,7 +306,9 @@ int kiln_reader_poll(struct kiln_reader *r, int timeout_ms)
 		return errno == EINTR ? -EINTR : kl_fail(errno, "event reader: epoll_wait");
 	uint64_t before = r->delivered;
 	r->yielded = false;
-	r->deadline = now_ns() + POLL_BUDGET_NS;
+	r->slow = false;
+	r->checked = now_ns();
+	r->deadline = r->checked + POLL_BUDGET_NS;
 	for (int i = 0; i < n && !r->stopped && !r->yielded; i++) {
 		struct slot *slot = ev[i].data.ptr;
 		if (!slot)

@@ -45,3 +45,28 @@ for fmt in text json; do
 	check "$fmt/same-as-bpftrace" "$(grep -v '^Attaching\|attached_probes' "$tmp/b.$fmt")" \
 		"$(grep -v '^Attaching\|attached_probes' "$tmp/k.$fmt")"
 done
+
+# Ctrl-C while every context switch runs a command (system(), whose own switches feed the
+# flood): kiln stops within a deadline, END still prints, and the records it let go are said.
+# The stop used to wait for every record left, each a command (unbounded); and a command
+# printing nothing (system("true")) once freed the batch's text twice.
+for cmd in "echo foo" true; do
+	name=stop-under-system-flood/${cmd%% *}
+	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 "$KILN" trace --unsafe -e "tracepoint:sched:sched_switch { system(\"$cmd\"); } END { printf(\"end\\n\"); }" \
+		>"$tmp/f.out" 2>"$tmp/f.err" &
+	pid=$!; pids+=("$pid")
+	if ! wait_for "$tmp/f.err" __BPFTRACE_NOTIFY_PROBES_ATTACHED 30; then
+		fail "$name" "never attached: $(head -c 300 "$tmp/f.err")"; kill -9 "$pid"; continue
+	fi
+	# (a backlog of commands builds up for a moment)
+	wait_for "$tmp/f.out" "Lost [0-9]* events" 2
+	kill -INT "$pid"
+	end=$((SECONDS + 10))
+	while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.05; done
+	if kill -0 "$pid" 2>/dev/null; then
+		fail "$name" "still running 10 s after SIGINT"; kill -9 "$pid"; wait "$pid" 2>/dev/null; continue
+	fi
+	wait "$pid"; rc=$?
+	check "$name/exit-status" 0 "$rc"
+	check "$name/end-printed" end "$(grep -x end "$tmp/f.out")"
+done
