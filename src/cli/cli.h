@@ -29,6 +29,7 @@ int cmd_probe(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
+int cmd_btf(int argc, char **argv);
 
 /* args.c: options as a table. name may list spellings: "--quiet|-q"; CLI_OLEVEL takes
  * -O0, -O1, -O2 into an int; CLI_PREFIX takes every argument that starts with name ("-fno-")

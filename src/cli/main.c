@@ -16,6 +16,7 @@ static const struct kl_cmd cmds[] = {
 	{ "unload", cmd_unload, "remove what `kiln load` pinned" },
 	{ "map", cmd_map, "dump, get, set or delete map entries; list the kernel's maps" },
 	{ "prog", cmd_prog, "list the kernel's loaded programs" },
+	{ "btf", cmd_btf, "print the BTF types of an object, a raw BTF file or a BTF object in the kernel" },
 	{ "probe", cmd_probe, "what the running kernel supports: program and map types, helpers, features" },
 	{ "doctor", cmd_doctor, "check this machine has what kiln needs, with a fix for each thing missing" },
 	{ "stack", cmd_stack, "print a stack-trace map entry, symbolized" },

@@ -19,5 +19,8 @@
 
 /* 0, or -EINVAL with the message recorded (kl_fail_msg). name is the object's, for messages. */
 int kl_object_validate(const void *image, size_t size, const char *name);
+/* The same checks of a raw BTF blob (a .BTF section's bytes alone, /sys/kernel/btf/vmlinux):
+ * header, layout, every type's ids and names, no loops. 0, or -EINVAL with the message. */
+int kl_btf_raw_validate(const void *raw, size_t size, const char *name);
 
 #endif

@@ -2,6 +2,7 @@
  * reads them (see validate.h). Every read is bounds-checked and goes through kv_u32/kv_u16,
  * so the image may sit at any alignment. Offsets in messages are from the section's start. */
 #include "validate_btf.h"
+#include "validate.h"
 #include "validate_image.h"
 #include "text.h"
 #include <errno.h>
@@ -465,6 +466,23 @@ int kv_btf_check(struct kv *v)
 	for (uint32_t id = 1; !err && id <= v->btf.ntypes; id++)
 		if (t_kind(&v->btf, id) == BTF_KIND_DATASEC)
 			err = check_datasec_in_elf(v, id);
+	return err;
+}
+
+int kl_btf_raw_validate(const void *raw, size_t size, const char *name)
+{
+	struct kv_sec secs[2] = { { .name = "" }, { .name = ".BTF", .size = size } };
+	struct kv v = { .img = raw, .size = size, .obj = name ? name : "BTF", .nsecs = 2, .secs = secs, .btf_sec = 1 };
+	int err = check_header(&v);
+	if (!err)
+		err = layout(&v);
+	for (uint32_t id = 1; !err && id <= v.btf.ntypes; id++)
+		err = check_type(&v, id);
+	if (!err)
+		err = check_loops(&v, CHAIN);
+	if (!err)
+		err = check_loops(&v, VALUE);
+	free(v.btf.off);
 	return err;
 }
 

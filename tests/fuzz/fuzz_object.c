@@ -1,7 +1,8 @@
 /* fuzz_object.c — libFuzzer harness for libkiln's object opener: the bytes are opened with
  * kiln_object_open_mem (which checks them, src/lib/validate.c, then hands them to libbpf)
- * and closed. A crash, a hang or a leak is a bug in kiln; a refusal is the expected answer,
- * and it must come with a message.
+ * and closed; the same bytes as a raw BTF blob (kl_btf_raw_validate, then libbpf's btf__new
+ * and btf_dump as `kiln btf dump` uses them, where the check passed). A crash, a hang or a leak
+ * is a bug in kiln; a refusal is the expected answer, and it must come with a message.
  *
  * Seeds that fit: BPF ELF objects, both kiln's and clang's — `kiln compile` of the .lisp
  * files of examples/, tests/lib/ and tests/corpus/, and `clang -O2 -g -target bpf -c` of the
@@ -13,6 +14,9 @@
  *   tests/fuzz/fuzz_object.c <src/lib and src/compiler objects built with the same flags>
  *   -lbpf -lelf -ldw -lz -lpthread */
 #include <kiln/kiln.h>
+#include "lib/validate.h"
+#include <bpf/btf.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +24,30 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void discard(void *ctx, const char *fmt, va_list args)
+{
+	(void)ctx, (void)fmt, (void)args;
+}
+
+/* the bytes as `kiln btf dump` takes a raw BTF file: checked, then libbpf's */
+static void raw_btf(const uint8_t *data, size_t size)
+{
+	if (kl_btf_raw_validate(data, size, "fuzz.btf")) {
+		if (!*kiln_errmsg())
+			abort();
+		return;
+	}
+	struct btf *btf = btf__new(data, (uint32_t)size);
+	struct btf_dump *d = btf ? btf_dump__new(btf, discard, NULL, NULL) : NULL;
+	for (uint32_t id = 1; d && id < btf__type_cnt(btf); id++)
+		btf_dump__dump_type(d, id);
+	btf_dump__free(d);
+	btf__free(btf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	raw_btf(data, size);
 	struct kiln_object *obj = NULL;
 	struct kiln_object_opts o = { .sz = sizeof(o), .name = "fuzz.o" };
 	int err = kiln_object_open_mem(data, size, &o, &obj);

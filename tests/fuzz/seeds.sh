@@ -2,7 +2,7 @@
 # seeds.sh OUT — the seed corpora and dictionaries of the fuzz harnesses, made from the tests
 # and examples (run by `make fuzz`, from the repository root, after `make kiln`):
 #   OUT/seed/compiler/  every kiln source of examples/ and tests/ (good and bad programs)
-#   OUT/seed/object/    objects: those sources compiled by kiln, and the C programs of tests/
+#   OUT/seed/object/    objects (and each one's .BTF alone, raw): those sources compiled by kiln, and the C programs of tests/
 #                       and examples/ compiled by clang -target bpf
 #   OUT/seed/disasm/    those objects, and each code section of each on its own (raw slots)
 #   OUT/seed/event/     per object: u32 length | its .BTF | a record of a struct's size (and
@@ -73,6 +73,7 @@ for o in "$seed"/object/*.o; do
 		fi
 	done
 	[ -s "$seed/event/.btf" ] || continue
+	cp "$seed/event/.btf" "$seed/object/$b.btf"   # (fuzz_object takes raw BTF too)
 	n=$(stat -c %s "$seed/event/.btf")
 	# the structs' sizes (at most 4 per object), records from the object's own bytes
 	bpftool btf dump file "$o" 2>/dev/null | sed -n "s/^\[[0-9]*\] STRUCT '[^']*' size=\([0-9]*\).*/\1/p" |

@@ -4,7 +4,7 @@
 # name holds a colour escape, is refused by `kiln check`, `kiln test-run` and `kiln load` with
 # the name escaped (\x1b), and `kiln disasm` (which reads any object) prints it escaped: no
 # output of kiln holds a byte that would drive the terminal. A BTF type name patched to hold
-# one is refused by `kiln check` and `kiln gen` the same way. `kiln trace` escapes a comm on a
+# one is refused by `kiln check`, `kiln gen` and `kiln btf dump` the same way. `kiln trace` escapes a comm on a
 # terminal.
 set -u
 export LC_ALL=C
@@ -84,6 +84,16 @@ for cmd in check "gen c"; do
 		pass "btf-name-${cmd// /-}-refused"
 	else
 		fail "btf-name-${cmd// /-}-refused" "status $rc: $(cat -v "$work/out" | head -3)"
+	fi
+done
+
+# kiln btf dump checks a file's BTF before libbpf reads it: refused the same way, escaped
+for fmt in raw c; do
+	"$KILN" btf dump "$work/bad.o" --format $fmt >"$work/out" 2>&1; rc=$?
+	if [ $rc -eq 1 ] && ! raw "$work/out" && grep -q "'ev\\\\x1b\[2J' holds a control byte" "$work/out"; then
+		pass "btf-dump-$fmt-refused"
+	else
+		fail "btf-dump-$fmt-refused" "status $rc: $(cat -v "$work/out" | head -3)"
 	fi
 done
 
