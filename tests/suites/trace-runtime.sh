@@ -20,7 +20,7 @@ SUITE=trace-runtime
 FILES="addrspace array banned_probes basic btf builtin call complex_types dwarf file-output
 	intcast intptrcast json-output other pointers precedence probe regression signals
 	signed_ints struct tuples uprobe usdt variable watchpoint"
-ASAN_FILES="basic variable precedence signed_ints intcast tuples pointers"
+ASAN_FILES="basic call json-output variable precedence signed_ints intcast tuples pointers"
 [ -n "${KILN_SANITIZER_LOGS:-}" ] && FILES=$ASAN_FILES
 # What kiln passes per file (of bpftrace's passes here); fewer is a regression. Raise a
 # number when kiln passes more.
