@@ -89,7 +89,7 @@ def features_of(info):
     return {f: (line is not None and line in info) for f, line in INFO_LINES.items()}
 
 
-def skip_reason(t, env, features):
+def skip_reason(t, env, features, cwd=None):
     kv = kernel_tuple(platform.release())
     if t.get("min_kernel") and kv < kernel_tuple(t["min_kernel"]):
         return "kernel older than " + t["min_kernel"]
@@ -100,7 +100,7 @@ def skip_reason(t, env, features):
         if features is not None and features.get(f.lstrip("!"), False) != want:
             return "feature %s" % f
     for req in t["requires"]:
-        if subprocess.call(req, shell=True, stdout=subprocess.DEVNULL,
+        if subprocess.call(req, shell=True, stdout=subprocess.DEVNULL, cwd=cwd,
                            stderr=subprocess.DEVNULL, env=env) != 0:
             return "unmet condition: " + req
     return None
@@ -151,7 +151,7 @@ def run_one(t, tracer, cwd, features=None, extra_env=None, judge=None):
     env = {"PATH": os.environ["PATH"], NOTIFY: "1", "test": t["name"]}
     env.update(extra_env or {})
     env.update(t["env"])
-    reason = skip_reason(t, env, features)
+    reason = skip_reason(t, env, features, cwd)
     if reason:
         return None, reason, "", None
     cmd = t["run"].replace("{{BPFTRACE}}", tracer)
@@ -237,3 +237,37 @@ def kill(p):
             pass
     if p is not None:
         p.wait()
+
+
+def run_all(cases, fn, jobs):
+    """fn(case) for every case, `jobs` at a time, in the cases' order in the result. Cases that
+    share a lock (locks_of) form one chain run in order by one worker, so none waits holding a
+    worker; the longest chains (by their TIMEOUTs) start first."""
+    import concurrent.futures
+    parent = list(range(len(cases)))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+    owner = {}
+    for i, t in enumerate(cases):
+        for k in locks_of(t):
+            if k in owner:
+                parent[root(i)] = root(owner[k])
+            else:
+                owner[k] = i
+    chains = {}
+    for i in range(len(cases)):
+        chains.setdefault(root(i), []).append(i)
+    order = sorted(chains.values(), key=lambda c: -sum(cases[i]["timeout"] + 1 for i in c))
+    results = [None] * len(cases)
+
+    def chain(idx):
+        for i in idx:
+            results[i] = fn(cases[i])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        for f in [pool.submit(chain, c) for c in order]:
+            f.result()
+    return results

@@ -16,15 +16,18 @@
 # of tests/runtime made with `git archive`, with --testprogs DIR's testprogs/ and testlibs/
 # (tests/trace/testprogs.sh builds them) linked beside it, where the suite's build tree has them.
 # Cases run --jobs at a time (most wait on a probe or a timeout, not on a CPU); cases that
-# start the same program or write the same /tmp path run one at a time (rtcase.locks_of).
+# start the same program or write the same /tmp path run one after another (rtcase.run_all).
 # --exclude names a file of lines "FILE.NAME why" (cases kiln is not judged on, said aloud),
 # unless {{BPFTRACE}} is a symlink named bpftrace (BPFTRACE_RUNTIME_TEST_EXECUTABLE).
 # Prints a table per file (cases, bpftrace's passes, kiln's passes), one line per case kiln
 # fails with why, and the totals; exits 0 (the caller asserts).
-import argparse, concurrent.futures, hashlib, io, json, os, shutil, subprocess, sys, tarfile
-import tempfile, threading
+import argparse, hashlib, io, json, os, shutil, subprocess, sys, tarfile
+import tempfile
 sys.dont_write_bytecode = True   # (no __pycache__ left in the tree)
 import btsrc, rtcase   # (beside this file)
+
+
+CACHE_FORM = "r2"   # changed when the runner judges bpftrace's cases differently
 
 
 def tracer_cmd(kiln):
@@ -60,38 +63,21 @@ def scratch(a, work):
     return cwd
 
 
-class Locks:
-    """One lock per name (rtcase.locks_of), taken in sorted order so no two cases deadlock."""
-    def __init__(self):
-        self.mu, self.locks = threading.Lock(), {}
-
-    def get(self, keys):
-        with self.mu:
-            return [self.locks.setdefault(k, threading.Lock()) for k in keys]
-
-
-def judge_case(t, key, a, cwd, cache, features, locks, kiln):
+def judge_case(t, key, a, cwd, cache, features, kiln):
     """(bpftrace's result, kiln's result or None, why kiln failed, kiln needed a 2nd try)."""
-    held = locks.get(rtcase.locks_of(t))
-    for l in held:
-        l.acquire()
-    try:
-        if key in cache:
-            ref = cache[key]
-        else:   # run again once when it fails (on a loaded machine a timing case can)
+    if key in cache:
+        ref = cache[key]
+    else:   # run again once when it fails (on a loaded machine a timing case can)
+        ref = rtcase.run_one(t, a.bpftrace, cwd, features)[0]
+        if ref is False:
             ref = rtcase.run_one(t, a.bpftrace, cwd, features)[0]
-            if ref is False:
-                ref = rtcase.run_one(t, a.bpftrace, cwd, features)[0]
-        if not ref:
-            return ref, None, "", False
-        ok, why = rtcase.run_one(t, kiln, cwd)[:2]
-        if ok:
-            return ref, True, "", False
-        ok2 = rtcase.run_one(t, kiln, cwd)[0]   # a second try, said aloud when it passes
-        return ref, bool(ok2), why, bool(ok2)
-    finally:
-        for l in reversed(held):
-            l.release()
+    if not ref:
+        return ref, None, "", False
+    ok, why = rtcase.run_one(t, kiln, cwd)[:2]
+    if ok:
+        return ref, True, "", False
+    ok2 = rtcase.run_one(t, kiln, cwd)[0]   # a second try, said aloud when it passes
+    return ref, bool(ok2), why, bool(ok2)
 
 
 def main():
@@ -120,22 +106,18 @@ def main():
     work = tempfile.mkdtemp(prefix="kiln-runtime-")
     try:
         cwd = scratch(a, work)
-        jobs, locks = [], Locks()
-        progs = os.path.abspath(a.testprogs or "")
-        with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-            for f in a.files:
-                with open(os.path.join(cwd, "runtime", f)) as fh:
-                    for t in rtcase.parse(fh.read(), f):
-                        # the key: the case's text, bpftrace's version and the testprogs built
-                        key = "%s.%s %s %s" % (f, t["name"], version, hashlib.sha1(
-                            (json.dumps(t, sort_keys=True) + progs).encode()).hexdigest())
-                        fut = None
-                        if "%s.%s" % (f, t["name"]) not in excludes:
-                            fut = pool.submit(judge_case, t, key, a, cwd, cache, features,
-                                              locks, kiln)
-                        jobs.append((f, t, key, fut))
-            results = [(f, t, key, fut.result() if fut else None) for f, t, key, fut in jobs]
-        report(a, results, excludes, cache)
+        cases, progs = [], os.path.abspath(a.testprogs or "")
+        for f in a.files:
+            with open(os.path.join(cwd, "runtime", f)) as fh:
+                for t in rtcase.parse(fh.read(), f):
+                    # the key: the case's text, bpftrace's version, the testprogs built and
+                    # how the runner judges (CACHE_FORM)
+                    t["key"] = "%s.%s %s %s %s" % (f, t["name"], version, CACHE_FORM, hashlib.sha1(
+                        (json.dumps(t, sort_keys=True) + progs).encode()).hexdigest())
+                    cases.append(t)
+        out = rtcase.run_all(cases, lambda t: None if "%s.%s" % (t["suite"], t["name"]) in excludes
+                             else judge_case(t, t["key"], a, cwd, cache, features, kiln), a.jobs)
+        report(a, [(t["suite"], t, t["key"], r) for t, r in zip(cases, out)], excludes, cache)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -24,7 +24,7 @@
 # fentry under lockdown, no hardware counters or breakpoints), never counted as passed.
 # Prints a table per file (cases, skipped, kiln's passes), one line per case kiln fails with
 # why, and the totals; exits 0 (the caller asserts).
-import argparse, concurrent.futures, json, os, re, subprocess, sys, time
+import argparse, json, os, re, subprocess, sys, time
 sys.dont_write_bytecode = True
 import btsrc, rtcase, runtime
 
@@ -167,20 +167,13 @@ def run_case(t, tracer, cwd, facts):
     return ok, why
 
 
-def judge_case(t, cwd, facts, locks, tracer):
-    held = locks.get(rtcase.locks_of(t))
-    for l in held:
-        l.acquire()
-    try:
-        ok, why = run_case(t, tracer, cwd, facts)
-        if ok is False:       # once more: on a loaded machine a timing case can fail
-            ok2, _ = run_case(t, tracer, cwd, facts)
-            if ok2:
-                return True, why, True
-        return ok, why, False
-    finally:
-        for l in reversed(held):
-            l.release()
+def judge_case(t, cwd, facts, tracer):
+    ok, why = run_case(t, tracer, cwd, facts)
+    if ok is False:       # once more: on a loaded machine a timing case can fail
+        ok2, _ = run_case(t, tracer, cwd, facts)
+        if ok2:
+            return True, why, True
+    return ok, why, False
 
 
 def main():
@@ -197,14 +190,12 @@ def main():
     work = runtime.tempfile.mkdtemp(prefix="kiln-runtime026-")
     try:
         cwd = runtime.scratch(a, work)
-        locks, jobs = runtime.Locks(), []
-        with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-            for f in a.files:
-                with open(os.path.join(cwd, "runtime", f)) as fh:
-                    for t in parse(fh.read(), f):
-                        jobs.append((f, t, pool.submit(judge_case, t, cwd, facts, locks, tracer)))
-            results = [(f, t, fut.result()) for f, t, fut in jobs]
-        report(a.files, results)
+        cases = []
+        for f in a.files:
+            with open(os.path.join(cwd, "runtime", f)) as fh:
+                cases += parse(fh.read(), f)
+        out = rtcase.run_all(cases, lambda t: judge_case(t, cwd, facts, tracer), a.jobs)
+        report(a.files, [(t["suite"], t, r) for t, r in zip(cases, out)])
     finally:
         runtime.shutil.rmtree(work, ignore_errors=True)
 
