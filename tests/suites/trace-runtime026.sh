@@ -28,7 +28,8 @@ FILES="addrspace array basic bool btf builtin call complex_types config dwarf dw
 	file-output for intcast interop intptrcast json-output languages macro map other
 	pid_namespace pointers precedence probe record regression selftest signals signed_ints
 	stdlib strcontains struct tuples uprobe usdt variable watchpoint"
-# What kiln passes per file now; fewer is a regression. Raise a number when kiln passes more.
+# What kiln passes per file now (the fewest of two runs on a loaded machine: a usdt case
+# varies); fewer is a regression. Raise a number when kiln passes more.
 # (When the runner was added: 1,056 cases, 120 skipped by kernel or REQUIRES, kiln 140, ~65 s;
 # most failures were v0.26 syntax: lower-case begin/end, config =, args.field, let, fn.)
 declare -A FLOOR=(
@@ -37,7 +38,7 @@ declare -A FLOOR=(
 	[interop]=0 [intptrcast]=2 [json-output]=0 [languages]=0 [macro]=0 [map]=0 [other]=18
 	[pid_namespace]=0 [pointers]=1 [precedence]=0 [probe]=28 [record]=0 [regression]=3
 	[selftest]=1 [signals]=1 [signed_ints]=0 [stdlib]=0 [strcontains]=0 [struct]=0
-	[tuples]=1 [uprobe]=6 [usdt]=13 [variable]=7 [watchpoint]=0
+	[tuples]=1 [uprobe]=6 [usdt]=12 [variable]=7 [watchpoint]=0
 )
 mkdir -p build
 progs=build/trace-testprogs026

@@ -103,7 +103,7 @@ def judge026(cwd):
         for mode, want in t["expects"]:
             if not holds(mode, want, out, t, cwd):
                 return False, "%s%s %s: %s" % ("timed out, " if timed_out else "", mode,
-                                               want[:80], first), text, rc
+                                               want[:80].replace("\n", "\\n"), first), text, rc
         return True, "", text, rc
     return judge
 

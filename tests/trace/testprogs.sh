@@ -11,14 +11,16 @@
 #     C++ ones with g++, uprobe_nofp without frame pointers (-O1), and the derived files the
 #     suite names: false.bin (main alone, raw), archive.zip (true, stored), uprobe_test-stripped
 #     with its debug file in external_debug/, uprobe_separate_debug-stripped with .debug/
-#     beside it. (Go and Rust programs, and the split-DWARF ones, are not built.)
+#     beside it, the Go and Rust programs when go and rustc are there (go build; rustc with
+#     v0 symbol mangling). (The split-DWARF ones are not built.)
 # The runner links OUTDIR/testprogs and OUTDIR/testlibs beside the tests, where their RUN
 # lines look (./testprogs/x). Rebuilt only when OUTDIR/.stamp is missing or names another
-# commit. Prints what failed to build; exits non-zero only when nothing was built.
+# commit or another text of this script. Prints what failed to build; exits non-zero only when nothing was built.
 set -u
-git_dir=$1 tag=$2 out=$3
+git_dir=$1 tag=$2 out=$(realpath -m "$3")
 commit=$(git -C "$git_dir" rev-parse "$tag^{commit}") || exit 1
-[ "$(cat "$out/.stamp" 2>/dev/null)" = "$commit" ] && exit 0
+stamp="$commit $(md5sum <"$0" | cut -c1-12)"   # the sources' commit and this script's text
+[ "$(cat "$out/.stamp" 2>/dev/null)" = "$stamp" ] && exit 0
 rm -rf "$out" && mkdir -p "$out/src" "$out/testprogs" "$out/testlibs" || exit 1
 git -C "$git_dir" archive "$commit" tests/testprogs tests/testlibs tests/include 2>/dev/null |
 	tar -x -C "$out/src" 2>/dev/null ||
@@ -63,6 +65,16 @@ if [ $new = 1 ]; then
 	llvm-objcopy --only-keep-debug "$t/uprobe_separate_debug" "$t/.debug/$s.debug" &&
 		llvm-objcopy --strip-debug "$t/uprobe_separate_debug" "$t/$s" &&
 		llvm-objcopy --add-gnu-debuglink="$t/.debug/$s.debug" "$t/$s"
+	for g in "$src"/testprogs/*.go; do
+		[ -f "$g" ] && type -P go >/dev/null || continue
+		(cd "$src/testprogs" && GOCACHE=$out/gocache GOFLAGS=-mod=mod go build -o "$t/$(basename "$g" .go)" \
+			"$(basename "$g")" 2>/dev/null) || echo "testprogs: $(basename "$g" .go) did not build"
+	done
+	for r in "$src"/testprogs/*.rs; do
+		[ -f "$r" ] && type -P rustc >/dev/null || continue
+		rustc -C symbol_mangling_version=v0 -o "$t/$(basename "$r" .rs)" "$r" 2>/dev/null ||
+			echo "testprogs: $(basename "$r" .rs) did not build"
+	done
 fi
 [ "$built" -gt 0 ] || exit 1
-echo "$commit" >"$out/.stamp"
+echo "$stamp" >"$out/.stamp"
