@@ -184,7 +184,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=4)
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    exe = os.environ.get("BPFTRACE_RUNTIME_TEST_EXECUTABLE")
+    exe = os.environ.get("BPFTRACE_RUNTIME_TEST_EXECUTABLE")   # as runtime.py: the symlink
+    if exe and os.path.isdir(exe):
+        exe = os.path.join(exe, "bpftrace")
     tracer = os.path.abspath(exe) if exe else a.kiln + " trace"
     facts = kernel_facts()
     work = runtime.tempfile.mkdtemp(prefix="kiln-runtime026-")
