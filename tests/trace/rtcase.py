@@ -242,7 +242,9 @@ def kill(p):
 def run_all(cases, fn, jobs):
     """fn(case) for every case, `jobs` at a time, in the cases' order in the result. Cases that
     share a lock (locks_of) form one chain run in order by one worker, so none waits holding a
-    worker; the longest chains (by their TIMEOUTs) start first."""
+    worker; the longest chains (by their TIMEOUTs) start first. Cases that take the first
+    exec on the machine as theirs (a probe on execve) run alone at the end: another case's
+    exec would be the one they see."""
     import concurrent.futures
     parent = list(range(len(cases)))
 
@@ -258,9 +260,12 @@ def run_all(cases, fn, jobs):
                 parent[root(i)] = root(owner[k])
             else:
                 owner[k] = i
-    chains = {}
+    chains, alone = {}, []
     for i in range(len(cases)):
-        chains.setdefault(root(i), []).append(i)
+        if re.search(r"sys_enter_execve|sys_exit_execve", cases[i]["run"]):
+            alone.append(i)
+        else:
+            chains.setdefault(root(i), []).append(i)
     order = sorted(chains.values(), key=lambda c: -sum(cases[i]["timeout"] + 1 for i in c))
     results = [None] * len(cases)
 
@@ -270,4 +275,5 @@ def run_all(cases, fn, jobs):
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         for f in [pool.submit(chain, c) for c in order]:
             f.result()
+    chain(alone)
     return results
