@@ -55,9 +55,11 @@ SHIM_LIBS     := $(patsubst tests/shim/%.c,$(BUILD)/tests/%.so,$(SHIM_SRC))
 # `kiln run` in tests/suites/sessions.sh and bench/sessions.sh, golang-go to build and vet the
 # Go that `kiln gen go` writes (tests/suites/gen.sh and gen-hostile.sh), libmicrohttpd
 # (libmicrohttpd-dev) for the HTTP server of `kiln run --metrics` (served from its own threads,
-# no client can stall it)
+# no client can stall it), systemtap-sdt-dev (<sys/sdt.h>) and zip to build bpftrace's runtime
+# suite's test programs, its usdt probes and archive (tests/trace/testprogs.sh)
 DEB_PKGS := gcc make libbpf-dev libelf-dev libdw-dev zlib1g-dev bpftool clang llvm iproute2 iputils-ping pkg-config \
-	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev sbcl golang-go libmicrohttpd-dev
+	libcap2-bin util-linux libclang-rt-14-dev strace bpftrace prometheus libedit-dev sbcl golang-go libmicrohttpd-dev \
+	systemtap-sdt-dev zip
 
 .PHONY: all deps bench bench-trace run test clean examples test-bins install uninstall lib test-asan test-tsan test-valgrind man completion kiln-libs peers
 all: kiln lib

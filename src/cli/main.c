@@ -48,6 +48,9 @@ static void mount_notice(const char *msg, void *ctx)
 int main(int argc, char **argv)
 {
 	kiln_set_mount_notice(mount_notice, NULL);
+	const char *base = strrchr(argv[0], '/');
+	if (!strcmp(base ? base + 1 : argv[0], "bpftrace"))   /* started as bpftrace: kiln trace */
+		return cli_stop_status(cmd_trace(argc, argv));
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -1,178 +1,83 @@
 #!/usr/bin/env python3
-# tests/trace/runtime.py — kiln's runner for bpftrace's runtime test files (tests/runtime/* of
-# a bpftrace source tree, read from a git mirror at test time, never copied into kiln).
+# tests/trace/runtime.py — kiln's runner for bpftrace v0.17's runtime suite (tests/runtime/* of
+# its source tree, read from a git mirror at test time, never copied into kiln).
 #
-#   runtime.py --mirror GITDIR --tag v0.17.0 --kiln KILN [--bpftrace BPFTRACE] FILE...
+#   runtime.py --mirror GITDIR [--tag v0.17.0] --kiln KILN [--bpftrace BPFTRACE]
+#              [--testprogs DIR] [--jobs N] [--exclude FILE] [--bpftrace-cache JSON] FILE...
 #
-# Each file holds tests separated by blank lines; a test is lines "FIELD value" (NAME, RUN,
-# EXPECT a regular expression, TIMEOUT seconds, REQUIRES a shell condition, BEFORE/AFTER
-# commands, ENV, ARCH, MIN_KERNEL/MAX_KERNEL, REQUIRES_FEATURE, WILL_FAIL; PROG P stands for
-# RUN {{BPFTRACE}} -e 'P'). Every test runs twice, with {{BPFTRACE}}
-# standing for bpftrace and then for `kiln trace`; kiln is judged only on the tests bpftrace
-# itself passes on this machine, since many depend on bpftrace's build tree (testprogs/) or
-# on kernel features this machine lacks. The files' relative paths (runtime/scripts/...) are
-# resolved in a scratch copy of tests/runtime made with `git archive`.
-#
-# As bpftrace's own runner does: the timeout starts once the tracer says its probes are
-# attached (__BPFTRACE_NOTIFY_PROBES_ATTACHED, which both print when that variable is set),
-# AFTER starts then too, and a test that outlives its timeout is stopped with SIGTERM and
-# passes if its output matches anyway. A non-zero exit fails unless the test says WILL_FAIL.
-# Prints one line per test kiln fails, then the two counts; exits 0 (the caller asserts).
-import argparse, hashlib, json, os, platform, re, select, shutil, signal, subprocess, sys, tarfile, tempfile, time, io
+# Every case (rtcase.py reads and runs one) runs with {{BPFTRACE}} standing for bpftrace, then,
+# if bpftrace passes it here, for `KILN trace --dialect 0.17`: kiln is judged only on the cases
+# bpftrace itself passes on this machine, since many need kernel features this one lacks.
+# With BPFTRACE_RUNTIME_TEST_EXECUTABLE set in the environment (bpftrace's own runner's
+# setting: a directory holding `bpftrace`, or the file itself), {{BPFTRACE}} is that instead of
+# `KILN trace`: a symlink named bpftrace to kiln (which then behaves as `kiln trace`), so the
+# cases that print the tracer's own name (comm) see "bpftrace" too.
+# The files' relative paths (runtime/scripts/..., ./testprogs/x) are resolved in a scratch copy
+# of tests/runtime made with `git archive`, with --testprogs DIR's testprogs/ and testlibs/
+# (tests/trace/testprogs.sh builds them) linked beside it, where the suite's build tree has them.
+# Cases run --jobs at a time (most wait on a probe or a timeout, not on a CPU); cases that
+# start the same program or write the same /tmp path run one after another (rtcase.run_all).
+# --exclude names a file of lines "FILE.NAME why" (cases kiln is not judged on, said aloud),
+# unless {{BPFTRACE}} is a symlink named bpftrace (BPFTRACE_RUNTIME_TEST_EXECUTABLE).
+# Prints a table per file (cases, bpftrace's passes, kiln's passes), one line per case kiln
+# fails with why, and the totals; exits 0 (the caller asserts).
+import argparse, hashlib, io, json, os, shutil, subprocess, sys, tarfile
+import tempfile
 sys.dont_write_bytecode = True   # (no __pycache__ left in the tree)
-import btsrc   # (beside this file)
-
-ATTACH_TIMEOUT = 5.0
-NOTIFY = "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
+import btsrc, rtcase   # (beside this file)
 
 
-def parse(text, suite):
-    tests, block = [], []
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if line.startswith("#"):
-            continue
-        if line.strip():
-            block.append(line)
-        if (not line.strip() or i == len(lines) - 1) and block:
-            tests.append(fields(block, suite))
-            block = []
-    return [t for t in tests if t is not None]
+CACHE_FORM = "r2"   # changed when the runner judges bpftrace's cases differently
 
 
-def fields(block, suite):
-    t = {"suite": suite, "requires": [], "env": {}, "will_fail": False, "features": []}
-    for item in block:
-        parts = item.split()
-        key, val = parts[0], " ".join(parts[1:])
-        if key == "REQUIRES":
-            t["requires"].append(val)
-        elif key == "REQUIRES_FEATURE":
-            t["features"] += val.split()
-        elif key == "ENV":
-            for e in val.split():
-                k, v = e.split("=", 1)
-                t["env"][k] = v
-        elif key == "WILL_FAIL":
-            t["will_fail"] = True
-        elif key == "TIMEOUT":
-            t["timeout"] = int(val)
-        else:
-            t[key.lower()] = val
-    if "prog" in t:             # a program alone runs as `{{BPFTRACE}} -e 'PROG'`
-        t["run"] = "{{BPFTRACE}} -e '%s'" % t["prog"]
-    if "run" not in t:
-        return None
-    arch = t.get("arch")
-    if arch and platform.machine().lower() not in [a.strip() for a in arch.split("|")]:
-        return None
-    return t
+def tracer_cmd(kiln):
+    """What {{BPFTRACE}} stands for when kiln runs a case."""
+    exe = os.environ.get("BPFTRACE_RUNTIME_TEST_EXECUTABLE")
+    if exe:
+        if os.path.isdir(exe):
+            exe = os.path.join(exe, "bpftrace")
+        return os.path.abspath(exe) + " --dialect 0.17"
+    return kiln + " trace --dialect 0.17"
 
 
-def kernel_tuple(s):
-    return tuple(int(x) for x in re.findall(r"\d+", s)[:3])
+def read_excludes(path):
+    out = {}
+    if path:
+        with open(path) as fh:
+            for line in fh:
+                line = line.strip()
+                if line and not line.startswith("#"):
+                    key, _, why = line.partition(" ")
+                    out[key] = why.strip()
+    return out
 
 
-def skip_reason(t, env):
-    kv = kernel_tuple(platform.release())
-    if t.get("min_kernel") and kv < kernel_tuple(t["min_kernel"]):
-        return "kernel older than " + t["min_kernel"]
-    if t.get("max_kernel") and kv > kernel_tuple(t["max_kernel"]):
-        return "kernel newer than " + t["max_kernel"]
-    for req in t["requires"]:
-        if subprocess.call(req, shell=True, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, env=env) != 0:
-            return "unmet condition: " + req
-    return None
+def scratch(a, work):
+    tar = subprocess.run(["git", "-C", a.mirror, "archive", a.tag, "tests/runtime"],
+                         capture_output=True, check=True).stdout
+    tarfile.open(fileobj=io.BytesIO(tar)).extractall(work)
+    cwd = os.path.join(work, "tests")
+    if a.testprogs:
+        for d in ("testprogs", "testlibs"):
+            os.symlink(os.path.abspath(os.path.join(a.testprogs, d)), os.path.join(cwd, d))
+    return cwd
 
 
-def run_one(t, tracer, cwd):
-    """Runs test t with {{BPFTRACE}} as tracer; returns (passed, why)."""
-    env = {"PATH": os.environ["PATH"], NOTIFY: "1", "test": t["name"]}
-    env.update(t["env"])
-    reason = skip_reason(t, env)
-    if reason:
-        return None, reason
-    cmd = t["run"].replace("{{BPFTRACE}}", tracer)
-    before = after = None
-    if t.get("before"):
-        before = subprocess.Popen(t["before"], shell=True, cwd=cwd, start_new_session=True,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        child = os.path.basename(t["before"].split()[-1])
-        end = time.time() + t["timeout"]
-        while subprocess.call(["pidof", child], stdout=subprocess.DEVNULL) != 0:
-            if time.time() > end or before.poll() is not None:
-                kill(before)
-                return False, "BEFORE did not start: " + t["before"]
-            time.sleep(0.05)
-        if "{{BEFORE_PID}}" in cmd:
-            pid = subprocess.run(["pidof", child], capture_output=True, text=True).stdout.split()[0]
-            cmd = cmd.replace("{{BEFORE_PID}}", pid)
-    p = subprocess.Popen(cmd, shell=True, cwd=cwd, env=env, start_new_session=True,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out, timed_out = b"", False
-    deadline = time.time() + ATTACH_TIMEOUT
-    attached = False
-    fd = p.stdout.fileno()
-    while True:
-        chunk = read_some(fd, deadline)
-        if chunk is None:
-            timed_out = True
-            break
-        if not chunk:
-            break
-        out += chunk
-        if not attached and (NOTIFY + "\n").encode() in out:
-            attached = True
-            deadline = time.time() + t["timeout"]
-            if t.get("after"):
-                after = subprocess.Popen(t["after"], shell=True, cwd=cwd, start_new_session=True,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if timed_out and p.poll() is None:
-        try:
-            os.killpg(p.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        end = time.time() + 2      # what it prints as it ends (END, maps)
-        while True:
-            chunk = read_some(fd, end)
-            if not chunk:
-                break
-            out += chunk
-    kill(p)
-    p.wait()
-    kill(before)
-    kill(after)
-    text = out.decode("utf-8", "replace")
-    shown = [l for l in text.split("\n") if l.strip() and NOTIFY not in l]
-    first = shown[0] if shown else "(no output)"
-    if timed_out:
-        if re.search(t["expect"], text):
-            return True, ""
-        return False, "timed out after %ss without the expected output: %s" % (t["timeout"], first)
-    if p.returncode != 0 and not t["will_fail"]:
-        return False, "exit status %d: %s" % (p.returncode, first)
-    if re.search(t["expect"], text, re.M):
-        return True, ""
-    return False, "output does not match /%s/: %s" % (t["expect"], first)
-
-
-def read_some(fd, deadline):
-    """Bytes from fd, b"" at its end, None once the deadline has passed."""
-    left = deadline - time.time()
-    if left <= 0:
-        return None
-    r, _, _ = select.select([fd], [], [], left)
-    return os.read(fd, 65536) if r else None
-
-
-def kill(p):
-    if p is not None and p.poll() is None:
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        p.wait()
+def judge_case(t, key, a, cwd, cache, features, kiln):
+    """(bpftrace's result, kiln's result or None, why kiln failed, kiln needed a 2nd try)."""
+    if key in cache:
+        ref = cache[key]
+    else:   # run again once when it fails (on a loaded machine a timing case can)
+        ref = rtcase.run_one(t, a.bpftrace, cwd, features)[0]
+        if ref is False:
+            ref = rtcase.run_one(t, a.bpftrace, cwd, features)[0]
+    if not ref:
+        return ref, None, "", False
+    ok, why = rtcase.run_one(t, kiln, cwd)[:2]
+    if ok:
+        return ref, True, "", False
+    ok2 = rtcase.run_one(t, kiln, cwd)[0]   # a second try, said aloud when it passes
+    return ref, bool(ok2), why, bool(ok2)
 
 
 def main():
@@ -180,66 +85,84 @@ def main():
     btsrc.add_args(ap)
     ap.add_argument("--bpftrace-cache", help="a JSON file of bpftrace's results, read and written:"
                     " a second run on the same machine (the ASan run) does not run bpftrace again")
+    ap.add_argument("--testprogs", help="a directory holding the built testprogs/ and testlibs/")
+    ap.add_argument("--jobs", type=int, default=4)
+    ap.add_argument("--exclude", help="a file of lines 'FILE.NAME why'")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
-    cache, version = {}, ""
+    info = subprocess.run([a.bpftrace, "--info"], capture_output=True, text=True)
+    features = rtcase.features_of(info.stdout + info.stderr)
+    version = subprocess.run([a.bpftrace, "--version"], capture_output=True, text=True).stdout.strip()
+    cache = {}
     if a.bpftrace_cache:
-        version = subprocess.run([a.bpftrace, "--version"], capture_output=True, text=True).stdout.strip()
         try:
             with open(a.bpftrace_cache) as fh:
                 cache = json.load(fh)
         except (OSError, ValueError):
             cache = {}
-    retried = []
+    # through a symlink named bpftrace, the cases on the tracer's name are judged too
+    excludes = {} if os.environ.get("BPFTRACE_RUNTIME_TEST_EXECUTABLE") else read_excludes(a.exclude)
+    kiln = tracer_cmd(a.kiln)
     work = tempfile.mkdtemp(prefix="kiln-runtime-")
     try:
-        tar = subprocess.run(["git", "-C", a.mirror, "archive", a.tag, "tests/runtime"],
-                             capture_output=True, check=True).stdout
-        tarfile.open(fileobj=io.BytesIO(tar)).extractall(work)
-        cwd = os.path.join(work, "tests")
-        ref_pass = kiln_pass = skipped = 0
-        fails = []
+        cwd = scratch(a, work)
+        cases, progs = [], os.path.abspath(a.testprogs or "")
         for f in a.files:
             with open(os.path.join(cwd, "runtime", f)) as fh:
-                tests = parse(fh.read(), f)
-            for t in tests:
-                # bpftrace's result: from the cache (same test text, same bpftrace), or run,
-                # and run again once when it fails (on a loaded machine a timing test can)
-                key = "%s.%s %s %s" % (f, t["name"], version,
-                                       hashlib.sha1(json.dumps(t, sort_keys=True).encode()).hexdigest())
-                if key in cache:
-                    ok = cache[key]
-                else:
-                    ok, why = run_one(t, a.bpftrace, cwd)
-                    if ok is False:
-                        ok, why = run_one(t, a.bpftrace, cwd)
-                    cache[key] = ok
-                if ok is None:
-                    skipped += 1
-                    continue
-                if not ok:
-                    continue
-                ref_pass += 1
-                ok, why = run_one(t, a.kiln + " trace", cwd)
-                if not ok:   # a second try, said aloud: a test that needs one is flaky
-                    ok, why2 = run_one(t, a.kiln + " trace", cwd)
-                    if ok:
-                        retried.append("%s.%s: %s" % (f, t["name"], why))
-                if ok:
-                    kiln_pass += 1
-                else:
-                    fails.append("%s.%s: %s" % (f, t["name"], why))
-        if a.bpftrace_cache:
-            with open(a.bpftrace_cache, "w") as fh:
-                json.dump(cache, fh, indent=0, sort_keys=True)
-        for l in fails:
-            print("kiln fails " + l)
-        for l in retried:
-            print("kiln passed on a second try " + l)
-        print("bpftrace 0.17: %d passed; kiln trace: %d passed of the tests bpftrace passes"
-              " (%d skipped: unmet REQUIRES or kernel version)" % (ref_pass, kiln_pass, skipped))
+                for t in rtcase.parse(fh.read(), f):
+                    # the key: the case's text, bpftrace's version, the testprogs built and
+                    # how the runner judges (CACHE_FORM)
+                    t["key"] = "%s.%s %s %s %s" % (f, t["name"], version, CACHE_FORM, hashlib.sha1(
+                        (json.dumps(t, sort_keys=True) + progs).encode()).hexdigest())
+                    cases.append(t)
+        out = rtcase.run_all(cases, lambda t: None if "%s.%s" % (t["suite"], t["name"]) in excludes
+                             else judge_case(t, t["key"], a, cwd, cache, features, kiln), a.jobs)
+        report(a, [(t["suite"], t, t["key"], r) for t, r in zip(cases, out)], excludes, cache)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def report(a, results, excludes, cache):
+    table, fails, retried = {}, [], []
+    tot = [0, 0, 0, 0, 0]   # cases, skipped, excluded, bpftrace passes, kiln passes
+    for f, t, key, r in results:
+        row = table.setdefault(f, [0, 0, 0, 0, 0])
+        row[0] += 1
+        name = "%s.%s" % (f, t["name"])
+        if r is None:
+            row[2] += 1
+            continue
+        ref, ok, why, second = r
+        cache[key] = ref
+        if ref is None:
+            row[1] += 1
+        elif ref:
+            row[3] += 1
+            if ok:
+                row[4] += 1
+                if second:
+                    retried.append(name)
+            else:
+                fails.append("%s: %s" % (name, why))
+    if a.bpftrace_cache:
+        with open(a.bpftrace_cache, "w") as fh:
+            json.dump(cache, fh, indent=0, sort_keys=True)
+    print("%-16s %6s %8s %8s %9s %5s" % ("file", "cases", "skipped", "excluded", "bpftrace", "kiln"))
+    for f in a.files:
+        row = table.get(f, [0, 0, 0, 0, 0])
+        print("%-16s %6d %8d %8d %9d %5d" % ((f,) + tuple(row)))
+        tot = [x + y for x, y in zip(tot, row)]
+    print("%-16s %6d %8d %8d %9d %5d" % (("total",) + tuple(tot)))
+    for f, t, key, r in results:
+        if r is None:
+            print("excluded %s.%s: %s" % (f, t["name"], excludes.get("%s.%s" % (f, t["name"]))))
+    for l in fails:
+        print("kiln fails " + l)
+    for l in retried:
+        print("kiln passed on a second try " + l)
+    print("bpftrace 0.17: %d passed; kiln trace: %d passed of the tests bpftrace passes"
+          " (%d skipped: unmet REQUIRES, feature or kernel version; %d excluded)"
+          % (tot[3], tot[4], tot[1], tot[2]))
 
 
 if __name__ == "__main__":
