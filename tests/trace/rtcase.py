@@ -145,6 +145,15 @@ def start_before(t, cwd, end):
     return procs, pid, ""
 
 
+def own_tracer(cmd, tracer, sid):
+    """cmd with `pidof bpftrace` and `pkill [-SIG] bpftrace` aimed at this case's own tracer
+    (the processes of its session sid named as the tracer's executable), never at another
+    case's or another test's bpftrace running on the machine at the same time."""
+    name = os.path.basename(tracer.split()[0])[:15]
+    cmd = re.sub(r"\bpidof bpftrace\b", "pgrep -s %d -x %s" % (sid, name), cmd)
+    return re.sub(r"\bpkill( -\S+)? bpftrace\b", lambda m: "pkill%s -s %d -x %s" % (m.group(1) or "", sid, name), cmd)
+
+
 def run_one(t, tracer, cwd, features=None, extra_env=None, judge=None):
     """Runs case t with {{BPFTRACE}} as tracer; returns (passed, why, output, exit status):
     passed is None when the case cannot run here (why says what is missing)."""
@@ -180,7 +189,8 @@ def run_one(t, tracer, cwd, features=None, extra_env=None, judge=None):
             attached = True
             deadline = time.time() + t["timeout"]
             if t.get("after"):
-                after = subprocess.Popen(t["after"], shell=True, cwd=cwd, start_new_session=True,
+                after = subprocess.Popen(own_tracer(t["after"], tracer, p.pid), shell=True, cwd=cwd,
+                                         start_new_session=True,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if timed_out and p.poll() is None:
         try:
