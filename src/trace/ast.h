@@ -17,6 +17,8 @@ enum kt_kind {
 	/* statements */
 	KT_EXPRSTMT, KT_ASSIGN, KT_IF, KT_UNROLL, KT_WHILE, KT_BREAK, KT_CONTINUE, KT_RETURN,
 	KT_BLOCK,
+	/* 0.26's statements: `let $x;` (a: the variable; `let $x = e` is an ASSIGN with is_let) */
+	KT_LET,
 };
 
 /* Value types, as sema gives them. */
@@ -64,6 +66,7 @@ struct kt_node {
 	uint32_t nkids;
 	bool is_ptr_cast;           /* (type *) */
 	uint8_t ptr_stars;          /* (type **): 2, the levels of pointer */
+	bool is_let;                /* ASSIGN: `let $x = e`, a declaration in the block's scope */
 	struct kt_type type;        /* sema */
 	int map_id;                 /* sema: index into the program's maps, -1 none */
 	int var_id;                 /* sema: $variable slot */

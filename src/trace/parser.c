@@ -7,6 +7,7 @@
 #include "trace/parser.h"
 #include "trace/lexer.h"
 #include "trace/limits.h"
+#include <stdlib.h>
 #include <string.h>
 
 struct ps {
@@ -351,7 +352,9 @@ static struct kt_node *postfix(struct ps *p)
 		if (t->kind == '.' || t->kind == KT_OP_ARROW) {
 			struct kt_tok op = take(p);
 			struct kt_tok f = take(p);
-			struct kt_node *n = node(p, op.kind == '.' ? KT_FIELD : KT_ARROW, e->span);
+			/* 0.26's args.NAME is 0.17's args->NAME */
+			bool args = e->kind == KT_IDENT && !strcmp(e->name, "args");
+			struct kt_node *n = node(p, op.kind == '.' && !args ? KT_FIELD : KT_ARROW, e->span);
 			n->a = e;
 			if (f.kind == KT_TOK_INT && op.kind == '.') {
 				n->num = f.num;   /* tuple element */
@@ -513,7 +516,8 @@ static struct kt_node *if_stmt(struct ps *p, struct kt_tok kw)
 static struct kt_node *if_rest(struct ps *p, struct kt_tok kw)
 {
 	struct kt_node *n = node(p, KT_IF, kw.span);
-	if (!expect(p, '(', "'(' after if") || !(n->a = expr(p)) || !expect(p, ')', "')'") || !(n->b = block(p)))
+	/* 0.26 takes the condition without parentheses; `(c)` is then an expression like any */
+	if (!(n->a = expr(p)) || !(n->b = block(p)))
 		return NULL;
 	if (is_kw(peek(p), "else")) {
 		take(p);
@@ -534,6 +538,64 @@ static struct kt_node *if_rest(struct ps *p, struct kt_tok kw)
 	return n;
 }
 
+/* After `let $x:`: a type, uint32, struct X *, string; the cast that gives a value it (NULL
+ * for string, which takes any string). */
+static bool let_type(struct ps *p, struct kt_node **cast)
+{
+	struct kt_tok t = take(p);
+	if (t.kind != KT_TOK_IDENT)
+		return fail(p, t.span, "expected a type after ':'");
+	struct kt_node *c = node(p, KT_CAST, t.span);
+	c->name = t.s;
+	c->len = t.len;
+	if (!strcmp(t.s, "struct") || !strcmp(t.s, "union")) {
+		struct kt_tok id = take(p);
+		if (id.kind != KT_TOK_IDENT)
+			return fail(p, id.span, "expected a struct name after 'struct'");
+		c->name = kl_arena_printf(p->a, "%s %s", t.s, id.s);
+	}
+	while (accept(p, '*')) {
+		c->is_ptr_cast = true;
+		if (c->ptr_stars < 8)
+			c->ptr_stars++;
+	}
+	*cast = strcmp(c->name, "string") || c->is_ptr_cast ? c : NULL;
+	return true;
+}
+
+/* `let $x`, `let $x = e`, `let $x: TYPE [= e]` (0.26): a declaration. A typed one without a
+ * value is the type's zero; an untyped one is typed by its first assignment. */
+static struct kt_node *let_stmt(struct ps *p, struct kt_tok kw)
+{
+	struct kt_tok v = take(p);
+	if (v.kind != KT_TOK_VAR)
+		return fail(p, v.span, "expected a $variable after let");
+	struct kt_node *var = leaf(p, KT_VAR, &v), *cast = NULL, *val = NULL;
+	bool typed = accept(p, ':');
+	if (typed && !let_type(p, &cast))
+		return NULL;
+	if (accept(p, '=') && !(val = expr(p)))
+		return NULL;
+	if (!val && !cast) {
+		struct kt_node *n = node(p, KT_LET, kw.span);
+		n->a = var;   /* let $s: string too: typed by its first assignment */
+		return n;
+	}
+	if (!val) {
+		val = node(p, KT_INT, kw.span);
+		val->num = 0;
+	}
+	if (cast) {
+		cast->a = val;
+		val = cast;
+	}
+	struct kt_node *n = node(p, KT_ASSIGN, kw.span);
+	n->a = var;
+	n->b = val;
+	n->is_let = true;
+	return n;
+}
+
 /* One statement; *needs_semi says whether a ';' (or the block's end) must follow. */
 static struct kt_node *statement(struct ps *p, bool *needs_semi)
 {
@@ -551,6 +613,8 @@ static struct kt_node *statement(struct ps *p, bool *needs_semi)
 			return NULL;
 		return n;
 	}
+	if (is_kw(t, "let"))
+		return let_stmt(p, take(p));
 	if (is_kw(t, "break") || is_kw(t, "continue") || is_kw(t, "return")) {
 		struct kt_tok kw = take(p);
 		return node(p, kw.s[0] == 'b' ? KT_BREAK : kw.s[0] == 'c' ? KT_CONTINUE : KT_RETURN, kw.span);
@@ -625,7 +689,33 @@ static const char *const aliases[][2] = {
 	{ "ur", "uretprobe" }, { "U", "usdt" }, { "p", "profile" }, { "i", "interval" },
 	{ "s", "software" }, { "h", "hardware" }, { "w", "watchpoint" }, { "f", "kfunc" },
 	{ "fr", "kretfunc" }, { "rt", "rawtracepoint" }, { "it", "iter" },
+	{ "begin", "BEGIN" }, { "end", "END" },   /* 0.26's spelling */
 };
+
+/* 0.26's interval:1s / interval:100ms / interval:N (nanoseconds), profile:99hz: one part
+ * `COUNT UNIT` is 0.17's two, UNIT:COUNT (nanoseconds in microseconds when they divide). */
+static void timed_split(struct kl_arena *a, struct kt_attach *ap)
+{
+	if ((strcmp(ap->provider, "interval") && strcmp(ap->provider, "profile")) || !ap->target || ap->func)
+		return;
+	const char *s = ap->target;
+	size_t digits = strspn(s, "0123456789");
+	if (!digits || digits > 18)
+		return;
+	const char *unit = s + digits;
+	static const char *const units[] = { "s", "ms", "us", "hz" };
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i])) {
+			ap->func = kl_arena_strndup(a, s, digits);
+			ap->target = units[i];
+			return;
+		}
+	unsigned long long ns = strtoull(s, NULL, 10);
+	if ((!*unit || !strcmp(unit, "ns")) && ns && ns % 1000 == 0) {
+		ap->func = kl_arena_printf(a, "%llu", ns / 1000);
+		ap->target = "us";
+	}
+}
 
 /* "provider:a:b:c" split at ':' outside quotes, quotes removed; the provider's one- and
  * two-letter aliases spelled out. */
@@ -656,6 +746,7 @@ void kt_attach_split(struct kl_arena *a, struct kt_attach *ap)
 	ap->target = parts[1];
 	ap->func = parts[2];
 	ap->extra = parts[3];
+	timed_split(a, ap);
 }
 
 static bool probe(struct ps *p, struct kt_probe *pr)

@@ -637,6 +637,10 @@ static int dot_field(struct sm *m, struct kt_node *n)
 		return -1;
 	if (n->a->type.kind == KTT_STRUCT)   /* $task->se.cfs_rq */
 		return struct_field(m, n);
+	if (n->a->type.kind == KTT_INT && n->a->type.tname) {   /* 0.26: $task.pid is $task->pid */
+		n->kind = KT_ARROW;
+		return struct_field(m, n);
+	}
 	return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
 }
 
@@ -801,9 +805,11 @@ static int stmt(struct sm *m, struct kt_node *s);
 
 static int block(struct sm *m, struct kt_node *b)
 {
+	size_t scope = m->vars.len;
 	for (uint32_t i = 0; i < b->nkids; i++)
 		if (stmt(m, b->kids[i]) && !m->lenient)
 			return -1;
+	kt_sm_scope_close(m, scope);
 	return 0;
 }
 
@@ -814,7 +820,10 @@ static int stmt(struct sm *m, struct kt_node *s)
 		if (s->a->kind == KT_MAP)
 			return kl_error(m->d, s->span, "%s", "a map alone is not a statement (did you mean print(@map)?)");
 		return expr(m, s->a);
-	case KT_ASSIGN:
+	case KT_LET: case KT_ASSIGN: {
+		int let = kt_sm_let(m, s);   /* sema_scope.c: 0.26's `let` */
+		if (let <= 0)
+			return let;
 		if (s->a->kind == KT_MAP)
 			return assign_map(m, s);
 		if (expr(m, s->b))
@@ -852,6 +861,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 		s->a->var_id = (int)m->vars.len - 1;
 		s->a->type = v.type;
 		return 0;
+	}
 	case KT_IF: {
 		/* a lenient pass types the blocks even when the condition reads a map not typed yet */
 		int r = expr(m, s->a);
@@ -913,6 +923,7 @@ static int probes(struct sm *m, struct kt_program *prog)
 			m->s->nvars[p] = 0;
 			continue;
 		}
+		m->scope_017 = kt_sm_reads_late(m, m->probe->block);   /* sema_scope.c */
 		if (m->probe->pred && !(m->lenient && expr(m, m->probe->pred))) {
 			if (!m->lenient && expr(m, m->probe->pred))
 				return -1;
