@@ -78,19 +78,64 @@ void kt_sm_scope_close(struct sm *m, size_t mark)
 
 /* ---- whether a probe reads a variable after its block (0.17's meaning) ---- */
 
+struct name_row {
+	const char *name;           /* NULL: an empty row */
+	uint32_t vis;               /* declarations of it in scope now */
+	bool gone;                  /* one went out of scope */
+};
+
 struct scan {
-	KL_VEC(const char *) vis;   /* the variables in scope, innermost last */
-	KL_VEC(const char *) gone;  /* those whose block has ended */
+	struct name_row *tab;       /* open addressing by the name's hash */
+	size_t cap, used;           /* cap a power of two, used at most half */
+	KL_VEC(struct name_row *) vis;   /* the declarations in scope, innermost last */
 	struct kl_arena *a;
 	bool late;                  /* a read of a gone one */
 };
 
-static bool in(const char *const *v, size_t n, const char *name)
+static size_t hash_name(const char *s)
 {
-	for (size_t i = n; i-- > 0;)
-		if (!strcmp(v[i], name))
-			return true;
-	return false;
+	size_t h = 5381;
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static struct name_row *row(struct scan *sc, const char *name)
+{
+	if (2 * (sc->used + 1) > sc->cap) {
+		struct name_row *old = sc->tab;
+		size_t oldcap = sc->cap;
+		sc->cap = oldcap ? 2 * oldcap : 64;
+		sc->tab = kl_arena_array(sc->a, struct name_row, sc->cap);
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].name) {
+				size_t h = hash_name(old[i].name) & (sc->cap - 1);
+				while (sc->tab[h].name)
+					h = (h + 1) & (sc->cap - 1);
+				sc->tab[h] = old[i];
+			}
+		for (size_t i = 0; i < sc->vis.len; i++)   /* the stack points into the table */
+			for (size_t h = hash_name(sc->vis.items[i]->name) & (sc->cap - 1);; h = (h + 1) & (sc->cap - 1))
+				if (!strcmp(sc->tab[h].name, sc->vis.items[i]->name)) {
+					sc->vis.items[i] = &sc->tab[h];
+					break;
+				}
+	}
+	size_t h = hash_name(name) & (sc->cap - 1);
+	while (sc->tab[h].name && strcmp(sc->tab[h].name, name))
+		h = (h + 1) & (sc->cap - 1);
+	if (!sc->tab[h].name) {
+		sc->tab[h].name = name;
+		sc->used++;
+	}
+	return &sc->tab[h];
+}
+
+static void declare(struct scan *sc, const char *name)
+{
+	struct name_row *r = row(sc, name);
+	r->vis++;
+	kl_vec_push(sc->a, &sc->vis, r);
 }
 
 static void scan_node(struct scan *sc, const struct kt_node *n, uint32_t depth);
@@ -100,7 +145,8 @@ static void scan_block(struct scan *sc, const struct kt_node *b, uint32_t depth)
 	size_t mark = sc->vis.len;
 	scan_node(sc, b, depth + 1);
 	for (size_t i = mark; i < sc->vis.len; i++)
-		kl_vec_push(sc->a, &sc->gone, sc->vis.items[i]);
+		if (--sc->vis.items[i]->vis == 0)
+			sc->vis.items[i]->gone = true;
 	sc->vis.len = mark;
 }
 
@@ -110,19 +156,20 @@ static void scan_node(struct scan *sc, const struct kt_node *n, uint32_t depth)
 	if (!n || sc->late || depth > KT_MAX_NEST + 8)
 		return;
 	switch (n->kind) {
-	case KT_VAR:
-		if (!in(sc->vis.items, sc->vis.len, n->name) && in(sc->gone.items, sc->gone.len, n->name))
-			sc->late = true;
+	case KT_VAR: {
+		struct name_row *r = row(sc, n->name);
+		sc->late = !r->vis && r->gone;
 		return;
+	}
 	case KT_LET:
-		kl_vec_push(sc->a, &sc->vis, n->a->name);
+		declare(sc, n->a->name);
 		return;
 	case KT_ASSIGN:
 		scan_node(sc, n->b, depth + 1);
 		if (n->a->kind != KT_VAR)
 			scan_node(sc, n->a, depth + 1);
-		else if (n->is_let || !in(sc->vis.items, sc->vis.len, n->a->name))
-			kl_vec_push(sc->a, &sc->vis, n->a->name);
+		else if (n->is_let || !row(sc, n->a->name)->vis)
+			declare(sc, n->a->name);
 		return;
 	case KT_IF: case KT_WHILE: case KT_UNROLL:
 		scan_node(sc, n->a, depth + 1);
