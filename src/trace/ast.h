@@ -90,11 +90,27 @@ struct kt_probe {
 
 struct kt_cdefs;
 
+/* 0.26's top-level items: `config = { KEY = VALUE; ... }` and `let @m = lruhash(N);`. */
+struct kt_config {
+	struct kl_span span;        /* the key */
+	const char *key, *value;    /* as written (an integer in decimal) */
+};
+struct kt_mapdecl {
+	struct kl_span span;
+	const char *name;           /* without '@' */
+	const char *type;           /* hash, lruhash, percpuhash, percpulruhash */
+	int64_t max;
+};
+
 struct kt_program {
 	struct kt_probe *probes;
 	uint32_t nprobes;
 	struct kt_cdefs *cdefs;         /* the script's #defines (cdefine.h): the caller's, set
 					 * before kt_parse, whose lexer fills it; sema reads it */
+	struct kt_config *config;
+	uint32_t nconfig;
+	struct kt_mapdecl *mapdecls;
+	uint32_t nmapdecls;
 };
 
 /* Operator tokens beyond single characters, shared by lexer, parser and gen. */

@@ -822,18 +822,102 @@ static int check_height(struct kl_diag *d, struct kt_node *root)
 	return 0;
 }
 
+/* `config = { KEY = VALUE; ... }`, after its word: the settings (sema_config.c reads them). */
+static bool config_block(struct ps *p, struct kt_program *out)
+{
+	KL_VEC(struct kt_config) v = { 0 };
+	if (!expect(p, '=', "'=' after config") || !expect(p, '{', "'{'"))
+		return false;
+	while (!accept(p, '}')) {
+		if (accept(p, ';'))
+			continue;
+		struct kt_tok k = take(p);
+		if (k.kind != KT_TOK_IDENT)
+			return fail(p, k.span, "expected a config variable's name");
+		if (!expect(p, '=', "'=' after the config variable"))
+			return false;
+		struct kt_tok val = take(p);
+		struct kt_config c = { k.span, k.s, val.s };
+		if (val.kind == KT_TOK_INT)
+			c.value = kl_arena_printf(p->a, "%lld", (long long)val.num);
+		else if (val.kind != KT_TOK_IDENT && val.kind != KT_TOK_STR)
+			return fail(p, val.span, "expected a value: an integer, a word or a string");
+		kl_vec_push(p->a, &v, c);
+		if (peek(p)->kind != '}' && !expect(p, ';', "';' or '}'"))
+			return false;
+	}
+	out->config = v.items;
+	out->nconfig = (uint32_t)v.len;
+	return true;
+}
+
+/* `let @m = TYPE(N);`, after `let`: a map's BPF type and entries. */
+static bool map_decl(struct ps *p, struct kt_program *out, uint32_t *cap)
+{
+	struct kt_tok m = take(p);
+	if (m.kind != KT_TOK_MAP)
+		return fail(p, m.span, "expected a map after let at the top level");
+	struct kt_tok t = take(p);
+	if (t.kind != '=' || (t = take(p)).kind != KT_TOK_IDENT || !expect(p, '(', "'('"))
+		return fail(p, t.span, "expected `let @map = TYPE(ENTRIES)`");
+	struct kt_tok n = take(p);
+	if (n.kind != KT_TOK_INT || !expect(p, ')', "')'") || !expect(p, ';', "';'"))
+		return fail(p, n.span, "a map declaration takes its max entries, an integer");
+	if (out->nmapdecls == *cap) {
+		uint32_t nc = *cap ? 2 * *cap : 8;
+		struct kt_mapdecl *nd = kl_arena_array(p->a, struct kt_mapdecl, nc);
+		if (out->nmapdecls)
+			memcpy(nd, out->mapdecls, out->nmapdecls * sizeof(*nd));
+		out->mapdecls = nd;
+		*cap = nc;
+	}
+	out->mapdecls[out->nmapdecls++] = (struct kt_mapdecl){ m.span, m.s, t.s, n.num };
+	return true;
+}
+
+/* A top-level item that is not a probe (config, a map declaration): 1 read, 0 none there
+ * (the lexer left where it was), -1 an error. */
+static int top_item(struct ps *p, struct kt_program *out, uint32_t *cap)
+{
+	struct kt_lexer save = p->lx;
+	struct kt_tok t = kt_lex_next(&p->lx);
+	struct kt_lexer after = p->lx;
+	struct kt_tok n = kt_lex_next(&p->lx);
+	p->lx = after;
+	bool ok;
+	if (t.kind == KT_TOK_IDENT && !strcmp(t.s, "config") && n.kind == '=')
+		ok = config_block(p, out);
+	else if (t.kind == KT_TOK_IDENT && !strcmp(t.s, "let") && n.kind == KT_TOK_MAP)
+		ok = map_decl(p, out, cap);
+	else {
+		p->lx = save;
+		return 0;
+	}
+	if (!ok || p->failed)
+		return -1;
+	if (p->have)   /* nothing may be left peeked: probes are read raw */
+		return fail(p, p->tok.span, "unexpected token after a top-level item"), -1;
+	return 1;
+}
+
 int kt_parse(const struct kl_source *src, struct kl_arena *a, struct kl_diag *d, struct kt_program *out)
 {
 	struct ps p = { .a = a, .d = d };
 	kt_lex_init(&p.lx, src, a, d);
 	p.lx.cdefs = out->cdefs;
 	KL_VEC(struct kt_probe) v = { 0 };
+	uint32_t decl_cap = 0;
 	for (;;) {
 		int r = kt_lex_top(&p.lx);
 		if (r < 0)
 			return -1;
 		if (!r)
 			break;
+		int top = top_item(&p, out, &decl_cap);   /* config, let @m: 0.26 */
+		if (top < 0)
+			return -1;
+		if (top)
+			continue;
 		struct kt_probe pr = { 0 };
 		if (!probe(&p, &pr) || p.failed) {
 			if (!d->nerrors)

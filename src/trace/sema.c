@@ -1005,7 +1005,7 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 			mp->key_size = (mp->key.kind == KTT_NONE ? 0 : mp->key_size) + 8;
 		mp->value_size = mp->kind == KM_STR ? mp->value.size : mp->kind == KM_TUPLE ? kt_type_size(&mp->value) : mp->kind == KM_AVG || mp->kind == KM_STATS ? 16 : 8;
 	}
-	if (too_many_maps(&m, d))
+	if (too_many_maps(&m, d) || kt_sm_mapdecls(&m, prog))   /* sema_decl.c: `let @m = lruhash(N)` */
 		return -1;
 	s->maps = m.maps.items;
 	s->nmaps = (uint32_t)m.maps.len;

@@ -67,4 +67,6 @@ int kt_sm_let(struct sm *m, struct kt_node *s);
 void kt_sm_scope_close(struct sm *m, size_t mark);
 /* Whether the block reads a $variable after the block that assigned it ends (0.17's scopes). */
 bool kt_sm_reads_late(struct sm *m, const struct kt_node *block);
+/* sema_decl.c: `let @m = lruhash(N);` into the maps' BPF types and sizes; 0 or -1. */
+int kt_sm_mapdecls(struct sm *m, const struct kt_program *prog);
 #endif

@@ -95,3 +95,42 @@ else fail let-twice "want already declared, got '$got'"; fi
 got=$(run -e 'begin { let q = 1; }' | head -1)
 if grep -q 'expected a \$variable after let' <<<"$got"; then pass let-needs-var
 else fail let-needs-var "got '$got'"; fi
+
+# ---- 6: config = { ... } --------------------------------------------------------------------
+# max_strlen cuts the command's first opened path at 7 bytes; the environment wins over it
+cat > "$tmp/config.bt" <<'BT'
+config = {
+  max_strlen = 8;
+  missing_probes = error;
+  BPFTRACE_MAX_MAP_KEYS = 64
+}
+tracepoint:syscalls:sys_enter_openat /pid == cpid/ { printf("%s|\n", str(args.filename)); exit(); }
+BT
+got=$(run "$tmp/config.bt" -c "cat /etc/hostname" | grep -m1 '|$')
+if [ ${#got} -eq 8 ] && [[ "$got" == /* ]]; then pass config-max-strlen
+else fail config-max-strlen "want 7 bytes of a path and '|', got '$got'"; fi
+got=$(BPFTRACE_STRLEN=12 run "$tmp/config.bt" -c "cat /etc/hostname" | grep -m1 '|$')
+if [ ${#got} -eq 12 ]; then pass config-env-wins
+else fail config-env-wins "want 11 bytes and '|', got '$got'"; fi
+got=$(run -e 'config = { max_map_keys = 2 } begin { @a[1] = 1; @a[2] = 2; @a[3] = 3; exit(); }' | grep -c '^@a')
+check config-max-map-keys "2" "$got"
+got=$(run -e 'config = { no_such_key = 1 } begin { exit(); }' | head -1)
+if grep -q 'stdin:1:12: error: unrecognized config variable: no_such_key' <<<"$got"; then pass config-unknown-key
+else fail config-unknown-key "got '$got'"; fi
+got=$(run -e 'config = { max_strlen = many } begin { exit(); }' | head -1)
+if grep -q 'config max_strlen: expected a non-negative integer' <<<"$got"; then pass config-bad-value
+else fail config-bad-value "got '$got'"; fi
+
+# ---- 7: map declarations --------------------------------------------------------------------
+# hash(2) holds two keys (a third update fails); lruhash(2) makes room for the newest
+got=$(run -e 'let @h = hash(2); let @l = lruhash(2);
+	begin { @h[1] = 1; @h[2] = 2; @h[3] = 3; @l[1] = 1; @l[2] = 2; @l[3] = 3; exit(); }')
+if [ "$(grep -c '^@h\[[12]\]' <<<"$got")" = 2 ] && ! grep -q '^@h\[3\]' <<<"$got" &&
+   [ "$(grep -c '^@l' <<<"$got")" -le 2 ] && grep -q '^@l\[3\]: 3' <<<"$got"; then pass map-decl-hash-lru
+else fail map-decl-hash-lru "got: $(tr '\n' ' ' <<<"$got")"; fi
+got=$(run -e 'let @p = percpuhash(8); begin { @p[1] = 1; exit(); }' | head -1)
+if grep -q 'the map type percpuhash is not supported yet by kiln trace' <<<"$got"; then pass map-decl-percpu-refused
+else fail map-decl-percpu-refused "got '$got'"; fi
+got=$(run -e 'let @q = tree(8); begin { @q[1] = 1; exit(); }' | head -1)
+if grep -q 'invalid map type: tree' <<<"$got"; then pass map-decl-bad-type
+else fail map-decl-bad-type "got '$got'"; fi
