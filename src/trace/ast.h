@@ -19,6 +19,9 @@ enum kt_kind {
 	KT_BLOCK,
 	/* 0.26's statements: `let $x;` (a: the variable; `let $x = e` is an ASSIGN with is_let) */
 	KT_LET,
+	/* for ($i : START..END) BODY: a the variable, b BODY, kids START and END; for ($kv : @m)
+	 * BODY: c the map */
+	KT_FOR,
 };
 
 /* Value types, as sema gives them. */
@@ -118,6 +121,7 @@ enum {
 	KT_OP_EQ = 256, KT_OP_NE, KT_OP_LE, KT_OP_GE, KT_OP_AND, KT_OP_OR, KT_OP_SHL, KT_OP_SHR,
 	KT_OP_INC, KT_OP_DEC, KT_OP_ARROW, KT_OP_ADDEQ, KT_OP_SUBEQ, KT_OP_MULEQ, KT_OP_DIVEQ,
 	KT_OP_MODEQ, KT_OP_ANDEQ, KT_OP_OREQ, KT_OP_XOREQ, KT_OP_SHLEQ, KT_OP_SHREQ,
+	KT_OP_RANGE,                /* `..` of a for's range (0.26) */
 };
 
 #endif

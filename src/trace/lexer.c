@@ -187,7 +187,7 @@ static const struct op ops[] = {
 	{ "<=", KT_OP_LE }, { ">=", KT_OP_GE }, { "&&", KT_OP_AND }, { "||", KT_OP_OR }, { "<<", KT_OP_SHL },
 	{ ">>", KT_OP_SHR }, { "++", KT_OP_INC }, { "--", KT_OP_DEC }, { "->", KT_OP_ARROW },
 	{ "+=", KT_OP_ADDEQ }, { "-=", KT_OP_SUBEQ }, { "*=", KT_OP_MULEQ }, { "/=", KT_OP_DIVEQ },
-	{ "%=", KT_OP_MODEQ }, { "&=", KT_OP_ANDEQ }, { "|=", KT_OP_OREQ }, { "^=", KT_OP_XOREQ },
+	{ "..", KT_OP_RANGE }, { "%=", KT_OP_MODEQ }, { "&=", KT_OP_ANDEQ }, { "|=", KT_OP_OREQ }, { "^=", KT_OP_XOREQ },
 };
 static const char single[] = "{}()[];,.?:+-*/%&|^!~<>=";
 

@@ -596,6 +596,34 @@ static struct kt_node *let_stmt(struct ps *p, struct kt_tok kw)
 	return n;
 }
 
+/* `for ($i : START..END) BODY`, `for ($kv : @m) BODY` (0.26; the parentheses optional). */
+static struct kt_node *for_stmt(struct ps *p, struct kt_tok kw)
+{
+	struct kt_node *n = node(p, KT_FOR, kw.span);
+	bool paren = accept(p, '(');
+	struct kt_tok v = take(p);
+	if (v.kind != KT_TOK_VAR)
+		return fail(p, v.span, "expected a $variable after for");
+	n->a = leaf(p, KT_VAR, &v);
+	if (!expect(p, ':', "':' after the for's variable"))
+		return NULL;
+	if (peek(p)->kind == KT_TOK_MAP) {
+		struct kt_tok m = take(p);
+		n->c = leaf(p, KT_MAP, &m);
+	} else {
+		nodevec r = { 0 };
+		struct kt_node *lo = expr(p), *hi;
+		if (!lo || !expect(p, KT_OP_RANGE, "'..' of a range") || !(hi = expr(p)))
+			return NULL;
+		kl_vec_push(p->a, &r, lo);
+		kl_vec_push(p->a, &r, hi);
+		set_kids(n, &r);
+	}
+	if ((paren && !expect(p, ')', "')'")) || !(n->b = block(p)))
+		return NULL;
+	return n;
+}
+
 /* One statement; *needs_semi says whether a ';' (or the block's end) must follow. */
 static struct kt_node *statement(struct ps *p, bool *needs_semi)
 {
@@ -615,6 +643,15 @@ static struct kt_node *statement(struct ps *p, bool *needs_semi)
 	}
 	if (is_kw(t, "let"))
 		return let_stmt(p, take(p));
+	if (is_kw(t, "for")) {
+		*needs_semi = false;
+		struct kt_tok kw = take(p);
+		if (!enter(p, kw.span))
+			return NULL;
+		struct kt_node *n = for_stmt(p, kw);
+		leave(p);
+		return n;
+	}
 	if (is_kw(t, "break") || is_kw(t, "continue") || is_kw(t, "return")) {
 		struct kt_tok kw = take(p);
 		return node(p, kw.s[0] == 'b' ? KT_BREAK : kw.s[0] == 'c' ? KT_CONTINUE : KT_RETURN, kw.span);

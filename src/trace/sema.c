@@ -886,6 +886,8 @@ static int stmt(struct sm *m, struct kt_node *s)
 		m->in_loop = was;
 		return r;
 	}
+	case KT_FOR:   /* sema_loop.c */
+		return kt_sm_for(m, s);
 	case KT_BREAK: case KT_CONTINUE:
 		if (!m->in_loop)   /* bpftrace's words */
 			return kl_error(m->d, s->span, "%s used outside of a loop", s->kind == KT_BREAK ? "break" : "continue");
@@ -1042,4 +1044,9 @@ struct kt_map *kt_sm_map_of(struct sm *m, struct kt_node *n)
 int kt_sm_map_key(struct sm *m, struct kt_node *n, struct kt_map *mp)
 {
 	return map_key(m, n, mp);
+}
+
+int kt_sm_block(struct sm *m, struct kt_node *b)
+{
+	return block(m, b);
 }

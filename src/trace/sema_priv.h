@@ -69,4 +69,8 @@ void kt_sm_scope_close(struct sm *m, size_t mark);
 bool kt_sm_reads_late(struct sm *m, const struct kt_node *block);
 /* sema_decl.c: `let @m = lruhash(N);` into the maps' BPF types and sizes; 0 or -1. */
 int kt_sm_mapdecls(struct sm *m, const struct kt_program *prog);
+/* sema_loop.c: `for ($i : START..END) BODY`; 0 or -1. */
+int kt_sm_for(struct sm *m, struct kt_node *s);
+/* A block of statements, typed (sema.c), its variables' scope closed after it. */
+int kt_sm_block(struct sm *m, struct kt_node *b);
 #endif

@@ -171,6 +171,17 @@ static void scan_node(struct scan *sc, const struct kt_node *n, uint32_t depth)
 		else if (n->is_let || !row(sc, n->a->name)->vis)
 			declare(sc, n->a->name);
 		return;
+	case KT_FOR: {   /* its variable is the body's */
+		for (uint32_t i = 0; i < n->nkids; i++)
+			scan_node(sc, n->kids[i], depth + 1);
+		size_t mark = sc->vis.len;
+		declare(sc, n->a->name);
+		scan_block(sc, n->b, depth);
+		if (--sc->vis.items[mark]->vis == 0)
+			sc->vis.items[mark]->gone = true;
+		sc->vis.len = mark;
+		return;
+	}
 	case KT_IF: case KT_WHILE: case KT_UNROLL:
 		scan_node(sc, n->a, depth + 1);
 		scan_block(sc, n->b, depth);

@@ -134,3 +134,19 @@ else fail map-decl-percpu-refused "got '$got'"; fi
 got=$(run -e 'let @q = tree(8); begin { @q[1] = 1; exit(); }' | head -1)
 if grep -q 'invalid map type: tree' <<<"$got"; then pass map-decl-bad-type
 else fail map-decl-bad-type "got '$got'"; fi
+
+# ---- 4: for over a range --------------------------------------------------------------------
+got=$(run -e 'begin { for ($i : 0..6) { if $i == 1 { continue; } if ($i == 4) { break; } printf("%d ", $i); } printf("\n"); exit(); }')
+check for-range-break-continue "0 2 3 " "$got"
+# a computed end, read once: the body lowering $n does not shorten the loop
+got=$(run -e 'begin { $n = 4; for $j : 1..$n + 1 { printf("%d ", $j); $n--; } printf("%d\n", $n); exit(); }')
+check for-range-computed "1 2 3 4 0" "$got"
+# 100,000 rounds: kiln's compiler makes the loop a bpf_loop callback; the sum is exact
+got=$(run -e 'begin { let $s = 0; for ($i : 0..100000) { $s = $s + $i; } printf("%lu\n", $s); exit(); }')
+check for-range-large "4999950000" "$got"
+# the loop's variable is its body's: after it, $i is another variable
+got=$(run -e 'begin { for ($i : 0..2) { printf("%d ", $i); } $i = "after"; printf("%s\n", $i); exit(); }')
+check for-variable-scope "0 1 after" "$got"
+got=$(run -e 'begin { @m[1] = 2; for ($kv : @m) { printf("%d\n", $kv.0); } exit(); }' | head -1)
+if grep -q "for over a map's entries is not supported yet by kiln trace" <<<"$got"; then pass for-map-refused
+else fail for-map-refused "got '$got'"; fi
