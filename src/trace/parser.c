@@ -7,6 +7,7 @@
 #include "trace/parser.h"
 #include "trace/lexer.h"
 #include "trace/limits.h"
+#include "trace/macro.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,7 @@ static struct kt_node *node(struct ps *p, enum kt_kind kind, struct kl_span at)
 }
 
 typedef KL_VEC(struct kt_node *) nodevec;
+typedef KL_VEC(struct kt_macro) macrovec;
 
 static void set_kids(struct kt_node *n, nodevec *v)
 {
@@ -912,9 +914,34 @@ static bool map_decl(struct ps *p, struct kt_program *out, uint32_t *cap)
 	return true;
 }
 
+/* `macro NAME(x, $v, @m) { BODY }`, after `macro`: kept in *v for kt_macro_expand. */
+static bool macro_def(struct ps *p, struct kt_tok kw, macrovec *v)
+{
+	struct kt_tok name = take(p);
+	if (name.kind != KT_TOK_IDENT || !expect(p, '(', "'(' after the macro's name"))
+		return fail(p, name.span, "expected the macro's name");
+	nodevec params = { 0 };
+	if (!accept(p, ')')) {
+		do {
+			struct kt_tok t = take(p);
+			if (t.kind != KT_TOK_IDENT && t.kind != KT_TOK_VAR && t.kind != KT_TOK_MAP)
+				return fail(p, t.span, "a macro's parameter is a name, a $variable or a @map");
+			kl_vec_push(p->a, &params, leaf(p, t.kind == KT_TOK_IDENT ? KT_IDENT : t.kind == KT_TOK_VAR ? KT_VAR : KT_MAP, &t));
+		} while (accept(p, ','));
+		if (!expect(p, ')', "',' or ')'"))
+			return false;
+	}
+	struct kt_node *body = block(p);
+	if (!body || check_height(p->d, body))
+		return p->failed = true, false;
+	struct kt_macro m = { kw.span, name.s, params.items, (uint32_t)params.len, body };
+	kl_vec_push(p->a, v, m);
+	return true;
+}
+
 /* A top-level item that is not a probe (config, a map declaration): 1 read, 0 none there
  * (the lexer left where it was), -1 an error. */
-static int top_item(struct ps *p, struct kt_program *out, uint32_t *cap)
+static int top_item(struct ps *p, struct kt_program *out, uint32_t *cap, macrovec *macros)
 {
 	struct kt_lexer save = p->lx;
 	struct kt_tok t = kt_lex_next(&p->lx);
@@ -926,6 +953,9 @@ static int top_item(struct ps *p, struct kt_program *out, uint32_t *cap)
 		ok = config_block(p, out);
 	else if (t.kind == KT_TOK_IDENT && !strcmp(t.s, "let") && n.kind == KT_TOK_MAP)
 		ok = map_decl(p, out, cap);
+	else if (t.kind == KT_TOK_IDENT && !strcmp(t.s, "macro") && n.kind == KT_TOK_IDENT) {
+		ok = macro_def(p, t, macros);
+	}
 	else {
 		p->lx = save;
 		return 0;
@@ -944,13 +974,14 @@ int kt_parse(const struct kl_source *src, struct kl_arena *a, struct kl_diag *d,
 	p.lx.cdefs = out->cdefs;
 	KL_VEC(struct kt_probe) v = { 0 };
 	uint32_t decl_cap = 0;
+	macrovec macros = { 0 };
 	for (;;) {
 		int r = kt_lex_top(&p.lx);
 		if (r < 0)
 			return -1;
 		if (!r)
 			break;
-		int top = top_item(&p, out, &decl_cap);   /* config, let @m: 0.26 */
+		int top = top_item(&p, out, &decl_cap, &macros);   /* config, let @m, macro: 0.26 */
 		if (top < 0)
 			return -1;
 		if (top)
@@ -974,5 +1005,12 @@ int kt_parse(const struct kl_source *src, struct kl_arena *a, struct kl_diag *d,
 	}
 	out->probes = v.items;
 	out->nprobes = (uint32_t)v.len;
+	if (!macros.len)
+		return 0;
+	if (kt_macro_expand(a, d, macros.items, (uint32_t)macros.len, out))
+		return -1;
+	for (uint32_t i = 0; i < out->nprobes; i++)   /* the expanded trees are bounded again */
+		if (check_height(d, out->probes[i].pred) || check_height(d, out->probes[i].block))
+			return -1;
 	return 0;
 }

@@ -888,6 +888,8 @@ static int stmt(struct sm *m, struct kt_node *s)
 	}
 	case KT_FOR:   /* sema_loop.c */
 		return kt_sm_for(m, s);
+	case KT_BLOCK:   /* a macro's body (macro.c) */
+		return block(m, s);
 	case KT_BREAK: case KT_CONTINUE:
 		if (!m->in_loop)   /* bpftrace's words */
 			return kl_error(m->d, s->span, "%s used outside of a loop", s->kind == KT_BREAK ? "break" : "continue");

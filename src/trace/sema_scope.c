@@ -140,17 +140,21 @@ static void declare(struct scan *sc, const char *name)
 
 static void scan_node(struct scan *sc, const struct kt_node *n, uint32_t depth);
 
+/* A block's statements, its declarations gone after it (the tree is at most KT_MAX_NEST
+ * high: the parser's check_height; depth guards it still). */
 static void scan_block(struct scan *sc, const struct kt_node *b, uint32_t depth)
 {
+	if (!b || sc->late || depth > KT_MAX_NEST + 8)
+		return;
 	size_t mark = sc->vis.len;
-	scan_node(sc, b, depth + 1);
+	for (uint32_t i = 0; i < b->nkids; i++)
+		scan_node(sc, b->kids[i], depth + 1);
 	for (size_t i = mark; i < sc->vis.len; i++)
 		if (--sc->vis.items[i]->vis == 0)
 			sc->vis.items[i]->gone = true;
 	sc->vis.len = mark;
 }
 
-/* The tree is at most KT_MAX_NEST high (the parser's check_height); depth guards it still. */
 static void scan_node(struct scan *sc, const struct kt_node *n, uint32_t depth)
 {
 	if (!n || sc->late || depth > KT_MAX_NEST + 8)
@@ -182,6 +186,9 @@ static void scan_node(struct scan *sc, const struct kt_node *n, uint32_t depth)
 		sc->vis.len = mark;
 		return;
 	}
+	case KT_BLOCK:
+		scan_block(sc, n, depth);
+		return;
 	case KT_IF: case KT_WHILE: case KT_UNROLL:
 		scan_node(sc, n->a, depth + 1);
 		scan_block(sc, n->b, depth);
@@ -200,6 +207,6 @@ static void scan_node(struct scan *sc, const struct kt_node *n, uint32_t depth)
 bool kt_sm_reads_late(struct sm *m, const struct kt_node *block)
 {
 	struct scan sc = { .a = m->a };
-	scan_node(&sc, block, 0);
+	scan_block(&sc, block, 0);
 	return sc.late;
 }

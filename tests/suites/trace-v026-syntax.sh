@@ -150,3 +150,52 @@ check for-variable-scope "0 1 after" "$got"
 got=$(run -e 'begin { @m[1] = 2; for ($kv : @m) { printf("%d\n", $kv.0); } exit(); }' | head -1)
 if grep -q "for over a map's entries is not supported yet by kiln trace" <<<"$got"; then pass for-map-refused
 else fail for-map-refused "got '$got'"; fi
+
+# ---- 5: macros ------------------------------------------------------------------------------
+cat > "$tmp/macro.bt" <<'BT'
+macro one() { 1 }
+macro add_one(x) { x + 1 }
+macro bump($a, @b) { $a += 1; @b += 1; }
+macro twice(x) { add_one(add_one(x)) - 1 }
+macro show(v) { $t = v * 10; printf("show %d\n", $t); }
+begin {
+  $t = 5;
+  printf("%d %d %d\n", one(), one, add_one(one));
+  $a = 10; @b = 5;
+  bump($a, @b);
+  printf("%d %d %d\n", $a, @b, twice(3));
+  show($a);
+  printf("t still %d\n", $t);
+  clear(@b);
+  exit();
+}
+BT
+got=$(run "$tmp/macro.bt")
+# show's $t is its own: the probe's $t keeps 5
+check macros "1 1 2
+11 6 4
+show 110
+t still 5" "$got"
+refused() {   # name, program, the error's words
+	local got
+	got=$(run -e "$2" | head -1)
+	if grep -qF "$3" <<<"$got"; then pass "$1"; else fail "$1" "want '$3', got '$got'"; fi
+}
+refused macro-recursion 'macro r(x) { r(x) + 1 } begin { printf("%d\n", r(1)); }' 'macros expand within macros at most 16 deep'
+refused macro-unhygienic 'macro u() { @x++; } begin { u(); }' 'macro u: @x is not one of its parameters'
+refused macro-var-param 'macro v($a) { $a++; } begin { v(1); }' 'macro v: argument 1 must be a $variable'
+refused macro-arg-count 'macro d(a, b) { a } begin { printf("%d\n", d(1)); }' 'macro d takes 2 arguments, not 1'
+# a macro calling two copies of the next, 30 deep, would be 2^30 nodes: refused promptly
+prog=$(python3 -c "
+print('macro m0(x) { x }')
+for i in range(1, 31): print('macro m%d(x) { m%d(x) + m%d(x) }' % (i, i - 1, i - 1))
+print('begin { printf(\"%d\\\\n\", m30(1)); }')")
+start=$(date +%s)
+refused macro-blowup "$prog" 'macros expand within macros at most 16 deep'
+[ $(( $(date +%s) - start )) -lt 10 ] && pass macro-blowup-prompt || fail macro-blowup-prompt "took over 10 s"
+# four copies a level, 12 levels: 16 million nodes, refused at a million
+prog=$(python3 -c "
+print('macro m0(x) { x }')
+for i in range(1, 13): print('macro m%d(x) { m%d(x) + m%d(x) + m%d(x) + m%d(x) }' % (i, i - 1, i - 1, i - 1, i - 1))
+print('begin { printf(\"%d\\\\n\", m12(1)); }')")
+refused macro-nodes "$prog" 'macros expand to too much: kiln trace takes at most 1000000 nodes'
