@@ -944,10 +944,13 @@ static bool macro_def(struct ps *p, struct kt_tok kw, macrovec *v)
 static int top_item(struct ps *p, struct kt_program *out, uint32_t *cap, macrovec *macros)
 {
 	struct kt_lexer save = p->lx;
+	struct kl_diag scratch = { 0 };   /* a probe's attach point is no tokens: a look only */
+	p->lx.d = &scratch;
 	struct kt_tok t = kt_lex_next(&p->lx);
 	struct kt_lexer after = p->lx;
 	struct kt_tok n = kt_lex_next(&p->lx);
 	p->lx = after;
+	p->lx.d = p->d;
 	bool ok;
 	if (t.kind == KT_TOK_IDENT && !strcmp(t.s, "config") && n.kind == '=')
 		ok = config_block(p, out);
