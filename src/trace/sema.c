@@ -815,15 +815,15 @@ static int block(struct sm *m, struct kt_node *b)
 
 static int stmt(struct sm *m, struct kt_node *s)
 {
+	int let = s->kind == KT_LET || s->kind == KT_ASSIGN ? kt_sm_let(m, s) : 1;   /* sema_scope.c: 0.26's `let` */
+	if (let <= 0)
+		return let;
 	switch (s->kind) {
 	case KT_EXPRSTMT:
 		if (s->a->kind == KT_MAP)
 			return kl_error(m->d, s->span, "%s", "a map alone is not a statement (did you mean print(@map)?)");
 		return expr(m, s->a);
-	case KT_LET: case KT_ASSIGN: {
-		int let = kt_sm_let(m, s);   /* sema_scope.c: 0.26's `let` */
-		if (let <= 0)
-			return let;
+	case KT_ASSIGN:
 		if (s->a->kind == KT_MAP)
 			return assign_map(m, s);
 		if (expr(m, s->b))
@@ -861,7 +861,6 @@ static int stmt(struct sm *m, struct kt_node *s)
 		s->a->var_id = (int)m->vars.len - 1;
 		s->a->type = v.type;
 		return 0;
-	}
 	case KT_IF: {
 		/* a lenient pass types the blocks even when the condition reads a map not typed yet */
 		int r = expr(m, s->a);
