@@ -998,7 +998,7 @@ static int trace_script(struct opts o)
 	a.oom = &oom;
 	if (read_includes(&o, &cdefs))
 		goto out;
-	if (kt_parse(&src, &a, &d, &prog) || kt_sema(&prog, &s, &a, &d)) {
+	if (kt_parse(&src, &a, &d, &prog) || trace_config(&prog, &s, &d) || kt_sema(&prog, &s, &a, &d)) {
 		kl_diag_print(&d, stderr);
 		goto out;
 	}

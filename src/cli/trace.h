@@ -40,6 +40,9 @@ void trace_put_value(FILE *out, const struct kt_type *t, const uint8_t *p, struc
 char *trace_for_terminal(const struct trace_out *o, char *text);
 /* The BPFTRACE_* settings into s (defaults where unset); 0, or -1 after an error on err. */
 int trace_env(struct kt_sema *s, FILE *err);
+/* The script's config block (trace_config.c) into s: 0, or -1 with the error in d (or, for
+ * a value out of a setting's bounds, on stderr in the environment's words). */
+int trace_config(const struct kt_program *prog, struct kt_sema *s, struct kl_diag *d);
 /* BPFTRACE_MAX_PROBES and BPFTRACE_MAX_BPF_PROGS against s's targets; 0, or -1 after an
  * error on err, in bpftrace's words. */
 int trace_limits(const struct kt_sema *s, FILE *err);

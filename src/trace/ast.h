@@ -17,6 +17,11 @@ enum kt_kind {
 	/* statements */
 	KT_EXPRSTMT, KT_ASSIGN, KT_IF, KT_UNROLL, KT_WHILE, KT_BREAK, KT_CONTINUE, KT_RETURN,
 	KT_BLOCK,
+	/* 0.26's statements: `let $x;` (a: the variable; `let $x = e` is an ASSIGN with is_let) */
+	KT_LET,
+	/* for ($i : START..END) BODY: a the variable, b BODY, kids START and END; for ($kv : @m)
+	 * BODY: c the map */
+	KT_FOR,
 };
 
 /* Value types, as sema gives them. */
@@ -64,6 +69,7 @@ struct kt_node {
 	uint32_t nkids;
 	bool is_ptr_cast;           /* (type *) */
 	uint8_t ptr_stars;          /* (type **): 2, the levels of pointer */
+	bool is_let;                /* ASSIGN: `let $x = e`, a declaration in the block's scope */
 	struct kt_type type;        /* sema */
 	int map_id;                 /* sema: index into the program's maps, -1 none */
 	int var_id;                 /* sema: $variable slot */
@@ -87,11 +93,27 @@ struct kt_probe {
 
 struct kt_cdefs;
 
+/* 0.26's top-level items: `config = { KEY = VALUE; ... }` and `let @m = lruhash(N);`. */
+struct kt_config {
+	struct kl_span span;        /* the key */
+	const char *key, *value;    /* as written (an integer in decimal) */
+};
+struct kt_mapdecl {
+	struct kl_span span;
+	const char *name;           /* without '@' */
+	const char *type;           /* hash, lruhash, percpuhash, percpulruhash */
+	int64_t max;
+};
+
 struct kt_program {
 	struct kt_probe *probes;
 	uint32_t nprobes;
 	struct kt_cdefs *cdefs;         /* the script's #defines (cdefine.h): the caller's, set
 					 * before kt_parse, whose lexer fills it; sema reads it */
+	struct kt_config *config;
+	uint32_t nconfig;
+	struct kt_mapdecl *mapdecls;
+	uint32_t nmapdecls;
 };
 
 /* Operator tokens beyond single characters, shared by lexer, parser and gen. */
@@ -99,6 +121,7 @@ enum {
 	KT_OP_EQ = 256, KT_OP_NE, KT_OP_LE, KT_OP_GE, KT_OP_AND, KT_OP_OR, KT_OP_SHL, KT_OP_SHR,
 	KT_OP_INC, KT_OP_DEC, KT_OP_ARROW, KT_OP_ADDEQ, KT_OP_SUBEQ, KT_OP_MULEQ, KT_OP_DIVEQ,
 	KT_OP_MODEQ, KT_OP_ANDEQ, KT_OP_OREQ, KT_OP_XOREQ, KT_OP_SHLEQ, KT_OP_SHREQ,
+	KT_OP_RANGE,                /* `..` of a for's range (0.26) */
 };
 
 #endif

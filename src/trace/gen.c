@@ -745,6 +745,16 @@ static void gen_stmt_code(struct g *g, const struct kt_node *s)
 			kt_emit(&g->b, ")");
 		}
 		break;
+	case KT_FOR:   /* gen_loop.c */
+		kt_gen_for(g, s);
+		break;
+	case KT_BLOCK:   /* a macro's body (macro.c) */
+		gen_block(g, s);
+		break;
+	case KT_LET:   /* let $x;: 0 (strings start empty) */
+		if (g->s->vars[g->t->probe_index][s->a->var_id].type.kind == KTT_INT)
+			kt_emit(&g->b, "(setf v%d 0)", s->a->var_id);
+		break;
 	case KT_IF:
 		cond_form(g, "if", s->a, s->b, s->c);
 		break;

@@ -65,6 +65,9 @@ void kt_gen_tuple_var(struct g *g, const struct kt_node *s);
 /* n->a == n->b (or !=) of two computed strings. */
 void kt_gen_strcmp2(struct g *g, const struct kt_node *n);
 
+/* gen_loop.c: `for ($i : START..END)`. */
+void kt_gen_for(struct g *g, const struct kt_node *s);
+
 static inline uint32_t kt_round8(uint32_t n)
 {
 	return (n + 7) & ~7u;

@@ -48,8 +48,10 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 			8 * KILN_STACK_MAX_DEPTH);
 	for (uint32_t i = 0; i < s->nmaps; i++) {
 		kt_gen_enter(g, s->maps[i].span);   /* the map's first use */
-		kt_emit(&g->b, "(defmap m%u :type :hash :max-entries %u :key-size %u :value-size %u)", i, s->map_keys_max,
-			s->maps[i].key_size, s->maps[i].value_size);
+		const struct kt_map *mp = &s->maps[i];   /* declared: `let @m = lruhash(N)` */
+		kt_emit(&g->b, "(defmap m%u :type :%s :max-entries %u :key-size %u :value-size %u)", i,
+			mp->bpf_type ? mp->bpf_type : "hash", mp->max_entries ? mp->max_entries : s->map_keys_max,
+			mp->key_size, mp->value_size);
 		kt_gen_note(g, kl_arena_printf(g->a, "@%s %s", s->maps[i].name, map_kind_names[s->maps[i].kind]));
 	}
 	kt_emit(&g->b, "(defevent kt-ctl [:id :u64])");

@@ -1,5 +1,5 @@
-/* lexer.c — bpftrace's tokens: identifiers, integers (decimal, hex, octal, with the
- * K/M/G-free plain forms 0.17 has), strings with C escapes, @maps, $variables and $N
+/* lexer.c — bpftrace's tokens: identifiers, integers (decimal, hex, octal, 1_000, 1e6, and
+ * 0.26's durations 5us, 100ms, 1s written as nanoseconds), strings with C escapes, @maps, $variables and $N
  * positional parameters, C operators; comments // and block comments. */
 #include "trace/lexer.h"
 #include "trace/cdefine.h"
@@ -187,7 +187,7 @@ static const struct op ops[] = {
 	{ "<=", KT_OP_LE }, { ">=", KT_OP_GE }, { "&&", KT_OP_AND }, { "||", KT_OP_OR }, { "<<", KT_OP_SHL },
 	{ ">>", KT_OP_SHR }, { "++", KT_OP_INC }, { "--", KT_OP_DEC }, { "->", KT_OP_ARROW },
 	{ "+=", KT_OP_ADDEQ }, { "-=", KT_OP_SUBEQ }, { "*=", KT_OP_MULEQ }, { "/=", KT_OP_DIVEQ },
-	{ "%=", KT_OP_MODEQ }, { "&=", KT_OP_ANDEQ }, { "|=", KT_OP_OREQ }, { "^=", KT_OP_XOREQ },
+	{ "..", KT_OP_RANGE }, { "%=", KT_OP_MODEQ }, { "&=", KT_OP_ANDEQ }, { "|=", KT_OP_OREQ }, { "^=", KT_OP_XOREQ },
 };
 static const char single[] = "{}()[];,.?:+-*/%&|^!~<>=";
 
@@ -295,6 +295,24 @@ static struct kt_tok lex_string(struct kt_lexer *lx, struct kt_tok t)
 	return t;
 }
 
+/* The nanoseconds in a duration suffix at s (ns, us, ms, s, m, h, d) not followed by a
+ * letter, digit or '_': *n moves past it. 0 when there is none. */
+static uint64_t duration_unit(const char *s, size_t *n)
+{
+	static const struct { const char *suffix; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000ull }, { "ms", 1000000ull }, { "s", 1000000000ull },
+		{ "m", 60000000000ull }, { "h", 3600000000000ull }, { "d", 86400000000000ull },
+	};
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t k = strlen(units[i].suffix);
+		if (!strncmp(s, units[i].suffix, k) && !isalnum((unsigned char)s[k]) && s[k] != '_') {
+			*n += k;
+			return units[i].ns;
+		}
+	}
+	return 0;
+}
+
 static struct kt_tok lex_number(struct kt_lexer *lx, struct kt_tok t)
 {
 	const char *s = lx->src->text + lx->pos;
@@ -328,7 +346,12 @@ static struct kt_tok lex_number(struct kt_lexer *lx, struct kt_tok t)
 		}
 		n = k;
 	}
-	while (s[n] == 'u' || s[n] == 'U' || s[n] == 'l' || s[n] == 'L')   /* C suffixes */
+	uint64_t unit = duration_unit(s + n, &n);
+	if (unit > 1) {   /* 0.26's durations: 100ms is 100000000 (nanoseconds) */
+		bad = bad || v > UINT64_MAX / unit;
+		v *= unit;
+	}
+	while (!unit && (s[n] == 'u' || s[n] == 'U' || s[n] == 'l' || s[n] == 'L'))   /* C suffixes */
 		n++;
 	for (size_t i = 0; i < n; i++)
 		adv(lx);

@@ -22,5 +22,9 @@
  * only through a longer chain of maps (`@a = @b; @b = @c; ...` with the last assigned
  * last) is reported as not typed. Each pass is linear in the script. */
 #define KT_MAX_PASSES 16
+/* Macros (0.26's `macro NAME(...) { ... }`) expanded within macros' bodies, and the nodes
+ * all expansions of a script may make (a macro calling another twice, and so on, doubles). */
+#define KT_MAX_MACRO_DEPTH 16
+#define KT_MAX_MACRO_NODES 1000000
 
 #endif

@@ -7,6 +7,8 @@
 #include "trace/parser.h"
 #include "trace/lexer.h"
 #include "trace/limits.h"
+#include "trace/macro.h"
+#include <stdlib.h>
 #include <string.h>
 
 struct ps {
@@ -103,6 +105,7 @@ static struct kt_node *node(struct ps *p, enum kt_kind kind, struct kl_span at)
 }
 
 typedef KL_VEC(struct kt_node *) nodevec;
+typedef KL_VEC(struct kt_macro) macrovec;
 
 static void set_kids(struct kt_node *n, nodevec *v)
 {
@@ -351,7 +354,9 @@ static struct kt_node *postfix(struct ps *p)
 		if (t->kind == '.' || t->kind == KT_OP_ARROW) {
 			struct kt_tok op = take(p);
 			struct kt_tok f = take(p);
-			struct kt_node *n = node(p, op.kind == '.' ? KT_FIELD : KT_ARROW, e->span);
+			/* 0.26's args.NAME is 0.17's args->NAME */
+			bool args = e->kind == KT_IDENT && !strcmp(e->name, "args");
+			struct kt_node *n = node(p, op.kind == '.' && !args ? KT_FIELD : KT_ARROW, e->span);
 			n->a = e;
 			if (f.kind == KT_TOK_INT && op.kind == '.') {
 				n->num = f.num;   /* tuple element */
@@ -513,7 +518,8 @@ static struct kt_node *if_stmt(struct ps *p, struct kt_tok kw)
 static struct kt_node *if_rest(struct ps *p, struct kt_tok kw)
 {
 	struct kt_node *n = node(p, KT_IF, kw.span);
-	if (!expect(p, '(', "'(' after if") || !(n->a = expr(p)) || !expect(p, ')', "')'") || !(n->b = block(p)))
+	/* 0.26 takes the condition without parentheses; `(c)` is then an expression like any */
+	if (!(n->a = expr(p)) || !(n->b = block(p)))
 		return NULL;
 	if (is_kw(peek(p), "else")) {
 		take(p);
@@ -534,6 +540,92 @@ static struct kt_node *if_rest(struct ps *p, struct kt_tok kw)
 	return n;
 }
 
+/* After `let $x:`: a type, uint32, struct X *, string; the cast that gives a value it (NULL
+ * for string, which takes any string). */
+static bool let_type(struct ps *p, struct kt_node **cast)
+{
+	struct kt_tok t = take(p);
+	if (t.kind != KT_TOK_IDENT)
+		return fail(p, t.span, "expected a type after ':'");
+	struct kt_node *c = node(p, KT_CAST, t.span);
+	c->name = t.s;
+	c->len = t.len;
+	if (!strcmp(t.s, "struct") || !strcmp(t.s, "union")) {
+		struct kt_tok id = take(p);
+		if (id.kind != KT_TOK_IDENT)
+			return fail(p, id.span, "expected a struct name after 'struct'");
+		c->name = kl_arena_printf(p->a, "%s %s", t.s, id.s);
+	}
+	while (accept(p, '*')) {
+		c->is_ptr_cast = true;
+		if (c->ptr_stars < 8)
+			c->ptr_stars++;
+	}
+	*cast = strcmp(c->name, "string") || c->is_ptr_cast ? c : NULL;
+	return true;
+}
+
+/* `let $x`, `let $x = e`, `let $x: TYPE [= e]` (0.26): a declaration. A typed one without a
+ * value is the type's zero; an untyped one is typed by its first assignment. */
+static struct kt_node *let_stmt(struct ps *p, struct kt_tok kw)
+{
+	struct kt_tok v = take(p);
+	if (v.kind != KT_TOK_VAR)
+		return fail(p, v.span, "expected a $variable after let");
+	struct kt_node *var = leaf(p, KT_VAR, &v), *cast = NULL, *val = NULL;
+	bool typed = accept(p, ':');
+	if (typed && !let_type(p, &cast))
+		return NULL;
+	if (accept(p, '=') && !(val = expr(p)))
+		return NULL;
+	if (!val && !cast) {
+		struct kt_node *n = node(p, KT_LET, kw.span);
+		n->a = var;   /* let $s: string too: typed by its first assignment */
+		return n;
+	}
+	if (!val) {
+		val = node(p, KT_INT, kw.span);
+		val->num = 0;
+	}
+	if (cast) {
+		cast->a = val;
+		val = cast;
+	}
+	struct kt_node *n = node(p, KT_ASSIGN, kw.span);
+	n->a = var;
+	n->b = val;
+	n->is_let = true;
+	return n;
+}
+
+/* `for ($i : START..END) BODY`, `for ($kv : @m) BODY` (0.26; the parentheses optional). */
+static struct kt_node *for_stmt(struct ps *p, struct kt_tok kw)
+{
+	struct kt_node *n = node(p, KT_FOR, kw.span);
+	bool paren = accept(p, '(');
+	struct kt_tok v = take(p);
+	if (v.kind != KT_TOK_VAR)
+		return fail(p, v.span, "expected a $variable after for");
+	n->a = leaf(p, KT_VAR, &v);
+	if (!expect(p, ':', "':' after the for's variable"))
+		return NULL;
+	if (peek(p)->kind == KT_TOK_MAP) {
+		struct kt_tok m = take(p);
+		n->c = leaf(p, KT_MAP, &m);
+	} else {
+		nodevec r = { 0 };
+		struct kt_node *lo = expr(p), *hi;
+		if (!lo || !expect(p, KT_OP_RANGE, "'..' of a range") || !(hi = expr(p)))
+			return NULL;
+		kl_vec_push(p->a, &r, lo);
+		kl_vec_push(p->a, &r, hi);
+		set_kids(n, &r);
+	}
+	if ((paren && !expect(p, ')', "')'")) || !(n->b = block(p)))
+		return NULL;
+	return n;
+}
+
 /* One statement; *needs_semi says whether a ';' (or the block's end) must follow. */
 static struct kt_node *statement(struct ps *p, bool *needs_semi)
 {
@@ -549,6 +641,17 @@ static struct kt_node *statement(struct ps *p, bool *needs_semi)
 		struct kt_node *n = node(p, kw.s[0] == 'u' ? KT_UNROLL : KT_WHILE, kw.span);
 		if (!expect(p, '(', "'('") || !(n->a = expr(p)) || !expect(p, ')', "')'") || !(n->b = block(p)))
 			return NULL;
+		return n;
+	}
+	if (is_kw(t, "let"))
+		return let_stmt(p, take(p));
+	if (is_kw(t, "for")) {
+		*needs_semi = false;
+		struct kt_tok kw = take(p);
+		if (!enter(p, kw.span))
+			return NULL;
+		struct kt_node *n = for_stmt(p, kw);
+		leave(p);
 		return n;
 	}
 	if (is_kw(t, "break") || is_kw(t, "continue") || is_kw(t, "return")) {
@@ -625,7 +728,33 @@ static const char *const aliases[][2] = {
 	{ "ur", "uretprobe" }, { "U", "usdt" }, { "p", "profile" }, { "i", "interval" },
 	{ "s", "software" }, { "h", "hardware" }, { "w", "watchpoint" }, { "f", "kfunc" },
 	{ "fr", "kretfunc" }, { "rt", "rawtracepoint" }, { "it", "iter" },
+	{ "begin", "BEGIN" }, { "end", "END" },   /* 0.26's spelling */
 };
+
+/* 0.26's interval:1s / interval:100ms / interval:N (nanoseconds), profile:99hz: one part
+ * `COUNT UNIT` is 0.17's two, UNIT:COUNT (nanoseconds in microseconds when they divide). */
+static void timed_split(struct kl_arena *a, struct kt_attach *ap)
+{
+	if ((strcmp(ap->provider, "interval") && strcmp(ap->provider, "profile")) || !ap->target || ap->func)
+		return;
+	const char *s = ap->target;
+	size_t digits = strspn(s, "0123456789");
+	if (!digits || digits > 18)
+		return;
+	const char *unit = s + digits;
+	static const char *const units[] = { "s", "ms", "us", "hz" };
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i])) {
+			ap->func = kl_arena_strndup(a, s, digits);
+			ap->target = units[i];
+			return;
+		}
+	unsigned long long ns = strtoull(s, NULL, 10);
+	if ((!*unit || !strcmp(unit, "ns")) && ns && ns % 1000 == 0) {
+		ap->func = kl_arena_printf(a, "%llu", ns / 1000);
+		ap->target = "us";
+	}
+}
 
 /* "provider:a:b:c" split at ':' outside quotes, quotes removed; the provider's one- and
  * two-letter aliases spelled out. */
@@ -656,6 +785,7 @@ void kt_attach_split(struct kl_arena *a, struct kt_attach *ap)
 	ap->target = parts[1];
 	ap->func = parts[2];
 	ap->extra = parts[3];
+	timed_split(a, ap);
 }
 
 static bool probe(struct ps *p, struct kt_probe *pr)
@@ -731,18 +861,134 @@ static int check_height(struct kl_diag *d, struct kt_node *root)
 	return 0;
 }
 
+/* `config = { KEY = VALUE; ... }`, after its word: the settings (sema_config.c reads them). */
+static bool config_block(struct ps *p, struct kt_program *out)
+{
+	KL_VEC(struct kt_config) v = { 0 };
+	if (!expect(p, '=', "'=' after config") || !expect(p, '{', "'{'"))
+		return false;
+	while (!accept(p, '}')) {
+		if (accept(p, ';'))
+			continue;
+		struct kt_tok k = take(p);
+		if (k.kind != KT_TOK_IDENT)
+			return fail(p, k.span, "expected a config variable's name");
+		if (!expect(p, '=', "'=' after the config variable"))
+			return false;
+		struct kt_tok val = take(p);
+		struct kt_config c = { k.span, k.s, val.s };
+		if (val.kind == KT_TOK_INT)
+			c.value = kl_arena_printf(p->a, "%lld", (long long)val.num);
+		else if (val.kind != KT_TOK_IDENT && val.kind != KT_TOK_STR)
+			return fail(p, val.span, "expected a value: an integer, a word or a string");
+		kl_vec_push(p->a, &v, c);
+		if (peek(p)->kind != '}' && !expect(p, ';', "';' or '}'"))
+			return false;
+	}
+	out->config = v.items;
+	out->nconfig = (uint32_t)v.len;
+	return true;
+}
+
+/* `let @m = TYPE(N);`, after `let`: a map's BPF type and entries. */
+static bool map_decl(struct ps *p, struct kt_program *out, uint32_t *cap)
+{
+	struct kt_tok m = take(p);
+	if (m.kind != KT_TOK_MAP)
+		return fail(p, m.span, "expected a map after let at the top level");
+	struct kt_tok t = take(p);
+	if (t.kind != '=' || (t = take(p)).kind != KT_TOK_IDENT || !expect(p, '(', "'('"))
+		return fail(p, t.span, "expected `let @map = TYPE(ENTRIES)`");
+	struct kt_tok n = take(p);
+	if (n.kind != KT_TOK_INT || !expect(p, ')', "')'") || !expect(p, ';', "';'"))
+		return fail(p, n.span, "a map declaration takes its max entries, an integer");
+	if (out->nmapdecls == *cap) {
+		uint32_t nc = *cap ? 2 * *cap : 8;
+		struct kt_mapdecl *nd = kl_arena_array(p->a, struct kt_mapdecl, nc);
+		if (out->nmapdecls)
+			memcpy(nd, out->mapdecls, out->nmapdecls * sizeof(*nd));
+		out->mapdecls = nd;
+		*cap = nc;
+	}
+	out->mapdecls[out->nmapdecls++] = (struct kt_mapdecl){ m.span, m.s, t.s, n.num };
+	return true;
+}
+
+/* `macro NAME(x, $v, @m) { BODY }`, after `macro`: kept in *v for kt_macro_expand. */
+static bool macro_def(struct ps *p, struct kt_tok kw, macrovec *v)
+{
+	struct kt_tok name = take(p);
+	if (name.kind != KT_TOK_IDENT || !expect(p, '(', "'(' after the macro's name"))
+		return fail(p, name.span, "expected the macro's name");
+	nodevec params = { 0 };
+	if (!accept(p, ')')) {
+		do {
+			struct kt_tok t = take(p);
+			if (t.kind != KT_TOK_IDENT && t.kind != KT_TOK_VAR && t.kind != KT_TOK_MAP)
+				return fail(p, t.span, "a macro's parameter is a name, a $variable or a @map");
+			kl_vec_push(p->a, &params, leaf(p, t.kind == KT_TOK_IDENT ? KT_IDENT : t.kind == KT_TOK_VAR ? KT_VAR : KT_MAP, &t));
+		} while (accept(p, ','));
+		if (!expect(p, ')', "',' or ')'"))
+			return false;
+	}
+	struct kt_node *body = block(p);
+	if (!body || check_height(p->d, body))
+		return p->failed = true, false;
+	struct kt_macro m = { kw.span, name.s, params.items, (uint32_t)params.len, body };
+	kl_vec_push(p->a, v, m);
+	return true;
+}
+
+/* A top-level item that is not a probe (config, a map declaration): 1 read, 0 none there
+ * (the lexer left where it was), -1 an error. */
+static int top_item(struct ps *p, struct kt_program *out, uint32_t *cap, macrovec *macros)
+{
+	struct kt_lexer save = p->lx;
+	struct kl_diag scratch = { 0 };   /* a probe's attach point is no tokens: a look only */
+	p->lx.d = &scratch;
+	struct kt_tok t = kt_lex_next(&p->lx);
+	struct kt_lexer after = p->lx;
+	struct kt_tok n = kt_lex_next(&p->lx);
+	p->lx = after;
+	p->lx.d = p->d;
+	bool ok;
+	if (t.kind == KT_TOK_IDENT && !strcmp(t.s, "config") && n.kind == '=')
+		ok = config_block(p, out);
+	else if (t.kind == KT_TOK_IDENT && !strcmp(t.s, "let") && n.kind == KT_TOK_MAP)
+		ok = map_decl(p, out, cap);
+	else if (t.kind == KT_TOK_IDENT && !strcmp(t.s, "macro") && n.kind == KT_TOK_IDENT) {
+		ok = macro_def(p, t, macros);
+	}
+	else {
+		p->lx = save;
+		return 0;
+	}
+	if (!ok || p->failed)
+		return -1;
+	if (p->have)   /* nothing may be left peeked: probes are read raw */
+		return fail(p, p->tok.span, "unexpected token after a top-level item"), -1;
+	return 1;
+}
+
 int kt_parse(const struct kl_source *src, struct kl_arena *a, struct kl_diag *d, struct kt_program *out)
 {
 	struct ps p = { .a = a, .d = d };
 	kt_lex_init(&p.lx, src, a, d);
 	p.lx.cdefs = out->cdefs;
 	KL_VEC(struct kt_probe) v = { 0 };
+	uint32_t decl_cap = 0;
+	macrovec macros = { 0 };
 	for (;;) {
 		int r = kt_lex_top(&p.lx);
 		if (r < 0)
 			return -1;
 		if (!r)
 			break;
+		int top = top_item(&p, out, &decl_cap, &macros);   /* config, let @m, macro: 0.26 */
+		if (top < 0)
+			return -1;
+		if (top)
+			continue;
 		struct kt_probe pr = { 0 };
 		if (!probe(&p, &pr) || p.failed) {
 			if (!d->nerrors)
@@ -762,5 +1008,12 @@ int kt_parse(const struct kl_source *src, struct kl_arena *a, struct kl_diag *d,
 	}
 	out->probes = v.items;
 	out->nprobes = (uint32_t)v.len;
+	if (!macros.len)
+		return 0;
+	if (kt_macro_expand(a, d, macros.items, (uint32_t)macros.len, out))
+		return -1;
+	for (uint32_t i = 0; i < out->nprobes; i++)   /* the expanded trees are bounded again */
+		if (check_height(d, out->probes[i].pred) || check_height(d, out->probes[i].block))
+			return -1;
 	return 0;
 }

@@ -637,6 +637,10 @@ static int dot_field(struct sm *m, struct kt_node *n)
 		return -1;
 	if (n->a->type.kind == KTT_STRUCT)   /* $task->se.cfs_rq */
 		return struct_field(m, n);
+	if (n->a->type.kind == KTT_INT && n->a->type.tname) {   /* 0.26: $task.pid is $task->pid */
+		n->kind = KT_ARROW;
+		return struct_field(m, n);
+	}
 	return err_at(m, n->span, "%s", "field access with '.' (tuple elements, structs) is not supported yet by kiln trace");
 }
 
@@ -801,9 +805,11 @@ static int stmt(struct sm *m, struct kt_node *s);
 
 static int block(struct sm *m, struct kt_node *b)
 {
+	size_t scope = m->vars.len;
 	for (uint32_t i = 0; i < b->nkids; i++)
 		if (stmt(m, b->kids[i]) && !m->lenient)
 			return -1;
+	kt_sm_scope_close(m, scope);
 	return 0;
 }
 
@@ -829,6 +835,9 @@ static int stmt(struct sm *m, struct kt_node *s)
 {
 	if (s->kind == KT_EXPRSTMT && s->a->kind == KT_TERNARY)
 		ternary_stmt_as_if(m, s);
+	int let = s->kind == KT_LET || s->kind == KT_ASSIGN ? kt_sm_let(m, s) : 1;   /* sema_scope.c: 0.26's `let` */
+	if (let <= 0)
+		return let;
 	switch (s->kind) {
 	case KT_EXPRSTMT:
 		if (s->a->kind == KT_MAP)
@@ -899,6 +908,10 @@ static int stmt(struct sm *m, struct kt_node *s)
 		m->in_loop = was;
 		return r;
 	}
+	case KT_FOR:   /* sema_loop.c */
+		return kt_sm_for(m, s);
+	case KT_BLOCK:   /* a macro's body (macro.c) */
+		return block(m, s);
 	case KT_BREAK: case KT_CONTINUE:
 		if (!m->in_loop)   /* bpftrace's words */
 			return kl_error(m->d, s->span, "%s used outside of a loop", s->kind == KT_BREAK ? "break" : "continue");
@@ -936,6 +949,7 @@ static int probes(struct sm *m, struct kt_program *prog)
 			m->s->nvars[p] = 0;
 			continue;
 		}
+		m->scope_017 = kt_sm_reads_late(m, m->probe->block);   /* sema_scope.c */
 		if (m->probe->pred && !(m->lenient && expr(m, m->probe->pred))) {
 			if (!m->lenient && expr(m, m->probe->pred))
 				return -1;
@@ -1017,7 +1031,7 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 			mp->key_size = (mp->key.kind == KTT_NONE ? 0 : mp->key_size) + 8;
 		mp->value_size = mp->kind == KM_STR ? mp->value.size : mp->kind == KM_TUPLE ? kt_type_size(&mp->value) : mp->kind == KM_AVG || mp->kind == KM_STATS ? 16 : 8;
 	}
-	if (too_many_maps(&m, d))
+	if (too_many_maps(&m, d) || kt_sm_mapdecls(&m, prog))   /* sema_decl.c: `let @m = lruhash(N)` */
 		return -1;
 	s->maps = m.maps.items;
 	s->nmaps = (uint32_t)m.maps.len;
@@ -1054,4 +1068,9 @@ struct kt_map *kt_sm_map_of(struct sm *m, struct kt_node *n)
 int kt_sm_map_key(struct sm *m, struct kt_node *n, struct kt_map *mp)
 {
 	return map_key(m, n, mp);
+}
+
+int kt_sm_block(struct sm *m, struct kt_node *b)
+{
+	return block(m, b);
 }

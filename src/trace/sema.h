@@ -19,6 +19,8 @@ struct kt_map {
 	int64_t lmin, lmax, lstep;  /* lhist */
 	struct kl_span span;        /* first use */
 	uint32_t key_size, value_size;   /* in the BPF map (hist/lhist: key + a u64 bucket) */
+	const char *bpf_type;       /* kiln's map type when declared (`let @m = lruhash(N)`), NULL: hash */
+	uint32_t max_entries;       /* ... its entries, 0: BPFTRACE_MAP_KEYS_MAX */
 };
 
 struct kt_var {

@@ -22,6 +22,7 @@ struct sm {
 	bool is_raw;                    /* every one a raw tracepoint: arg0.. are its u64 arguments */
 	bool is_usdt;                   /* every one a USDT probe: arg0.. from its note */
 	bool in_loop;
+	bool scope_017;                 /* the probe's variables live to its end (sema_scope.c) */
 	bool lenient;                   /* a typing pass that only learns maps' types (kt_sema) */
 	bool passes_out;                /* ... and the last of KT_MAX_PASSES still learned one */
 };
@@ -59,4 +60,17 @@ int kt_sm_elem_size(struct sm *m, struct kl_span at, const struct kt_type *t, ui
 int kt_sm_ptr_arith(struct sm *m, struct kt_node *n);
 int kt_task_state(const char *name, int64_t *v);
 struct kt_type kt_tp_array(struct sm *m, const struct kl_tp_field *f);
+/* sema_scope.c: 0.26's `let` and block scopes. kt_sm_let: 1 when s (a KT_LET, or an ASSIGN)
+ * is not a declaration or first value of one (the usual assignment then), else 0 or -1. */
+int kt_sm_let(struct sm *m, struct kt_node *s);
+/* At a block's end: its variables (index mark on) go out of scope (0.26). */
+void kt_sm_scope_close(struct sm *m, size_t mark);
+/* Whether the block reads a $variable after the block that assigned it ends (0.17's scopes). */
+bool kt_sm_reads_late(struct sm *m, const struct kt_node *block);
+/* sema_decl.c: `let @m = lruhash(N);` into the maps' BPF types and sizes; 0 or -1. */
+int kt_sm_mapdecls(struct sm *m, const struct kt_program *prog);
+/* sema_loop.c: `for ($i : START..END) BODY`; 0 or -1. */
+int kt_sm_for(struct sm *m, struct kt_node *s);
+/* A block of statements, typed (sema.c), its variables' scope closed after it. */
+int kt_sm_block(struct sm *m, struct kt_node *b);
 #endif
