@@ -360,7 +360,8 @@ static int check_type(const struct kv *v, uint32_t id)
 
 /* The k-th type id `id` leads to in one of two graphs, UINT32_MAX past the last: CHAIN (a PTR
  * or a modifier to what it points at: libbpf's skip loops follow these without a bound) or
- * VALUE (what a type holds by value: libbpf recurses through these for sizes and alignment). */
+ * VALUE (what a type holds by value: libbpf recurses through these for sizes and alignment,
+ * and btf_dump through a function prototype's return and parameter types). */
 static uint32_t edge(const struct kv_btf *b, uint32_t id, unsigned k, int graph)
 {
 	unsigned kind = t_kind(b, id);
@@ -374,6 +375,8 @@ static uint32_t edge(const struct kv_btf *b, uint32_t id, unsigned k, int graph)
 		return k < t_vlen(b, id) ? t_word(b, id, 3 * k + 1) : UINT32_MAX;
 	if (kind == BTF_KIND_DATASEC)
 		return k < t_vlen(b, id) ? t_word(b, id, 3 * k) : UINT32_MAX;
+	if (kind == BTF_KIND_FUNC_PROTO)   /* its return type, then each parameter's (btf_dump's recursion) */
+		return k == 0 ? t_type(b, id) : k <= t_vlen(b, id) ? t_word(b, id, 2 * (k - 1) + 1) : UINT32_MAX;
 	return UINT32_MAX;
 }
 
