@@ -26,6 +26,7 @@ enum {
 	NAMED = 8,              /* needs a non-empty name */
 	CHAIN = 16,             /* PTR or a modifier: its type id is followed by libbpf's loops */
 	VALUE = 32,             /* holds its type by value: a loop through these has no end */
+	DECL = 64,              /* (a graph, not a kind's flag: see edge()) */
 };
 
 static const struct kind_row {
@@ -367,6 +368,18 @@ static uint32_t edge(const struct kv_btf *b, uint32_t id, unsigned k, int graph)
 	unsigned kind = t_kind(b, id);
 	if (graph == CHAIN)
 		return k == 0 && kinds[kind].flags & CHAIN ? t_type(b, id) : UINT32_MAX;
+	if (graph == DECL) {   /* what writing id's C declaration writes inside it (btf_dump) */
+		if (kind == BTF_KIND_PTR || kinds[kind].flags & VALUE)
+			return k == 0 ? t_type(b, id) : UINT32_MAX;
+		if (kind == BTF_KIND_ARRAY)
+			return k == 0 ? t_word(b, id, 0) : UINT32_MAX;
+		if (kind == BTF_KIND_FUNC_PROTO)
+			return k == 0 ? t_type(b, id) : k <= t_vlen(b, id) ? t_word(b, id, 2 * (k - 1) + 1) : UINT32_MAX;
+		/* a named struct or union is written by its name; an anonymous one in place */
+		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION) && !t_name(b, id))
+			return k < t_vlen(b, id) ? t_word(b, id, 3 * k + 1) : UINT32_MAX;
+		return UINT32_MAX;
+	}
 	if (kinds[kind].flags & VALUE)
 		return k == 0 ? t_type(b, id) : UINT32_MAX;
 	if (kind == BTF_KIND_ARRAY)
@@ -406,7 +419,9 @@ static int check_loops(const struct kv *v, int graph)
 				sp--;
 			} else if (to && state[to] == 1) {
 				err = tfail(v, f->id, "refers to type %u, which leads back to type %u: a loop %s", to, f->id,
-					    graph == CHAIN ? "of pointers and modifiers" : "of types held by value");
+					    graph == CHAIN ? "of pointers and modifiers"
+					    : graph == VALUE ? "of types held by value"
+							     : "that no struct's name breaks (a C declaration without end)");
 			} else if (to && !state[to]) {
 				state[to] = 1;
 				st[sp++] = (struct frame){ to, 0 };
@@ -466,6 +481,8 @@ int kv_btf_check(struct kv *v)
 		err = check_loops(v, CHAIN);
 	if (!err)
 		err = check_loops(v, VALUE);
+	if (!err)
+		err = check_loops(v, DECL);
 	for (uint32_t id = 1; !err && id <= v->btf.ntypes; id++)
 		if (t_kind(&v->btf, id) == BTF_KIND_DATASEC)
 			err = check_datasec_in_elf(v, id);
@@ -485,6 +502,8 @@ int kl_btf_raw_validate(const void *raw, size_t size, const char *name)
 		err = check_loops(&v, CHAIN);
 	if (!err)
 		err = check_loops(&v, VALUE);
+	if (!err)
+		err = check_loops(&v, DECL);
 	free(v.btf.off);
 	return err;
 }
