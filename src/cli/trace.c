@@ -192,6 +192,7 @@ struct run {
 	FILE *out;
 	struct trace_out o;         /* how values are printed: -f json, a terminal, stacks (trace.h) */
 	bool exited;
+	int exit_code;              /* exit(code)'s, the record id's low byte */
 	bool quiet;                 /* -q: no `Attaching N probes...` */
 	struct pending *pend;       /* by CPU: this batch's text */
 	uint32_t npend;
@@ -329,6 +330,7 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		break;
 	case KT_EV_EXIT:
 		r->exited = true;
+		r->exit_code = (int)(index & 0xff);
 		break;
 	case KT_EV_PRINT:
 		if (site && site->map < r->s->nmaps) {
@@ -668,6 +670,8 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		detach_all(&r, links);
 		rc = run_end(&r, rd);
 	}
+	if (!rc)
+		rc = r.exit_code;
 	run_free(&r, rd, links);
 	return rc;
 }
@@ -682,8 +686,8 @@ struct opts {
 	int helper_checks;          /* -k: 1, -kk: 2 (accepted; see short_flags) */
 	bool helper_checked_said;
 	int debug;                  /* -d: the generated Lisp; -dd: and the BPF instructions */
-	const char **params, **includes;
-	int nparams, nincludes;
+	const char **params, **includes, **named;   /* named: --name[=value] after -- (getopt) */
+	int nparams, nincludes, nnamed;
 	pid_t pid;                  /* -p */
 };
 
@@ -741,7 +745,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	o->params = calloc((size_t)argc + 1, sizeof(*o->params));
 	o->includes = calloc((size_t)argc + 1, sizeof(*o->includes));
-	if (!o->params || !o->includes)
+	o->named = calloc((size_t)argc + 1, sizeof(*o->named));
+	if (!o->params || !o->includes || !o->named)
 		return 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -804,7 +809,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->dialect = !strcmp(v, "0.17") ? KT_DIALECT_017 : KT_DIALECT_026;
 		} else if (!strcmp(a, "--")) {   /* the rest: the file (without -e), then the parameters */
 			for (i++; i < argc; i++)
-				*(o->prog_text || o->file ? &o->params[o->nparams++] : &o->file) = argv[i];
+				if ((o->prog_text || o->file) && o->dialect == KT_DIALECT_026 && !strncmp(argv[i], "--", 2) && argv[i][2])
+					o->named[o->nnamed++] = argv[i];   /* bpftrace 0.26's named options */
+				else
+					*(o->prog_text || o->file ? &o->params[o->nparams++] : &o->file) = argv[i];
 		} else if (a[0] != '-' || !strcmp(a, "-")) {
 			o->file = a;
 		} else {
@@ -925,7 +933,7 @@ static int trace_script(struct opts o)
 	jmp_buf oom;
 	struct kt_cdefs cdefs = { 0 };
 	struct kt_program prog = { .cdefs = &cdefs };
-	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL,
+	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .named = o.named, .nnamed = o.nnamed, .has_child = o.command != NULL,
 			  .unsafe = o.unsafe, .dialect = o.dialect };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
@@ -995,5 +1003,6 @@ int cmd_trace(int argc, char **argv)
 	}
 	free(o.params);
 	free(o.includes);
+	free(o.named);
 	return rc;
 }

@@ -146,10 +146,11 @@ static int join_check(struct sm *m, struct kt_node *n)   /* join(argv [, "delim"
 	return 0;
 }
 
+/* exit([code]): kiln trace exits with code (0 to 255, bpftrace 0.26) */
 static int exit_check(struct sm *m, struct kt_node *n)
 {
-	if (n->nkids)
-		return kt_sm_err(m, n->span, "%s", "exit() takes no arguments");
+	if (n->nkids > 1 || (n->nkids && n->kids[0]->type.kind != KTT_INT))
+		return kt_sm_err(m, n->span, "%s", "exit() takes no arguments or an exit code");
 	return 0;
 }
 
@@ -179,10 +180,12 @@ static int print_check(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
-/* clear(@m), zero(@m), delete(@m[key]) */
+/* clear(@m), zero(@m), delete(@m[key]), delete(@m, key) (fn_v026.c) */
 static int mapfn_check(struct sm *m, struct kt_node *n)
 {
 	const char *f = n->name;
+	if (!strcmp(f, "delete") && n->nkids == 2)
+		return kt_map_key_arg(m, n);
 	if (n->nkids != 1 || n->kids[0]->kind != KT_MAP)
 		return kt_sm_err(m, n->span, "%s() expects a map", f);
 	struct kt_node *mn = n->kids[0];
@@ -246,8 +249,15 @@ static void join_stmt(struct g *g, const struct kt_node *n)
 
 static void exit_stmt(struct g *g, const struct kt_node *n)
 {
-	(void)n;
-	kt_gen_ctl(g, KT_EV_EXIT, 0);
+	if (n->nkids) {   /* the code in the record id's low byte */
+		const char *e = kt_fresh(g, "e");
+		kt_emit(&g->b, "(with-event (%s kt-ctl " KT_RINGBUF ") (setf (kt-ctl-id %s) (logior %p (logand ", e, e,
+			kt_rec_id(g, KT_EV_EXIT, 0));
+		kt_gen_int(g, n->kids[0]);
+		kt_emit(&g->b, " 255))))");
+	} else {
+		kt_gen_ctl(g, KT_EV_EXIT, 0);
+	}
 	kt_emit(&g->b, "(return 0)");
 }
 

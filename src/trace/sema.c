@@ -254,6 +254,9 @@ static int kfunc_arg(struct sm *m, struct kt_node *n, const char *name)
 
 static int ident(struct sm *m, struct kt_node *n)
 {
+	int v026 = kt_fn_ident(m, n);   /* ppid, ncpus (fn_v026.c) */
+	if (v026 <= 0)
+		return v026;
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(builtins[i].name, n->name)) {
 			if (!builtins[i].supported)
@@ -282,6 +285,7 @@ static int ident(struct sm *m, struct kt_node *n)
 			n->kind = KT_BUILTIN;
 			n->type = builtins[i].type;
 			n->type.user = !strcmp(n->name, "retval") && m->first->kind == KP_URETPROBE;
+			kt_dialect_builtin(m, n);   /* pid's type (fn_v026.c) */
 			if (kt_is_stack(&n->type))
 				m->s->has_stacks = true;
 			return 0;
@@ -582,6 +586,7 @@ static int binop(struct sm *m, struct kt_node *n)
 	bool ls = l->is_signed || n->a->kind == KT_INT, rs = r->is_signed || n->b->kind == KT_INT;
 	n->type = t_int(8, ls && rs);
 	n->num = 0;
+	kt_dialect_binop(m, n);   /* what - gives (fn_v026.c) */
 	int p = kt_sm_ptr_arith(m, n);   /* p + i: a pointer i elements on */
 	return p < 0 ? -1 : 0;
 }

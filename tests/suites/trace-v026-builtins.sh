@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# trace-v026-builtins.sh — the functions and builtins bpftrace 0.26 added that scripts use,
+# run live in `kiln trace` (each program loaded and run; the values it prints checked
+# against what the system says): delete(@m, key) with one key and with several,
+# len(@m), has_key(@m, key), tuple map keys, ppid (the parent of kiln trace), ncpus (the
+# possible CPUs), exit(code) as kiln trace's status, getopt("name", default) of the named
+# options after `--` (and, with --dialect 0.17, those words being positional parameters), and
+# the dialect's meanings: pid's type and what `-` of unsigned values gives. bpftrace 0.26 is
+# not installed here: the expected values are the documentation's (docs/stdlib.md at v0.26.1).
+set -u
+export LC_ALL=C
+cd "${ROOT:-$(dirname "$0")/../..}"
+KILN=${KILN:-$PWD/kiln}
+SUITE=trace-v026-builtins
+. "${ROOT:-$PWD}/tests/harness/report.sh"
+if ! "$KILN" trace --dry-run -e 'BEGIN { exit(); }' >/dev/null 2>&1; then
+	echo "SKIP $SUITE/suite: kiln trace cannot compile here: $("$KILN" trace --dry-run -e 'BEGIN { exit(); }' 2>&1 | head -1)"
+	exit 0
+fi
+# The program's lines, without the banner and blank lines, in order.
+run() { timeout 60 "$KILN" trace "$@" 2>&1 | grep -v '^Attaching\|^$'; }
+# name, BEGIN's body (exit() added), the lines wanted (| between them)
+same() { check "$1" "$3" "$(run -e "BEGIN { $2; exit(); }" | tr '\n' '|' | sed 's/|$//')"; }
+
+same delete-key '@m[1] = 10; @m[2] = 20; @m[3] = 30; delete(@m, 2)' '@m[1]: 10|@m[3]: 30'
+same delete-old-form '@m[1] = 10; @m[2] = 20; delete(@m[1])' '@m[2]: 20'
+same delete-tuple-key '@t[1, "a"] = 5; @t[2, "b"] = 6; delete(@t, (1, "a"))' '@t[2, b]: 6'
+same delete-var-key '@m[7] = 1; @m[8] = 2; $k = 7; delete(@m, $k)' '@m[8]: 2'
+same tuple-keys '@t[1, "a"] = 5; @t[1, "b"] = 6; @t[2, "a"] = 7' '@t[1, a]: 5|@t[1, b]: 6|@t[2, a]: 7'
+same len '@m[1] = 1; @m[2] = 2; @m[3] = 3; printf("%d\n", len(@m)); delete(@m, 1); printf("%d\n", len(@m)); clear(@m)' '3|2'
+same len-empty '@m[1] = 1; delete(@m, 1); printf("%d\n", len(@m))' '0'
+same has-key '@m[1] = 1; printf("%d %d\n", has_key(@m, 1), has_key(@m, 2)); clear(@m)' '1 0'
+same has-key-tuple '@t[1, "a"] = 1; printf("%d %d\n", has_key(@t, (1, "a")), has_key(@t, (1, "b"))); clear(@t)' '1 0'
+same has-key-if '@m[5] = 1; if (has_key(@m, 5)) { printf("yes\n"); } if (!has_key(@m, 6)) { printf("no\n"); } clear(@m)' 'yes|no'
+
+# ppid: BEGIN runs in kiln trace's own process, so its parent is the shell that started it.
+got=$(bash -c '"$0" trace -e "BEGIN { printf(\"%d %d\n\", ppid, ppid()); exit(); }" 2>&1 | grep -v "^Attaching\|^$"; echo "$$"' "$KILN" | tr '\n' ' ')
+read -r a b sh <<<"$got"
+check ppid "$sh $sh" "$a $b"
+# ncpus: the possible CPUs (the kernel's cpu/possible list, ranges counted)
+want=0
+IFS=, read -ra parts </sys/devices/system/cpu/possible
+for p in "${parts[@]}"; do
+	if [[ $p == *-* ]]; then want=$((want + ${p#*-} - ${p%-*} + 1)); else want=$((want + 1)); fi
+done
+same ncpus 'printf("%d %d\n", ncpus, ncpus())' "$want $want"
+
+# exit(code): kiln trace's exit status; END still runs and the maps print
+out=$("$KILN" trace -e 'BEGIN { @a = 1; exit(3); } END { printf("end\n"); }' 2>&1); rc=$?
+check exit-code "3|end|@a: 1" "$rc|$(grep -v '^Attaching\|^$' <<<"$out" | tr '\n' '|' | sed 's/|$//')"
+"$KILN" trace -e 'BEGIN { $c = 2; exit($c + 5); }' >/dev/null 2>&1; rc=$?
+check exit-code-expr 7 "$rc"
+"$KILN" trace -e 'BEGIN { exit(); }' >/dev/null 2>&1; rc=$?
+check exit-no-code 0 "$rc"
+# exit(code) in a probe that fires: getpid() of a process this test names
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+P='tracepoint:syscalls:sys_enter_getpid /comm == "kiln-v026-exit"/ { exit(42); }'
+"$KILN" trace -e "$P" >"$tmp/exit.out" 2>&1 &
+kp=$!
+# the trigger: a process named kiln-v026-exit calling getpid until kiln trace has exited
+deadline=$((SECONDS + 30))
+while kill -0 "$kp" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
+	python3 -c 'import ctypes,os; ctypes.CDLL(None).prctl(15, b"kiln-v026-exit"); [os.getpid() for _ in range(100)]' 2>/dev/null
+	sleep 0.05
+done
+kill "$kp" 2>/dev/null
+wait "$kp"; rc=$?
+check exit-code-tracepoint 42 "$rc"
+
+# getopt: the named options after --, typed by the default's type; without a default, a boolean
+P='BEGIN { printf("%d %s %d %d %d\n", getopt("aa", 10), getopt("bb", "hello"), getopt("cc"), getopt("dd", false), getopt("ee", true)); exit(); }'
+check getopt-defaults '10 hello 0 0 1' "$(run -e "$P")"
+check getopt-given '20 bye 1 1 0' "$(run -e "$P" -- --aa=20 --bb=bye --cc --dd=true --ee=0)"
+check getopt-with-params 'p1 p2 20 1' "$(run -e 'BEGIN { printf("%s %s %d %d\n", str($1), str($2), getopt("aa", 1), getopt("bb")); exit(); }' p1 -- --aa=20 --bb p2)"
+check getopt-description '5' "$(run -e 'BEGIN { printf("%d\n", getopt("n", 1, "how many")); exit(); }' -- --n=5)"
+got=$(run -e "$P" -- --aa=x)
+if grep -q "takes an integer" <<<"$got"; then pass getopt-bad-int; else fail getopt-bad-int "got: $got"; fi
+check getopt-dialect-017 '--aa=20 10' "$(run --dialect 0.17 -e 'BEGIN { printf("%s %d\n", str($1), getopt("aa", 10)); exit(); }' -- --aa=20)"
+
+# ---- the dialects (docs/trace.md's table) -------------------------------------------------
+# `-` of unsigned values: 0.26 gives a signed result, 0.17 an unsigned one
+same minus-signed '@ = (uint64)1 - (uint64)2' '@: -1'
+check minus-unsigned-017 '@: 18446744073709551615' "$(run --dialect 0.17 -e 'BEGIN { @ = (uint64)1 - (uint64)2; exit(); }')"
+# pid, tid, cpu and rand are uint32 in 0.26, 64 bits in 0.17 (bpftrace 0.17's sizeof says 8)
+same pid-type 'printf("%d %d %d %d\n", sizeof(pid), sizeof(tid), sizeof(cpu), sizeof(rand))' '4 4 4 4'
+check pid-type-017 '8 8 8 8' "$(run --dialect 0.17 -e 'BEGIN { printf("%d %d %d %d\n", sizeof(pid), sizeof(tid), sizeof(cpu), sizeof(rand)); exit(); }')"
+got=$(bash -c '"$0" trace -e "BEGIN { @[pid] = 1; \$p = pid; printf(\"%d\n\", \$p); exit(); }" 2>&1 | grep -v "^Attaching\|^$"; echo "$$"' "$KILN" | tr '\n' ' ')
+read -r p m sh <<<"$got"
+if [ "$p" -gt 0 ] 2>/dev/null && [ "$m" = "@[$p]:" ]; then pass pid-value; else fail pid-value "got: $got"; fi
