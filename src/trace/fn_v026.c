@@ -10,8 +10,16 @@
 #include <kiln/map.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- sema ---- */
+
+/* Whether kiln trace runs in the initial pid namespace (its pid there is its pid here). */
+static bool kt_in_init_pidns(void)
+{
+	struct stat a, b;
+	return stat("/proc/self/ns/pid", &a) || stat("/proc/1/ns/pid", &b) || (a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+}
 
 static struct kt_node *new_node(struct sm *m, enum kt_kind kind, struct kl_span at)
 {
@@ -22,19 +30,24 @@ static struct kt_node *new_node(struct sm *m, enum kt_kind kind, struct kl_span 
 	return n;
 }
 
-/* ppid [ (task) ]: task->real_parent->pid, task curtask when not given. n becomes the arrow. */
-static int ppid_rewrite(struct sm *m, struct kt_node *n, struct kt_node *task)
+/* The task aliases: NAME [ (task) ] is task->via->field, task curtask when not given. */
+static const struct { const char *name, *via, *field; } task_aliases[] = {
+	{ "ppid", "real_parent", "pid" }, { "pcomm", "real_parent", "comm" },
+	{ "leader_tid", "group_leader", "pid" }, { "leader_comm", "group_leader", "comm" },
+};
+
+static int task_alias(struct sm *m, struct kt_node *n, size_t i, struct kt_node *task)
 {
 	if (!task) {
 		task = new_node(m, KT_IDENT, n->span);
 		task->name = "curtask";
 	}
-	struct kt_node *parent = new_node(m, KT_ARROW, n->span);
-	parent->a = task;
-	parent->name = "real_parent";
+	struct kt_node *via = new_node(m, KT_ARROW, n->span);
+	via->a = task;
+	via->name = task_aliases[i].via;
 	n->kind = KT_ARROW;
-	n->a = parent;
-	n->name = "pid";
+	n->a = via;
+	n->name = task_aliases[i].field;
 	n->nkids = 0;
 	return kt_sm_expr(m, n);
 }
@@ -51,20 +64,140 @@ static int ncpus_rewrite(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
-int kt_fn_ident(struct sm *m, struct kt_node *n)
+/* bpftrace's name of a probe kind (probetype) */
+static const char *const probe_types[] = {
+	[KP_BEGIN] = "special", [KP_END] = "special", [KP_TRACEPOINT] = "tracepoint", [KP_INTERVAL] = "interval",
+	[KP_PROFILE] = "profile", [KP_UPROBE] = "uprobe", [KP_URETPROBE] = "uretprobe", [KP_KPROBE] = "kprobe",
+	[KP_KRETPROBE] = "kretprobe", [KP_KFUNC] = "fentry", [KP_KRETFUNC] = "fexit",
+	[KP_RAWTRACEPOINT] = "rawtracepoint", [KP_SOFTWARE] = "software", [KP_HARDWARE] = "hardware", [KP_USDT] = "usdt",
+};
+
+static void to_int(struct kt_node *n, int64_t v, uint32_t size, bool sign)
 {
-	if (!strcmp(n->name, "ppid"))
-		return ppid_rewrite(m, n, NULL);
-	if (!strcmp(n->name, "ncpus"))
-		return ncpus_rewrite(m, n);
-	return 1;
+	n->kind = KT_INT;
+	n->num = v;
+	n->nkids = 0;
+	n->type = kt_t_int(size, sign);
 }
 
-static int ppid_check(struct sm *m, struct kt_node *n)
+/* The builtins that are literals once the script is compiled: has_cpid, default_str_length,
+ * probetype (every target of the probe is of the first's kind). 1: not one. */
+static int literal_builtin(struct sm *m, struct kt_node *n)
 {
+	if (!strcmp(n->name, "has_cpid")) {
+		to_int(n, m->s->has_child, 1, false);
+	} else if (!strcmp(n->name, "default_str_length")) {
+		to_int(n, m->s->strlen, 8, false);
+	} else if (!strcmp(n->name, "probetype")) {
+		const char *t = probe_types[m->first->kind];
+		for (uint32_t i = 0; i < m->s->ntargets; i++)
+			if (m->s->targets[i].probe_index == m->first->probe_index && probe_types[m->s->targets[i].kind] != t)
+				return kt_sm_err(m, n->span, "%s", "probetype in a probe of several kinds is not supported yet by kiln trace");
+		n->kind = KT_STR;
+		n->str = t;
+		n->strlen = (uint32_t)strlen(t);
+		n->nkids = 0;
+		n->type = kt_t_str(n->strlen + 1);
+	} else {
+		return 1;
+	}
+	return 0;
+}
+
+int kt_fn_ident(struct sm *m, struct kt_node *n)
+{
+	for (size_t i = 0; i < sizeof(task_aliases) / sizeof(task_aliases[0]); i++)
+		if (!strcmp(n->name, task_aliases[i].name))
+			return task_alias(m, n, i, NULL);
+	if (!strcmp(n->name, "ncpus"))
+		return ncpus_rewrite(m, n);
+	if (!strcmp(n->name, "jiffies")) {   /* as jiffies() */
+		n->kind = KT_CALL;
+		n->nkids = 0;
+		n->type = kt_t_int(8, false);
+		return 0;
+	}
+	return literal_builtin(m, n);
+}
+
+static int task_alias_check(struct sm *m, struct kt_node *n)
+{
+	size_t i = 0;
+	while (strcmp(task_aliases[i].name, n->name))
+		i++;
 	if (n->nkids > 1)
-		return kt_sm_err(m, n->span, "%s", "ppid() takes no argument or a task (struct task_struct *)");
-	return ppid_rewrite(m, n, n->nkids ? n->kids[0] : NULL);
+		return kl_error(m->d, n->span, "%s() takes no argument or a task (struct task_struct *)", n->name);
+	return task_alias(m, n, i, n->nkids ? n->kids[0] : NULL);
+}
+
+static int literal_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids)
+		return kl_error(m->d, n->span, "%s() takes no arguments", n->name);
+	return literal_builtin(m, n);
+}
+
+static int jiffies_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids)
+		return kt_sm_err(m, n->span, "%s", "jiffies() takes no arguments");
+	n->type = kt_t_int(8, false);
+	return 0;
+}
+
+/* pid([curr_ns|init]), tid(...): the builtin. kiln reads the ids the kernel's initial
+ * namespace sees, which are curr_ns's when kiln trace runs there (it refuses otherwise). */
+static int pid_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids > 1 || (n->nkids && (n->kids[0]->kind != KT_IDENT ||
+					  (strcmp(n->kids[0]->name, "init") && strcmp(n->kids[0]->name, "curr_ns")))))
+		return kl_error(m->d, n->span, "%s() takes curr_ns or init", n->name);
+	if (n->nkids && !strcmp(n->kids[0]->name, "curr_ns") && !kt_in_init_pidns())
+		return kl_error(m->d, n->span, "%s(curr_ns) in a pid namespace other than the initial one is not supported yet by kiln trace", n->name);
+	n->kind = KT_IDENT;
+	n->nkids = 0;
+	return kt_sm_expr(m, n);
+}
+
+/* nsecs([monotonic|boot|tai]): the clock's helper */
+static const struct { const char *mode, *lisp; } clocks[] = {
+	{ "monotonic", "(ktime-get-ns)" }, { "boot", "(ktime-get-boot-ns)" }, { "tai", "(ktime-get-tai-ns)" },
+};
+
+static int nsecs_check(struct sm *m, struct kt_node *n)
+{
+	size_t i = 0;
+	if (n->nkids > 1 || (n->nkids && n->kids[0]->kind != KT_IDENT))
+		return kt_sm_err(m, n->span, "%s", "nsecs() takes monotonic, boot or tai");
+	while (n->nkids && i < sizeof(clocks) / sizeof(clocks[0]) && strcmp(n->kids[0]->name, clocks[i].mode))
+		i++;
+	if (i == sizeof(clocks) / sizeof(clocks[0]))
+		return kl_error(m->d, n->kids[0]->span, "nsecs(%s): the modes kiln trace reads are monotonic, boot and tai",
+				n->kids[0]->name);
+	n->num = (int64_t)i;
+	n->type = kt_t_int(8, false);
+	return 0;
+}
+
+/* is_literal, is_integer, is_unsigned_integer, is_str, is_ptr, is_array: what the argument is,
+ * a literal 0 or 1 */
+static int is_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids != 1)
+		return kl_error(m->d, n->span, "%s() takes one expression", n->name);
+	struct kt_node *e = n->kids[0];
+	bool lit = e->kind == KT_INT || e->kind == KT_STR;
+	if (kt_sm_expr(m, e))
+		return -1;
+	const struct kt_type *t = &e->type;
+	bool ptr = t->kind == KTT_INT && (t->pointee || t->tname);
+	bool v = !strcmp(n->name, "is_literal") ? lit :
+		 !strcmp(n->name, "is_integer") ? t->kind == KTT_INT && !ptr :
+		 !strcmp(n->name, "is_unsigned_integer") ? t->kind == KTT_INT && !ptr && !t->is_signed :
+		 !strcmp(n->name, "is_str") ? t->kind == KTT_STR :
+		 !strcmp(n->name, "is_ptr") ? ptr : t->kind == KTT_BYTES;
+	to_int(n, v, 1, false);
+	return 0;
 }
 
 static int ncpus_check(struct sm *m, struct kt_node *n)
@@ -181,7 +314,27 @@ void kt_dialect_binop(const struct sm *m, struct kt_node *n)
 		n->type.is_signed = true;
 }
 
+/* strlen(s): the bytes before its NUL (a string, a char array) */
+static int strlen_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids != 1 || n->kids[0]->type.kind != KTT_STR)
+		return kt_sm_err(m, n->span, "%s", "strlen() takes a string");
+	n->type = kt_t_int(8, false);
+	return 0;
+}
+
 /* ---- gen ---- */
+
+/* The string in a stack buffer, then the first NUL's index found by an unrolled scan. */
+static void strlen_value(struct g *g, const struct kt_node *n)
+{
+	uint32_t size = n->kids[0]->type.size ? n->kids[0]->type.size : 1;
+	const char *b = kt_fresh(g, "sl"), *r = kt_fresh(g, "sr"), *i = kt_fresh(g, "si");
+	kt_emit(&g->b, "(let ((%s (stack-buffer %u)) (%s %u)) ", b, kt_round8(size), r, size);
+	kt_gen_str(g, n->kids[0], kt_atom(&g->b, b), size);
+	kt_emit(&g->b, " (dotimes (%s %u) (when (and (= %s %u) (= (load u8 %s %s) 0)) (setf %s %s))) %s)", i, size, r, size,
+		b, i, r, i, r);
+}
 
 static void has_key_value(struct g *g, const struct kt_node *n)
 {
@@ -189,6 +342,17 @@ static void has_key_value(struct g *g, const struct kt_node *n)
 	const char *k = kt_open_key(g, n->kids[0], &opened);
 	kt_emit(&g->b, "(if (map-lookup m%d %s) 1 0)", n->kids[0]->map_id, k);
 	kt_close_key(g, opened);
+}
+
+static void jiffies_value(struct g *g, const struct kt_node *n)
+{
+	(void)n;
+	kt_emit(&g->b, "(jiffies64)");
+}
+
+static void nsecs_value(struct g *g, const struct kt_node *n)
+{
+	kt_emit_fixed(&g->b, clocks[n->num].lisp);
 }
 
 static void len_value(struct g *g, const struct kt_node *n)
@@ -201,7 +365,24 @@ static const struct kt_fn fns[] = {
 	{ "has_key", has_key_check, false, NULL, has_key_value, NULL, NULL },
 	{ "len", len_check, false, NULL, len_value, NULL, NULL },
 	{ "getopt", getopt_check, true, NULL, NULL, NULL, NULL },
-	{ "ppid", ppid_check, true, NULL, NULL, NULL, NULL },
+	{ "ppid", task_alias_check, true, NULL, NULL, NULL, NULL },
+	{ "pcomm", task_alias_check, true, NULL, NULL, NULL, NULL },
+	{ "leader_tid", task_alias_check, true, NULL, NULL, NULL, NULL },
+	{ "leader_comm", task_alias_check, true, NULL, NULL, NULL, NULL },
+	{ "has_cpid", literal_check, true, NULL, NULL, NULL, NULL },
+	{ "default_str_length", literal_check, true, NULL, NULL, NULL, NULL },
+	{ "probetype", literal_check, true, NULL, NULL, NULL, NULL },
+	{ "strlen", strlen_check, false, NULL, strlen_value, NULL, NULL },
+	{ "jiffies", jiffies_check, true, NULL, jiffies_value, NULL, NULL },
+	{ "pid", pid_check, true, NULL, NULL, NULL, NULL },
+	{ "tid", pid_check, true, NULL, NULL, NULL, NULL },
+	{ "nsecs", nsecs_check, true, NULL, nsecs_value, NULL, NULL },
+	{ "is_literal", is_check, true, NULL, NULL, NULL, NULL },
+	{ "is_integer", is_check, true, NULL, NULL, NULL, NULL },
+	{ "is_unsigned_integer", is_check, true, NULL, NULL, NULL, NULL },
+	{ "is_str", is_check, true, NULL, NULL, NULL, NULL },
+	{ "is_ptr", is_check, true, NULL, NULL, NULL, NULL },
+	{ "is_array", is_check, true, NULL, NULL, NULL, NULL },
 	{ "ncpus", ncpus_check, true, NULL, NULL, NULL, NULL },
 };
 const struct kt_fn_table kt_fns_v026 = { fns, sizeof(fns) / sizeof(fns[0]) };

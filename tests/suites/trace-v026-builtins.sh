@@ -45,6 +45,28 @@ for p in "${parts[@]}"; do
 done
 same ncpus 'printf("%d %d\n", ncpus, ncpus())' "$want $want"
 
+# the task aliases: leader_tid (BEGIN runs in kiln trace: its own pid), pcomm (the shell's
+# name), leader_comm
+got=$(bash -c '"$0" trace -e "BEGIN { printf(\"%d %d %s %s %s\n\", leader_tid - pid, leader_tid(curtask) - pid, pcomm, pcomm(), leader_comm); exit(); }" 2>&1 | grep -v "^Attaching\|^$"' "$KILN")
+check task-aliases "0 0 bash bash kiln" "$got"
+same literal-builtins 'printf("%d %d %s %d\n", has_cpid, default_str_length, probetype, has_cpid())' '0 64 special 0'
+check has-cpid '1' "$(run -e 'BEGIN { printf("%d\n", has_cpid); exit(); }' -c /bin/true)"
+same jiffies 'printf("%d %d\n", jiffies > 0, jiffies() > 0)' '1 1'
+same pid-modes 'printf("%d %d %d\n", pid(init) == pid, tid(curr_ns) == tid, pid() == pid)' '1 1 1'
+same nsecs-modes 'printf("%d %d %d\n", nsecs(monotonic) > 0, nsecs(boot) > 0, nsecs(tai) > nsecs(boot))' '1 1 1'
+same is-predicates 'printf("%d%d %d%d %d%d %d%d %d%d\n", is_literal(1), is_literal(pid), is_integer(pid), is_integer(comm), is_unsigned_integer(pid), is_unsigned_integer(-1), is_str(comm), is_str(1), is_ptr(curtask), is_ptr(pid))' '10 10 10 10 10'
+same strlen '$s = "hello"; printf("%d %d %d %d\n", strlen("abc"), strlen($s), strlen(comm), strlen(""))' '3 5 4 0'
+# strlen of a string read from a probe's argument: a file name this test opens
+f=$(mktemp -d)/kiln-strlen-probe-file
+P="tracepoint:syscalls:sys_enter_openat /str(args->filename) == \"$f\"/ { printf(\"%d\\n\", strlen(str(args->filename))); exit(); }"
+"$KILN" trace -e "$P" >"$f.out" 2>&1 &
+kp=$!
+deadline=$((SECONDS + 30))
+while kill -0 "$kp" 2>/dev/null && [ $SECONDS -lt $deadline ]; do : >"$f" 2>/dev/null; sleep 0.05; done
+kill "$kp" 2>/dev/null; wait "$kp"
+check strlen-probe "${#f}" "$(grep -v '^Attaching\|^$' "$f.out")"
+rm -rf "$(dirname "$f")"
+
 # exit(code): kiln trace's exit status; END still runs and the maps print
 out=$("$KILN" trace -e 'BEGIN { @a = 1; exit(3); } END { printf("end\n"); }' 2>&1); rc=$?
 check exit-code "3|end|@a: 1" "$rc|$(grep -v '^Attaching\|^$' <<<"$out" | tr '\n' '|' | sed 's/|$//')"
