@@ -110,3 +110,34 @@ check pid-type-017 '8 8 8 8' "$(run --dialect 0.17 -e 'BEGIN { printf("%d %d %d 
 got=$(bash -c '"$0" trace -e "BEGIN { @[pid] = 1; \$p = pid; printf(\"%d\n\", \$p); exit(); }" 2>&1 | grep -v "^Attaching\|^$"; echo "$$"' "$KILN" | tr '\n' ' ')
 read -r p m sh <<<"$got"
 if [ "$p" -gt 0 ] 2>/dev/null && [ "$m" = "@[$p]:" ]; then pass pid-value; else fail pid-value "got: $got"; fi
+
+# ---- bpftrace 0.26's options ----------------------------------------------------------------
+check version-V "$("$KILN" trace --version)" "$("$KILN" trace -V)"
+# --probe-filter: only the probes it matches attach (BEGIN kept); one that matches none is an error
+P='BEGIN { printf("begin\n"); } tracepoint:syscalls:sys_enter_getppid { printf("getppid\n"); exit(); }
+tracepoint:syscalls:sys_enter_getpid { printf("getpid\n"); exit(); }'
+"$KILN" trace --probe-filter 'enter_getppid$' -e "$P" >"$tmp/pf.out" 2>&1 &
+kp=$!
+deadline=$((SECONDS + 30))
+while kill -0 "$kp" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
+	python3 -c 'import os; os.getpid(); os.getppid()'; sleep 0.05
+done
+kill "$kp" 2>/dev/null; wait "$kp"
+check probe-filter "Attaching 2 probes...|begin|getppid" "$(grep -v '^$' "$tmp/pf.out" | tr '\n' '|' | sed 's/|$//')"
+out=$("$KILN" trace --probe-filter nomatch -e "$P" 2>&1); rc=$?
+check probe-filter-none "1 ERROR: No probes matched --probe-filter 'nomatch'" "$rc $out"
+out=$("$KILN" trace --probe-filter '(' -e "$P" 2>&1); rc=$?
+if [ $rc = 1 ] && grep -q "Invalid --probe-filter regex" <<<"$out"; then pass probe-filter-bad; else fail probe-filter-bad "$rc $out"; fi
+# -I DIR: #include finds the header there first
+mkdir -p "$tmp/inc"
+echo '#define KILN_V026_X 42' >"$tmp/inc/kiln_v026.h"
+check include-dir 42 "$(run -I "$tmp/inc" -e '#include <kiln_v026.h>
+BEGIN { printf("%d\n", KILN_V026_X); exit(); }')"
+# -B: none, line, full each give the output whole (to a file: full buffering flushed at the end)
+for m in none line full; do
+	"$KILN" trace -B $m -o "$tmp/b.out" -e 'BEGIN { printf("a\n"); printf("b\n"); exit(); }' 2>/dev/null
+	check "buffer-$m" "a|b" "$(grep -v '^Attaching\|^$' "$tmp/b.out" | tr '\n' '|' | sed 's/|$//')"
+done
+out=$("$KILN" trace -B sometimes -e 'BEGIN { exit(); }' 2>&1); rc=$?
+check buffer-bad "2 kiln trace: -B takes none, line or full" "$rc $out"
+check no-warnings "x" "$(run --no-warnings -e 'BEGIN { printf("x\n"); exit(); }')"
