@@ -306,12 +306,60 @@ void kt_dialect_builtin(const struct sm *m, struct kt_node *n)
 			n->type = kt_t_int(4, false);
 }
 
-/* a - b: signed in bpftrace 0.26 whatever the operands (as a + (-b)); 0.17 keeps an
- * unsigned result unless both are signed. A pointer minus an integer stays the pointer. */
-void kt_dialect_binop(const struct sm *m, struct kt_node *n)
+/* The arithmetic operators, whose result bpftrace 0.26 sizes by the operands. */
+static bool arith_op(int op)
 {
-	if (m->s->dialect == KT_DIALECT_026 && n->op == '-')
+	return op == '+' || op == '-' || op == '*' || op == '/' || op == '%' || op == '&' || op == '|' || op == '^' ||
+	       op == KT_OP_SHL || op == KT_OP_SHR;
+}
+
+/* The promoted result's size and sign of a OP b (0: 64 bits, as 0.17): the larger operand's
+ * size, a literal taking the other side's (0.26's literals are flexible); operands of
+ * different signs need a signed type that holds both, int64 when the unsigned one is as wide. */
+static uint32_t promoted(const struct kt_node *n, bool *sign)
+{
+	const struct kt_node *l = n->a, *r = n->b;
+	bool llit = l->kind == KT_INT, rlit = r->kind == KT_INT;
+	if (llit && rlit)
+		return 0;
+	if (llit || rlit) {   /* the literal must fit the other side's type, else 64 bits */
+		const struct kt_node *lit = llit ? l : r, *o = llit ? r : l;
+		uint32_t bits = o->type.size * 8;
+		if (bits >= 64 || (o->type.is_signed ? lit->num >= -(1LL << (bits - 1)) && lit->num < (1LL << (bits - 1))
+						    : lit->num >= 0 && lit->num < (1LL << bits)))
+			return o->type.size;
+		return 0;
+	}
+	if (l->type.is_signed == r->type.is_signed)
+		return l->type.size > r->type.size ? l->type.size : r->type.size;
+	const struct kt_type *sg = l->type.is_signed ? &l->type : &r->type, *un = l->type.is_signed ? &r->type : &l->type;
+	*sign = true;
+	return sg->size > un->size ? sg->size : 0;
+}
+
+/* a OP b in bpftrace 0.26 (after sema's typing and pointer arithmetic): - gives a signed
+ * result whatever the operands (as a + (-b)); the arithmetic operators compute in the
+ * promoted operands' width, so n becomes a cast of the 64-bit operation to that type (a
+ * uint8 255 + 1 is 0). The operation inside is marked (var_id -2, unused by binary
+ * operators) so that sema's later passes do not wrap it again. 0.17 computes in 64 bits,
+ * unsigned unless both operands are signed. */
+void kt_dialect_binop(struct sm *m, struct kt_node *n)
+{
+	static const char *const names[2][5] = { { 0, "uint8", "uint16", 0, "uint32" }, { 0, "int8", "int16", 0, "int32" } };
+	if (m->s->dialect != KT_DIALECT_026 || n->var_id == -2 || n->type.pointee || n->type.tname || !arith_op(n->op))
+		return;
+	if (n->op == '-')
 		n->type.is_signed = true;
+	bool sign = n->type.is_signed;
+	uint32_t size = promoted(n, &sign);
+	if (size != 1 && size != 2 && size != 4)
+		return;
+	struct kt_node *op = kl_arena_new(m->a, struct kt_node);
+	*op = *n;
+	op->var_id = -2;
+	op->type.is_signed = sign;
+	*n = (struct kt_node){ .kind = KT_CAST, .span = n->span, .len = n->len, .name = names[sign][size], .a = op,
+			       .map_id = -1, .var_id = -1, .type = kt_t_int(size, sign) };
 }
 
 /* strlen(s): the bytes before its NUL (a string, a char array) */

@@ -50,9 +50,9 @@ int kt_fn_ident(struct sm *m, struct kt_node *n);
 /* f(@m, key) (delete, has_key): the key moved into the map node, as f(@m[key]), and typed. */
 int kt_map_key_arg(struct sm *m, struct kt_node *n);
 /* Where bpftrace 0.26's meaning differs from 0.17's (m->s->dialect): a builtin's type (ident()
- * after typing it) and a binary operator's result (binop() before pointer arithmetic). */
+ * after typing it) and a binary operator's result (binop(), after pointer arithmetic). */
 void kt_dialect_builtin(const struct sm *m, struct kt_node *n);
-void kt_dialect_binop(const struct sm *m, struct kt_node *n);
+void kt_dialect_binop(struct sm *m, struct kt_node *n);
 /* The empty callback len() counts a map's elements with (gen_prog.c defines it). */
 #define KT_LEN_CB "kt-len-cb"
 

@@ -586,8 +586,9 @@ static int binop(struct sm *m, struct kt_node *n)
 	bool ls = l->is_signed || n->a->kind == KT_INT, rs = r->is_signed || n->b->kind == KT_INT;
 	n->type = t_int(8, ls && rs);
 	n->num = 0;
-	kt_dialect_binop(m, n);   /* what - gives (fn_v026.c) */
 	int p = kt_sm_ptr_arith(m, n);   /* p + i: a pointer i elements on */
+	if (p > 0)
+		kt_dialect_binop(m, n);   /* what - gives, integer promotion (fn_v026.c) */
 	return p < 0 ? -1 : 0;
 }
 

@@ -104,6 +104,13 @@ check getopt-dialect-017 '--aa=20 10' "$(run --dialect 0.17 -e 'BEGIN { printf("
 # `-` of unsigned values: 0.26 gives a signed result, 0.17 an unsigned one
 same minus-signed '@ = (uint64)1 - (uint64)2' '@: -1'
 check minus-unsigned-017 '@: 18446744073709551615' "$(run --dialect 0.17 -e 'BEGIN { @ = (uint64)1 - (uint64)2; exit(); }')"
+# integer promotion: 0.26 computes in the wider operand's type (a literal takes the other
+# side's when it fits), operands of different signs in a signed type holding both (else int64);
+# 0.17 in 64 bits
+P='@a = (uint8)255 + 1; @b = (uint8)200 + (uint8)100; @c = (int16)-3 * 20000; @d = (uint8)255 + 1000; @e = sizeof((uint32)5 + (uint8)3); @f = (uint32)4000000000 + (int32)1; @g = (int32)7 + (uint16)65535; @h = sizeof((int32)7 + (uint16)1)'
+same promotion "$P" '@a: 0|@b: 44|@c: 5536|@d: 1255|@e: 4|@f: 4000000001|@g: 65542|@h: 4'
+check promotion-017 '@a: 256|@b: 300|@c: -60000|@d: 1255|@e: 8|@f: 4000000001|@g: 65542|@h: 8' \
+	"$(run --dialect 0.17 -e "BEGIN { $P; exit(); }" | tr '\n' '|' | sed 's/|$//')"
 # pid, tid, cpu and rand are uint32 in 0.26, 64 bits in 0.17 (bpftrace 0.17's sizeof says 8)
 same pid-type 'printf("%d %d %d %d\n", sizeof(pid), sizeof(tid), sizeof(cpu), sizeof(rand))' '4 4 4 4'
 check pid-type-017 '8 8 8 8' "$(run --dialect 0.17 -e 'BEGIN { printf("%d %d %d %d\n", sizeof(pid), sizeof(tid), sizeof(cpu), sizeof(rand)); exit(); }')"

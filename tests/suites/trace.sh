@@ -103,7 +103,7 @@ else
 	sed '/%lld %i/d' tests/trace/formats.bt >"$tmp/formats2.bt"
 	cmp_bpftrace() {   # name, program text [, options]: kiln and bpftrace print the same bytes
 		local k b rc
-		k=$(timeout 20 "$KILN" trace "${@:3}" -e "$2" 2>&1)
+		k=$(timeout 20 "$KILN" trace --dialect 0.17 "${@:3}" -e "$2" 2>&1)
 		b=$(timeout 20 "$BPFTRACE" "${@:3}" -e "$2" 2>"$tmp/cmp.err"); rc=$?
 		if [ -z "$b" ]; then   # (bpftrace itself failed: say how)
 			fail "bpftrace-$1" "bpftrace printed nothing (status $rc): $(grep -v RLIMIT_MEMLOCK "$tmp/cmp.err" | head -3)"
