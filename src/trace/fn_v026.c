@@ -237,7 +237,7 @@ static int len_check(struct sm *m, struct kt_node *n)
 	if (n->nkids != 1 || n->kids[0]->kind != KT_MAP || n->kids[0]->a)
 		return kt_sm_err(m, n->span, "%s", "len() expects a whole map (stacks: not supported yet by kiln trace)");
 	kt_sm_map_of(m, n->kids[0]);
-	m->s->has_len = true;
+	m->s->defuns |= KT_DEFUN_LEN;
 	n->type = kt_t_int(8, true);
 	return 0;
 }
@@ -405,7 +405,7 @@ static void nsecs_value(struct g *g, const struct kt_node *n)
 
 static void len_value(struct g *g, const struct kt_node *n)
 {
-	kt_emit(&g->b, "(for-each-map-elem m%d (function " KT_LEN_CB ") 0 0)", n->kids[0]->map_id);
+	kt_emit(&g->b, "(for-each-map-elem m%d (function kt-len-cb) 0 0)", n->kids[0]->map_id);
 }
 
 static const struct kt_fn fns[] = {

@@ -44,6 +44,7 @@ extern const struct kt_fn_table kt_fns_net;      /* fn_net.c: ntop pton macaddr 
 /* buf() == buf() (or !=), n a KT_BINOP: the same length and bytes. */
 void kt_buf_compare(struct g *g, const struct kt_node *n);
 
+extern const struct kt_fn_table kt_fns_names;     /* fn_names.c: syscall_name signal_name */
 extern const struct kt_fn_table kt_fns_v026;     /* fn_v026.c: has_key len getopt ppid ncpus */
 /* ppid and ncpus without parentheses (sema's ident()): 0 typed, -1 an error, 1 not theirs. */
 int kt_fn_ident(struct sm *m, struct kt_node *n);
@@ -53,8 +54,10 @@ int kt_map_key_arg(struct sm *m, struct kt_node *n);
  * after typing it) and a binary operator's result (binop(), after pointer arithmetic). */
 void kt_dialect_builtin(const struct sm *m, struct kt_node *n);
 void kt_dialect_binop(struct sm *m, struct kt_node *n);
-/* The empty callback len() counts a map's elements with (gen_prog.c defines it). */
-#define KT_LEN_CB "kt-len-cb"
+/* The defuns the functions of fn_v026.c call (sema sets their bits in kt_sema.defuns): len's
+ * empty callback, syscall_name's and signal_name's tables; kt_fn_defuns writes them (gen_prog.c). */
+enum { KT_DEFUN_LEN = 1, KT_DEFUN_SYSCALL = 2, KT_DEFUN_SIGNAL = 4 };
+void kt_fn_defuns(struct g *g);
 
 /* The row for name, or NULL when bpftrace has no such function. */
 const struct kt_fn *kt_fn_find(const char *name);

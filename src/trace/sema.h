@@ -49,7 +49,7 @@ struct kt_sema {
 	enum kt_dialect dialect;    /* --dialect */
 	const char *const *named;   /* the program's named options after --: "--name[=value]" (getopt) */
 	int nnamed;
-	bool has_len;               /* len(@m): the programs define its callback (fn_v026.c) */
+	unsigned defuns;            /* the defuns fn_v026.c's functions call, defined once (KT_DEFUN_*) */
 	struct kt_tpcache **tp_cache;   /* kt_sema's: the tracepoint formats read, in the arena */
 };
 

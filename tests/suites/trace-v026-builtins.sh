@@ -17,6 +17,8 @@ if ! "$KILN" trace --dry-run -e 'BEGIN { exit(); }' >/dev/null 2>&1; then
 	echo "SKIP $SUITE/suite: kiln trace cannot compile here: $("$KILN" trace --dry-run -e 'BEGIN { exit(); }' 2>&1 | head -1)"
 	exit 0
 fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 # The program's lines, without the banner and blank lines, in order.
 run() { timeout 60 "$KILN" trace "$@" 2>&1 | grep -v '^Attaching\|^$'; }
 # name, BEGIN's body (exit() added), the lines wanted (| between them)
@@ -67,6 +69,23 @@ kill "$kp" 2>/dev/null; wait "$kp"
 check strlen-probe "${#f}" "$(grep -v '^Attaching\|^$' "$f.out")"
 rm -rf "$(dirname "$f")"
 
+# syscall_name (the system's <asm/unistd_64.h>) and signal_name (strsignal(3)'s text)
+same names 'printf("%s|%s|%s|%s|%s\n", syscall_name(0), syscall_name(59), syscall_name(9999), signal_name(2), signal_name(200)); $s = signal_name(9); @[syscall_name(1)] = 1; printf("%s\n", $s)' 'read|execve|Unknown syscall|Interrupt|N/A|Killed|@[write]: 1'
+check signal-name-define 'Interrupt' "$(run -e '#include <signal.h>
+BEGIN { printf("%s\n", signal_name(SIGINT)); exit(); }')"
+# syscall_name of the syscalls a process this test names makes, as raw_syscalls sees them
+P='tracepoint:raw_syscalls:sys_enter /comm == "kiln-v026-sys"/ { @[syscall_name(args->id)] = count(); if (args->id == 39) { exit(); } }'
+"$KILN" trace -e "$P" >"$tmp/sys.out" 2>&1 &
+kp=$!
+deadline=$((SECONDS + 30))
+while kill -0 "$kp" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
+	python3 -c 'import ctypes,os; ctypes.CDLL(None).prctl(15, b"kiln-v026-sys"); os.getppid(); os.getpid()' 2>/dev/null
+	sleep 0.05
+done
+kill "$kp" 2>/dev/null; wait "$kp"
+if grep -q '^@\[getppid\]: [0-9]' "$tmp/sys.out" && grep -q '^@\[getpid\]: 1$' "$tmp/sys.out"; then pass syscall-name-probe
+else fail syscall-name-probe "$(tr '\n' '|' <"$tmp/sys.out" | head -c 300)"; fi
+
 # exit(code): kiln trace's exit status; END still runs and the maps print
 out=$("$KILN" trace -e 'BEGIN { @a = 1; exit(3); } END { printf("end\n"); }' 2>&1); rc=$?
 check exit-code "3|end|@a: 1" "$rc|$(grep -v '^Attaching\|^$' <<<"$out" | tr '\n' '|' | sed 's/|$//')"
@@ -75,8 +94,6 @@ check exit-code-expr 7 "$rc"
 "$KILN" trace -e 'BEGIN { exit(); }' >/dev/null 2>&1; rc=$?
 check exit-no-code 0 "$rc"
 # exit(code) in a probe that fires: getpid() of a process this test names
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 P='tracepoint:syscalls:sys_enter_getpid /comm == "kiln-v026-exit"/ { exit(42); }'
 "$KILN" trace -e "$P" >"$tmp/exit.out" 2>&1 &
 kp=$!
