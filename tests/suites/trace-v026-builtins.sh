@@ -28,6 +28,7 @@ same delete-key '@m[1] = 10; @m[2] = 20; @m[3] = 30; delete(@m, 2)' '@m[1]: 10|@
 same delete-old-form '@m[1] = 10; @m[2] = 20; delete(@m[1])' '@m[2]: 20'
 same delete-tuple-key '@t[1, "a"] = 5; @t[2, "b"] = 6; delete(@t, (1, "a"))' '@t[2, b]: 6'
 same delete-var-key '@m[7] = 1; @m[8] = 2; $k = 7; delete(@m, $k)' '@m[8]: 2'
+same delete-value '@a[1] = 1; @a[3] = 3; if (delete(@a, 1)) { printf("deleted\n"); } $d = delete(@a, 2); printf("%d %d\n", $d, delete(@a[3]))' 'deleted|0 1'
 same tuple-keys '@t[1, "a"] = 5; @t[1, "b"] = 6; @t[2, "a"] = 7' '@t[1, a]: 5|@t[1, b]: 6|@t[2, a]: 7'
 same len '@m[1] = 1; @m[2] = 2; @m[3] = 3; printf("%d\n", len(@m)); delete(@m, 1); printf("%d\n", len(@m)); clear(@m)' '3|2'
 same len-empty '@m[1] = 1; delete(@m, 1); printf("%d\n", len(@m))' '0'
