@@ -371,7 +371,37 @@ static int strlen_check(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
+/* strstr(haystack, "needle"): the needle's first index, -1 when absent (a literal needle) */
+static int strstr_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids != 2 || n->kids[0]->type.kind != KTT_STR || n->kids[1]->type.kind != KTT_STR)
+		return kt_sm_err(m, n->span, "%s", "strstr() takes two strings");
+	if (n->kids[1]->kind != KT_STR)
+		return kt_sm_err(m, n->kids[1]->span, "%s", "strstr() with a computed needle is not supported yet by kiln trace");
+	n->type = kt_t_int(8, true);
+	return 0;
+}
+
 /* ---- gen ---- */
+
+/* The haystack in a buffer, then each start before its NUL compared with the needle's bytes. */
+static void strstr_value(struct g *g, const struct kt_node *n)
+{
+	const struct kt_node *needle = n->kids[1];
+	uint32_t size = n->kids[0]->type.size ? n->kids[0]->type.size : 1, len = needle->strlen;
+	if (!len || len >= size) {
+		kt_emit(&g->b, "%d", len ? -1 : 0);
+		return;
+	}
+	const char *b = kt_fresh(g, "hs"), *r = kt_fresh(g, "hr"), *dead = kt_fresh(g, "hd"), *i = kt_fresh(g, "hi");
+	kt_emit(&g->b, "(let ((%s (stack-buffer %u)) (%s -1) (%s 0)) ", b, kt_round8(size), r, dead);
+	kt_gen_str(g, n->kids[0], kt_atom(&g->b, b), size);
+	kt_emit(&g->b, " (dotimes (%s %u) (when (= (load u8 %s %s) 0) (setf %s 1)) (when (and (= %s -1) (= %s 0)", i,
+		size - len, b, i, dead, r, dead);
+	for (uint32_t j = 0; j < len; j++)
+		kt_emit(&g->b, " (= (load u8 %s (+ %s %u)) %u)", b, i, j, (unsigned char)needle->str[j]);
+	kt_emit(&g->b, ") (setf %s %s))) %s)", r, i, r);
+}
 
 /* The string in a stack buffer, then the first NUL's index found by an unrolled scan. */
 static void strlen_value(struct g *g, const struct kt_node *n)
@@ -420,6 +450,7 @@ static const struct kt_fn fns[] = {
 	{ "has_cpid", literal_check, true, NULL, NULL, NULL, NULL },
 	{ "default_str_length", literal_check, true, NULL, NULL, NULL, NULL },
 	{ "probetype", literal_check, true, NULL, NULL, NULL, NULL },
+	{ "strstr", strstr_check, false, NULL, strstr_value, NULL, NULL },
 	{ "strlen", strlen_check, false, NULL, strlen_value, NULL, NULL },
 	{ "jiffies", jiffies_check, true, NULL, jiffies_value, NULL, NULL },
 	{ "pid", pid_check, true, NULL, NULL, NULL, NULL },

@@ -58,16 +58,18 @@ same jiffies 'printf("%d %d\n", jiffies > 0, jiffies() > 0)' '1 1'
 same pid-modes 'printf("%d %d %d\n", pid(init) == pid, tid(curr_ns) == tid, pid() == pid)' '1 1 1'
 same nsecs-modes 'printf("%d %d %d\n", nsecs(monotonic) > 0, nsecs(boot) > 0, nsecs(tai) > nsecs(boot))' '1 1 1'
 same is-predicates 'printf("%d%d %d%d %d%d %d%d %d%d\n", is_literal(1), is_literal(pid), is_integer(pid), is_integer(comm), is_unsigned_integer(pid), is_unsigned_integer(-1), is_str(comm), is_str(1), is_ptr(curtask), is_ptr(pid))' '10 10 10 10 10'
+same strstr '$s = "hello world"; printf("%d %d %d %d %d %d\n", strstr($s, "world"), strstr($s, "hello"), strstr($s, "xyz"), strstr($s, ""), strstr(comm, "ln"), strstr($s, "d"))' '6 0 -1 0 2 10'
 same strlen '$s = "hello"; printf("%d %d %d %d\n", strlen("abc"), strlen($s), strlen(comm), strlen(""))' '3 5 4 0'
 # strlen of a string read from a probe's argument: a file name this test opens
 f=$(mktemp -d)/kiln-strlen-probe-file
-P="tracepoint:syscalls:sys_enter_openat /str(args->filename) == \"$f\"/ { printf(\"%d\\n\", strlen(str(args->filename))); exit(); }"
+P="tracepoint:syscalls:sys_enter_openat /str(args->filename) == \"$f\"/ { printf(\"%d %d %d\\n\", strlen(str(args->filename)), strstr(str(args->filename), \"kiln-strlen\"), strstr(str(args->filename), \"nowhere\")); exit(); }"
 "$KILN" trace -e "$P" >"$f.out" 2>&1 &
 kp=$!
 deadline=$((SECONDS + 30))
 while kill -0 "$kp" 2>/dev/null && [ $SECONDS -lt $deadline ]; do : >"$f" 2>/dev/null; sleep 0.05; done
 kill "$kp" 2>/dev/null; wait "$kp"
-check strlen-probe "${#f}" "$(grep -v '^Attaching\|^$' "$f.out")"
+d=$(dirname "$f")
+check strlen-strstr-probe "${#f} $((${#d} + 1)) -1" "$(grep -v '^Attaching\|^$' "$f.out")"
 rm -rf "$(dirname "$f")"
 
 # syscall_name (the system's <asm/unistd_64.h>) and signal_name (strsignal(3)'s text)
