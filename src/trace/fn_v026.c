@@ -104,6 +104,8 @@ static int literal_builtin(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
+static int usermode_check(struct sm *m, struct kt_node *n);
+
 int kt_fn_ident(struct sm *m, struct kt_node *n)
 {
 	for (size_t i = 0; i < sizeof(task_aliases) / sizeof(task_aliases[0]); i++)
@@ -111,6 +113,8 @@ int kt_fn_ident(struct sm *m, struct kt_node *n)
 			return task_alias(m, n, i, NULL);
 	if (!strcmp(n->name, "ncpus"))
 		return ncpus_rewrite(m, n);
+	if (!strcmp(n->name, "usermode"))
+		return usermode_check(m, n);
 	if (!strcmp(n->name, "jiffies")) {   /* as jiffies() */
 		n->kind = KT_CALL;
 		n->nkids = 0;
@@ -382,7 +386,107 @@ static int strstr_check(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
+/* n's value when it is made of integer literals (the parser bounds the depth): true */
+static bool const_eval(const struct kt_node *n, int64_t *v, int depth)
+{
+	int64_t a, b;
+	if (n->kind == KT_INT) {
+		*v = n->num;
+		return true;
+	}
+	if (depth > 128)
+		return false;
+	if (n->kind == KT_UNOP && (n->op == '!' || n->op == '-' || n->op == '~') && const_eval(n->a, &a, depth + 1)) {
+		*v = n->op == '!' ? !a : n->op == '-' ? -a : ~a;
+		return true;
+	}
+	if (n->kind != KT_BINOP || !const_eval(n->a, &a, depth + 1) || !const_eval(n->b, &b, depth + 1))
+		return false;
+	switch (n->op) {
+	case '+': *v = a + b; return true;
+	case '-': *v = a - b; return true;
+	case '*': *v = a * b; return true;
+	case '/': if (!b) return false; *v = a / b; return true;
+	case '%': if (!b) return false; *v = a % b; return true;
+	case '&': *v = a & b; return true;
+	case '|': *v = a | b; return true;
+	case '^': *v = a ^ b; return true;
+	case '<': *v = a < b; return true;
+	case '>': *v = a > b; return true;
+	case KT_OP_LE: *v = a <= b; return true;
+	case KT_OP_GE: *v = a >= b; return true;
+	case KT_OP_EQ: *v = a == b; return true;
+	case KT_OP_NE: *v = a != b; return true;
+	case KT_OP_AND: *v = a && b; return true;
+	case KT_OP_OR: *v = a || b; return true;
+	default: return false;
+	}
+}
+
+/* static_assert(cond, "message"): cond a constant once typed; false is the message, here */
+static int static_assert_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids != 2 || n->kids[1]->kind != KT_STR)
+		return kt_sm_err(m, n->span, "%s", "static_assert() takes a condition and a message literal");
+	int64_t v;
+	if (!const_eval(n->kids[0], &v, 0))
+		return kt_sm_err(m, n->kids[0]->span, "%s", "static_assert()'s condition must be known when compiling");
+	if (!v)
+		return kl_error(m->d, n->span, "static_assert failed: %s", n->kids[1]->str);
+	to_int(n, 0, 8, false);
+	return 0;
+}
+
+/* fail("fmt", literals...): the formatted message is an error where the call is (a script
+ * reaching one fails to compile: kiln has no compile-time branches to leave it out) */
+static int fail_check(struct sm *m, struct kt_node *n)
+{
+	if (!n->nkids || n->kids[0]->kind != KT_STR)
+		return kt_sm_err(m, n->span, "%s", "fail() takes a format literal and literal arguments");
+	char msg[1024];
+	size_t o = 0;
+	uint32_t k = 1;
+	for (const char *f = n->kids[0]->str; *f && o + 1 < sizeof(msg); f++) {
+		if (*f != '%' || f[1] == '%' || !f[1]) {
+			msg[o++] = *f;
+			f += *f == '%' && f[1] == '%';
+			continue;
+		}
+		f += strspn(f + 1, "-+ #0123456789.lhz");
+		f++;
+		struct kt_node *a = k < n->nkids ? n->kids[k++] : NULL;
+		if (!a || (a->kind != KT_INT && a->kind != KT_STR))
+			return kt_sm_err(m, n->span, "%s", "fail()'s arguments must be literals, one per conversion");
+		int w = a->kind == KT_INT ? snprintf(msg + o, sizeof(msg) - o, "%lld", (long long)a->num)
+					  : snprintf(msg + o, sizeof(msg) - o, "%s", a->str);
+		o += w > 0 && (size_t)w < sizeof(msg) - o ? (size_t)w : 0;
+	}
+	msg[o] = 0;
+	return kt_sm_err(m, n->span, "%s", msg);
+}
+
+/* usermode: whether the probe interrupted user code (x86-64: pt_regs' cs, at 136, has
+ * privilege level 3); in the probes whose context is pt_regs */
+static int usermode_check(struct sm *m, struct kt_node *n)
+{
+	enum kt_pkind k = m->first->kind;
+	if (n->nkids)
+		return kt_sm_err(m, n->span, "%s", "usermode() takes no arguments");
+	if (!m->has_args && k != KP_PROFILE && k != KP_INTERVAL && k != KP_SOFTWARE && k != KP_HARDWARE)
+		return kt_sm_err(m, n->span, "%s", "usermode is only in kprobe, uprobe, profile, interval, software and hardware probes");
+	n->kind = KT_CALL;
+	n->name = "usermode";
+	n->type = kt_t_int(1, false);
+	return 0;
+}
+
 /* ---- gen ---- */
+
+static void usermode_value(struct g *g, const struct kt_node *n)
+{
+	(void)n;
+	kt_emit(&g->b, "(if (= (logand (ctx u64 136) 3) 3) 1 0)");
+}
 
 /* The haystack in a buffer, then each start before its NUL compared with the needle's bytes. */
 static void strstr_value(struct g *g, const struct kt_node *n)
@@ -450,6 +554,9 @@ static const struct kt_fn fns[] = {
 	{ "has_cpid", literal_check, true, NULL, NULL, NULL, NULL },
 	{ "default_str_length", literal_check, true, NULL, NULL, NULL, NULL },
 	{ "probetype", literal_check, true, NULL, NULL, NULL, NULL },
+	{ "static_assert", static_assert_check, false, NULL, NULL, NULL, NULL },
+	{ "fail", fail_check, true, NULL, NULL, NULL, NULL },
+	{ "usermode", usermode_check, true, NULL, usermode_value, NULL, NULL },
 	{ "strstr", strstr_check, false, NULL, strstr_value, NULL, NULL },
 	{ "strlen", strlen_check, false, NULL, strlen_value, NULL, NULL },
 	{ "jiffies", jiffies_check, true, NULL, jiffies_value, NULL, NULL },

@@ -89,6 +89,16 @@ kill "$kp" 2>/dev/null; wait "$kp"
 if grep -q '^@\[getppid\]: [0-9]' "$tmp/sys.out" && grep -q '^@\[getpid\]: 1$' "$tmp/sys.out"; then pass syscall-name-probe
 else fail syscall-name-probe "$(tr '\n' '|' <"$tmp/sys.out" | head -c 300)"; fi
 
+# static_assert, fail: errors where they are, when compiling
+same static-assert 'static_assert(1 == 1 && sizeof(int32) == 4, "ok"); printf("sa\n")' 'sa'
+check static-assert-fails 'stdin:1:9: error: static_assert failed: two is small' \
+	"$("$KILN" trace --dry-run -e 'BEGIN { static_assert(2 < 1, "two is small"); }' 2>&1 | head -1)"
+check fail 'stdin:1:9: error: bad 5 and x, 100%' "$("$KILN" trace --dry-run -e 'BEGIN { fail("bad %d and %s, 100%%", 5, "x"); }' 2>&1 | head -1)"
+# usermode on profile samples of a busy shell loop: user and kernel samples both seen
+out=$(timeout 30 "$KILN" trace -e 'profile:hz:199 { @[usermode] = count(); @u[usermode()] = count(); if (@[1] > 5) { exit(); } }' 2>&1 &
+	timeout 10 sh -c 'while :; do :; done'; wait)
+if grep -q '^@\[1\]: [0-9]' <<<"$out" && grep -q '^@u\[1\]: [0-9]' <<<"$out"; then pass usermode; else fail usermode "$(tr '\n' '|' <<<"$out")"; fi
+
 # exit(code): kiln trace's exit status; END still runs and the maps print
 out=$("$KILN" trace -e 'BEGIN { @a = 1; exit(3); } END { printf("end\n"); }' 2>&1); rc=$?
 check exit-code "3|end|@a: 1" "$rc|$(grep -v '^Attaching\|^$' <<<"$out" | tr '\n' '|' | sed 's/|$//')"
