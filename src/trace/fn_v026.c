@@ -310,6 +310,19 @@ void kt_dialect_builtin(const struct sm *m, struct kt_node *n)
 			n->type = kt_t_int(4, false);
 }
 
+/* $N whose text is no number: a string in bpftrace 0.26 (`print(($1, $2))` prints p1), an
+ * error in 0.17 (str($N) reads it). 0: n is the string literal, 1: not this dialect. */
+int kt_dialect_posparam(const struct sm *m, struct kt_node *n, const char *text)
+{
+	if (m->s->dialect != KT_DIALECT_026)
+		return 1;
+	n->kind = KT_STR;
+	n->str = text;
+	n->strlen = (uint32_t)strlen(text);
+	n->type = kt_t_str(n->strlen + 1);
+	return 0;
+}
+
 /* The arithmetic operators, whose result bpftrace 0.26 sizes by the operands. */
 static bool arith_op(int op)
 {

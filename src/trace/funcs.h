@@ -54,6 +54,8 @@ int kt_map_key_arg(struct sm *m, struct kt_node *n);
  * after typing it) and a binary operator's result (binop(), after pointer arithmetic). */
 void kt_dialect_builtin(const struct sm *m, struct kt_node *n);
 void kt_dialect_binop(struct sm *m, struct kt_node *n);
+/* $N's text that is no number (sema's posparam): 0 when n became it as a string (0.26), 1 not. */
+int kt_dialect_posparam(const struct sm *m, struct kt_node *n, const char *text);
 /* The defuns the functions of fn_v026.c call (sema sets their bits in kt_sema.defuns): len's
  * empty callback, syscall_name's and signal_name's tables; kt_fn_defuns writes them (gen_prog.c). */
 enum { KT_DEFUN_LEN = 1, KT_DEFUN_SYSCALL = 2, KT_DEFUN_SIGNAL = 4 };

@@ -435,6 +435,8 @@ static int posparam(struct sm *m, struct kt_node *n)
 		char *end;
 		errno = 0;
 		x = strtoll(v, &end, 0);
+		if ((!*v || *end || errno) && !kt_dialect_posparam(m, n, v))   /* 0.26: the text (fn_v026.c) */
+			return 0;
 		if (!*v || *end || errno)
 			return kl_error(m->d, n->span, "$%lld used numerically but given \"%s\". Try using str($%lld).",
 					(long long)n->num, v, (long long)n->num);

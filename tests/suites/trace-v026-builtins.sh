@@ -141,6 +141,10 @@ P='@a = (uint8)255 + 1; @b = (uint8)200 + (uint8)100; @c = (int16)-3 * 20000; @d
 same promotion "$P" '@a: 0|@b: 44|@c: 5536|@d: 1255|@e: 4|@f: 4000000001|@g: 65542|@h: 4'
 check promotion-017 '@a: 256|@b: 300|@c: -60000|@d: 1255|@e: 8|@f: 4000000001|@g: 65542|@h: 8' \
 	"$(run --dialect 0.17 -e "BEGIN { $P; exit(); }" | tr '\n' '|' | sed 's/|$//')"
+# a positional parameter whose text is no number: a string in 0.26, refused in 0.17
+check posparam-string 'p1 20 p1|@[p1]: 1' "$(run -e 'BEGIN { printf("%s %d %s\n", $1, $2, str($1)); @[$1] = 1; exit(); }' p1 -- 20 | tr '\n' '|' | sed 's/|$//')"
+out=$("$KILN" trace --dialect 0.17 --dry-run -e 'BEGIN { printf("%s\n", $1); }' p1 2>&1)
+if grep -q 'used numerically but given "p1". Try using str(\$1)' <<<"$out"; then pass posparam-string-017; else fail posparam-string-017 "$out"; fi
 # pid, tid, cpu and rand are uint32 in 0.26, 64 bits in 0.17 (bpftrace 0.17's sizeof says 8)
 same pid-type 'printf("%d %d %d %d\n", sizeof(pid), sizeof(tid), sizeof(cpu), sizeof(rand))' '4 4 4 4'
 check pid-type-017 '8 8 8 8' "$(run --dialect 0.17 -e 'BEGIN { printf("%d %d %d %d\n", sizeof(pid), sizeof(tid), sizeof(cpu), sizeof(rand)); exit(); }')"
