@@ -772,8 +772,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			fputs(trace_help, stdout);
 			return 0;
 		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
-			printf("kiln trace %s: bpftrace v0.26's language (and v0.17.0's: --dialect 0.17) on kiln's compiler\n",
-			       cli_version());
+			printf("kiln trace %s: bpftrace v0.26's language, and bpftrace v0.17.0's with --dialect 0.17, "
+			       "on kiln's compiler\n", cli_version());
 			return 0;
 		} else if (!strcmp(a, "--info")) {
 			return trace_info();
