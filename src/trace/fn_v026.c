@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#define KT_MEMCMP_MAX 128   /* memcmp()'s count: two buffers of it on the BPF stack */
+
 /* ---- sema ---- */
 
 /* Whether kiln trace runs in the initial pid namespace (its pid there is its pid here). */
@@ -493,7 +495,50 @@ static int usermode_check(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
+/* memcmp(left, right, n): strings (or arrays), or pointers to kernel memory, n a literal */
+static int memcmp_check(struct sm *m, struct kt_node *n)
+{
+	if (n->nkids != 3)
+		return kt_sm_err(m, n->span, "%s", "memcmp() takes two values and a count");
+	for (uint32_t i = 0; i < 2; i++)
+		if (n->kids[i]->type.kind != KTT_STR && n->kids[i]->type.kind != KTT_INT)
+			return kt_sm_err(m, n->kids[i]->span, "%s", "memcmp() compares strings, arrays or pointers");
+	if (n->kids[2]->kind != KT_INT || n->kids[2]->num < 0 || n->kids[2]->num > KT_MEMCMP_MAX)
+		return kl_error(m->d, n->kids[2]->span, "memcmp()'s count must be an integer literal from 0 to %d here (kiln trace)",
+				KT_MEMCMP_MAX);
+	n->type = kt_t_int(8, true);
+	return 0;
+}
+
 /* ---- gen ---- */
+
+/* One side of memcmp at buffer b: a string written there, or size bytes a pointer points at. */
+static void memcmp_side(struct g *g, const struct kt_node *k, const char *b, uint32_t size)
+{
+	if (k->type.kind == KTT_STR) {
+		kt_gen_str(g, k, kt_atom(&g->b, b), size);
+		return;
+	}
+	kt_emit(&g->b, "(probe-read-kernel %s %u ", b, size);
+	kt_gen_int(g, k);
+	kt_emit(&g->b, ")");
+}
+
+/* The first differing byte's difference, 0 when the count's bytes are equal. */
+static void memcmp_value(struct g *g, const struct kt_node *n)
+{
+	uint32_t cnt = (uint32_t)n->kids[2]->num;
+	if (!cnt) {
+		kt_emit(&g->b, "0");
+		return;
+	}
+	const char *a = kt_fresh(g, "ma"), *b = kt_fresh(g, "mb"), *r = kt_fresh(g, "mr"), *i = kt_fresh(g, "mi");
+	kt_emit(&g->b, "(let ((%s (stack-buffer %u)) (%s (stack-buffer %u)) (%s 0)) ", a, kt_round8(cnt), b, kt_round8(cnt), r);
+	memcmp_side(g, n->kids[0], a, cnt);
+	memcmp_side(g, n->kids[1], b, cnt);
+	kt_emit(&g->b, " (dotimes (%s %u) (when (= %s 0) (setf %s (- (load u8 %s %s) (load u8 %s %s))))) %s)", i, cnt, r, r, a, i,
+		b, i, r);
+}
 
 static void usermode_value(struct g *g, const struct kt_node *n)
 {
@@ -570,6 +615,7 @@ static const struct kt_fn fns[] = {
 	{ "static_assert", static_assert_check, false, NULL, NULL, NULL, NULL },
 	{ "fail", fail_check, true, NULL, NULL, NULL, NULL },
 	{ "usermode", usermode_check, true, NULL, usermode_value, NULL, NULL },
+	{ "memcmp", memcmp_check, false, NULL, memcmp_value, NULL, NULL },
 	{ "strstr", strstr_check, false, NULL, strstr_value, NULL, NULL },
 	{ "strlen", strlen_check, false, NULL, strlen_value, NULL, NULL },
 	{ "jiffies", jiffies_check, true, NULL, jiffies_value, NULL, NULL },
