@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define KT_MEMCMP_MAX 128   /* memcmp()'s count: two buffers of it on the BPF stack */
 
@@ -165,20 +166,22 @@ static int pid_check(struct sm *m, struct kt_node *n)
 	return kt_sm_expr(m, n);
 }
 
-/* nsecs([monotonic|boot|tai]): the clock's helper */
+/* nsecs([monotonic|boot|tai|sw_tai]): the clock's helper; sw_tai is boot's plus the offset
+ * of TAI from it, measured when compiling */
 static const struct { const char *mode, *lisp; } clocks[] = {
 	{ "monotonic", "(ktime-get-ns)" }, { "boot", "(ktime-get-boot-ns)" }, { "tai", "(ktime-get-tai-ns)" },
+	{ "sw_tai", NULL },
 };
 
 static int nsecs_check(struct sm *m, struct kt_node *n)
 {
 	size_t i = 0;
 	if (n->nkids > 1 || (n->nkids && n->kids[0]->kind != KT_IDENT))
-		return kt_sm_err(m, n->span, "%s", "nsecs() takes monotonic, boot or tai");
+		return kt_sm_err(m, n->span, "%s", "nsecs() takes monotonic, boot, tai or sw_tai");
 	while (n->nkids && i < sizeof(clocks) / sizeof(clocks[0]) && strcmp(n->kids[0]->name, clocks[i].mode))
 		i++;
 	if (i == sizeof(clocks) / sizeof(clocks[0]))
-		return kl_error(m->d, n->kids[0]->span, "nsecs(%s): the modes kiln trace reads are monotonic, boot and tai",
+		return kl_error(m->d, n->kids[0]->span, "nsecs(%s): the modes are monotonic, boot, tai and sw_tai",
 				n->kids[0]->name);
 	n->num = (int64_t)i;
 	n->type = kt_t_int(8, false);
@@ -592,7 +595,15 @@ static void jiffies_value(struct g *g, const struct kt_node *n)
 
 static void nsecs_value(struct g *g, const struct kt_node *n)
 {
-	kt_emit_fixed(&g->b, clocks[n->num].lisp);
+	struct timespec tai, boot;
+	if (clocks[n->num].lisp) {
+		kt_emit_fixed(&g->b, clocks[n->num].lisp);
+		return;
+	}
+	clock_gettime(CLOCK_TAI, &tai);
+	clock_gettime(CLOCK_BOOTTIME, &boot);
+	long long off = (long long)(tai.tv_sec - boot.tv_sec) * 1000000000LL + (tai.tv_nsec - boot.tv_nsec);
+	kt_emit(&g->b, "(+ (ktime-get-boot-ns) %lld)", off);
 }
 
 static void len_value(struct g *g, const struct kt_node *n)

@@ -56,7 +56,7 @@ same literal-builtins 'printf("%d %d %s %d\n", has_cpid, default_str_length, pro
 check has-cpid '1' "$(run -e 'BEGIN { printf("%d\n", has_cpid); exit(); }' -c /bin/true)"
 same jiffies 'printf("%d %d\n", jiffies > 0, jiffies() > 0)' '1 1'
 same pid-modes 'printf("%d %d %d\n", pid(init) == pid, tid(curr_ns) == tid, pid() == pid)' '1 1 1'
-same nsecs-modes 'printf("%d %d %d\n", nsecs(monotonic) > 0, nsecs(boot) > 0, nsecs(tai) > nsecs(boot))' '1 1 1'
+same nsecs-modes 'printf("%d %d %d %d\n", nsecs(monotonic) > 0, nsecs(boot) > 0, nsecs(tai) > nsecs(boot), nsecs(sw_tai) - nsecs(tai) > -1000000000 && nsecs(sw_tai) - nsecs(tai) < 1000000000)' '1 1 1 1'
 same is-predicates 'printf("%d%d %d%d %d%d %d%d %d%d\n", is_literal(1), is_literal(pid), is_integer(pid), is_integer(comm), is_unsigned_integer(pid), is_unsigned_integer(-1), is_str(comm), is_str(1), is_ptr(curtask), is_ptr(pid))' '10 10 10 10 10'
 same strstr '$s = "hello world"; printf("%d %d %d %d %d %d\n", strstr($s, "world"), strstr($s, "hello"), strstr($s, "xyz"), strstr($s, ""), strstr(comm, "ln"), strstr($s, "d"))' '6 0 -1 0 2 10'
 same memcmp '$a = "hello"; $b = "help!"; printf("%d %d %d %d %d %d %d\n", memcmp($a, $b, 3), memcmp($a, $b, 4) < 0, memcmp($b, $a, 4) > 0, memcmp($a, "hello", 6), memcmp(comm, "kiln", 4), memcmp(curtask->comm, curtask->group_leader->comm, 16), memcmp(curtask, curtask->group_leader, 64))' '0 1 1 0 0 0 0'
