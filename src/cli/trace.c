@@ -27,17 +27,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <wordexp.h>
+#include "cli/trace_more.h"
 
 static const char trace_help[] =
 	"USAGE:\n"
-	"    kiln trace [OPTIONS] FILE.bt|- [ARGS...]\n"
-	"    kiln trace [OPTIONS] -e 'PROGRAM' [ARGS...]\n"
+	"    kiln trace [OPTIONS] FILE.bt|- [ARGS...] [-- [ARGS...] [--NAME[=VALUE]...]]\n"
+	"    kiln trace [OPTIONS] -e 'PROGRAM' [ARGS...] [-- [ARGS...] [--NAME[=VALUE]...]]\n"
 	"    kiln trace -l [SEARCH] | -lv [SEARCH]\n"
 	"\n"
-	"Run a bpftrace (0.17) program on kiln's compiler: no LLVM. The program is translated to\n"
-	"kiln Lisp, compiled in memory, loaded and attached; `Attaching N probes...` is printed,\n"
-	"printf output streams until exit() or Ctrl-C/SIGTERM, then END runs and every map is\n"
-	"printed in bpftrace's format. ARGS are the positional parameters $1, $2, ... ($# counts).\n"
+	"Run a bpftrace program (0.26's meaning, or 0.17's) on kiln's compiler: no LLVM. The\n"
+	"program is translated to kiln Lisp, compiled in memory, loaded and attached; `Attaching N\n"
+	"probes...` is printed, printf output streams until exit() or Ctrl-C/SIGTERM, then END\n"
+	"runs and every map is printed in bpftrace's format. ARGS are the positional parameters\n"
+	"$1, $2, ... ($# counts); after --, --NAME=VALUE (or a bare --NAME) are the named options\n"
+	"getopt(\"NAME\", ...) reads.\n"
 	"After Ctrl-C or SIGTERM, output nobody reads (a stalled pipe) is dropped once a write has\n"
 	"made no progress for a quarter of a second, and the exit status is 130 (SIGTERM: 143).\n"
 	"SIGUSR1 prints every map as it stands, and the trace goes on.\n"
@@ -60,9 +63,13 @@ static const char trace_help[] =
 	"  --dry-run       translate and compile, do not load\n"
 	"  --emit FILE.o   write the compiled object (a kiln/libbpf ELF object) and exit\n"
 	"  -o FILE         write the output to FILE instead of stdout\n"
+	"  -B MODE         the output's buffering: none, line or full\n"
+	"  -I DIR          look for #include's headers in DIR first (repeatable)\n"
+	"  --probe-filter REGEX  attach only the probes whose name REGEX matches (BEGIN, END kept)\n"
+	"  --no-warnings   accepted (kiln trace prints none of bpftrace's warnings)\n"
 	"  -f json|text    the output as bpftrace's JSON lines (printf, time, maps, hist, stats)\n"
 	"  --info          what this kernel offers kiln trace (map and probe types, lockdown)\n"
-	"  --version       kiln's version and the bpftrace language version\n"
+	"  -V, --version   kiln's version and the bpftrace language version\n"
 	"  --unsafe        allow system(), signal() and override() (bpftrace's unsafe functions)\n"
 	"  --dialect V     the meaning of a script where bpftrace's versions differ: 0.26 (today's,\n"
 	"                  the default) or 0.17 (docs/trace.md lists the differences)\n"
@@ -75,10 +82,12 @@ static const char trace_help[] =
 	"kernel has no kprobes), kfunc/kretfunc:FUNC (args->NAME, retval; refused at load under\n"
 	"lockdown), usdt:FILE:[PROVIDER:]NAME (arg0..); builtins pid tid uid gid\n"
 	"nsecs elapsed cpu comm probe func cpid kstack ustack curtask arg0-arg5 retval sarg0-sarg9\n"
-	"rand username cgroup; struct access through BTF (curtask->real_parent->pid, args->ptr->field,\n"
+	"rand username cgroup ppid ncpus jiffies pcomm leader_tid leader_comm has_cpid probetype\n"
+	"default_str_length; struct access through BTF (curtask->real_parent->pid, args->ptr->field,\n"
 	"(struct NAME *) casts, .field); printf time print (maps and values) clear zero delete exit\n"
 	"str join ksym kaddr usym uaddr strftime cat system signal reg cgroup_path ntop pton buf\n"
-	"bswap macaddr strncmp strcontains cgroupid sizeof offsetof count sum avg min max stats\n"
+	"bswap macaddr strncmp strcontains cgroupid sizeof offsetof has_key len getopt strlen\n"
+	"is_literal is_integer is_unsigned_integer is_str is_ptr is_array count sum avg min max stats\n"
 	"hist lhist;\n"
 	"maps keyed by integers, strings, stacks and several keys; $variables; tuples (.0, nested);\n"
 	"*p, p[N], (uint32 *) casts, sizeof; if/else, ternary, unroll, while (break, continue),\n"
@@ -203,6 +212,7 @@ struct run {
 	bool exited;
 	bool skipping;              /* the stop: records not printed in time are counted, not handled */
 	uint64_t skipped;
+	int exit_code;              /* exit(code)'s, the record id's low byte */
 	bool quiet;                 /* -q: no `Attaching N probes...` */
 	struct pending *pend;       /* by CPU: this batch's text */
 	uint32_t npend;
@@ -346,6 +356,7 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		break;
 	case KT_EV_EXIT:
 		r->exited = true;
+		r->exit_code = (int)(index & 0xff);
 		break;
 	case KT_EV_PRINT:
 		if (site && site->map < r->s->nmaps) {
@@ -719,6 +730,8 @@ static int run_program(const struct kt_sema *s, const struct kt_gen *g, const vo
 		detach_all(&r, links);
 		rc = run_end(&r, rd);
 	}
+	if (!rc)
+		rc = r.exit_code;
 	run_free(&r, rd, links);
 	return rc;
 }
@@ -733,9 +746,10 @@ struct opts {
 	int helper_checks;          /* -k: 1, -kk: 2 (accepted; see short_flags) */
 	bool helper_checked_said;
 	int debug;                  /* -d: the generated Lisp; -dd: and the BPF instructions */
-	const char **params, **includes;
-	int nparams, nincludes;
+	const char **params, **includes, **named;   /* named: --name[=value] after -- (getopt) */
+	int nparams, nincludes, nnamed;
 	pid_t pid;                  /* -p */
+	struct trace_more more;     /* bpftrace 0.26's options (trace_more.h) */
 };
 
 /* -p's PID as bpftrace checks it: a decimal number within the kernel's pid range, of a
@@ -792,7 +806,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	o->params = calloc((size_t)argc + 1, sizeof(*o->params));
 	o->includes = calloc((size_t)argc + 1, sizeof(*o->includes));
-	if (!o->params || !o->includes)
+	o->named = calloc((size_t)argc + 1, sizeof(*o->named));
+	if (!o->params || !o->includes || !o->named)
 		return 1;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -807,8 +822,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(trace_help, stdout);
 			return 0;
-		} else if (!strcmp(a, "--version")) {
-			printf("kiln trace %s: bpftrace v0.17.0's language on kiln's compiler\n", cli_version());
+		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+			printf("kiln trace %s: bpftrace v0.26's language, and bpftrace v0.17.0's with --dialect 0.17, "
+			       "on kiln's compiler\n", cli_version());
 			return 0;
 		} else if (!strcmp(a, "--info")) {
 			return trace_info();
@@ -859,9 +875,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->dialect = !strcmp(v, "0.17") ? KT_DIALECT_017 : KT_DIALECT_026;
 		} else if (!strcmp(a, "--")) {   /* the rest: the file (without -e), then the parameters */
 			for (i++; i < argc; i++)
-				*(o->prog_text || o->file ? &o->params[o->nparams++] : &o->file) = argv[i];
+				if ((o->prog_text || o->file) && o->dialect == KT_DIALECT_026 && !strncmp(argv[i], "--", 2) && argv[i][2])
+					o->named[o->nnamed++] = argv[i];   /* bpftrace 0.26's named options */
+				else
+					*(o->prog_text || o->file ? &o->params[o->nparams++] : &o->file) = argv[i];
 		} else if (a[0] != '-' || !strcmp(a, "-")) {
 			o->file = a;
+		} else if ((w = (size_t)(trace_more_arg(&o->more, argc, argv, &i) + 1)) != 1) {
+			if (!w)
+				return 2;
 		} else {
 			fprintf(stderr, "kiln trace: unknown option %s\n%s", a, trace_help);
 			return 2;
@@ -943,6 +965,7 @@ static int trace_run(const struct opts *o, const struct kt_sema *s, const struct
 		fprintf(stderr, "kiln trace: cannot write %s: %s\n", o->output, strerror(errno));
 		return 1;
 	}
+	trace_more_out(&o->more, out);
 	cli_stop_catch("trace", on_signal);
 	struct sigaction usr1 = { .sa_handler = on_usr1 };   /* (no SA_RESTART: the poll wakes) */
 	sigemptyset(&usr1.sa_mask);
@@ -981,9 +1004,9 @@ static int trace_script(struct opts o)
 	struct kl_arena a = { 0 };
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
-	struct kt_cdefs cdefs = { 0 };
+	struct kt_cdefs cdefs = { .dirs = o.more.idirs };
 	struct kt_program prog = { .cdefs = &cdefs };
-	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL,
+	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .named = o.named, .nnamed = o.nnamed, .has_child = o.command != NULL,
 			  .unsafe = o.unsafe, .dialect = o.dialect };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
@@ -1002,7 +1025,7 @@ static int trace_script(struct opts o)
 		kl_diag_print(&d, stderr);
 		goto out;
 	}
-	if (trace_limits(&s, stderr))   /* before a wildcard's thousands of programs are written */
+	if (trace_more_filter(&o.more, &s) || trace_limits(&s, stderr))   /* before a wildcard's thousands of programs are written */
 		goto out;
 	if (kt_gen(&prog, &s, &a, &d, &g)) {
 		kl_diag_print(&d, stderr);
@@ -1053,5 +1076,7 @@ int cmd_trace(int argc, char **argv)
 	}
 	free(o.params);
 	free(o.includes);
+	free(o.named);
+	free(o.more.idirs);
 	return rc;
 }

@@ -163,6 +163,10 @@ static int scan_header(struct kt_cdefs *c, const char *h, size_t hlen, unsigned 
 	char path[4096];
 	FILE *f = NULL;
 	*why = NULL;
+	for (size_t i = 0; c->dirs && c->dirs[i] && !f && !*why; i++) {   /* -I DIR */
+		snprintf(path, sizeof path, "%s/%.*s", c->dirs[i], (int)hlen, h);
+		f = open_header(path, why);
+	}
 	for (size_t i = 0; i < sizeof include_dirs / sizeof *include_dirs && !f && !*why; i++) {
 		snprintf(path, sizeof path, "%s/%.*s", include_dirs[i], (int)hlen, h);
 		f = open_header(path, why);

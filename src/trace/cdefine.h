@@ -21,6 +21,7 @@ struct kt_cdefs {
 	size_t ndefs, capdefs;
 	char *seen[KT_CDEF_MAX_FILES];      /* headers already scanned, by path */
 	size_t nseen;
+	const char *const *dirs;            /* searched before the system's (-I DIR), NULL-ended; may be NULL */
 	unsigned skip_mask, depth;          /* #if[n]def nesting: bit i set when level i's branch
 					     * is not taken */
 };

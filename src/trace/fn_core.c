@@ -146,10 +146,11 @@ static int join_check(struct sm *m, struct kt_node *n)   /* join(argv [, "delim"
 	return 0;
 }
 
+/* exit([code]): kiln trace exits with code (0 to 255, bpftrace 0.26) */
 static int exit_check(struct sm *m, struct kt_node *n)
 {
-	if (n->nkids)
-		return kt_sm_err(m, n->span, "%s", "exit() takes no arguments");
+	if (n->nkids > 1 || (n->nkids && n->kids[0]->type.kind != KTT_INT))
+		return kt_sm_err(m, n->span, "%s", "exit() takes no arguments or an exit code");
 	return 0;
 }
 
@@ -179,10 +180,13 @@ static int print_check(struct sm *m, struct kt_node *n)
 	return 0;
 }
 
-/* clear(@m), zero(@m), delete(@m[key]) */
+/* clear(@m), zero(@m), delete(@m[key]), delete(@m, key) (fn_v026.c) */
 static int mapfn_check(struct sm *m, struct kt_node *n)
 {
 	const char *f = n->name;
+	n->type = kt_t_int(1, false);   /* delete's value: whether there was an entry (0.26) */
+	if (!strcmp(f, "delete") && n->nkids == 2)
+		return kt_map_key_arg(m, n);
 	if (n->nkids != 1 || n->kids[0]->kind != KT_MAP)
 		return kt_sm_err(m, n->span, "%s() expects a map", f);
 	struct kt_node *mn = n->kids[0];
@@ -191,6 +195,7 @@ static int mapfn_check(struct sm *m, struct kt_node *n)
 		return kt_sm_map_key(m, mn, mp);
 	if (mn->a)
 		return kt_sm_err(m, n->span, "%s() expects a whole map, without a key", f);
+	n->type.kind = KTT_NONE;
 	return 0;
 }
 
@@ -246,8 +251,15 @@ static void join_stmt(struct g *g, const struct kt_node *n)
 
 static void exit_stmt(struct g *g, const struct kt_node *n)
 {
-	(void)n;
-	kt_gen_ctl(g, KT_EV_EXIT, 0);
+	if (n->nkids) {   /* the code in the record id's low byte */
+		const char *e = kt_fresh(g, "e");
+		kt_emit(&g->b, "(with-event (%s kt-ctl " KT_RINGBUF ") (setf (kt-ctl-id %s) (logior %p (logand ", e, e,
+			kt_rec_id(g, KT_EV_EXIT, 0));
+		kt_gen_int(g, n->kids[0]);
+		kt_emit(&g->b, " 255))))");
+	} else {
+		kt_gen_ctl(g, KT_EV_EXIT, 0);
+	}
 	kt_emit(&g->b, "(return 0)");
 }
 
@@ -294,6 +306,19 @@ static void delete_stmt(struct g *g, const struct kt_node *n)
 }
 
 /* ---- gen: values ---- */
+
+/* delete(...) as a value (bpftrace 0.26): 1 when the entry was there */
+static void delete_value(struct g *g, const struct kt_node *n)
+{
+	if (keyless_count(g, n->kids[0])) {
+		kt_emit(&g->b, "(progn (setf (getmap m%d 0) 0) 1)", n->kids[0]->map_id);
+		return;
+	}
+	bool opened;
+	const char *k = kt_open_key(g, n->kids[0], &opened);
+	kt_emit(&g->b, "(if (= (remmap m%d %s) 0) 1 0)", n->kids[0]->map_id, k);
+	kt_close_key(g, opened);
+}
 
 static void ksym_value(struct g *g, const struct kt_node *n)   /* the address; user space names it */
 {
@@ -366,7 +391,7 @@ static const struct kt_fn fns[] = {
 	{ "exit", exit_check, false, exit_stmt, NULL, NULL, NULL },
 	{ "clear", mapfn_check, false, clear_stmt, NULL, NULL, NULL },
 	{ "zero", mapfn_check, false, clear_stmt, NULL, NULL, NULL },
-	{ "delete", mapfn_check, false, delete_stmt, NULL, NULL, NULL },
+	{ "delete", mapfn_check, false, delete_stmt, delete_value, NULL, NULL },
 	{ "str", str_check, false, NULL, NULL, str_str, NULL },
 	{ "ksym", ksym_check, false, NULL, ksym_value, NULL, NULL },
 	{ "kaddr", kaddr_check, true, NULL, NULL, NULL, NULL },

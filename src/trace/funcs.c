@@ -14,6 +14,8 @@ static const struct kt_fn_table *const tables[] = {
 	&kt_fns_core,
 	&kt_fns_net,
 	&kt_fns_user,
+	&kt_fns_v026,
+	&kt_fns_names,
 	&kt_fns_pending,
 };
 

@@ -44,6 +44,23 @@ extern const struct kt_fn_table kt_fns_net;      /* fn_net.c: ntop pton macaddr 
 /* buf() == buf() (or !=), n a KT_BINOP: the same length and bytes. */
 void kt_buf_compare(struct g *g, const struct kt_node *n);
 
+extern const struct kt_fn_table kt_fns_names;     /* fn_names.c: syscall_name signal_name */
+extern const struct kt_fn_table kt_fns_v026;     /* fn_v026.c: has_key len getopt ppid ncpus */
+/* ppid and ncpus without parentheses (sema's ident()): 0 typed, -1 an error, 1 not theirs. */
+int kt_fn_ident(struct sm *m, struct kt_node *n);
+/* f(@m, key) (delete, has_key): the key moved into the map node, as f(@m[key]), and typed. */
+int kt_map_key_arg(struct sm *m, struct kt_node *n);
+/* Where bpftrace 0.26's meaning differs from 0.17's (m->s->dialect): a builtin's type (ident()
+ * after typing it) and a binary operator's result (binop(), after pointer arithmetic). */
+void kt_dialect_builtin(const struct sm *m, struct kt_node *n);
+void kt_dialect_binop(struct sm *m, struct kt_node *n);
+/* $N's text that is no number (sema's posparam): 0 when n became it as a string (0.26), 1 not. */
+int kt_dialect_posparam(const struct sm *m, struct kt_node *n, const char *text);
+/* The defuns the functions of fn_v026.c call (sema sets their bits in kt_sema.defuns): len's
+ * empty callback, syscall_name's and signal_name's tables; kt_fn_defuns writes them (gen_prog.c). */
+enum { KT_DEFUN_LEN = 1, KT_DEFUN_SYSCALL = 2, KT_DEFUN_SIGNAL = 4 };
+void kt_fn_defuns(struct g *g);
+
 /* The row for name, or NULL when bpftrace has no such function. */
 const struct kt_fn *kt_fn_find(const char *name);
 /* Every table, the pending one last (for tests: no name twice, none both done and pending). */

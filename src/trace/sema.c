@@ -254,6 +254,9 @@ static int kfunc_arg(struct sm *m, struct kt_node *n, const char *name)
 
 static int ident(struct sm *m, struct kt_node *n)
 {
+	int v026 = kt_fn_ident(m, n);   /* ppid, ncpus (fn_v026.c) */
+	if (v026 <= 0)
+		return v026;
 	for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
 		if (!strcmp(builtins[i].name, n->name)) {
 			if (!builtins[i].supported)
@@ -282,6 +285,7 @@ static int ident(struct sm *m, struct kt_node *n)
 			n->kind = KT_BUILTIN;
 			n->type = builtins[i].type;
 			n->type.user = !strcmp(n->name, "retval") && m->first->kind == KP_URETPROBE;
+			kt_dialect_builtin(m, n);   /* pid's type (fn_v026.c) */
 			if (kt_is_stack(&n->type))
 				m->s->has_stacks = true;
 			return 0;
@@ -431,6 +435,8 @@ static int posparam(struct sm *m, struct kt_node *n)
 		char *end;
 		errno = 0;
 		x = strtoll(v, &end, 0);
+		if ((!*v || *end || errno) && !kt_dialect_posparam(m, n, v))   /* 0.26: the text (fn_v026.c) */
+			return 0;
 		if (!*v || *end || errno)
 			return kl_error(m->d, n->span, "$%lld used numerically but given \"%s\". Try using str($%lld).",
 					(long long)n->num, v, (long long)n->num);
@@ -583,6 +589,8 @@ static int binop(struct sm *m, struct kt_node *n)
 	n->type = t_int(8, ls && rs);
 	n->num = 0;
 	int p = kt_sm_ptr_arith(m, n);   /* p + i: a pointer i elements on */
+	if (p > 0)
+		kt_dialect_binop(m, n);   /* what - gives, integer promotion (fn_v026.c) */
 	return p < 0 ? -1 : 0;
 }
 

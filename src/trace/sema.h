@@ -49,6 +49,9 @@ struct kt_sema {
 	bool has_stacks;            /* kstack/ustack: the programs share a :stack-trace map */
 	bool unsafe;                /* --unsafe: system(), signal() allowed */
 	enum kt_dialect dialect;    /* --dialect */
+	const char *const *named;   /* the program's named options after --: "--name[=value]" (getopt) */
+	int nnamed;
+	unsigned defuns;            /* the defuns fn_v026.c's functions call, defined once (KT_DEFUN_*) */
 	struct kt_tpcache **tp_cache;   /* kt_sema's: the tracepoint formats read, in the arena */
 };
 

@@ -30,7 +30,7 @@ fi
 both_run() {   # name dir args...: both tracers' output, run in dir (30 s at most): $bt, $kt
 	local name=$1 dir=$2; shift 2
 	bt=$(cd "$dir" && timeout 30 "$BPFTRACE" "$@" 2>"$tmp/$name.bt.err")
-	kt=$(cd "$dir" && timeout 30 "$KILN" trace "$@" 2>"$tmp/$name.kt.err")
+	kt=$(cd "$dir" && timeout 30 "$KILN" trace --dialect 0.17 "$@" 2>"$tmp/$name.kt.err")
 }
 same() {   # name dir want-pattern args...: both print the same, and it has want-pattern
 	local name=$1 dir=$2 want=$3; shift 3

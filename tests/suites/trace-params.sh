@@ -19,7 +19,7 @@ fi
 
 same() {   # name, program, args...: kiln prints what bpftrace prints (status 0 both)
 	local k b krc brc
-	k=$(timeout 20 "$KILN" trace -e "$2" "${@:3}" 2>&1); krc=$?
+	k=$(timeout 20 "$KILN" trace --dialect 0.17 -e "$2" "${@:3}" 2>&1); krc=$?
 	b=$(timeout 20 "$BPFTRACE" -e "$2" "${@:3}" 2>/dev/null); brc=$?
 	if [ "$brc" -ne 0 ] || [ -z "$b" ]; then
 		fail "$1" "bpftrace 0.17 failed (status $brc): $b"
@@ -29,7 +29,7 @@ same() {   # name, program, args...: kiln prints what bpftrace prints (status 0 
 }
 refused() {   # name, program, args...: both refuse it; kiln's message is bpftrace's first one
 	local k b
-	k=$(timeout 20 "$KILN" trace -e "$2" "${@:3}" 2>&1 | sed -n '1s/^stdin:[0-9]*:[0-9]*: error: //p')
+	k=$(timeout 20 "$KILN" trace --dialect 0.17 -e "$2" "${@:3}" 2>&1 | sed -n '1s/^stdin:[0-9]*:[0-9]*: error: //p')
 	b=$(timeout 20 "$BPFTRACE" -e "$2" "${@:3}" 2>&1 | grep -v RLIMIT | grep -m1 'ERROR: ' | sed 's/.*ERROR: //')
 	if [ -z "$b" ]; then fail "$1" "bpftrace 0.17 printed no error"
 	else check "$1" "$b" "$k"; fi

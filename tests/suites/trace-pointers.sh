@@ -30,7 +30,7 @@ same() {
 	want=$(run "$BPFTRACE" -e "BEGIN { $2; exit(); }")
 	# bpftrace (the reference, not kiln) printing nothing is asked once more, then a SKIP
 	[ -z "$want" ] && want=$(run "$BPFTRACE" -e "BEGIN { $2; exit(); }")
-	got=$(run "$KILN" trace -e "BEGIN { $2; exit(); }")
+	got=$(run "$KILN" trace --dialect 0.17 -e "BEGIN { $2; exit(); }")
 	if [ -z "$want" ]; then echo "SKIP $SUITE/$1: bpftrace 0.17 printed nothing twice for: $2"; return; fi
 	check "$1" "$want" "$got"
 }
@@ -51,7 +51,7 @@ same plain-int '@=32; @+=1; @++'
 # two pointers: refused by both (the message is bpftrace's)
 msg='The - operator can not be used on expressions of types int32 \*, int32 \*'
 bt=$("$BPFTRACE" -e 'BEGIN { $a=(int32*)32; $b=(int32*)40; @=$b-$a; exit(); }' 2>&1)
-kt=$("$KILN" trace -e 'BEGIN { $a=(int32*)32; $b=(int32*)40; @=$b-$a; exit(); }' 2>&1)
+kt=$("$KILN" trace --dialect 0.17 -e 'BEGIN { $a=(int32*)32; $b=(int32*)40; @=$b-$a; exit(); }' 2>&1)
 if grep -q "$msg" <<<"$bt" && grep -q "$msg" <<<"$kt"; then pass ptr-minus-ptr
 else fail ptr-minus-ptr "bpftrace: $(grep -v RLIMIT <<<"$bt" | head -1); kiln: $(head -1 <<<"$kt")"; fi
 
@@ -64,6 +64,6 @@ P="uprobe:$tmp/ptrs:ptr_walk { \$p = (int32 **)arg0; @x = **(\$p + 1); \$q = (in
 @y = **\$q; \$q += 1; @z = **\$q; \$l = (int64 *)arg1; @l = *(\$l + 3); @l2 = *(2 + \$l);
 @h = (int16 *)arg2; @h += 2; @hv = *@h; @h--; @hv2 = *@h; delete(@h); exit(); }"
 want=$(run "$BPFTRACE" -e "$P" -c "$tmp/ptrs")
-got=$(run "$KILN" trace -e "$P" -c "$tmp/ptrs")
+got=$(run "$KILN" trace --dialect 0.17 -e "$P" -c "$tmp/ptrs")
 check uprobe-bpftrace "@hv2: -2|@hv: -3|@l2: 300|@l: 400|@x: 22|@y: 22|@z: 33" "$(tr '\n' '|' <<<"$want" | sed 's/|$//')"
 check uprobe "$want" "$got"

@@ -110,7 +110,7 @@ else
 	}
 	cmp_bpftrace() {   # name, program text [, options]: kiln and bpftrace print the same bytes
 		local k b rc
-		k=$(timeout 20 "$KILN" trace "${@:3}" -e "$2" 2>&1)
+		k=$(timeout 20 "$KILN" trace --dialect 0.17 "${@:3}" -e "$2" 2>&1)
 		b=$(timeout 20 "$BPFTRACE" "${@:3}" -e "$2" 2>"$tmp/cmp.err"); rc=$?
 		if [ -z "$b" ] && [ "$rc" -eq 124 ]; then   # (the reference did not start in time)
 			echo "SKIP $SUITE/bpftrace-$1: bpftrace 0.17 printed nothing in 20 s (a loaded machine)"

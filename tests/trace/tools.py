@@ -639,7 +639,7 @@ def wait_until(pred, timeout):
 def run_tool(name, ctx):
     act, evspec, entry = TOOLS[name]
     d = ctx["tooldir"]
-    r = subprocess.run([ctx["kiln"], "trace", "--dry-run", name + ".bt"], cwd=d, capture_output=True, text=True, timeout=60)
+    r = subprocess.run([ctx["kiln"], "trace", "--dialect", "0.17", "--dry-run", name + ".bt"], cwd=d, capture_output=True, text=True, timeout=60)
     if r.returncode:
         lines = r.stderr.strip().split("\n")
         return "SKIP", lines[0] if lines[0] else "kiln trace --dry-run: status %d" % r.returncode
@@ -649,7 +649,7 @@ def run_tool(name, ctx):
     info = None
     t_start = time.time()
     b = Tracer([ctx["bpftrace"], name + ".bt"], d, base + ".bpftrace")
-    k = Tracer([ctx["kiln"], "trace", name + ".bt"], d, base + ".kiln")
+    k = Tracer([ctx["kiln"], "trace", "--dialect", "0.17", name + ".bt"], d, base + ".kiln")
     try:
         wait_until(lambda: (b.attached() or b.p.poll() is not None) and (k.attached() or k.p.poll() is not None),
                    ATTACH_TIMEOUT)
