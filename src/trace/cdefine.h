@@ -23,6 +23,7 @@ struct kt_cdefs {
 	size_t nseen;
 	unsigned skip_mask, depth;          /* #if[n]def nesting: bit i set when level i's branch
 					     * is not taken */
+	struct kt_cstructs *structs;        /* the script's struct definitions (cstruct.h) */
 };
 
 /* One `#...` line of the script (LEN bytes, no newline) into c. 0, or -1 with a message in

@@ -6,6 +6,7 @@
  * errors point into the script; -d prints the nodes. */
 #define _GNU_SOURCE
 #include "trace/gen_priv.h"
+#include "trace/gen_cstruct.h"
 #include "trace/funcs.h"
 #include "trace/usdt.h"
 #include <kiln/stack.h>
@@ -496,6 +497,8 @@ static bool (*const int_kinds[])(struct g *g, const struct kt_node *n) = {
 
 static void gen_int_code(struct g *g, const struct kt_node *n)
 {
+	if (kt_gen_cs_int(g, n))   /* a member of a script's struct */
+		return;
 	if (is_core(n) ? int_core(g, n)
 	    : (size_t)n->kind < sizeof(int_kinds) / sizeof(int_kinds[0]) && int_kinds[n->kind] && int_kinds[n->kind](g, n))
 		return;
@@ -516,6 +519,10 @@ static void gen_str_code(struct g *g, const struct kt_node *n, const struct kl_n
 {
 	const char *d = fresh(g, "d");
 	kt_emit(&g->b, "(let ((%s %p)) ", d, dest);
+	if (kt_gen_cs_str(g, n, d, size)) {   /* a char array of a script's struct */
+		kt_emit(&g->b, ")");
+		return;
+	}
 	if (is_core(n)) {   /* a char array of a kernel struct */
 		kt_emit(&g->b, "(core-read-str %s %u ", d, size);
 		gen_core_path(g, n, CORE_STR);
@@ -854,7 +861,7 @@ void kt_close_key(struct g *g, bool opened)
 
 bool kt_gen_core_into(struct g *g, const struct kt_node *n, const struct kl_node *dest)
 {
-	if (!is_core(n) || n->type.user)
+	if (!is_core(n) || n->type.user || kt_gen_cs_member(g, n))
 		return false;
 	kt_emit(&g->b, "(core-read-into %p ", dest);
 	gen_core_path(g, n, CORE_STR);

@@ -7,6 +7,7 @@
 #include "compiler/mounts.h"
 #include "trace/ktypes.h"
 #include "trace/cdefine.h"
+#include "trace/cstruct.h"
 #include "trace/limits.h"
 #include "trace/probes.h"
 #include "trace/usdt.h"
@@ -313,10 +314,10 @@ static int ident(struct sm *m, struct kt_node *n)
 static int struct_field(struct sm *m, struct kt_node *n)
 {
 	char msg[1024];
-	if (kt_kfield(n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
+	if (kt_struct_field(m->cdefs, n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
 		return err_at(m, n->span, "%s", msg);
 	n->type.user = n->a->type.user;
-	if (n->type.user && (n->type.kind != KTT_INT || n->type.tname))
+	if (n->type.user && (n->type.kind != KTT_INT || n->type.tname) && !kt_cs_has(m->cdefs, n->a->type.tname))
 		return err_at(m, n->span, "%s", "only integer fields of a struct in user memory are read by kiln trace yet");
 	return 0;
 }
@@ -401,7 +402,7 @@ static int cast(struct sm *m, struct kt_node *n)
 		char msg[1024];
 		if (n->a->type.kind != KTT_INT)
 			return err_at(m, n->span, "cannot cast to (%s *): the value is not an integer", n->name);
-		if (kt_kstruct(n->name + 7, msg, sizeof(msg)))
+		if (kt_struct_exists(m->cdefs, n->name + 7, msg, sizeof(msg)))
 			return err_at(m, n->span, "%s", msg);
 		n->type = t_int(8, false);
 		n->type.tname = n->name + 7;
@@ -829,7 +830,9 @@ static int stmt(struct sm *m, struct kt_node *s)
 					return kl_error(m->d, s->span, "type mismatch for $%s: it holds a%s, not a%s", s->a->name,
 							v->type.kind == KTT_INT ? "n integer" : " string",
 							s->b->type.kind == KTT_INT ? "n integer" : " string");
-				if (kt_is_bytes(&s->b->type) && s->b->type.size > v->type.size)
+				if (v->type.kind == KTT_STR && s->b->type.size > v->type.size)
+					v->type.size = s->b->type.size;   /* the longest, as bpftrace sizes it */
+				else if (kt_is_bytes(&s->b->type) && s->b->type.size > v->type.size)
 					return kl_error(m->d, s->span, "$%s holds strings of %u bytes; this one is %u", s->a->name,
 							v->type.size, s->b->type.size);
 				if (v->type.kind == KTT_TUPLE && !kt_type_merge(&v->type, &s->b->type))
@@ -848,6 +851,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 			v.type.pointee = s->b->type.pointee;
 			v.type.user = s->b->type.user;
 		}
+		kt_sm_var_seed(m, &v);
 		kl_vec_push(m->a, &m->vars, v);
 		s->a->var_id = (int)m->vars.len - 1;
 		s->a->type = v.type;
@@ -938,6 +942,7 @@ static int too_many_maps(struct sm *m, struct kl_diag *d)
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d)
 {
 	struct sm m = { .s = s, .cdefs = prog->cdefs, .a = a, .d = d };
+	s->cdefs = prog->cdefs;
 	struct kt_targets targets = { 0 };
 	s->tp_cache = kl_arena_new(a, struct kt_tpcache *);   /* this script's, in its arena */
 	for (uint32_t p = 0; p < prog->nprobes; p++)

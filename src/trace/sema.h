@@ -48,6 +48,7 @@ struct kt_sema {
 	bool unsafe;                /* --unsafe: system(), signal() allowed */
 	enum kt_dialect dialect;    /* --dialect */
 	struct kt_tpcache **tp_cache;   /* kt_sema's: the tracepoint formats read, in the arena */
+	const struct kt_cdefs *cdefs;   /* kt_sema's: the script's #defines and structs (its program's) */
 };
 
 /* Type prog, filling s (whose strlen, params, nparams and limits the caller sets). 0, or -1

@@ -58,5 +58,7 @@ void kt_struct_ptr_levels(struct sm *m, struct kt_node *n);
 int kt_sm_elem_size(struct sm *m, struct kl_span at, const struct kt_type *t, uint32_t *size);
 int kt_sm_ptr_arith(struct sm *m, struct kt_node *n);
 int kt_task_state(const char *name, int64_t *v);
+/* A string $variable new in this pass takes the size the last pass ended with for it. */
+void kt_sm_var_seed(struct sm *m, struct kt_var *v);
 struct kt_type kt_tp_array(struct sm *m, const struct kl_tp_field *f);
 #endif

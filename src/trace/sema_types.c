@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "trace/sema_priv.h"
 #include "trace/ktypes.h"
+#include "trace/cstruct.h"
 #include <string.h>
 
 /* Every element of a tuple starts at a multiple of 8 (integers are stored as 8 bytes; a
@@ -217,7 +218,7 @@ int kt_sm_index(struct sm *m, struct kt_node *n)
 		return kl_error(m->d, n->span, "the index %lld is out of bounds for array of size %u", (long long)n->b->num,
 				p->nelems);
 	n->type = *p->pointee;
-	if (n->type.size == 8 && !n->type.is_signed)
+	if ((n->type.size == 8 && !n->type.is_signed) || n->type.kind == KTT_STRUCT)
 		n->type.user = p->user;
 	return 0;
 }
@@ -273,7 +274,7 @@ int kt_sm_elem_size(struct sm *m, struct kl_span at, const struct kt_type *t, ui
 		return 0;
 	}
 	char msg[1024];
-	if (t->tname && kt_ksizeof(t->tname, size, msg, sizeof(msg)))
+	if (t->tname && kt_struct_sizeof(m->cdefs, t->tname, size, msg, sizeof(msg)))
 		return kt_sm_err(m, at, "%s", msg);
 	return 0;
 }
@@ -329,4 +330,23 @@ int kt_task_state(const char *name, int64_t *v)
 			return 0;
 		}
 	return -1;
+}
+
+/* ---- string $variables ---- */
+
+/* bpftrace sizes a string $variable to the longest string assigned to it anywhere in the
+ * probe ($s = "a"; ...; $s = "longer"). A pass grows the variable as it meets longer ones
+ * (sema.c's assignment); the next pass, kt_sema's last among them, starts it at the size
+ * the one before ended with (the probe's variables it left in s->vars), so every read and
+ * write of it has the one size. */
+void kt_sm_var_seed(struct sm *m, struct kt_var *v)
+{
+	uint32_t p = m->first->probe_index;
+	if (v->type.kind != KTT_STR || !m->s->vars || !m->s->vars[p])
+		return;
+	for (uint32_t i = 0; i < m->s->nvars[p]; i++) {
+		const struct kt_var *prev = &m->s->vars[p][i];
+		if (!strcmp(prev->name, v->name) && prev->type.kind == KTT_STR && prev->type.size > v->type.size)
+			v->type.size = prev->type.size;
+	}
 }
