@@ -160,7 +160,7 @@ static const struct { const char *name, *lisp; } builtin_code[] = {
 	{ "uid", "(logand (get-current-uid-gid) #xffffffff)" }, { "gid", "(>> (get-current-uid-gid) 32)" },
 	{ "username", "(logand (get-current-uid-gid) #xffffffff)" }, { "rand", "(get-prandom-u32)" },
 	{ "nsecs", "(ktime-get-ns)" }, { "cpid", "(getmap " KT_START_MAP " 1)" }, { "elapsed", "(- (ktime-get-ns) (getmap " KT_START_MAP " 0))" },
-	{ "cpu", "(get-smp-processor-id)" }, { "cgroup", "(get-current-cgroup-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
+	{ "cpu", "(get-smp-processor-id)" }, { "numaid", "(get-numa-node-id)" }, { "ctx", "(ctx-ptr)" }, { "cgroup", "(get-current-cgroup-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
 	{ "arg0", "(pt-regs-parm1)" }, { "arg1", "(pt-regs-parm2)" }, { "arg2", "(pt-regs-parm3)" },
 	{ "arg3", "(pt-regs-parm4)" }, { "arg4", "(pt-regs-parm5)" }, { "arg5", "(pt-regs-parm6)" },
 };

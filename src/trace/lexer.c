@@ -90,8 +90,8 @@ static int skip_c_definition(struct kt_lexer *lx)
 	}
 	if (depth)
 		return kl_error(lx->d, at, "unterminated C definition");
-	char why[512];   /* the script's structs, typed before the kernel's (cstruct.h) */
-	if (lx->cdefs && kt_cs_define(&lx->cdefs->structs, lx->src->text + start, lx->pos - start, why, sizeof(why)))
+	char why[512];   /* the script's structs (not in an #if branch not taken), before the kernel's */
+	if (lx->cdefs && !lx->cdefs->skip_mask && kt_cs_define(&lx->cdefs->structs, lx->src->text + start, lx->pos - start, why, sizeof(why)))
 		return kl_error(lx->d, at, "%s", why);
 	skip_blank(lx);
 	if (peekc(lx, 0) == ';')

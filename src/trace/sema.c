@@ -176,7 +176,7 @@ static const struct builtin builtins[] = {
 	{ "ustack", { .kind = KTT_USTACK, .size = KILN_STACK_MAX_DEPTH }, true }, 
 	{ "curtask", { .kind = KTT_INT, .size = 8, .tname = "task_struct" }, true }, { "rand", { .kind = KTT_INT, .size = 8 }, true }, { "cgroup", { .kind = KTT_INT, .size = 8 }, true },
 	{ "func", { .kind = KTT_STR }, true }, { "username", { .kind = KTT_USERNAME, .size = 8 }, true }, { "cpid", { .kind = KTT_INT, .size = 8 }, true },
-	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
+	{ "ctx", { .kind = KTT_INT, .size = 8 }, true }, { "numaid", { .kind = KTT_INT, .size = 8 }, true },
 };
 
 /* arg0..arg5 of a u/kprobe (x86-64's argument registers in pt_regs); arg0..arg9 of a raw

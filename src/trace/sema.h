@@ -65,7 +65,7 @@ static inline bool kt_is_stack(const struct kt_type *t)
 static inline bool kt_is_symbolic(const struct kt_type *t)
 {
 	return kt_is_stack(t) || t->kind == KTT_KSYM || t->kind == KTT_TIMESTAMP || t->kind == KTT_USERNAME ||
-	       t->kind == KTT_CGROUP_PATH;
+	       t->kind == KTT_CGROUP_PATH || t->kind == KTT_STRERROR;
 }
 /* Values that are bytes written at an address (gen's kt_gen_str), never integers in
  * registers: strings, ntop()'s address, buf(), macaddr(), pton()'s bytes, usym()'s address
