@@ -269,6 +269,12 @@ static bool gen_ctx_builtin(struct g *g, const struct kt_node *n)
  * and a read of the process's memory. */
 static bool int_core(struct g *g, const struct kt_node *n)
 {
+	if (n->type.nelems && n->type.pointee) {   /* an array of integers: its address */
+		kt_emit(&g->b, "(+ ");
+		gen_core_path(g, n, CORE_OFFSET);
+		kt_emit(&g->b, ")");
+		return true;
+	}
 	if (!n->type.user) {
 		kt_emit(&g->b, "(->");
 		gen_core_path(g, n, CORE_ARROW);
@@ -521,6 +527,12 @@ static void gen_str_code(struct g *g, const struct kt_node *n, const struct kl_n
 	kt_emit(&g->b, "(let ((%s %p)) ", d, dest);
 	if (kt_gen_cs_str(g, n, d, size)) {   /* a char array of a script's struct */
 		kt_emit(&g->b, ")");
+		return;
+	}
+	if (is_core(n) && n->type.user) {   /* ... in user memory, at its CO-RE offset */
+		kt_emit(&g->b, "(probe-read-user-str %s %u (+ ", d, size);
+		gen_core_path(g, n, CORE_OFFSET);
+		kt_emit(&g->b, ")))");
 		return;
 	}
 	if (is_core(n)) {   /* a char array of a kernel struct */
@@ -861,8 +873,14 @@ void kt_close_key(struct g *g, bool opened)
 
 bool kt_gen_core_into(struct g *g, const struct kt_node *n, const struct kl_node *dest)
 {
-	if (!is_core(n) || n->type.user || kt_gen_cs_member(g, n))
+	if (!is_core(n) || kt_gen_cs_member(g, n))
 		return false;
+	if (n->type.user) {   /* the bytes of an array in user memory, at its CO-RE offset */
+		kt_emit(&g->b, "(probe-read-user %p %u (+ ", dest, n->type.size);
+		gen_core_path(g, n, CORE_OFFSET);
+		kt_emit(&g->b, "))");
+		return true;
+	}
 	kt_emit(&g->b, "(core-read-into %p ", dest);
 	gen_core_path(g, n, CORE_STR);
 	kt_emit(&g->b, ")");

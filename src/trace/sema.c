@@ -316,9 +316,7 @@ static int struct_field(struct sm *m, struct kt_node *n)
 	char msg[1024];
 	if (kt_struct_field(m->cdefs, n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
 		return err_at(m, n->span, "%s", msg);
-	n->type.user = n->a->type.user;
-	if (n->type.user && (n->type.kind != KTT_INT || n->type.tname) && !kt_cs_has(m->cdefs, n->a->type.tname))
-		return err_at(m, n->span, "%s", "only integer fields of a struct in user memory are read by kiln trace yet");
+	n->type.user = n->a->type.user;   /* gen reads it from there, at its CO-RE offset */
 	return 0;
 }
 
