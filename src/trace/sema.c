@@ -733,6 +733,8 @@ static int assign_map(struct sm *m, struct kt_node *s)
 	struct kt_map *mp = map_of(m, mn);
 	int id = mn->map_id;
 	enum kt_mkind kind = KM_NONE;
+	if (v->kind == KT_BINOP && v->a == mn && mp->kind == KM_NONE && !m->lenient)
+		kt_sm_compound_new(m, mn);   /* @a += x on a map not assigned yet: an integer from 0 */
 	if (v->kind == KT_CALL)
 		for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++)
 			if (!strcmp(v->name, aggs[i].name)) {

@@ -60,5 +60,7 @@ int kt_sm_ptr_arith(struct sm *m, struct kt_node *n);
 int kt_task_state(const char *name, int64_t *v);
 /* A string $variable new in this pass takes the size the last pass ended with for it. */
 void kt_sm_var_seed(struct sm *m, struct kt_var *v);
+/* The map mn (@a of `@a += x`, never assigned before) made an integer map. */
+void kt_sm_compound_new(struct sm *m, struct kt_node *mn);
 struct kt_type kt_tp_array(struct sm *m, const struct kl_tp_field *f);
 #endif

@@ -350,3 +350,13 @@ void kt_sm_var_seed(struct sm *m, struct kt_var *v)
 			v->type.size = prev->type.size;
 	}
 }
+
+/* bpftrace makes `@a += x` (and -=, ...) on a map nothing assigns before it an unsigned
+ * integer map whose missing entries read 0 (pointers.bt's struct walk sums `@a += $c->a` so). Only on
+ * the last pass: a map a later probe assigns is typed by that assignment first. */
+void kt_sm_compound_new(struct sm *m, struct kt_node *mn)
+{
+	struct kt_map *mp = &m->maps.items[mn->map_id];
+	mp->kind = KM_INT;
+	mp->value = kt_t_int(8, false);   /* bpftrace's uint64: @b -= 2 prints 18446744073709551614 */
+}

@@ -63,6 +63,10 @@ same str-var-longer $'a=hello\na much longer one|a much longer one' \
 same str-var-shorter $'longer string\nb|' \
 	'BEGIN { $s = "longer string"; printf("%s\n", $s); $s = "b"; printf("%s|\n", $s); exit(); }'
 
+# ---- @a += x on a map nothing assigned: an unsigned integer map from 0 --------------------------
+same compound-new-map $'@a: -1\n@b: 18446744073709551614\n@c: 5\n@d: -2' \
+	'BEGIN { @a--; @b -= 2; @c += 3; @c += 2; @d = 0; @d -= 2; exit(); }'
+
 # ---- numaid, ctx, strerror ----------------------------------------------------------------------
 same numaid 'SUCCESS 0' 'i:ms:1 { printf("SUCCESS %d\n", numaid); exit(); }'
 same ctx 'SUCCESS 1' 'struct x {unsigned long x}; i:ms:1 { printf("SUCCESS %d\n", ctx != 0 && ((struct x*)ctx)->x == ((struct x*)ctx)->x); exit(); }'
@@ -89,6 +93,11 @@ same uprobe-structs $'7 100 3 92\n123 hello -5 0\n11 -22 200\n456 0123456789\n12
 	   printf(\"%d %s\n\", (*\$pp)->a, (*\$pp)->b);
 	   printf(\"%d %d\n\", sizeof(struct Foo), sizeof(struct C));
 	   exit(); }" -c "$C"
+same struct-walk 'a: 1045 t: 45' \
+	"struct T { uint32_t a; uint32_t b[2]; }; struct W { uint32_t a; struct T t; };
+	 uprobe:$C:cs_walk { \$w = (struct W *)arg3; \$i = 10;
+	   while (\$i-- > 0) { @a += \$w->a; @t += (\$w++)->t.a; }
+	   printf(\"a: %d t: %d\n\", @a, @t); clear(@a); clear(@t); exit(); }" -c "$C"
 same str-runtime-len $'<hello>\n<world, a longer line>' \
 	'tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("<%s>\n", str(args->buf, args->count)); }' -c "$C"
 same str-len-clamped 'hel|hello|' \

@@ -35,9 +35,9 @@ struct Foo {
 	struct Foo *next;
 };
 
-__attribute__((noinline)) int cs_walk(struct C *c, struct Foo *f, struct Foo **pp)
+__attribute__((noinline)) int cs_walk(struct C *c, struct Foo *f, struct Foo **pp, struct W *w)
 {
-	__asm__ volatile("" : : "r"(c), "r"(f), "r"(pp) : "memory");
+	__asm__ volatile("" : : "r"(c), "r"(f), "r"(pp), "r"(w) : "memory");
 	return c->a + f->a;
 }
 
@@ -64,7 +64,7 @@ int main(void)
 	g.a = 456;
 	memcpy(g.b, "0123456789", 10);   /* no NUL: all ten bytes */
 	struct Foo *pf = &f;
-	cs_walk(&c, &f, &pf);
+	cs_walk(&c, &f, &pf, c.w);
 
 	const char msg[] = "hello world, a longer line";
 	int null = open("/dev/null", O_WRONLY);
