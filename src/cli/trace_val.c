@@ -287,7 +287,7 @@ static const struct {
 	[KTT_BYTES] = { put_bytes, false, false }, [KTT_TUPLE] = { put_tuple, false, false },
 	[KTT_USYM] = { put_usym_value, true, true }, [KTT_TIMESTAMP] = { put_timestamp, false, false },
 	[KTT_USERNAME] = { put_username, true, false }, [KTT_CGROUP_PATH] = { trace_put_cgroup_path, false, false },
-	[KTT_STRERROR] = { put_strerror, true, false },
+	[KTT_STRERROR] = { put_strerror, true, false }, [KTT_STRUCT] = { trace_put_struct, false, false },
 };
 
 static bool has_row(const struct kt_type *t)

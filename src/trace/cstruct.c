@@ -23,6 +23,7 @@ struct member {
 	uint32_t bsize;             /* B_INT's bytes */
 	bool sign;
 	int sidx;                   /* B_STRUCT: the struct (its index), -1 when only pointed to */
+	uint32_t ssize;             /* B_STRUCT: its size (0 when only pointed to) */
 	char *sname;                /* B_STRUCT: its name (for a pointer, maybe not defined) */
 	uint8_t ptrs;               /* levels of pointer */
 	uint32_t count;             /* an array's elements (all dimensions), 0: not an array */
@@ -186,6 +187,7 @@ static int struct_type(struct rd *r, struct member *m, int depth)
 		return rd_err(r, "a struct without a name or a body");
 	}
 	m->sidx = find(r->cs, name);
+	m->ssize = m->sidx >= 0 ? r->cs->s[m->sidx].size : 0;
 	m->sname = strdup(name);
 	return 0;
 }
@@ -386,7 +388,7 @@ static struct kt_type elem_type(struct member *m, uint8_t ptrs)
 	if (ptrs == 0) {
 		if (m->base == B_INT)
 			return (struct kt_type){ .kind = KTT_INT, .size = m->bsize, .is_signed = m->sign };
-		return (struct kt_type){ .kind = KTT_STRUCT, .tname = m->sname };
+		return (struct kt_type){ .kind = KTT_STRUCT, .tname = m->sname, .size = m->ssize };
 	}
 	if (ptrs == 1 && m->base == B_STRUCT) {
 		t.tname = m->sname;
@@ -400,6 +402,18 @@ static struct kt_type elem_type(struct member *m, uint8_t ptrs)
 	return t;
 }
 
+/* Member m's type as kt_cs_field gives it. */
+static struct kt_type member_type(struct member *m)
+{
+	if (m->count && !m->ptrs && m->base == B_INT && m->bsize == 1)
+		return (struct kt_type){ .kind = KTT_STR, .size = m->count + 1 };
+	if (!m->count)
+		return elem_type(m, m->ptrs);
+	m->pointee = elem_type(m, m->ptrs);   /* the address of its first element, indexed with [i] */
+	m->pointee.pointee = NULL;            /* an array of pointers: each read as 8 bytes */
+	return (struct kt_type){ .kind = KTT_INT, .size = 8, .pointee = &m->pointee, .nelems = m->count };
+}
+
 int kt_cs_field(const struct kt_cdefs *c, const char *sname, const char *field, struct kt_type *out, uint32_t *off,
 		char *msg, size_t len)
 {
@@ -409,19 +423,29 @@ int kt_cs_field(const struct kt_cdefs *c, const char *sname, const char *field, 
 		if (strcmp(m->name, field))
 			continue;
 		*off = m->off;
-		if (m->count && !m->ptrs && m->base == B_INT && m->bsize == 1) {
-			*out = (struct kt_type){ .kind = KTT_STR, .size = m->count + 1 };
-		} else if (m->count) {   /* the address of its first element, indexed with [i] */
-			m->pointee = elem_type(m, m->ptrs);
-			m->pointee.pointee = NULL;   /* an array of pointers: each read as 8 bytes */
-			*out = (struct kt_type){ .kind = KTT_INT, .size = 8, .pointee = &m->pointee, .nelems = m->count };
-		} else {
-			*out = elem_type(m, m->ptrs);
-		}
+		*out = member_type(m);
 		return 0;
 	}
 	snprintf(msg, len, "struct %s has no field named %s", s && s->name[0] == '%' ? "(anonymous)" : sname, field);
 	return -1;
+}
+
+uint32_t kt_cs_size(const struct kt_cdefs *c, const char *sname)
+{
+	const struct cstruct *s = sname ? lookup(c, sname) : NULL;
+	return s ? s->size : 0;
+}
+
+bool kt_cs_member(const struct kt_cdefs *c, const char *sname, uint32_t i, const char **name, struct kt_type *t,
+		  uint32_t *off)
+{
+	const struct cstruct *s = sname ? lookup(c, sname) : NULL;
+	if (!s || i >= s->nm)
+		return false;
+	*name = s->m[i].name;
+	*off = s->m[i].off;
+	*t = member_type(&s->m[i]);
+	return true;
 }
 
 int kt_struct_exists(const struct kt_cdefs *c, const char *sname, char *msg, size_t len)

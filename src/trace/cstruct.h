@@ -23,10 +23,17 @@ void kt_cs_free(struct kt_cstructs *cs);
 bool kt_cs_has(const struct kt_cdefs *c, const char *sname);
 /* Member `field` of the script's struct sname: its byte offset and kiln trace type (an
  * integer; a pointer: to a struct (tname), to integers or pointers (pointee); an embedded
- * struct (KTT_STRUCT); a char array (a string of its length + 1); another array: a pointer
+ * struct (KTT_STRUCT, its size set: a whole struct can be a value); a char array (a string of its length + 1); another array: a pointer
  * to its first element with nelems). 0, or -1 with the reason in msg. */
 int kt_cs_field(const struct kt_cdefs *c, const char *sname, const char *field, struct kt_type *out, uint32_t *off,
 		char *msg, size_t len);
+
+/* The size of the script's struct sname; 0 when it has none. */
+uint32_t kt_cs_size(const struct kt_cdefs *c, const char *sname);
+/* The i-th member of the script's struct sname (its name, type as kt_cs_field's, offset):
+ * false past the last. A whole struct as a value is printed so (src/cli/trace_val.c). */
+bool kt_cs_member(const struct kt_cdefs *c, const char *sname, uint32_t i, const char **name, struct kt_type *t,
+		  uint32_t *off);
 
 /* The script's struct sname if it has one, else the kernel's (ktypes.h): */
 int kt_struct_exists(const struct kt_cdefs *c, const char *sname, char *msg, size_t len);

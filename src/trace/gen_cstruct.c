@@ -1,7 +1,8 @@
 /* gen_cstruct.c — reads through the structs a script defines (cstruct.h). Their layout is
  * the script's, not the kernel's, so no CO-RE: a member is read at its pointer plus the
  * constant offset, from user memory when the pointer is a user one (a uprobe's argument, a
- * syscall's), else from the kernel's; a failed read gives 0. */
+ * syscall's), else from the kernel's (a $variable's copy on the stack too); a failed read
+ * gives 0. A whole struct (`*p`) is its bytes, copied as a string's are. */
 #include "trace/gen_cstruct.h"
 #include "trace/cstruct.h"
 
@@ -39,6 +40,8 @@ static void struct_addr(struct g *g, const struct kt_node *n)
 		kt_emit(&g->b, "))");
 	} else if (n->kind == KT_UNOP && n->op == '*') {
 		kt_gen_int(g, n->a);
+	} else if (n->kind == KT_VAR) {   /* a struct copied to the stack */
+		kt_emit(&g->b, "v%d", n->var_id);
 	} else {
 		kt_gen_err(g, n->span, "kiln trace cannot take the address of this struct yet");
 		kt_emit(&g->b, "0");
@@ -81,8 +84,23 @@ bool kt_gen_cs_int(struct g *g, const struct kt_node *n)
 	return true;
 }
 
+/* A whole struct of the script (`*p`, `p->inner`, `$c->w[1]`) copied to d. */
+static bool struct_value(struct g *g, const struct kt_node *n, const char *d, uint32_t size)
+{
+	if (n->type.kind != KTT_STRUCT || !n->type.size || !kt_cs_has(g->s->cdefs, n->type.tname) ||
+	    !(base_struct(g, n) || n->kind == KT_INDEX || (n->kind == KT_UNOP && n->op == '*')))
+		return false;
+	uint32_t want = n->type.size < size ? n->type.size : size;
+	kt_emit(&g->b, "(probe-read-%s %s %u ", n->type.user ? "user" : "kernel", d, want);
+	struct_addr(g, n);
+	kt_emit(&g->b, ")");
+	return true;
+}
+
 bool kt_gen_cs_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size)
 {
+	if (struct_value(g, n, d, size))
+		return true;
 	if (!base_struct(g, n))
 		return false;
 	uint32_t want = n->type.size - 1 < size - 1 ? n->type.size - 1 : size - 1;   /* the array's bytes */

@@ -845,6 +845,7 @@ static int stmt(struct sm *m, struct kt_node *s)
 			return kl_error(m->d, s->a->span, "too many $variables: kiln trace takes at most %d in a probe",
 					KT_MAX_VARS);
 		struct kt_var v = { s->a->name, kt_type_own(m->a, &s->b->type) };
+		v.type.user = v.type.kind == KTT_STRUCT ? false : v.type.user;   /* a struct copied to the stack */
 		if (v.type.kind == KTT_INT) {
 			v.type = t_int(s->b->type.size ? s->b->type.size : 8, s->b->type.is_signed);   /* bswap, sizeof */
 			v.type.tname = s->b->type.tname;   /* $t = curtask; $t->pid */

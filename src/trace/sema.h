@@ -69,11 +69,11 @@ static inline bool kt_is_symbolic(const struct kt_type *t)
 }
 /* Values that are bytes written at an address (gen's kt_gen_str), never integers in
  * registers: strings, ntop()'s address, buf(), macaddr(), pton()'s bytes, usym()'s address
- * and pid. */
+ * and pid, a whole struct the script defines. */
 static inline bool kt_is_bytes(const struct kt_type *t)
 {
 	return t->kind == KTT_STR || t->kind == KTT_INET || t->kind == KTT_BUF || t->kind == KTT_MAC || t->kind == KTT_BYTES ||
-	       t->kind == KTT_USYM;
+	       t->kind == KTT_USYM || (t->kind == KTT_STRUCT && t->size);   /* a script's struct (sized) */
 }
 /* Bytes a value of type t takes in a record or key. */
 uint32_t kt_type_size(const struct kt_type *t);

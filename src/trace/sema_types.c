@@ -33,7 +33,7 @@ int kt_sm_tuple(struct sm *m, struct kt_node *n)
 		if (kt_sm_expr(m, n->kids[i]))
 			return -1;
 		e[i] = n->kids[i]->type;
-		e[i].tname = NULL;
+		e[i].tname = e[i].kind == KTT_STRUCT ? e[i].tname : NULL;   /* a script's struct: printed by it */
 		e[i].pointee = NULL;
 		if (!value_kind(&e[i]))
 			return kt_sm_err(m, n->kids[i]->span, "%s",
@@ -194,7 +194,8 @@ int kt_sm_deref(struct sm *m, struct kt_node *n)
 	if (p->kind != KTT_INT)
 		return kt_sm_err(m, n->span, "%s", "The * operator can not be used on this type: it needs a pointer or an integer");
 	if (p->tname) {
-		n->type = (struct kt_type){ .kind = KTT_STRUCT, .tname = p->tname, .user = p->user };
+		n->type = (struct kt_type){ .kind = KTT_STRUCT, .tname = p->tname, .user = p->user,
+					    .size = kt_cs_size(m->cdefs, p->tname) };   /* a script's: a value */
 		return 0;
 	}
 	n->type = p->pointee ? *p->pointee : kt_t_int(8, false);

@@ -3,7 +3,8 @@
 # checked against bpftrace 0.17 on the same program in the same run (and against the values
 # the program is known to print): structs the script defines in C (sizeof, pointer
 # arithmetic, members of members, arrays of structs, char arrays, a pointer to a pointer, a
-# kernel struct's name shadowed); a string $variable assigned a longer string; numaid, ctx,
+# kernel struct's name shadowed; whole structs as values, keys and tuple elements, printed as
+# bpftrace prints them); a string $variable assigned a longer string; numaid, ctx,
 # strerror() and uptr(); str(p, n) with n computed at run time (a real write()); fields read
 # from user memory through a cast (ntop() of a sockaddr_in's address, a sockaddr_in6's
 # arrays, on real connect()s). Our program tests/trace/cstructs.c makes the calls, built
@@ -98,6 +99,10 @@ same struct-walk 'a: 1045 t: 45' \
 	 uprobe:$C:cs_walk { \$w = (struct W *)arg3; \$i = 10;
 	   while (\$i-- > 0) { @a += \$w->a; @t += (\$w++)->t.a; }
 	   printf(\"a: %d t: %d\n\", @a, @t); clear(@a); clear(@t); exit(); }" -c "$C"
+same struct-values $'123 hello -5\n@k[{.a=123,.b=hello,.s=-5}, 1]: 1\n@u: (0, { .a = 0, .b = [100,100] })\n@v: { .a = 123, .b = hello, .s = -5 }\n@x: { .a = 0, .b = [100,100] }' \
+	"struct P { int a; char b[10]; short s; }; struct W { uint32_t a; struct { uint32_t a; uint32_t b[2]; } t; };
+	 uprobe:$C:cs_walk { @v = *(struct P *)arg1; @k[*(struct P *)arg1, 1] = 1; \$t = *(struct P *)arg1;
+	   printf(\"%d %s %d\n\", \$t.a, \$t.b, \$t.s); @u = (0, (*(struct W *)arg3).t); @x = ((struct W *)arg3)->t; exit(); }" -c "$C"
 same str-runtime-len $'<hello>\n<world, a longer line>' \
 	'tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("<%s>\n", str(args->buf, args->count)); }' -c "$C"
 same str-len-clamped 'hel|hello|' \
