@@ -404,7 +404,7 @@ static int cast(struct sm *m, struct kt_node *n)
 			return err_at(m, n->span, "%s", msg);
 		n->type = t_int(8, false);
 		n->type.tname = n->name + 7;
-		n->type.user = n->a->type.user;
+		n->type.user = kt_sm_cast_user(m, n->a);
 		kt_struct_ptr_levels(m, n);
 		return 0;
 	}

@@ -247,8 +247,8 @@ int kt_sm_ptr_cast(struct sm *m, struct kt_node *n)
 	if (n->a->type.kind != KTT_INT)
 		return kt_sm_err(m, n->span, "cannot cast to (%s *): the value is not an integer", n->name);
 	for (uint8_t k = 1; k < n->ptr_stars; k++)   /* (int32 **): a pointer to pointers to int32 */
-		pointee = kt_t_ptr(m->a, pointee, n->a->type.user);
-	n->type = kt_t_ptr(m->a, pointee, n->a->type.user);
+		pointee = kt_t_ptr(m->a, pointee, kt_sm_cast_user(m, n->a));
+	n->type = kt_t_ptr(m->a, pointee, kt_sm_cast_user(m, n->a));
 	return 0;
 }
 
@@ -360,4 +360,17 @@ void kt_sm_compound_new(struct sm *m, struct kt_node *mn)
 	struct kt_map *mp = &m->maps.items[mn->map_id];
 	mp->kind = KM_INT;
 	mp->value = kt_t_int(8, false);   /* bpftrace's uint64: @b -= 2 prints 18446744073709551614 */
+}
+
+bool kt_sm_cast_user(const struct sm *m, const struct kt_node *x)
+{
+	if (x->type.user || x->type.tname || x->type.pointee)   /* a pointer keeps its memory */
+		return x->type.user;
+	for (uint32_t i = 0; i < m->s->ntargets; i++) {
+		const struct kt_target *t = &m->s->targets[i];
+		if (t->probe_index == m->first->probe_index && t->kind != KP_UPROBE && t->kind != KP_URETPROBE &&
+		    t->kind != KP_USDT)
+			return false;
+	}
+	return true;
 }

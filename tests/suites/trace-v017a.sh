@@ -103,6 +103,10 @@ same struct-values $'123 hello -5\n@k[{.a=123,.b=hello,.s=-5}, 1]: 1\n@u: (0, { 
 	"struct P { int a; char b[10]; short s; }; struct W { uint32_t a; struct { uint32_t a; uint32_t b[2]; } t; };
 	 uprobe:$C:cs_walk { @v = *(struct P *)arg1; @k[*(struct P *)arg1, 1] = 1; \$t = *(struct P *)arg1;
 	   printf(\"%d %s %d\n\", \$t.a, \$t.b, \$t.s); @u = (0, (*(struct W *)arg3).t); @x = ((struct W *)arg3)->t; exit(); }" -c "$C"
+same cast-of-sum $'100 98 123' \
+	"struct T { uint32_t a; uint32_t b[2]; }; struct W { uint32_t a; struct T t; };
+	 uprobe:$C:cs_walk { \$w = (struct W *)(arg0 + 16);
+	   printf(\"%d %d %d\n\", \$w->a, ((struct W *)(arg3 + 16))->t.b[1], *(int32 *)(arg1 + 0)); exit(); }" -c "$C"
 same str-runtime-len $'<hello>\n<world, a longer line>' \
 	'tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf("<%s>\n", str(args->buf, args->count)); }' -c "$C"
 same str-len-clamped 'hel|hello|' \
