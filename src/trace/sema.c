@@ -869,8 +869,11 @@ static int stmt(struct sm *m, struct kt_node *s)
 	case KT_UNROLL:
 		if (expr(m, s->a))
 			return -1;
-		if (s->a->kind != KT_INT || s->a->num < 1 || s->a->num > 100)
+		if (s->a->kind != KT_INT)
 			return kl_error(m->d, s->a->span, "%s", "unroll needs a constant count from 1 to 100");
+		if (s->a->num < 1 || s->a->num > 100)   /* bpftrace's words */
+			return kl_error(m->d, s->a->span, "unroll %s value is %d", s->a->num < 1 ? "minimum" : "maximum",
+					s->a->num < 1 ? 1 : 100);
 		return block(m, s->b);
 	case KT_WHILE: {
 		if (expr(m, s->a) && !m->lenient)
