@@ -746,9 +746,17 @@ static void gen_stmt_code(struct g *g, const struct kt_node *s)
 {
 	switch (s->kind) {
 	case KT_EXPRSTMT:
-		if (s->a->kind == KT_CALL)
+		if (s->a->kind == KT_CALL) {
 			gen_call_stmt(g, s->a);
-		else if (s->a->type.kind == KTT_INT || s->a->type.kind == KTT_PROBE || kt_is_symbolic(&s->a->type))
+		} else if (s->a->kind == KT_TERNARY && s->a->type.kind == KTT_NONE) {   /* c ? call() : call() */
+			kt_emit(&g->b, "(if ");
+			gen_int(g, s->a->a);
+			kt_emit(&g->b, " (progn ");
+			gen_call_stmt(g, s->a->b);
+			kt_emit(&g->b, " 0) (progn ");
+			gen_call_stmt(g, s->a->c);
+			kt_emit(&g->b, " 0))");
+		} else if (s->a->type.kind == KTT_INT || s->a->type.kind == KTT_PROBE || kt_is_symbolic(&s->a->type))
 			gen_int(g, s->a);
 		break;
 	case KT_ASSIGN:

@@ -609,6 +609,10 @@ static int ternary(struct sm *m, struct kt_node *n)
 		return -1;
 	if (n->a->type.kind != KTT_INT)
 		return err_at(m, n->a->span, "%s", "the condition must be an integer");
+	if (n->b->type.kind == KTT_NONE && n->c->type.kind == KTT_NONE && n->b->kind == KT_CALL && n->c->kind == KT_CALL) {
+		n->type.kind = KTT_NONE;   /* c ? printf(..) : exit(): a statement (gen_stmt's) */
+		return 0;
+	}
 	if (n->b->type.kind != n->c->type.kind || (n->b->type.kind != KTT_INT && !kt_is_bytes(&n->b->type)))
 		return err_at(m, n->span, "%s", "both branches of the ternary must be integers, or both strings");
 	n->type = n->b->type;

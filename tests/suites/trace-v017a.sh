@@ -68,6 +68,15 @@ same str-var-shorter $'longer string\nb|' \
 same compound-new-map $'@a: -1\n@b: 18446744073709551614\n@c: 5\n@d: -2' \
 	'BEGIN { @a--; @b -= 2; @c += 3; @c += 2; @d = 0; @d -= 2; exit(); }'
 
+# ---- a ternary of calls as a statement; unroll's bounds in bpftrace's words ------------------------
+same ternary-calls $'no x\nafter\nA' \
+	'BEGIN { $x = 0; $x ? printf("yes %d\n", 1) : printf("no %s\n", "x"); printf("after\n"); $x == 0 ? printf("A\n") : exit(); exit(); }'
+for b in 101:maximum:100 0:minimum:1; do
+	err=$("$KILN" trace -e "BEGIN { unroll (${b%%:*}) { printf(\"a\"); } exit(); }" 2>&1)
+	want="unroll $(cut -d: -f2 <<<"$b") value is ${b##*:}"
+	if grep -q "error: $want\$" <<<"$err"; then pass "unroll-${b%%:*}"; else fail "unroll-${b%%:*}" "$(head -1 <<<"$err")"; fi
+done
+
 # ---- numaid, ctx, strerror ----------------------------------------------------------------------
 same numaid 'SUCCESS 0' 'i:ms:1 { printf("SUCCESS %d\n", numaid); exit(); }'
 same ctx 'SUCCESS 1' 'struct x {unsigned long x}; i:ms:1 { printf("SUCCESS %d\n", ctx != 0 && ((struct x*)ctx)->x == ((struct x*)ctx)->x); exit(); }'
