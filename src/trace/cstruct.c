@@ -48,6 +48,9 @@ struct kt_cstructs {
 
 struct rd {
 	const char *p, *end;
+	const char *text;           /* the definition's first byte */
+	const char *tok_at;         /* where the current token starts */
+	size_t err_off;             /* the first error's token, from text */
 	char tok[128];              /* the current token: a word, a number or one character */
 	struct kt_cstructs *cs;
 	char *msg;
@@ -58,6 +61,7 @@ struct rd {
 static int rd_err(struct rd *r, const char *fmt, ...)
 {
 	if (!r->err) {
+		r->err_off = (size_t)(r->tok_at - r->text);
 		va_list ap;
 		va_start(ap, fmt);
 		vsnprintf(r->msg, r->msglen, fmt, ap);
@@ -90,6 +94,7 @@ static void skip_space(struct rd *r)
 static void next(struct rd *r)
 {
 	skip_space(r);
+	r->tok_at = r->p;
 	size_t n = 0;
 	if (r->p < r->end && (isalnum((unsigned char)*r->p) || *r->p == '_')) {
 		while (r->p < r->end && (isalnum((unsigned char)*r->p) || *r->p == '_')) {
@@ -242,6 +247,7 @@ static int declarator(struct rd *r, struct member *m)
 	if (!(isalpha((unsigned char)r->tok[0]) || r->tok[0] == '_'))
 		return rd_err(r, "a member name expected in a struct definition, not '%s'", r->tok);
 	m->name = strdup(r->tok);
+	const char *name_at = r->tok_at;
 	next(r);
 	for (int d = 0; accept(r, "["); d++) {
 		char *e;
@@ -253,6 +259,8 @@ static int declarator(struct rd *r, struct member *m)
 		if (!accept(r, "]"))
 			return rd_err(r, "']' expected in a struct definition");
 	}
+	if ((m->base == B_VOID && !m->ptrs) || (m->base == B_STRUCT && !m->ptrs && m->sidx < 0))
+		r->tok_at = name_at;   /* the error at the member */
 	if (m->base == B_VOID && !m->ptrs)
 		return rd_err(r, "the member %s is void", m->name);
 	if (m->base == B_STRUCT && !m->ptrs && m->sidx < 0)
@@ -328,27 +336,48 @@ static int define_body(struct rd *r, const char *name, bool is_union, int depth)
 	return rc;
 }
 
-int kt_cs_define(struct kt_cstructs **cs, const char *text, size_t len, char *msg, size_t msglen)
+/* One top-level definition, r at its first token. */
+static int define_top(struct kt_cstructs **cs, struct rd *r)
 {
-	struct rd r = { .p = text, .end = text + len, .msg = msg, .msglen = msglen };
-	next(&r);
-	if (is(&r, "enum"))
+	if (is(r, "enum"))
 		return 0;
-	bool is_union = is(&r, "union");
-	next(&r);
+	bool is_union = is(r, "union");
+	next(r);
 	char name[128];
-	snprintf(name, sizeof(name), "%s", r.tok);
+	snprintf(name, sizeof(name), "%s", r->tok);
 	if (!(isalpha((unsigned char)name[0]) || name[0] == '_'))
 		return 0;   /* an anonymous definition at the top names nothing a script can use */
-	next(&r);
-	if (!is(&r, "{"))
-		return rd_err(&r, "'{' expected after struct %s", name);
+	next(r);
+	if (!is(r, "{"))
+		return rd_err(r, "'{' expected after struct %s", name);
 	if (!*cs && !(*cs = calloc(1, sizeof(**cs))))
-		return rd_err(&r, "out of memory");
-	r.cs = *cs;
-	if (find(r.cs, name) >= 0)
-		return rd_err(&r, "struct %s is defined twice", name);
-	return define_body(&r, name, is_union, 0);
+		return rd_err(r, "out of memory");
+	r->cs = *cs;
+	if (find(r->cs, name) >= 0)
+		return rd_err(r, "struct %s is defined twice", name);
+	return define_body(r, name, is_union, 0);
+}
+
+int kt_cs_define(struct kt_cstructs **cs, const char *text, size_t len, size_t *err_off, char *msg, size_t msglen)
+{
+	struct rd r = { .p = text, .end = text + len, .text = text, .tok_at = text, .msg = msg, .msglen = msglen };
+	next(&r);
+	int rc = define_top(cs, &r);
+	*err_off = rc ? r.err_off : 0;
+	return rc;
+}
+
+struct kl_span kt_cs_span(struct kl_span at, const char *text, size_t off)
+{
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			at.line++;
+			at.col = 1;
+		} else {
+			at.col++;
+		}
+	}
+	return at;
 }
 
 void kt_cs_free(struct kt_cstructs *cs)

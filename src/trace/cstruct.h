@@ -10,13 +10,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "trace/ast.h"
+#include "compiler/diag.h"
 
 struct kt_cdefs;
 struct kt_cstructs;
 
 /* One top-level `struct|union [NAME] { ... } [;]` (LEN bytes of TEXT) into *cs, allocated at
- * the first. `enum` definitions are read over. 0, or -1 with a message in msg. */
-int kt_cs_define(struct kt_cstructs **cs, const char *text, size_t len, char *msg, size_t msglen);
+ * the first. `enum` definitions are read over. 0, or -1 with a message in msg and the
+ * offending token's offset in TEXT in *err_off. */
+int kt_cs_define(struct kt_cstructs **cs, const char *text, size_t len, size_t *err_off, char *msg, size_t msglen);
+/* The span of byte off of text, which starts at span at. */
+struct kl_span kt_cs_span(struct kl_span at, const char *text, size_t off);
 void kt_cs_free(struct kt_cstructs *cs);
 
 /* Is sname one of the script's structs? (c NULL: none) */

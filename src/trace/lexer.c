@@ -91,8 +91,10 @@ static int skip_c_definition(struct kt_lexer *lx)
 	if (depth)
 		return kl_error(lx->d, at, "unterminated C definition");
 	char why[512];   /* the script's structs (not in an #if branch not taken), before the kernel's */
-	if (lx->cdefs && !lx->cdefs->skip_mask && kt_cs_define(&lx->cdefs->structs, lx->src->text + start, lx->pos - start, why, sizeof(why)))
-		return kl_error(lx->d, at, "%s", why);
+	size_t off;
+	if (lx->cdefs && !lx->cdefs->skip_mask &&
+	    kt_cs_define(&lx->cdefs->structs, lx->src->text + start, lx->pos - start, &off, why, sizeof(why)))
+		return kl_error(lx->d, kt_cs_span(at, lx->src->text + start, off), "%s", why);
 	skip_blank(lx);
 	if (peekc(lx, 0) == ';')
 		adv(lx);

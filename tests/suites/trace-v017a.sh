@@ -135,8 +135,8 @@ same uptr '7' "uprobe:$C:cs_walk { printf(\"%d\n\", *(int32 *)uptr(arg0)); exit(
 
 # ---- what the C reader refuses, at the definition ---------------------------------------------
 err=$("$KILN" trace -e 'struct A { struct B b; } BEGIN { exit(); }' 2>&1)
-if grep -q '^stdin:1:1: error: struct B is used before the script defines it' <<<"$err"; then pass undefined-member
+if grep -q '^stdin:1:21: error: struct B is used before the script defines it' <<<"$err"; then pass undefined-member
 else fail undefined-member "$(head -1 <<<"$err")"; fi
 err=$("$KILN" trace -e 'struct A { float f; } BEGIN { exit(); }' 2>&1)
-if grep -q "^stdin:1:1: error: the type 'float' in a struct definition is not known" <<<"$err"; then pass unknown-type
+if grep -q "^stdin:1:12: error: the type 'float' in a struct definition is not known" <<<"$err"; then pass unknown-type
 else fail unknown-type "$(head -1 <<<"$err")"; fi

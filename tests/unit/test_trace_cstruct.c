@@ -7,9 +7,11 @@
 #include "trace/cstruct.h"
 #include <string.h>
 
+static size_t err_off;
+
 static int define(struct kt_cdefs *c, const char *text, char *msg)
 {
-	return kt_cs_define(&c->structs, text, strlen(text), msg, 256);
+	return kt_cs_define(&c->structs, text, strlen(text), &err_off, msg, 256);
 }
 
 static uint32_t size_of(const struct kt_cdefs *c, const char *name)
@@ -53,7 +55,8 @@ int main(void)
 	      "%s", msg);
 	CHECK("cstruct/undefined-member", define(&c, "struct B { struct Nope n; }", msg) &&
 	      !strcmp(msg, "struct Nope is used before the script defines it"), "%s", msg);
-	CHECK("cstruct/unknown-type", define(&c, "struct F { float f; }", msg) && strstr(msg, "'float'"), "%s", msg);
+	CHECK("cstruct/unknown-type", define(&c, "struct F { float f; }", msg) && strstr(msg, "'float'") && err_off == 11,
+	      "%s at %zu", msg, err_off);
 	CHECK("cstruct/twice", define(&c, "struct T { int a; }", msg) && strstr(msg, "defined twice"), "%s", msg);
 	CHECK("cstruct/enum-read-over", !define(&c, "enum E { X, Y }", msg), "%s", msg);
 	CHECK("cstruct/kernel-not-shadowed", !kt_cs_has(&c, "task_struct") && kt_cs_has(&c, "W"), "lookup");
