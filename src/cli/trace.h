@@ -62,6 +62,8 @@ bool trace_value_quoted(const struct kt_type *t);
 bool trace_value_joined(const struct kt_type *t);
 /* cgroup_path()'s value, a trace_put_value printer. */
 void trace_put_cgroup_path(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent);
+/* A whole struct the script defines, a trace_put_value printer (trace_struct.c). */
+void trace_put_struct(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent);
 /* print(value), system() and cat() records (trace_user.c); exits when --unsafe is missing
  * is sema's. */
 void trace_user_record(FILE *out, const struct kt_site *site, struct trace_out *o, const uint8_t *rec, size_t size);

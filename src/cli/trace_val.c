@@ -140,6 +140,11 @@ static void put_timestamp(FILE *out, const struct kt_type *t, const uint8_t *p, 
 
 /* username: the uid's name in /etc/passwd (bpftrace reads that file, not NSS), "" when
  * it has none. */
+static void put_strerror(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
+{
+	fputs(strerror((int)rd64(p)), out);
+}
+
 static void put_username(FILE *out, const struct kt_type *t, const uint8_t *p, struct trace_out *o, int indent)
 {
 	FILE *f = fopen("/etc/passwd", "re");
@@ -282,6 +287,7 @@ static const struct {
 	[KTT_BYTES] = { put_bytes, false, false }, [KTT_TUPLE] = { put_tuple, false, false },
 	[KTT_USYM] = { put_usym_value, true, true }, [KTT_TIMESTAMP] = { put_timestamp, false, false },
 	[KTT_USERNAME] = { put_username, true, false }, [KTT_CGROUP_PATH] = { trace_put_cgroup_path, false, false },
+	[KTT_STRERROR] = { put_strerror, true, false }, [KTT_STRUCT] = { trace_put_struct, false, false },
 };
 
 static bool has_row(const struct kt_type *t)

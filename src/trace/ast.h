@@ -41,6 +41,7 @@ enum kt_tkind { KTT_NONE, KTT_INT, KTT_STR, KTT_TUPLE, KTT_PROBE, KTT_PTR, KTT_K
 	KTT_TIMESTAMP,/* strftime(): nanoseconds since boot in 8 bytes, printed with the type's fmt */
 	KTT_USERNAME, /* username: a uid in 8 bytes, printed as its name */
 	KTT_CGROUP_PATH, /* cgroup_path(): a cgroup id in 8 bytes, printed as its paths (fmt: the filter) */
+	KTT_STRERROR, /* strerror(): an errno value in 8 bytes, printed as its message */
 };
 struct kt_type {
 	enum kt_tkind kind;

@@ -1,6 +1,7 @@
 /* cdefine.c — integer #defines of a bpftrace script and of the system headers it includes
  * (cdefine.h says what is read and what is not). */
 #include "trace/cdefine.h"
+#include "trace/cstruct.h"
 #include <ctype.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -36,6 +37,7 @@ void kt_cdef_free(struct kt_cdefs *c)
 	free(c->defs);
 	for (size_t i = 0; i < c->nseen; i++)
 		free(c->seen[i]);
+	kt_cs_free(c->structs);
 	*c = (struct kt_cdefs){ 0 };
 }
 

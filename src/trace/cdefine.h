@@ -24,6 +24,7 @@ struct kt_cdefs {
 	const char *const *dirs;            /* searched before the system's (-I DIR), NULL-ended; may be NULL */
 	unsigned skip_mask, depth;          /* #if[n]def nesting: bit i set when level i's branch
 					     * is not taken */
+	struct kt_cstructs *structs;        /* the script's struct definitions (cstruct.h) */
 };
 
 /* One `#...` line of the script (LEN bytes, no newline) into c. 0, or -1 with a message in

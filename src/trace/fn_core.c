@@ -119,10 +119,10 @@ static int str_check(struct sm *m, struct kt_node *n)
 	if (n->kids[0]->type.kind != KTT_INT)
 		return kt_sm_err(m, n->span, "%s", "str() expects an integer or a pointer");
 	uint32_t size = m->s->strlen;
-	if (n->nkids == 2) {
-		if (n->kids[1]->kind != KT_INT)
-			return kt_sm_err(m, n->kids[1]->span, "%s", "str()'s length must be a constant here (kiln trace)");
-		if (n->kids[1]->num + 1 < size && n->kids[1]->num >= 0)
+	if (n->nkids == 2) {   /* a length computed at run time reads at most BPFTRACE_STRLEN bytes */
+		if (n->kids[1]->type.kind != KTT_INT)
+			return kt_sm_err(m, n->kids[1]->span, "%s", "str()'s length must be an integer");
+		if (n->kids[1]->kind == KT_INT && n->kids[1]->num + 1 < size && n->kids[1]->num >= 0)
 			size = (uint32_t)n->kids[1]->num + 1;
 	}
 	n->type = kt_t_str(size);
@@ -328,6 +328,15 @@ static void ksym_value(struct g *g, const struct kt_node *n)   /* the address; u
 static void str_str(struct g *g, const struct kt_node *n, const char *d, uint32_t size)   /* str(p [, n]) */
 {
 	uint32_t want = n->type.size < size ? n->type.size : size;
+	if (n->nkids == 2 && n->kids[1]->kind != KT_INT) {   /* n + 1 bytes (its NUL), clamped to want */
+		const char *l = kt_fresh(g, "l");
+		kt_emit(&g->b, "(store u8 %s 0 0) (let ((%s (+ ", d, l);
+		kt_gen_int(g, n->kids[1]);
+		kt_emit(&g->b, " 1))) (when (> %s %u) (setf %s %u)) (probe-read-str %s %s ", l, want, l, want, d, l);
+		kt_gen_int(g, n->kids[0]);
+		kt_emit(&g->b, "))");
+		return;
+	}
 	kt_emit(&g->b, "(probe-read-str %s %u ", d, want);
 	kt_gen_int(g, n->kids[0]);
 	kt_emit(&g->b, ")");

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "trace/funcs.h"
 #include "trace/ktypes.h"
+#include "trace/cstruct.h"
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
@@ -177,7 +178,7 @@ static int type_size(struct sm *m, const struct kt_node *n, uint32_t *size)
 	const char *sname = !strncmp(n->str, "struct ", 7) ? n->str + 7 : !strncmp(n->str, "union ", 6) ? n->str + 6 : NULL;
 	if (!sname)
 		return kt_sm_err(m, n->span, "sizeof(%s): only integer types, pointers and kernel structs are known to kiln trace", n->str);
-	if (kt_ksizeof(sname, size, msg, sizeof(msg)))
+	if (kt_struct_sizeof(m->cdefs, sname, size, msg, sizeof(msg)))
 		return kt_sm_err(m, n->span, "%s", msg);
 	return 0;
 }
@@ -204,7 +205,7 @@ static int sizeof_check(struct sm *m, struct kt_node *n)
 		const struct kt_type *t = &n->a->type;
 		if (t->kind == KTT_STRUCT) {
 			char msg[1024];
-			if (kt_ksizeof(t->tname, &size, msg, sizeof(msg)))
+			if (kt_struct_sizeof(m->cdefs, t->tname, &size, msg, sizeof(msg)))
 				return kt_sm_err(m, n->span, "%s", msg);
 		} else {
 			size = kt_c_sizeof(t);   /* a tuple as bpftrace lays it out */
@@ -224,7 +225,7 @@ static int offsetof_check(struct sm *m, struct kt_node *n)
 		fields[i] = n->kids[i]->name;
 	uint32_t off;
 	char msg[1024];
-	if (kt_koffsetof(n->str + 7, fields, n->nkids, &off, msg, sizeof(msg)))
+	if (kt_struct_offsetof(m->cdefs, n->str + 7, fields, n->nkids, &off, msg, sizeof(msg)))
 		return kt_sm_err(m, n->span, "%s", msg);
 	constant(n, off);
 	return 0;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const struct kt_fn pending[] = {
-	{ .name = "kptr" }, { .name = "uptr" }, { .name = "strerror" }, { .name = "path" }, { .name = "unwatch" },
+	{ .name = "path" }, { .name = "unwatch" },
 	{ .name = "skboutput" }, { .name = "debugf" },
 };
 static const struct kt_fn_table kt_fns_pending = { pending, sizeof(pending) / sizeof(pending[0]) };
@@ -16,6 +16,7 @@ static const struct kt_fn_table *const tables[] = {
 	&kt_fns_user,
 	&kt_fns_v026,
 	&kt_fns_names,
+	&kt_fns_v017,
 	&kt_fns_pending,
 };
 

@@ -6,6 +6,7 @@
  * errors point into the script; -d prints the nodes. */
 #define _GNU_SOURCE
 #include "trace/gen_priv.h"
+#include "trace/gen_cstruct.h"
 #include "trace/funcs.h"
 #include "trace/usdt.h"
 #include <kiln/stack.h>
@@ -159,7 +160,7 @@ static const struct { const char *name, *lisp; } builtin_code[] = {
 	{ "uid", "(logand (get-current-uid-gid) #xffffffff)" }, { "gid", "(>> (get-current-uid-gid) 32)" },
 	{ "username", "(logand (get-current-uid-gid) #xffffffff)" }, { "rand", "(get-prandom-u32)" },
 	{ "nsecs", "(ktime-get-ns)" }, { "cpid", "(getmap " KT_START_MAP " 1)" }, { "elapsed", "(- (ktime-get-ns) (getmap " KT_START_MAP " 0))" },
-	{ "cpu", "(get-smp-processor-id)" }, { "cgroup", "(get-current-cgroup-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
+	{ "cpu", "(get-smp-processor-id)" }, { "numaid", "(get-numa-node-id)" }, { "ctx", "(ctx-ptr)" }, { "cgroup", "(get-current-cgroup-id)" }, { "curtask", "(current-task)" }, { "retval", "(pt-regs-ret)" },
 	{ "arg0", "(pt-regs-parm1)" }, { "arg1", "(pt-regs-parm2)" }, { "arg2", "(pt-regs-parm3)" },
 	{ "arg3", "(pt-regs-parm4)" }, { "arg4", "(pt-regs-parm5)" }, { "arg5", "(pt-regs-parm6)" },
 };
@@ -268,6 +269,12 @@ static bool gen_ctx_builtin(struct g *g, const struct kt_node *n)
  * and a read of the process's memory. */
 static bool int_core(struct g *g, const struct kt_node *n)
 {
+	if (n->type.nelems && n->type.pointee) {   /* an array of integers: its address */
+		kt_emit(&g->b, "(+ ");
+		gen_core_path(g, n, CORE_OFFSET);
+		kt_emit(&g->b, ")");
+		return true;
+	}
 	if (!n->type.user) {
 		kt_emit(&g->b, "(->");
 		gen_core_path(g, n, CORE_ARROW);
@@ -496,6 +503,8 @@ static bool (*const int_kinds[])(struct g *g, const struct kt_node *n) = {
 
 static void gen_int_code(struct g *g, const struct kt_node *n)
 {
+	if (kt_gen_cs_int(g, n))   /* a member of a script's struct */
+		return;
 	if (is_core(n) ? int_core(g, n)
 	    : (size_t)n->kind < sizeof(int_kinds) / sizeof(int_kinds[0]) && int_kinds[n->kind] && int_kinds[n->kind](g, n))
 		return;
@@ -516,6 +525,16 @@ static void gen_str_code(struct g *g, const struct kt_node *n, const struct kl_n
 {
 	const char *d = fresh(g, "d");
 	kt_emit(&g->b, "(let ((%s %p)) ", d, dest);
+	if (kt_gen_cs_str(g, n, d, size)) {   /* a char array of a script's struct */
+		kt_emit(&g->b, ")");
+		return;
+	}
+	if (is_core(n) && n->type.user) {   /* ... in user memory, at its CO-RE offset */
+		kt_emit(&g->b, "(probe-read-user-str %s %u (+ ", d, size);
+		gen_core_path(g, n, CORE_OFFSET);
+		kt_emit(&g->b, ")))");
+		return;
+	}
 	if (is_core(n)) {   /* a char array of a kernel struct */
 		kt_emit(&g->b, "(core-read-str %s %u ", d, size);
 		gen_core_path(g, n, CORE_STR);
@@ -727,9 +746,17 @@ static void gen_stmt_code(struct g *g, const struct kt_node *s)
 {
 	switch (s->kind) {
 	case KT_EXPRSTMT:
-		if (s->a->kind == KT_CALL)
+		if (s->a->kind == KT_CALL) {
 			gen_call_stmt(g, s->a);
-		else if (s->a->type.kind == KTT_INT || s->a->type.kind == KTT_PROBE || kt_is_symbolic(&s->a->type))
+		} else if (s->a->kind == KT_TERNARY && s->a->type.kind == KTT_NONE) {   /* c ? call() : call() */
+			kt_emit(&g->b, "(if ");
+			gen_int(g, s->a->a);
+			kt_emit(&g->b, " (progn ");
+			gen_call_stmt(g, s->a->b);
+			kt_emit(&g->b, " 0) (progn ");
+			gen_call_stmt(g, s->a->c);
+			kt_emit(&g->b, " 0))");
+		} else if (s->a->type.kind == KTT_INT || s->a->type.kind == KTT_PROBE || kt_is_symbolic(&s->a->type))
 			gen_int(g, s->a);
 		break;
 	case KT_ASSIGN:
@@ -864,8 +891,14 @@ void kt_close_key(struct g *g, bool opened)
 
 bool kt_gen_core_into(struct g *g, const struct kt_node *n, const struct kl_node *dest)
 {
-	if (!is_core(n) || n->type.user)
+	if (!is_core(n) || kt_gen_cs_member(g, n))
 		return false;
+	if (n->type.user) {   /* the bytes of an array in user memory, at its CO-RE offset */
+		kt_emit(&g->b, "(probe-read-user %p %u (+ ", dest, n->type.size);
+		gen_core_path(g, n, CORE_OFFSET);
+		kt_emit(&g->b, "))");
+		return true;
+	}
 	kt_emit(&g->b, "(core-read-into %p ", dest);
 	gen_core_path(g, n, CORE_STR);
 	kt_emit(&g->b, ")");

@@ -213,6 +213,12 @@ static int ktype_of(const struct btf *btf, uint32_t id, struct kt_type *out)
 			*out = (struct kt_type){ .kind = KTT_STR, .size = ar->nelems };
 			return 0;
 		}
+		if (e && btf_is_int(e) && (e->size == 2 || e->size == 4 || e->size == 8) && ar->nelems) {
+			/* the address of its first element, read with [i] */
+			out->pointee = int_type(e->size, (btf_int_encoding(e) & BTF_INT_SIGNED) != 0);
+			out->nelems = ar->nelems;
+			return 0;
+		}
 	}
 	return -1;
 }

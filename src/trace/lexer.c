@@ -3,6 +3,7 @@
  * positional parameters, C operators; comments // and block comments. */
 #include "trace/lexer.h"
 #include "trace/cdefine.h"
+#include "trace/cstruct.h"
 #include "trace/limits.h"
 #include <ctype.h>
 #include <errno.h>
@@ -73,10 +74,11 @@ static void skip_line(struct kt_lexer *lx)
 }
 
 /* `struct NAME { ... };` (or union, enum) at the top level: a C definition bpftrace hands to
- * clang. kiln takes kernel types from BTF instead, so it is read over, braces balanced. */
+ * clang. Read over, braces balanced, and its text handed to kiln's reader (cstruct.h). */
 static int skip_c_definition(struct kt_lexer *lx)
 {
 	struct kl_span at = here(lx);
+	size_t start = lx->pos;
 	int depth = 0;
 	while (peekc(lx, 0)) {
 		int c = peekc(lx, 0);
@@ -88,6 +90,11 @@ static int skip_c_definition(struct kt_lexer *lx)
 	}
 	if (depth)
 		return kl_error(lx->d, at, "unterminated C definition");
+	char why[512];   /* the script's structs (not in an #if branch not taken), before the kernel's */
+	size_t off;
+	if (lx->cdefs && !lx->cdefs->skip_mask &&
+	    kt_cs_define(&lx->cdefs->structs, lx->src->text + start, lx->pos - start, &off, why, sizeof(why)))
+		return kl_error(lx->d, kt_cs_span(at, lx->src->text + start, off), "%s", why);
 	skip_blank(lx);
 	if (peekc(lx, 0) == ';')
 		adv(lx);

@@ -7,6 +7,7 @@
 #include "compiler/mounts.h"
 #include "trace/ktypes.h"
 #include "trace/cdefine.h"
+#include "trace/cstruct.h"
 #include "trace/limits.h"
 #include "trace/probes.h"
 #include "trace/usdt.h"
@@ -175,7 +176,7 @@ static const struct builtin builtins[] = {
 	{ "ustack", { .kind = KTT_USTACK, .size = KILN_STACK_MAX_DEPTH }, true }, 
 	{ "curtask", { .kind = KTT_INT, .size = 8, .tname = "task_struct" }, true }, { "rand", { .kind = KTT_INT, .size = 8 }, true }, { "cgroup", { .kind = KTT_INT, .size = 8 }, true },
 	{ "func", { .kind = KTT_STR }, true }, { "username", { .kind = KTT_USERNAME, .size = 8 }, true }, { "cpid", { .kind = KTT_INT, .size = 8 }, true },
-	{ "ctx", { 0 }, false }, { "numaid", { 0 }, false },
+	{ "ctx", { .kind = KTT_INT, .size = 8 }, true }, { "numaid", { .kind = KTT_INT, .size = 8 }, true },
 };
 
 /* arg0..arg5 of a u/kprobe (x86-64's argument registers in pt_regs); arg0..arg9 of a raw
@@ -317,11 +318,9 @@ static int ident(struct sm *m, struct kt_node *n)
 static int struct_field(struct sm *m, struct kt_node *n)
 {
 	char msg[1024];
-	if (kt_kfield(n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
+	if (kt_struct_field(m->cdefs, n->a->type.tname, n->name, &n->type, msg, sizeof(msg)))
 		return err_at(m, n->span, "%s", msg);
-	n->type.user = n->a->type.user;
-	if (n->type.user && (n->type.kind != KTT_INT || n->type.tname))
-		return err_at(m, n->span, "%s", "only integer fields of a struct in user memory are read by kiln trace yet");
+	n->type.user = n->a->type.user;   /* gen reads it from there, at its CO-RE offset */
 	return 0;
 }
 
@@ -405,11 +404,11 @@ static int cast(struct sm *m, struct kt_node *n)
 		char msg[1024];
 		if (n->a->type.kind != KTT_INT)
 			return err_at(m, n->span, "cannot cast to (%s *): the value is not an integer", n->name);
-		if (kt_kstruct(n->name + 7, msg, sizeof(msg)))
+		if (kt_struct_exists(m->cdefs, n->name + 7, msg, sizeof(msg)))
 			return err_at(m, n->span, "%s", msg);
 		n->type = t_int(8, false);
 		n->type.tname = n->name + 7;
-		n->type.user = n->a->type.user;
+		n->type.user = kt_sm_cast_user(m, n->a);
 		kt_struct_ptr_levels(m, n);
 		return 0;
 	}
@@ -618,6 +617,10 @@ static int ternary(struct sm *m, struct kt_node *n)
 		return -1;
 	if (n->a->type.kind != KTT_INT)
 		return err_at(m, n->a->span, "%s", "the condition must be an integer");
+	if (n->b->type.kind == KTT_NONE && n->c->type.kind == KTT_NONE && n->b->kind == KT_CALL && n->c->kind == KT_CALL) {
+		n->type.kind = KTT_NONE;   /* c ? printf(..) : exit(): a statement (gen_stmt's) */
+		return 0;
+	}
 	if (n->b->type.kind != n->c->type.kind || (n->b->type.kind != KTT_INT && !kt_is_bytes(&n->b->type)))
 		return err_at(m, n->span, "%s", "both branches of the ternary must be integers, or both strings");
 	n->type = n->b->type;
@@ -746,6 +749,8 @@ static int assign_map(struct sm *m, struct kt_node *s)
 	struct kt_map *mp = map_of(m, mn);
 	int id = mn->map_id;
 	enum kt_mkind kind = KM_NONE;
+	if (v->kind == KT_BINOP && v->a == mn && mp->kind == KM_NONE && !m->lenient)
+		kt_sm_compound_new(m, mn);   /* @a += x on a map not assigned yet: an integer from 0 */
 	if (v->kind == KT_CALL)
 		for (size_t i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++)
 			if (!strcmp(v->name, aggs[i].name)) {
@@ -866,7 +871,9 @@ static int stmt(struct sm *m, struct kt_node *s)
 					return kl_error(m->d, s->span, "type mismatch for $%s: it holds a%s, not a%s", s->a->name,
 							v->type.kind == KTT_INT ? "n integer" : " string",
 							s->b->type.kind == KTT_INT ? "n integer" : " string");
-				if (kt_is_bytes(&s->b->type) && s->b->type.size > v->type.size)
+				if (v->type.kind == KTT_STR && s->b->type.size > v->type.size)
+					v->type.size = s->b->type.size;   /* the longest, as bpftrace sizes it */
+				else if (kt_is_bytes(&s->b->type) && s->b->type.size > v->type.size)
 					return kl_error(m->d, s->span, "$%s holds strings of %u bytes; this one is %u", s->a->name,
 							v->type.size, s->b->type.size);
 				if (v->type.kind == KTT_TUPLE && !kt_type_merge(&v->type, &s->b->type))
@@ -879,12 +886,14 @@ static int stmt(struct sm *m, struct kt_node *s)
 			return kl_error(m->d, s->a->span, "too many $variables: kiln trace takes at most %d in a probe",
 					KT_MAX_VARS);
 		struct kt_var v = { s->a->name, kt_type_own(m->a, &s->b->type) };
+		v.type.user = v.type.kind == KTT_STRUCT ? false : v.type.user;   /* a struct copied to the stack */
 		if (v.type.kind == KTT_INT) {
 			v.type = t_int(s->b->type.size ? s->b->type.size : 8, s->b->type.is_signed);   /* bswap, sizeof */
 			v.type.tname = s->b->type.tname;   /* $t = curtask; $t->pid */
 			v.type.pointee = s->b->type.pointee;
 			v.type.user = s->b->type.user;
 		}
+		kt_sm_var_seed(m, &v);
 		kl_vec_push(m->a, &m->vars, v);
 		s->a->var_id = (int)m->vars.len - 1;
 		s->a->type = v.type;
@@ -983,6 +992,7 @@ static int too_many_maps(struct sm *m, struct kl_diag *d)
 int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, struct kl_diag *d)
 {
 	struct sm m = { .s = s, .cdefs = prog->cdefs, .a = a, .d = d };
+	s->cdefs = prog->cdefs;
 	struct kt_targets targets = { 0 };
 	s->tp_cache = kl_arena_new(a, struct kt_tpcache *);   /* this script's, in its arena */
 	for (uint32_t p = 0; p < prog->nprobes; p++)

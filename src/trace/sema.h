@@ -53,6 +53,7 @@ struct kt_sema {
 	int nnamed;
 	unsigned defuns;            /* the defuns fn_v026.c's functions call, defined once (KT_DEFUN_*) */
 	struct kt_tpcache **tp_cache;   /* kt_sema's: the tracepoint formats read, in the arena */
+	const struct kt_cdefs *cdefs;   /* kt_sema's: the script's #defines and structs (its program's) */
 };
 
 /* Type prog, filling s (whose strlen, params, nparams and limits the caller sets). 0, or -1
@@ -69,15 +70,15 @@ static inline bool kt_is_stack(const struct kt_type *t)
 static inline bool kt_is_symbolic(const struct kt_type *t)
 {
 	return kt_is_stack(t) || t->kind == KTT_KSYM || t->kind == KTT_TIMESTAMP || t->kind == KTT_USERNAME ||
-	       t->kind == KTT_CGROUP_PATH;
+	       t->kind == KTT_CGROUP_PATH || t->kind == KTT_STRERROR;
 }
 /* Values that are bytes written at an address (gen's kt_gen_str), never integers in
  * registers: strings, ntop()'s address, buf(), macaddr(), pton()'s bytes, usym()'s address
- * and pid. */
+ * and pid, a whole struct the script defines. */
 static inline bool kt_is_bytes(const struct kt_type *t)
 {
 	return t->kind == KTT_STR || t->kind == KTT_INET || t->kind == KTT_BUF || t->kind == KTT_MAC || t->kind == KTT_BYTES ||
-	       t->kind == KTT_USYM;
+	       t->kind == KTT_USYM || (t->kind == KTT_STRUCT && t->size);   /* a script's struct (sized) */
 }
 /* Bytes a value of type t takes in a record or key. */
 uint32_t kt_type_size(const struct kt_type *t);

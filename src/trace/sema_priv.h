@@ -59,6 +59,13 @@ void kt_struct_ptr_levels(struct sm *m, struct kt_node *n);
 int kt_sm_elem_size(struct sm *m, struct kl_span at, const struct kt_type *t, uint32_t *size);
 int kt_sm_ptr_arith(struct sm *m, struct kt_node *n);
 int kt_task_state(const char *name, int64_t *v);
+/* A string $variable new in this pass takes the size the last pass ended with for it. */
+void kt_sm_var_seed(struct sm *m, struct kt_var *v);
+/* Whether a cast of x to a pointer points to user memory: x's own, or, for an integer
+ * computed from nothing that says (arg0 + 16), the probe's: a uprobe's, uretprobe's or usdt's. */
+bool kt_sm_cast_user(const struct sm *m, const struct kt_node *x);
+/* The map mn (@a of `@a += x`, never assigned before) made an integer map. */
+void kt_sm_compound_new(struct sm *m, struct kt_node *mn);
 struct kt_type kt_tp_array(struct sm *m, const struct kl_tp_field *f);
 /* sema_scope.c: 0.26's `let` and block scopes. kt_sm_let: 1 when s (a KT_LET, or an ASSIGN)
  * is not a declaration or first value of one (the usual assignment then), else 0 or -1. */

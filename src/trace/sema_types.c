@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "trace/sema_priv.h"
 #include "trace/ktypes.h"
+#include "trace/cstruct.h"
 #include <string.h>
 
 /* Every element of a tuple starts at a multiple of 8 (integers are stored as 8 bytes; a
@@ -32,7 +33,7 @@ int kt_sm_tuple(struct sm *m, struct kt_node *n)
 		if (kt_sm_expr(m, n->kids[i]))
 			return -1;
 		e[i] = n->kids[i]->type;
-		e[i].tname = NULL;
+		e[i].tname = e[i].kind == KTT_STRUCT ? e[i].tname : NULL;   /* a script's struct: printed by it */
 		e[i].pointee = NULL;
 		if (!value_kind(&e[i]))
 			return kt_sm_err(m, n->kids[i]->span, "%s",
@@ -193,7 +194,8 @@ int kt_sm_deref(struct sm *m, struct kt_node *n)
 	if (p->kind != KTT_INT)
 		return kt_sm_err(m, n->span, "%s", "The * operator can not be used on this type: it needs a pointer or an integer");
 	if (p->tname) {
-		n->type = (struct kt_type){ .kind = KTT_STRUCT, .tname = p->tname, .user = p->user };
+		n->type = (struct kt_type){ .kind = KTT_STRUCT, .tname = p->tname, .user = p->user,
+					    .size = kt_cs_size(m->cdefs, p->tname) };   /* a script's: a value */
 		return 0;
 	}
 	n->type = p->pointee ? *p->pointee : kt_t_int(8, false);
@@ -217,7 +219,7 @@ int kt_sm_index(struct sm *m, struct kt_node *n)
 		return kl_error(m->d, n->span, "the index %lld is out of bounds for array of size %u", (long long)n->b->num,
 				p->nelems);
 	n->type = *p->pointee;
-	if (n->type.size == 8 && !n->type.is_signed)
+	if ((n->type.size == 8 && !n->type.is_signed) || n->type.kind == KTT_STRUCT)
 		n->type.user = p->user;
 	return 0;
 }
@@ -245,8 +247,8 @@ int kt_sm_ptr_cast(struct sm *m, struct kt_node *n)
 	if (n->a->type.kind != KTT_INT)
 		return kt_sm_err(m, n->span, "cannot cast to (%s *): the value is not an integer", n->name);
 	for (uint8_t k = 1; k < n->ptr_stars; k++)   /* (int32 **): a pointer to pointers to int32 */
-		pointee = kt_t_ptr(m->a, pointee, n->a->type.user);
-	n->type = kt_t_ptr(m->a, pointee, n->a->type.user);
+		pointee = kt_t_ptr(m->a, pointee, kt_sm_cast_user(m, n->a));
+	n->type = kt_t_ptr(m->a, pointee, kt_sm_cast_user(m, n->a));
 	return 0;
 }
 
@@ -273,7 +275,7 @@ int kt_sm_elem_size(struct sm *m, struct kl_span at, const struct kt_type *t, ui
 		return 0;
 	}
 	char msg[1024];
-	if (t->tname && kt_ksizeof(t->tname, size, msg, sizeof(msg)))
+	if (t->tname && kt_struct_sizeof(m->cdefs, t->tname, size, msg, sizeof(msg)))
 		return kt_sm_err(m, at, "%s", msg);
 	return 0;
 }
@@ -329,4 +331,46 @@ int kt_task_state(const char *name, int64_t *v)
 			return 0;
 		}
 	return -1;
+}
+
+/* ---- string $variables ---- */
+
+/* bpftrace sizes a string $variable to the longest string assigned to it anywhere in the
+ * probe ($s = "a"; ...; $s = "longer"). A pass grows the variable as it meets longer ones
+ * (sema.c's assignment); the next pass, kt_sema's last among them, starts it at the size
+ * the one before ended with (the probe's variables it left in s->vars), so every read and
+ * write of it has the one size. */
+void kt_sm_var_seed(struct sm *m, struct kt_var *v)
+{
+	uint32_t p = m->first->probe_index;
+	if (v->type.kind != KTT_STR || !m->s->vars || !m->s->vars[p])
+		return;
+	for (uint32_t i = 0; i < m->s->nvars[p]; i++) {
+		const struct kt_var *prev = &m->s->vars[p][i];
+		if (!strcmp(prev->name, v->name) && prev->type.kind == KTT_STR && prev->type.size > v->type.size)
+			v->type.size = prev->type.size;
+	}
+}
+
+/* bpftrace makes `@a += x` (and -=, ...) on a map nothing assigns before it an unsigned
+ * integer map whose missing entries read 0 (pointers.bt's struct walk sums `@a += $c->a` so). Only on
+ * the last pass: a map a later probe assigns is typed by that assignment first. */
+void kt_sm_compound_new(struct sm *m, struct kt_node *mn)
+{
+	struct kt_map *mp = &m->maps.items[mn->map_id];
+	mp->kind = KM_INT;
+	mp->value = kt_t_int(8, false);   /* bpftrace's uint64: @b -= 2 prints 18446744073709551614 */
+}
+
+bool kt_sm_cast_user(const struct sm *m, const struct kt_node *x)
+{
+	if (x->type.user || x->type.tname || x->type.pointee)   /* a pointer keeps its memory */
+		return x->type.user;
+	for (uint32_t i = 0; i < m->s->ntargets; i++) {
+		const struct kt_target *t = &m->s->targets[i];
+		if (t->probe_index == m->first->probe_index && t->kind != KP_UPROBE && t->kind != KP_URETPROBE &&
+		    t->kind != KP_USDT)
+			return false;
+	}
+	return true;
 }
