@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "trace.h"
+#include "trace_fmt.h"
 #include "compiler/diag.h"
 #include "compiler/reader.h"
 #include "lib/compile.h"
@@ -198,6 +199,7 @@ struct run {
 	uint32_t *order, norder;    /* the CPUs with text this batch, in order of their first */
 	uint64_t drops;             /* the ring buffer's failed reserves reported so far */
 	double drops_at;            /* when they were last read */
+	struct trace_fmt **fmts;    /* by site: printf's compiled format, or NULL (trace_fmt.h) */
 };
 
 /* One ring buffer serves every CPU: the records of two events at once interleave (one's
@@ -207,25 +209,71 @@ struct run {
  * it all. */
 struct pending {
 	char *buf;
-	size_t len;
+	size_t len, cap;
 	bool queued;                /* in order[] this batch */
 };
 
-static void put_text(struct run *r, uint32_t cpu, const char *text, size_t n)
+/* Room for n more bytes of cpu's text this batch (its buffer grown by doubling), or NULL: no
+ * pending text for it (an unknown CPU, out of memory). */
+static char *pend_room(struct run *r, uint32_t cpu, size_t n)
 {
 	struct pending *p = cpu < r->npend ? &r->pend[cpu] : NULL;
-	char *grown = p ? realloc(p->buf, p->len + n) : NULL;
-	if (!grown) {   /* no pending text for it: as it comes */
-		fwrite(text, 1, n, r->out);
-		return;
+	if (!p)
+		return NULL;
+	if (p->cap - p->len < n) {
+		size_t cap = p->cap ? p->cap : 64 * 1024;
+		while (cap - p->len < n)
+			cap *= 2;
+		char *grown = realloc(p->buf, cap);
+		if (!grown)
+			return NULL;
+		p->buf = grown;
+		p->cap = cap;
 	}
-	p->buf = grown;
-	memcpy(p->buf + p->len, text, n);
+	return p->buf + p->len;
+}
+
+/* n bytes written at pend_room's pointer are cpu's text. */
+static void pend_commit(struct run *r, uint32_t cpu, size_t n)
+{
+	struct pending *p = &r->pend[cpu];
 	p->len += n;
 	if (!p->queued) {
 		p->queued = true;
 		r->order[r->norder++] = cpu;
 	}
+}
+
+static void put_text(struct run *r, uint32_t cpu, const char *text, size_t n)
+{
+	char *room = pend_room(r, cpu, n);
+	if (!room) {   /* no pending text for it: as it comes */
+		fwrite(text, 1, n, r->out);
+		return;
+	}
+	memcpy(room, text, n);
+	pend_commit(r, cpu, n);
+}
+
+/* A printf record through its site's compiled format (trace_fmt.h): true when done. */
+static bool fast_printf(struct run *r, uint32_t cpu, uint32_t index, const struct kiln_record *rec)
+{
+	const struct trace_fmt *f = r->fmts ? r->fmts[index] : NULL;
+	if (!f)
+		return false;
+	size_t bound = trace_fmt_bound(f), n;
+	if (r->o.json) {
+		char text[4096];
+		if (bound > sizeof(text) || (n = trace_fmt_put(f, rec->data, rec->size, text)) == (size_t)-1)
+			return false;
+		trace_json_message(r->out, "printf", text, n);
+		return true;
+	}
+	char *room = pend_room(r, cpu, bound);
+	if (!room || (n = trace_fmt_put(f, rec->data, rec->size, room)) == (size_t)-1)
+		return false;
+	pend_commit(r, cpu, n);
+	return true;
 }
 
 /* The batch's text, CPU by CPU. */
@@ -301,6 +349,8 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 	FILE *f = NULL;
 	switch (kind) {
 	case KT_EV_PRINTF:
+		if (site && fast_printf(r, cpu, index, rec))
+			break;
 		if (site && (f = open_memstream(&buf, &len))) {
 			trace_printf(f, site, &r->o, rec->data, rec->size);
 			fclose(f);
@@ -367,8 +417,7 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		}
 		break;
 	}
-	free(buf);
-	fflush(r->out);
+	free(buf);   /* r->out is flushed once a batch (flush_pending) */
 	return 0;
 }
 
@@ -457,7 +506,11 @@ static int run_alloc(struct run *r, struct kiln_link ***links)
 	r->npend = ncpus > 0 ? (uint32_t)ncpus : 1;
 	r->pend = calloc(r->npend, sizeof(*r->pend));
 	r->order = calloc(r->npend, sizeof(*r->order));
-	if (!*links || !r->maps || !r->pend || !r->order) {
+	r->fmts = calloc(r->g->nsites + 1, sizeof(*r->fmts));
+	for (uint32_t i = 0; r->fmts && i < r->g->nsites; i++)
+		if (r->g->sites[i].kind == KT_EV_PRINTF)
+			r->fmts[i] = trace_fmt_compile(&r->g->sites[i]);
+	if (!*links || !r->maps || !r->pend || !r->order || !r->fmts) {
 		fprintf(stderr, "kiln trace: out of memory\n");
 		return 1;
 	}
@@ -637,6 +690,9 @@ static void run_free(struct run *r, struct kiln_reader *rd, struct kiln_link **l
 		free(r->pend[i].buf);
 	free(r->pend);
 	free(r->order);
+	for (uint32_t i = 0; r->fmts && i < r->g->nsites; i++)
+		trace_fmt_free(r->fmts[i]);
+	free(r->fmts);
 	trace_out_free(&r->o);
 	kiln_object_close(r->obj);
 	if (r->pidfd >= 0)
