@@ -92,7 +92,7 @@ static const char trace_help[] =
 	"  BPFTRACE_MAP_KEYS_MAX   entries of each map (4096)\n"
 	"  BPFTRACE_MAX_PROBES     most probes a program may attach (512)\n"
 	"  BPFTRACE_MAX_BPF_PROGS  most programs it may make (512)\n"
-	"  BPFTRACE_PERF_RB_PAGES  the ring buffer in pages per CPU (64)\n"
+	"  BPFTRACE_PERF_RB_PAGES  the ring buffer in pages per CPU (unset: 64 a CPU, 8 MiB at least)\n"
 	"  BPFTRACE_CAT_BYTES_MAX  most bytes cat() prints (10240)\n";
 
 static volatile sig_atomic_t stop_signal;
@@ -200,6 +200,8 @@ struct run {
 	uint64_t drops;             /* the ring buffer's failed reserves reported so far */
 	double drops_at;            /* when they were last read */
 	struct trace_fmt **fmts;    /* by site: printf's compiled format, or NULL (trace_fmt.h) */
+	bool counting;              /* the end's drain is over: records are counted, not printed */
+	uint64_t unread;            /* ...so many, reported lost with the ring buffer's drops */
 };
 
 /* One ring buffer serves every CPU: the records of two events at once interleave (one's
@@ -314,10 +316,11 @@ static void report_drops(struct run *r, struct kiln_reader *rd, bool now)
 		return;
 	r->drops_at = t;
 	struct kiln_reader_stats st;
-	if (kiln_reader_stats(rd, NULL, &st) || st.drops <= r->drops)
+	if (kiln_reader_stats(rd, NULL, &st) || (st.drops <= r->drops && !r->unread))
 		return;
-	uint64_t n = st.drops - r->drops;
+	uint64_t n = st.drops - r->drops + r->unread;
 	r->drops = st.drops;
+	r->unread = 0;
 	if (r->o.json)
 		fprintf(r->out, "{\"type\": \"lost_events\", \"data\": {\"events\": %llu}}\n", (unsigned long long)n);
 	else
@@ -343,6 +346,10 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 	uint32_t kind = (uint32_t)(id >> 32), cpu = (uint32_t)(id >> 16) & 0xffff, index = (uint32_t)id & 0xffff;
 	if (r->exited)   /* bpftrace stops handling output once exit() is seen */
 		return 0;
+	if (r->counting) {
+		r->unread++;
+		return 0;
+	}
 	const struct kt_site *site = index < r->g->nsites ? &r->g->sites[index] : NULL;
 	char *buf = NULL;
 	size_t len = 0;
@@ -660,17 +667,25 @@ static int print_maps(struct run *r)
 	return 0;
 }
 
+#define DRAIN_S 2.0   /* the longest the end prints what the probes sent before */
+
 /* Once the probes are detached: what they sent before, the events lost, END, and the maps.
  * 0, or 1 said. */
 static int run_end(struct run *r, struct kiln_reader *rd)
 {
 	/* what the probes sent before they were detached, for a bounded time (none when nobody
-	 * reads it: stop.c dropped the output) */
+	 * reads it: stop.c dropped the output); what is left then is counted as lost */
 	bool drain = !r->exited && !cli_stop_dropped(fileno(r->out));
-	r->exited = false;
-	double end = now_s() + 0.25;
+	double end = now_s() + DRAIN_S;
 	while (drain && now_s() < end && poll_batch(r, rd, 0) > 0)
 		;
+	if (!r->exited) {   /* after exit(), bpftrace drops the rest unsaid */
+		r->counting = true;
+		while (poll_batch(r, rd, 0) > 0)
+			;
+		r->counting = false;
+	}
+	r->exited = false;
 	report_drops(r, rd, true);
 	if (run_special(r, rd, KP_END))
 		return 1;
