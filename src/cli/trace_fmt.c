@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MAX_WIDTH 4096   /* the widest width or precision compiled */
+
 enum piece_kind { P_TEXT, P_INT, P_SPEC, P_PTR, P_CHAR, P_MISSING };
 
 struct piece {
@@ -124,7 +126,7 @@ static size_t piece_bound(const struct piece *pc)
 				while (s[1] >= '0' && s[1] <= '9')
 					s++;
 			}
-		return w + 32;
+		return w > MAX_WIDTH ? SIZE_MAX / 4 : w + 32;
 	}
 	default:
 		return 32;
@@ -159,8 +161,11 @@ struct trace_fmt *trace_fmt_compile(const struct kt_site *site)
 		ok = compile_conv(site, &s, &t, &arg, pc, &f->need);
 		f->n++;
 	}
-	for (uint32_t i = 0; ok && i < f->n; i++)
-		f->bound += piece_bound(&f->p[i]);
+	for (uint32_t i = 0; ok && i < f->n; i++) {
+		size_t b = piece_bound(&f->p[i]);
+		ok = b <= MAX_WIDTH + 32;   /* a wider one is left to trace_printf */
+		f->bound += b;
+	}
 	if (!ok) {
 		trace_fmt_free(f);
 		return NULL;
@@ -234,11 +239,11 @@ size_t trace_fmt_put(const struct trace_fmt *f, const uint8_t *rec, size_t size,
 			break;
 		case P_CHAR:
 			n = snprintf(d, piece_bound(pc), pc->text, (int)(char)v);
-			d += n > 0 ? n : 0;
+			d += n <= 0 ? 0 : (size_t)n < piece_bound(pc) ? (size_t)n : piece_bound(pc) - 1;
 			break;
 		case P_SPEC:
 			n = snprintf(d, piece_bound(pc), pc->text, (long long)v);
-			d += n > 0 ? n : 0;
+			d += n <= 0 ? 0 : (size_t)n < piece_bound(pc) ? (size_t)n : piece_bound(pc) - 1;
 			break;
 		}
 	}
