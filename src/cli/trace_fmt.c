@@ -173,13 +173,21 @@ struct trace_fmt *trace_fmt_compile(const struct kt_site *site)
 	return f;
 }
 
-/* v's digits in base (10 or 16, upper or not) ending at end; the first. */
+/* v's digits in base (10 or 16, upper or not) ending at end; the first. The bases are
+ * constants in their loops: a multiplication and shifts, not a division a digit. */
 static char *digits(char *end, uint64_t v, unsigned base, bool upper)
 {
 	const char *dig = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	if (base == 10) {
+		do {
+			*--end = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		return end;
+	}
 	do {
-		*--end = dig[v % base];
-		v /= base;
+		*--end = dig[v & 15];
+		v >>= 4;
 	} while (v);
 	return end;
 }

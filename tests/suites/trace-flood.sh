@@ -101,3 +101,5 @@ done
 # ---- compiled formats: as the C library prints them -----------------------------------------------
 got=$(timeout 60 "$KILN" trace -q -e 'BEGIN { printf("%5d|%-8x|%lu|%hhd|%c|%p|%%|%o|%X|%ld|%08.3d|%+d|%u|%hd|%d\n", 42, 3808, 12345678901, -1, 65, 4096, 8, 255, -5, 7, 9, -1, 70000, -3000000000); exit(); }' 2>&1)
 check formats "   42|ee0     |12345678901|-1|A|0x1000|%|10|FF|-5|     007|+9|4294967295|4464|1294967296" "$got"
+got=$(timeout 60 "$KILN" trace -q -e 'BEGIN { printf("%d %u %x %X %lu %ld %lx %d %d\n", 0, 4294967295, 48879, 48879, 18446744073709551615, -9223372036854775807, -1, -2147483648, 1234567890); exit(); }' 2>&1)
+check formats-plain "0 4294967295 beef BEEF 18446744073709551615 -9223372036854775807 ffffffffffffffff -2147483648 1234567890" "$got"
