@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "trace.h"
+#include "trace_fmt.h"
 #include "compiler/diag.h"
 #include "compiler/reader.h"
 #include "lib/compile.h"
@@ -101,7 +102,7 @@ static const char trace_help[] =
 	"  BPFTRACE_MAP_KEYS_MAX   entries of each map (4096)\n"
 	"  BPFTRACE_MAX_PROBES     most probes a program may attach (512)\n"
 	"  BPFTRACE_MAX_BPF_PROGS  most programs it may make (512)\n"
-	"  BPFTRACE_PERF_RB_PAGES  the ring buffer in pages per CPU (64)\n"
+	"  BPFTRACE_PERF_RB_PAGES  the ring buffer in pages per CPU (unset: 64 a CPU, 8 MiB at least)\n"
 	"  BPFTRACE_CAT_BYTES_MAX  most bytes cat() prints (10240)\n";
 
 static volatile sig_atomic_t stop_signal;
@@ -210,8 +211,6 @@ struct run {
 	FILE *out;
 	struct trace_out o;         /* how values are printed: -f json, a terminal, stacks (trace.h) */
 	bool exited;
-	bool skipping;              /* the stop: records not printed in time are counted, not handled */
-	uint64_t skipped;
 	int exit_code;              /* exit(code)'s, the record id's low byte */
 	bool quiet;                 /* -q: no `Attaching N probes...` */
 	struct pending *pend;       /* by CPU: this batch's text */
@@ -219,6 +218,9 @@ struct run {
 	uint32_t *order, norder;    /* the CPUs with text this batch, in order of their first */
 	uint64_t drops;             /* the ring buffer's failed reserves reported so far */
 	double drops_at;            /* when they were last read */
+	struct trace_fmt **fmts;    /* by site: printf's compiled format, or NULL (trace_fmt.h) */
+	bool counting;              /* the end's drain is over: records are counted, not printed */
+	uint64_t unread;            /* ...so many, reported lost with the ring buffer's drops */
 };
 
 /* One ring buffer serves every CPU: the records of two events at once interleave (one's
@@ -228,27 +230,71 @@ struct run {
  * it all. */
 struct pending {
 	char *buf;
-	size_t len;
+	size_t len, cap;
 	bool queued;                /* in order[] this batch */
 };
 
-static void put_text(struct run *r, uint32_t cpu, const char *text, size_t n)
+/* Room for n more bytes of cpu's text this batch (its buffer grown by doubling), or NULL: no
+ * pending text for it (an unknown CPU, out of memory). */
+static char *pend_room(struct run *r, uint32_t cpu, size_t n)
 {
-	if (!n)   /* (realloc to 0 bytes would free the buffer) */
-		return;
 	struct pending *p = cpu < r->npend ? &r->pend[cpu] : NULL;
-	char *grown = p ? realloc(p->buf, p->len + n) : NULL;
-	if (!grown) {   /* no pending text for it: as it comes */
-		fwrite(text, 1, n, r->out);
-		return;
+	if (!p)
+		return NULL;
+	if (p->cap - p->len < n) {
+		size_t cap = p->cap ? p->cap : 64 * 1024;
+		while (cap - p->len < n)
+			cap *= 2;
+		char *grown = realloc(p->buf, cap);
+		if (!grown)
+			return NULL;
+		p->buf = grown;
+		p->cap = cap;
 	}
-	p->buf = grown;
-	memcpy(p->buf + p->len, text, n);
+	return p->buf + p->len;
+}
+
+/* n bytes written at pend_room's pointer are cpu's text. */
+static void pend_commit(struct run *r, uint32_t cpu, size_t n)
+{
+	struct pending *p = &r->pend[cpu];
 	p->len += n;
 	if (!p->queued) {
 		p->queued = true;
 		r->order[r->norder++] = cpu;
 	}
+}
+
+static void put_text(struct run *r, uint32_t cpu, const char *text, size_t n)
+{
+	char *room = pend_room(r, cpu, n);
+	if (!room) {   /* no pending text for it: as it comes */
+		fwrite(text, 1, n, r->out);
+		return;
+	}
+	memcpy(room, text, n);
+	pend_commit(r, cpu, n);
+}
+
+/* A printf record through its site's compiled format (trace_fmt.h): true when done. */
+static bool fast_printf(struct run *r, uint32_t cpu, uint32_t index, const struct kiln_record *rec)
+{
+	const struct trace_fmt *f = r->fmts ? r->fmts[index] : NULL;
+	if (!f)
+		return false;
+	size_t bound = trace_fmt_bound(f), n;
+	if (r->o.json) {
+		char text[4096];
+		if (bound > sizeof(text) || (n = trace_fmt_put(f, rec->data, rec->size, text)) == (size_t)-1)
+			return false;
+		trace_json_message(r->out, "printf", text, n);
+		return true;
+	}
+	char *room = pend_room(r, cpu, bound);
+	if (!room || (n = trace_fmt_put(f, rec->data, rec->size, room)) == (size_t)-1)
+		return false;
+	pend_commit(r, cpu, n);
+	return true;
 }
 
 /* The batch's text, CPU by CPU. */
@@ -289,10 +335,11 @@ static void report_drops(struct run *r, struct kiln_reader *rd, bool now)
 		return;
 	r->drops_at = t;
 	struct kiln_reader_stats st;
-	if (kiln_reader_stats(rd, NULL, &st) || st.drops <= r->drops)
+	if (kiln_reader_stats(rd, NULL, &st) || (st.drops <= r->drops && !r->unread))
 		return;
-	uint64_t n = st.drops - r->drops;
+	uint64_t n = st.drops - r->drops + r->unread;
 	r->drops = st.drops;
+	r->unread = 0;
 	if (r->o.json)
 		fprintf(r->out, "{\"type\": \"lost_events\", \"data\": {\"events\": %llu}}\n", (unsigned long long)n);
 	else
@@ -318,8 +365,8 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 	uint32_t kind = (uint32_t)(id >> 32), cpu = (uint32_t)(id >> 16) & 0xffff, index = (uint32_t)id & 0xffff;
 	if (r->exited)   /* bpftrace stops handling output once exit() is seen */
 		return 0;
-	if (r->skipping) {
-		r->skipped++;
+	if (r->counting) {
+		r->unread++;
 		return 0;
 	}
 	const struct kt_site *site = index < r->g->nsites ? &r->g->sites[index] : NULL;
@@ -328,6 +375,8 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 	FILE *f = NULL;
 	switch (kind) {
 	case KT_EV_PRINTF:
+		if (site && fast_printf(r, cpu, index, rec))
+			break;
 		if (site && (f = open_memstream(&buf, &len))) {
 			trace_printf(f, site, &r->o, rec->data, rec->size);
 			fclose(f);
@@ -395,8 +444,7 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		}
 		break;
 	}
-	free(buf);
-	fflush(r->out);
+	free(buf);   /* r->out is flushed once a batch (flush_pending) */
 	return 0;
 }
 
@@ -500,7 +548,11 @@ static int run_alloc(struct run *r, struct kiln_link ***links)
 	r->npend = ncpus > 0 ? (uint32_t)ncpus : 1;
 	r->pend = calloc(r->npend, sizeof(*r->pend));
 	r->order = calloc(r->npend, sizeof(*r->order));
-	if (!*links || !r->maps || !r->pend || !r->order) {
+	r->fmts = calloc(r->g->nsites + 1, sizeof(*r->fmts));
+	for (uint32_t i = 0; r->fmts && i < r->g->nsites; i++)
+		if (r->g->sites[i].kind == KT_EV_PRINTF)
+			r->fmts[i] = trace_fmt_compile(&r->g->sites[i]);
+	if (!*links || !r->maps || !r->pend || !r->order || !r->fmts) {
 		fprintf(stderr, "kiln trace: out of memory\n");
 		return 1;
 	}
@@ -610,6 +662,13 @@ static int run_attach(struct run *r, struct kiln_reader *rd, struct kiln_link **
 
 static int print_maps(struct run *r);
 
+/* After a poll that found records, the reader sleeps this long before the next: a probe
+ * firing a million times a second then finds the reader busy or asleep, not waiting, and the
+ * kernel wakes it once a batch instead of once a record (a wakeup per record slowed the
+ * workload of bench/flood.sh 2 to 3 times more). The ring buffer holds far more than a
+ * millisecond of records (8 MiB by default: 250,000 printf records of two integers). */
+#define LINGER_NS 1000000
+
 /* Records printed as they come, until a signal, exit(), or the end of -c's command or -p's
  * process. 0, or 1 when the reader failed (said). */
 static int run_stream(struct run *r, struct kiln_reader *rd)
@@ -620,6 +679,8 @@ static int run_stream(struct run *r, struct kiln_reader *rd)
 			cli_fail("trace");
 			return 1;
 		}
+		if (err > 0)   /* let records gather: one wakeup a batch, not one a record */
+			nanosleep(&(struct timespec){ 0, LINGER_NS }, NULL);
 		report_drops(r, rd, false);
 		if (maps_asked) {
 			maps_asked = 0;
@@ -657,29 +718,29 @@ static int print_maps(struct run *r)
 	return 0;
 }
 
+#define SIGNAL_DRAIN_S 0.25   /* the longest a stop by a signal prints what the probes sent before */
+
 /* Once the probes are detached: what they sent before, the events lost, END, and the maps.
  * 0, or 1 said. */
 static int run_end(struct run *r, struct kiln_reader *rd)
 {
 	/* What the probes sent before they were detached: all of it after a natural end (-c's
 	 * command or -p's process gone); for a bounded time after a signal (none when nobody
-	 * reads it: stop.c dropped the output); none after exit(), as bpftrace stops handling
-	 * output there. The rest before END's own records is let go unhandled (each might run a
-	 * command: system()), so a stop takes a bounded time however many are left. */
+	 * reads it: stop.c dropped the output); none after exit(), as bpftrace drops the rest
+	 * unsaid. What a signal's drain leaves before END's own records is counted, not handled
+	 * (each might run a command: system()), and reported lost with the ring buffer's drops,
+	 * so a stop takes a bounded time however many are left. */
 	bool signalled = stop_signal != 0, after_exit = r->exited;
-	r->exited = false;
 	if (!after_exit && !cli_stop_dropped(fileno(r->out))) {
-		double end = now_s() + 0.25;
+		double end = now_s() + SIGNAL_DRAIN_S;
 		while ((!signalled || now_s() < end) && poll_batch(r, rd, 0) > 0)
 			;
 	}
-	r->skipping = true;
-	while (poll_batch(r, rd, 0) > 0)
+	r->counting = !after_exit;
+	while (poll_batch(r, rd, 0) > 0)   /* (after exit(): on_record drops them, r->exited) */
 		;
-	r->skipping = false;
-	if (r->skipped && !after_exit)
-		fprintf(stderr, "kiln trace: %llu records sent before the stop were not handled: the stop does not wait for them\n",
-			(unsigned long long)r->skipped);
+	r->counting = false;
+	r->exited = false;   /* END's own records are printed */
 	report_drops(r, rd, true);
 	if (run_special(r, rd, KP_END))
 		return 1;
@@ -699,6 +760,9 @@ static void run_free(struct run *r, struct kiln_reader *rd, struct kiln_link **l
 		free(r->pend[i].buf);
 	free(r->pend);
 	free(r->order);
+	for (uint32_t i = 0; r->fmts && i < r->g->nsites; i++)
+		trace_fmt_free(r->fmts[i]);
+	free(r->fmts);
 	trace_out_free(&r->o);
 	kiln_object_close(r->obj);
 	if (r->pidfd >= 0)
