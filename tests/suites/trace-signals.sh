@@ -67,6 +67,10 @@ for cmd in "echo foo" true; do
 		fail "$name" "still running 10 s after SIGINT"; kill -9 "$pid"; wait "$pid" 2>/dev/null; continue
 	fi
 	wait "$pid"; rc=$?
-	check "$name/exit-status" 0 "$rc"
+	if [ "$rc" -ne 0 ]; then   # (what kiln said, for whoever reads the failure)
+		fail "$name/exit-status" "status $rc; stderr: $(tr '\n' '|' <"$tmp/f.err" | head -c 400)"
+	else
+		pass "$name/exit-status"
+	fi
 	check "$name/end-printed" end "$(grep -x end "$tmp/f.out")"
 done
