@@ -442,6 +442,38 @@ static uint32_t skip_mods(const struct kv_btf *b, uint32_t id)
 	return id;
 }
 
+/* Where a type holds a value (a struct's or union's member, an array's element, a variable),
+ * that value is data: not a function, a prototype, a variable, a section or a tag (a member
+ * typed as a prototype has no size, and btf_dump divides by its alignment). Run once loops
+ * are known to be gone (skip_mods ends). */
+static int check_data_types(const struct kv *v)
+{
+	const struct kv_btf *b = &v->btf;
+	for (uint32_t id = 1; id <= b->ntypes; id++) {
+		unsigned kind = t_kind(b, id), n = 0;
+		if (kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION)
+			n = t_vlen(b, id);
+		else if (kind == BTF_KIND_ARRAY || kind == BTF_KIND_VAR)
+			n = 1;
+		for (unsigned i = 0; i < n; i++) {
+			uint32_t held = kind == BTF_KIND_ARRAY ? t_word(b, id, 0)
+					: kind == BTF_KIND_VAR ? t_type(b, id) : t_word(b, id, 3 * i + 1);
+			uint32_t to = skip_mods(b, held);
+			unsigned k = to ? t_kind(b, to) : BTF_KIND_UNKN;
+			if (k == BTF_KIND_FUNC || k == BTF_KIND_FUNC_PROTO || k == BTF_KIND_VAR || k == BTF_KIND_DATASEC ||
+			    k == BTF_KIND_DECL_TAG)
+			{
+				char what[32];
+				snprintf(what, sizeof(what), "member %u", i);
+				return tfail(v, id, "%s holds type %u, a %s, which is no value",
+					     kind == BTF_KIND_ARRAY ? "its element" : kind == BTF_KIND_VAR ? "it" : what, held,
+					     kind_name(k));
+			}
+		}
+	}
+	return 0;
+}
+
 /* A DATASEC for a section of the file: it and every variable in it inside that section
  * (libbpf adds offsets and sizes in 32 bits, and copies from the section at them). */
 static int check_datasec_in_elf(const struct kv *v, uint32_t id)
@@ -483,6 +515,8 @@ int kv_btf_check(struct kv *v)
 		err = check_loops(v, VALUE);
 	if (!err)
 		err = check_loops(v, DECL);
+	if (!err)
+		err = check_data_types(v);
 	for (uint32_t id = 1; !err && id <= v->btf.ntypes; id++)
 		if (t_kind(&v->btf, id) == BTF_KIND_DATASEC)
 			err = check_datasec_in_elf(v, id);
@@ -504,6 +538,8 @@ int kl_btf_raw_validate(const void *raw, size_t size, const char *name)
 		err = check_loops(&v, VALUE);
 	if (!err)
 		err = check_loops(&v, DECL);
+	if (!err)
+		err = check_data_types(&v);
 	free(v.btf.off);
 	return err;
 }
