@@ -986,7 +986,7 @@ int cmd_trace(int argc, char **argv)
 	if (rc >= 0) {
 		/* -h, --version, --info, or a wrong argument: done */
 	} else if (o.list) {
-		rc = trace_list(o.list_glob, o.list_verbose);
+		rc = trace_list(o.list_glob, o.list_verbose, o.pid_text);
 	} else if (!o.prog_text && !o.file) {
 		fputs(trace_help, stderr);
 		rc = 2;

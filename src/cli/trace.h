@@ -70,8 +70,8 @@ int trace_clear_map(struct kiln_map *m, bool zero);
 /* A buf() value: how 'r' as %r (printable bytes as themselves, others \xHH), 'x' every
  * byte as \xHH (%rx), 'h' as hex pairs separated by spaces (%rh). */
 void trace_put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, char how);
-/* -l [SEARCH], -lv: the probes kiln trace can name (trace_list.c); an exit status. */
-int trace_list(const char *search, bool verbose);
+/* -l [SEARCH], -lv, -l -p PID: the probes kiln trace can name (trace_list.c); an exit status. */
+int trace_list(const char *search, bool verbose, const char *pid_text);
 /* --info: what this kernel and kiln offer kiln trace (trace_info.c); an exit status. */
 int trace_info(void);
 

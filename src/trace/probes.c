@@ -245,10 +245,20 @@ struct kprobe_arg {
 	bool has_off;
 };
 
+/* Kernel functions a kretprobe would lock the machine up on (spin locks the return
+ * trampoline itself takes, not marked notrace): refused before anything attaches, in
+ * bpftrace 0.17's words, whether named or reached through a wildcard. */
+static const char *const banned_kretprobes[] = {
+	"_raw_spin_lock", "_raw_spin_lock_irqsave", "_raw_spin_unlock_irqrestore", "queued_spin_lock_slowpath",
+};
+
 static int mk_kprobe(struct pr *r, const char *func, void *arg)
 {
 	const struct kprobe_arg *k = arg;
 	const char *p = r->ap->provider;
+	for (size_t i = 0; k->kind == KP_KRETPROBE && i < sizeof(banned_kretprobes) / sizeof(banned_kretprobes[0]); i++)
+		if (!strcmp(func, banned_kretprobes[i]))
+			return fail(r, "kretprobe:%s can't be used as it might lock up your system.", func);
 	return add(r, (struct kt_target){ .kind = k->kind, .event = func, .offset = k->off,
 		.probe = k->has_off ? kl_arena_printf(r->a, "%s:%s+%llu", p, func, (unsigned long long)k->off)
 				    : kl_arena_printf(r->a, "%s:%s", p, func) });

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# trace-v017b.sh — `kiln trace` beside bpftrace 0.17 on the v0.17 runtime suite's probe and
+# listing cases: banned kretprobes refused before attaching (src/trace/probes.c), -l with
+# wildcard files, -l -p PID (the process's program and mapped files), -lv's arguments
+# (tracepoint fields, user functions' DWARF parameters; src/cli/trace_list*.c). Each case
+# runs both tracers and compares what each prints. SKIP without bpftrace or a C compiler.
+set -u
+export LC_ALL=C
+cd "${ROOT:-$(dirname "$0")/../..}"
+KILN=${KILN:-$PWD/kiln}
+case $KILN in /*) ;; *) KILN=$PWD/$KILN ;; esac
+SUITE=trace-v017b
+. "${ROOT:-$PWD}/tests/harness/report.sh"
+BPFTRACE=${BPFTRACE:-$(type -P bpftrace)}
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+if [ -z "$BPFTRACE" ]; then echo "SKIP $SUITE/suite: bpftrace is not installed"; exit 0; fi
+if ! type -P "$CC" >/dev/null; then echo "SKIP $SUITE/suite: no C compiler ($CC)"; exit 0; fi
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+mkdir -p "$tmp/testprogs"
+cat >"$tmp/args.c" <<'EOF2'
+#include <unistd.h>
+struct Foo { int a; char b[10]; };
+__attribute__((noinline)) int kiln_v17_one(int *n, char c) { __asm__ volatile("" ::: "memory"); return *n + c; }
+__attribute__((noinline)) int kiln_v17_two(struct Foo *foo1, const struct Foo *foo2) { return foo1->a + foo2->a; }
+int main(int argc, char **argv) { struct Foo f = { 1, "" }; int n = 2; (void)argv;
+	for (;;) { kiln_v17_one(&n, (char)argc); kiln_v17_two(&f, &f); usleep(10000); } }
+EOF2
+if ! "$CC" -g -O0 -o "$tmp/testprogs/args_test" "$tmp/args.c" 2>"$tmp/cc.err"; then
+	echo "SKIP $SUITE/suite: $CC cannot build a test program: $(head -c 300 "$tmp/cc.err")"; exit 0
+fi
+cp "$tmp/testprogs/args_test" "$tmp/testprogs/args_test2"
+
+both_run() {   # name args...: both tracers' output and status, run in $tmp (30 s at most)
+	local name=$1; shift
+	bt=$(cd "$tmp" && timeout 30 "$BPFTRACE" "$@" 2>&1); btrc=$?
+	[ "$btrc" -gt 128 ] && { bt=$(cd "$tmp" && timeout 30 "$BPFTRACE" "$@" 2>&1); btrc=$?; }   # a signal: once more
+	kt=$(cd "$tmp" && timeout 30 "$KILN" trace "$@" 2>&1); ktrc=$?
+}
+same() {   # name want-pattern args...: both print the same lines (stdout), and they have want-pattern
+	local name=$1 want=$2; shift 2
+	bt=$(cd "$tmp" && timeout 30 "$BPFTRACE" "$@" 2>"$tmp/$name.bt.err")
+	grep -qE -- "$want" <<<"$bt" || bt=$(cd "$tmp" && timeout 30 "$BPFTRACE" "$@" 2>"$tmp/$name.bt.err")   # once more
+	kt=$(cd "$tmp" && timeout 30 "$KILN" trace "$@" 2>"$tmp/$name.kt.err")
+	if ! grep -qE -- "$want" <<<"$bt"; then
+		fail "$name" "bpftrace 0.17 printed no /$want/ (so the case is wrong): $(head -c 300 <<<"$bt") $(head -c 300 "$tmp/$name.bt.err")"
+	elif [ "$bt" != "$kt" ]; then
+		check "$name" "$bt" "$kt"
+	else pass "$name"; fi
+}
+
+# ---- banned kretprobes: bpftrace's error, status 1, before anything attaches ----------------
+for f in _raw_spin_lock queued_spin_lock_slowpath _raw_spin_unlock_irqrestore _raw_spin_lock_irqsave; do
+	both_run "banned-$f" -e "kretprobe:$f { exit(); }"
+	msg="error: kretprobe:$f can't be used as it might lock up your system."
+	if ! grep -qF "$msg" <<<"$bt" || [ "$btrc" = 0 ]; then
+		fail "banned-$f" "bpftrace 0.17 did not refuse it (status $btrc): $(head -c 300 <<<"$bt")"
+	elif ! grep -qF "$msg" <<<"$kt" || [ "$ktrc" != 1 ]; then
+		fail "banned-$f" "kiln (status $ktrc) printed '$(head -c 300 <<<"$kt")'"
+	else pass "banned-$f"; fi
+done
+# through a wildcard too (bpftrace refuses it as it attaches the expanded probes)
+out=$("$KILN" trace -e 'kretprobe:_raw_spin_lock_irqsav* { exit(); }' 2>&1)
+check banned-wildcard "1 1" "$([ $? = 1 ] && echo 1) $(grep -c "kretprobe:_raw_spin_lock_irqsave can't be used" <<<"$out")"
+# a kprobe on the same function is no kretprobe: not refused for that reason
+out=$("$KILN" trace --dry-run -e 'kprobe:_raw_spin_lock { exit(); }' 2>&1)
+check banned-kprobe-not "0" "$(grep -c "lock up" <<<"$out")"
+
+# ---- -l with wildcard files ------------------------------------------------------------------
+same list-wild-file 'args_test2:kiln_v17_one$' -l 'uprobe:./testprogs/args_test*:kiln_v17_*'
+same list-wild-file-ret 'uretprobe:./testprogs/args_test:main$' -l 'uretprobe:./testprogs/args*:main'
+same list-wild-provider '^uprobe:./testprogs/args_test:kiln_v17_two$' -l '*:./testprogs/args_test:kiln*'
+libc=$(ls /usr/lib/*/libc.so.6 /lib/*/libc.so.6 2>/dev/null | head -1)
+if [ -n "$libc" ]; then
+	# bpftrace names more of libc (versioned names, debug symbols): the lines kiln prints must be
+	# among bpftrace's, and malloc among them
+	bt=$("$BPFTRACE" -l "uprobe:${libc%/*/*}/*/libc.so*:mall*" 2>&1)
+	kt=$("$KILN" trace -l "uprobe:${libc%/*/*}/*/libc.so*:mall*" 2>&1)
+	if ! grep -qx "uprobe:$libc:malloc" <<<"$kt"; then fail list-wild-libc "no uprobe:$libc:malloc in '$(head -c 300 <<<"$kt")'"
+	elif extra=$(comm -13 <(sort <<<"$bt") <(sort <<<"$kt")) && [ -n "$extra" ]; then
+		fail list-wild-libc "kiln lists what bpftrace does not: $(head -c 300 <<<"$extra")"
+	else pass list-wild-libc; fi
+else echo "SKIP $SUITE/list-wild-libc: no libc.so.6 in /usr/lib/*/ or /lib/*/"; fi
+
+# ---- -lv: tracepoint fields, user functions' parameters from DWARF --------------------------
+same listv-tracepoint '^    char prev_comm\[16\]$' -lv 'tracepoint:sched:sched_switch'
+same listv-tracepoint-ptr '^    const char \* filename$' -lv 'tracepoint:syscalls:sys_enter_openat'
+same listv-data-loc '^    __data_loc char\[\] parent_comm$' -lv 'tracepoint:sched:sched_process_fork'
+same listv-uprobe '^    struct Foo\* foo1$' -lv 'uprobe:./testprogs/args_test:*'
+same listv-uprobe-main '^    char\*\* argv$' -lv 'uprobe:./testprogs/args_test:main'
+# kfunc: bpftrace 0.17 aborts here (it reads available_filter_functions, which lockdown hides);
+# kiln prints BTF's declarations, "TYPE NAME" and "TYPE retval"
+out=$("$KILN" trace -lv 'kfunc:vfs_read' 2>&1)
+check listv-kfunc "kfunc:vfs_read|    struct file * file|    char * buf|    size_t count|    loff_t * pos|    ssize_t retval" \
+	"$(tr '\n' '|' <<<"$out" | sed 's/|$//')"
+
+# ---- -l -p PID: the process's program (uprobes) and every file it maps (usdt) --------------
+(cd "$tmp" && exec ./testprogs/args_test) & pids+=($!)
+pid=${pids[-1]}
+for _ in $(seq 50); do [ -e "/proc/$pid/exe" ] && grep -q libc "/proc/$pid/maps" 2>/dev/null && break; sleep 0.1; done
+same list-pid "^uprobe:/proc/$pid/root.*/testprogs/args_test:kiln_v17_one$" -l -p "$pid"
+same list-pid-uprobe "^uprobe:/proc/$pid/root.*/testprogs/args_test:main$" -l 'uprobe:*' -p "$pid"
+if type -P "$CXX" >/dev/null && printf '#include <string>\n#include <unistd.h>\nint main(){ std::string s("x"); for (;;) pause(); }\n' >"$tmp/cx.cc" &&
+	"$CXX" -o "$tmp/cx" "$tmp/cx.cc" 2>/dev/null && "$KILN" trace -l 'usdt:libstdc++:*' 2>/dev/null | grep -q throw; then
+	"$tmp/cx" & pids+=($!)
+	pid=${pids[-1]}
+	for _ in $(seq 50); do grep -q 'libstdc++' "/proc/$pid/maps" 2>/dev/null && break; sleep 0.1; done
+	same list-pid-usdt 'libstdc\+\+[^:]*:libstdcxx:throw$' -l 'usdt:*' -p "$pid"
+	same list-pid-usdt-provider ':libstdcxx:throw$' -l 'usdt:*:libstdcxx:thr*' -p "$pid"
+	same list-pid-all 'libstdcxx:catch$' -l -p "$pid"
+else echo "SKIP $SUITE/list-pid-usdt: no C++ compiler or a libstdc++ without USDT probes"; fi
+py=$(ls /usr/bin/python3.[0-9]* 2>/dev/null | grep -E 'python3\.[0-9]+$' | head -1)
+if [ -n "$py" ] && "$BPFTRACE" -l "usdt:$py:*" 2>/dev/null | grep -q function__entry; then
+	same list-usdt-sorted 'python:function__entry$' -l "usdt:$py:*"
+else echo "SKIP $SUITE/list-usdt-sorted: no python3 with USDT probes"; fi
