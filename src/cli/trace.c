@@ -414,6 +414,8 @@ static int attach_all(struct run *r, struct kiln_link **links)
 			o.event_config = t->perf_config;
 			o.period = t->count;
 		}
+		if (t->kind == KP_WATCHPOINT)
+			trace_watch_opts(t, r->child ? r->child->pid : r->pid, &o);
 		if (t->kind == KP_UPROBE || t->kind == KP_URETPROBE || t->kind == KP_USDT)
 			o.pid = r->pid;   /* -p: that process only (0: all) */
 		o.ref_ctr_offset = t->sema;   /* a USDT semaphore: the process's probe code runs */
@@ -901,6 +903,8 @@ static int trace_run(const struct opts *o, const struct kt_sema *s, const struct
 	int rc = run_program(s, g, elf, size, out, o->command ? &child : NULL, o->pid, o->json, o->quiet);
 	if (child.go >= 0)
 		close(child.go);   /* never released: it exits without running */
+	if (child.pid > 0 && waitpid(child.pid, NULL, WNOHANG) == 0)
+		kill(child.pid, SIGTERM);   /* still running as the trace ends: bpftrace 0.17 ends it too */
 	if (child.pid > 0)
 		waitpid(child.pid, NULL, 0);
 	if (out != stdout)

@@ -85,6 +85,7 @@ static const char *const prog_types[] = {
 	[KP_INTERVAL] = "perf-event", [KP_PROFILE] = "perf-event", [KP_UPROBE] = "uprobe", [KP_URETPROBE] = "uretprobe",
 	[KP_KPROBE] = "kprobe", [KP_KRETPROBE] = "kretprobe", [KP_KFUNC] = "fentry", [KP_KRETFUNC] = "fexit",
 	[KP_RAWTRACEPOINT] = "raw-tracepoint", [KP_USDT] = "uprobe", [KP_SOFTWARE] = "perf-event", [KP_HARDWARE] = "perf-event",
+	[KP_WATCHPOINT] = "perf-event",
 };
 
 /* The program's section, or NULL for a perf event's (which has none). */

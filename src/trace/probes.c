@@ -549,6 +549,48 @@ static int perf_event(struct pr *r, enum kt_pkind kind)
 		    names);
 }
 
+/* ---- watchpoint:ADDRESS:LENGTH:MODE ---- */
+
+/* A hardware breakpoint on ADDRESS (the -p/-c process's memory, or the kernel's without
+ * either), LENGTH 1, 2, 4 or 8 bytes, MODE a combination of r, w and x, each once, checked
+ * as bpftrace 0.17 checks them. watchpoint:FUNCTION+argN (the address an argument holds,
+ * watched from when the function is called) and asyncwatchpoint are refused (with why). */
+static int watchpoint(struct pr *r, enum kt_pkind kind)
+{
+	const struct kt_attach *ap = r->ap;
+	if (nparts(ap) != 3)
+		return wrong_parts(r, 3, "watchpoint:ADDRESS:LENGTH:MODE");
+	char *end;
+	errno = 0;
+	uint64_t addr = strtoull(ap->target, &end, 0);
+	if (!isdigit((unsigned char)ap->target[0]) || *end || errno)
+		return fail(r, "%s: kiln trace watches an address; watchpoint:FUNCTION+argN and asyncwatchpoint "
+			    "(an argument's address, watched once the function is called) are not supported yet", ap->text);
+	if (!strcmp(ap->provider, "asyncwatchpoint"))
+		return fail(r, "%s requires a function name", ap->provider);
+	if (!addr)
+		return fail(r, "watchpoint must be attached to a non-zero address");
+	unsigned long len = strtoul(ap->func, &end, 10);
+	if (*end || (len != 1 && len != 2 && len != 4 && len != 8))
+		return fail(r, "watchpoint length must be one of (1,2,4,8)");
+	static const char modes[] = "rwx";
+	uint32_t type = 0;
+	for (const char *c = ap->extra; *c; c++) {
+		const char *m = strchr(modes, *c);
+		if (!m || !*c)
+			return fail(r, "watchpoint mode must be combination of (r,w,x)");
+		if (type & (1u << (m - modes)))
+			return fail(r, "watchpoint modes may not be duplicated");
+		type |= 1u << (m - modes);   /* r, w, x: HW_BREAKPOINT_R 1, _W 2, _X 4 */
+	}
+	if (!type)
+		return fail(r, "watchpoint mode must be combination of (r,w,x)");
+	if (type == 1 || (type & 4 && type != 4))   /* x86's debug registers: w, rw or x alone */
+		return fail(r, "invalid watchpoint mode: %s%s%s", type & 1 ? "r" : "", type & 2 ? "w" : "", type & 4 ? "x" : "");
+	return add(r, (struct kt_target){ .kind = kind, .event = "watchpoint", .bp_addr = addr, .bp_len = (uint32_t)len,
+		.bp_type = type, .probe = kl_arena_printf(r->a, "%s:%s:%s:%s", ap->provider, ap->target, ap->func, ap->extra) });
+}
+
 /* ---- the table ---- */
 
 static int refuse(struct pr *r, enum kt_pkind kind)
@@ -579,8 +621,8 @@ static const struct {
 	{ "software", KP_SOFTWARE, perf_event },
 	{ "hardware", KP_HARDWARE, perf_event },
 	{ "usdt", KP_USDT, usdt },
-	{ "watchpoint", KP_BEGIN, refuse },
-	{ "asyncwatchpoint", KP_BEGIN, refuse },
+	{ "watchpoint", KP_WATCHPOINT, watchpoint },
+	{ "asyncwatchpoint", KP_WATCHPOINT, watchpoint },
 	{ "iter", KP_BEGIN, refuse },
 };
 

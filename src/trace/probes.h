@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 enum kt_pkind { KP_BEGIN, KP_END, KP_TRACEPOINT, KP_INTERVAL, KP_PROFILE, KP_UPROBE, KP_URETPROBE, KP_KPROBE, KP_KRETPROBE,
-	KP_KFUNC, KP_KRETFUNC, KP_RAWTRACEPOINT, KP_SOFTWARE, KP_HARDWARE, KP_USDT };
+	KP_KFUNC, KP_KRETFUNC, KP_RAWTRACEPOINT, KP_SOFTWARE, KP_HARDWARE, KP_USDT, KP_WATCHPOINT };
 
 /* One program kiln attaches (or test-runs, for BEGIN and END). */
 struct kt_target {
@@ -30,6 +30,8 @@ struct kt_target {
 	uint64_t perf_config;
 	uint64_t count;             /* ... and its sample period (fires once every count events) */
 	uint32_t nargs;             /* rawtracepoint: its arguments (from BTF; 0: unknown) */
+	uint64_t bp_addr;           /* watchpoint: the address, its length (1, 2, 4, 8) and mode */
+	uint32_t bp_len, bp_type;   /* (HW_BREAKPOINT_R | _W | _X) */
 	bool absent;                /* uprobe: the file has no such function; as bpftrace 0.17
 	                             * does, it is neither attached nor counted (sslsnoop.bt names
 	                             * libcrypto functions a stripped libcrypto does not export) */

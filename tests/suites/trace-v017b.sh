@@ -116,3 +116,55 @@ py=$(ls /usr/bin/python3.[0-9]* 2>/dev/null | grep -E 'python3\.[0-9]+$' | head 
 if [ -n "$py" ] && "$BPFTRACE" -l "usdt:$py:*" 2>/dev/null | grep -q function__entry; then
 	same list-usdt-sorted 'python:function__entry$' -l "usdt:$py:*"
 else echo "SKIP $SUITE/list-usdt-sorted: no python3 with USDT probes"; fi
+
+# ---- watchpoint:ADDRESS:LENGTH:MODE: a hardware breakpoint (perf_event_open's
+# PERF_TYPE_BREAKPOINT) in -c's command or -p's process ----------------------------------------
+cat >"$tmp/wp.c" <<'EOF2'
+#include <stdint.h>
+#include <sys/mman.h>
+int main(void) {   /* writes a byte at 0x20000000 forever */
+	volatile uint8_t *p = mmap((void *)0x20000000, 4096, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED) return 1;
+	for (uint8_t i = 0;; i++) p[0] = i;
+}
+EOF2
+"$CC" -O1 -o "$tmp/testprogs/wp" "$tmp/wp.c"
+cat >"$tmp/bpcheck.c" <<'EOF2'
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static volatile long x;
+int main(void) {   /* whether this machine (a VM may not) gives a hardware breakpoint */
+	struct perf_event_attr a = { .type = PERF_TYPE_BREAKPOINT, .size = sizeof(a), .bp_type = HW_BREAKPOINT_W,
+				     .bp_addr = (unsigned long)&x, .bp_len = HW_BREAKPOINT_LEN_8, .sample_period = 1 };
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0) { printf("%s\n", strerror(errno)); return 1; }
+	return 0;
+}
+EOF2
+sed -i '1i #include <errno.h>' "$tmp/bpcheck.c"
+"$CC" -o "$tmp/bpcheck" "$tmp/bpcheck.c"
+if why=$("$tmp/bpcheck"); then
+	same watchpoint-c '^hit!$' -e 'watchpoint:0x20000000:1:w { printf("hit!\n"); exit() }' -c ./testprogs/wp
+	(cd "$tmp" && exec ./testprogs/wp) & pids+=($!)
+	pid=${pids[-1]}
+	same watchpoint-p '^hit wp 1$' -e "watchpoint:0x20000000:1:rw { printf(\"hit %s %d\\n\", comm, pid == $pid); exit() }" -p "$pid"
+	kill "$pid" 2>/dev/null
+	# the command still running when the trace ends is ended, as bpftrace does: both return
+	check watchpoint-child-ended "0" "$(cd "$tmp" && timeout 20 "$KILN" trace -e 'watchpoint:0x20000000:1:w { @ = count(); if (@ > 9) { exit() } }' -c ./testprogs/wp >/dev/null 2>&1; echo $?)"
+else echo "SKIP $SUITE/watchpoint-live: no hardware breakpoint here (perf_event_open PERF_TYPE_BREAKPOINT: $why)"; fi
+# the checks bpftrace makes, in its words
+for c in '3:w|watchpoint length must be one of (1,2,4,8)' '8:rr|watchpoint modes may not be duplicated' \
+	'8:r|invalid watchpoint mode: r' '8:xw|invalid watchpoint mode: wx' '8:q|watchpoint mode must be combination of (r,w,x)'; do
+	spec=${c%%|*} msg=${c#*|}
+	both_run "watchpoint-check-$spec" -e "watchpoint:0x20000000:$spec { exit() }" -c ./testprogs/wp
+	if ! grep -qF "ERROR: $msg" <<<"$bt"; then fail "watchpoint-check-$spec" "bpftrace printed no '$msg': $(head -c 300 <<<"$bt")"
+	elif ! grep -qF "error: $msg" <<<"$kt" || [ "$ktrc" = 0 ]; then fail "watchpoint-check-$spec" "kiln (status $ktrc): $(head -c 300 <<<"$kt")"
+	else pass "watchpoint-check-$spec"; fi
+done
+both_run watchpoint-async-needs-func -e 'asyncwatchpoint:0x20000000:8:w { exit() }'
+check watchpoint-async-needs-func "1" "$(grep -c 'error: asyncwatchpoint requires a function name' <<<"$kt")"
