@@ -53,7 +53,8 @@ static const char trace_help[] =
 	"  --include FILE  read FILE's #defines as an #include <FILE> of the program would (repeatable)\n"
 	"  -q              quiet: no `Attaching N probes...`\n"
 	"  -v              accepted (bpftrace's verbose); with -l, as -lv\n"
-	"  -k, -kk         accepted, but bpf helpers' failures are not reported yet (said on stderr)\n"
+	"  -k              report a bpf helper's failure as a WARNING line (all but reads and map lookups)\n"
+	"  -kk             ... and reads' and map lookups' failures too (a key not in the map)\n"
 	"  -d              print the generated kiln Lisp and exit\n"
 	"  -dd             print it, then the BPF instructions kiln compiled it to, and exit\n"
 	"  --dry-run       translate and compile, do not load\n"
@@ -329,6 +330,13 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		break;
 	case KT_EV_EXIT:
 		r->exited = true;
+		break;
+	case KT_EV_HELPER:   /* -k: a helper failed */
+		if (site && (f = open_memstream(&buf, &len))) {
+			trace_helper_error(f, site, r->o.json, rec->data, rec->size);
+			fclose(f);
+			put_text(r, cpu, buf, len);
+		}
 		break;
 	case KT_EV_PRINT:
 		if (site && site->map < r->s->nmaps) {
@@ -681,8 +689,7 @@ struct opts {
 	bool list, list_verbose, dry_run, unsafe, json;   /* json: -f json */
 	bool quiet, verbose;        /* -q, -v */
 	enum kt_dialect dialect;    /* --dialect */
-	int helper_checks;          /* -k: 1, -kk: 2 (accepted; see short_flags) */
-	bool helper_checked_said;
+	int helper_checks;          /* -k: 1, -kk: 2 (src/trace/gen_check.c) */
 	int debug;                  /* -d: the generated Lisp; -dd: and the BPF instructions */
 	const char **params, **includes;
 	int nparams, nincludes;
@@ -715,9 +722,8 @@ static int check_pid(struct opts *o)
 
 /* -q, -k, -kk, -v, alone or together (-kk -q, -ve 'PROGRAM'), as bpftrace 0.17 takes them.
  * -q drops `Attaching N probes...`; -v alone also makes -l verbose (-l -v); kiln prints
- * nothing more for -v (its programs are not verified with a log to show). -k/-kk (bpftrace's
- * warnings when a helper fails) are accepted but kiln does not check helpers' results yet:
- * that is said on stderr, once. Whether the flags end with e (its program is the next word). */
+ * nothing more for -v (its programs are not verified with a log to show). -k/-kk: bpftrace's
+ * warnings when a helper fails (src/trace/gen_check.c, trace_herr.c). Whether the flags end with e (its program is the next word). */
 static bool short_flags(const char *a, struct opts *o)
 {
 	bool e = false;
@@ -730,11 +736,6 @@ static bool short_flags(const char *a, struct opts *o)
 			o->helper_checks++;
 		else
 			e = true;
-	}
-	if (o->helper_checks && !o->helper_checked_said) {
-		fprintf(stderr, "kiln trace: note: -k/-kk are accepted, but kiln does not check bpf helpers' "
-			"results: no WARNING is printed when one fails\n");
-		o->helper_checked_said = true;
 	}
 	return e;
 }
@@ -930,7 +931,7 @@ static int trace_script(struct opts o)
 	struct kt_cdefs cdefs = { 0 };
 	struct kt_program prog = { .cdefs = &cdefs };
 	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL,
-			  .unsafe = o.unsafe, .dialect = o.dialect };
+			  .unsafe = o.unsafe, .dialect = o.dialect, .helper_checks = o.helper_checks > 2 ? 2 : o.helper_checks };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
 	size_t size = 0;

@@ -74,6 +74,9 @@ void trace_put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, char ho
 int trace_list(const char *search, bool verbose, const char *pid_text);
 /* --info: what this kernel and kiln offer kiln trace (trace_info.c); an exit status. */
 int trace_info(void);
+/* -k: a helper's failure record (id, return value) as bpftrace 0.17's WARNING at the script's
+ * place, or its JSON line (trace_herr.c). */
+void trace_helper_error(FILE *out, const struct kt_site *site, bool json, const uint8_t *rec, size_t size);
 /* A watchpoint target's attach options (trace_watch.c): its breakpoint, in process pid (0:
  * the kernel's, on every CPU). */
 void trace_watch_opts(const struct kt_target *t, pid_t pid, struct kiln_attach_opts *o);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "trace/gen_priv.h"
 #include "trace/funcs.h"
+#include "trace/gen_check.h"
 #include "trace/usdt.h"
 #include <kiln/stack.h>
 
@@ -53,6 +54,7 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 		kt_gen_note(g, kl_arena_printf(g->a, "@%s %s", s->maps[i].name, map_kind_names[s->maps[i].kind]));
 	}
 	kt_emit(&g->b, "(defevent kt-ctl [:id :u64])");
+	kt_check_defs(g);
 	for (uint32_t i = 0; i < g->sites.len; i++) {
 		const struct kt_site *site = &g->sites.items[i];
 		if (site->kind == KT_EV_PRINT || site->kind == KT_EV_TIME)   /* control records (kt-ctl) */

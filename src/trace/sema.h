@@ -47,6 +47,7 @@ struct kt_sema {
 	bool has_stacks;            /* kstack/ustack: the programs share a :stack-trace map */
 	bool unsafe;                /* --unsafe: system(), signal() allowed */
 	enum kt_dialect dialect;    /* --dialect */
+	int helper_checks;          /* -k: 1, -kk: 2 (gen_check.c) */
 	struct kt_tpcache **tp_cache;   /* kt_sema's: the tracepoint formats read, in the arena */
 };
 
