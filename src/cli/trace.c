@@ -199,6 +199,7 @@ struct run {
 	uint32_t *order, norder;    /* the CPUs with text this batch, in order of their first */
 	uint64_t drops;             /* the ring buffer's failed reserves reported so far */
 	double drops_at;            /* when they were last read */
+	struct trace_watch *watch;  /* watchpoint:FUNCTION+argN's breakpoints (trace_watch.c) */
 };
 
 /* One ring buffer serves every CPU: the records of two events at once interleave (one's
@@ -331,6 +332,14 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 	case KT_EV_EXIT:
 		r->exited = true;
 		break;
+	case KT_EV_WATCH:   /* watchpoint:FUNCTION+argN: attach it at the address sent */
+		if (rec->size >= 16) {
+			uint64_t addr;
+			memcpy(&addr, rec->data + 8, 8);
+			trace_watch_attach(&r->watch, r->obj, r->s, index, addr, r->child ? r->child->pid : r->pid, r->out,
+					   r->o.json);
+		}
+		break;
 	case KT_EV_HELPER:   /* -k: a helper failed */
 		if (site && (f = open_memstream(&buf, &len))) {
 			trace_helper_error(f, site, r->o.json, rec->data, rec->size);
@@ -406,8 +415,8 @@ static int attach_all(struct run *r, struct kiln_link **links)
 {
 	for (uint32_t i = 0; i < r->s->ntargets; i++) {
 		const struct kt_target *t = &r->s->targets[i];
-		if (t->kind == KP_BEGIN || t->kind == KP_END || t->absent)
-			continue;
+		if (t->kind == KP_BEGIN || t->kind == KP_END || t->absent || t->watch_deferred)
+			continue;   /* (a deferred watchpoint: when its uprobe says where) */
 		char name[32];
 		snprintf(name, sizeof(name), "p%u", i);
 		struct kiln_prog *p = kiln_object_find_prog(r->obj, name);
@@ -436,12 +445,13 @@ static int attach_all(struct run *r, struct kiln_link **links)
 }
 
 /* What `Attaching N probes...` counts: every attach point but the uprobes whose function the
- * file lacks (bpftrace 0.17 drops those as it expands the program). */
+ * file lacks (bpftrace 0.17 drops those as it expands the program) and watchpoint:FUNC+argN's
+ * uprobes (one probe with its watchpoint, as bpftrace counts it). */
 static uint32_t probe_count(const struct kt_sema *s)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < s->ntargets; i++)
-		n += !s->targets[i].absent;
+		n += !s->targets[i].absent && !s->targets[i].watch_setup;   /* (watchpoint:FUNC+argN's uprobe: its part) */
 	return n;
 }
 
@@ -639,6 +649,7 @@ static int run_end(struct run *r, struct kiln_reader *rd)
 static void run_free(struct run *r, struct kiln_reader *rd, struct kiln_link **links)
 {
 	kiln_reader_free(rd);
+	trace_watch_free(r->watch);
 	for (uint32_t i = 0; links && i < r->s->ntargets; i++)
 		kiln_link_destroy(links[i]);
 	free(links);
@@ -925,13 +936,15 @@ static int trace_script(struct opts o)
 		return 1;
 	}
 	struct kl_source src = { name, text, len };
+	char procbin[4096];
 	struct kl_arena a = { 0 };
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
 	struct kt_cdefs cdefs = { 0 };
 	struct kt_program prog = { .cdefs = &cdefs };
 	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL,
-			  .unsafe = o.unsafe, .dialect = o.dialect, .helper_checks = o.helper_checks > 2 ? 2 : o.helper_checks };
+			  .unsafe = o.unsafe, .dialect = o.dialect, .helper_checks = o.helper_checks > 2 ? 2 : o.helper_checks,
+			  .proc_binary = trace_watch_binary(o.command, o.pid_text, procbin, sizeof(procbin)) };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
 	size_t size = 0;

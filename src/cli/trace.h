@@ -80,5 +80,14 @@ void trace_helper_error(FILE *out, const struct kt_site *site, bool json, const 
 /* A watchpoint target's attach options (trace_watch.c): its breakpoint, in process pid (0:
  * the kernel's, on every CPU). */
 void trace_watch_opts(const struct kt_target *t, pid_t pid, struct kiln_attach_opts *o);
+/* -p's or -c's program into buf (watchpoint:FUNCTION's file); NULL without either. */
+const char *trace_watch_binary(const char *command, const char *pid_text, char *buf, size_t len);
+/* A KT_EV_WATCH record: the deferred watchpoint target at addr, attached in process pid
+ * (once per address; out of registers: bpftrace's message on out), then the process let go
+ * on (SIGCONT) unless asyncwatchpoint. The links are kept in *w. 0, or -1 (said). */
+struct trace_watch;
+int trace_watch_attach(struct trace_watch **w, struct kiln_object *obj, const struct kt_sema *s, uint32_t target,
+		       uint64_t addr, pid_t pid, FILE *out, bool json);
+void trace_watch_free(struct trace_watch *w);
 
 #endif

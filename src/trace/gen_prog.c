@@ -5,6 +5,7 @@
 #include "trace/gen_priv.h"
 #include "trace/funcs.h"
 #include "trace/gen_check.h"
+#include "trace/gen_watch.h"
 #include "trace/usdt.h"
 #include <kiln/stack.h>
 
@@ -55,6 +56,7 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 	}
 	kt_emit(&g->b, "(defevent kt-ctl [:id :u64])");
 	kt_check_defs(g);
+	kt_watch_defs(g);
 	for (uint32_t i = 0; i < g->sites.len; i++) {
 		const struct kt_site *site = &g->sites.items[i];
 		if (site->kind == KT_EV_PRINT || site->kind == KT_EV_TIME)   /* control records (kt-ctl) */
@@ -125,6 +127,10 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	else
 		kt_emit(&g->b, "(defprog p%u (:type :%s) ", ti, prog_types[t->kind]);
 	kt_gen_note(g, t->probe);
+	if (t->watch_setup) {   /* watchpoint:FUNCTION+argN's uprobe */
+		kt_watch_setup_body(g, t);
+		return;
+	}
 	uint32_t nv = g->s->nvars[t->probe_index];
 	const struct kt_var *vars = g->s->vars[t->probe_index];
 	/* One buffer for every string stored into a map: it is filled and stored at once, and

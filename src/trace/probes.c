@@ -32,6 +32,7 @@ struct pr {
 	const struct kt_attach *ap;
 	uint32_t pi;
 	struct kt_targets *out;
+	const char *proc_binary;    /* -p's or -c's program, or NULL */
 };
 
 static int fail(struct pr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -549,12 +550,55 @@ static int perf_event(struct pr *r, enum kt_pkind kind)
 		    names);
 }
 
-/* ---- watchpoint:ADDRESS:LENGTH:MODE ---- */
+/* ---- watchpoint:ADDRESS:LENGTH:MODE, watchpoint:FUNCTION+argN:LENGTH:MODE ---- */
+
+/* FUNCTION+argN (a wildcard FUNCTION: each function of -p's or -c's program it names): per
+ * function, a uprobe that sends argN's value, and the watchpoint attached there when it does. */
+static int watch_funcs(struct pr *r, const struct kt_target *wp)
+{
+	const struct kt_attach *ap = r->ap;
+	const char *plus = strchr(ap->target, '+');
+	char *end;
+	unsigned long n = plus && !strncmp(plus + 1, "arg", 3) ? strtoul(plus + 4, &end, 10) : 99;
+	if (!plus || !plus[4] || *end)
+		return fail(r, "%s: expected FUNCTION+argN", ap->text);
+	if (n > 5)
+		return fail(r, "x86_64 doesn't support arg%lu", n);
+	if (!r->proc_binary)
+		return fail(r, "-p PID or -c CMD required for watchpoint");
+	const char *path, *glob = kl_arena_strndup(r->a, ap->target, (size_t)(plus - ap->target));
+	char msg[1024];
+	struct ufile f = { 0 };
+	if (kt_find_binary(r->a, r->proc_binary, &path, msg, sizeof(msg)))
+		return fail(r, "%s", msg);
+	f.path = path;
+	if (load_syms(r, &f))
+		return -1;
+	size_t before = r->out->len;
+	for (uint32_t i = 0; i < f.n; i++) {
+		if (fnmatch(glob, f.syms[i].name, 0))
+			continue;
+		struct kt_target setup = { .kind = KP_UPROBE, .event = f.syms[i].name, .binary = path, .watch_setup = true,
+			.watch_arg = (uint32_t)n, .watch_of = (uint32_t)r->out->len + 1,
+			.watch_async = !strcmp(ap->provider, "asyncwatchpoint"),
+			.probe = kl_arena_printf(r->a, "uprobe:%s:%s", path, f.syms[i].name) };
+		struct kt_target w = *wp;
+		w.watch_deferred = true;
+		/* bpftrace's `probe`: the program as -c or -p names it, N when not 0 */
+		w.probe = kl_arena_printf(r->a, "%s:%s:%s%s:%u:%s", ap->provider, r->proc_binary, f.syms[i].name,
+					  n ? kl_arena_printf(r->a, ":%lu", n) : "", wp->bp_len, ap->extra);
+		if (add(r, setup) || add(r, w))
+			return -1;
+	}
+	if (r->out->len == before && !has_wild(glob))
+		return fail(r, "%s: no function %s in %s", ap->text, glob, path);
+	return 0;
+}
 
 /* A hardware breakpoint on ADDRESS (the -p/-c process's memory, or the kernel's without
- * either), LENGTH 1, 2, 4 or 8 bytes, MODE a combination of r, w and x, each once, checked
- * as bpftrace 0.17 checks them. watchpoint:FUNCTION+argN (the address an argument holds,
- * watched from when the function is called) and asyncwatchpoint are refused (with why). */
+ * either), or on the address FUNCTION's argN holds once it is called (asyncwatchpoint: the
+ * process not stopped meanwhile); LENGTH 1, 2, 4 or 8 bytes, MODE a combination of r, w and
+ * x, each once, checked as bpftrace 0.17 checks them. */
 static int watchpoint(struct pr *r, enum kt_pkind kind)
 {
 	const struct kt_attach *ap = r->ap;
@@ -563,12 +607,12 @@ static int watchpoint(struct pr *r, enum kt_pkind kind)
 	char *end;
 	errno = 0;
 	uint64_t addr = strtoull(ap->target, &end, 0);
-	if (!isdigit((unsigned char)ap->target[0]) || *end || errno)
-		return fail(r, "%s: kiln trace watches an address; watchpoint:FUNCTION+argN and asyncwatchpoint "
-			    "(an argument's address, watched once the function is called) are not supported yet", ap->text);
-	if (!strcmp(ap->provider, "asyncwatchpoint"))
+	bool func = !isdigit((unsigned char)ap->target[0]);
+	if (!func && (*end || errno))
+		return fail(r, "%s: '%s' is not an address", ap->text, ap->target);
+	if (!func && !strcmp(ap->provider, "asyncwatchpoint"))
 		return fail(r, "%s requires a function name", ap->provider);
-	if (!addr)
+	if (!func && !addr)
 		return fail(r, "watchpoint must be attached to a non-zero address");
 	unsigned long len = strtoul(ap->func, &end, 10);
 	if (*end || (len != 1 && len != 2 && len != 4 && len != 8))
@@ -587,8 +631,9 @@ static int watchpoint(struct pr *r, enum kt_pkind kind)
 		return fail(r, "watchpoint mode must be combination of (r,w,x)");
 	if (type == 1 || (type & 4 && type != 4))   /* x86's debug registers: w, rw or x alone */
 		return fail(r, "invalid watchpoint mode: %s%s%s", type & 1 ? "r" : "", type & 2 ? "w" : "", type & 4 ? "x" : "");
-	return add(r, (struct kt_target){ .kind = kind, .event = "watchpoint", .bp_addr = addr, .bp_len = (uint32_t)len,
-		.bp_type = type, .probe = kl_arena_printf(r->a, "%s:%s:%s:%s", ap->provider, ap->target, ap->func, ap->extra) });
+	struct kt_target t = { .kind = kind, .event = "watchpoint", .bp_addr = addr, .bp_len = (uint32_t)len,
+		.bp_type = type, .probe = kl_arena_printf(r->a, "%s:%s:%s:%s", ap->provider, ap->target, ap->func, ap->extra) };
+	return func ? watch_funcs(r, &t) : add(r, t);
 }
 
 /* ---- the table ---- */
@@ -654,9 +699,9 @@ static int expand_params(struct pr *r, const char *const *params, int nparams, s
 }
 
 int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_attach *ap, uint32_t pi,
-		      const char *const *params, int nparams, struct kt_targets *out)
+		      const char *const *params, int nparams, const char *proc_binary, struct kt_targets *out)
 {
-	struct pr r = { a, d, ap, pi, out };
+	struct pr r = { a, d, ap, pi, out, proc_binary };
 	struct kt_attach sub;
 	if (strchr(ap->text, '$') && expand_params(&r, params, nparams, &sub))
 		return -1;

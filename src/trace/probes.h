@@ -32,6 +32,11 @@ struct kt_target {
 	uint32_t nargs;             /* rawtracepoint: its arguments (from BTF; 0: unknown) */
 	uint64_t bp_addr;           /* watchpoint: the address, its length (1, 2, 4, 8) and mode */
 	uint32_t bp_len, bp_type;   /* (HW_BREAKPOINT_R | _W | _X) */
+	/* watchpoint:FUNC+argN: a uprobe on FUNC (watch_setup) sends argN's value to user space,
+	 * which attaches the watchpoint target (watch_of, its index; deferred: no address until
+	 * then) there; the process waits stopped (SIGSTOP) unless asyncwatchpoint */
+	uint32_t watch_arg, watch_of;
+	bool watch_setup, watch_deferred, watch_async;
 	bool absent;                /* uprobe: the file has no such function; as bpftrace 0.17
 	                             * does, it is neither attached nor counted (sslsnoop.bt names
 	                             * libcrypto functions a stripped libcrypto does not export) */
@@ -45,9 +50,9 @@ struct kt_targets {
 /* Append the targets of attach point ap (of probe pi) to out, its $1.. the positional
  * parameters. A wildcard that matches nothing adds none (bpftrace's way: dcsnoop's
  * `lookup_fast.constprop.*`); an exact name that does not exist is an error. 0, or -1 with
- * the error in d at ap. */
+ * the error in d at ap. proc_binary: -p's or -c's program (watchpoint:FUNC's file), or NULL. */
 int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_attach *ap, uint32_t pi,
-		      const char *const *params, int nparams, struct kt_targets *out);
+		      const char *const *params, int nparams, const char *proc_binary, struct kt_targets *out);
 
 /* The kernel functions kprobe, kretprobe, kfunc and kretfunc wildcards expand to: BTF's FUNC
  * names matching glob (NULL: all), sorted, without the __init functions kallsyms places

@@ -136,6 +136,23 @@ int main(void) {   /* writes a byte at 0x20000000 forever */
 }
 EOF2
 "$CC" -O1 -o "$tmp/testprogs/wp" "$tmp/wp.c"
+cat >"$tmp/wpf.c" <<'EOF2'
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((noinline)) void kiln_wp_bump(int unused, int *p) { (void)unused; (*p)++; }
+__attribute__((noinline)) void kiln_wp_fresh(int *p) { *p = 1; }
+int main(void) {   /* bumps one int through a call, and writes a fresh one every 10 ms */
+	int *n = malloc(sizeof(*n));
+	*n = 0;
+	for (;;) {
+		kiln_wp_bump(0, n);
+		(*n)++;
+		kiln_wp_fresh(malloc(64));
+		usleep(10000);
+	}
+}
+EOF2
+"$CC" -O1 -o "$tmp/testprogs/wpf" "$tmp/wpf.c"
 cat >"$tmp/bpcheck.c" <<'EOF2'
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
@@ -160,6 +177,18 @@ if why=$("$tmp/bpcheck"); then
 	pid=${pids[-1]}
 	same watchpoint-p '^hit wp 1$' -e "watchpoint:0x20000000:1:rw { printf(\"hit %s %d\\n\", comm, pid == $pid); exit() }" -p "$pid"
 	kill "$pid" 2>/dev/null
+	# watchpoint:FUNCTION+argN: the address the argument holds, watched from the call on (the
+	# process stopped until the breakpoint is attached; asyncwatchpoint: not stopped)
+	same watchpoint-func-arg '^hit!$' -e 'watchpoint:kiln_wp_bump+arg1:4:w { printf("hit!\n"); exit() }' -c ./testprogs/wpf
+	same watchpoint-func-async '^hit!$' -e 'asyncwatchpoint:kiln_wp_bump+arg1:4:w { printf("hit!\n"); exit() }' -c ./testprogs/wpf
+	same watchpoint-func-probe 'wpf:kiln_wp_bump:1:4:w!$' -e 'watchpoint:kiln_wp_b*+arg1:4:w { printf("%s!\n", probe); exit() }' -c ./testprogs/wpf
+	(cd "$tmp" && exec ./testprogs/wpf) & pids+=($!)
+	pid=${pids[-1]}
+	same watchpoint-func-p '^hit!$' -e 'watchpoint:kiln_wp_bump+arg1:4:w { printf("hit!\n"); exit() }' -p "$pid"
+	kill "$pid" 2>/dev/null
+	# a new address each call: the registers (4 on x86) run out, said in bpftrace's words
+	out=$(cd "$tmp" && timeout 20 "$KILN" trace -e 'watchpoint:kiln_wp_fresh+arg0:4:w { @ = count(); }' -c ./testprogs/wpf 2>&1 | head -20)
+	check watchpoint-out-of-registers 1 "$(grep -m1 -c '^Failed to attach watchpoint probe. You are out of watchpoint registers.$' <<<"$out")"
 	# the command still running when the trace ends is ended, as bpftrace does: both return
 	check watchpoint-child-ended "0" "$(cd "$tmp" && timeout 20 "$KILN" trace -e 'watchpoint:0x20000000:1:w { @ = count(); if (@ > 9) { exit() } }' -c ./testprogs/wp >/dev/null 2>&1; echo $?)"
 else echo "SKIP $SUITE/watchpoint-live: no hardware breakpoint here (perf_event_open PERF_TYPE_BREAKPOINT: $why)"; fi
@@ -204,3 +233,7 @@ a=$("$KILN" trace -d -e 'BEGIN { @x = *(int32*)8; delete(@x); exit(); }' 2>&1)
 b=$("$KILN" trace -kk -d -e 'BEGIN { @x = *(int32*)8; delete(@x); exit(); }' 2>&1)
 check k-off-unchanged "0 1" "$(grep -c kt-herr <<<"$a") $(grep -c 'defevent kt-herr' <<<"$b")"
 "$KILN" trace --help | grep -q 'not reported yet' && fail help-says "--help still says -k is not reported" || pass help-says
+both_run watchpoint-func-needs-proc -e 'watchpoint:kiln_wp_bump+arg1:4:w { exit() }'
+check watchpoint-func-needs-proc "1 1" "$(grep -c 'ERROR: -p PID or -c CMD required for watchpoint' <<<"$bt") $(grep -c 'error: -p PID or -c CMD required for watchpoint' <<<"$kt")"
+both_run watchpoint-func-arg7 -e 'watchpoint:kiln_wp_bump+arg7:4:w { exit() }' -c ./testprogs/wpf
+check watchpoint-func-arg7 "1 1" "$(grep -c "ERROR: x86_64 doesn't support arg7" <<<"$bt") $(grep -c "error: x86_64 doesn't support arg7" <<<"$kt")"
