@@ -915,8 +915,10 @@ static int trace_run(const struct opts *o, const struct kt_sema *s, const struct
 	int rc = run_program(s, g, elf, size, out, o->command ? &child : NULL, o->pid, o->json, o->quiet);
 	if (child.go >= 0)
 		close(child.go);   /* never released: it exits without running */
-	if (child.pid > 0 && waitpid(child.pid, NULL, WNOHANG) == 0)
+	if (child.pid > 0 && waitpid(child.pid, NULL, WNOHANG) == 0) {
 		kill(child.pid, SIGTERM);   /* still running as the trace ends: bpftrace 0.17 ends it too */
+		kill(child.pid, SIGCONT);   /* (stopped by a watchpoint's uprobe, it would not see it) */
+	}
 	if (child.pid > 0)
 		waitpid(child.pid, NULL, 0);
 	if (out != stdout)
@@ -936,7 +938,8 @@ static int trace_script(struct opts o)
 		return 1;
 	}
 	struct kl_source src = { name, text, len };
-	char procbin[4096];
+	char procbin[4096], procroot[64];
+	snprintf(procroot, sizeof(procroot), "/proc/%d/root", (int)o.pid);   /* (-p checked: a live pid) */
 	struct kl_arena a = { 0 };
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
@@ -944,7 +947,8 @@ static int trace_script(struct opts o)
 	struct kt_program prog = { .cdefs = &cdefs };
 	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .has_child = o.command != NULL,
 			  .unsafe = o.unsafe, .dialect = o.dialect, .helper_checks = o.helper_checks > 2 ? 2 : o.helper_checks,
-			  .proc_binary = trace_watch_binary(o.command, o.pid_text, procbin, sizeof(procbin)) };
+			  .proc = { trace_watch_binary(o.command, o.pid_text, procbin, sizeof(procbin)),
+				    o.pid > 0 ? procroot : NULL } };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
 	size_t size = 0;

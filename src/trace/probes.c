@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *kt_tracefs(void)
 {
@@ -32,7 +33,7 @@ struct pr {
 	const struct kt_attach *ap;
 	uint32_t pi;
 	struct kt_targets *out;
-	const char *proc_binary;    /* -p's or -c's program, or NULL */
+	struct kt_proc proc;        /* -p's or -c's process */
 };
 
 static int fail(struct pr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -334,6 +335,23 @@ static int mk_uprobe(struct pr *r, enum kt_pkind kind, const char *path, const c
 				 : kl_arena_printf(r->a, "%s:%s:%s", p, path, func) });
 }
 
+/* A uprobe's or usdt's file as kt_find_binary finds it, or else, with -p, the same path in
+ * the process's root (/proc/PID/root/...: its own mount namespace's file), as bpftrace does. */
+static int find_file(struct pr *r, const char *name, const char **path)
+{
+	char msg[1024];
+	if (!kt_find_binary(r->a, name, path, msg, sizeof(msg)))
+		return 0;
+	if (r->proc.root && name[0] == '/') {
+		const char *in = kl_arena_printf(r->a, "%s%s", r->proc.root, name);
+		if (!access(in, R_OK)) {
+			*path = in;
+			return 0;
+		}
+	}
+	return fail(r, "%s", msg);
+}
+
 /* One file's FUNC, FUNC+OFFSET, ADDRESS or wildcard. */
 static int uprobe_in(struct pr *r, enum kt_pkind kind, const char *path, const char *spec)
 {
@@ -391,11 +409,10 @@ static int uprobe(struct pr *r, enum kt_pkind kind)
 	if (nparts(ap) != 2 || !*ap->func)
 		return wrong_parts(r, 2, kind == KP_UPROBE ? "uprobe:FILE:FUNCTION[+OFFSET] or uprobe:FILE:ADDRESS"
 							   : "uretprobe:FILE:FUNCTION");
-	char msg[1024];
 	if (!has_wild(ap->target)) {
 		const char *path;
-		if (kt_find_binary(r->a, ap->target, &path, msg, sizeof(msg)))
-			return fail(r, "%s", msg);
+		if (find_file(r, ap->target, &path))
+			return -1;
 		return uprobe_in(r, kind, path, ap->func);
 	}
 	glob_t g;   /* a wildcard in the file: each file it names */
@@ -439,13 +456,12 @@ static int usdt(struct pr *r, enum kt_pkind kind)
 	if (nparts(ap) != 2 && nparts(ap) != 3)
 		return wrong_parts(r, 2, "usdt:FILE:[PROVIDER:]NAME");
 	const char *provider = nparts(ap) == 3 ? ap->func : NULL, *name = nparts(ap) == 3 ? ap->extra : ap->func;
-	char msg[1024];
 	if (!*ap->target)
 		return fail(r, "%s: kiln trace needs the file (a process's files with -p are not read yet)", ap->text);
 	if (!has_wild(ap->target)) {
 		const char *path;
-		if (kt_find_binary(r->a, ap->target, &path, msg, sizeof(msg)))
-			return fail(r, "%s", msg);
+		if (find_file(r, ap->target, &path))
+			return -1;
 		return usdt_in(r, path, provider, name);
 	}
 	glob_t g;
@@ -564,12 +580,12 @@ static int watch_funcs(struct pr *r, const struct kt_target *wp)
 		return fail(r, "%s: expected FUNCTION+argN", ap->text);
 	if (n > 5)
 		return fail(r, "x86_64 doesn't support arg%lu", n);
-	if (!r->proc_binary)
+	if (!r->proc.binary)
 		return fail(r, "-p PID or -c CMD required for watchpoint");
 	const char *path, *glob = kl_arena_strndup(r->a, ap->target, (size_t)(plus - ap->target));
 	char msg[1024];
 	struct ufile f = { 0 };
-	if (kt_find_binary(r->a, r->proc_binary, &path, msg, sizeof(msg)))
+	if (kt_find_binary(r->a, r->proc.binary, &path, msg, sizeof(msg)))
 		return fail(r, "%s", msg);
 	f.path = path;
 	if (load_syms(r, &f))
@@ -585,7 +601,7 @@ static int watch_funcs(struct pr *r, const struct kt_target *wp)
 		struct kt_target w = *wp;
 		w.watch_deferred = true;
 		/* bpftrace's `probe`: the program as -c or -p names it, N when not 0 */
-		w.probe = kl_arena_printf(r->a, "%s:%s:%s%s:%u:%s", ap->provider, r->proc_binary, f.syms[i].name,
+		w.probe = kl_arena_printf(r->a, "%s:%s:%s%s:%u:%s", ap->provider, r->proc.binary, f.syms[i].name,
 					  n ? kl_arena_printf(r->a, ":%lu", n) : "", wp->bp_len, ap->extra);
 		if (add(r, setup) || add(r, w))
 			return -1;
@@ -699,9 +715,9 @@ static int expand_params(struct pr *r, const char *const *params, int nparams, s
 }
 
 int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_attach *ap, uint32_t pi,
-		      const char *const *params, int nparams, const char *proc_binary, struct kt_targets *out)
+		      const char *const *params, int nparams, struct kt_proc proc, struct kt_targets *out)
 {
-	struct pr r = { a, d, ap, pi, out, proc_binary };
+	struct pr r = { a, d, ap, pi, out, proc };
 	struct kt_attach sub;
 	if (strchr(ap->text, '$') && expand_params(&r, params, nparams, &sub))
 		return -1;

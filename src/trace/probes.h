@@ -50,9 +50,15 @@ struct kt_targets {
 /* Append the targets of attach point ap (of probe pi) to out, its $1.. the positional
  * parameters. A wildcard that matches nothing adds none (bpftrace's way: dcsnoop's
  * `lookup_fast.constprop.*`); an exact name that does not exist is an error. 0, or -1 with
- * the error in d at ap. proc_binary: -p's or -c's program (watchpoint:FUNC's file), or NULL. */
+ * the error in d at ap. proc: -p's or -c's process, as far as it is known. */
+struct kt_proc {
+	const char *binary;         /* -p's or -c's program (watchpoint:FUNC's file), or NULL */
+	const char *root;           /* -p: "/proc/PID/root", where a uprobe's or usdt's file not
+				     * found here is looked for (a process in its own mount
+				     * namespace), or NULL */
+};
 int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_attach *ap, uint32_t pi,
-		      const char *const *params, int nparams, const char *proc_binary, struct kt_targets *out);
+		      const char *const *params, int nparams, struct kt_proc proc, struct kt_targets *out);
 
 /* The kernel functions kprobe, kretprobe, kfunc and kretfunc wildcards expand to: BTF's FUNC
  * names matching glob (NULL: all), sorted, without the __init functions kallsyms places

@@ -48,7 +48,7 @@ struct kt_sema {
 	bool unsafe;                /* --unsafe: system(), signal() allowed */
 	enum kt_dialect dialect;    /* --dialect */
 	int helper_checks;          /* -k: 1, -kk: 2 (gen_check.c) */
-	const char *proc_binary;    /* -p's or -c's program: watchpoint:FUNCTION's file (probes.c) */
+	struct kt_proc proc;        /* -p's or -c's process: watchpoint:FUNCTION's file, -p's root (probes.h) */
 	struct kt_tpcache **tp_cache;   /* kt_sema's: the tracepoint formats read, in the arena */
 };
 

@@ -123,6 +123,18 @@ if [ -n "$py" ] && "$BPFTRACE" -l "usdt:$py:*" 2>/dev/null | grep -q function__e
 	same list-usdt-sorted 'python:function__entry$' -l "usdt:$py:*"
 else echo "SKIP $SUITE/list-usdt-sorted: no python3 with USDT probes"; fi
 
+# ---- -p's process in its own mount namespace: a uprobe's file found through /proc/PID/root ----
+mnt=/tmp/kiln-v017b-mnt-$$
+if type -P unshare >/dev/null && unshare -m --propagation private true 2>/dev/null; then
+	mkdir -p "$mnt"
+	unshare -m --propagation private sh -c "mount --bind '$tmp/testprogs' '$mnt' && exec '$mnt/args_test'" & pids+=($!)
+	pid=${pids[-1]}
+	for _ in $(seq 50); do [ "$(readlink "/proc/$pid/exe")" = "$mnt/args_test" ] && break; sleep 0.1; done
+	same mountns-uprobe '^here$' -e "uprobe:$mnt/args_test:kiln_v17_one { printf(\"here\\n\"); exit(); }" -p "$pid"
+	same mountns-list "^uprobe:/proc/$pid/root$mnt/args_test:kiln_v17_one$" -l -p "$pid"
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rmdir "$mnt" 2>/dev/null
+else echo "SKIP $SUITE/mountns: unshare -m is not available here"; fi
+
 # ---- watchpoint:ADDRESS:LENGTH:MODE: a hardware breakpoint (perf_event_open's
 # PERF_TYPE_BREAKPOINT) in -c's command or -p's process ----------------------------------------
 cat >"$tmp/wp.c" <<'EOF2'
@@ -187,7 +199,7 @@ if why=$("$tmp/bpcheck"); then
 	same watchpoint-func-p '^hit!$' -e 'watchpoint:kiln_wp_bump+arg1:4:w { printf("hit!\n"); exit() }' -p "$pid"
 	kill "$pid" 2>/dev/null
 	# a new address each call: the registers (4 on x86) run out, said in bpftrace's words
-	out=$(cd "$tmp" && timeout 20 "$KILN" trace -e 'watchpoint:kiln_wp_fresh+arg0:4:w { @ = count(); }' -c ./testprogs/wpf 2>&1 | head -20)
+	out=$(cd "$tmp" && timeout 20 "$KILN" trace -e 'watchpoint:kiln_wp_fresh+arg0:4:w { @ = count(); } interval:ms:300 { exit(); }' -c ./testprogs/wpf 2>&1)
 	check watchpoint-out-of-registers 1 "$(grep -m1 -c '^Failed to attach watchpoint probe. You are out of watchpoint registers.$' <<<"$out")"
 	# the command still running when the trace ends is ended, as bpftrace does: both return
 	check watchpoint-child-ended "0" "$(cd "$tmp" && timeout 20 "$KILN" trace -e 'watchpoint:0x20000000:1:w { @ = count(); if (@ > 9) { exit() } }' -c ./testprogs/wp >/dev/null 2>&1; echo $?)"
