@@ -340,6 +340,13 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 					   r->o.json);
 		}
 		break;
+	case KT_EV_UNWATCH:
+		if (rec->size >= 16) {
+			uint64_t addr;
+			memcpy(&addr, rec->data + 8, 8);
+			trace_watch_unwatch(r->watch, addr);
+		}
+		break;
 	case KT_EV_HELPER:   /* -k: a helper failed */
 		if (site && (f = open_memstream(&buf, &len))) {
 			trace_helper_error(f, site, r->o.json, rec->data, rec->size);

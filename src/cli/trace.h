@@ -89,5 +89,7 @@ struct trace_watch;
 int trace_watch_attach(struct trace_watch **w, struct kiln_object *obj, const struct kt_sema *s, uint32_t target,
 		       uint64_t addr, pid_t pid, FILE *out, bool json);
 void trace_watch_free(struct trace_watch *w);
+/* unwatch(addr): the breakpoints at addr detached. */
+void trace_watch_unwatch(struct trace_watch *w, uint64_t addr);
 
 #endif

@@ -124,3 +124,14 @@ void trace_watch_free(struct trace_watch *w)
 		free(w->links);
 	free(w);
 }
+
+/* The entry stays, its link gone: the function called again with the same address does not
+ * watch it again (as bpftrace keeps the address it attached at). */
+void trace_watch_unwatch(struct trace_watch *w, uint64_t addr)
+{
+	for (size_t i = 0; w && i < w->n; i++)
+		if (w->links[i].addr == addr) {
+			kiln_link_destroy(w->links[i].link);
+			w->links[i].link = NULL;
+		}
+}

@@ -14,6 +14,7 @@ static const struct kt_fn_table *const tables[] = {
 	&kt_fns_core,
 	&kt_fns_net,
 	&kt_fns_user,
+	&kt_fns_watch,
 	&kt_fns_pending,
 };
 

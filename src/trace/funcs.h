@@ -39,6 +39,7 @@ void kt_push_record_site(struct g *g, const struct kt_node *n, uint32_t first, e
 /* Writes the record of the next site: its id, then n's arguments from first on. */
 void kt_gen_record(struct g *g, const struct kt_node *n, uint32_t first);
 
+extern const struct kt_fn_table kt_fns_watch;    /* fn_watch.c: unwatch */
 extern const struct kt_fn_table kt_fns_net;      /* fn_net.c: ntop pton macaddr buf bswap strncmp strcontains cgroupid sizeof offsetof */
 
 /* buf() == buf() (or !=), n a KT_BINOP: the same length and bytes. */

@@ -17,7 +17,8 @@ enum kt_ev { KT_EV_PRINTF = 1, KT_EV_EXIT, KT_EV_PRINT, KT_EV_CLEAR, KT_EV_ZERO,
 	 * (records laid out as printf's) */
 	KT_EV_VALUE, KT_EV_SYSTEM, KT_EV_CAT,
 	KT_EV_HELPER /* -k: a helper failed (gen_check.c) */,
-	KT_EV_WATCH /* watchpoint:FUNCTION+argN: the address to watch (gen_watch.c); index: the target */ };
+	KT_EV_WATCH /* watchpoint:FUNCTION+argN: the address to watch (gen_watch.c); index: the target */,
+	KT_EV_UNWATCH /* unwatch(addr): its watchpoints detached (fn_watch.c) */ };
 
 /* join(argv [, delim]): up to 16 strings of up to 1024 bytes each (bpftrace's sizes), printed
  * joined by the delimiter (the site's fmt) up to the first empty one. */

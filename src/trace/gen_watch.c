@@ -6,8 +6,8 @@
 
 void kt_watch_defs(struct g *g)
 {
-	for (uint32_t i = 0; i < g->s->ntargets; i++)
-		if (g->s->targets[i].watch_setup) {
+	for (uint32_t i = 0; i < g->s->ntargets; i++)   /* (unwatch() sends it too: with any watchpoint) */
+		if (g->s->targets[i].kind == KP_WATCHPOINT) {
 			kt_emit(&g->b, "(defevent kt-watch [:id :u64] [:addr :u64])");
 			return;
 		}

@@ -198,6 +198,18 @@ if why=$("$tmp/bpcheck"); then
 	pid=${pids[-1]}
 	same watchpoint-func-p '^hit!$' -e 'watchpoint:kiln_wp_bump+arg1:4:w { printf("hit!\n"); exit() }' -p "$pid"
 	kill "$pid" 2>/dev/null
+	# unwatch(addr): detached once it is read (the program bumps the int every 10 ms: without
+	# unwatch about 50 hits in the half second), not attached again for the same address
+	cat >"$tmp/unwatch.bt" <<'EOF2'
+uprobe:./testprogs/wpf:kiln_wp_bump { @addr = arg1; }
+watchpoint:kiln_wp_bump+arg1:4:w { @hits = count(); unwatch(@addr); }
+interval:ms:500 { exit(); }
+EOF2
+	both_run unwatch "$tmp/unwatch.bt" -c ./testprogs/wpf
+	bh=$(sed -n 's/^@hits: //p' <<<"$bt"); kh=$(sed -n 's/^@hits: //p' <<<"$kt")
+	if [ -z "$bh" ] || [ "$bh" -gt 5 ]; then fail unwatch "bpftrace's hits: '${bh}' ($(head -c 200 <<<"$bt"))"
+	elif [ -z "$kh" ] || [ "$kh" -gt 5 ]; then fail unwatch "kiln's hits: '${kh}', bpftrace's $bh ($(head -c 300 <<<"$kt"))"
+	else pass unwatch; fi
 	# a new address each call: the registers (4 on x86) run out, said in bpftrace's words
 	out=$(cd "$tmp" && timeout 20 "$KILN" trace -e 'watchpoint:kiln_wp_fresh+arg0:4:w { @ = count(); } interval:ms:300 { exit(); }' -c ./testprogs/wpf 2>&1)
 	check watchpoint-out-of-registers 1 "$(grep -m1 -c '^Failed to attach watchpoint probe. You are out of watchpoint registers.$' <<<"$out")"
