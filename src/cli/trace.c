@@ -420,8 +420,13 @@ static int run_special(struct run *r, struct kiln_reader *rd, enum kt_pkind kind
 
 static int attach_all(struct run *r, struct kiln_link **links)
 {
-	for (uint32_t i = 0; i < r->s->ntargets; i++) {
+	uint32_t n = r->s->ntargets;
+	for (uint32_t j = 0; j < 2 * n; j++) {   /* forward, then the kinds the kernel runs last-first backward */
+		bool back = j >= n;
+		uint32_t i = back ? 2 * n - 1 - j : j;
 		const struct kt_target *t = &r->s->targets[i];
+		if (kt_attach_reversed(t->kind) != back)
+			continue;
 		if (t->kind == KP_BEGIN || t->kind == KP_END || t->absent || t->watch_deferred)
 			continue;   /* (a deferred watchpoint: when its uprobe says where) */
 		char name[32];

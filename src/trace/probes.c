@@ -652,6 +652,13 @@ static int watchpoint(struct pr *r, enum kt_pkind kind)
 	return func ? watch_funcs(r, &t) : add(r, t);
 }
 
+bool kt_attach_reversed(enum kt_pkind kind)
+{
+	static const bool reversed[] = { [KP_UPROBE] = true, [KP_URETPROBE] = true, [KP_USDT] = true, [KP_KPROBE] = true,
+		[KP_SOFTWARE] = true, [KP_KFUNC] = true, [KP_WATCHPOINT] = false };
+	return (size_t)kind < sizeof(reversed) / sizeof(reversed[0]) && reversed[kind];
+}
+
 /* ---- the table ---- */
 
 static int refuse(struct pr *r, enum kt_pkind kind)

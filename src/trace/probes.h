@@ -65,6 +65,11 @@ int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_att
  * between _sinittext and _einittext. 0, or -1 (no BTF) with the reason in msg. */
 int kt_kernel_funcs(struct kl_arena *a, const char *glob, const char ***out, uint32_t *n, char *msg, size_t len);
 
+/* Whether the kernel runs the programs attached to one event of this kind last-attached
+ * first (uprobes, kprobes, USDT, software events, kfuncs): kiln trace attaches those in
+ * reverse so that probes on one event run in the script's order, as bpftrace 0.17 does. */
+bool kt_attach_reversed(enum kt_pkind kind);
+
 /* The tracefs root kiln trace reads ("/sys/kernel/tracing", or debugfs's). */
 const char *kt_tracefs(void);
 

@@ -261,3 +261,14 @@ both_run watchpoint-func-needs-proc -e 'watchpoint:kiln_wp_bump+arg1:4:w { exit(
 check watchpoint-func-needs-proc "1 1" "$(grep -c 'ERROR: -p PID or -c CMD required for watchpoint' <<<"$bt") $(grep -c 'error: -p PID or -c CMD required for watchpoint' <<<"$kt")"
 both_run watchpoint-func-arg7 -e 'watchpoint:kiln_wp_bump+arg7:4:w { exit() }' -c ./testprogs/wpf
 check watchpoint-func-arg7 "1 1" "$(grep -c "ERROR: x86_64 doesn't support arg7" <<<"$bt") $(grep -c "error: x86_64 doesn't support arg7" <<<"$kt")"
+
+# ---- probes on one event run in the script's order (the kinds the kernel runs last-attached
+# first are attached in reverse, as bpftrace 0.17 does) ------------------------------------------
+cat >"$tmp/order.bt" <<'EOF2'
+software:faults:1 { @a = 1; if (@go == 1) { printf("one"); } }
+software:faults:1 { @b = 1; if (@go == 1) { printf(" two\n"); exit(); } }
+software:faults:1 { if (@a == 1 && @b == 1) { @go = 1; } }
+EOF2
+same order-software '^one two$' "$tmp/order.bt"
+sed 's/software:faults:1/uprobe:.\/testprogs\/args_test:kiln_v17_one/' "$tmp/order.bt" >"$tmp/uorder.bt"
+same order-uprobe '^one two$' "$tmp/uorder.bt" -c ./testprogs/args_test
