@@ -145,6 +145,11 @@ struct kiln_attach_opts {
 	/* flow_dissector and sk_lookup programs: a network namespace file (/proc/PID/ns/net,
 	 * /run/netns/NAME; NULL: the caller's) */
 	const char *netns;
+	/* perf_event programs on a hardware breakpoint (event_type PERF_TYPE_BREAKPOINT): the
+	 * address watched, its length (1, 2, 4 or 8) and HW_BREAKPOINT_R/_W/_X bits; with pid > 0
+	 * in that process on any CPU, else on every online CPU; fired on every access */
+	uint64_t bp_addr;
+	uint32_t bp_len, bp_type;
 };
 
 /* Attach p at its hook. Tracepoint, raw tracepoint, tracing and uprobe sections that name

@@ -58,7 +58,9 @@ static const char trace_help[] =
 	"  --include FILE  read FILE's #defines as an #include <FILE> of the program would (repeatable)\n"
 	"  -q              quiet: no `Attaching N probes...`\n"
 	"  -v              accepted (bpftrace's verbose); with -l, as -lv\n"
-	"  -k, -kk         accepted, but bpf helpers' failures are not reported yet (said on stderr)\n"
+	"  -k              report a bpf helper's failure at run time, as bpftrace's warning line\n"
+	"                  (every helper but the reads and map lookups)\n"
+	"  -kk             ... and reads' and map lookups' failures too (a key not in the map)\n"
 	"  -d              print the generated kiln Lisp and exit\n"
 	"  -dd             print it, then the BPF instructions kiln compiled it to, and exit\n"
 	"  --dry-run       translate and compile, do not load\n"
@@ -221,6 +223,7 @@ struct run {
 	struct trace_fmt **fmts;    /* by site: printf's compiled format, or NULL (trace_fmt.h) */
 	bool counting;              /* the end's drain is over: records are counted, not printed */
 	uint64_t unread;            /* ...so many, reported lost with the ring buffer's drops */
+	struct trace_watch *watch;  /* watchpoint:FUNCTION+argN's breakpoints (trace_watch.c) */
 };
 
 /* One ring buffer serves every CPU: the records of two events at once interleave (one's
@@ -407,6 +410,28 @@ static int on_record(void *ctx, const struct kiln_record *rec)
 		r->exited = true;
 		r->exit_code = (int)(index & 0xff);
 		break;
+	case KT_EV_WATCH:   /* watchpoint:FUNCTION+argN: attach it at the address sent */
+		if (rec->size >= 16) {
+			uint64_t addr;
+			memcpy(&addr, rec->data + 8, 8);
+			trace_watch_attach(&r->watch, r->obj, r->s, index, addr, r->child ? r->child->pid : r->pid, r->out,
+					   r->o.json);
+		}
+		break;
+	case KT_EV_UNWATCH:
+		if (rec->size >= 16) {
+			uint64_t addr;
+			memcpy(&addr, rec->data + 8, 8);
+			trace_watch_unwatch(r->watch, addr);
+		}
+		break;
+	case KT_EV_HELPER:   /* -k: a helper failed */
+		if (site && (f = open_memstream(&buf, &len))) {
+			trace_helper_error(f, site, r->o.json, rec->data, rec->size);
+			fclose(f);
+			put_text(r, cpu, buf, len);
+		}
+		break;
 	case KT_EV_PRINT:
 		if (site && site->map < r->s->nmaps) {
 			if (r->o.json) {
@@ -470,27 +495,17 @@ static int run_special(struct run *r, struct kiln_reader *rd, enum kt_pkind kind
 	return 0;
 }
 
-/* The probe kinds whose programs the kernel runs last attached first, when several attach
- * at one place (a uprobe's consumers, a software event's, a kprobe's are lists it adds to
- * at the front). */
-static const bool fires_last_attached_first[] = {
-	[KP_UPROBE] = true, [KP_URETPROBE] = true, [KP_USDT] = true, [KP_KPROBE] = true,
-	[KP_KFUNC] = true, [KP_SOFTWARE] = true,
-};
-
 static int attach_all(struct run *r, struct kiln_link **links)
 {
-	/* the probes fire in the order they are written: the kinds the kernel runs in the order
-	 * they were attached first, front to back, then the others back to front */
 	uint32_t n = r->s->ntargets;
-	for (uint32_t k = 0; k < 2 * n; k++) {
-		uint32_t i = k < n ? k : 2 * n - 1 - k;
+	for (uint32_t j = 0; j < 2 * n; j++) {   /* forward, then the kinds the kernel runs last-first backward */
+		bool back = j >= n;
+		uint32_t i = back ? 2 * n - 1 - j : j;
 		const struct kt_target *t = &r->s->targets[i];
-		bool lifo = t->kind < sizeof(fires_last_attached_first) && fires_last_attached_first[t->kind];
-		if (lifo != (k >= n))
+		if (kt_attach_reversed(t->kind) != back)
 			continue;
-		if (t->kind == KP_BEGIN || t->kind == KP_END || t->absent)
-			continue;
+		if (t->kind == KP_BEGIN || t->kind == KP_END || t->absent || t->watch_deferred)
+			continue;   /* (a deferred watchpoint: when its uprobe says where) */
 		char name[32];
 		snprintf(name, sizeof(name), "p%u", i);
 		struct kiln_prog *p = kiln_object_find_prog(r->obj, name);
@@ -505,6 +520,8 @@ static int attach_all(struct run *r, struct kiln_link **links)
 			o.event_config = t->perf_config;
 			o.period = t->count;
 		}
+		if (t->kind == KP_WATCHPOINT)
+			trace_watch_opts(t, r->child ? r->child->pid : r->pid, &o);
 		if (t->kind == KP_UPROBE || t->kind == KP_URETPROBE || t->kind == KP_USDT)
 			o.pid = r->pid;   /* -p: that process only (0: all) */
 		o.ref_ctr_offset = t->sema;   /* a USDT semaphore: the process's probe code runs */
@@ -517,12 +534,13 @@ static int attach_all(struct run *r, struct kiln_link **links)
 }
 
 /* What `Attaching N probes...` counts: every attach point but the uprobes whose function the
- * file lacks (bpftrace 0.17 drops those as it expands the program). */
+ * file lacks (bpftrace 0.17 drops those as it expands the program) and watchpoint:FUNC+argN's
+ * uprobes (one probe with its watchpoint, as bpftrace counts it). */
 static uint32_t probe_count(const struct kt_sema *s)
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < s->ntargets; i++)
-		n += !s->targets[i].absent;
+		n += !s->targets[i].absent && !s->targets[i].watch_setup;   /* (watchpoint:FUNC+argN's uprobe: its part) */
 	return n;
 }
 
@@ -752,6 +770,7 @@ static int run_end(struct run *r, struct kiln_reader *rd)
 static void run_free(struct run *r, struct kiln_reader *rd, struct kiln_link **links)
 {
 	kiln_reader_free(rd);
+	trace_watch_free(r->watch);
 	for (uint32_t i = 0; links && i < r->s->ntargets; i++)
 		kiln_link_destroy(links[i]);
 	free(links);
@@ -807,8 +826,7 @@ struct opts {
 	bool list, list_verbose, dry_run, unsafe, json;   /* json: -f json */
 	bool quiet, verbose;        /* -q, -v */
 	enum kt_dialect dialect;    /* --dialect */
-	int helper_checks;          /* -k: 1, -kk: 2 (accepted; see short_flags) */
-	bool helper_checked_said;
+	int helper_checks;          /* -k: 1, -kk: 2 (src/trace/gen_check.c) */
 	int debug;                  /* -d: the generated Lisp; -dd: and the BPF instructions */
 	const char **params, **includes, **named;   /* named: --name[=value] after -- (getopt) */
 	int nparams, nincludes, nnamed;
@@ -842,9 +860,8 @@ static int check_pid(struct opts *o)
 
 /* -q, -k, -kk, -v, alone or together (-kk -q, -ve 'PROGRAM'), as bpftrace 0.17 takes them.
  * -q drops `Attaching N probes...`; -v alone also makes -l verbose (-l -v); kiln prints
- * nothing more for -v (its programs are not verified with a log to show). -k/-kk (bpftrace's
- * warnings when a helper fails) are accepted but kiln does not check helpers' results yet:
- * that is said on stderr, once. Whether the flags end with e (its program is the next word). */
+ * nothing more for -v (its programs are not verified with a log to show). -k/-kk: bpftrace's
+ * warnings when a helper fails (src/trace/gen_check.c, trace_herr.c). Whether the flags end with e (its program is the next word). */
 static bool short_flags(const char *a, struct opts *o)
 {
 	bool e = false;
@@ -857,11 +874,6 @@ static bool short_flags(const char *a, struct opts *o)
 			o->helper_checks++;
 		else
 			e = true;
-	}
-	if (o->helper_checks && !o->helper_checked_said) {
-		fprintf(stderr, "kiln trace: note: -k/-kk are accepted, but kiln does not check bpf helpers' "
-			"results: no WARNING is printed when one fails\n");
-		o->helper_checked_said = true;
 	}
 	return e;
 }
@@ -1046,6 +1058,10 @@ static int trace_run(const struct opts *o, const struct kt_sema *s, const struct
 	int rc = run_program(s, g, elf, size, out, o->command ? &child : NULL, o->pid, o->json, o->quiet);
 	if (child.go >= 0)
 		close(child.go);   /* never released: it exits without running */
+	if (child.pid > 0 && waitpid(child.pid, NULL, WNOHANG) == 0) {
+		kill(child.pid, SIGTERM);   /* still running as the trace ends: bpftrace 0.17 ends it too */
+		kill(child.pid, SIGCONT);   /* (stopped by a watchpoint's uprobe, it would not see it) */
+	}
 	if (child.pid > 0)
 		waitpid(child.pid, NULL, 0);
 	if (out != stdout)
@@ -1065,13 +1081,18 @@ static int trace_script(struct opts o)
 		return 1;
 	}
 	struct kl_source src = { name, text, len };
+	char procbin[4096], procroot[64];
+	snprintf(procroot, sizeof(procroot), "/proc/%d/root", (int)o.pid);   /* (-p checked: a live pid) */
 	struct kl_arena a = { 0 };
 	struct kl_diag d = { 0 };
 	jmp_buf oom;
 	struct kt_cdefs cdefs = { .dirs = o.more.idirs };
 	struct kt_program prog = { .cdefs = &cdefs };
-	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .named = o.named, .nnamed = o.nnamed, .has_child = o.command != NULL,
-			  .unsafe = o.unsafe, .dialect = o.dialect };
+	struct kt_sema s = { .params = o.params, .nparams = o.nparams, .named = o.named, .nnamed = o.nnamed,
+			  .has_child = o.command != NULL, .unsafe = o.unsafe, .dialect = o.dialect,
+			  .helper_checks = o.helper_checks > 2 ? 2 : o.helper_checks,
+			  .proc = { trace_watch_binary(o.command, o.pid_text, procbin, sizeof(procbin)),
+				    o.pid > 0 ? procroot : NULL } };
 	struct kt_gen g = { 0 };
 	void *elf = NULL;
 	size_t size = 0;
@@ -1131,7 +1152,7 @@ int cmd_trace(int argc, char **argv)
 	if (rc >= 0) {
 		/* -h, --version, --info, or a wrong argument: done */
 	} else if (o.list) {
-		rc = trace_list(o.list_glob, o.list_verbose);
+		rc = trace_list(o.list_glob, o.list_verbose, o.pid_text);
 	} else if (!o.prog_text && !o.file) {
 		fputs(trace_help, stderr);
 		rc = 2;

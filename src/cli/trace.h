@@ -75,9 +75,26 @@ int trace_clear_map(struct kiln_map *m, bool zero);
 /* A buf() value: how 'r' as %r (printable bytes as themselves, others \xHH), 'x' every
  * byte as \xHH (%rx), 'h' as hex pairs separated by spaces (%rh). */
 void trace_put_buf(FILE *out, const struct kt_type *t, const uint8_t *p, char how);
-/* -l [SEARCH], -lv: the probes kiln trace can name (trace_list.c); an exit status. */
-int trace_list(const char *search, bool verbose);
+/* -l [SEARCH], -lv, -l -p PID: the probes kiln trace can name (trace_list.c); an exit status. */
+int trace_list(const char *search, bool verbose, const char *pid_text);
 /* --info: what this kernel and kiln offer kiln trace (trace_info.c); an exit status. */
 int trace_info(void);
+/* -k: a helper's failure record (id, return value) as bpftrace 0.17's WARNING at the script's
+ * place, or its JSON line (trace_herr.c). */
+void trace_helper_error(FILE *out, const struct kt_site *site, bool json, const uint8_t *rec, size_t size);
+/* A watchpoint target's attach options (trace_watch.c): its breakpoint, in process pid (0:
+ * the kernel's, on every CPU). */
+void trace_watch_opts(const struct kt_target *t, pid_t pid, struct kiln_attach_opts *o);
+/* -p's or -c's program into buf (watchpoint:FUNCTION's file); NULL without either. */
+const char *trace_watch_binary(const char *command, const char *pid_text, char *buf, size_t len);
+/* A KT_EV_WATCH record: the deferred watchpoint target at addr, attached in process pid
+ * (once per address; out of registers: bpftrace's message on out), then the process let go
+ * on (SIGCONT) unless asyncwatchpoint. The links are kept in *w. 0, or -1 (said). */
+struct trace_watch;
+int trace_watch_attach(struct trace_watch **w, struct kiln_object *obj, const struct kt_sema *s, uint32_t target,
+		       uint64_t addr, pid_t pid, FILE *out, bool json);
+void trace_watch_free(struct trace_watch *w);
+/* unwatch(addr): the breakpoints at addr detached. */
+void trace_watch_unwatch(struct trace_watch *w, uint64_t addr);
 
 #endif

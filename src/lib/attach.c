@@ -536,6 +536,16 @@ static int attach_perf_event(struct attach_ctx *c)
 		a.sample_freq = c->o.freq ? c->o.freq : 99;
 	}
 	int pid = c->o.pid > 0 ? c->o.pid : -1;
+	if (c->o.event_name && c->o.event_type == PERF_TYPE_BREAKPOINT) {   /* a watchpoint */
+		a.config = 0;
+		a.bp_addr = c->o.bp_addr;
+		a.bp_len = c->o.bp_len;
+		a.bp_type = c->o.bp_type;
+		if (pid > 0) {   /* the process, wherever it runs */
+			n = 1;
+			cpus[0] = -1;
+		}
+	}
 	if (n > 1 && !(c->l->more = calloc((size_t)n - 1, sizeof(int))))
 		return attach_fail(c, ENOMEM, false, "perf links");
 	for (int i = 0; i < n; i++) {

@@ -3,6 +3,7 @@
  * how sema types each call and how gen writes it (funcs.h). */
 #define _GNU_SOURCE
 #include "trace/funcs.h"
+#include "trace/gen_check.h"
 #include "trace/limits.h"
 #include <kiln/stack.h>
 #include <stdio.h>
@@ -301,7 +302,9 @@ static void delete_stmt(struct g *g, const struct kt_node *n)
 	}
 	bool opened;
 	const char *k = kt_open_key(g, n->kids[0], &opened);
+	const char *rc = kt_check_open(g, "map_delete_elem", false, n->span);   /* -k */
 	kt_emit(&g->b, "(remmap m%d %s)", n->kids[0]->map_id, k);
+	kt_check_close(g, rc);
 	kt_close_key(g, opened);
 }
 

@@ -17,6 +17,7 @@ static const struct kt_fn_table *const tables[] = {
 	&kt_fns_v026,
 	&kt_fns_names,
 	&kt_fns_v017,
+	&kt_fns_watch,
 	&kt_fns_pending,
 };
 

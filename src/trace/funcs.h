@@ -40,6 +40,7 @@ void kt_push_record_site(struct g *g, const struct kt_node *n, uint32_t first, e
 void kt_gen_record(struct g *g, const struct kt_node *n, uint32_t first);
 
 extern const struct kt_fn_table kt_fns_v017;    /* fn_v017.c: uptr kptr strerror */
+extern const struct kt_fn_table kt_fns_watch;    /* fn_watch.c: unwatch */
 extern const struct kt_fn_table kt_fns_net;      /* fn_net.c: ntop pton macaddr buf bswap strncmp strcontains cgroupid sizeof offsetof */
 
 /* buf() == buf() (or !=), n a KT_BINOP: the same length and bytes. */

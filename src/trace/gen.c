@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "trace/gen_priv.h"
 #include "trace/gen_cstruct.h"
+#include "trace/gen_check.h"
 #include "trace/funcs.h"
 #include "trace/usdt.h"
 #include <kiln/stack.h>
@@ -371,7 +372,10 @@ static bool int_map(struct g *g, const struct kt_node *n)
 {
 	bool opened;
 	const char *k = open_key(g, n, &opened);
-	kt_emit(&g->b, "(getmap m%d %s)", n->map_id, k);
+	if (g->s->helper_checks > 1)   /* -kk: a key not there is reported (gen_check.c) */
+		kt_check_lookup(g, n->map_id, k, n->span);
+	else
+		kt_emit(&g->b, "(getmap m%d %s)", n->map_id, k);
 	close_key(g, opened);
 	return true;
 }

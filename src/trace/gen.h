@@ -15,7 +15,10 @@ struct kl_node;
 enum kt_ev { KT_EV_PRINTF = 1, KT_EV_EXIT, KT_EV_PRINT, KT_EV_CLEAR, KT_EV_ZERO, KT_EV_TIME, KT_EV_JOIN,
 	/* fn_user.c's, printed by src/cli/trace_user.c: print(value), system(FMT, ...), cat(FMT, ...)
 	 * (records laid out as printf's) */
-	KT_EV_VALUE, KT_EV_SYSTEM, KT_EV_CAT };
+	KT_EV_VALUE, KT_EV_SYSTEM, KT_EV_CAT,
+	KT_EV_HELPER /* -k: a helper failed (gen_check.c) */,
+	KT_EV_WATCH /* watchpoint:FUNCTION+argN: the address to watch (gen_watch.c); index: the target */,
+	KT_EV_UNWATCH /* unwatch(addr): its watchpoints detached (fn_watch.c) */ };
 
 /* join(argv [, delim]): up to 16 strings of up to 1024 bytes each (bpftrace's sizes), printed
  * joined by the delimiter (the site's fmt) up to the first empty one. */
@@ -34,6 +37,7 @@ struct kt_site {
 	uint32_t nargs;
 	struct kt_arg *args;
 	uint32_t size;              /* record bytes */
+	struct kl_span span;        /* KT_EV_HELPER: the script's construct (fmt: the helper) */
 };
 
 struct kt_gen {

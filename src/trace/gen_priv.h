@@ -27,6 +27,7 @@ struct g {
 	int err;
 	int loop;                   /* the innermost while's number (its break/continue flags), -1 none */
 	KL_VEC(struct kt_note) notes;   /* -d's comments: the map's name, the probe */
+	KL_VEC(uint32_t) checks;    /* -k: the sites of the checks open (gen_check.c) */
 };
 
 /* n as an integer expression. */

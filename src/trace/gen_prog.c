@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "trace/gen_priv.h"
 #include "trace/funcs.h"
+#include "trace/gen_check.h"
+#include "trace/gen_watch.h"
 #include "trace/usdt.h"
 #include <kiln/stack.h>
 
@@ -56,6 +58,8 @@ static void gen_defs(struct g *g, const struct kt_program *prog)
 	}
 	kt_emit(&g->b, "(defevent kt-ctl [:id :u64])");
 	kt_fn_defuns(g);   /* len's callback, syscall_name's table (fn_v026.c) */
+	kt_check_defs(g);
+	kt_watch_defs(g);
 	for (uint32_t i = 0; i < g->sites.len; i++) {
 		const struct kt_site *site = &g->sites.items[i];
 		if (site->kind == KT_EV_PRINT || site->kind == KT_EV_TIME)   /* control records (kt-ctl) */
@@ -88,6 +92,7 @@ static const char *const prog_types[] = {
 	[KP_INTERVAL] = "perf-event", [KP_PROFILE] = "perf-event", [KP_UPROBE] = "uprobe", [KP_URETPROBE] = "uretprobe",
 	[KP_KPROBE] = "kprobe", [KP_KRETPROBE] = "kretprobe", [KP_KFUNC] = "fentry", [KP_KRETFUNC] = "fexit",
 	[KP_RAWTRACEPOINT] = "raw-tracepoint", [KP_USDT] = "uprobe", [KP_SOFTWARE] = "perf-event", [KP_HARDWARE] = "perf-event",
+	[KP_WATCHPOINT] = "perf-event",
 };
 
 /* The program's section, or NULL for a perf event's (which has none). */
@@ -125,6 +130,10 @@ static void gen_prog(struct g *g, const struct kt_program *prog, uint32_t ti)
 	else
 		kt_emit(&g->b, "(defprog p%u (:type :%s) ", ti, prog_types[t->kind]);
 	kt_gen_note(g, t->probe);
+	if (t->watch_setup) {   /* watchpoint:FUNCTION+argN's uprobe */
+		kt_watch_setup_body(g, t);
+		return;
+	}
 	uint32_t nv = g->s->nvars[t->probe_index];
 	const struct kt_var *vars = g->s->vars[t->probe_index];
 	/* One buffer for every string stored into a map: it is filled and stored at once, and

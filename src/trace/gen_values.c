@@ -4,6 +4,7 @@
  * integers (`*p`, `p[i]`). */
 #define _GNU_SOURCE
 #include "trace/gen_priv.h"
+#include "trace/gen_check.h"
 #include "trace/sema_priv.h"
 #include <string.h>
 
@@ -167,7 +168,9 @@ void kt_gen_deref(struct g *g, const struct kt_node *n)
 	const struct kt_node *p = n->a;
 	uint32_t size = n->type.size ? n->type.size : 8;
 	const char *b = kt_fresh(g, "r");
-	kt_emit(&g->b, "(let ((%s (stack-buffer 8))) (probe-read-%s %s %u ", b, p->type.user ? "user" : "kernel", b, size);
+	kt_emit(&g->b, "(let ((%s (stack-buffer 8))) ", b);
+	const char *rc = kt_check_open(g, kt_check_read_name(g, p->type.user), true, n->span);   /* -kk */
+	kt_emit(&g->b, "(probe-read-%s %s %u ", p->type.user ? "user" : "kernel", b, size);
 	if (n->kind == KT_INDEX) {
 		kt_emit(&g->b, "(+ ");
 		kt_gen_int(g, p);
@@ -177,7 +180,9 @@ void kt_gen_deref(struct g *g, const struct kt_node *n)
 	} else {
 		kt_gen_int(g, p);
 	}
-	kt_emit(&g->b, ") ");
+	kt_emit(&g->b, ")");
+	kt_check_close(g, rc);
+	kt_emit(&g->b, " ");
 	if (n->type.is_signed && size < 8)
 		kt_emit(&g->b, "(cast i%u (load u%u %s 0)))", size * 8, size * 8, b);
 	else

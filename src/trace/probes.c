@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *kt_tracefs(void)
 {
@@ -32,6 +33,7 @@ struct pr {
 	const struct kt_attach *ap;
 	uint32_t pi;
 	struct kt_targets *out;
+	struct kt_proc proc;        /* -p's or -c's process */
 };
 
 static int fail(struct pr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -245,10 +247,20 @@ struct kprobe_arg {
 	bool has_off;
 };
 
+/* Kernel functions a kretprobe would lock the machine up on (spin locks the return
+ * trampoline itself takes, not marked notrace): refused before anything attaches, in
+ * bpftrace 0.17's words, whether named or reached through a wildcard. */
+static const char *const banned_kretprobes[] = {
+	"_raw_spin_lock", "_raw_spin_lock_irqsave", "_raw_spin_unlock_irqrestore", "queued_spin_lock_slowpath",
+};
+
 static int mk_kprobe(struct pr *r, const char *func, void *arg)
 {
 	const struct kprobe_arg *k = arg;
 	const char *p = r->ap->provider;
+	for (size_t i = 0; k->kind == KP_KRETPROBE && i < sizeof(banned_kretprobes) / sizeof(banned_kretprobes[0]); i++)
+		if (!strcmp(func, banned_kretprobes[i]))
+			return fail(r, "kretprobe:%s can't be used as it might lock up your system.", func);
 	return add(r, (struct kt_target){ .kind = k->kind, .event = func, .offset = k->off,
 		.probe = k->has_off ? kl_arena_printf(r->a, "%s:%s+%llu", p, func, (unsigned long long)k->off)
 				    : kl_arena_printf(r->a, "%s:%s", p, func) });
@@ -323,6 +335,23 @@ static int mk_uprobe(struct pr *r, enum kt_pkind kind, const char *path, const c
 				 : kl_arena_printf(r->a, "%s:%s:%s", p, path, func) });
 }
 
+/* A uprobe's or usdt's file as kt_find_binary finds it, or else, with -p, the same path in
+ * the process's root (/proc/PID/root/...: its own mount namespace's file), as bpftrace does. */
+static int find_file(struct pr *r, const char *name, const char **path)
+{
+	char msg[1024];
+	if (!kt_find_binary(r->a, name, path, msg, sizeof(msg)))
+		return 0;
+	if (r->proc.root && name[0] == '/') {
+		const char *in = kl_arena_printf(r->a, "%s%s", r->proc.root, name);
+		if (!access(in, R_OK)) {
+			*path = in;
+			return 0;
+		}
+	}
+	return fail(r, "%s", msg);
+}
+
 /* One file's FUNC, FUNC+OFFSET, ADDRESS or wildcard. */
 static int uprobe_in(struct pr *r, enum kt_pkind kind, const char *path, const char *spec)
 {
@@ -380,11 +409,10 @@ static int uprobe(struct pr *r, enum kt_pkind kind)
 	if (nparts(ap) != 2 || !*ap->func)
 		return wrong_parts(r, 2, kind == KP_UPROBE ? "uprobe:FILE:FUNCTION[+OFFSET] or uprobe:FILE:ADDRESS"
 							   : "uretprobe:FILE:FUNCTION");
-	char msg[1024];
 	if (!has_wild(ap->target)) {
 		const char *path;
-		if (kt_find_binary(r->a, ap->target, &path, msg, sizeof(msg)))
-			return fail(r, "%s", msg);
+		if (find_file(r, ap->target, &path))
+			return -1;
 		return uprobe_in(r, kind, path, ap->func);
 	}
 	glob_t g;   /* a wildcard in the file: each file it names */
@@ -428,13 +456,12 @@ static int usdt(struct pr *r, enum kt_pkind kind)
 	if (nparts(ap) != 2 && nparts(ap) != 3)
 		return wrong_parts(r, 2, "usdt:FILE:[PROVIDER:]NAME");
 	const char *provider = nparts(ap) == 3 ? ap->func : NULL, *name = nparts(ap) == 3 ? ap->extra : ap->func;
-	char msg[1024];
 	if (!*ap->target)
 		return fail(r, "%s: kiln trace needs the file (a process's files with -p are not read yet)", ap->text);
 	if (!has_wild(ap->target)) {
 		const char *path;
-		if (kt_find_binary(r->a, ap->target, &path, msg, sizeof(msg)))
-			return fail(r, "%s", msg);
+		if (find_file(r, ap->target, &path))
+			return -1;
 		return usdt_in(r, path, provider, name);
 	}
 	glob_t g;
@@ -539,6 +566,99 @@ static int perf_event(struct pr *r, enum kt_pkind kind)
 		    names);
 }
 
+/* ---- watchpoint:ADDRESS:LENGTH:MODE, watchpoint:FUNCTION+argN:LENGTH:MODE ---- */
+
+/* FUNCTION+argN (a wildcard FUNCTION: each function of -p's or -c's program it names): per
+ * function, a uprobe that sends argN's value, and the watchpoint attached there when it does. */
+static int watch_funcs(struct pr *r, const struct kt_target *wp)
+{
+	const struct kt_attach *ap = r->ap;
+	const char *plus = strchr(ap->target, '+');
+	char *end;
+	unsigned long n = plus && !strncmp(plus + 1, "arg", 3) ? strtoul(plus + 4, &end, 10) : 99;
+	if (!plus || !plus[4] || *end)
+		return fail(r, "%s: expected FUNCTION+argN", ap->text);
+	if (n > 5)
+		return fail(r, "x86_64 doesn't support arg%lu", n);
+	if (!r->proc.binary)
+		return fail(r, "-p PID or -c CMD required for watchpoint");
+	const char *path, *glob = kl_arena_strndup(r->a, ap->target, (size_t)(plus - ap->target));
+	char msg[1024];
+	struct ufile f = { 0 };
+	if (kt_find_binary(r->a, r->proc.binary, &path, msg, sizeof(msg)))
+		return fail(r, "%s", msg);
+	f.path = path;
+	if (load_syms(r, &f))
+		return -1;
+	size_t before = r->out->len;
+	for (uint32_t i = 0; i < f.n; i++) {
+		if (fnmatch(glob, f.syms[i].name, 0))
+			continue;
+		struct kt_target setup = { .kind = KP_UPROBE, .event = f.syms[i].name, .binary = path, .watch_setup = true,
+			.watch_arg = (uint32_t)n, .watch_of = (uint32_t)r->out->len + 1,
+			.watch_async = !strcmp(ap->provider, "asyncwatchpoint"),
+			.probe = kl_arena_printf(r->a, "uprobe:%s:%s", path, f.syms[i].name) };
+		struct kt_target w = *wp;
+		w.watch_deferred = true;
+		/* bpftrace's `probe`: the program as -c or -p names it, N when not 0 */
+		w.probe = kl_arena_printf(r->a, "%s:%s:%s%s:%u:%s", ap->provider, r->proc.binary, f.syms[i].name,
+					  n ? kl_arena_printf(r->a, ":%lu", n) : "", wp->bp_len, ap->extra);
+		if (add(r, setup) || add(r, w))
+			return -1;
+	}
+	if (r->out->len == before && !has_wild(glob))
+		return fail(r, "%s: no function %s in %s", ap->text, glob, path);
+	return 0;
+}
+
+/* A hardware breakpoint on ADDRESS (the -p/-c process's memory, or the kernel's without
+ * either), or on the address FUNCTION's argN holds once it is called (asyncwatchpoint: the
+ * process not stopped meanwhile); LENGTH 1, 2, 4 or 8 bytes, MODE a combination of r, w and
+ * x, each once, checked as bpftrace 0.17 checks them. */
+static int watchpoint(struct pr *r, enum kt_pkind kind)
+{
+	const struct kt_attach *ap = r->ap;
+	if (nparts(ap) != 3)
+		return wrong_parts(r, 3, "watchpoint:ADDRESS:LENGTH:MODE");
+	char *end;
+	errno = 0;
+	uint64_t addr = strtoull(ap->target, &end, 0);
+	bool func = !isdigit((unsigned char)ap->target[0]);
+	if (!func && (*end || errno))
+		return fail(r, "%s: '%s' is not an address", ap->text, ap->target);
+	if (!func && !strcmp(ap->provider, "asyncwatchpoint"))
+		return fail(r, "%s requires a function name", ap->provider);
+	if (!func && !addr)
+		return fail(r, "watchpoint must be attached to a non-zero address");
+	unsigned long len = strtoul(ap->func, &end, 10);
+	if (*end || (len != 1 && len != 2 && len != 4 && len != 8))
+		return fail(r, "watchpoint length must be one of (1,2,4,8)");
+	static const char modes[] = "rwx";
+	uint32_t type = 0;
+	for (const char *c = ap->extra; *c; c++) {
+		const char *m = strchr(modes, *c);
+		if (!m || !*c)
+			return fail(r, "watchpoint mode must be combination of (r,w,x)");
+		if (type & (1u << (m - modes)))
+			return fail(r, "watchpoint modes may not be duplicated");
+		type |= 1u << (m - modes);   /* r, w, x: HW_BREAKPOINT_R 1, _W 2, _X 4 */
+	}
+	if (!type)
+		return fail(r, "watchpoint mode must be combination of (r,w,x)");
+	if (type == 1 || (type & 4 && type != 4))   /* x86's debug registers: w, rw or x alone */
+		return fail(r, "invalid watchpoint mode: %s%s%s", type & 1 ? "r" : "", type & 2 ? "w" : "", type & 4 ? "x" : "");
+	struct kt_target t = { .kind = kind, .event = "watchpoint", .bp_addr = addr, .bp_len = (uint32_t)len,
+		.bp_type = type, .probe = kl_arena_printf(r->a, "%s:%s:%s:%s", ap->provider, ap->target, ap->func, ap->extra) };
+	return func ? watch_funcs(r, &t) : add(r, t);
+}
+
+bool kt_attach_reversed(enum kt_pkind kind)
+{
+	static const bool reversed[] = { [KP_UPROBE] = true, [KP_URETPROBE] = true, [KP_USDT] = true, [KP_KPROBE] = true,
+		[KP_SOFTWARE] = true, [KP_KFUNC] = true, [KP_WATCHPOINT] = false };
+	return (size_t)kind < sizeof(reversed) / sizeof(reversed[0]) && reversed[kind];
+}
+
 /* ---- the table ---- */
 
 static int refuse(struct pr *r, enum kt_pkind kind)
@@ -569,8 +689,8 @@ static const struct {
 	{ "software", KP_SOFTWARE, perf_event },
 	{ "hardware", KP_HARDWARE, perf_event },
 	{ "usdt", KP_USDT, usdt },
-	{ "watchpoint", KP_BEGIN, refuse },
-	{ "asyncwatchpoint", KP_BEGIN, refuse },
+	{ "watchpoint", KP_WATCHPOINT, watchpoint },
+	{ "asyncwatchpoint", KP_WATCHPOINT, watchpoint },
 	{ "iter", KP_BEGIN, refuse },
 };
 
@@ -602,9 +722,9 @@ static int expand_params(struct pr *r, const char *const *params, int nparams, s
 }
 
 int kt_resolve_attach(struct kl_arena *a, struct kl_diag *d, const struct kt_attach *ap, uint32_t pi,
-		      const char *const *params, int nparams, struct kt_targets *out)
+		      const char *const *params, int nparams, struct kt_proc proc, struct kt_targets *out)
 {
-	struct pr r = { a, d, ap, pi, out };
+	struct pr r = { a, d, ap, pi, out, proc };
 	struct kt_attach sub;
 	if (strchr(ap->text, '$') && expand_params(&r, params, nparams, &sub))
 		return -1;

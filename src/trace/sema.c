@@ -997,7 +997,8 @@ int kt_sema(struct kt_program *prog, struct kt_sema *s, struct kl_arena *a, stru
 	s->tp_cache = kl_arena_new(a, struct kt_tpcache *);   /* this script's, in its arena */
 	for (uint32_t p = 0; p < prog->nprobes; p++)
 		for (uint32_t i = 0; i < prog->probes[p].nattach; i++)
-			if (kt_resolve_attach(a, d, &prog->probes[p].attach[i], p, s->params, s->nparams, &targets))
+			if (kt_resolve_attach(a, d, &prog->probes[p].attach[i], p, s->params, s->nparams, s->proc,
+					      &targets))
 				return -1;
 	s->targets = targets.items;
 	s->ntargets = (uint32_t)targets.len;

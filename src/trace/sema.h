@@ -52,6 +52,8 @@ struct kt_sema {
 	const char *const *named;   /* the program's named options after --: "--name[=value]" (getopt) */
 	int nnamed;
 	unsigned defuns;            /* the defuns fn_v026.c's functions call, defined once (KT_DEFUN_*) */
+	int helper_checks;          /* -k: 1, -kk: 2 (gen_check.c) */
+	struct kt_proc proc;        /* -p's or -c's process: watchpoint:FUNCTION's file, -p's root (probes.h) */
 	struct kt_tpcache **tp_cache;   /* kt_sema's: the tracepoint formats read, in the arena */
 	const struct kt_cdefs *cdefs;   /* kt_sema's: the script's #defines and structs (its program's) */
 };

@@ -184,7 +184,7 @@ has info "perf_event_array: yes" "$("$KILN" trace --info)"
 check include "2" "$("$KILN" trace --include sys/socket.h -e 'BEGIN { printf("%d\n", AF_INET); exit(); }' | sed -n 2p)"
 check list-software 11 "$("$KILN" trace -l 'software:*' | grep -c '^software:[a-z-]*:$')"
 check list-ware 21 "$("$KILN" trace -l '*ware:*' | grep -c '^\(soft\|hard\)ware:')"
-has list-kfunc-args "^    struct file \* file;$" "$("$KILN" trace -lv 'kfunc:vfs_read')"
+has list-kfunc-args "^    struct file \* file$" "$("$KILN" trace -lv 'kfunc:vfs_read')"
 has list-invalid "^ERROR: invalid character" "$("$KILN" trace -l '\n' 2>&1)"
 # positional parameters in attach points, substituted before the attach point is read
 check positional-attach "BEGIN interval:ms:2" "$(timeout 10 "$KILN" trace -e 'BEG$2 { printf("%s ", probe); }

@@ -711,7 +711,7 @@ if grep -q "^    ; while (\$x < 100000000) { @ verifier.bt:3$" <<<"$err"; then p
 else fail verifier-steps-at-script "$(tail -6 <<<"$err")"; fi
 check list "tracepoint:syscalls:sys_enter_getppid" "$("$KILN" trace -l 'tracepoint:syscalls:sys_enter_getppid')"
 out=$("$KILN" trace -lv 'syscalls:sys_enter_openat')
-if grep -q '^    uint64 filename;' <<<"$out" && grep -q '^tracepoint:syscalls:sys_enter_openat$' <<<"$out"; then pass list-fields
+if grep -q '^    const char \* filename$' <<<"$out" && grep -q '^tracepoint:syscalls:sys_enter_openat$' <<<"$out"; then pass list-fields
 else fail list-fields "$out"; fi
 
 # ---- SIGTERM: stops within a bounded time, runs END, prints the maps ------------------------
