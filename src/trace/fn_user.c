@@ -28,15 +28,10 @@ static int unsafe_check(struct sm *m, struct kt_node *n)
  * else bpftrace's error naming the first probe that is not. */
 static int probes_allow(struct sm *m, struct kt_node *n, unsigned kinds)
 {
-	static const char *const providers[] = {
-		[KP_BEGIN] = "BEGIN", [KP_END] = "END", [KP_TRACEPOINT] = "tracepoint", [KP_INTERVAL] = "interval",
-		[KP_PROFILE] = "profile", [KP_UPROBE] = "uprobe", [KP_URETPROBE] = "uretprobe", [KP_KPROBE] = "kprobe",
-		[KP_KRETPROBE] = "kretprobe",
-	};
 	for (uint32_t i = 0; i < m->s->ntargets; i++) {
 		const struct kt_target *t = &m->s->targets[i];
 		if (t->probe_index == m->first->probe_index && !(kinds & (1u << t->kind)))
-			return kl_error(m->d, n->span, "%s can not be used with \"%s\" probes", n->name, providers[t->kind]);
+			return kl_error(m->d, n->span, "%s can not be used with \"%s\" probes", n->name, kt_provider_name(t->kind));
 	}
 	return 0;
 }

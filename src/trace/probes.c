@@ -694,6 +694,14 @@ static const struct {
 	{ "iter", KP_BEGIN, refuse },
 };
 
+const char *kt_provider_name(enum kt_pkind kind)
+{
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].kind == kind && kinds[i].resolve != refuse)
+			return kinds[i].provider;   /* (the first: kfunc before its alias fentry) */
+	return "?";
+}
+
 /* $1.. in the attach point's text replaced by the positional parameters (`i:ms:$1`,
  * `BEG$1`; "" when missing), as bpftrace does before it reads an attach point; into *sub. */
 static int expand_params(struct pr *r, const char *const *params, int nparams, struct kt_attach *sub)

@@ -72,6 +72,8 @@ bool kt_attach_reversed(enum kt_pkind kind);
 
 /* The tracefs root kiln trace reads ("/sys/kernel/tracing", or debugfs's). */
 const char *kt_tracefs(void);
+/* The provider kind is written as (its first spelling in the table: "kfunc", "watchpoint"). */
+const char *kt_provider_name(enum kt_pkind kind);
 
 /* A perf event of software:NAME:COUNT or hardware:NAME:COUNT. */
 struct kt_perf_event {
