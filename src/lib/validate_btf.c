@@ -443,8 +443,9 @@ static uint32_t skip_mods(const struct kv_btf *b, uint32_t id)
 }
 
 /* Where a type holds a value (a struct's or union's member, an array's element, a variable),
- * that value is data: not a function, a prototype, a variable, a section or a tag (a member
- * typed as a prototype has no size, and btf_dump divides by its alignment). Run once loops
+ * that value is data of a known size: not void, a forward declaration, a function, a
+ * prototype, a variable, a section or a tag (a member typed as a prototype or a forward
+ * declaration has no size, and btf_dump divides by its alignment). Run once loops
  * are known to be gone (skip_mods ends). */
 static int check_data_types(const struct kv *v)
 {
@@ -460,14 +461,16 @@ static int check_data_types(const struct kv *v)
 					: kind == BTF_KIND_VAR ? t_type(b, id) : t_word(b, id, 3 * i + 1);
 			uint32_t to = skip_mods(b, held);
 			unsigned k = to ? t_kind(b, to) : BTF_KIND_UNKN;
-			if (k == BTF_KIND_FUNC || k == BTF_KIND_FUNC_PROTO || k == BTF_KIND_VAR || k == BTF_KIND_DATASEC ||
-			    k == BTF_KIND_DECL_TAG)
+			bool sized = kind != BTF_KIND_VAR;   /* (an extern variable may be void: a typeless ksym) */
+			if ((sized && (k == BTF_KIND_UNKN || k == BTF_KIND_FWD)) || k == BTF_KIND_FUNC ||
+			    k == BTF_KIND_FUNC_PROTO || k == BTF_KIND_VAR || k == BTF_KIND_DATASEC || k == BTF_KIND_DECL_TAG)
 			{
-				char what[32];
+				char what[32], is[32];
 				snprintf(what, sizeof(what), "member %u", i);
-				return tfail(v, id, "%s holds type %u, a %s, which is no value",
+				snprintf(is, sizeof(is), "a %s", k == BTF_KIND_FWD ? "forward declaration" : kind_name(k));
+				return tfail(v, id, "%s holds type %u, %s, which is no value of a known size",
 					     kind == BTF_KIND_ARRAY ? "its element" : kind == BTF_KIND_VAR ? "it" : what, held,
-					     kind_name(k));
+					     k == BTF_KIND_UNKN ? "void" : is);
 			}
 		}
 	}
