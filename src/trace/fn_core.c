@@ -117,6 +117,10 @@ static int str_check(struct sm *m, struct kt_node *n)
 		return kt_sm_err(m, n->span, "%s", "str() takes one or two arguments");
 	if (n->kids[0]->kind == KT_MAP && kt_sm_expr(m, n->kids[0]))
 		return -1;
+	if (n->kids[0]->type.kind == KTT_STR && n->nkids == 1) {   /* str() of a string (a __data_loc field): itself */
+		*n = *n->kids[0];
+		return 0;
+	}
 	if (n->kids[0]->type.kind != KTT_INT)
 		return kt_sm_err(m, n->span, "%s", "str() expects an integer or a pointer");
 	uint32_t size = m->s->strlen;
