@@ -336,7 +336,7 @@ static int mk_uprobe(struct pr *r, enum kt_pkind kind, const char *path, const c
 }
 
 /* A uprobe's or usdt's file as kt_find_binary finds it, or else, with -p, the same path in
- * the process's root (/proc/PID/root/...: its own mount namespace's file), as bpftrace does. */
+ * the process's root (the path under /proc/PID/root: its own mount namespace's file), as bpftrace does. */
 static int find_file(struct pr *r, const char *name, const char **path)
 {
 	char msg[1024];
