@@ -48,13 +48,9 @@ size_t trace_fmt_bound(const struct trace_fmt *f)
 	return f->bound;
 }
 
-/* One conversion at *fp (its '%'), as trace_printf reads it: its piece, the spec's bytes
- * copied to *tp. false when it has no compiled form. */
-static bool compile_conv(const struct kt_site *site, const char **fp, char **tp, uint32_t *arg, struct piece *pc,
-			 size_t *need)
+void trace_fmt_spec(const char **fp, char *spec, struct trace_conv *c)
 {
 	const char *f = *fp;
-	char *spec = *tp;
 	size_t k = 0;
 	spec[k++] = *f++;
 	while (*f && strchr("-+ #0", *f) && k < 10)
@@ -66,12 +62,28 @@ static bool compile_conv(const struct kt_site *site, const char **fp, char **tp,
 		while (*f >= '0' && *f <= '9' && k < 28)
 			spec[k++] = *f++;
 	}
-	int longs = 0, shorts = 0;
+	c->longs = c->shorts = 0;
 	for (; *f && strchr("lhzjt", *f); f++) {
-		longs += *f != 'h';
-		shorts += *f == 'h';
+		c->longs += *f != 'h';
+		c->shorts += *f == 'h';
 	}
-	char conv = *f ? *f++ : 0;
+	c->conv = *f ? *f++ : 0;
+	c->k = k;
+	*fp = f;
+}
+
+/* One conversion at *fp (its '%'), as trace_printf reads it: its piece, the spec's bytes
+ * copied to *tp. false when it has no compiled form. */
+static bool compile_conv(const struct kt_site *site, const char **fp, char **tp, uint32_t *arg, struct piece *pc,
+			 size_t *need)
+{
+	const char *f = *fp;
+	char *spec = *tp;
+	struct trace_conv c;
+	trace_fmt_spec(&f, spec, &c);
+	size_t k = c.k;
+	int longs = c.longs, shorts = c.shorts;
+	char conv = c.conv;
 	if (!conv)
 		return false;   /* trace_printf stops there: rare, left to it */
 	*fp = f;

@@ -12,6 +12,17 @@
 
 struct trace_fmt;
 
+/* printf's conversion at *fp (its '%'), as bpftrace's printf reads one: %[flags][width]
+ * [.precision] copied into spec (its k bytes, at most 28), the length modifiers counted (l, z,
+ * j, t as longs; h as shorts, hh twice), and the conversion character (0 at the format's end);
+ * *fp past it. */
+struct trace_conv {
+	size_t k;
+	int longs, shorts;
+	char conv;
+};
+void trace_fmt_spec(const char **fp, char *spec, struct trace_conv *c);
+
 /* site's format compiled, or NULL when it has no compiled form (or out of memory). */
 struct trace_fmt *trace_fmt_compile(const struct kt_site *site);
 void trace_fmt_free(struct trace_fmt *f);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "trace.h"
+#include "trace_fmt.h"
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -63,23 +64,11 @@ void trace_printf(FILE *out, const struct kt_site *site, struct trace_out *o, co
 		}
 		/* %[flags][width][.prec][length]conv, rebuilt for the C library with the right length */
 		char spec[32];
-		size_t k = 0;
-		spec[k++] = *f++;
-		while (*f && strchr("-+ #0", *f) && k < 10)
-			spec[k++] = *f++;
-		while (*f >= '0' && *f <= '9' && k < 20)
-			spec[k++] = *f++;
-		if (*f == '.') {
-			spec[k++] = *f++;
-			while (*f >= '0' && *f <= '9' && k < 28)
-				spec[k++] = *f++;
-		}
-		int longs = 0, shorts = 0;
-		for (; *f && strchr("lhzjt", *f); f++) {
-			longs += *f != 'h';
-			shorts += *f == 'h';
-		}
-		char conv = *f ? *f++ : 0;
+		struct trace_conv c;
+		trace_fmt_spec(&f, spec, &c);
+		size_t k = c.k;
+		int longs = c.longs, shorts = c.shorts;
+		char conv = c.conv;
 		if (!conv)
 			break;
 		if (arg >= site->nargs) {   /* sema checks counts in bpftrace; be safe */
