@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const struct kt_fn pending[] = {
-	{ .name = "path" }, { .name = "unwatch" },
+	{ .name = "path" },
 	{ .name = "skboutput" }, { .name = "debugf" },
 };
 static const struct kt_fn_table kt_fns_pending = { pending, sizeof(pending) / sizeof(pending[0]) };
