@@ -250,11 +250,11 @@ static int uprobe_file(struct lister *l, const char *provider, const char *path,
 	}
 	struct trace_dw *dw = l->verbose ? trace_dw_open(path) : NULL;
 	for (uint32_t i = 0; i < n; i++) {
+		if (fnmatch(rest, syms[i].name, 0))
+			continue;
 		char *args = NULL;
 		size_t len = 0;
 		FILE *f = dw ? open_memstream(&args, &len) : NULL;
-		if (fnmatch(rest, syms[i].name, 0))
-			continue;
 		if (f) {
 			trace_dw_params(dw, f, syms[i].name);
 			fclose(f);
