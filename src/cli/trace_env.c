@@ -56,11 +56,12 @@ int trace_env(struct kt_sema *s, FILE *err)
 	 * all, so it holds what theirs together hold */
 	int ncpus = libbpf_num_possible_cpus();
 	uint64_t pages = (uint64_t)s->rb_pages * (uint64_t)(ncpus > 1 ? ncpus : 1);
-	/* unset, at least 8 MiB: a quarter second of slack for the reader at a million 32-byte
-	 * records a second (bench/flood.sh), where 64 pages a CPU on two CPUs lost 4% */
-	if (!getenv("BPFTRACE_PERF_RB_PAGES") && pages < RB_PAGES_UNSET)
-		pages = RB_PAGES_UNSET;
 	s->rb_pages = pages > (1u << 18) ? 1u << 18 : (uint32_t)pages;
+	/* unset, at least 8 MiB where probes send records (gen_prog.c): a quarter second of
+	 * slack for the reader at a million 32-byte records a second (bench/flood.sh), where 64
+	 * pages a CPU on two CPUs lost 4%; a script that only fills maps keeps the small ring (the
+	 * kernel maps a ring's pages twice into the reader: they are its resident memory) */
+	s->rb_flood_pages = getenv("BPFTRACE_PERF_RB_PAGES") ? 0 : RB_PAGES_UNSET;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "trace/gen_check.h"
 #include "trace/gen_watch.h"
 #include "trace/usdt.h"
+#include "trace/limits.h"
 #include <kiln/stack.h>
 
 #include <stdio.h>
@@ -36,12 +37,47 @@ static const char *const map_kind_names[] = {
 	[KM_MAX] = "max", [KM_AVG] = "avg", [KM_STATS] = "stats", [KM_HIST] = "hist", [KM_LHIST] = "lhist",
 };
 
+/* Whether n (an expression or statement, at depth) calls a function that sends a record. */
+static bool sends(const struct kt_node *n, unsigned depth)
+{
+	if (!n || depth > 2 * KT_MAX_NEST)   /* (the parser bounds nesting: this is a guard) */
+		return n != NULL;
+	if (n->kind == KT_CALL) {
+		const struct kt_fn *fn = kt_fn_find(n->name);
+		if (fn && fn->site)
+			return true;
+	}
+	if (sends(n->a, depth + 1) || sends(n->b, depth + 1) || sends(n->c, depth + 1))
+		return true;
+	for (uint32_t i = 0; i < n->nkids; i++)
+		if (sends(n->kids[i], depth + 1))
+			return true;
+	return false;
+}
+
+/* Whether a probe other than BEGIN and END sends records (printf, print, system, ...): then
+ * the ring buffer may see a flood. */
+static bool event_probes_send(const struct kt_program *prog)
+{
+	for (uint32_t i = 0; i < prog->nprobes; i++) {
+		const struct kt_probe *p = &prog->probes[i];
+		bool special = true;
+		for (uint32_t k = 0; k < p->nattach; k++)
+			special = special && (!strcmp(p->attach[k].provider, "BEGIN") || !strcmp(p->attach[k].provider, "END"));
+		if (!special && sends(p->block, 0))
+			return true;
+	}
+	return false;
+}
+
 static void gen_defs(struct g *g, const struct kt_program *prog)
 {
 	const struct kt_sema *s = g->s;
 	/* a ring buffer's size is a power of two pages */
-	uint64_t rb = 4096;
-	while (rb < (uint64_t)s->rb_pages * 4096)
+	uint64_t rb = 4096, pages = s->rb_pages;
+	if (s->rb_flood_pages > pages && event_probes_send(prog))
+		pages = s->rb_flood_pages;
+	while (rb < pages * 4096)
 		rb <<= 1;
 	kt_emit(&g->b, "(defmap " KT_RINGBUF " :type :ringbuf :max-entries %llu)", (unsigned long long)rb);
 	kt_emit(&g->b, "(defmap " KT_START_MAP " :type :array :max-entries 2 :key-size 4 :value-size 8)");

@@ -43,6 +43,8 @@ struct kt_sema {
 	uint32_t map_keys_max;      /* BPFTRACE_MAP_KEYS_MAX: every map's max-entries */
 	uint32_t max_probes, max_progs;   /* BPFTRACE_MAX_PROBES, BPFTRACE_MAX_BPF_PROGS */
 	uint32_t rb_pages;          /* BPFTRACE_PERF_RB_PAGES times the CPUs: the ring buffer, in pages */
+	uint32_t rb_flood_pages;    /* the least pages where probes other than BEGIN and END send records
+				     * (BPFTRACE_PERF_RB_PAGES unset: a printf flood's slack; 0 none) */
 	const char *const *params;  /* positional parameters $1.. */
 	int nparams;
 	bool has_child;             /* -c CMD: cpid is its pid */
