@@ -17,6 +17,9 @@
  *                          tracing or lsm program (loaded or stand-in), or on a made-up perf
  *                          fd: a made-up link fd, or that error (default: the kernel answers). BPF_LINK_DETACH, BPF_OBJ_PIN and
  *                          close() of a made-up link are logged; detach says 0, pin EPERM.
+ *   CALLSHIM_IDS=FILE      the id of every program and map the process loads or creates (a
+ *                          stand-in too), appended as "prog ID" or "map ID": what a test made,
+ *                          to count by id, never by the machine's lists
  * ERRNO is a number or a name the table below knows (ENOENT, ENOTSUPP, ...). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -203,6 +206,31 @@ static long standin_prog(const union bpf_attr *refused)
 	return r;
 }
 
+/* "KIND ID" of fd (a program or a map it just made) appended to CALLSHIM_IDS, if set. */
+static void record_id(const char *kind, long fd)
+{
+	const char *path = getenv("CALLSHIM_IDS");
+	if (!path || fd < 0)
+		return;
+	struct bpf_prog_info pinfo = { 0 };
+	struct bpf_map_info minfo = { 0 };
+	bool prog = !strcmp(kind, "prog");
+	union bpf_attr a = { 0 };
+	a.info.bpf_fd = (uint32_t)fd;
+	a.info.info_len = prog ? sizeof(pinfo) : sizeof(minfo);
+	a.info.info = prog ? (uint64_t)(uintptr_t)&pinfo : (uint64_t)(uintptr_t)&minfo;
+	int e = errno;
+	long r = next_syscall(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, (long)&a, sizeof(a), 0, 0, 0);
+	errno = e;
+	if (r)
+		return;
+	FILE *f = fopen(path, "ae");
+	if (f) {
+		fprintf(f, "%s %u\n", kind, prog ? pinfo.id : minfo.id);
+		fclose(f);
+	}
+}
+
 static long shim_prog_load(long cmd, union bpf_attr *at, long size)
 {
 	char res[32], tb[16], ab[16];
@@ -224,6 +252,7 @@ static long shim_prog_load(long cmd, union bpf_attr *at, long size)
 		logf_("bpf BPF_PROG_LOAD prog_type=%s prog_name=\"%.16s\" expected_attach_type=%s attach_btf_id=%u = %s%s",
 		      NAME_OF(prog_types, t, tb), at->prog_name, NAME_OF(attach_types, at->expected_attach_type, ab),
 		      at->attach_btf_id, result(r, res, sizeof(res)), standin ? " (stand-in)" : "");
+	record_id("prog", r);
 	return r;
 }
 
@@ -257,6 +286,11 @@ static long shim_bpf(long cmd, union bpf_attr *at, long size)
 	switch (cmd) {
 	case BPF_PROG_LOAD:
 		return shim_prog_load(cmd, at, size);
+	case BPF_MAP_CREATE: {
+		long fd = next_syscall(SYS_bpf, cmd, (long)at, size, 0, 0, 0);
+		record_id("map", fd);
+		return fd;
+	}
 	case BPF_LINK_CREATE:
 	case BPF_RAW_TRACEPOINT_OPEN:
 		return shim_attach(cmd, at, size);

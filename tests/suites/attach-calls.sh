@@ -24,7 +24,8 @@
 #                      LSMs) is refused before any attach call: it would never run.
 #   partial/detach     two programs, the second refused at attach: the first one's link is
 #                      detached and closed before kiln exits with the error.
-# After each step no program or map of the test's own (named aPID_...) is left in the kernel.
+# After each step no program or map of the test's own is left in the kernel: every one kiln
+# made here is recorded by id (tests/shim/callshim.c's CALLSHIM_IDS) and looked up by id.
 set -u
 export LC_ALL=C
 cd "${ROOT:-$(dirname "$0")/../..}" || exit 1
@@ -56,9 +57,13 @@ kprobe_pmu=/sys/bus/event_source/devices/kprobe/type
 # The vmlinux BTF ids of the functions the trampolines attach to (the load's attach_btf_id).
 bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep "^\[[0-9]*\] FUNC '" >"$work/funcs"
 btf_id() { sed -n "s/^\[\([0-9]*\)\] FUNC '$1' .*/\1/p" "$work/funcs" | head -1; }
+# Every program and map kiln makes in this test is recorded by id (the shim's CALLSHIM_IDS):
+# what is left in the kernel is counted by those ids, never from the machine's lists.
+ids=$work/ids
+: >"$ids"
 # a shim run: an ASan kiln must not insist on coming first in the preload list
 # (shimmed [VAR=VALUE...] COMMAND...)
-shimmed() { env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$shim" "$@"; }
+shimmed() { env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$shim" CALLSHIM_IDS="$ids" "$@"; }
 
 # kiln run's refusal of an lsm program where the bpf LSM is not active: PROG LSM-LIST
 lsm_inactive() {
@@ -68,22 +73,26 @@ lsms=$(cat /sys/kernel/security/lsm 2>/dev/null)
 bpf_lsm=yes
 [ -n "$lsms" ] && [[ ,$lsms, != *,bpf,* ]] && bpf_lsm=no
 
-# How many programs and maps of this test are in the kernel, once the kernel has freed what
-# was let go (it frees programs a moment after their last fd closes): 0 within 5 s, or the count.
+# The programs and maps of this test (by the ids recorded) still in the kernel, once it has
+# freed what was let go (it frees programs a moment after their last fd closes): none within
+# 5 s, or "KIND ID" of each one left.
 ours_left() {
-	local n
+	local left kind id
 	for _ in $(seq 50); do
-		n=$( { bpftool prog show; bpftool map show; } 2>/dev/null | grep -c " name ${tag}_")
-		[ "$n" -eq 0 ] && break
+		left=
+		while read -r kind id; do
+			bpftool "$kind" show id "$id" >/dev/null 2>&1 && left+="$kind $id "
+		done <"$ids"
+		[ -z "$left" ] && break
 		sleep 0.1
 	done
-	echo "$n"
+	echo "$left"
 }
 check_none_left() {   # NAME
-	local n
-	n=$(ours_left)
-	if [ "$n" -eq 0 ]; then pass "$1/none-left"
-	else fail "$1/none-left" "$n programs or maps named ${tag}_* still in the kernel: $(bpftool prog show 2>/dev/null | grep " name ${tag}_" | head -2 | tr '\n' ' ')"; fi
+	local left
+	left=$(ours_left)
+	if [ -z "$left" ]; then pass "$1/none-left ($(wc -l <"$ids") programs and maps made so far, by id)"
+	else fail "$1/none-left" "still in the kernel, of the test's own: $left"; fi
 }
 
 # the program NAME's count, read from its pin (empty if none)
@@ -95,9 +104,10 @@ hits() { "$KILN" map get "$1/maps/${tag}_hits" 0 2>/dev/null | awk '$2 == "=>" {
 kernel_run() {
 	local name=$1 src=$2 prog=$3 kind=$4 target=$5 atype=$6 out err rc tr
 	tr=$work/$name.strace
-	# (LeakSanitizer cannot run under ptrace)
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-		strace -f -qq -e trace=bpf,perf_event_open,openat -e signal=none -o "$tr" "$KILN" run "$src" --duration 300ms >"$work/$name.out" 2>"$work/$name.err"
+	# (LeakSanitizer cannot run under ptrace; the shim records the ids, as shimmed does)
+	strace -f -qq -e trace=bpf,perf_event_open,openat -e signal=none -o "$tr" \
+		env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:verify_asan_link_order=0" LD_PRELOAD="$shim" CALLSHIM_IDS="$ids" \
+		"$KILN" run "$src" --duration 300ms >"$work/$name.out" 2>"$work/$name.err"
 	rc=$?
 	err=$(cat "$work/$name.err")
 	if [ $rc -eq 0 ]; then
@@ -164,7 +174,7 @@ kernel_run() {
 # `kiln load --attach --pin`: refused (nothing pinned), or, where the kernel attaches it, live.
 kernel_load() {
 	local name=$1 src=$2 prog=$3 kind=$4 trigger=$5 attached=$6 dir=$pin-$1 out rc
-	out=$("$KILN" load "$src" --pin "$dir" --attach 2>&1); rc=$?
+	out=$(shimmed "$KILN" load "$src" --pin "$dir" --attach 2>&1); rc=$?
 	if [ "$attached" = no ]; then
 		local why
 		if [ "$kind" = kprobe ]; then why="this kernel has no kprobe events (no $kprobe_pmu: CONFIG_KPROBE_EVENTS is off)"
@@ -184,7 +194,8 @@ kernel_load() {
 	fi
 	local h=
 	for _ in $(seq 100); do      # the trigger until the program has counted, 10 s at most
-		eval "$trigger" >/dev/null 2>&1
+		(export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" LD_PRELOAD="$shim" CALLSHIM_IDS="$ids"
+		 eval "$trigger") >/dev/null 2>&1   # (fmod-ret's trigger is a kiln test-run: its ids too)
 		h=$(hits "$dir")
 		[ "${h:-0}" -gt 0 ] && break
 		sleep 0.1
