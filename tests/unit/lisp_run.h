@@ -2,10 +2,12 @@
  * test_lisp_num.c): src's forms evaluated with layer (or none), at most max_steps steps (0:
  * the default budget), integers strict (the host's) or wrapping (the macros'); the last value
  * printed readably, "READ: message" when it does not read, "ERROR: message @line:col" for a
- * condition, "EXIT" for a non-local exit. The text is in a static buffer. */
+ * condition, "EXIT" for a non-local exit. The text is in a static buffer. lisp_compile_text
+ * gives the compiler text the same way. */
 #ifndef KILN_TEST_LISP_RUN_H
 #define KILN_TEST_LISP_RUN_H
 #include "compiler/compile.h"
+#include "compiler/forms.h"
 #include "lisp/lisp.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,5 +41,23 @@ static char *lisp_run(const char *src, const struct lisp_layer *layer, uint64_t 
 	kl_arena_free(&L->a);
 	free(L);
 	return out;
+}
+/* text read and collected by the compiler into c (its arena a, diagnostics d): the forms'
+ * collection's result, or -1 when it does not read. The source stays valid (a static) for
+ * c's diagnostics. */
+static int lisp_compile_text(const char *text, struct kl_comp *c, struct kl_diag *d, struct kl_arena *a)
+{
+	static struct kl_source src;
+	src = (struct kl_source){ "m.lisp", text, strlen(text) };
+	memset(d, 0, sizeof(*d));
+	memset(c, 0, sizeof(*c));
+	c->a = a;
+	c->d = d;
+	c->src = &src;
+	struct kl_node **forms;
+	uint32_t n;
+	if (kl_read(a, d, &src, &forms, &n))
+		return -1;
+	return kl_forms_collect(c, forms, n);
 }
 #endif

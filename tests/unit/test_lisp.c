@@ -81,23 +81,6 @@ static lv_builtin_fn layer_builtin(struct lisp *L, const char *name, int *min, i
 }
 static const struct lisp_layer test_layer = { .special = layer_special, .builtin = layer_builtin };
 
-/* text's top-level forms collected by the compiler (macros expanded): 0, or -1 with d's error */
-static int compile_text(const char *text, struct kl_comp *c, struct kl_diag *d, struct kl_arena *a)
-{
-	static struct kl_source src;
-	src = (struct kl_source){ "m.lisp", text, strlen(text) };
-	memset(d, 0, sizeof(*d));
-	memset(c, 0, sizeof(*c));
-	c->a = a;
-	c->d = d;
-	c->src = &src;
-	struct kl_node **forms;
-	uint32_t n;
-	if (kl_read(a, d, &src, &forms, &n))
-		return -1;
-	return kl_forms_collect(c, forms, n);
-}
-
 static void macros_on_the_core(void)
 {
 	struct kl_arena a = { 0 };
@@ -105,23 +88,23 @@ static void macros_on_the_core(void)
 	struct kl_diag d;
 	int64_t v = 0, w = 0;
 	/* before the core, expand.c had no ~x, no loop, no subseq and no position */
-	int rc = compile_text("(defmacro hexconst (n)\n"
-			      "  `(defconstant ,(intern (format nil \"c-~x\" n))\n"
-			      "     ,(length (loop for i from 1 to n collect i))))\n"
-			      "(defmacro at-dot (s) `(defconstant dot ,(position 46 (subseq s 1))))\n"
-			      "(hexconst 255) (at-dot \"xab.c\")", &c, &d, &a);
+	int rc = lisp_compile_text("(defmacro hexconst (n)\n"
+			           "  `(defconstant ,(intern (format nil \"c-~x\" n))\n"
+			           "     ,(length (loop for i from 1 to n collect i))))\n"
+			           "(defmacro at-dot (s) `(defconstant dot ,(position 46 (subseq s 1))))\n"
+			           "(hexconst 255) (at-dot \"xab.c\")", &c, &d, &a);
 	CHECK("lisp: a macro calls format ~x, loop, subseq and position",
 	      !rc && kl_const_lookup(&c, "c-ff", &v) && v == 255 && kl_const_lookup(&c, "dot", &w) && w == 2,
 	      "rc %d v %lld w %lld: %s", rc, (long long)v, (long long)w, d.msg);
 	kl_arena_free(&a);
 	memset(&a, 0, sizeof(a));
-	rc = compile_text("(defmacro bad (x) (error \"width ~x is not ~{~a~^/~}\" x '(8 16)))\n(bad 255)", &c, &d, &a);
+	rc = lisp_compile_text("(defmacro bad (x) (error \"width ~x is not ~{~a~^/~}\" x '(8 16)))\n(bad 255)", &c, &d, &a);
 	CHECK("lisp: a macro's error is reported at the call, with the core's format",
 	      rc && strstr(d.msg, "in macro 'bad' (defined at m.lisp:1): width FF is not 8/16 (at m.lisp:1:19)") &&
 	      d.span.line == 2 && d.span.col == 1, "rc %d: %s at %u:%u", rc, d.msg, d.span.line, d.span.col);
 	kl_arena_free(&a);
 	memset(&a, 0, sizeof(a));
-	rc = compile_text("(defmacro counter (name) `(defconstant ,(intern (format nil \"~a-Count\" name)) 1))", &c, &d, &a);
+	rc = lisp_compile_text("(defmacro counter (name) `(defconstant ,(intern (format nil \"~a-Count\" name)) 1))", &c, &d, &a);
 	struct kl_node **call;
 	uint32_t ncall;
 	static const struct kl_source csrc = { "m.lisp", "(counter MyMap)", 15 };
@@ -131,12 +114,12 @@ static void macros_on_the_core(void)
 	      x->span.line == 1 && x->span.col == 1, "%s", x ? kl_name(x->items[1]) : d.msg);
 	kl_arena_free(&a);
 	memset(&a, 0, sizeof(a));
-	rc = compile_text("(defmacro spin () (loop))\n(spin)", &c, &d, &a);
+	rc = lisp_compile_text("(defmacro spin () (loop))\n(spin)", &c, &d, &a);
 	CHECK("lisp: a macro that loops for ever meets the step budget", rc && strstr(d.msg, "the step budget is spent"),
 	      "rc %d: %s", rc, d.msg);
 	kl_arena_free(&a);
 	memset(&a, 0, sizeof(a));
-	rc = compile_text("(defmacro deep () (defun f (n) (+ 1 (f n))) (f 0))\n(deep)", &c, &d, &a);
+	rc = lisp_compile_text("(defmacro deep () (defun f (n) (+ 1 (f n))) (f 0))\n(deep)", &c, &d, &a);
 	CHECK("lisp: a macro's endless recursion is a stack overflow error", rc && strstr(d.msg, "stack overflow"),
 	      "rc %d: %s", rc, d.msg);
 	kl_arena_free(&a);

@@ -68,30 +68,15 @@ static void reader(void)
 	CHECK("reader: a double holds 1d99", !strcmp(got, "(1.0d99 1.0e38)"), "%s", got);
 }
 
-/* the compiler: a macro computes with floats; a float in the code is refused where it is */
-static int compile_text(const char *text, struct kl_comp *c, struct kl_diag *d, struct kl_arena *a)
-{
-	memset(c, 0, sizeof(*c));
-	memset(d, 0, sizeof(*d));
-	c->a = a;
-	c->d = d;
-	struct kl_source src = { "m.lisp", text, strlen(text) };
-	struct kl_node **forms;
-	uint32_t n;
-	if (kl_read(a, d, &src, &forms, &n))
-		return -1;
-	return kl_forms_collect(c, forms, n);
-}
-
 static void compiler(void)
 {
 	struct kl_arena a = { 0 };
 	struct kl_comp c;
 	struct kl_diag d;
 	int64_t v = 0, w = 0;
-	int rc = compile_text("(defmacro pct (n of) `(defconstant pct ,(round (* 100.0 (/ n (float of))))))\n"
-			      "(defmacro wide () `(defconstant wide ,(* 4294967296 4294967296 3)))\n"
-			      "(pct 1 3) (wide)", &c, &d, &a);
+	int rc = lisp_compile_text("(defmacro pct (n of) `(defconstant pct ,(round (* 100.0 (/ n (float of))))))\n"
+			           "(defmacro wide () `(defconstant wide ,(* 4294967296 4294967296 3)))\n"
+			           "(pct 1 3) (wide)", &c, &d, &a);
 	CHECK("compiler: a macro computes with floats and gives an integer; its integers wrap as BPF's",
 	      !rc && kl_const_lookup(&c, "pct", &v) && v == 33 && kl_const_lookup(&c, "wide", &w) && w == 0,
 	      "rc %d pct %lld wide %lld: %s", rc, (long long)v, (long long)w, d.msg);
@@ -99,7 +84,7 @@ static void compiler(void)
 	memset(&a, 0, sizeof(a));
 	struct kl_node **call;
 	uint32_t ncall;
-	rc = compile_text("(defmacro half (n) (/ n 2.0))", &c, &d, &a);
+	rc = lisp_compile_text("(defmacro half (n) (/ n 2.0))", &c, &d, &a);
 	static const struct kl_source csrc = { "m.lisp", "(half 3)", 8 };
 	struct kl_node *x = !rc && !kl_read(&a, &d, &csrc, &call, &ncall) ? kl_macro_expand(&c, call[0]) : NULL;
 	CHECK("compiler: a float a macro gives is a float node at the call, for lowering to refuse",
