@@ -3,11 +3,7 @@
 # sets BPFTRACE (the binary: $BPFTRACE or the one on PATH) and mirror (the git directory of
 # $BPFTRACE_SRC), or prints "SKIP name/suite: why" and exits 0 when either is missing.
 . "$(dirname "${BASH_SOURCE[0]}")/peers.sh"
-BPFTRACE=${BPFTRACE:-$(type -P bpftrace)}
-if [ -z "$BPFTRACE" ]; then
-	echo "SKIP $SUITE/suite: bpftrace is not installed (make deps installs Debian's 0.17)"
-	exit 0
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/bpftrace_bin.sh"
 if ! bpftrace_has_tag; then
 	peer_skip "$SUITE/suite" "no bpftrace source with tag v0.17.0 at $BPFTRACE_SRC"
 	exit 0

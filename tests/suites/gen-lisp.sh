@@ -48,6 +48,16 @@ start_session() {
 		sleep 0.1
 	done
 }
+# end_session: the session's own end awaited (40 s at most), its status in rc
+end_session() {
+	for _ in $(seq 400); do
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$spid" 2>/dev/null
+	rc=$?
+	spid=
+}
 spid=
 trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 for c in shapes:clang odd:odd; do
@@ -180,13 +190,7 @@ EOF
 	j1=$("$KILN" map get "name:$m" 0 --json 2>&1)
 	"$KILN" map set "name:$m" 0 '{"flags": 2, "kind": 3, "rest": 4, "color": 7, "n": {"i": -9}, "pad_me": 1, "t": {"tag": 2, "wide": 3, "tail": 4}, "ptr": "0x20", "last": 99}' >"$tmp/set.out" 2>&1
 	j2=$("$KILN" map get "name:$m" 0 --json 2>&1)
-	for _ in $(seq 400); do
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
-	wait "$spid" 2>/dev/null
-	rc=$?
-	spid=
+	end_session
 	conv='
 import json, re, sys
 names = {"n": "NUMBER", "t": "TIGHT"}
@@ -271,13 +275,7 @@ p=$(python3 -c 'import os; [os.getpid() for _ in range(5)]; print(os.getpid())')
 prog=$("$KILN" map get "name:$m" "{\"pid\": $p, \"kind\": 1}" --json 2>&1)
 "$KILN" map set "name:$m" '{"pid": 4343, "kind": 2}' "{\"calls\": $p, \"delta\": -5, \"in\": {\"lo\": -300, \"hi\": 250, \"tags\": [4,5,6]}, \"hist\": [9,8,7,6]}" >"$tmp/set.out" 2>&1
 set_json=$("$KILN" map get "name:$m" '{"pid": 4343, "kind": 2}' --json 2>&1)
-for _ in $(seq 400); do
-	kill -0 "$spid" 2>/dev/null || break
-	sleep 0.1
-done
-wait "$spid" 2>/dev/null
-rc=$?
-spid=
+end_session
 # kiln map's JSON written as the session prints the records (the nested structs are inner's)
 lispify='
 import json, sys

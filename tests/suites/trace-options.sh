@@ -12,9 +12,8 @@ KILN=${KILN:-$PWD/kiln}
 case $KILN in /*) ;; *) KILN=$PWD/$KILN ;; esac
 SUITE=trace-options
 . "${ROOT:-$PWD}/tests/harness/report.sh"
-BPFTRACE=${BPFTRACE:-$(type -P bpftrace)}
+. "${ROOT:-$PWD}/tests/harness/bpftrace_bin.sh"
 CC=${CC:-cc}
-if [ -z "$BPFTRACE" ]; then echo "SKIP $SUITE/suite: bpftrace is not installed"; exit 0; fi
 if ! type -P "$CC" >/dev/null; then echo "SKIP $SUITE/suite: no C compiler ($CC)"; exit 0; fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

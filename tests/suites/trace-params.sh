@@ -11,11 +11,7 @@ cd "${ROOT:-$(dirname "$0")/../..}"
 KILN=${KILN:-$PWD/kiln}
 SUITE=trace-params
 . "${ROOT:-$PWD}/tests/harness/report.sh"
-BPFTRACE=${BPFTRACE:-$(type -P bpftrace)}
-if [ -z "$BPFTRACE" ]; then
-	echo "SKIP $SUITE/suite: bpftrace is not installed (make deps installs Debian's 0.17)"
-	exit 0
-fi
+. "${ROOT:-$PWD}/tests/harness/bpftrace_bin.sh"
 
 same() {   # name, program, args...: kiln prints what bpftrace prints (status 0 both)
 	local k b krc brc

@@ -28,7 +28,10 @@ ASAN_FILES="basic call json-output variable precedence signed_ints intcast tuple
 # as kiln is) moves only one of the two. Raise P and lower F when kiln passes more.
 # intcast's "Sum casted retval" wants all 221 returns counted before exit() takes effect:
 # it fails when kiln stops sooner (twice in a row, once, on a loaded machine): its floor
-# leaves that case out (2/1).
+# leaves that case out (2/1). usdt's two "probe builtin and args" cases print whichever of
+# usdt_test's probes fires first after the attach (the regular expression takes only one
+# provider's): they pass or fail by timing, for bpftrace too, so its floor is the fewest of
+# three runs (24 of 26).
 # (When the runner first ran all 26 files: bpftrace 0.17 passed 424 of the 507 cases, kiln
 # 285 of those; after issue 32's second session 372 of 428.)
 declare -A FLOOR=(
@@ -36,7 +39,7 @@ declare -A FLOOR=(
 	[call]=47/8 [complex_types]=3/0 [dwarf]=4/6 [file-output]=4/0 [intcast]=2/1 [intptrcast]=2/0
 	[json-output]=25/5 [other]=46/2 [pointers]=21/0 [precedence]=4/0 [probe]=27/2
 	[regression]=11/2 [signals]=3/0 [signed_ints]=7/0 [struct]=8/0 [tuples]=14/3 [uprobe]=12/0
-	[usdt]=26/14 [variable]=14/0 [watchpoint]=9/0
+	[usdt]=24/16 [variable]=14/0 [watchpoint]=9/0
 )
 # Cases kiln is not judged on: they test the tracer's own name (comm is the process's name,
 # "kiln" here; run through a symlink named bpftrace, BPFTRACE_RUNTIME_TEST_EXECUTABLE in
