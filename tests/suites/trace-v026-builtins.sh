@@ -77,16 +77,22 @@ rm -rf "$(dirname "$f")"
 same names 'printf("%s|%s|%s|%s|%s\n", syscall_name(0), syscall_name(59), syscall_name(9999), signal_name(2), signal_name(200)); $s = signal_name(9); @[syscall_name(1)] = 1; printf("%s\n", $s)' 'read|execve|Unknown syscall|Interrupt|N/A|Killed|@[write]: 1'
 check signal-name-define 'Interrupt' "$(run -e '#include <signal.h>
 BEGIN { printf("%s\n", signal_name(SIGINT)); exit(); }')"
+# traced_until_exit PROGRAM OUT COMM PYTHON: `kiln trace -e PROGRAM` (output to OUT) while a
+# process named COMM runs the python statements (os imported), again and again, until kiln
+# trace exits (30 s at most, then it is killed); kiln trace's exit status
+traced_until_exit() {
+	"$KILN" trace -e "$1" >"$2" 2>&1 &
+	local kp=$! deadline=$((SECONDS + 30))
+	while kill -0 "$kp" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
+		python3 -c "import ctypes,os; ctypes.CDLL(None).prctl(15, b\"$3\"); $4" 2>/dev/null
+		sleep 0.05
+	done
+	kill "$kp" 2>/dev/null
+	wait "$kp"
+}
 # syscall_name of the syscalls a process this test names makes, as raw_syscalls sees them
 P='tracepoint:raw_syscalls:sys_enter /comm == "kiln-v026-sys"/ { @[syscall_name(args->id)] = count(); if (args->id == 39) { exit(); } }'
-"$KILN" trace -e "$P" >"$tmp/sys.out" 2>&1 &
-kp=$!
-deadline=$((SECONDS + 30))
-while kill -0 "$kp" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
-	python3 -c 'import ctypes,os; ctypes.CDLL(None).prctl(15, b"kiln-v026-sys"); os.getppid(); os.getpid()' 2>/dev/null
-	sleep 0.05
-done
-kill "$kp" 2>/dev/null; wait "$kp"
+traced_until_exit "$P" "$tmp/sys.out" kiln-v026-sys 'os.getppid(); os.getpid()'
 if grep -q '^@\[getppid\]: [0-9]' "$tmp/sys.out" && grep -q '^@\[getpid\]: 1$' "$tmp/sys.out"; then pass syscall-name-probe
 else fail syscall-name-probe "$(tr '\n' '|' <"$tmp/sys.out" | head -c 300)"; fi
 
@@ -109,16 +115,7 @@ check exit-code-expr 7 "$rc"
 check exit-no-code 0 "$rc"
 # exit(code) in a probe that fires: getpid() of a process this test names
 P='tracepoint:syscalls:sys_enter_getpid /comm == "kiln-v026-exit"/ { exit(42); }'
-"$KILN" trace -e "$P" >"$tmp/exit.out" 2>&1 &
-kp=$!
-# the trigger: a process named kiln-v026-exit calling getpid until kiln trace has exited
-deadline=$((SECONDS + 30))
-while kill -0 "$kp" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
-	python3 -c 'import ctypes,os; ctypes.CDLL(None).prctl(15, b"kiln-v026-exit"); [os.getpid() for _ in range(100)]' 2>/dev/null
-	sleep 0.05
-done
-kill "$kp" 2>/dev/null
-wait "$kp"; rc=$?
+traced_until_exit "$P" "$tmp/exit.out" kiln-v026-exit '[os.getpid() for _ in range(100)]'; rc=$?
 check exit-code-tracepoint 42 "$rc"
 
 # getopt: the named options after --, typed by the default's type; without a default, a boolean
