@@ -76,6 +76,16 @@ struct kt_node {
 	int var_id;                 /* sema: $variable slot */
 };
 
+/* A new node of kind at `at` from the arena, all else zero and no map or variable (-1). */
+static inline struct kt_node *kt_node_new(struct kl_arena *a, enum kt_kind kind, struct kl_span at)
+{
+	struct kt_node *n = kl_arena_new(a, struct kt_node);
+	n->kind = kind;
+	n->span = at;
+	n->map_id = n->var_id = -1;
+	return n;
+}
+
 struct kt_attach {
 	struct kl_span span;
 	const char *text;           /* as written: "tracepoint:syscalls:sys_enter_*" */

@@ -24,15 +24,6 @@ static bool kt_in_init_pidns(void)
 	return stat("/proc/self/ns/pid", &a) || stat("/proc/1/ns/pid", &b) || (a.st_ino == b.st_ino && a.st_dev == b.st_dev);
 }
 
-static struct kt_node *new_node(struct sm *m, enum kt_kind kind, struct kl_span at)
-{
-	struct kt_node *n = kl_arena_new(m->a, struct kt_node);
-	n->kind = kind;
-	n->span = at;
-	n->map_id = n->var_id = -1;
-	return n;
-}
-
 /* The task aliases: NAME [ (task) ] is task->via->field, task curtask when not given. */
 static const struct { const char *name, *via, *field; } task_aliases[] = {
 	{ "ppid", "real_parent", "pid" }, { "pcomm", "real_parent", "comm" },
@@ -42,10 +33,10 @@ static const struct { const char *name, *via, *field; } task_aliases[] = {
 static int task_alias(struct sm *m, struct kt_node *n, size_t i, struct kt_node *task)
 {
 	if (!task) {
-		task = new_node(m, KT_IDENT, n->span);
+		task = kt_node_new(m->a, KT_IDENT, n->span);
 		task->name = "curtask";
 	}
-	struct kt_node *via = new_node(m, KT_ARROW, n->span);
+	struct kt_node *via = kt_node_new(m->a, KT_ARROW, n->span);
 	via->a = task;
 	via->name = task_aliases[i].via;
 	n->kind = KT_ARROW;

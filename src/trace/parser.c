@@ -97,11 +97,7 @@ static bool expect(struct ps *p, int kind, const char *wanted)
 
 static struct kt_node *node(struct ps *p, enum kt_kind kind, struct kl_span at)
 {
-	struct kt_node *n = kl_arena_new(p->a, struct kt_node);
-	n->kind = kind;
-	n->span = at;
-	n->map_id = n->var_id = -1;
-	return n;
+	return kt_node_new(p->a, kind, at);
 }
 
 typedef KL_VEC(struct kt_node *) nodevec;

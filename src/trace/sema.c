@@ -834,9 +834,8 @@ static void ternary_stmt_as_if(struct sm *m, struct kt_node *s)
 	s->kind = KT_IF;
 	s->a = t->a;
 	for (int i = 0; i < 2; i++) {
-		struct kt_node *blk = kl_arena_new(m->a, struct kt_node), *st = kl_arena_new(m->a, struct kt_node);
-		*st = (struct kt_node){ .kind = KT_EXPRSTMT, .span = arm[i]->span, .a = arm[i], .map_id = -1, .var_id = -1 };
-		*blk = (struct kt_node){ .kind = KT_BLOCK, .span = arm[i]->span, .map_id = -1, .var_id = -1 };
+		struct kt_node *blk = kt_node_new(m->a, KT_BLOCK, arm[i]->span), *st = kt_node_new(m->a, KT_EXPRSTMT, arm[i]->span);
+		st->a = arm[i];
 		blk->kids = kl_arena_array(m->a, struct kt_node *, 1);
 		blk->kids[0] = st;
 		blk->nkids = 1;
